@@ -1,0 +1,93 @@
+# scalebench — build, test, run, install.
+#
+#   make setup      install the Debian packages the project needs (root or sudo)
+#   make            build build/scalebench and its helper binaries
+#   make run        the main job: page_fault3, fallocate1, exec1 at 1..nproc copies, both modes
+#   make check      build with ASan+UBSan and run every test (unit and end-to-end)
+#   make bench      the overhead benchmarks in bench/
+#   make install    PREFIX=/usr/local DESTDIR=
+
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+LIBEXECDIR ?= $(PREFIX)/libexec/scalebench
+DATADIR    ?= $(PREFIX)/share/scalebench
+
+CC      ?= cc
+CFLAGS  ?= -O2 -g
+WARN     = -Wall -Wextra -Werror
+ALL_CFLAGS = -std=c11 $(WARN) -D_GNU_SOURCE -pthread -MMD -MP \
+	     -DSCALEBENCH_LIBEXECDIR='"$(LIBEXECDIR)"' $(CFLAGS)
+LIBS     = -ljansson -lhwloc -pthread
+SANITIZE = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+
+LIB_SRC  = $(wildcard lib/*.c) $(wildcard testcases/*.c) $(wildcard builtin/*.c)
+MAIN_SRC = main.c
+UNIT_SRC = $(wildcard tests/unit/test_*.c)
+
+B  = build
+BA = build/asan
+
+LIB_OBJ  = $(LIB_SRC:%.c=$(B)/%.o)
+LIBA_OBJ = $(LIB_SRC:%.c=$(BA)/%.o)
+UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BA)/tests/%)
+
+.PHONY: all setup run check unit e2e bench install uninstall clean format
+
+all: $(B)/scalebench $(B)/scalebench-exec-helper
+
+setup:
+	./scripts/setup.sh
+
+$(B)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BA)/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(SANITIZE) -c -o $@ $<
+
+$(B)/scalebench: $(B)/main.o $(LIB_OBJ)
+	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LIBS)
+
+$(BA)/scalebench: $(BA)/main.o $(LIBA_OBJ)
+	$(CC) $(ALL_CFLAGS) $(SANITIZE) -o $@ $^ $(LIBS)
+
+# Static on purpose: exec1 measures the kernel's exec path, not the dynamic loader.
+$(B)/scalebench-exec-helper $(BA)/scalebench-exec-helper: helpers/exec_helper.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 $(WARN) -O2 -static -o $@ $<
+
+$(BA)/tests/%: tests/unit/%.c $(LIBA_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(SANITIZE) -o $@ $^ -lcmocka $(LIBS)
+
+$(B)/bench/bare_getppid: bench/bare_getppid.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 $(WARN) -O2 -D_GNU_SOURCE -o $@ $<
+
+run: all
+	./scripts/main-job.sh $(B)/scalebench
+
+check: all $(BA)/scalebench $(BA)/scalebench-exec-helper $(UNIT_BIN)
+	./tests/run.sh
+
+bench: all $(B)/bench/bare_getppid
+	./bench/overhead.sh
+
+install: all
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(DATADIR)/jobs
+	install -m 755 $(B)/scalebench $(DESTDIR)$(BINDIR)/scalebench
+	install -m 755 $(B)/scalebench-exec-helper $(DESTDIR)$(LIBEXECDIR)/
+	install -m 644 jobs/*.yaml $(DESTDIR)$(DATADIR)/jobs/
+
+uninstall:
+	rm -f $(DESTDIR)$(BINDIR)/scalebench $(DESTDIR)$(LIBEXECDIR)/scalebench-exec-helper
+	rm -rf $(DESTDIR)$(DATADIR)/jobs
+
+format:
+	clang-format -i $$(git ls-files '*.c' '*.h')
+
+clean:
+	rm -rf $(B)
+
+-include $(shell find $(B) -name '*.d' 2>/dev/null)

@@ -1,0 +1,556 @@
+/* scalebench bench: run one testcase at one or more task counts and print what
+ * will-it-scale would, plus a scalability table for a sweep. */
+#include "builtin.h"
+#include "../lib/outfile.h"
+#include "../testcases/core.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef SCALEBENCH_LIBEXECDIR
+#define SCALEBENCH_LIBEXECDIR "/usr/local/libexec/scalebench"
+#endif
+
+#define MAX_TASK_COUNTS 512
+
+enum {
+	OPT_NO_AFFINITY = 256,
+	OPT_SMT,
+	OPT_JSON,
+	OPT_TMPDIR,
+	OPT_INTERVAL,
+	OPT_SETUP_TIMEOUT,
+};
+
+static const struct cli_option bench_options[] = {
+    {"mode", 'm', "MODE", "process (default) or thread"},
+    {"tasks", 't', "N", "copies: N, a list 1,2,4, a range 1-8, or 50% of online CPUs"},
+    {"seconds", 's', "SECONDS", "measurement window per task count (default 5)"},
+    {"warmup", 'w', "SECONDS", "warmup before the window, discarded (default 1)"},
+    {"no-affinity", OPT_NO_AFFINITY, NULL, "do not pin copies to CPUs"},
+    {"smt", OPT_SMT, NULL, "place copies on SMT siblings too (default: one per core)"},
+    {"json", OPT_JSON, "FILE", "write every sample and result to FILE as JSON"},
+    {"tmpdir", OPT_TMPDIR, "DIR", "directory for temp files (default $TMPDIR or /tmp)"},
+    {"interval", OPT_INTERVAL, "SECONDS", "sampling interval (default 1)"},
+    {"setup-timeout", OPT_SETUP_TIMEOUT, "SECONDS",
+     "fail when the copies' setup takes longer (default 120)"},
+    {"quiet", 'q', NULL, "print only the summary of each run"},
+    {"verbose", 'v', NULL, "also print placement and per-copy rates"},
+    {NULL, 0, NULL, NULL},
+};
+
+const struct cli_command bench_command = {
+    .name = "bench",
+    .usage = "TESTCASE [options]",
+    .summary = "Run a testcase's copies and measure their throughput.",
+    .details = "Every copy runs the testcase's loop and counts its ops; the sampler reads all\n"
+	       "counters about once a second.  Per interval it prints will-it-scale's line\n"
+	       "  min:<slowest copy> max:<fastest copy> total:<all copies>   (ops/s)\n"
+	       "then per_process_ops (thread mode: per_thread_ops) = mean ops/s of one copy over\n"
+	       "the window, and workload = ops/s of all copies together (LKP's meaning).\n"
+	       "With several task counts a scalability table follows: linear = the per-copy rate\n"
+	       "of the smallest count times the copies; scalability = total / linear.\n"
+	       "\nexit status: 0 all runs ok, 1 a run failed (a copy crashed, exited or got\n"
+	       "stuck), 2 bad usage, 128+N interrupted by signal N.\n",
+    .options = bench_options,
+};
+
+struct bench_opts {
+	const struct testcase *tc;
+	enum tc_mode mode;
+	unsigned tasks[MAX_TASK_COUNTS];
+	size_t ntasks;
+	double runtime_s, warmup_s, interval_s, setup_timeout_s;
+	bool affinity, smt, quiet, verbose;
+	const char *json_path;
+	const char *tmpdir;
+	char helper_dir[PATH_MAX];
+};
+
+struct run_summary {
+	unsigned nr_task;
+	enum core_status status;
+	double per_copy_ops; /* mean ops/s of one copy over the window */
+	double total_ops;    /* ops/s of all copies */
+	uint64_t window_ops;
+	double window_s;
+};
+
+static const char *mode_name(enum tc_mode m)
+{
+	return m == TC_MODE_PROCESS ? "process" : "thread";
+}
+
+static void print_testcases(FILE *out)
+{
+	fprintf(out, "testcases:\n");
+	for (size_t i = 0; testcase_table[i]; i++)
+		if (!(testcase_table[i]->flags & TC_HIDDEN))
+			fprintf(out, "  %-20s %s\n", testcase_table[i]->name,
+				testcase_table[i]->description);
+}
+
+/* The helper binaries live beside the binary in the build tree, or in libexec once
+ * installed; SCALEBENCH_HELPER_DIR overrides both. */
+static void find_helper_dir(char *dir, size_t size)
+{
+	const char *env = getenv("SCALEBENCH_HELPER_DIR");
+	char exe[PATH_MAX], probe[PATH_MAX + 32];
+	ssize_t n;
+
+	if (env && *env) {
+		snprintf(dir, size, "%s", env);
+		return;
+	}
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		char *slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = '\0';
+			snprintf(probe, sizeof(probe), "%s/scalebench-exec-helper", exe);
+			if (access(probe, X_OK) == 0) {
+				snprintf(dir, size, "%s", exe);
+				return;
+			}
+		}
+	}
+	snprintf(dir, size, "%s", SCALEBENCH_LIBEXECDIR);
+}
+
+static int check_tmpdir(const char *dir)
+{
+	int fd = tc_tmpfile(dir, "probe", 0);
+
+	if (fd < 0) {
+		fprintf(stderr,
+			"scalebench bench: temp dir '%s' is not usable: %s; expected a "
+			"writable directory (--tmpdir or TMPDIR)\n",
+			dir, strerror(errno));
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
+static int parse_positive_seconds(const char *opt, const char *v, bool zero_ok, double *out)
+{
+	if (cli_parse_seconds(v, out) || *out < 0 || (!zero_ok && *out == 0) || *out > 1e6) {
+		fprintf(stderr, "scalebench bench: %s '%s': expected a number of seconds %s\n", opt,
+			v, zero_ok ? ">= 0" : "> 0");
+		return -1;
+	}
+	return 0;
+}
+
+static int parse_bench_args(int argc, char **argv, struct bench_opts *o)
+{
+	const char *arg, *tasks = "1";
+	char err[256];
+	int c, n;
+
+	*o = (struct bench_opts){
+	    .mode = TC_MODE_PROCESS,
+	    .runtime_s = 5,
+	    .warmup_s = 1,
+	    .interval_s = 1,
+	    .setup_timeout_s = 120,
+	    .affinity = true,
+	};
+	cli_reset();
+	while ((c = cli_next(&bench_command, argc, argv, &arg)) != -1) {
+		switch (c) {
+		case 'm':
+			if (!strcmp(arg, "process"))
+				o->mode = TC_MODE_PROCESS;
+			else if (!strcmp(arg, "thread"))
+				o->mode = TC_MODE_THREAD;
+			else {
+				fprintf(stderr,
+					"scalebench bench: mode '%s': expected process or "
+					"thread\n",
+					arg);
+				return 2;
+			}
+			break;
+		case 't':
+			tasks = arg;
+			break;
+		case 's':
+			if (parse_positive_seconds("-s", arg, false, &o->runtime_s))
+				return 2;
+			break;
+		case 'w':
+			if (parse_positive_seconds("-w", arg, true, &o->warmup_s))
+				return 2;
+			break;
+		case OPT_INTERVAL:
+			if (parse_positive_seconds("--interval", arg, false, &o->interval_s))
+				return 2;
+			if (o->interval_s < 0.01) {
+				fprintf(stderr,
+					"scalebench bench: --interval '%s': expected at least "
+					"0.01 seconds\n",
+					arg);
+				return 2;
+			}
+			break;
+		case OPT_SETUP_TIMEOUT:
+			if (parse_positive_seconds("--setup-timeout", arg, false,
+						   &o->setup_timeout_s))
+				return 2;
+			break;
+		case OPT_NO_AFFINITY:
+			o->affinity = false;
+			break;
+		case OPT_SMT:
+			o->smt = true;
+			break;
+		case OPT_JSON:
+			o->json_path = arg;
+			break;
+		case OPT_TMPDIR:
+			o->tmpdir = arg;
+			break;
+		case 'q':
+			o->quiet = true;
+			break;
+		case 'v':
+			o->verbose = true;
+			break;
+		case 'h':
+			cli_print_help(&bench_command, stdout);
+			print_testcases(stdout);
+			return 0;
+		default:
+			return 2;
+		}
+	}
+	if (cli_optind() >= argc) {
+		fprintf(stderr, "scalebench bench: which testcase? expected one of:\n");
+		print_testcases(stderr);
+		return 2;
+	}
+	if (argc - cli_optind() > 1) {
+		fprintf(stderr,
+			"scalebench bench: unexpected argument '%s' (one testcase per "
+			"bench)\n",
+			argv[cli_optind() + 1]);
+		return 2;
+	}
+	o->tc = testcase_find(argv[cli_optind()]);
+	if (!o->tc) {
+		fprintf(stderr, "scalebench bench: unknown testcase '%s'; expected one of:\n",
+			argv[cli_optind()]);
+		print_testcases(stderr);
+		return 2;
+	}
+	if (o->mode == TC_MODE_THREAD && (o->tc->flags & TC_PROCESS_ONLY)) {
+		fprintf(stderr, "scalebench bench: %s runs in process mode only\n", o->tc->name);
+		return 2;
+	}
+	n = taskspec_parse(tasks, (unsigned)sysconf(_SC_NPROCESSORS_ONLN), o->tasks,
+			   MAX_TASK_COUNTS, err, sizeof(err));
+	if (n < 0) {
+		fprintf(stderr, "scalebench bench: -t: %s\n", err);
+		return 2;
+	}
+	o->ntasks = (size_t)n;
+	if (!o->tmpdir)
+		o->tmpdir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
+	if (check_tmpdir(o->tmpdir))
+		return 2;
+	find_helper_dir(o->helper_dir, sizeof(o->helper_dir));
+	return -1;
+}
+
+/* ---- output -------------------------------------------------------------------------- */
+
+struct progress {
+	const struct bench_opts *o;
+	bool printed_measure;
+};
+
+static void on_sample(const struct sample_window *w, size_t i, void *arg)
+{
+	struct progress *p = arg;
+	struct interval_rates r;
+
+	if (p->o->quiet || window_rates(w, i - 1, i, &r))
+		return;
+	if (i == 1 && w->measure_start != 0 && p->o->warmup_s > 0)
+		printf("warmup\n");
+	if (i == w->measure_start + 1 && !p->printed_measure) {
+		printf("measurement\n");
+		p->printed_measure = true;
+	}
+	printf("min:%.0f max:%.0f total:%.0f\n", r.min, r.max, r.total);
+	fflush(stdout);
+}
+
+static void summarize(const struct core_result *res, unsigned nr_task, struct run_summary *s)
+{
+	struct interval_rates r;
+
+	*s = (struct run_summary){.nr_task = nr_task, .status = res->status};
+	if (window_rates(&res->samples, res->samples.measure_start, res->samples.n - 1, &r))
+		return;
+	s->per_copy_ops = r.mean;
+	s->total_ops = r.total;
+	s->window_ops = r.ops;
+	s->window_s = r.seconds;
+}
+
+static const char *per_copy_stat(enum tc_mode m)
+{
+	return m == TC_MODE_PROCESS ? "per_process_ops" : "per_thread_ops";
+}
+
+static json_t *run_to_json(const struct bench_opts *o, const struct core_result *res,
+			   const struct run_summary *s)
+{
+	const struct sample_window *w = &res->samples;
+	json_t *run = json_object(), *samples = json_array(), *cpus = json_array();
+	json_t *per_copy = json_array(), *stats = json_object();
+	char name[128];
+
+	json_object_set_new(run, "mode", json_string(mode_name(o->mode)));
+	json_object_set_new(run, "nr_task", json_integer(s->nr_task));
+	json_object_set_new(run, "status",
+			    json_string(s->status == CORE_OK	   ? "ok"
+					: s->status == CORE_FAILED ? "failed"
+								   : "interrupted"));
+	if (s->status != CORE_OK)
+		json_object_set_new(run, "failure", json_string(res->failure));
+	for (unsigned c = 0; c < s->nr_task && res->cpus; c++)
+		json_array_append_new(cpus, json_integer(res->cpus[c]));
+	json_object_set_new(run, "cpus", cpus);
+	for (size_t i = 1; i < w->n; i++) {
+		json_t *sm = json_object(), *d = json_array();
+
+		json_object_set_new(sm, "t_s", json_real((double)w->t_ns[i] / 1e9));
+		json_object_set_new(sm, "interval_s",
+				    json_real((double)(w->t_ns[i] - w->t_ns[i - 1]) / 1e9));
+		json_object_set_new(sm, "phase",
+				    json_string(i <= w->measure_start ? "warmup" : "measure"));
+		for (unsigned c = 0; c < w->nr_copies; c++)
+			json_array_append_new(d, json_integer((json_int_t)window_delta(w, i, c)));
+		json_object_set_new(sm, "deltas", d);
+		json_array_append_new(samples, sm);
+	}
+	json_object_set_new(run, "samples", samples);
+	if (s->window_s > 0) {
+		for (unsigned c = 0; c < w->nr_copies; c++)
+			json_array_append_new(per_copy, json_real(window_copy_rate(
+							    w, w->measure_start, w->n - 1, c)));
+		json_object_set_new(run, per_copy_stat(o->mode), json_real(s->per_copy_ops));
+		json_object_set_new(run, "workload", json_real(s->total_ops));
+		json_object_set_new(run, "window_ops", json_integer((json_int_t)s->window_ops));
+		json_object_set_new(run, "window_s", json_real(s->window_s));
+		snprintf(name, sizeof(name), "%s.%s", o->tc->suite, per_copy_stat(o->mode));
+		json_object_set_new(stats, name, json_real(s->per_copy_ops));
+		snprintf(name, sizeof(name), "%s.workload", o->tc->suite);
+		json_object_set_new(stats, name, json_real(s->total_ops));
+	}
+	json_object_set_new(run, "per_copy_ops", per_copy);
+	json_object_set_new(run, "sampler_cpu_s", json_real(res->sampler_cpu_s));
+	json_object_set_new(run, "stats", stats);
+	return run;
+}
+
+/* linear(N) = N x the per-copy rate at the smallest task count measured. */
+static double scalability_pct(const struct run_summary *base, const struct run_summary *s)
+{
+	double linear = base->per_copy_ops * s->nr_task;
+
+	return linear > 0 ? 100.0 * s->total_ops / linear : 0.0;
+}
+
+static void print_table(const struct bench_opts *o, const struct run_summary *sums, size_t n)
+{
+	printf("\n%s, %s mode (ops/s)\n", o->tc->name, mode_name(o->mode));
+	printf("%6s %14s %15s %14s %12s\n", "tasks", "total ops/s", "ops/s per copy", "linear",
+	       "scalability");
+	for (size_t i = 0; i < n; i++) {
+		const struct run_summary *s = &sums[i];
+
+		if (s->status != CORE_OK) {
+			printf("%6u %14s\n", s->nr_task, "failed");
+			continue;
+		}
+		printf("%6u %14.0f %15.0f %14.0f %11.1f%%\n", s->nr_task, s->total_ops,
+		       s->per_copy_ops, sums[0].per_copy_ops * s->nr_task,
+		       scalability_pct(&sums[0], s));
+	}
+}
+
+static void print_run_header(const struct bench_opts *o, unsigned nr_task,
+			     const struct core_result *res)
+{
+	if (o->quiet)
+		return;
+	printf("testcase:%s\n", o->tc->description);
+	printf("%s: %s mode, %u %s, warmup %.3g s, measurement %.3g s\n", o->tc->name,
+	       mode_name(o->mode), nr_task,
+	       nr_task == 1 ? (o->mode == TC_MODE_PROCESS ? "process" : "thread")
+			    : (o->mode == TC_MODE_PROCESS ? "processes" : "threads"),
+	       o->warmup_s, o->runtime_s);
+	(void)res;
+	fflush(stdout);
+}
+
+static void print_run_summary(const struct bench_opts *o, const struct core_result *res,
+			      const struct run_summary *s)
+{
+	if (s->status == CORE_FAILED) {
+		fprintf(stderr, "scalebench bench: FAILED: %s\n", res->failure);
+		return;
+	}
+	if (s->status != CORE_OK)
+		return;
+	if (o->verbose) {
+		const struct sample_window *w = &res->samples;
+
+		for (unsigned c = 0; c < s->nr_task; c++)
+			printf("copy %u: cpu %d, %.0f ops/s\n", c, res->cpus ? res->cpus[c] : -1,
+			       window_copy_rate(w, w->measure_start, w->n - 1, c));
+		printf("sampler cpu time: %.6f s\n", res->sampler_cpu_s);
+	}
+	printf("%s: %s mode, %u %s: %s %.0f workload %.0f (%llu %ss in %.2f s)\n", o->tc->name,
+	       mode_name(o->mode), s->nr_task, s->nr_task == 1 ? "copy" : "copies",
+	       per_copy_stat(o->mode), s->per_copy_ops, s->total_ops,
+	       (unsigned long long)s->window_ops, o->tc->op ? o->tc->op : "op", s->window_s);
+	fflush(stdout);
+}
+
+int cmd_bench(int argc, char **argv)
+{
+	struct bench_opts o;
+	struct run_summary sums[MAX_TASK_COUNTS];
+	struct outfile json_out = {0};
+	json_t *doc = NULL, *runs = NULL;
+	char err[512] = "";
+	size_t done = 0;
+	int rc = parse_bench_args(argc, argv, &o);
+	bool failed = false;
+
+	if (rc >= 0)
+		return rc;
+	if (o.json_path) {
+		if (outfile_open(&json_out, o.json_path, err, sizeof(err))) {
+			fprintf(stderr, "scalebench bench: --json: %s\n", err);
+			return 2;
+		}
+		doc = json_object();
+		runs = json_array();
+	}
+
+	for (size_t i = 0; i < o.ntasks && !core_interrupted(); i++) {
+		struct progress prog = {.o = &o};
+		struct core_config cfg = {
+		    .tc = o.tc,
+		    .mode = o.mode,
+		    .nr_copies = o.tasks[i],
+		    .warmup_s = o.warmup_s,
+		    .runtime_s = o.runtime_s,
+		    .interval_s = o.interval_s,
+		    .setup_timeout_s = o.setup_timeout_s,
+		    .affinity = o.affinity,
+		    .smt = o.smt,
+		    .tmpdir = o.tmpdir,
+		    .helper_dir = o.helper_dir,
+		    .on_sample = on_sample,
+		    .arg = &prog,
+		};
+		struct core_result res;
+
+		print_run_header(&o, o.tasks[i], NULL);
+		core_run(&cfg, &res);
+		summarize(&res, o.tasks[i], &sums[done]);
+		print_run_summary(&o, &res, &sums[done]);
+		if (res.status == CORE_FAILED)
+			failed = true;
+		if (runs && res.status != CORE_INTERRUPTED)
+			json_array_append_new(runs, run_to_json(&o, &res, &sums[done]));
+		if (res.status != CORE_INTERRUPTED)
+			done++;
+		core_result_free(&res);
+	}
+
+	if (core_interrupted()) {
+		int sig = core_interrupt_signal();
+
+		fprintf(stderr, "scalebench bench: interrupted by signal %d; %s\n", sig,
+			o.json_path ? "no JSON written" : "stopped");
+		if (doc) {
+			outfile_abort(&json_out);
+			json_decref(runs);
+			json_decref(doc);
+		}
+		return 128 + sig;
+	}
+	if (o.ntasks > 1)
+		print_table(&o, sums, done);
+
+	if (doc) {
+		json_t *counts = json_array();
+
+		json_object_set_new(doc, "testcase", json_string(o.tc->name));
+		json_object_set_new(doc, "description", json_string(o.tc->description));
+		json_object_set_new(doc, "suite", json_string(o.tc->suite));
+		json_object_set_new(doc, "op", json_string(o.tc->op ? o.tc->op : "op"));
+		json_object_set_new(doc, "lower_is_better", json_boolean(o.tc->lower_is_better));
+		json_object_set_new(doc, "mode", json_string(mode_name(o.mode)));
+		for (size_t i = 0; i < o.ntasks; i++)
+			json_array_append_new(counts, json_integer(o.tasks[i]));
+		json_object_set_new(doc, "nr_task", counts);
+		json_object_set_new(doc, "warmup_s", json_real(o.warmup_s));
+		json_object_set_new(doc, "runtime_s", json_real(o.runtime_s));
+		json_object_set_new(doc, "interval_s", json_real(o.interval_s));
+		json_object_set_new(doc, "affinity", json_boolean(o.affinity));
+		json_object_set_new(doc, "smt", json_boolean(o.smt));
+		json_object_set_new(doc, "tmpdir", json_string(o.tmpdir));
+		json_object_set_new(doc, "online_cpus",
+				    json_integer(sysconf(_SC_NPROCESSORS_ONLN)));
+		json_object_set_new(doc, "status", json_string(failed ? "failed" : "ok"));
+		json_object_set_new(doc, "runs", runs);
+		if (o.ntasks > 1 && done == o.ntasks && !failed) {
+			json_t *table = json_array();
+
+			for (size_t i = 0; i < done; i++) {
+				json_t *row = json_object();
+
+				json_object_set_new(row, "nr_task", json_integer(sums[i].nr_task));
+				json_object_set_new(row, "total_ops", json_real(sums[i].total_ops));
+				json_object_set_new(row, "per_copy_ops",
+						    json_real(sums[i].per_copy_ops));
+				json_object_set_new(
+				    row, "linear",
+				    json_real(sums[0].per_copy_ops * sums[i].nr_task));
+				json_object_set_new(row, "scalability",
+						    json_real(scalability_pct(&sums[0], &sums[i])));
+				json_array_append_new(table, row);
+			}
+			json_object_set_new(doc, "scalability_table", table);
+			/* The headline: how close the largest count came to linear, in %. */
+			json_object_set_new(doc, "scalability",
+					    json_real(scalability_pct(&sums[0], &sums[done - 1])));
+		}
+		if (json_dumpf(doc, json_out.fp, JSON_INDENT(1) | JSON_REAL_PRECISION(10)) ||
+		    fputc('\n', json_out.fp) == EOF ||
+		    outfile_commit(&json_out, err, sizeof(err))) {
+			fprintf(stderr, "scalebench bench: --json: %s\n",
+				err[0] ? err : "write failed");
+			outfile_abort(&json_out);
+			json_decref(doc);
+			return 1;
+		}
+		json_decref(doc);
+	}
+	return failed ? 1 : 0;
+}

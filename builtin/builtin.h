@@ -1,0 +1,12 @@
+/* The subcommands, one file each, dispatched from main.c's table. */
+#ifndef SCALEBENCH_BUILTIN_H
+#define SCALEBENCH_BUILTIN_H
+
+#include "../lib/cli.h"
+
+int cmd_list(int argc, char **argv);
+int cmd_bench(int argc, char **argv);
+
+extern const struct cli_command list_command, bench_command;
+
+#endif

@@ -1,0 +1,654 @@
+/* The counter core.
+ *
+ * Process tree of one run:
+ *
+ *	scalebench (sampler; child subreaper)
+ *	  └─ copy host (process group leader; runs global_prepare)
+ *	       ├─ copy 0 … copy N-1   (process mode: forked processes)
+ *	       └─ or N threads        (thread mode)
+ *
+ * The sampler never runs testcase code, so a copy can slow it only by competing for a CPU,
+ * and every rate is divided by the time actually measured.  The host is a process group
+ * leader so that one kill() reaches every copy and whatever they forked; scalebench is a
+ * child subreaper so that those orphans come back to it and are reaped before the next run
+ * starts.  Everything below PR_SET_PDEATHSIG dies with its parent. */
+#include "core.h"
+
+#include <errno.h>
+#include <poll.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+enum fail_kind { FAIL_NONE, FAIL_EXIT, FAIL_SIGNAL, FAIL_ERROR, FAIL_GLOBAL };
+
+#define HOST_EXIT_COPY_DIED 4
+#define HOST_EXIT_GLOBAL    5
+
+/* Written only at setup and on failure: kept apart from the counters. */
+struct copy_status {
+	_Alignas(64) pid_t pid;
+	int ready;
+	char msg[504];
+};
+
+struct core_ctl {
+	_Alignas(COUNTER_SLOT_SIZE) unsigned ready; /* copies past their setup */
+	_Alignas(COUNTER_SLOT_SIZE) int go;	    /* futex word: 1 releases the copies */
+	_Alignas(COUNTER_SLOT_SIZE) int fail_copy;  /* -1: none */
+	int fail_kind;
+	int fail_code;
+	pid_t fail_pid;
+	char host_msg[512];
+};
+
+struct core_shared {
+	struct core_ctl *ctl;
+	struct counter_slot *slots;
+	struct copy_status *status;
+	void *base;
+	size_t size;
+};
+
+static volatile sig_atomic_t got_signal; /* SIGINT or SIGTERM: sticky, the command stops */
+static volatile sig_atomic_t got_sigchld;
+
+bool core_interrupted(void)
+{
+	return got_signal != 0;
+}
+
+int core_interrupt_signal(void)
+{
+	return got_signal;
+}
+
+static void on_signal(int sig)
+{
+	if (sig == SIGCHLD)
+		got_sigchld = 1;
+	else
+		got_signal = sig;
+}
+
+/* Installed once and kept: a SIGINT between two runs of a sweep must stop the sweep and let
+ * the command clean up, not kill scalebench with a half-written file. */
+static void install_handlers(void)
+{
+	static bool installed;
+	struct sigaction sa = {.sa_handler = on_signal, .sa_flags = SA_RESTART};
+
+	if (installed)
+		return;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGCHLD, &sa, NULL);
+	installed = true;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static size_t round_up(size_t x, size_t to)
+{
+	return (x + to - 1) / to * to;
+}
+
+static int shared_map(struct core_shared *sh, unsigned n)
+{
+	size_t ctl = round_up(sizeof(struct core_ctl), COUNTER_SLOT_SIZE);
+	size_t slots = (size_t)n * sizeof(struct counter_slot);
+	size_t status = (size_t)n * sizeof(struct copy_status);
+
+	sh->size = round_up(ctl + slots + status, (size_t)sysconf(_SC_PAGESIZE));
+	sh->base = mmap(NULL, sh->size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (sh->base == MAP_FAILED)
+		return -errno;
+	sh->ctl = sh->base;
+	sh->slots = (struct counter_slot *)((char *)sh->base + ctl);
+	sh->status = (struct copy_status *)((char *)sh->base + ctl + slots);
+	sh->ctl->fail_copy = -1;
+	return 0;
+}
+
+/* ---- testcase-facing helpers ---------------------------------------------------------- */
+
+int tc_error(struct tc_copy *copy, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(copy->errbuf, copy->errbuf_size, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int tc_run_error(struct tc_run *run, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(run->errbuf, run->errbuf_size, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* ---- inside the copies ---------------------------------------------------------------- */
+
+static void die_with_parent(pid_t expected_parent)
+{
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	/* The parent may have died before prctl took effect. */
+	if (getppid() != expected_parent)
+		_exit(1);
+}
+
+static void reset_signals(const sigset_t *mask)
+{
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	signal(SIGCHLD, SIG_DFL);
+	sigprocmask(SIG_SETMASK, mask, NULL);
+}
+
+static int pin_to(struct tc_copy *copy, int cpu)
+{
+	cpu_set_t set;
+
+	if (cpu < 0)
+		return 0;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	/* pid 0 is the calling thread on Linux, in both modes. */
+	if (sched_setaffinity(0, sizeof(set), &set))
+		return tc_error(copy, "cannot pin copy %u to CPU %d: %m", copy->index, cpu);
+	return 0;
+}
+
+struct copy_args {
+	const struct core_config *cfg;
+	struct core_shared *sh;
+	struct tc_copy copy;
+	int cpu;
+};
+
+static void record_failure(struct core_ctl *ctl, int copy, int kind, int code, pid_t pid)
+{
+	int none = -1;
+
+	if (__atomic_compare_exchange_n(&ctl->fail_copy, &none, copy, false, __ATOMIC_SEQ_CST,
+					__ATOMIC_SEQ_CST)) {
+		ctl->fail_kind = kind;
+		ctl->fail_code = code;
+		ctl->fail_pid = pid;
+	}
+}
+
+/* Runs in the copy (process or thread) until killed; returns only to fail. */
+static void copy_body(struct copy_args *a)
+{
+	const struct testcase *tc = a->cfg->tc;
+	struct core_ctl *ctl = a->sh->ctl;
+	volatile uint64_t *iterations = &a->sh->slots[a->copy.index].iterations;
+
+	a->sh->status[a->copy.index].pid = (pid_t)syscall(SYS_gettid);
+	if (pin_to(&a->copy, a->cpu))
+		goto fail;
+	if (tc->prepare && tc->prepare(&a->copy))
+		goto fail;
+	a->sh->status[a->copy.index].ready = 1;
+	__atomic_add_fetch(&ctl->ready, 1, __ATOMIC_SEQ_CST);
+	while (!__atomic_load_n(&ctl->go, __ATOMIC_ACQUIRE))
+		syscall(SYS_futex, &ctl->go, FUTEX_WAIT, 0, NULL, NULL, 0);
+	tc->run(&a->copy, iterations);
+	if (!a->copy.errbuf[0])
+		snprintf(a->copy.errbuf, a->copy.errbuf_size, "%s: the loop returned", tc->name);
+fail:
+	record_failure(ctl, (int)a->copy.index, FAIL_ERROR, 0, a->sh->status[a->copy.index].pid);
+	/* In thread mode this ends the host with every copy: a failed copy fails the run. */
+	_exit(3);
+}
+
+static __thread int thread_copy_index = -1;
+static struct core_ctl *host_ctl;
+
+/* Thread mode: a crashing thread takes the host down; say which copy it was first. */
+static void on_crash(int sig)
+{
+	record_failure(host_ctl, thread_copy_index, FAIL_SIGNAL, sig, (pid_t)syscall(SYS_gettid));
+	raise(sig); /* SA_RESETHAND: now the default action */
+}
+
+static void *thread_trampoline(void *arg)
+{
+	struct copy_args *a = arg;
+
+	thread_copy_index = (int)a->copy.index;
+	copy_body(a);
+	return NULL;
+}
+
+static void init_copy(struct copy_args *a, const struct core_config *cfg, struct core_shared *sh,
+		      unsigned i, const int *cpus, void *shared)
+{
+	a->cfg = cfg;
+	a->sh = sh;
+	a->cpu = cpus ? cpus[i] : -1;
+	a->copy = (struct tc_copy){
+	    .index = i,
+	    .nr_copies = cfg->nr_copies,
+	    .mode = cfg->mode,
+	    .tmpdir = cfg->tmpdir,
+	    .helper_dir = cfg->helper_dir,
+	    .shared = shared,
+	    .errbuf = sh->status[i].msg,
+	    .errbuf_size = sizeof(sh->status[i].msg),
+	};
+}
+
+static _Noreturn void host_main(const struct core_config *cfg, struct core_shared *sh,
+				const int *cpus)
+{
+	struct tc_run run = {
+	    .nr_copies = cfg->nr_copies,
+	    .mode = cfg->mode,
+	    .tmpdir = cfg->tmpdir,
+	    .helper_dir = cfg->helper_dir,
+	    .errbuf = sh->ctl->host_msg,
+	    .errbuf_size = sizeof(sh->ctl->host_msg),
+	};
+	pid_t host = getpid();
+
+	if (cfg->tc->global_prepare && cfg->tc->global_prepare(&run)) {
+		record_failure(sh->ctl, -2, FAIL_GLOBAL, 0, host);
+		_exit(HOST_EXIT_GLOBAL);
+	}
+
+	if (cfg->mode == TC_MODE_PROCESS) {
+		for (unsigned i = 0; i < cfg->nr_copies; i++) {
+			pid_t pid = fork();
+
+			if (pid < 0) {
+				snprintf(sh->ctl->host_msg, sizeof(sh->ctl->host_msg),
+					 "fork of copy %u failed: %s", i, strerror(errno));
+				record_failure(sh->ctl, -2, FAIL_GLOBAL, 0, host);
+				_exit(HOST_EXIT_GLOBAL);
+			}
+			if (pid == 0) {
+				struct copy_args a;
+
+				die_with_parent(host);
+				init_copy(&a, cfg, sh, i, cpus, run.shared);
+				copy_body(&a);
+			}
+			sh->status[i].pid = pid;
+		}
+		/* Copies run until killed: any that ends on its own fails the run. */
+		for (;;) {
+			int st;
+			pid_t pid = waitpid(-1, &st, 0);
+
+			if (pid < 0 && errno == EINTR)
+				continue;
+			int idx = -2;
+			for (unsigned i = 0; i < cfg->nr_copies; i++)
+				if (sh->status[i].pid == pid)
+					idx = (int)i;
+			if (pid > 0 && WIFSIGNALED(st))
+				record_failure(sh->ctl, idx, FAIL_SIGNAL, WTERMSIG(st), pid);
+			else if (pid > 0)
+				record_failure(sh->ctl, idx, FAIL_EXIT, WEXITSTATUS(st), pid);
+			_exit(HOST_EXIT_COPY_DIED);
+		}
+	}
+
+	struct copy_args *args = calloc(cfg->nr_copies, sizeof(*args));
+	struct sigaction sa = {.sa_handler = on_crash, .sa_flags = SA_RESETHAND | SA_NODEFER};
+	static const int crash_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP};
+
+	host_ctl = sh->ctl;
+	for (size_t s = 0; s < sizeof(crash_signals) / sizeof(crash_signals[0]); s++)
+		sigaction(crash_signals[s], &sa, NULL);
+	if (!args)
+		_exit(HOST_EXIT_GLOBAL);
+	for (unsigned i = 0; i < cfg->nr_copies; i++) {
+		pthread_t t;
+		int err;
+
+		init_copy(&args[i], cfg, sh, i, cpus, run.shared);
+		err = pthread_create(&t, NULL, thread_trampoline, &args[i]);
+		if (err) {
+			snprintf(sh->ctl->host_msg, sizeof(sh->ctl->host_msg),
+				 "creating thread for copy %u failed: %s", i, strerror(err));
+			record_failure(sh->ctl, -2, FAIL_GLOBAL, 0, host);
+			_exit(HOST_EXIT_GLOBAL);
+		}
+	}
+	for (;;)
+		pause();
+}
+
+/* ---- the sampler ---------------------------------------------------------------------- */
+
+/* Sleep until deadline (monotonic ns) or until a signal; returns 1 when woken early by a
+ * signal, 0 at the deadline.  ppoll unblocks the signals atomically, so none is missed. */
+static int sleep_until(uint64_t deadline, const sigset_t *wait_mask)
+{
+	uint64_t now = now_ns();
+	struct timespec ts;
+
+	if (now >= deadline)
+		return 0;
+	ts.tv_sec = (time_t)((deadline - now) / 1000000000ull);
+	ts.tv_nsec = (long)((deadline - now) % 1000000000ull);
+	if (ppoll(NULL, 0, &ts, wait_mask) < 0 && errno == EINTR)
+		return 1;
+	return 0;
+}
+
+static void describe_failure(const struct core_config *cfg, const struct core_shared *sh,
+			     int host_status, struct core_result *res)
+{
+	const struct core_ctl *ctl = sh->ctl;
+	const char *kind = cfg->mode == TC_MODE_PROCESS ? "process" : "thread";
+	int c = ctl->fail_copy;
+	char what[64];
+
+	if (c >= 0)
+		snprintf(what, sizeof(what), "copy %d of %u (%s %d)", c, cfg->nr_copies, kind,
+			 (int)ctl->fail_pid);
+	else
+		snprintf(what, sizeof(what), "the copy host (pid %d)", (int)ctl->fail_pid);
+
+	switch (c == -1 ? FAIL_NONE : ctl->fail_kind) {
+	case FAIL_SIGNAL:
+		snprintf(res->failure, sizeof(res->failure), "%s: %s killed by signal %d (%s)",
+			 cfg->tc->name, what, ctl->fail_code, strsignal(ctl->fail_code));
+		break;
+	case FAIL_EXIT:
+		snprintf(res->failure, sizeof(res->failure), "%s: %s exited with status %d%s%s",
+			 cfg->tc->name, what, ctl->fail_code,
+			 c >= 0 && sh->status[c].msg[0] ? ": " : "",
+			 c >= 0 ? sh->status[c].msg : "");
+		break;
+	case FAIL_ERROR:
+		snprintf(res->failure, sizeof(res->failure), "%s: %s failed: %s", cfg->tc->name,
+			 what, sh->status[c].msg);
+		break;
+	case FAIL_GLOBAL:
+		snprintf(res->failure, sizeof(res->failure), "%s: setup failed: %s", cfg->tc->name,
+			 ctl->host_msg);
+		break;
+	default:
+		if (WIFSIGNALED(host_status))
+			snprintf(res->failure, sizeof(res->failure),
+				 "%s: the copy host died by signal %d (%s)", cfg->tc->name,
+				 WTERMSIG(host_status), strsignal(WTERMSIG(host_status)));
+		else
+			snprintf(res->failure, sizeof(res->failure),
+				 "%s: the copy host exited with status %d", cfg->tc->name,
+				 WEXITSTATUS(host_status));
+	}
+}
+
+static void teardown(pid_t host, bool host_reaped)
+{
+	int st;
+
+	kill(-host, SIGKILL);
+	kill(host, SIGKILL); /* in case setpgid had not happened yet */
+	if (!host_reaped)
+		while (waitpid(host, &st, 0) < 0 && errno == EINTR)
+			;
+	/* As subreaper we inherit every orphaned copy (and its children): reap them all so no
+	 * copy of this run overlaps the next one or outlives scalebench. */
+	while (waitpid(-host, &st, 0) > 0 || errno == EINTR)
+		;
+}
+
+/* The sample schedule, in ns after release: every interval through the warmup, its end,
+ * every interval through the measurement, its end. */
+static size_t build_schedule(const struct core_config *cfg, uint64_t **out, size_t *measure_idx)
+{
+	uint64_t step = (uint64_t)(cfg->interval_s * 1e9);
+	uint64_t warm = (uint64_t)(cfg->warmup_s * 1e9);
+	uint64_t end = warm + (uint64_t)(cfg->runtime_s * 1e9);
+	size_t cap = (size_t)((cfg->warmup_s + cfg->runtime_s) / cfg->interval_s) + 4, n = 0;
+	uint64_t *s = malloc(cap * sizeof(*s));
+
+	if (!s)
+		return 0;
+	for (uint64_t t = step; t < warm && n < cap - 2; t += step)
+		s[n++] = t;
+	*measure_idx = n + 1; /* sample 0 is the release itself */
+	if (warm > 0)
+		s[n++] = warm;
+	else
+		*measure_idx = 0;
+	for (uint64_t t = warm + step; t < end && n < cap - 1; t += step)
+		s[n++] = t;
+	s[n++] = end;
+	*out = s;
+	return n;
+}
+
+int core_run(const struct core_config *cfg, struct core_result *res)
+{
+	struct core_shared sh = {0};
+	sigset_t block, old_mask, wait_mask;
+	uint64_t *schedule = NULL, *counts = NULL, t0;
+	size_t nsched = 0, measure_idx = 0;
+	struct rusage ru0, ru1;
+	pid_t host;
+	int host_status = 0, err;
+	bool host_reaped = false;
+	unsigned n = cfg->nr_copies;
+
+	memset(res, 0, sizeof(*res));
+	res->samples.nr_copies = n;
+	install_handlers();
+	if (got_signal) {
+		snprintf(res->failure, sizeof(res->failure), "interrupted by signal %d (%s)",
+			 (int)got_signal, strsignal(got_signal));
+		res->status = CORE_INTERRUPTED;
+		return -1;
+	}
+	if (n == 0 || n > CORE_MAX_COPIES || cfg->runtime_s <= 0 || cfg->interval_s <= 0) {
+		snprintf(res->failure, sizeof(res->failure), "invalid core configuration");
+		res->status = CORE_FAILED;
+		return -EINVAL;
+	}
+	res->cpus = malloc(n * sizeof(*res->cpus));
+	counts = calloc(n, sizeof(*counts));
+	nsched = build_schedule(cfg, &schedule, &measure_idx);
+	if (!res->cpus || !counts || !nsched) {
+		free(counts);
+		free(schedule);
+		snprintf(res->failure, sizeof(res->failure), "out of memory");
+		res->status = CORE_FAILED;
+		return -ENOMEM;
+	}
+	for (unsigned i = 0; i < n; i++)
+		res->cpus[i] = -1;
+	if (cfg->affinity &&
+	    placement_cpus(n, cfg->smt, res->cpus, res->failure, sizeof(res->failure))) {
+		free(counts);
+		free(schedule);
+		res->status = CORE_FAILED;
+		return -EINVAL;
+	}
+	err = shared_map(&sh, n);
+	if (err) {
+		free(counts);
+		free(schedule);
+		snprintf(res->failure, sizeof(res->failure), "cannot map %u counter slots: %s", n,
+			 strerror(-err));
+		res->status = CORE_FAILED;
+		return err;
+	}
+
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	got_sigchld = 0;
+	sigemptyset(&block);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &block, &old_mask);
+	wait_mask = old_mask;
+	sigdelset(&wait_mask, SIGINT);
+	sigdelset(&wait_mask, SIGTERM);
+	sigdelset(&wait_mask, SIGCHLD);
+	fflush(NULL); /* nothing buffered may be written twice by the children */
+	pid_t self = getpid();
+	host = fork();
+	if (host == 0) {
+		setpgid(0, 0);
+		die_with_parent(self);
+		reset_signals(&old_mask);
+		host_main(cfg, &sh, cfg->affinity ? res->cpus : NULL);
+	}
+	if (host < 0) {
+		snprintf(res->failure, sizeof(res->failure), "fork: %s", strerror(errno));
+		res->status = CORE_FAILED;
+		goto restore;
+	}
+
+	setpgid(host, host);
+
+	/* Wait for every copy's setup. */
+	uint64_t setup_deadline = now_ns() + (uint64_t)(cfg->setup_timeout_s * 1e9);
+	for (;;) {
+		if (got_signal)
+			goto interrupted;
+		if (waitpid(host, &host_status, WNOHANG) == host) {
+			host_reaped = true;
+			goto failed;
+		}
+		if (__atomic_load_n(&sh.ctl->ready, __ATOMIC_ACQUIRE) == n)
+			break;
+		if (now_ns() > setup_deadline) {
+			unsigned stuck = 0;
+
+			while (stuck < n - 1 &&
+			       __atomic_load_n(&sh.status[stuck].ready, __ATOMIC_ACQUIRE))
+				stuck++;
+			snprintf(res->failure, sizeof(res->failure),
+				 "%s: only %u of %u copies finished their setup within %.3g s; "
+				 "copy %u (pid %d) is still in it",
+				 cfg->tc->name, __atomic_load_n(&sh.ctl->ready, __ATOMIC_ACQUIRE),
+				 n, cfg->setup_timeout_s, stuck, (int)sh.status[stuck].pid);
+			res->status = CORE_FAILED;
+			goto out;
+		}
+		sleep_until(now_ns() + 2000000, &wait_mask);
+	}
+
+	/* Release. */
+	getrusage(RUSAGE_SELF, &ru0);
+	t0 = now_ns();
+	__atomic_store_n(&sh.ctl->go, 1, __ATOMIC_RELEASE);
+	syscall(SYS_futex, &sh.ctl->go, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+	memset(counts, 0, n * sizeof(*counts));
+	if (window_append(&res->samples, 0, counts))
+		goto nomem;
+
+	for (size_t k = 0; k < nsched; k++) {
+		while (sleep_until(t0 + schedule[k], &wait_mask)) {
+			if (got_signal)
+				goto interrupted;
+			if (got_sigchld) {
+				got_sigchld = 0;
+				if (waitpid(host, &host_status, WNOHANG) == host) {
+					host_reaped = true;
+					goto failed;
+				}
+			}
+		}
+		/* Bracket the counter reads with the clock and stamp the midpoint. */
+		uint64_t a = now_ns();
+		for (unsigned c = 0; c < n; c++)
+			counts[c] = __atomic_load_n(&sh.slots[c].iterations, __ATOMIC_RELAXED);
+		uint64_t b = now_ns();
+		if (window_append(&res->samples, (a + b) / 2 - t0, counts))
+			goto nomem;
+		if (k + 1 == measure_idx)
+			res->samples.measure_start = res->samples.n - 1;
+		if (cfg->on_sample)
+			cfg->on_sample(&res->samples, res->samples.n - 1, cfg->arg);
+	}
+	if (measure_idx == 0)
+		res->samples.measure_start = 0;
+	getrusage(RUSAGE_SELF, &ru1);
+	res->sampler_cpu_s = (double)(ru1.ru_utime.tv_sec - ru0.ru_utime.tv_sec) +
+			     (double)(ru1.ru_stime.tv_sec - ru0.ru_stime.tv_sec) +
+			     (double)(ru1.ru_utime.tv_usec - ru0.ru_utime.tv_usec) / 1e6 +
+			     (double)(ru1.ru_stime.tv_usec - ru0.ru_stime.tv_usec) / 1e6;
+
+	if (waitpid(host, &host_status, WNOHANG) == host) {
+		host_reaped = true;
+		goto failed;
+	}
+	/* A copy that never advanced in the window is stuck: the run can't be trusted. */
+	for (unsigned c = 0; c < n; c++) {
+		size_t last = res->samples.n - 1;
+		if (res->samples.counts[last * n + c] ==
+		    res->samples.counts[res->samples.measure_start * n + c]) {
+			snprintf(res->failure, sizeof(res->failure),
+				 "%s: copy %u of %u (%s %d) made no progress in the %.3g s "
+				 "measurement window (stuck?)",
+				 cfg->tc->name, c, n,
+				 cfg->mode == TC_MODE_PROCESS ? "process" : "thread",
+				 (int)sh.status[c].pid, cfg->runtime_s);
+			res->status = CORE_FAILED;
+			break;
+		}
+	}
+	goto out;
+
+nomem:
+	snprintf(res->failure, sizeof(res->failure), "out of memory while sampling");
+	res->status = CORE_FAILED;
+	goto out;
+interrupted:
+	snprintf(res->failure, sizeof(res->failure), "interrupted by signal %d (%s)",
+		 (int)got_signal, strsignal(got_signal));
+	res->status = CORE_INTERRUPTED;
+	goto out;
+failed:
+	describe_failure(cfg, &sh, host_status, res);
+	res->status = CORE_FAILED;
+out:
+	teardown(host, host_reaped);
+restore:
+	sigprocmask(SIG_SETMASK, &old_mask, NULL);
+	munmap(sh.base, sh.size);
+	free(counts);
+	free(schedule);
+	return res->status == CORE_OK ? 0 : -1;
+}
+
+void core_result_free(struct core_result *res)
+{
+	window_free(&res->samples);
+	free(res->cpus);
+	res->cpus = NULL;
+}

@@ -1,0 +1,98 @@
+/* The counter core: runs 1..N copies of a testcase as processes or threads, releases them
+ * together, and samples their counters from outside. */
+#ifndef SCALEBENCH_CORE_H
+#define SCALEBENCH_CORE_H
+
+#include "testcase.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Adjacent-line prefetchers pull cache lines in pairs (and some CPUs in aligned 128-byte
+ * pairs of pairs), so 128-byte padding still lets two copies' counters ping-pong; 256 bytes
+ * keeps every counter alone in its prefetch unit. */
+#define COUNTER_SLOT_SIZE 256
+
+struct counter_slot {
+	_Alignas(COUNTER_SLOT_SIZE) volatile uint64_t iterations;
+	char pad[COUNTER_SLOT_SIZE - sizeof(uint64_t)];
+};
+
+_Static_assert(sizeof(struct counter_slot) == COUNTER_SLOT_SIZE, "counter slot size");
+_Static_assert(_Alignof(struct counter_slot) == COUNTER_SLOT_SIZE, "counter slot alignment");
+
+/* Every sample the sampler took: t_ns[i] is the time since the copies were released, and
+ * counts[i * nr_copies + c] is copy c's counter at that time.  Sample 0 is the release. */
+struct sample_window {
+	unsigned nr_copies;
+	size_t n, cap;
+	uint64_t *t_ns;
+	uint64_t *counts;
+	size_t measure_start; /* index of the sample that ends the warmup */
+};
+
+enum core_status { CORE_OK, CORE_FAILED, CORE_INTERRUPTED };
+
+struct core_config {
+	const struct testcase *tc;
+	enum tc_mode mode;
+	unsigned nr_copies;
+	double warmup_s;
+	double runtime_s;
+	double interval_s; /* between samples; 1 s unless a test asks for less */
+	double setup_timeout_s;
+	bool affinity;
+	bool smt;
+	const char *tmpdir;
+	const char *helper_dir;
+	/* Called after each sample is stored (progress output); may be NULL. */
+	void (*on_sample)(const struct sample_window *w, size_t i, void *arg);
+	void *arg;
+};
+
+struct core_result {
+	enum core_status status;
+	char failure[768]; /* why, when status != CORE_OK */
+	struct sample_window samples;
+	int *cpus;	      /* placement per copy (OS CPU index), -1 = not pinned */
+	double sampler_cpu_s; /* CPU time of the sampling process over the run */
+};
+
+#define CORE_MAX_COPIES 4096
+
+int core_run(const struct core_config *cfg, struct core_result *res);
+void core_result_free(struct core_result *res);
+
+/* True once SIGINT or SIGTERM arrived during a core_run: callers stop their loops. */
+bool core_interrupted(void);
+int core_interrupt_signal(void);
+
+/* Rates (rates.c): pure functions over a sample_window. */
+int window_append(struct sample_window *w, uint64_t t_ns, const uint64_t *counts);
+void window_free(struct sample_window *w);
+
+/* Copy c's counter delta and the interval length between samples i-1 and i. */
+uint64_t window_delta(const struct sample_window *w, size_t i, unsigned c);
+
+/* Per-copy ops/s between samples `from` and `to`, and their sum; min and max over copies.
+ * Returns -1 when the interval is empty. */
+struct interval_rates {
+	double min, max, total, mean;
+	uint64_t ops;	/* ops of all copies between the samples */
+	double seconds; /* length of the interval */
+};
+int window_rates(const struct sample_window *w, size_t from, size_t to, struct interval_rates *r);
+double window_copy_rate(const struct sample_window *w, size_t from, size_t to, unsigned c);
+
+/* Task counts (taskspec.c): "4", "1,2,4", "1-8", "50%", "1-100%", mixed by commas.
+ * Percentages are of nr_online, rounded down.  The result is sorted and deduplicated.
+ * Returns the count, or -1 with a message naming the bad part in err. */
+int taskspec_parse(const char *spec, unsigned nr_online, unsigned *out, size_t max, char *err,
+		   size_t errlen);
+
+/* Placement (placement.c): the CPU (OS index) for each copy: copy i on core i mod ncores,
+ * first hardware thread of each core; with smt, every hardware thread, cores first. */
+int placement_cpus(unsigned nr_copies, bool smt, int *cpus, char *err, size_t errlen);
+
+#endif
