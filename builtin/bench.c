@@ -95,12 +95,21 @@ static void print_testcases(FILE *out)
 				testcase_table[i]->description);
 }
 
-/* The helper binaries live beside the binary in the build tree, or in libexec once
- * installed; SCALEBENCH_HELPER_DIR overrides both. */
+static bool has_helper(const char *dir)
+{
+	char probe[PATH_MAX + 32];
+
+	snprintf(probe, sizeof(probe), "%s/scalebench-exec-helper", dir);
+	return access(probe, X_OK) == 0;
+}
+
+/* The helper binaries live beside the binary in the build tree, or in ../libexec/scalebench
+ * relative to it once installed (so an installed tree can be moved), or in the configured
+ * LIBEXECDIR; SCALEBENCH_HELPER_DIR overrides all three. */
 static void find_helper_dir(char *dir, size_t size)
 {
 	const char *env = getenv("SCALEBENCH_HELPER_DIR");
-	char exe[PATH_MAX], probe[PATH_MAX + 32];
+	char exe[PATH_MAX];
 	ssize_t n;
 
 	if (env && *env) {
@@ -113,11 +122,11 @@ static void find_helper_dir(char *dir, size_t size)
 		char *slash = strrchr(exe, '/');
 		if (slash) {
 			*slash = '\0';
-			snprintf(probe, sizeof(probe), "%s/scalebench-exec-helper", exe);
-			if (access(probe, X_OK) == 0) {
-				snprintf(dir, size, "%s", exe);
+			if (snprintf(dir, size, "%s", exe) < (int)size && has_helper(dir))
 				return;
-			}
+			if (snprintf(dir, size, "%s/../libexec/scalebench", exe) < (int)size &&
+			    has_helper(dir))
+				return;
 		}
 	}
 	snprintf(dir, size, "%s", SCALEBENCH_LIBEXECDIR);

@@ -78,6 +78,8 @@ void cli_reset(void)
 	optind = 0; /* 0 makes glibc reinitialise its scanner */
 }
 
+static const struct cli_option help_option = {"help", 'h', NULL, "show this help and exit"};
+
 void cli_print_help(const struct cli_command *cmd, FILE *out)
 {
 	size_t n = count_options(cmd->options);
@@ -85,12 +87,11 @@ void cli_print_help(const struct cli_command *cmd, FILE *out)
 	fprintf(out, "usage: scalebench %s %s\n\n%s\n", cmd->name, cmd->usage, cmd->summary);
 	fprintf(out, "\noptions:\n");
 	for (size_t i = 0; i <= n; i++) {
-		const struct cli_option *o = &cmd->options[i];
+		/* every command takes --help */
+		const struct cli_option *o = i < n ? &cmd->options[i] : &help_option;
 		char left[64];
 		int len;
 
-		if (i == n) /* every command takes --help */
-			o = &(struct cli_option){"help", 'h', NULL, "show this help and exit"};
 		if (o->short_name > 0 && o->short_name < 256)
 			len =
 			    snprintf(left, sizeof(left), "-%c, --%s", o->short_name, o->long_name);

@@ -55,14 +55,6 @@ struct core_ctl {
 	char host_msg[512];
 };
 
-struct core_shared {
-	struct core_ctl *ctl;
-	struct counter_slot *slots;
-	struct copy_status *status;
-	void *base;
-	size_t size;
-};
-
 static volatile sig_atomic_t got_signal; /* SIGINT or SIGTERM: sticky, the command stops */
 static volatile sig_atomic_t got_sigchld;
 
@@ -113,7 +105,7 @@ static size_t round_up(size_t x, size_t to)
 	return (x + to - 1) / to * to;
 }
 
-static int shared_map(struct core_shared *sh, unsigned n)
+int counter_area_map(struct counter_area *sh, unsigned n)
 {
 	size_t ctl = round_up(sizeof(struct core_ctl), COUNTER_SLOT_SIZE);
 	size_t slots = (size_t)n * sizeof(struct counter_slot);
@@ -128,6 +120,13 @@ static int shared_map(struct core_shared *sh, unsigned n)
 	sh->status = (struct copy_status *)((char *)sh->base + ctl + slots);
 	sh->ctl->fail_copy = -1;
 	return 0;
+}
+
+void counter_area_unmap(struct counter_area *sh)
+{
+	if (sh->base)
+		munmap(sh->base, sh->size);
+	sh->base = NULL;
 }
 
 /* ---- testcase-facing helpers ---------------------------------------------------------- */
@@ -186,7 +185,7 @@ static int pin_to(struct tc_copy *copy, int cpu)
 
 struct copy_args {
 	const struct core_config *cfg;
-	struct core_shared *sh;
+	struct counter_area *sh;
 	struct tc_copy copy;
 	int cpu;
 };
@@ -247,7 +246,7 @@ static void *thread_trampoline(void *arg)
 	return NULL;
 }
 
-static void init_copy(struct copy_args *a, const struct core_config *cfg, struct core_shared *sh,
+static void init_copy(struct copy_args *a, const struct core_config *cfg, struct counter_area *sh,
 		      unsigned i, const int *cpus, void *shared)
 {
 	a->cfg = cfg;
@@ -265,7 +264,7 @@ static void init_copy(struct copy_args *a, const struct core_config *cfg, struct
 	};
 }
 
-static _Noreturn void host_main(const struct core_config *cfg, struct core_shared *sh,
+static _Noreturn void host_main(const struct core_config *cfg, struct counter_area *sh,
 				const int *cpus)
 {
 	struct tc_run run = {
@@ -365,7 +364,7 @@ static int sleep_until(uint64_t deadline, const sigset_t *wait_mask)
 	return 0;
 }
 
-static void describe_failure(const struct core_config *cfg, const struct core_shared *sh,
+static void describe_failure(const struct core_config *cfg, const struct counter_area *sh,
 			     int host_status, struct core_result *res)
 {
 	const struct core_ctl *ctl = sh->ctl;
@@ -453,7 +452,7 @@ static size_t build_schedule(const struct core_config *cfg, uint64_t **out, size
 
 int core_run(const struct core_config *cfg, struct core_result *res)
 {
-	struct core_shared sh = {0};
+	struct counter_area sh = {0};
 	sigset_t block, old_mask, wait_mask;
 	uint64_t *schedule = NULL, *counts = NULL, t0;
 	size_t nsched = 0, measure_idx = 0;
@@ -496,7 +495,7 @@ int core_run(const struct core_config *cfg, struct core_result *res)
 		res->status = CORE_FAILED;
 		return -EINVAL;
 	}
-	err = shared_map(&sh, n);
+	err = counter_area_map(&sh, n);
 	if (err) {
 		free(counts);
 		free(schedule);
@@ -640,7 +639,7 @@ out:
 	teardown(host, host_reaped);
 restore:
 	sigprocmask(SIG_SETMASK, &old_mask, NULL);
-	munmap(sh.base, sh.size);
+	counter_area_unmap(&sh);
 	free(counts);
 	free(schedule);
 	return res->status == CORE_OK ? 0 : -1;

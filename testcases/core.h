@@ -22,6 +22,22 @@ struct counter_slot {
 _Static_assert(sizeof(struct counter_slot) == COUNTER_SLOT_SIZE, "counter slot size");
 _Static_assert(_Alignof(struct counter_slot) == COUNTER_SLOT_SIZE, "counter slot alignment");
 
+/* The memory shared by the sampler and every copy: control words (the start barrier,
+ * failure reports), then one counter_slot per copy, then per-copy status, which is written
+ * only at setup and on failure and so is kept away from the counters. */
+struct core_ctl;
+struct copy_status;
+struct counter_area {
+	struct core_ctl *ctl;
+	struct counter_slot *slots;
+	struct copy_status *status;
+	void *base;
+	size_t size;
+};
+
+int counter_area_map(struct counter_area *area, unsigned nr_copies);
+void counter_area_unmap(struct counter_area *area);
+
 /* Every sample the sampler took: t_ns[i] is the time since the copies were released, and
  * counts[i * nr_copies + c] is copy c's counter at that time.  Sample 0 is the release. */
 struct sample_window {

@@ -1,0 +1,17 @@
+#!/bin/bash
+# make install honours PREFIX and DESTDIR, and the installed binary finds its helper.
+set -u
+. "$(dirname "$0")/../lib.sh"
+
+rc=0
+make -s install PREFIX=/opt/sb DESTDIR="$WORK/stage" >"$WORK/out" 2>&1 || rc=$?
+check "make install DESTDIR= PREFIX=: exit 0" [ $rc -eq 0 ]
+check "binary under DESTDIR/PREFIX/bin" [ -x "$WORK/stage/opt/sb/bin/scalebench" ]
+check "helper under libexec/scalebench" [ -x "$WORK/stage/opt/sb/libexec/scalebench/scalebench-exec-helper" ]
+check "job files under share/scalebench/jobs" [ -f "$WORK/stage/opt/sb/share/scalebench/jobs/default.yaml" ]
+check "nothing installed outside DESTDIR" [ ! -e /opt/sb ]
+
+# The installed tree is relocatable: exec1 finds ../libexec/scalebench from bin/.
+rc=0
+"$WORK/stage/opt/sb/bin/scalebench" bench exec1 -t 1 -s 1 -w 0 -q >"$WORK/out" 2>"$WORK/err" || rc=$?
+check "installed scalebench runs exec1 with its helper" bash -c "[ $rc -eq 0 ] && grep -q 'per_process_ops [1-9]' $WORK/out"
