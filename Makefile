@@ -15,9 +15,11 @@ DATADIR    ?= $(PREFIX)/share/scalebench
 CC      ?= cc
 CFLAGS  ?= -O2 -g
 WARN     = -Wall -Wextra -Werror
-ALL_CFLAGS = -std=c11 $(WARN) -D_GNU_SOURCE -pthread -MMD -MP \
+ALL_CFLAGS = -std=c11 $(WARN) -D_GNU_SOURCE -pthread -MMD -MP -I$(B)/gen \
 	     -DSCALEBENCH_LIBEXECDIR='"$(LIBEXECDIR)"' $(CFLAGS)
-LIBS     = -ljansson -lhwloc -pthread
+LIBS     = -ljansson -lhwloc -ldl -pthread
+# Plug-ins call back into these; nothing else of the binary is exported.
+EXPORTS  = -Wl,--dynamic-list=testcases/plugin-exports.list
 SANITIZE = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
 LIB_SRC  = $(wildcard lib/*.c) $(wildcard testcases/*.c) $(wildcard builtin/*.c)
@@ -46,11 +48,20 @@ $(BA)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(SANITIZE) -c -o $@ $<
 
+# The built-in testcases: every `const struct testcase tc_<name>` in testcases/.
+TC_SRC = $(filter-out testcases/core.c testcases/rates.c testcases/placement.c \
+	   testcases/taskspec.c testcases/registry.c, $(wildcard testcases/*.c))
+$(B)/gen/testcases.inc: $(TC_SRC)
+	@mkdir -p $(dir $@)
+	grep -ho '^const struct testcase tc_[a-z0-9_]*' $(TC_SRC) | sed 's/.* //' | sort | \
+		sed 's/.*/TESTCASE(&)/' >$@.tmp && mv $@.tmp $@
+$(B)/testcases/registry.o $(BA)/testcases/registry.o: $(B)/gen/testcases.inc
+
 $(B)/scalebench: $(B)/main.o $(LIB_OBJ)
-	$(CC) $(ALL_CFLAGS) -o $@ $^ $(LIBS)
+	$(CC) $(ALL_CFLAGS) $(EXPORTS) -o $@ $^ $(LIBS)
 
 $(BA)/scalebench: $(BA)/main.o $(LIBA_OBJ)
-	$(CC) $(ALL_CFLAGS) $(SANITIZE) -o $@ $^ $(LIBS)
+	$(CC) $(ALL_CFLAGS) $(SANITIZE) $(EXPORTS) -o $@ $^ $(LIBS)
 
 # Static on purpose: exec1 measures the kernel's exec path, not the dynamic loader.
 $(B)/scalebench-exec-helper $(BA)/scalebench-exec-helper: helpers/exec_helper.c
@@ -59,7 +70,7 @@ $(B)/scalebench-exec-helper $(BA)/scalebench-exec-helper: helpers/exec_helper.c
 
 $(BA)/tests/%: tests/unit/%.c $(LIBA_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(SANITIZE) -o $@ $^ -lcmocka $(LIBS)
+	$(CC) $(ALL_CFLAGS) $(SANITIZE) $(EXPORTS) -o $@ $^ -lcmocka $(LIBS)
 
 $(B)/bench/bare_getppid: bench/bare_getppid.c
 	@mkdir -p $(dir $@)

@@ -3,6 +3,7 @@
 #include "builtin.h"
 #include "../lib/outfile.h"
 #include "../testcases/core.h"
+#include "../testcases/registry.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -315,6 +316,20 @@ static void summarize(const struct core_result *res, unsigned nr_task, struct ru
 	s->window_s = r.seconds;
 }
 
+static const char *status_name(enum core_status st)
+{
+	switch (st) {
+	case CORE_OK:
+		return "ok";
+	case CORE_FAILED:
+		return "failed";
+	case CORE_SKIPPED:
+		return "skipped";
+	default:
+		return "interrupted";
+	}
+}
+
 static const char *per_copy_stat(enum tc_mode m)
 {
 	return m == TC_MODE_PROCESS ? "per_process_ops" : "per_thread_ops";
@@ -330,10 +345,7 @@ static json_t *run_to_json(const struct bench_opts *o, const struct core_result 
 
 	json_object_set_new(run, "mode", json_string(mode_name(o->mode)));
 	json_object_set_new(run, "nr_task", json_integer(s->nr_task));
-	json_object_set_new(run, "status",
-			    json_string(s->status == CORE_OK	   ? "ok"
-					: s->status == CORE_FAILED ? "failed"
-								   : "interrupted"));
+	json_object_set_new(run, "status", json_string(status_name(s->status)));
 	if (s->status != CORE_OK)
 		json_object_set_new(run, "failure", json_string(res->failure));
 	for (unsigned c = 0; c < s->nr_task && res->cpus; c++)
@@ -367,6 +379,17 @@ static json_t *run_to_json(const struct bench_opts *o, const struct core_result 
 		json_object_set_new(stats, name, json_real(s->total_ops));
 	}
 	json_object_set_new(run, "per_copy_ops", per_copy);
+	if (res->sys_valid && s->window_ops) {
+		json_t *sys = json_object();
+
+		json_object_set_new(sys, "ctxt", json_integer((json_int_t)res->sys_ctxt));
+		json_object_set_new(sys, "pgfault", json_integer((json_int_t)res->sys_pgfault));
+		json_object_set_new(sys, "ctxt_per_op",
+				    json_real((double)res->sys_ctxt / (double)s->window_ops));
+		json_object_set_new(sys, "pgfault_per_op",
+				    json_real((double)res->sys_pgfault / (double)s->window_ops));
+		json_object_set_new(run, "system", sys);
+	}
 	json_object_set_new(run, "sampler_cpu_s", json_real(res->sampler_cpu_s));
 	json_object_set_new(run, "stats", stats);
 	return run;
@@ -389,7 +412,7 @@ static void print_table(const struct bench_opts *o, const struct run_summary *su
 		const struct run_summary *s = &sums[i];
 
 		if (s->status != CORE_OK) {
-			printf("%6u %14s\n", s->nr_task, "failed");
+			printf("%6u %14s\n", s->nr_task, status_name(s->status));
 			continue;
 		}
 		printf("%6u %14.0f %15.0f %14.0f %11.1f%%\n", s->nr_task, s->total_ops,
@@ -418,6 +441,10 @@ static void print_run_summary(const struct bench_opts *o, const struct core_resu
 {
 	if (s->status == CORE_FAILED) {
 		fprintf(stderr, "scalebench bench: FAILED: %s\n", res->failure);
+		return;
+	}
+	if (s->status == CORE_SKIPPED) {
+		fprintf(stderr, "scalebench bench: %s\n", res->failure);
 		return;
 	}
 	if (s->status != CORE_OK)

@@ -1,5 +1,5 @@
 #include "builtin.h"
-#include "../testcases/testcase.h"
+#include "../testcases/registry.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -33,7 +33,7 @@
 #include <time.h>
 #include <unistd.h>
 
-enum fail_kind { FAIL_NONE, FAIL_EXIT, FAIL_SIGNAL, FAIL_ERROR, FAIL_GLOBAL };
+enum fail_kind { FAIL_NONE, FAIL_EXIT, FAIL_SIGNAL, FAIL_ERROR, FAIL_GLOBAL, FAIL_SKIP };
 
 #define HOST_EXIT_COPY_DIED 4
 #define HOST_EXIT_GLOBAL    5
@@ -210,9 +210,16 @@ static void copy_body(struct copy_args *a)
 	volatile uint64_t *iterations = &a->sh->slots[a->copy.index].iterations;
 
 	a->sh->status[a->copy.index].pid = (pid_t)syscall(SYS_gettid);
-	if (pin_to(&a->copy, a->cpu))
-		goto fail;
-	if (tc->prepare && tc->prepare(&a->copy))
+	int ret = pin_to(&a->copy, a->cpu);
+
+	if (!ret && tc->prepare)
+		ret = tc->prepare(&a->copy);
+	if (ret == TC_SKIP) {
+		record_failure(ctl, (int)a->copy.index, FAIL_SKIP, 0,
+			       a->sh->status[a->copy.index].pid);
+		_exit(3);
+	}
+	if (ret)
 		goto fail;
 	a->sh->status[a->copy.index].ready = 1;
 	__atomic_add_fetch(&ctl->ready, 1, __ATOMIC_SEQ_CST);
@@ -277,8 +284,10 @@ static _Noreturn void host_main(const struct core_config *cfg, struct counter_ar
 	};
 	pid_t host = getpid();
 
-	if (cfg->tc->global_prepare && cfg->tc->global_prepare(&run)) {
-		record_failure(sh->ctl, -2, FAIL_GLOBAL, 0, host);
+	int ret = cfg->tc->global_prepare ? cfg->tc->global_prepare(&run) : 0;
+
+	if (ret) {
+		record_failure(sh->ctl, -2, ret == TC_SKIP ? FAIL_SKIP : FAIL_GLOBAL, 0, host);
 		_exit(HOST_EXIT_GLOBAL);
 	}
 
@@ -348,6 +357,33 @@ static _Noreturn void host_main(const struct core_config *cfg, struct counter_ar
 
 /* ---- the sampler ---------------------------------------------------------------------- */
 
+/* The value after `key ` on its own line of a /proc file; -1 when absent. */
+static int proc_counter(const char *path, const char *key, uint64_t *out)
+{
+	char line[512];
+	size_t klen = strlen(key);
+	FILE *fp = fopen(path, "re");
+	int ret = -1;
+
+	if (!fp)
+		return -1;
+	while (fgets(line, sizeof(line), fp)) {
+		if (strncmp(line, key, klen) == 0 && line[klen] == ' ') {
+			*out = strtoull(line + klen + 1, NULL, 10);
+			ret = 0;
+			break;
+		}
+	}
+	fclose(fp);
+	return ret;
+}
+
+static bool read_sys_counters(uint64_t *ctxt, uint64_t *pgfault)
+{
+	return proc_counter("/proc/stat", "ctxt", ctxt) == 0 &&
+	       proc_counter("/proc/vmstat", "pgfault", pgfault) == 0;
+}
+
 /* Sleep until deadline (monotonic ns) or until a signal; returns 1 when woken early by a
  * signal, 0 at the deadline.  ppoll unblocks the signals atomically, so none is missed. */
 static int sleep_until(uint64_t deadline, const sigset_t *wait_mask)
@@ -397,6 +433,12 @@ static void describe_failure(const struct core_config *cfg, const struct counter
 		snprintf(res->failure, sizeof(res->failure), "%s: setup failed: %s", cfg->tc->name,
 			 ctl->host_msg);
 		break;
+	case FAIL_SKIP:
+		/* Not a failure: the testcase can't run here, and says why. */
+		snprintf(res->failure, sizeof(res->failure), "%s: skipped: %s", cfg->tc->name,
+			 c >= 0 ? sh->status[c].msg : ctl->host_msg);
+		res->status = CORE_SKIPPED;
+		return;
 	default:
 		if (WIFSIGNALED(host_status))
 			snprintf(res->failure, sizeof(res->failure),
@@ -454,7 +496,8 @@ int core_run(const struct core_config *cfg, struct core_result *res)
 {
 	struct counter_area sh = {0};
 	sigset_t block, old_mask, wait_mask;
-	uint64_t *schedule = NULL, *counts = NULL, t0;
+	uint64_t *schedule = NULL, *counts = NULL, t0, ctxt0 = 0, pgfault0 = 0;
+	bool sys0 = false;
 	size_t nsched = 0, measure_idx = 0;
 	struct rusage ru0, ru1;
 	pid_t host;
@@ -569,6 +612,8 @@ int core_run(const struct core_config *cfg, struct core_result *res)
 	memset(counts, 0, n * sizeof(*counts));
 	if (window_append(&res->samples, 0, counts))
 		goto nomem;
+	if (measure_idx == 0)
+		sys0 = read_sys_counters(&ctxt0, &pgfault0);
 
 	for (size_t k = 0; k < nsched; k++) {
 		while (sleep_until(t0 + schedule[k], &wait_mask)) {
@@ -589,8 +634,16 @@ int core_run(const struct core_config *cfg, struct core_result *res)
 		uint64_t b = now_ns();
 		if (window_append(&res->samples, (a + b) / 2 - t0, counts))
 			goto nomem;
-		if (k + 1 == measure_idx)
+		if (k + 1 == measure_idx) {
 			res->samples.measure_start = res->samples.n - 1;
+			sys0 = read_sys_counters(&ctxt0, &pgfault0);
+		}
+		if (k + 1 == nsched && sys0 &&
+		    read_sys_counters(&res->sys_ctxt, &res->sys_pgfault)) {
+			res->sys_ctxt -= ctxt0;
+			res->sys_pgfault -= pgfault0;
+			res->sys_valid = true;
+		}
 		if (cfg->on_sample)
 			cfg->on_sample(&res->samples, res->samples.n - 1, cfg->arg);
 	}
@@ -633,8 +686,8 @@ interrupted:
 	res->status = CORE_INTERRUPTED;
 	goto out;
 failed:
-	describe_failure(cfg, &sh, host_status, res);
 	res->status = CORE_FAILED;
+	describe_failure(cfg, &sh, host_status, res);
 out:
 	teardown(host, host_reaped);
 restore:

@@ -48,7 +48,7 @@ struct sample_window {
 	size_t measure_start; /* index of the sample that ends the warmup */
 };
 
-enum core_status { CORE_OK, CORE_FAILED, CORE_INTERRUPTED };
+enum core_status { CORE_OK, CORE_FAILED, CORE_INTERRUPTED, CORE_SKIPPED };
 
 struct core_config {
 	const struct testcase *tc;
@@ -73,6 +73,11 @@ struct core_result {
 	struct sample_window samples;
 	int *cpus;	      /* placement per copy (OS CPU index), -1 = not pinned */
 	double sampler_cpu_s; /* CPU time of the sampling process over the run */
+	/* System-wide context switches (/proc/stat ctxt) and page faults (/proc/vmstat
+	 * pgfault) during the measurement window: a cheap check of what an op costs. */
+	bool sys_valid;
+	uint64_t sys_ctxt;
+	uint64_t sys_pgfault;
 };
 
 #define CORE_MAX_COPIES 4096

@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <stdint.h>
@@ -113,14 +114,23 @@ static int exec_once(struct tc_copy *copy, int exe, bool report_errno)
 	return 0;
 }
 
+/* In thread mode a child forked by one copy's trial exec inherits the descriptor another
+ * copy is still writing its helper copy through, and that copy's exec then fails with
+ * ETXTBSY: the copies prepare one at a time.  (In process mode the lock is per copy.) */
+static pthread_mutex_t prepare_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static int exec1_prepare(struct tc_copy *copy)
 {
-	int exe = copy_helper(copy);
+	int exe, ret = -1;
 
-	if (exe < 0)
-		return -1;
-	copy->priv = (void *)(intptr_t)exe;
-	return exec_once(copy, exe, true);
+	pthread_mutex_lock(&prepare_lock);
+	exe = copy_helper(copy);
+	if (exe >= 0) {
+		copy->priv = (void *)(intptr_t)exe;
+		ret = exec_once(copy, exe, true);
+	}
+	pthread_mutex_unlock(&prepare_lock);
+	return ret;
 }
 
 static int exec1_run(struct tc_copy *copy, volatile uint64_t *iterations)

@@ -1,0 +1,27 @@
+/* The testcases scalebench knows: the built-in ones and those of loaded plug-ins. */
+#ifndef SCALEBENCH_REGISTRY_H
+#define SCALEBENCH_REGISTRY_H
+
+#include "testcase.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Built-in testcases, sorted by name, NULL-terminated (generated at build time). */
+extern const struct testcase *const testcase_table[];
+
+/* Every testcase by name, built-in or plug-in; hidden ones only with SCALEBENCH_SELFTEST=1. */
+const struct testcase *testcase_find(const char *name);
+bool testcase_selftest_enabled(void);
+bool testcase_listed(const struct testcase *tc);
+
+/* Load a plug-in shared object.  Returns the number of testcases it added, or -1 with a
+ * message naming the file and the reason in err. */
+int plugin_load(const char *path, char *err, size_t errlen);
+/* Testcases from loaded plug-ins, in load order. */
+size_t plugin_count(void);
+const struct testcase *plugin_testcase(size_t i);
+
+bool testcase_supports(const struct testcase *tc, enum tc_mode mode);
+
+#endif
