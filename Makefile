@@ -5,12 +5,14 @@
 #   make run        the main job: page_fault3, fallocate1, exec1 at 1..nproc copies, both modes
 #   make check      build with ASan+UBSan and run every test (unit and end-to-end)
 #   make bench      the overhead benchmarks in bench/
+#   make plugin-example  build/examples/uname_plugin.so, the example plug-in
 #   make install    PREFIX=/usr/local DESTDIR=
 
 PREFIX     ?= /usr/local
 BINDIR     ?= $(PREFIX)/bin
 LIBEXECDIR ?= $(PREFIX)/libexec/scalebench
 DATADIR    ?= $(PREFIX)/share/scalebench
+INCLUDEDIR ?= $(PREFIX)/include
 
 CC      ?= cc
 CFLAGS  ?= -O2 -g
@@ -33,9 +35,11 @@ LIB_OBJ  = $(LIB_SRC:%.c=$(B)/%.o)
 LIBA_OBJ = $(LIB_SRC:%.c=$(BA)/%.o)
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BA)/tests/%)
 
-.PHONY: all setup run check unit e2e bench install uninstall clean format
+.PHONY: all setup run check unit e2e bench install uninstall clean format plugin-example
 
-all: $(B)/scalebench $(B)/scalebench-exec-helper
+HELPERS = scalebench-exec-helper scalebench-exec-helper-dyn
+
+all: $(B)/scalebench $(HELPERS:%=$(B)/%)
 
 setup:
 	./scripts/setup.sh
@@ -68,6 +72,11 @@ $(B)/scalebench-exec-helper $(BA)/scalebench-exec-helper: helpers/exec_helper.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 $(WARN) -O2 -static -o $@ $<
 
+# exec2 wants the opposite: one dynamically linked binary that every copy shares.
+$(B)/scalebench-exec-helper-dyn $(BA)/scalebench-exec-helper-dyn: helpers/exec_helper.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 $(WARN) -O2 -o $@ $<
+
 $(BA)/tests/%: tests/unit/%.c $(LIBA_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(SANITIZE) $(EXPORTS) -o $@ $^ -lcmocka $(LIBS)
@@ -76,24 +85,38 @@ $(B)/bench/bare_getppid: bench/bare_getppid.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 $(WARN) -O2 -D_GNU_SOURCE -o $@ $<
 
+# The plug-in header as users include it (<scalebench/testcase.h>), and the example plug-in.
+$(B)/include/scalebench/testcase.h: testcases/testcase.h
+	@mkdir -p $(dir $@)
+	cp $< $@
+
+PLUGIN_EXAMPLE = $(B)/examples/uname_plugin.so
+$(PLUGIN_EXAMPLE): examples/plugin/uname_plugin.c $(B)/include/scalebench/testcase.h
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 $(WARN) -O2 -g -I$(B)/include -shared -fPIC -o $@ $<
+
+plugin-example: $(PLUGIN_EXAMPLE)
+
 run: all
 	./scripts/main-job.sh $(B)/scalebench
 
-check: all $(BA)/scalebench $(BA)/scalebench-exec-helper $(UNIT_BIN)
+check: all $(BA)/scalebench $(HELPERS:%=$(BA)/%) $(UNIT_BIN) $(PLUGIN_EXAMPLE)
 	./tests/run.sh
 
 bench: all $(B)/bench/bare_getppid
 	./bench/overhead.sh
 
 install: all
-	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(DATADIR)/jobs
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(DATADIR)/jobs \
+		$(DESTDIR)$(INCLUDEDIR)/scalebench
 	install -m 755 $(B)/scalebench $(DESTDIR)$(BINDIR)/scalebench
-	install -m 755 $(B)/scalebench-exec-helper $(DESTDIR)$(LIBEXECDIR)/
+	install -m 755 $(HELPERS:%=$(B)/%) $(DESTDIR)$(LIBEXECDIR)/
 	install -m 644 jobs/*.yaml $(DESTDIR)$(DATADIR)/jobs/
+	install -m 644 testcases/testcase.h $(DESTDIR)$(INCLUDEDIR)/scalebench/testcase.h
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/scalebench $(DESTDIR)$(LIBEXECDIR)/scalebench-exec-helper
-	rm -rf $(DESTDIR)$(DATADIR)/jobs
+	rm -f $(DESTDIR)$(BINDIR)/scalebench $(HELPERS:%=$(DESTDIR)$(LIBEXECDIR)/%)
+	rm -rf $(DESTDIR)$(DATADIR)/jobs $(DESTDIR)$(INCLUDEDIR)/scalebench
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')

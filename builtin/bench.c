@@ -18,6 +18,7 @@
 #endif
 
 #define MAX_TASK_COUNTS 512
+#define MAX_PLUGINS	16
 
 enum {
 	OPT_NO_AFFINITY = 256,
@@ -26,10 +27,11 @@ enum {
 	OPT_TMPDIR,
 	OPT_INTERVAL,
 	OPT_SETUP_TIMEOUT,
+	OPT_PLUGIN,
 };
 
 static const struct cli_option bench_options[] = {
-    {"mode", 'm', "MODE", "process (default) or thread"},
+    {"mode", 'm', "MODE", "process (default), thread, or both (process, then thread)"},
     {"tasks", 't', "N", "copies: N, a list 1,2,4, a range 1-8, or 50% of online CPUs"},
     {"seconds", 's', "SECONDS", "measurement window per task count (default 5)"},
     {"warmup", 'w', "SECONDS", "warmup before the window, discarded (default 1)"},
@@ -40,6 +42,7 @@ static const struct cli_option bench_options[] = {
     {"interval", OPT_INTERVAL, "SECONDS", "sampling interval (default 1)"},
     {"setup-timeout", OPT_SETUP_TIMEOUT, "SECONDS",
      "fail when the copies' setup takes longer (default 120)"},
+    {"plugin", OPT_PLUGIN, "FILE.so", "load testcases from a plug-in (repeatable)"},
     {"quiet", 'q', NULL, "print only the summary of each run"},
     {"verbose", 'v', NULL, "also print placement and per-copy rates"},
     {NULL, 0, NULL, NULL},
@@ -47,23 +50,29 @@ static const struct cli_option bench_options[] = {
 
 const struct cli_command bench_command = {
     .name = "bench",
-    .usage = "TESTCASE [options]",
+    .usage = "TESTCASE [options]  |  --plugin FILE.so [TESTCASE] [options]",
     .summary = "Run a testcase's copies and measure their throughput.",
-    .details = "Every copy runs the testcase's loop and counts its ops; the sampler reads all\n"
-	       "counters about once a second.  Per interval it prints will-it-scale's line\n"
-	       "  min:<slowest copy> max:<fastest copy> total:<all copies>   (ops/s)\n"
-	       "then per_process_ops (thread mode: per_thread_ops) = mean ops/s of one copy over\n"
-	       "the window, and workload = ops/s of all copies together (LKP's meaning).\n"
-	       "With several task counts a scalability table follows: linear = the per-copy rate\n"
-	       "of the smallest count times the copies; scalability = total / linear.\n"
-	       "\nexit status: 0 all runs ok, 1 a run failed (a copy crashed, exited or got\n"
-	       "stuck), 2 bad usage, 128+N interrupted by signal N.\n",
+    .details =
+	"Every copy runs the testcase's loop and counts its ops; the sampler reads all\n"
+	"counters about once a second.  Per interval it prints will-it-scale's line\n"
+	"  min:<slowest copy> max:<fastest copy> total:<all copies>   (ops/s)\n"
+	"then per_process_ops (thread mode: per_thread_ops) = mean ops/s of one copy over\n"
+	"the window, and workload = ops/s of all copies together (LKP's meaning).\n"
+	"Testcases whose figure is a cost also report it (us_per_event = 1e6 / ops/s).\n"
+	"With several task counts a scalability table follows: linear = the per-copy rate\n"
+	"of the smallest count times the copies; scalability = total / linear.\n"
+	"\nA plug-in is a shared object built against <scalebench/testcase.h>; with one\n"
+	"testcase in it, TESTCASE may be left out.\n"
+	"\nexit status: 0 all runs ok or skipped, 1 a run failed (a copy crashed, exited or\n"
+	"got stuck), 2 bad usage, 128+N interrupted by signal N.\n",
     .options = bench_options,
 };
 
 struct bench_opts {
 	const struct testcase *tc;
-	enum tc_mode mode;
+	enum tc_mode modes[2];
+	size_t nmodes;
+	const char *mode_arg;
 	unsigned tasks[MAX_TASK_COUNTS];
 	size_t ntasks;
 	double runtime_s, warmup_s, interval_s, setup_timeout_s;
@@ -74,6 +83,7 @@ struct bench_opts {
 };
 
 struct run_summary {
+	enum tc_mode mode;
 	unsigned nr_task;
 	enum core_status status;
 	double per_copy_ops; /* mean ops/s of one copy over the window */
@@ -87,13 +97,25 @@ static const char *mode_name(enum tc_mode m)
 	return m == TC_MODE_PROCESS ? "process" : "thread";
 }
 
+static const char *modes_of(const struct testcase *tc)
+{
+	if (tc->flags & TC_PROCESS_ONLY)
+		return "process";
+	if (tc->flags & TC_THREAD_ONLY)
+		return "thread";
+	return "process,thread";
+}
+
 static void print_testcases(FILE *out)
 {
 	fprintf(out, "testcases:\n");
 	for (size_t i = 0; testcase_table[i]; i++)
-		if (!(testcase_table[i]->flags & TC_HIDDEN))
+		if (testcase_listed(testcase_table[i]))
 			fprintf(out, "  %-20s %s\n", testcase_table[i]->name,
 				testcase_table[i]->description);
+	for (size_t i = 0; i < plugin_count(); i++)
+		fprintf(out, "  %-20s %s (plug-in)\n", plugin_testcase(i)->name,
+			plugin_testcase(i)->description);
 }
 
 static bool has_helper(const char *dir)
@@ -164,8 +186,11 @@ static int parse_bench_args(int argc, char **argv, struct bench_opts *o)
 	char err[256];
 	int c, n;
 
+	const char *plugins[MAX_PLUGINS];
+	size_t nplugins = 0;
+
 	*o = (struct bench_opts){
-	    .mode = TC_MODE_PROCESS,
+	    .mode_arg = "process",
 	    .runtime_s = 5,
 	    .warmup_s = 1,
 	    .interval_s = 1,
@@ -176,17 +201,23 @@ static int parse_bench_args(int argc, char **argv, struct bench_opts *o)
 	while ((c = cli_next(&bench_command, argc, argv, &arg)) != -1) {
 		switch (c) {
 		case 'm':
-			if (!strcmp(arg, "process"))
-				o->mode = TC_MODE_PROCESS;
-			else if (!strcmp(arg, "thread"))
-				o->mode = TC_MODE_THREAD;
-			else {
+			if (strcmp(arg, "process") && strcmp(arg, "thread") &&
+			    strcmp(arg, "both")) {
 				fprintf(stderr,
-					"scalebench bench: mode '%s': expected process or "
-					"thread\n",
+					"scalebench bench: mode '%s': expected process, thread or "
+					"both\n",
 					arg);
 				return 2;
 			}
+			o->mode_arg = arg;
+			break;
+		case OPT_PLUGIN:
+			if (nplugins == MAX_PLUGINS) {
+				fprintf(stderr, "scalebench bench: more than %d --plugin options\n",
+					MAX_PLUGINS);
+				return 2;
+			}
+			plugins[nplugins++] = arg;
 			break;
 		case 't':
 			tasks = arg;
@@ -241,28 +272,52 @@ static int parse_bench_args(int argc, char **argv, struct bench_opts *o)
 			return 2;
 		}
 	}
-	if (cli_optind() >= argc) {
+	for (size_t i = 0; i < nplugins; i++) {
+		if (plugin_load(plugins[i], err, sizeof(err)) < 0) {
+			fprintf(stderr, "scalebench bench: %s\n", err);
+			return 2;
+		}
+	}
+	/* A plug-in with a single testcase needs no name. */
+	if (cli_optind() >= argc && nplugins && plugin_count() == 1) {
+		o->tc = plugin_testcase(0);
+	} else if (cli_optind() >= argc) {
 		fprintf(stderr, "scalebench bench: which testcase? expected one of:\n");
 		print_testcases(stderr);
 		return 2;
-	}
-	if (argc - cli_optind() > 1) {
+	} else if (argc - cli_optind() > 1) {
 		fprintf(stderr,
-			"scalebench bench: unexpected argument '%s' (one testcase per "
-			"bench)\n",
+			"scalebench bench: unexpected argument '%s' (one testcase per bench)\n",
 			argv[cli_optind() + 1]);
 		return 2;
+	} else {
+		o->tc = testcase_find(argv[cli_optind()]);
+		if (!o->tc) {
+			fprintf(stderr,
+				"scalebench bench: unknown testcase '%s'; expected one of:\n",
+				argv[cli_optind()]);
+			print_testcases(stderr);
+			return 2;
+		}
 	}
-	o->tc = testcase_find(argv[cli_optind()]);
-	if (!o->tc) {
-		fprintf(stderr, "scalebench bench: unknown testcase '%s'; expected one of:\n",
-			argv[cli_optind()]);
-		print_testcases(stderr);
-		return 2;
-	}
-	if (o->mode == TC_MODE_THREAD && (o->tc->flags & TC_PROCESS_ONLY)) {
-		fprintf(stderr, "scalebench bench: %s runs in process mode only\n", o->tc->name);
-		return 2;
+	if (strcmp(o->mode_arg, "both")) {
+		enum tc_mode m = strcmp(o->mode_arg, "process") ? TC_MODE_THREAD : TC_MODE_PROCESS;
+
+		if (!testcase_supports(o->tc, m)) {
+			fprintf(stderr, "scalebench bench: %s runs in %s mode only\n", o->tc->name,
+				modes_of(o->tc));
+			return 2;
+		}
+		o->modes[o->nmodes++] = m;
+	} else {
+		/* both: every mode the testcase supports, process first. */
+		if (testcase_supports(o->tc, TC_MODE_PROCESS))
+			o->modes[o->nmodes++] = TC_MODE_PROCESS;
+		if (testcase_supports(o->tc, TC_MODE_THREAD))
+			o->modes[o->nmodes++] = TC_MODE_THREAD;
+		if (o->nmodes == 1 && !o->quiet)
+			fprintf(stderr, "scalebench bench: note: %s runs in %s mode only\n",
+				o->tc->name, modes_of(o->tc));
 	}
 	n = taskspec_parse(tasks, (unsigned)sysconf(_SC_NPROCESSORS_ONLN), o->tasks,
 			   MAX_TASK_COUNTS, err, sizeof(err));
@@ -335,15 +390,28 @@ static const char *per_copy_stat(enum tc_mode m)
 	return m == TC_MODE_PROCESS ? "per_process_ops" : "per_thread_ops";
 }
 
+/* A cost testcase's figure: microseconds per op of one copy. */
+static double cost_of(const struct run_summary *s)
+{
+	return s->per_copy_ops > 0 ? 1e6 / s->per_copy_ops : 0.0;
+}
+
+static void add_stat(json_t *stats, const struct testcase *tc, const char *stat, double v)
+{
+	char name[256];
+
+	snprintf(name, sizeof(name), "%s.%s", tc->suite, stat);
+	json_object_set_new(stats, name, json_real(v));
+}
+
 static json_t *run_to_json(const struct bench_opts *o, const struct core_result *res,
 			   const struct run_summary *s)
 {
 	const struct sample_window *w = &res->samples;
 	json_t *run = json_object(), *samples = json_array(), *cpus = json_array();
 	json_t *per_copy = json_array(), *stats = json_object();
-	char name[128];
 
-	json_object_set_new(run, "mode", json_string(mode_name(o->mode)));
+	json_object_set_new(run, "mode", json_string(mode_name(s->mode)));
 	json_object_set_new(run, "nr_task", json_integer(s->nr_task));
 	json_object_set_new(run, "status", json_string(status_name(s->status)));
 	if (s->status != CORE_OK)
@@ -365,18 +433,20 @@ static json_t *run_to_json(const struct bench_opts *o, const struct core_result 
 		json_array_append_new(samples, sm);
 	}
 	json_object_set_new(run, "samples", samples);
-	if (s->window_s > 0) {
+	if (s->status == CORE_OK && s->window_s > 0) {
 		for (unsigned c = 0; c < w->nr_copies; c++)
 			json_array_append_new(per_copy, json_real(window_copy_rate(
 							    w, w->measure_start, w->n - 1, c)));
-		json_object_set_new(run, per_copy_stat(o->mode), json_real(s->per_copy_ops));
+		json_object_set_new(run, per_copy_stat(s->mode), json_real(s->per_copy_ops));
 		json_object_set_new(run, "workload", json_real(s->total_ops));
 		json_object_set_new(run, "window_ops", json_integer((json_int_t)s->window_ops));
 		json_object_set_new(run, "window_s", json_real(s->window_s));
-		snprintf(name, sizeof(name), "%s.%s", o->tc->suite, per_copy_stat(o->mode));
-		json_object_set_new(stats, name, json_real(s->per_copy_ops));
-		snprintf(name, sizeof(name), "%s.workload", o->tc->suite);
-		json_object_set_new(stats, name, json_real(s->total_ops));
+		add_stat(stats, o->tc, per_copy_stat(s->mode), s->per_copy_ops);
+		add_stat(stats, o->tc, "workload", s->total_ops);
+		if (o->tc->cost_stat) {
+			json_object_set_new(run, o->tc->cost_stat, json_real(cost_of(s)));
+			add_stat(stats, o->tc, o->tc->cost_stat, cost_of(s));
+		}
 	}
 	json_object_set_new(run, "per_copy_ops", per_copy);
 	if (res->sys_valid && s->window_ops) {
@@ -403,36 +473,50 @@ static double scalability_pct(const struct run_summary *base, const struct run_s
 	return linear > 0 ? 100.0 * s->total_ops / linear : 0.0;
 }
 
+static bool all_ok(const struct run_summary *sums, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (sums[i].status != CORE_OK)
+			return false;
+	return n > 0;
+}
+
 static void print_table(const struct bench_opts *o, const struct run_summary *sums, size_t n)
 {
-	printf("\n%s, %s mode (ops/s)\n", o->tc->name, mode_name(o->mode));
-	printf("%6s %14s %15s %14s %12s\n", "tasks", "total ops/s", "ops/s per copy", "linear",
+	bool cost = o->tc->cost_stat != NULL;
+
+	printf("\n%s, %s mode (ops/s)\n", o->tc->name, mode_name(sums[0].mode));
+	printf("%6s %14s %15s %14s %12s", "tasks", "total ops/s", "ops/s per copy", "linear",
 	       "scalability");
+	if (cost)
+		printf(" %14s", o->tc->cost_stat);
+	printf("\n");
 	for (size_t i = 0; i < n; i++) {
 		const struct run_summary *s = &sums[i];
 
-		if (s->status != CORE_OK) {
+		if (s->status != CORE_OK || sums[0].status != CORE_OK) {
 			printf("%6u %14s\n", s->nr_task, status_name(s->status));
 			continue;
 		}
-		printf("%6u %14.0f %15.0f %14.0f %11.1f%%\n", s->nr_task, s->total_ops,
+		printf("%6u %14.0f %15.0f %14.0f %11.1f%%", s->nr_task, s->total_ops,
 		       s->per_copy_ops, sums[0].per_copy_ops * s->nr_task,
 		       scalability_pct(&sums[0], s));
+		if (cost)
+			printf(" %14.2f", cost_of(s));
+		printf("\n");
 	}
 }
 
-static void print_run_header(const struct bench_opts *o, unsigned nr_task,
-			     const struct core_result *res)
+static void print_run_header(const struct bench_opts *o, enum tc_mode mode, unsigned nr_task)
 {
 	if (o->quiet)
 		return;
 	printf("testcase:%s\n", o->tc->description);
 	printf("%s: %s mode, %u %s, warmup %.3g s, measurement %.3g s\n", o->tc->name,
-	       mode_name(o->mode), nr_task,
-	       nr_task == 1 ? (o->mode == TC_MODE_PROCESS ? "process" : "thread")
-			    : (o->mode == TC_MODE_PROCESS ? "processes" : "threads"),
+	       mode_name(mode), nr_task,
+	       nr_task == 1 ? (mode == TC_MODE_PROCESS ? "process" : "thread")
+			    : (mode == TC_MODE_PROCESS ? "processes" : "threads"),
 	       o->warmup_s, o->runtime_s);
-	(void)res;
 	fflush(stdout);
 }
 
@@ -457,21 +541,86 @@ static void print_run_summary(const struct bench_opts *o, const struct core_resu
 			       window_copy_rate(w, w->measure_start, w->n - 1, c));
 		printf("sampler cpu time: %.6f s\n", res->sampler_cpu_s);
 	}
-	printf("%s: %s mode, %u %s: %s %.0f workload %.0f (%llu %ss in %.2f s)\n", o->tc->name,
-	       mode_name(o->mode), s->nr_task, s->nr_task == 1 ? "copy" : "copies",
-	       per_copy_stat(o->mode), s->per_copy_ops, s->total_ops,
-	       (unsigned long long)s->window_ops, o->tc->op ? o->tc->op : "op", s->window_s);
+	printf("%s: %s mode, %u %s: %s %.0f workload %.0f", o->tc->name, mode_name(s->mode),
+	       s->nr_task, s->nr_task == 1 ? "copy" : "copies", per_copy_stat(s->mode),
+	       s->per_copy_ops, s->total_ops);
+	if (o->tc->cost_stat)
+		printf(" %s %.2f", o->tc->cost_stat, cost_of(s));
+	printf(" (%llu %ss in %.2f s)\n", (unsigned long long)s->window_ops,
+	       o->tc->op ? o->tc->op : "op", s->window_s);
 	fflush(stdout);
+}
+
+static json_t *document(const struct bench_opts *o, json_t *runs, bool failed,
+			struct run_summary sums[2][MAX_TASK_COUNTS], const size_t *done)
+{
+	json_t *doc = json_object(), *counts = json_array(), *modes = json_array();
+	json_t *scal = json_object(), *table = json_array();
+
+	json_object_set_new(doc, "testcase", json_string(o->tc->name));
+	json_object_set_new(doc, "description", json_string(o->tc->description));
+	json_object_set_new(doc, "suite", json_string(o->tc->suite));
+	json_object_set_new(doc, "op", json_string(o->tc->op ? o->tc->op : "op"));
+	json_object_set_new(doc, "lower_is_better", json_boolean(o->tc->lower_is_better));
+	if (o->tc->cost_stat)
+		json_object_set_new(doc, "cost_stat", json_string(o->tc->cost_stat));
+	json_object_set_new(doc, "mode", json_string(o->mode_arg));
+	for (size_t m = 0; m < o->nmodes; m++)
+		json_array_append_new(modes, json_string(mode_name(o->modes[m])));
+	json_object_set_new(doc, "modes", modes);
+	for (size_t i = 0; i < o->ntasks; i++)
+		json_array_append_new(counts, json_integer(o->tasks[i]));
+	json_object_set_new(doc, "nr_task", counts);
+	json_object_set_new(doc, "warmup_s", json_real(o->warmup_s));
+	json_object_set_new(doc, "runtime_s", json_real(o->runtime_s));
+	json_object_set_new(doc, "interval_s", json_real(o->interval_s));
+	json_object_set_new(doc, "affinity", json_boolean(o->affinity));
+	json_object_set_new(doc, "smt", json_boolean(o->smt));
+	json_object_set_new(doc, "tmpdir", json_string(o->tmpdir));
+	json_object_set_new(doc, "online_cpus", json_integer(sysconf(_SC_NPROCESSORS_ONLN)));
+	json_object_set_new(doc, "status", json_string(failed ? "failed" : "ok"));
+	json_object_set_new(doc, "runs", runs);
+	/* Per mode, for a sweep whose runs all succeeded: the table, and how close the largest
+	 * task count came to linear (in %). */
+	for (size_t m = 0; m < o->nmodes; m++) {
+		const struct run_summary *ms = sums[m];
+
+		if (o->ntasks < 2 || done[m] != o->ntasks || !all_ok(ms, done[m]))
+			continue;
+		for (size_t i = 0; i < done[m]; i++) {
+			json_t *row = json_object();
+
+			json_object_set_new(row, "mode", json_string(mode_name(ms[i].mode)));
+			json_object_set_new(row, "nr_task", json_integer(ms[i].nr_task));
+			json_object_set_new(row, "total_ops", json_real(ms[i].total_ops));
+			json_object_set_new(row, "per_copy_ops", json_real(ms[i].per_copy_ops));
+			json_object_set_new(row, "linear",
+					    json_real(ms[0].per_copy_ops * ms[i].nr_task));
+			json_object_set_new(row, "scalability",
+					    json_real(scalability_pct(&ms[0], &ms[i])));
+			json_array_append_new(table, row);
+		}
+		json_object_set_new(scal, mode_name(o->modes[m]),
+				    json_real(scalability_pct(&ms[0], &ms[done[m] - 1])));
+	}
+	if (json_object_size(scal)) {
+		json_object_set_new(doc, "scalability", scal);
+		json_object_set_new(doc, "scalability_table", table);
+	} else {
+		json_decref(scal);
+		json_decref(table);
+	}
+	return doc;
 }
 
 int cmd_bench(int argc, char **argv)
 {
+	static struct run_summary sums[2][MAX_TASK_COUNTS];
+	size_t done[2] = {0, 0};
 	struct bench_opts o;
-	struct run_summary sums[MAX_TASK_COUNTS];
 	struct outfile json_out = {0};
-	json_t *doc = NULL, *runs = NULL;
+	json_t *runs = NULL;
 	char err[512] = "";
-	size_t done = 0;
 	int rc = parse_bench_args(argc, argv, &o);
 	bool failed = false;
 
@@ -482,40 +631,46 @@ int cmd_bench(int argc, char **argv)
 			fprintf(stderr, "scalebench bench: --json: %s\n", err);
 			return 2;
 		}
-		doc = json_object();
 		runs = json_array();
 	}
 
-	for (size_t i = 0; i < o.ntasks && !core_interrupted(); i++) {
-		struct progress prog = {.o = &o};
-		struct core_config cfg = {
-		    .tc = o.tc,
-		    .mode = o.mode,
-		    .nr_copies = o.tasks[i],
-		    .warmup_s = o.warmup_s,
-		    .runtime_s = o.runtime_s,
-		    .interval_s = o.interval_s,
-		    .setup_timeout_s = o.setup_timeout_s,
-		    .affinity = o.affinity,
-		    .smt = o.smt,
-		    .tmpdir = o.tmpdir,
-		    .helper_dir = o.helper_dir,
-		    .on_sample = on_sample,
-		    .arg = &prog,
-		};
-		struct core_result res;
+	for (size_t m = 0; m < o.nmodes && !core_interrupted(); m++) {
+		for (size_t i = 0; i < o.ntasks && !core_interrupted(); i++) {
+			struct progress prog = {.o = &o};
+			struct core_config cfg = {
+			    .tc = o.tc,
+			    .mode = o.modes[m],
+			    .nr_copies = o.tasks[i],
+			    .warmup_s = o.warmup_s,
+			    .runtime_s = o.runtime_s,
+			    .interval_s = o.interval_s,
+			    .setup_timeout_s = o.setup_timeout_s,
+			    .affinity = o.affinity,
+			    .smt = o.smt,
+			    .tmpdir = o.tmpdir,
+			    .helper_dir = o.helper_dir,
+			    .on_sample = on_sample,
+			    .arg = &prog,
+			};
+			struct core_result res;
+			struct run_summary *s = &sums[m][done[m]];
 
-		print_run_header(&o, o.tasks[i], NULL);
-		core_run(&cfg, &res);
-		summarize(&res, o.tasks[i], &sums[done]);
-		print_run_summary(&o, &res, &sums[done]);
-		if (res.status == CORE_FAILED)
-			failed = true;
-		if (runs && res.status != CORE_INTERRUPTED)
-			json_array_append_new(runs, run_to_json(&o, &res, &sums[done]));
-		if (res.status != CORE_INTERRUPTED)
-			done++;
-		core_result_free(&res);
+			print_run_header(&o, o.modes[m], o.tasks[i]);
+			core_run(&cfg, &res);
+			summarize(&res, o.tasks[i], s);
+			s->mode = o.modes[m];
+			print_run_summary(&o, &res, s);
+			if (res.status == CORE_FAILED)
+				failed = true;
+			if (res.status != CORE_INTERRUPTED) {
+				if (runs)
+					json_array_append_new(runs, run_to_json(&o, &res, s));
+				done[m]++;
+			}
+			core_result_free(&res);
+		}
+		if (o.ntasks > 1 && !core_interrupted())
+			print_table(&o, sums[m], done[m]);
 	}
 
 	if (core_interrupted()) {
@@ -523,60 +678,16 @@ int cmd_bench(int argc, char **argv)
 
 		fprintf(stderr, "scalebench bench: interrupted by signal %d; %s\n", sig,
 			o.json_path ? "no JSON written" : "stopped");
-		if (doc) {
+		if (runs) {
 			outfile_abort(&json_out);
 			json_decref(runs);
-			json_decref(doc);
 		}
 		return 128 + sig;
 	}
-	if (o.ntasks > 1)
-		print_table(&o, sums, done);
 
-	if (doc) {
-		json_t *counts = json_array();
+	if (runs) {
+		json_t *doc = document(&o, runs, failed, sums, done);
 
-		json_object_set_new(doc, "testcase", json_string(o.tc->name));
-		json_object_set_new(doc, "description", json_string(o.tc->description));
-		json_object_set_new(doc, "suite", json_string(o.tc->suite));
-		json_object_set_new(doc, "op", json_string(o.tc->op ? o.tc->op : "op"));
-		json_object_set_new(doc, "lower_is_better", json_boolean(o.tc->lower_is_better));
-		json_object_set_new(doc, "mode", json_string(mode_name(o.mode)));
-		for (size_t i = 0; i < o.ntasks; i++)
-			json_array_append_new(counts, json_integer(o.tasks[i]));
-		json_object_set_new(doc, "nr_task", counts);
-		json_object_set_new(doc, "warmup_s", json_real(o.warmup_s));
-		json_object_set_new(doc, "runtime_s", json_real(o.runtime_s));
-		json_object_set_new(doc, "interval_s", json_real(o.interval_s));
-		json_object_set_new(doc, "affinity", json_boolean(o.affinity));
-		json_object_set_new(doc, "smt", json_boolean(o.smt));
-		json_object_set_new(doc, "tmpdir", json_string(o.tmpdir));
-		json_object_set_new(doc, "online_cpus",
-				    json_integer(sysconf(_SC_NPROCESSORS_ONLN)));
-		json_object_set_new(doc, "status", json_string(failed ? "failed" : "ok"));
-		json_object_set_new(doc, "runs", runs);
-		if (o.ntasks > 1 && done == o.ntasks && !failed) {
-			json_t *table = json_array();
-
-			for (size_t i = 0; i < done; i++) {
-				json_t *row = json_object();
-
-				json_object_set_new(row, "nr_task", json_integer(sums[i].nr_task));
-				json_object_set_new(row, "total_ops", json_real(sums[i].total_ops));
-				json_object_set_new(row, "per_copy_ops",
-						    json_real(sums[i].per_copy_ops));
-				json_object_set_new(
-				    row, "linear",
-				    json_real(sums[0].per_copy_ops * sums[i].nr_task));
-				json_object_set_new(row, "scalability",
-						    json_real(scalability_pct(&sums[0], &sums[i])));
-				json_array_append_new(table, row);
-			}
-			json_object_set_new(doc, "scalability_table", table);
-			/* The headline: how close the largest count came to linear, in %. */
-			json_object_set_new(doc, "scalability",
-					    json_real(scalability_pct(&sums[0], &sums[done - 1])));
-		}
 		if (json_dumpf(doc, json_out.fp, JSON_INDENT(1) | JSON_REAL_PRECISION(10)) ||
 		    fputc('\n', json_out.fp) == EOF ||
 		    outfile_commit(&json_out, err, sizeof(err))) {

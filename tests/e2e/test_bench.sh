@@ -10,7 +10,7 @@ check_json() {
 	local name=$1 f=$2 mode=$3 stat
 	[ "$mode" = process ] && stat=per_process_ops || stat=per_thread_ops
 	check "$name: JSON names testcase, mode and task counts" json_true "$f" \
-		"d['testcase'] == '${name%% *}' and d['mode'] == '$mode' and d['nr_task'] == [1, 2]"
+		"d['testcase'] == '${name%% *}' and d['mode'] == '$mode' and d['modes'] == ['$mode'] and d['nr_task'] == [1, 2]"
 	check "$name: one run per task count, all ok" json_true "$f" \
 		"[r['nr_task'] for r in d['runs']] == [1, 2] and all(r['status'] == 'ok' for r in d['runs'])"
 	check "$name: positive $stat and workload" json_true "$f" \
@@ -28,7 +28,7 @@ check_json() {
 	check "$name: rate = measured deltas / measured time" json_true "$f" \
 		"all(abs(sum(sum(s['deltas']) for s in r['samples'] if s['phase'] == 'measure') / r['window_s'] - r['workload']) <= 1e-6 * r['workload'] for r in d['runs'])"
 	check "$name: sweep has a scalability figure and table" json_true "$f" \
-		"d['scalability'] > 0 and [row['nr_task'] for row in d['scalability_table']] == [1, 2]"
+		"d['scalability']['$mode'] > 0 and [row['nr_task'] for row in d['scalability_table']] == [1, 2]"
 	check "$name: LKP stat names" json_true "$f" \
 		"all('${suite:-will-it-scale}.$stat' in r['stats'] for r in d['runs'])"
 }
@@ -77,3 +77,15 @@ if mkdir "$WORK/noexec" && mount -t tmpfs -o noexec,size=16m tmpfs "$WORK/noexec
 		"[ $rc -eq 1 ] && grep -q 'mounted noexec' $WORK/err"
 	umount "$WORK/noexec"
 fi
+
+# -m both: process then thread, each with its own table and scalability figure; a cost
+# testcase (launch1) reports microseconds per op under the robot's stat name.
+sb bench launch1 -m both -t 1,2 -s 1 -w 0.5 -q --json "$WORK/both.json"
+check "-m both: exit 0" [ $rc -eq 0 ]
+check "-m both: runs in process then thread order" json_true "$WORK/both.json" \
+	"[(r['mode'], r['nr_task']) for r in d['runs']] == [('process', 1), ('process', 2), ('thread', 1), ('thread', 2)]"
+check "-m both: a scalability figure per mode" json_true "$WORK/both.json" \
+	"d['mode'] == 'both' and sorted(d['scalability']) == ['process', 'thread'] and len(d['scalability_table']) == 4"
+check "-m both: two tables printed" bash -c "[ \$(grep -c '^launch1, .* mode (ops/s)' $WORK/out) -eq 2 ]"
+check "launch1: us_per_event = 1e6 / per-copy ops, lower is better" json_true "$WORK/both.json" \
+	"d['lower_is_better'] and all(abs(r['stats']['phoronix-test-suite.osbench.LaunchPrograms.us_per_event'] * r.get('per_process_ops', r.get('per_thread_ops')) - 1e6) < 1 for r in d['runs'])"

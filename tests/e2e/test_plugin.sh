@@ -1,0 +1,89 @@
+#!/bin/bash
+# Out-of-tree plug-in testcases: the example builds against the header alone and runs like a
+# built-in one; broken plug-ins are refused with the file and the reason named.
+set -u
+. "$(dirname "$0")/../lib.sh"
+
+# The header as installed: <scalebench/testcase.h>, nothing else of the tree.
+mkdir -p "$WORK/include/scalebench"
+cp testcases/testcase.h "$WORK/include/scalebench/"
+cc_plugin() {
+	cc -std=c11 -Wall -Wextra -Werror -O2 -I"$WORK/include" -shared -fPIC -o "$@" 2>"$WORK/cc.err"
+}
+
+cc_plugin "$WORK/uname.so" examples/plugin/uname_plugin.c
+check "example plug-in builds against the installed header alone" [ -f "$WORK/uname.so" ]
+
+sb bench --plugin "$WORK/uname.so" -m both -t 1,2 -s 1 -w 0.5 --json "$WORK/p.json"
+check "plug-in runs without naming its only testcase" [ $rc -eq 0 ]
+check "plug-in testcase measured in both modes at 1 and 2 copies" json_true "$WORK/p.json" \
+	"d['testcase'] == 'uname1' and [(r['mode'], r['nr_task'], r['status']) for r in d['runs']] == [('process', 1, 'ok'), ('process', 2, 'ok'), ('thread', 1, 'ok'), ('thread', 2, 'ok')]"
+check "plug-in rates positive, stats under its suite" json_true "$WORK/p.json" \
+	"all(r['stats']['plugin.workload'] > 0 for r in d['runs'])"
+sb bench --plugin "$WORK/uname.so" uname1 -t 1 -s 1 -w 0
+check "plug-in testcase by name" [ $rc -eq 0 ]
+sb list --plugin "$WORK/uname.so"
+check "list --plugin shows the plug-in's testcase" grep -q "^uname1 .*(plug-in)$" "$WORK/out"
+sb list --json --plugin "$WORK/uname.so"
+check "list --json marks plug-in testcases" json_true "$WORK/out" \
+	"[t['name'] for t in d if t['plugin']] == ['uname1']"
+
+# A copy of a plug-in that crashes is reported like any other.
+cat >"$WORK/crash.c" <<'C'
+#include <scalebench/testcase.h>
+#include <stdlib.h>
+static int crash_run(struct tc_copy *copy, volatile uint64_t *iterations)
+{
+	(*iterations)++;
+	if (copy->index == 0)
+		abort();
+	for (;;)
+		(*iterations)++;
+	return 0;
+}
+static const struct testcase tc_crash = {
+	.name = "crashy", .description = "aborts", .suite = "plugin", .run = crash_run,
+};
+SCALEBENCH_PLUGIN(&tc_crash);
+C
+cc_plugin "$WORK/crash.so" "$WORK/crash.c"
+sb bench --plugin "$WORK/crash.so" -t 2 -s 2 -w 0
+check "crashing plug-in copy: reported, exit 1" bash -c "[ $rc -eq 1 ] && grep -q 'crashy: copy 0 of 2 (process [0-9]*) killed by signal 6' $WORK/err"
+
+# Broken plug-ins: each refused before anything runs, naming the file and the reason.
+cat >"$WORK/nosym.c" <<'C'
+#include <scalebench/testcase.h>
+static int run(struct tc_copy *c, volatile uint64_t *it) { (void)c; (*it)++; return 0; }
+const struct testcase tc_x = { .name = "x", .description = "x", .run = run };
+C
+cc_plugin "$WORK/nosym.so" "$WORK/nosym.c"
+sb bench --plugin "$WORK/nosym.so"
+check "plug-in without SCALEBENCH_PLUGIN: refused" bash -c "[ $rc -eq 2 ] && grep -q \"plug-in '$WORK/nosym.so' has no scalebench_plugin_abi\" $WORK/err"
+
+cat >"$WORK/badabi.c" <<'C'
+#include <scalebench/testcase.h>
+static int run(struct tc_copy *c, volatile uint64_t *it) { (void)c; (*it)++; return 0; }
+static const struct testcase tc_x = { .name = "x", .description = "x", .run = run };
+const unsigned scalebench_plugin_abi = 999;
+const struct testcase *const scalebench_plugin_testcases[] = { &tc_x, NULL };
+C
+cc_plugin "$WORK/badabi.so" "$WORK/badabi.c"
+sb bench --plugin "$WORK/badabi.so"
+check "plug-in of another ABI version: refused, versions named" bash -c "[ $rc -eq 2 ] && grep -q \"plug-in '$WORK/badabi.so' was built for testcase ABI 999, this scalebench has ABI 1\" $WORK/err"
+
+cat >"$WORK/norun.c" <<'C'
+#include <scalebench/testcase.h>
+static const struct testcase tc_x = { .name = "x", .description = "no loop" };
+SCALEBENCH_PLUGIN(&tc_x);
+C
+cc_plugin "$WORK/norun.so" "$WORK/norun.c"
+sb bench --plugin "$WORK/norun.so"
+check "plug-in testcase without run: refused" bash -c "[ $rc -eq 2 ] && grep -q \"plug-in '$WORK/norun.so': testcase 0 needs a name\" $WORK/err"
+
+echo "not an ELF file" >"$WORK/text.so"
+sb bench --plugin "$WORK/text.so"
+check "not a shared object: refused" bash -c "[ $rc -eq 2 ] && grep -q \"plug-in '$WORK/text.so' does not load: .*\(invalid ELF header\|file too short\)\" $WORK/err"
+sb bench --plugin "$WORK/missing.so"
+check "missing plug-in file: refused" bash -c "[ $rc -eq 2 ] && grep -q \"plug-in '$WORK/missing.so': No such file or directory\" $WORK/err"
+sb list --plugin "$WORK/text.so"
+check "list --plugin with a bad plug-in: refused" [ $rc -eq 2 ]
