@@ -19,12 +19,13 @@ CFLAGS  ?= -O2 -g
 WARN     = -Wall -Wextra -Werror
 ALL_CFLAGS = -std=c11 $(WARN) -D_GNU_SOURCE -pthread -MMD -MP -I$(B)/gen \
 	     -DSCALEBENCH_LIBEXECDIR='"$(LIBEXECDIR)"' $(CFLAGS)
-LIBS     = -ljansson -lhwloc -ldl -pthread
+LIBS     = -ljansson -lyaml -lpfm -lhwloc -ldl -pthread
 # Plug-ins call back into these; nothing else of the binary is exported.
 EXPORTS  = -Wl,--dynamic-list=testcases/plugin-exports.list
 SANITIZE = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
-LIB_SRC  = $(wildcard lib/*.c) $(wildcard testcases/*.c) $(wildcard builtin/*.c)
+LIB_SRC  = $(wildcard lib/*.c) $(wildcard testcases/*.c) $(wildcard builtin/*.c) \
+	   $(wildcard runner/*.c)
 MAIN_SRC = main.c
 UNIT_SRC = $(wildcard tests/unit/test_*.c)
 
@@ -60,6 +61,14 @@ $(B)/gen/testcases.inc: $(TC_SRC)
 	grep -ho '^const struct testcase tc_[a-z0-9_]*' $(TC_SRC) | sed 's/.* //' | sort | \
 		sed 's/.*/TESTCASE(&)/' >$@.tmp && mv $@.tmp $@
 $(B)/testcases/registry.o $(BA)/testcases/registry.o: $(B)/gen/testcases.inc
+
+# The monitors, likewise: every `const struct monitor mon_<name>` in runner/.
+MON_SRC = $(filter-out runner/monitor.c, $(wildcard runner/*.c))
+$(B)/gen/monitors.inc: $(MON_SRC)
+	@mkdir -p $(dir $@)
+	grep -ho '^const struct monitor mon_[a-z0-9_]*' /dev/null $(MON_SRC) | sed 's/.* //' | \
+		sort | sed 's/.*/MONITOR(&)/' >$@.tmp && mv $@.tmp $@
+$(B)/runner/monitor.o $(BA)/runner/monitor.o: $(B)/gen/monitors.inc
 
 $(B)/scalebench: $(B)/main.o $(LIB_OBJ)
 	$(CC) $(ALL_CFLAGS) $(EXPORTS) -o $@ $^ $(LIBS)

@@ -4,6 +4,7 @@
 #include "../lib/outfile.h"
 #include "../testcases/core.h"
 #include "../testcases/registry.h"
+#include "../testcases/summary.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -80,16 +81,6 @@ struct bench_opts {
 	const char *json_path;
 	const char *tmpdir;
 	char helper_dir[PATH_MAX];
-};
-
-struct run_summary {
-	enum tc_mode mode;
-	unsigned nr_task;
-	enum core_status status;
-	double per_copy_ops; /* mean ops/s of one copy over the window */
-	double total_ops;    /* ops/s of all copies */
-	uint64_t window_ops;
-	double window_s;
 };
 
 static const char *mode_name(enum tc_mode m)
@@ -344,9 +335,9 @@ struct progress {
 static void on_sample(const struct sample_window *w, size_t i, void *arg)
 {
 	struct progress *p = arg;
-	struct interval_rates r;
+	char line[128];
 
-	if (p->o->quiet || window_rates(w, i - 1, i, &r))
+	if (p->o->quiet || interval_line(w, i, line, sizeof(line)))
 		return;
 	if (i == 1 && w->measure_start != 0 && p->o->warmup_s > 0)
 		printf("warmup\n");
@@ -354,54 +345,8 @@ static void on_sample(const struct sample_window *w, size_t i, void *arg)
 		printf("measurement\n");
 		p->printed_measure = true;
 	}
-	printf("min:%.0f max:%.0f total:%.0f\n", r.min, r.max, r.total);
+	printf("%s\n", line);
 	fflush(stdout);
-}
-
-static void summarize(const struct core_result *res, unsigned nr_task, struct run_summary *s)
-{
-	struct interval_rates r;
-
-	*s = (struct run_summary){.nr_task = nr_task, .status = res->status};
-	if (window_rates(&res->samples, res->samples.measure_start, res->samples.n - 1, &r))
-		return;
-	s->per_copy_ops = r.mean;
-	s->total_ops = r.total;
-	s->window_ops = r.ops;
-	s->window_s = r.seconds;
-}
-
-static const char *status_name(enum core_status st)
-{
-	switch (st) {
-	case CORE_OK:
-		return "ok";
-	case CORE_FAILED:
-		return "failed";
-	case CORE_SKIPPED:
-		return "skipped";
-	default:
-		return "interrupted";
-	}
-}
-
-static const char *per_copy_stat(enum tc_mode m)
-{
-	return m == TC_MODE_PROCESS ? "per_process_ops" : "per_thread_ops";
-}
-
-/* A cost testcase's figure: microseconds per op of one copy. */
-static double cost_of(const struct run_summary *s)
-{
-	return s->per_copy_ops > 0 ? 1e6 / s->per_copy_ops : 0.0;
-}
-
-static void add_stat(json_t *stats, const struct testcase *tc, const char *stat, double v)
-{
-	char name[256];
-
-	snprintf(name, sizeof(name), "%s.%s", tc->suite, stat);
-	json_object_set_new(stats, name, json_real(v));
 }
 
 static json_t *run_to_json(const struct bench_opts *o, const struct core_result *res,
@@ -413,7 +358,7 @@ static json_t *run_to_json(const struct bench_opts *o, const struct core_result 
 
 	json_object_set_new(run, "mode", json_string(mode_name(s->mode)));
 	json_object_set_new(run, "nr_task", json_integer(s->nr_task));
-	json_object_set_new(run, "status", json_string(status_name(s->status)));
+	json_object_set_new(run, "status", json_string(core_status_name(s->status)));
 	if (s->status != CORE_OK)
 		json_object_set_new(run, "failure", json_string(res->failure));
 	for (unsigned c = 0; c < s->nr_task && res->cpus; c++)
@@ -437,16 +382,12 @@ static json_t *run_to_json(const struct bench_opts *o, const struct core_result 
 		for (unsigned c = 0; c < w->nr_copies; c++)
 			json_array_append_new(per_copy, json_real(window_copy_rate(
 							    w, w->measure_start, w->n - 1, c)));
-		json_object_set_new(run, per_copy_stat(s->mode), json_real(s->per_copy_ops));
+		json_object_set_new(run, per_copy_stat_name(s->mode), json_real(s->per_copy_ops));
 		json_object_set_new(run, "workload", json_real(s->total_ops));
 		json_object_set_new(run, "window_ops", json_integer((json_int_t)s->window_ops));
 		json_object_set_new(run, "window_s", json_real(s->window_s));
-		add_stat(stats, o->tc, per_copy_stat(s->mode), s->per_copy_ops);
-		add_stat(stats, o->tc, "workload", s->total_ops);
-		if (o->tc->cost_stat) {
-			json_object_set_new(run, o->tc->cost_stat, json_real(cost_of(s)));
-			add_stat(stats, o->tc, o->tc->cost_stat, cost_of(s));
-		}
+		if (o->tc->cost_stat)
+			json_object_set_new(run, o->tc->cost_stat, json_real(run_cost(s)));
 	}
 	json_object_set_new(run, "per_copy_ops", per_copy);
 	if (res->sys_valid && s->window_ops) {
@@ -461,6 +402,7 @@ static json_t *run_to_json(const struct bench_opts *o, const struct core_result 
 		json_object_set_new(run, "system", sys);
 	}
 	json_object_set_new(run, "sampler_cpu_s", json_real(res->sampler_cpu_s));
+	testcase_stats(o->tc, s, stats);
 	json_object_set_new(run, "stats", stats);
 	return run;
 }
@@ -495,14 +437,14 @@ static void print_table(const struct bench_opts *o, const struct run_summary *su
 		const struct run_summary *s = &sums[i];
 
 		if (s->status != CORE_OK || sums[0].status != CORE_OK) {
-			printf("%6u %14s\n", s->nr_task, status_name(s->status));
+			printf("%6u %14s\n", s->nr_task, core_status_name(s->status));
 			continue;
 		}
 		printf("%6u %14.0f %15.0f %14.0f %11.1f%%", s->nr_task, s->total_ops,
 		       s->per_copy_ops, sums[0].per_copy_ops * s->nr_task,
 		       scalability_pct(&sums[0], s));
 		if (cost)
-			printf(" %14.2f", cost_of(s));
+			printf(" %14.2f", run_cost(s));
 		printf("\n");
 	}
 }
@@ -542,10 +484,10 @@ static void print_run_summary(const struct bench_opts *o, const struct core_resu
 		printf("sampler cpu time: %.6f s\n", res->sampler_cpu_s);
 	}
 	printf("%s: %s mode, %u %s: %s %.0f workload %.0f", o->tc->name, mode_name(s->mode),
-	       s->nr_task, s->nr_task == 1 ? "copy" : "copies", per_copy_stat(s->mode),
+	       s->nr_task, s->nr_task == 1 ? "copy" : "copies", per_copy_stat_name(s->mode),
 	       s->per_copy_ops, s->total_ops);
 	if (o->tc->cost_stat)
-		printf(" %s %.2f", o->tc->cost_stat, cost_of(s));
+		printf(" %s %.2f", o->tc->cost_stat, run_cost(s));
 	printf(" (%llu %ss in %.2f s)\n", (unsigned long long)s->window_ops,
 	       o->tc->op ? o->tc->op : "op", s->window_s);
 	fflush(stdout);
@@ -657,8 +599,7 @@ int cmd_bench(int argc, char **argv)
 
 			print_run_header(&o, o.modes[m], o.tasks[i]);
 			core_run(&cfg, &res);
-			summarize(&res, o.tasks[i], s);
-			s->mode = o.modes[m];
+			run_summarize(&res, o.modes[m], o.tasks[i], s);
 			print_run_summary(&o, &res, s);
 			if (res.status == CORE_FAILED)
 				failed = true;

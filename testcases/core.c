@@ -497,7 +497,7 @@ int core_run(const struct core_config *cfg, struct core_result *res)
 	struct counter_area sh = {0};
 	sigset_t block, old_mask, wait_mask;
 	uint64_t *schedule = NULL, *counts = NULL, t0, ctxt0 = 0, pgfault0 = 0;
-	bool sys0 = false;
+	bool sys0 = false, window_open = false;
 	size_t nsched = 0, measure_idx = 0;
 	struct rusage ru0, ru1;
 	pid_t host;
@@ -612,8 +612,12 @@ int core_run(const struct core_config *cfg, struct core_result *res)
 	memset(counts, 0, n * sizeof(*counts));
 	if (window_append(&res->samples, 0, counts))
 		goto nomem;
-	if (measure_idx == 0)
+	if (measure_idx == 0) {
 		sys0 = read_sys_counters(&ctxt0, &pgfault0);
+		window_open = true;
+		if (cfg->on_window)
+			cfg->on_window(CORE_WINDOW_START, cfg->arg);
+	}
 
 	for (size_t k = 0; k < nsched; k++) {
 		while (sleep_until(t0 + schedule[k], &wait_mask)) {
@@ -637,6 +641,9 @@ int core_run(const struct core_config *cfg, struct core_result *res)
 		if (k + 1 == measure_idx) {
 			res->samples.measure_start = res->samples.n - 1;
 			sys0 = read_sys_counters(&ctxt0, &pgfault0);
+			window_open = true;
+			if (cfg->on_window)
+				cfg->on_window(CORE_WINDOW_START, cfg->arg);
 		}
 		if (k + 1 == nsched && sys0 &&
 		    read_sys_counters(&res->sys_ctxt, &res->sys_pgfault)) {
@@ -689,6 +696,8 @@ failed:
 	res->status = CORE_FAILED;
 	describe_failure(cfg, &sh, host_status, res);
 out:
+	if (window_open && cfg->on_window)
+		cfg->on_window(CORE_WINDOW_END, cfg->arg);
 	teardown(host, host_reaped);
 restore:
 	sigprocmask(SIG_SETMASK, &old_mask, NULL);

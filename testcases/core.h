@@ -64,6 +64,11 @@ struct core_config {
 	const char *helper_dir;
 	/* Called after each sample is stored (progress output); may be NULL. */
 	void (*on_sample)(const struct sample_window *w, size_t i, void *arg);
+	/* Called in the sampler when the measurement window opens (CORE_WINDOW_START, right
+	 * after its first sample) and closes (CORE_WINDOW_END, after its last sample, before
+	 * the copies are torn down): monitors run exactly over the window.  May be NULL.  A
+	 * window that opened is always closed, also on failure or interruption. */
+	void (*on_window)(int phase, void *arg);
 	void *arg;
 };
 
@@ -81,6 +86,8 @@ struct core_result {
 };
 
 #define CORE_MAX_COPIES 4096
+
+enum { CORE_WINDOW_START, CORE_WINDOW_END };
 
 int core_run(const struct core_config *cfg, struct core_result *res);
 void core_result_free(struct core_result *res);

@@ -1,0 +1,51 @@
+/* Job files: LKP-compatible YAML, expanded into atomic jobs.
+ *
+ * A job file's scalar keys are parameters; a list value is a dimension; the job expands to the
+ * cartesian product of its dimensions, nested maps included
+ * (`will-it-scale: {mode: [process, thread], test: [page_fault3, fallocate1]}`).  Keys that
+ * name a monitor switch it on (with an optional map of options). */
+#ifndef SCALEBENCH_JOB_H
+#define SCALEBENCH_JOB_H
+
+#include "../testcases/testcase.h"
+
+#include <jansson.h>
+#include <stddef.h>
+
+struct atomic_job {
+	char *name;        /* "<job>-<path_params>" */
+	char *path_params; /* varying parameter values sorted by key name, joined by '-',
+			    * characters outside [-a-zA-Z0-9+=:.%] mapped to '_' */
+	json_t *tree;      /* the atomic job: the job file with every list replaced by one of
+			    * its values; scalars are strings (as written), bare keys null */
+	/* What the runner needs, extracted and validated: */
+	const char *test; /* will-it-scale.test: the testcase name */
+	enum tc_mode mode; /* will-it-scale.mode (default process) */
+	unsigned nr_task;  /* nr_task: a number or a percentage of online CPUs (>= 1) */
+	double runtime_s;  /* runtime: 300, 300s, 5m (default 300 s) */
+	double warmup_s;   /* warmup (scalebench's own key; default 1 s... see job.c) */
+	json_t *monitors;  /* object: monitor name -> options object or null */
+};
+
+struct job_file {
+	char *path;
+	char *name; /* file name without directory and .yaml/.yml */
+	json_t *tree; /* the whole job file as parsed */
+	struct atomic_job *atomic;
+	size_t n_atomic;
+	/* One-line notes on keys kept but otherwise ignored (LKP keys scalebench does not use). */
+	char **notes;
+	size_t n_notes;
+};
+
+/* Parse and expand a job file.  nr_online: CPUs that "100%" means.  Returns 0, or -1 with a
+ * message in err naming the file, the line:column (syntax errors) or the key, the value
+ * and what was expected. */
+int job_load(const char *path, unsigned nr_online, struct job_file *job, char *err,
+	     size_t errlen);
+void job_free(struct job_file *job);
+
+/* Write an atomic job's tree as YAML (the run's job.yaml, split's output). */
+int job_write_yaml(const json_t *tree, FILE *out);
+
+#endif
