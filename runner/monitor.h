@@ -36,6 +36,9 @@ struct monitor_ctx {
 	char note[512];
 	json_t *meta; /* object; the monitor may add keys (e.g. "unsupported": [...]) */
 	void *priv;
+	/* Filled in by the runner before reduce: seconds from the start of the testcase
+	 * (before its setup) to the end of its teardown. */
+	double run_elapsed_s;
 };
 
 struct monitor {

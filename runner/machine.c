@@ -1,0 +1,161 @@
+#include "machine.h"
+
+#include <ctype.h>
+#include <hwloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <unistd.h>
+
+static char *read_small(const char *path, char *buf, size_t len)
+{
+	FILE *fp = fopen(path, "re");
+	size_t n;
+
+	if (!fp)
+		return NULL;
+	n = fread(buf, 1, len - 1, fp);
+	fclose(fp);
+	buf[n] = '\0';
+	return buf;
+}
+
+void machine_tbox_group(const char *hostname, char *out, size_t len)
+{
+	size_t n = strlen(hostname), end = n;
+
+	/* lkp-skl-4sp1 stays, vm-snb-4G-12 becomes vm-snb-4G: only a -<digits> suffix goes. */
+	while (end > 0 && isdigit((unsigned char)hostname[end - 1]))
+		end--;
+	if (end < n && end > 1 && hostname[end - 1] == '-')
+		n = end - 1;
+	snprintf(out, len, "%.*s", (int)n, hostname);
+}
+
+void machine_compiler(const char *v, char *out, size_t len)
+{
+	const char *p;
+	int major;
+
+	/* "(gcc (Debian 12.2.0-14) 12.2.0, GNU ld ...)" or "gcc version 12.2.0 (...)" or
+	 * "(Debian clang version 17.0.6 ...)". */
+	if ((p = strstr(v, "clang version ")) && sscanf(p + 14, "%d", &major) == 1) {
+		snprintf(out, len, "clang-%d", major);
+		return;
+	}
+	if ((p = strstr(v, "gcc version ")) && sscanf(p + 12, "%d", &major) == 1) {
+		snprintf(out, len, "gcc-%d", major);
+		return;
+	}
+	if ((p = strstr(v, "(gcc ")) || (p = strstr(v, "gcc ("))) {
+		/* The version is the first number after the closing parenthesis of the
+		 * vendor string, before the next comma. */
+		const char *close = strchr(p + 1, ')');
+		const char *q = close ? close + 1 : p;
+
+		while (*q && !isdigit((unsigned char)*q) && *q != ',')
+			q++;
+		if (sscanf(q, "%d", &major) == 1) {
+			snprintf(out, len, "gcc-%d", major);
+			return;
+		}
+	}
+	snprintf(out, len, "unknown");
+}
+
+static void os_release_value(const char *text, const char *key, char *out, size_t len)
+{
+	size_t klen = strlen(key);
+	const char *p = text;
+
+	out[0] = '\0';
+	while (p && *p) {
+		if (strncmp(p, key, klen) == 0 && p[klen] == '=') {
+			const char *v = p + klen + 1;
+			size_t n = strcspn(v, "\n");
+
+			if (n >= 2 && (v[0] == '"' || v[0] == '\'') && v[n - 1] == v[0]) {
+				v++;
+				n -= 2;
+			}
+			snprintf(out, len, "%.*s", (int)n, v);
+			return;
+		}
+		p = strchr(p, '\n');
+		if (p)
+			p++;
+	}
+}
+
+void machine_rootfs(const char *os_release, const char *arch, char *out, size_t len)
+{
+	char id[64], version[64];
+
+	os_release_value(os_release ? os_release : "", "ID", id, sizeof(id));
+	os_release_value(os_release ? os_release : "", "VERSION_ID", version, sizeof(version));
+	if (!id[0])
+		snprintf(id, sizeof(id), "unknown");
+	if (version[0])
+		snprintf(out, len, "%s-%s-%s", id, version, arch);
+	else
+		snprintf(out, len, "%s-%s", id, arch);
+}
+
+static unsigned count_cores(void)
+{
+	hwloc_topology_t topo;
+	int n = 0;
+
+	if (hwloc_topology_init(&topo) == 0) {
+		if (hwloc_topology_load(topo) == 0)
+			n = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
+		hwloc_topology_destroy(topo);
+	}
+	return n > 0 ? (unsigned)n : (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
+}
+
+void machine_probe(struct machine *m, const char *kconfig)
+{
+	char buf[8192];
+	struct utsname u;
+	const char *p;
+
+	memset(m, 0, sizeof(*m));
+	snprintf(m->cpu_model, sizeof(m->cpu_model), "unknown");
+	if (read_small("/proc/cpuinfo", buf, sizeof(buf)) && (p = strstr(buf, "model name"))) {
+		p = strchr(p, ':');
+		if (p) {
+			p += 1 + strspn(p + 1, " \t");
+			snprintf(m->cpu_model, sizeof(m->cpu_model), "%.*s", (int)strcspn(p, "\n"),
+				 p);
+		}
+	}
+	m->threads = (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
+	m->cores = count_cores();
+	if (read_small("/proc/meminfo", buf, sizeof(buf)) && (p = strstr(buf, "MemTotal:")))
+		m->memory_kib = strtoull(p + 9, NULL, 10);
+	if (uname(&u) == 0) {
+		snprintf(m->kernel, sizeof(m->kernel), "%s", u.release);
+		snprintf(m->arch, sizeof(m->arch), "%s", u.machine);
+	}
+	if (gethostname(m->hostname, sizeof(m->hostname) - 1) || !m->hostname[0])
+		snprintf(m->hostname, sizeof(m->hostname), "localhost");
+	machine_tbox_group(m->hostname, m->tbox_group, sizeof(m->tbox_group));
+	machine_rootfs(read_small("/etc/os-release", buf, sizeof(buf)), m->arch, m->rootfs,
+		       sizeof(m->rootfs));
+	snprintf(m->kconfig, sizeof(m->kconfig), "%s", kconfig && *kconfig ? kconfig : "defconfig");
+	if (read_small("/proc/version", buf, sizeof(buf)))
+		machine_compiler(buf, m->compiler, sizeof(m->compiler));
+	else
+		snprintf(m->compiler, sizeof(m->compiler), "unknown");
+}
+
+json_t *machine_json(const struct machine *m)
+{
+	return json_pack("{s:s, s:i, s:i, s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "cpu_model",
+			 m->cpu_model, "cores", (int)m->cores, "threads", (int)m->threads,
+			 "memory_kib", (json_int_t)m->memory_kib, "kernel", m->kernel, "arch",
+			 m->arch, "hostname", m->hostname, "tbox_group", m->tbox_group, "rootfs",
+			 m->rootfs, "kconfig", m->kconfig, "compiler", m->compiler);
+}

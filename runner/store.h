@@ -1,0 +1,25 @@
+/* The results store: LKP's layout, runs written whole or not at all.
+ *
+ *   <root>/<testcase>/<path_params>/<tbox_group>/<rootfs>/<kconfig>/<compiler>/<commit>/<run>/
+ *
+ * A run is written in <commit>/.tmp-run-XXXXXX and renamed to the first free <run> number
+ * with RENAME_NOREPLACE, so a crash never leaves a half run that looks whole and two runners
+ * filling the same tree never take the same number. */
+#ifndef SCALEBENCH_STORE_H
+#define SCALEBENCH_STORE_H
+
+#include <stddef.h>
+
+/* One path component from a free-form value: '/' and leading dots mapped to '_'. */
+void store_component(const char *value, char *out, size_t len);
+
+/* Create (mkdir -p) the commit directory and a temp run directory inside it. */
+int store_begin(const char *commit_dir, char *tmp, size_t tmplen, char *err, size_t errlen);
+/* Rename tmp to the first free run number; *run gets the number. */
+int store_commit(const char *commit_dir, const char *tmp, unsigned *run, char *err, size_t errlen);
+/* Remove a temp run directory and everything in it. */
+void store_abort(const char *tmp);
+/* mkdir -p; 0 or -1 with errno. */
+int store_mkdirs(const char *path);
+
+#endif
