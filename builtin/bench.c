@@ -14,10 +14,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#ifndef SCALEBENCH_LIBEXECDIR
-#define SCALEBENCH_LIBEXECDIR "/usr/local/libexec/scalebench"
-#endif
-
 #define MAX_TASK_COUNTS 512
 #define MAX_PLUGINS	16
 
@@ -107,43 +103,6 @@ static void print_testcases(FILE *out)
 	for (size_t i = 0; i < plugin_count(); i++)
 		fprintf(out, "  %-20s %s (plug-in)\n", plugin_testcase(i)->name,
 			plugin_testcase(i)->description);
-}
-
-static bool has_helper(const char *dir)
-{
-	char probe[PATH_MAX + 32];
-
-	snprintf(probe, sizeof(probe), "%s/scalebench-exec-helper", dir);
-	return access(probe, X_OK) == 0;
-}
-
-/* The helper binaries live beside the binary in the build tree, or in ../libexec/scalebench
- * relative to it once installed (so an installed tree can be moved), or in the configured
- * LIBEXECDIR; SCALEBENCH_HELPER_DIR overrides all three. */
-static void find_helper_dir(char *dir, size_t size)
-{
-	const char *env = getenv("SCALEBENCH_HELPER_DIR");
-	char exe[PATH_MAX];
-	ssize_t n;
-
-	if (env && *env) {
-		snprintf(dir, size, "%s", env);
-		return;
-	}
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
-		exe[n] = '\0';
-		char *slash = strrchr(exe, '/');
-		if (slash) {
-			*slash = '\0';
-			if (snprintf(dir, size, "%s", exe) < (int)size && has_helper(dir))
-				return;
-			if (snprintf(dir, size, "%s/../libexec/scalebench", exe) < (int)size &&
-			    has_helper(dir))
-				return;
-		}
-	}
-	snprintf(dir, size, "%s", SCALEBENCH_LIBEXECDIR);
 }
 
 static int check_tmpdir(const char *dir)
@@ -321,7 +280,7 @@ static int parse_bench_args(int argc, char **argv, struct bench_opts *o)
 		o->tmpdir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
 	if (check_tmpdir(o->tmpdir))
 		return 2;
-	find_helper_dir(o->helper_dir, sizeof(o->helper_dir));
+	testcase_helper_dir(o->helper_dir, sizeof(o->helper_dir));
 	return -1;
 }
 

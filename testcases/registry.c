@@ -6,6 +6,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -157,6 +158,47 @@ int plugin_load(const char *path, char *err, size_t errlen)
 	}
 	/* The handle stays open for the life of the process: its descriptors are in use. */
 	return (int)added;
+}
+
+#ifndef SCALEBENCH_LIBEXECDIR
+#define SCALEBENCH_LIBEXECDIR "/usr/local/libexec/scalebench"
+#endif
+
+static bool has_helper(const char *dir)
+{
+	char probe[PATH_MAX + 32];
+
+	snprintf(probe, sizeof(probe), "%s/scalebench-exec-helper", dir);
+	return access(probe, X_OK) == 0;
+}
+
+/* The helper binaries live beside the binary in the build tree, or in ../libexec/scalebench
+ * relative to it once installed (so an installed tree can be moved), or in the configured
+ * LIBEXECDIR; SCALEBENCH_HELPER_DIR overrides all three. */
+void testcase_helper_dir(char *dir, size_t size)
+{
+	const char *env = getenv("SCALEBENCH_HELPER_DIR");
+	char exe[PATH_MAX];
+	ssize_t n;
+
+	if (env && *env) {
+		snprintf(dir, size, "%s", env);
+		return;
+	}
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		char *slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = '\0';
+			if (snprintf(dir, size, "%s", exe) < (int)size && has_helper(dir))
+				return;
+			if (snprintf(dir, size, "%s/../libexec/scalebench", exe) < (int)size &&
+			    has_helper(dir))
+				return;
+		}
+	}
+	snprintf(dir, size, "%s", SCALEBENCH_LIBEXECDIR);
 }
 
 int tc_tmpfile(const char *dir, const char *tag, uint64_t size)

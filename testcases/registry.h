@@ -24,4 +24,9 @@ const struct testcase *plugin_testcase(size_t i);
 
 bool testcase_supports(const struct testcase *tc, enum tc_mode mode);
 
+/* Where the helper binaries (scalebench-exec-helper, ...) are: beside the binary in the build
+ * tree, ../libexec/scalebench relative to it once installed, the configured LIBEXECDIR;
+ * SCALEBENCH_HELPER_DIR overrides all three. */
+void testcase_helper_dir(char *dir, size_t size);
+
 #endif
