@@ -44,6 +44,10 @@ void machine_compiler(const char *v, char *out, size_t len)
 		snprintf(out, len, "clang-%d", major);
 		return;
 	}
+	if ((p = strstr(v, "(gcc-")) && sscanf(p + 5, "%d", &major) == 1) {
+		snprintf(out, len, "gcc-%d", major); /* Debian: "(gcc-12 (Debian 12.2.0-14) ..." */
+		return;
+	}
 	if ((p = strstr(v, "gcc version ")) && sscanf(p + 12, "%d", &major) == 1) {
 		snprintf(out, len, "gcc-%d", major);
 		return;
