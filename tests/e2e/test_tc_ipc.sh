@@ -1,0 +1,105 @@
+#!/bin/bash
+# The ipc testcases behave as their names say: context_switch1 blocks once per counted op
+# and leaves no helper behind; pipe1, eventfd1, unix1 and the futex ops never block; poll2
+# finds the fds it needs or says why not.
+set -u
+. "$(dirname "$0")/../lib.sh"
+
+# ctxt_in NAME JSON LO HI: system-wide context switches per op within [LO, HI] in every run.
+ctxt_in() {
+	local name="$1: context switches per op in [$3, $4]"
+	if json_true "$2" "all(r['status'] == 'ok' and $3 <= r['system']['ctxt_per_op'] <= $4 for r in d['runs'])"; then
+		pass "$name"
+	else
+		fail "$name" "got: $(json "$2" "[(r['status'], r['system']) for r in d['runs']]" 2>&1)"
+	fi
+}
+
+# context_switch1 counts each hand-off (half a round trip) as one op, as will-it-scale does:
+# each one blocks the sender and switches to the other task, so about one switch per op.
+for mode in process thread; do
+	tmp="$WORK/cs-$mode"
+	mkdir "$tmp"
+	sb bench context_switch1 -m $mode -t 1 -s 1 -w 0.5 --tmpdir "$tmp" --json "$WORK/cs-$mode.json"
+	check "context_switch1 $mode: exit 0" [ $rc -eq 0 ]
+	[ $rc -eq 0 ] || cat "$WORK/err"
+	ctxt_in "context_switch1 $mode" "$WORK/cs-$mode.json" 0.75 1.75
+	check "context_switch1 $mode: no helper left after the run" no_procs "--tmpdir $tmp"
+done
+
+# Mid-run: the helpers exist (one per copy, in process mode), then die with the run.
+for mode in process thread; do
+	tmp="$WORK/cs-int-$mode"
+	mkdir "$tmp"
+	"$SCALEBENCH" bench context_switch1 -m $mode -t 2 -s 60 -w 0 --tmpdir "$tmp" \
+		>"$WORK/out" 2>"$WORK/err" &
+	pid=$!
+	sleep 2
+	# scalebench + copy host + 2 copies + 2 helpers; in thread mode copies and helpers are
+	# threads of the host.
+	[ $mode = process ] && want=6 || want=2
+	n=$(pgrep -c -f -- "--tmpdir $tmp")
+	if [ "$n" -eq $want ]; then
+		pass "context_switch1 $mode: $want processes mid-run"
+	else
+		fail "context_switch1 $mode: $want processes mid-run" "got $n:" "$(pgrep -a -f -- "--tmpdir $tmp")"
+	fi
+	kill -INT $pid
+	rc=0
+	timeout 20 tail --pid=$pid -f /dev/null || true
+	wait $pid || rc=$?
+	check "context_switch1 $mode SIGINT: exits 130" [ $rc -eq 130 ]
+	check "context_switch1 $mode SIGINT: no copy or helper left" no_procs "--tmpdir $tmp"
+done
+
+# SIGKILL can't be caught: the helpers die through the PR_SET_PDEATHSIG chain.
+tmp="$WORK/cs-kill"
+mkdir "$tmp"
+"$SCALEBENCH" bench context_switch1 -m process -t 2 -s 60 -w 0 --tmpdir "$tmp" >/dev/null 2>&1 &
+pid=$!
+sleep 1.5
+kill -KILL $pid
+wait $pid 2>/dev/null
+sleep 1
+check "context_switch1 SIGKILL of scalebench: helpers die with it" no_procs "--tmpdir $tmp"
+
+# Ops on the copy's own fd or futex word: the data is there (or the value mismatches), so
+# nothing sleeps and context switches are background noise.
+for t in pipe1 eventfd1 unix1 futex2 futex4; do
+	sb bench $t -t 1 -s 1 -w 0.5 --json "$WORK/$t.json"
+	check "$t: exit 0" [ $rc -eq 0 ]
+	check "$t: positive rate" json_true "$WORK/$t.json" "d['runs'][0]['workload'] > 0"
+	ctxt_in "$t" "$WORK/$t.json" 0 0.2
+done
+
+# poll2 in thread mode: 2 x 128 fds in one table.  A low soft limit is raised; a hard
+# limit below the need fails with the numbers; temp files never stay in the temp dir.
+mkdir "$WORK/poll"
+rc=0
+(ulimit -Sn 64 && exec "$SCALEBENCH" bench poll2 -m thread -t 2 -s 1 -w 0.5 --tmpdir "$WORK/poll" \
+	--json "$WORK/poll2.json") >"$WORK/out" 2>"$WORK/err" || rc=$?
+check "poll2 thread 2 copies, soft limit 64: exit 0" [ $rc -eq 0 ]
+[ $rc -eq 0 ] || cat "$WORK/err"
+check "poll2 thread 2 copies: positive per-thread rates" json_true "$WORK/poll2.json" \
+	"all(r['status'] == 'ok' and min(r['per_copy_ops']) > 0 for r in d['runs'])"
+check "poll2 leaves no temp files" [ -z "$(ls -A "$WORK/poll")" ]
+rc=0
+(ulimit -n 200 && exec "$SCALEBENCH" bench poll2 -m thread -t 2 -s 1 -w 0 --tmpdir "$WORK/poll") \
+	>"$WORK/out" 2>"$WORK/err" || rc=$?
+check "poll2 thread 2 copies, hard limit 200: fails naming the limit" bash -c \
+	"[ $rc -eq 1 ] && grep -q 'hard RLIMIT_NOFILE is 200' $WORK/err"
+rc=0
+(ulimit -n 200 && exec "$SCALEBENCH" bench poll2 -m process -t 2 -s 1 -w 0 --tmpdir "$WORK/poll") \
+	>"$WORK/out" 2>"$WORK/err" || rc=$?
+check "poll2 process 2 copies, hard limit 200: enough (one fd table per copy)" [ $rc -eq 0 ]
+sb bench poll1 -t 1 -s 1 -w 0 --tmpdir "$WORK/poll"
+check "poll1 leaves no temp files" bash -c "[ $rc -eq 0 ] && [ -z \"\$(ls -A $WORK/poll)\" ]"
+
+# signal1 in thread mode: both copies raise into one process sharing the handler.
+sb bench signal1 -m thread -t 2 -s 1 -w 0 --json "$WORK/signal1.json"
+check "signal1 thread 2 copies: both copies make progress" json_true "$WORK/signal1.json" \
+	"d['runs'][0]['status'] == 'ok' and min(d['runs'][0]['per_copy_ops']) > 0"
+
+# The will-it-scale name, exactly.
+sb list
+check "sched_yield is listed under its will-it-scale name" grep -q '^sched_yield ' "$WORK/out"
