@@ -88,7 +88,7 @@ $(B)/scalebench-exec-helper-dyn $(BA)/scalebench-exec-helper-dyn: helpers/exec_h
 
 $(BA)/tests/%: tests/unit/%.c $(LIBA_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(SANITIZE) $(EXPORTS) -o $@ $^ -lcmocka $(LIBS)
+	$(CC) $(ALL_CFLAGS) $(SANITIZE) $(EXPORTS) -o $@ $(filter %.c %.o,$^) -lcmocka $(LIBS)
 
 $(B)/bench/bare_getppid: bench/bare_getppid.c
 	@mkdir -p $(dir $@)
