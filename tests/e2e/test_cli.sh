@@ -57,7 +57,7 @@ check "-w -1 rejected" bash -c "[ $rc -eq 2 ] && grep -q \"\\-w '-1': expected a
 sb bench getppid1 -s 2x
 check "-s 2x rejected" bash -c "[ $rc -eq 2 ] && grep -q \"'2x'\" $WORK/err"
 sb bench getppid1 -m fibre
-check "-m fibre rejected" bash -c "[ $rc -eq 2 ] && grep -q \"mode 'fibre': expected process or thread\" $WORK/err"
+check "-m fibre rejected" bash -c "[ $rc -eq 2 ] && grep -q \"mode 'fibre': expected process, thread or both\" $WORK/err"
 sb bench getppid1 page_fault3
 check "two testcases rejected" bash -c "[ $rc -eq 2 ] && grep -q \"unexpected argument 'page_fault3'\" $WORK/err"
 

@@ -1,0 +1,212 @@
+/* scalebench split: expand a job file into its atomic jobs, as LKP's split-job does. */
+#include "builtin.h"
+#include "../lib/outfile.h"
+#include "../runner/job.h"
+#include "../testcases/registry.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+enum { OPT_PLUGIN = 256 };
+
+static const struct cli_option split_options[] = {
+    {"output", 'o', "DIR", "write DIR/<name>.yaml per atomic job (DIR is created if needed)"},
+    {"plugin", OPT_PLUGIN, "FILE.so", "also accept the testcases of a plug-in (repeatable)"},
+    {NULL, 0, NULL, NULL},
+};
+
+const struct cli_command split_command = {
+    .name = "split",
+    .usage = "JOB.yaml [-o DIR] [--plugin FILE.so]",
+    .summary = "Expand a job file into its atomic jobs, one per combination of its lists.",
+    .details =
+	"A job file is LKP-style YAML: scalar keys are parameters and every list is a\n"
+	"dimension; the atomic jobs are the cartesian product of the lists.  Each is named\n"
+	"<job>-<path_params>: <job> is the file name without .yaml, <path_params> the values\n"
+	"of mode, nr_task and test (defaults when absent: process, 100%) and of every key\n"
+	"that varies, sorted by key name and joined by '-' (process-100%-page_fault3).\n"
+	"\nWithout -o, each atomic job is printed as a '# <name>.yaml' line and its YAML,\n"
+	"separated by '---'.  With -o, each is written to DIR/<name>.yaml and its path\n"
+	"printed; the files are written all or none.  Splitting an atomic job file gives\n"
+	"the same file back.\n"
+	"\nKeys scalebench does not use (kconfig, rootfs, ...) are kept and noted on stderr.\n"
+	"\nexit status: 0 done, 1 the output could not be written, 2 bad usage or a bad job\n"
+	"file (the message names the file, the line and the key).\n",
+    .options = split_options,
+};
+
+/* mkdir -p, remembering what it created so a failed split can remove it again. */
+struct made_dirs {
+	char path[32][PATH_MAX];
+	size_t n;
+};
+
+static int make_dirs(const char *dir, struct made_dirs *made, char *err, size_t errlen)
+{
+	char buf[PATH_MAX];
+	size_t len = strlen(dir);
+	struct stat st;
+
+	if (len == 0 || len >= sizeof(buf)) {
+		snprintf(err, errlen, "output directory '%s': expected a usable path", dir);
+		return -1;
+	}
+	memcpy(buf, dir, len + 1);
+	for (char *p = buf + 1;; p++) {
+		char c = *p;
+
+		if (c != '/' && c != '\0')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0777) == 0) {
+			if (made->n < sizeof(made->path) / sizeof(made->path[0]))
+				memcpy(made->path[made->n++], buf, (size_t)(p - buf) + 1);
+		} else if (errno != EEXIST) {
+			snprintf(err, errlen, "cannot create directory '%s': %s", buf,
+				 strerror(errno));
+			return -1;
+		}
+		*p = c;
+		if (c == '\0')
+			break;
+	}
+	if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "output directory '%s' is not a directory", dir);
+		return -1;
+	}
+	return 0;
+}
+
+static void remove_made(struct made_dirs *made)
+{
+	while (made->n)
+		rmdir(made->path[--made->n]);
+}
+
+static int write_files(const struct job_file *job, const char *dir)
+{
+	struct outfile *of = calloc(job->n_atomic, sizeof(*of));
+	struct made_dirs *made = calloc(1, sizeof(*made));
+	size_t opened = 0, committed = 0;
+	char err[4600];
+	int ret = 2;
+
+	if (!of || !made) {
+		fprintf(stderr, "scalebench split: out of memory\n");
+		goto out;
+	}
+	if (make_dirs(dir, made, err, sizeof(err)))
+		goto fail;
+	/* Every file is opened before any is written, so an unwritable DIR leaves nothing. */
+	for (; opened < job->n_atomic; opened++) {
+		char path[PATH_MAX];
+
+		if (snprintf(path, sizeof(path), "%s/%s.yaml", dir, job->atomic[opened].name) >=
+		    (int)sizeof(path)) {
+			snprintf(err, sizeof(err), "%s/%s.yaml: path too long", dir,
+				 job->atomic[opened].name);
+			goto fail;
+		}
+		if (outfile_open(&of[opened], path, err, sizeof(err)))
+			goto fail;
+	}
+	ret = 1;
+	for (size_t i = 0; i < job->n_atomic; i++) {
+		if (job_write_yaml(job->atomic[i].tree, of[i].fp) || fflush(of[i].fp)) {
+			snprintf(err, sizeof(err), "cannot write %s: %s", of[i].path,
+				 strerror(errno ? errno : EIO));
+			goto fail;
+		}
+	}
+	for (; committed < job->n_atomic; committed++)
+		if (outfile_commit(&of[committed], err, sizeof(err)))
+			goto fail;
+	for (size_t i = 0; i < job->n_atomic; i++)
+		printf("%s\n", of[i].path);
+	ret = 0;
+	goto out;
+fail:
+	fprintf(stderr, "scalebench split: %s\n", err);
+	for (size_t i = committed; i < opened; i++)
+		outfile_abort(&of[i]);
+	/* A commit that failed half way: take back the files already renamed into place. */
+	for (size_t i = 0; i < committed; i++)
+		unlink(of[i].path);
+	remove_made(made);
+out:
+	free(of);
+	free(made);
+	return ret;
+}
+
+static int print_all(const struct job_file *job)
+{
+	for (size_t i = 0; i < job->n_atomic; i++) {
+		if (i)
+			fputs("---\n", stdout);
+		printf("# %s.yaml\n", job->atomic[i].name);
+		if (job_write_yaml(job->atomic[i].tree, stdout))
+			break;
+	}
+	if (fflush(stdout) || ferror(stdout)) {
+		fprintf(stderr, "scalebench split: cannot write to standard output: %s\n",
+			strerror(errno ? errno : EIO));
+		return 1;
+	}
+	return 0;
+}
+
+int cmd_split(int argc, char **argv)
+{
+	const char *arg, *out_dir = NULL, *job_path;
+	struct job_file job;
+	char err[1024];
+	long nr_online;
+	int c, ret;
+
+	cli_reset();
+	while ((c = cli_next(&split_command, argc, argv, &arg)) != -1) {
+		switch (c) {
+		case 'o':
+			out_dir = arg;
+			break;
+		case OPT_PLUGIN:
+			if (plugin_load(arg, err, sizeof(err)) < 0) {
+				fprintf(stderr, "scalebench split: %s\n", err);
+				return 2;
+			}
+			break;
+		case 'h':
+			cli_print_help(&split_command, stdout);
+			return 0;
+		default:
+			return 2;
+		}
+	}
+	if (cli_optind() >= argc) {
+		fprintf(stderr,
+			"scalebench split: which job file? (see 'scalebench split --help')\n");
+		return 2;
+	}
+	job_path = argv[cli_optind()];
+	if (cli_optind() + 1 < argc) {
+		fprintf(stderr, "scalebench split: unexpected argument '%s'\n",
+			argv[cli_optind() + 1]);
+		return 2;
+	}
+	nr_online = sysconf(_SC_NPROCESSORS_ONLN);
+	if (job_load(job_path, nr_online > 0 ? (unsigned)nr_online : 1, &job, err, sizeof(err))) {
+		fprintf(stderr, "scalebench split: %s\n", err);
+		return 2;
+	}
+	for (size_t i = 0; i < job.n_notes; i++)
+		fprintf(stderr, "scalebench split: note: %s\n", job.notes[i]);
+	ret = out_dir ? write_files(&job, out_dir) : print_all(&job);
+	job_free(&job);
+	return ret;
+}

@@ -1,0 +1,666 @@
+/* Unit tests of job files: matrix expansion, task percentages, path_params, LKP's layout and
+ * multi-document form, the YAML writer's round trip, and every refusal with its file, line
+ * and key. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "../../runner/job.h"
+#include "../../runner/monitor.h"
+#include "../../testcases/registry.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define FIX "tests/fixtures/jobs/"
+
+static char tmpdir[] = "/tmp/scalebench-test-job.XXXXXX";
+
+/* Write text to TMPDIR/name and return the path (static buffer, one at a time). */
+static const char *write_job(const char *name, const char *text)
+{
+	static char path[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+	return path;
+}
+
+static void load_ok(const char *path, unsigned nr_online, struct job_file *job)
+{
+	char err[1024] = "";
+
+	if (job_load(path, nr_online, job, err, sizeof(err))) {
+		print_error("job_load(%s) failed: %s\n", path, err);
+		fail();
+	}
+}
+
+/* Load text that must be refused; the message must contain every expected part. */
+static void expect_error(const char *text, const char *part1, const char *part2)
+{
+	const char *path = write_job("bad.yaml", text);
+	struct job_file job;
+	char err[1024] = "";
+
+	if (job_load(path, 4, &job, err, sizeof(err)) == 0) {
+		print_error("loaded, expected an error with '%s':\n%s", part1, text);
+		job_free(&job);
+		fail();
+	}
+	if (!strstr(err, part1) || (part2 && !strstr(err, part2))) {
+		print_error("error '%s' lacks '%s' / '%s'\n", err, part1, part2 ? part2 : "");
+		fail();
+	}
+	/* A failed load leaves nothing to free. */
+	assert_null(job.atomic);
+	assert_int_equal(job.n_atomic, 0);
+}
+
+static const struct atomic_job *find_atomic(const struct job_file *job, const char *name)
+{
+	for (size_t i = 0; i < job->n_atomic; i++)
+		if (!strcmp(job->atomic[i].name, name))
+			return &job->atomic[i];
+	print_error("no atomic job named %s; have:\n", name);
+	for (size_t i = 0; i < job->n_atomic; i++)
+		print_error("  %s\n", job->atomic[i].name);
+	fail();
+	return NULL;
+}
+
+static bool has_note(const struct job_file *job, const char *part)
+{
+	for (size_t i = 0; i < job->n_notes; i++)
+		if (strstr(job->notes[i], part))
+			return true;
+	return false;
+}
+
+static size_t count_notes(const struct job_file *job, const char *part)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < job->n_notes; i++)
+		n += strstr(job->notes[i], part) != NULL;
+	return n;
+}
+
+static void test_lkp_job(void **state)
+{
+	struct job_file job;
+	const struct atomic_job *a;
+	(void)state;
+
+	load_ok(FIX "lkp-will-it-scale.yaml", 8, &job);
+	assert_string_equal(job.name, "lkp-will-it-scale");
+	assert_int_equal(job.n_atomic, 4); /* 1 x 2 x 2 */
+	a = find_atomic(&job, "lkp-will-it-scale-process-100%-page_fault3");
+	assert_string_equal(a->path_params, "process-100%-page_fault3");
+	assert_string_equal(a->test, "page_fault3");
+	assert_int_equal(a->mode, TC_MODE_PROCESS);
+	assert_int_equal(a->nr_task, 8);
+	assert_float_equal(a->runtime_s, 300, 0);
+	assert_float_equal(a->warmup_s, 1, 0);
+	a = find_atomic(&job, "lkp-will-it-scale-thread-100%-fallocate1");
+	assert_int_equal(a->mode, TC_MODE_THREAD);
+	assert_string_equal(a->test, "fallocate1");
+	/* LKP-only keys stay in the tree (the run's job.yaml keeps them), noted once. */
+	assert_string_equal(json_string_value(json_object_get(a->tree, "kconfig")),
+			    "x86_64-rhel-8.3");
+	assert_string_equal(json_string_value(json_object_get(a->tree, "category")), "benchmark");
+	assert_true(json_is_null(json_object_get(a->tree, "perf-stat")));
+	assert_int_equal(count_notes(&job, "key 'kconfig' is kept but not used by scalebench"), 1);
+	assert_int_equal(count_notes(&job, "key 'category'"), 1);
+	assert_true(has_note(&job, FIX "lkp-will-it-scale.yaml: key 'kconfig'"));
+	assert_false(has_note(&job, "'suite'"));
+	assert_false(has_note(&job, "'nr_task'"));
+	/* Bare monitor keys switch the monitor on; one scalebench lacks is a note. */
+	for (size_t i = 0; i < job.n_atomic; i++) {
+		const char *mons[] = {"perf-stat", "proc-vmstat"};
+
+		for (size_t m = 0; m < 2; m++) {
+			json_t *opt = json_object_get(job.atomic[i].monitors, mons[m]);
+
+			if (monitor_find(mons[m])) {
+				assert_non_null(opt);
+				assert_true(json_is_null(opt));
+			} else {
+				assert_null(opt);
+				assert_true(has_note(&job, mons[m]));
+			}
+		}
+	}
+	/* The whole file as parsed. */
+	assert_true(json_is_array(json_object_get(job.tree, "nr_task")));
+	job_free(&job);
+}
+
+static void test_matrix_counts(void **state)
+{
+	struct job_file job;
+	(void)state;
+
+	load_ok(FIX "three-dims.yaml", 4, &job);
+	assert_int_equal(job.n_atomic, 12);
+	/* First dimension outermost, last fastest. */
+	assert_string_equal(job.atomic[0].name, "three-dims-process-1-page_fault3");
+	assert_string_equal(job.atomic[1].name, "three-dims-process-1-getppid1");
+	assert_string_equal(job.atomic[2].name, "three-dims-thread-1-page_fault3");
+	assert_string_equal(job.atomic[11].name, "three-dims-thread-100%-getppid1");
+	assert_int_equal(find_atomic(&job, "three-dims-thread-50%-getppid1")->nr_task, 2);
+	assert_float_equal(job.atomic[0].runtime_s, 300, 0);
+	assert_float_equal(job.atomic[0].warmup_s, 2, 0);
+	/* Every name distinct. */
+	for (size_t i = 0; i < job.n_atomic; i++)
+		for (size_t k = i + 1; k < job.n_atomic; k++)
+			assert_string_not_equal(job.atomic[i].name, job.atomic[k].name);
+	job_free(&job);
+
+	/* Lists inside nested maps: 2 (tuning.sysctl.vm.max_map_count) x 2 (time.interval). */
+	load_ok(FIX "nested-maps.yaml", 4, &job);
+	assert_int_equal(job.n_atomic, 4);
+	const struct atomic_job *a =
+	    find_atomic(&job, "nested-maps-5-process-100%-getppid1-262144");
+	json_t *sysctl = json_object_get(json_object_get(a->tree, "tuning"), "sysctl");
+	assert_string_equal(json_string_value(json_object_get(sysctl, "vm.max_map_count")),
+			    "262144");
+	assert_string_equal(json_string_value(json_object_get(
+				json_object_get(json_object_get(a->tree, "tuning"), "fixed"), "a")),
+			    "b");
+	assert_string_equal(
+	    json_string_value(json_object_get(json_object_get(a->tree, "time"), "interval")), "5");
+	if (monitor_find("time"))
+		assert_string_equal(json_string_value(json_object_get(
+					json_object_get(a->monitors, "time"), "interval")),
+				    "5");
+	job_free(&job);
+
+	/* 2 x 2 */
+	load_ok(write_job("two.yaml", "will-it-scale: {mode: [process, thread], test: "
+				      "[page_fault3, fallocate1]}\nnr_task: 1\n"),
+		4, &job);
+	assert_int_equal(job.n_atomic, 4);
+	job_free(&job);
+}
+
+static void test_percentages(void **state)
+{
+	static const struct {
+		const char *spec;
+		unsigned nr_online, want;
+	} cases[] = {
+	    {"100%", 8, 8}, {"50%", 3, 1}, {"1%", 2, 1},   {"50%", 8, 4},
+	    {"150%", 2, 3}, {"7", 2, 7},   {"100%", 1, 1}, {"33%", 10, 3},
+	};
+	(void)state;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char text[128];
+		struct job_file job;
+
+		snprintf(text, sizeof(text), "test: getppid1\nnr_task: %s\n", cases[i].spec);
+		load_ok(write_job("pct.yaml", text), cases[i].nr_online, &job);
+		assert_int_equal(job.n_atomic, 1);
+		if (job.atomic[0].nr_task != cases[i].want) {
+			print_error("nr_task %s of %u: got %u, want %u\n", cases[i].spec,
+				    cases[i].nr_online, job.atomic[0].nr_task, cases[i].want);
+			fail();
+		}
+		/* path_params keeps the value as written. */
+		assert_non_null(strstr(job.atomic[0].path_params, cases[i].spec));
+		job_free(&job);
+	}
+}
+
+static void test_path_params(void **state)
+{
+	struct job_file job;
+	const struct atomic_job *a;
+	(void)state;
+
+	/* Sorted by leaf key name (alpha, mode, nr_task, test, zeta), whatever the file's
+	 * order; characters outside [-a-zA-Z0-9+=:.%] become '_', byte by byte. */
+	load_ok(write_job("pp.yaml", "zeta: [\"b/c d\", \"x*y\"]\n"
+				     "will-it-scale:\n  test: getppid1\n  mode: [thread]\n"
+				     "nr_task: [50%]\nalpha: [\"k=v:1.0+\", \"\xc3\xa9\"]\n"),
+		2, &job);
+	assert_int_equal(job.n_atomic, 4);
+	a = &job.atomic[0];
+	assert_string_equal(a->path_params, "k=v:1.0+-thread-50%-getppid1-b_c_d");
+	assert_string_equal(a->name, "pp-k=v:1.0+-thread-50%-getppid1-b_c_d");
+	assert_string_equal(job.atomic[3].path_params, "__-thread-50%-getppid1-x_y");
+	/* The tree keeps the value as written. */
+	assert_string_equal(json_string_value(json_object_get(a->tree, "zeta")), "b/c d");
+	job_free(&job);
+
+	/* No list at all: mode, nr_task and test, defaults included. */
+	load_ok(FIX "no-dimension.yaml", 2, &job);
+	assert_int_equal(job.n_atomic, 1);
+	assert_string_equal(job.atomic[0].path_params, "process-100%-getppid1");
+	assert_string_equal(job.atomic[0].name, "no-dimension-process-100%-getppid1");
+	assert_int_equal(job.atomic[0].nr_task, 2);
+	job_free(&job);
+
+	/* A fixed test still names the results place (page_fault3.yaml vs fallocate1.yaml). */
+	load_ok("jobs/page_fault3.yaml", 2, &job);
+	assert_int_equal(job.n_atomic, 6);
+	find_atomic(&job, "page_fault3-thread-50%-page_fault3");
+	job_free(&job);
+
+	/* Top-level test and mode count as the will-it-scale ones; .yml is stripped too. */
+	load_ok(write_job("top.yml", "test: getppid1\nmode: thread\nnr_task: 3\n"), 2, &job);
+	assert_string_equal(job.atomic[0].name, "top-thread-3-getppid1");
+	assert_int_equal(job.atomic[0].mode, TC_MODE_THREAD);
+	job_free(&job);
+}
+
+static void test_shipped_jobs(void **state)
+{
+	static const struct {
+		const char *path;
+		size_t n;
+	} jobs[] = {
+	    {"jobs/default.yaml", 12},
+	    {"jobs/page_fault3.yaml", 6},
+	    {"jobs/fallocate1.yaml", 6},
+	    {"jobs/exec1.yaml", 6},
+	};
+	(void)state;
+
+	for (size_t i = 0; i < sizeof(jobs) / sizeof(jobs[0]); i++) {
+		struct job_file job;
+
+		load_ok(jobs[i].path, 2, &job);
+		assert_int_equal(job.n_atomic, jobs[i].n);
+		job_free(&job);
+	}
+}
+
+static void test_erb_refused(void **state)
+{
+	struct job_file job;
+	char err[1024];
+	(void)state;
+
+	assert_int_equal(job_load(FIX "erb.yaml", 2, &job, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, FIX "erb.yaml:3: ERB templates"));
+	assert_non_null(strstr(err, "not supported"));
+	expect_error("test: getppid1\nnr_task: <%= nr_cpu %>\n", "bad.yaml:2: ERB", NULL);
+	expect_error("test: getppid1\n\n\n%if x\n", "bad.yaml:4: ERB", NULL);
+	/* A YAML directive is not ERB. */
+	load_ok(write_job("directive.yaml", "%YAML 1.1\n---\ntest: getppid1\n"), 2, &job);
+	assert_int_equal(job.n_atomic, 1);
+	job_free(&job);
+}
+
+static void test_syntax_errors(void **state)
+{
+	struct job_file job;
+	char err[1024];
+	(void)state;
+
+	assert_int_equal(job_load(FIX "bad-syntax.yaml", 2, &job, err, sizeof(err)), -1);
+	assert_string_equal(err, FIX
+			    "bad-syntax.yaml:4:8: mapping values are not allowed in this context");
+	expect_error("test: getppid1\nnr_task: [1, 2\n", "bad.yaml:3:1: did not find expected ','",
+		     NULL);
+	expect_error("a: 'open\n", "bad.yaml:2:1: found unexpected end of stream", NULL);
+	expect_error("test: getppid1\ntest: getppid1\n", "bad.yaml:2:1: duplicate key 'test'",
+		     NULL);
+	expect_error("", "bad.yaml: empty job file", NULL);
+	expect_error("- a\n- b\n", "bad.yaml:1: expected keys", "got a list");
+	/* Aliases work; aliases of aliases that would expand without bound do not. */
+	load_ok(write_job("alias.yaml", "base: &b {test: getppid1}\nwill-it-scale: *b\n"), 2, &job);
+	assert_string_equal(job.atomic[0].test, "getppid1");
+	job_free(&job);
+	{
+		char bomb[2048], *p = bomb;
+
+		p += sprintf(p, "l0: &l0 [x, x, x, x, x, x, x, x, x, x]\n");
+		for (int i = 1; i < 6; i++)
+			p += sprintf(p,
+				     "l%d: &l%d [*l%d, *l%d, *l%d, *l%d, *l%d, *l%d, *l%d, *l%d, "
+				     "*l%d, *l%d]\n",
+				     i, i, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1, i - 1,
+				     i - 1, i - 1);
+		expect_error(bomb, "bad.yaml:", "more than 100000 values");
+	}
+	{
+		char deep[1024] = "a: ";
+
+		for (int i = 0; i < 70; i++)
+			strcat(deep, "[");
+		for (int i = 0; i < 70; i++)
+			strcat(deep, "]");
+		strcat(deep, "\n");
+		expect_error(deep, "bad.yaml:1:", "nested deeper than 64 levels");
+	}
+	assert_int_equal(job_load(FIX "missing.yaml", 2, &job, err, sizeof(err)), -1);
+	assert_string_equal(err, "cannot read " FIX "missing.yaml: No such file or directory");
+}
+
+static void test_semantic_errors(void **state)
+{
+	struct job_file job;
+	char err[1024];
+	(void)state;
+
+	assert_int_equal(job_load(FIX "unknown-test.yaml", 2, &job, err, sizeof(err)), -1);
+	assert_string_equal(err, FIX "unknown-test.yaml:6: will-it-scale.test 'no_such_test': "
+				     "unknown testcase; 'scalebench list' shows the names");
+	expect_error("test: nope\n", "bad.yaml:1: test 'nope': unknown testcase", NULL);
+	expect_error("will-it-scale:\n  mode: fibre\n  test: getppid1\n",
+		     "bad.yaml:2: will-it-scale.mode 'fibre': expected process or thread", NULL);
+	expect_error("test: getppid1\nnr_task: 0\n", "bad.yaml:2: nr_task '0': expected at least 1",
+		     NULL);
+	expect_error("test: getppid1\nnr_task: 0%\n", "nr_task '0%'", "at least 1");
+	expect_error("test: getppid1\nnr_task: [1, abc]\n", "bad.yaml:2: nr_task 'abc': expected",
+		     "percentage");
+	expect_error("test: getppid1\nnr_task: -1\n", "nr_task '-1'", NULL);
+	expect_error("test: getppid1\nnr_task: 99999\n", "nr_task '99999'", "maximum");
+	expect_error("test: getppid1\nnr_task: {a: 1}\n", "nr_task a map: expected", NULL);
+	expect_error("test: getppid1\nruntime: abc\n",
+		     "bad.yaml:2: runtime 'abc': expected a duration", NULL);
+	expect_error("test: getppid1\nruntime: 0\n", "runtime '0'", NULL);
+	expect_error("test: getppid1\nruntime: 5x\n", "runtime '5x'", NULL);
+	expect_error("test: getppid1\nwarmup: -1\n", "bad.yaml:2: warmup '-1'", NULL);
+	expect_error("test: getppid1\nwill-it-scale:\n  mode: []\n",
+		     "bad.yaml:3: will-it-scale.mode: empty list", NULL);
+	expect_error("test: getppid1\nfoo:\n  - a: 1\n  - b: 2\n",
+		     "bad.yaml:3: foo[0]: a list of maps is not supported", NULL);
+	expect_error("test: getppid1\nfoo: [[1, 2]]\n", "foo[0]: a list of lists is not supported",
+		     NULL);
+	expect_error("test: getppid1\nfoo: [a, ~]\n", "bad.yaml:2: foo[1]: empty list item", NULL);
+	expect_error("suite: will-it-scale\n", "bad.yaml: no testcase", "scalebench list");
+	expect_error("test: getppid1\nwill-it-scale:\n  test: getppid1\n",
+		     "test and will-it-scale.test are both set", NULL);
+	expect_error("will-it-scale: getppid1\n", "bad.yaml:1: will-it-scale: expected a map",
+		     NULL);
+	expect_error("suite: unixbench\ntest: getppid1\n", "bad.yaml:1: suite 'unixbench'",
+		     "scalebench list -l");
+	expect_error("testcase: unixbench\ntest: getppid1\n", "bad.yaml:1: testcase 'unixbench'",
+		     NULL);
+	expect_error("test: getppid1\nmode: [process, process]\n", "same parameters", NULL);
+	expect_error("test: getppid1\n---\nnr_task+: 2\n", "'+'/'-' revision keys", NULL);
+	assert_int_equal(job_load(FIX "nr-task-zero.yaml", 2, &job, err, sizeof(err)), -1);
+	assert_string_equal(err, FIX "nr-task-zero.yaml:5: nr_task '0': expected at least 1 task");
+	assert_int_equal(job_load(FIX "runtime-abc.yaml", 2, &job, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, FIX "runtime-abc.yaml:1: runtime 'abc'"));
+	/* A monitor scalebench has takes a map of options or nothing. */
+	for (size_t i = 0; monitor_table[i]; i++) {
+		char text[128], want[128];
+
+		snprintf(text, sizeof(text), "test: getppid1\n%s: 5\n", monitor_table[i]->name);
+		snprintf(want, sizeof(want), "bad.yaml:2: %s: expected a map of monitor options",
+			 monitor_table[i]->name);
+		expect_error(text, want, NULL);
+	}
+}
+
+static void test_mode_unsupported(void **state)
+{
+	const char *src = write_job("procplug.c", "#include \"testcase.h\"\n"
+						  "static int run(struct tc_copy *c, volatile "
+						  "uint64_t *it) { (void)c; (*it)++; return -1; }\n"
+						  "static const struct testcase tc = {.name = "
+						  "\"proconly1\", .description = \"d\", .suite = "
+						  "\"procsuite\", .flags = TC_PROCESS_ONLY, .run = "
+						  "run};\nSCALEBENCH_PLUGIN(&tc);\n");
+	char cmd[1024], so[512], err[1024];
+	struct job_file job;
+	(void)state;
+
+	snprintf(so, sizeof(so), "%s/procplug.so", tmpdir);
+	snprintf(cmd, sizeof(cmd), "cc -std=c11 -shared -fPIC -Itestcases -o %s %s 2>/dev/null", so,
+		 src);
+	if (system(cmd) != 0)
+		skip();
+	assert_int_equal(plugin_load(so, err, sizeof(err)), 1);
+	expect_error("will-it-scale:\n  test: proconly1\n  mode:\n    - process\n    - thread\n",
+		     "bad.yaml:5: will-it-scale.mode 'thread': testcase 'proconly1' does not run "
+		     "in thread mode",
+		     NULL);
+	/* A plug-in's suite is a known suite. */
+	load_ok(write_job("plug.yaml", "suite: procsuite\ntest: proconly1\n"), 2, &job);
+	assert_string_equal(job.atomic[0].test, "proconly1");
+	job_free(&job);
+}
+
+static void test_defaults_and_units(void **state)
+{
+	static const struct {
+		const char *runtime;
+		double s;
+	} cases[] = {{"300", 300},   {"300s", 300}, {"5m", 300},
+		     {"1.5h", 5400}, {"0.5", 0.5},  {"2d", 172800}};
+	struct job_file job;
+	(void)state;
+
+	load_ok(write_job("d.yaml", "test: getppid1\n"), 6, &job);
+	assert_int_equal(job.atomic[0].mode, TC_MODE_PROCESS);
+	assert_int_equal(job.atomic[0].nr_task, 6);
+	assert_float_equal(job.atomic[0].runtime_s, 300, 0);
+	assert_float_equal(job.atomic[0].warmup_s, 1, 0);
+	assert_int_equal(json_object_size(job.atomic[0].monitors), 0);
+	job_free(&job);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		char text[128];
+
+		snprintf(text, sizeof(text), "test: getppid1\nruntime: %s\nwarmup: 0\n",
+			 cases[i].runtime);
+		load_ok(write_job("u.yaml", text), 2, &job);
+		assert_float_equal(job.atomic[0].runtime_s, cases[i].s, 1e-9);
+		assert_float_equal(job.atomic[0].warmup_s, 0, 0);
+		job_free(&job);
+	}
+	/* `nr_task:` with nothing is unset, as in LKP. */
+	load_ok(write_job("n.yaml", "test: getppid1\nnr_task:\nruntime: ~\n"), 3, &job);
+	assert_int_equal(job.atomic[0].nr_task, 3);
+	assert_float_equal(job.atomic[0].runtime_s, 300, 0);
+	job_free(&job);
+}
+
+static void test_monitors_and_notes(void **state)
+{
+	struct job_file job;
+	(void)state;
+
+	load_ok(write_job("m.yaml", "test: getppid1\nturbostat:\nrootfs: debian\n"
+				    "will-it-scale:\n  extra: 1\nnr_task: [1, 2]\n"),
+		2, &job);
+	assert_int_equal(job.n_atomic, 2);
+	/* One note per key, not per atomic job. */
+	assert_int_equal(job.n_notes, 3);
+	assert_true(has_note(&job, "monitor 'turbostat' is not available in scalebench"));
+	assert_true(has_note(&job, "m.yaml: key 'rootfs' is kept but not used by scalebench"));
+	assert_true(has_note(&job, "key 'will-it-scale.extra' is kept but not used"));
+	assert_null(json_object_get(job.atomic[0].monitors, "turbostat"));
+	job_free(&job);
+
+	for (size_t i = 0; monitor_table[i]; i++) {
+		char text[256];
+		const char *name = monitor_table[i]->name;
+
+		snprintf(text, sizeof(text), "test: getppid1\n%s:\n  interval: 2\n", name);
+		load_ok(write_job("m.yaml", text), 2, &job);
+		assert_string_equal(json_string_value(json_object_get(
+					json_object_get(job.atomic[0].monitors, name), "interval")),
+				    "2");
+		assert_int_equal(job.n_notes, 0);
+		job_free(&job);
+	}
+}
+
+static void test_multi_document(void **state)
+{
+	struct job_file job;
+	const struct atomic_job *a;
+	(void)state;
+
+	load_ok(FIX "multi-document.yaml", 4, &job);
+	assert_int_equal(job.n_atomic, 3);
+	/* runtime differs between documents, so it names the results place too. */
+	a = find_atomic(&job, "multi-document-process-100%-10s-page_fault2");
+	assert_float_equal(a->runtime_s, 10, 0);
+	find_atomic(&job, "multi-document-thread-100%-10s-page_fault2");
+	a = find_atomic(&job, "multi-document-thread-100%-20s-page_fault3");
+	assert_string_equal(a->test, "page_fault3");
+	assert_int_equal(a->mode, TC_MODE_THREAD);
+	assert_float_equal(a->runtime_s, 20, 0);
+	assert_int_equal(a->nr_task, 4);
+	/* The dotted key became a nested one; the header's keys are all there. */
+	assert_string_equal(
+	    json_string_value(json_object_get(json_object_get(a->tree, "will-it-scale"), "test")),
+	    "page_fault3");
+	assert_null(json_object_get(a->tree, "will-it-scale.test"));
+	assert_string_equal(json_string_value(json_object_get(a->tree, "suite")), "will-it-scale");
+	assert_true(json_is_array(job.tree));
+	assert_int_equal(json_array_size(job.tree), 3);
+	job_free(&job);
+}
+
+/* Write an atomic job, load it back: the same tree and the same parameters. */
+static void roundtrip(const struct atomic_job *a, bool same_name)
+{
+	char path[512];
+	struct job_file back;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s.yaml", tmpdir, a->name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	assert_int_equal(job_write_yaml(a->tree, f), 0);
+	assert_int_equal(fclose(f), 0);
+	load_ok(path, 4, &back);
+	assert_int_equal(back.n_atomic, 1);
+	if (!json_equal(back.atomic[0].tree, a->tree)) {
+		char *x = json_dumps(a->tree, 0), *y = json_dumps(back.atomic[0].tree, 0);
+
+		print_error("round trip changed the tree:\n%s\n%s\n", x, y);
+		free(x);
+		free(y);
+		fail();
+	}
+	assert_string_equal(back.atomic[0].test, a->test);
+	assert_int_equal(back.atomic[0].mode, a->mode);
+	assert_int_equal(back.atomic[0].nr_task, a->nr_task);
+	assert_float_equal(back.atomic[0].runtime_s, a->runtime_s, 0);
+	assert_float_equal(back.atomic[0].warmup_s, a->warmup_s, 0);
+	assert_true(json_equal(back.atomic[0].monitors, a->monitors));
+	if (same_name) {
+		assert_string_equal(back.atomic[0].name, a->name);
+		assert_string_equal(back.atomic[0].path_params, a->path_params);
+	}
+	unlink(path);
+	job_free(&back);
+}
+
+static void test_roundtrip(void **state)
+{
+	static const struct {
+		const char *path;
+		bool same_name;
+	} files[] = {
+	    {FIX "lkp-will-it-scale.yaml", true},
+	    {FIX "three-dims.yaml", true},
+	    {FIX "no-dimension.yaml", true},
+	    {"jobs/default.yaml", true},
+	    /* A varying key other than mode, nr_task and test is a scalar in the atomic file,
+	     * so it no longer shows in the name; so is one that differs between documents. */
+	    {FIX "nested-maps.yaml", false},
+	    {FIX "multi-document.yaml", false},
+	};
+	struct job_file job;
+	(void)state;
+
+	for (size_t f = 0; f < sizeof(files) / sizeof(files[0]); f++) {
+		load_ok(files[f].path, 4, &job);
+		for (size_t i = 0; i < job.n_atomic; i++)
+			roundtrip(&job.atomic[i], files[f].same_name);
+		job_free(&job);
+	}
+
+	/* Values that need quoting to read back as the same text. */
+	load_ok(write_job("q.yaml", "test: getppid1\na: \"null\"\nb: \"\"\nc: '~'\nd: ~\n"
+				    "e: \"- x\"\nf: \"a: b\"\ng: \"%x\"\nh: \" lead\"\n"
+				    "i: \"x\\n%y\"\nj: {}\n\"%k\": '#'\nl: \"\xc3\xa9\"\n"
+				    "m: \"<%x\"\nn: 'it''s'\no: \"a #b\"\np: \"true\"\n"),
+		4, &job);
+	roundtrip(&job.atomic[0], true);
+	assert_string_equal(json_string_value(json_object_get(job.atomic[0].tree, "a")), "null");
+	assert_true(json_is_null(json_object_get(job.atomic[0].tree, "d")));
+	assert_string_equal(json_string_value(json_object_get(job.atomic[0].tree, "i")), "x\n%y");
+	job_free(&job);
+}
+
+static void test_write_yaml_layout(void **state)
+{
+	json_t *tree = json_pack("{s:s, s:n, s:{s:s, s:s}, s:[s,s], s:i, s:b}", "suite",
+				 "will-it-scale", "perf-stat", "will-it-scale", "mode", "process",
+				 "test", "page_fault3", "list", "a", "b", "n", 3, "t", 1);
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	(void)state;
+
+	assert_int_equal(job_write_yaml(tree, f), 0);
+	fclose(f);
+	assert_string_equal(buf, "suite: will-it-scale\n"
+				 "perf-stat:\n"
+				 "will-it-scale:\n"
+				 "  mode: process\n"
+				 "  test: page_fault3\n"
+				 "list:\n"
+				 "- a\n"
+				 "- b\n"
+				 "n: 3\n"
+				 "t: true\n");
+	free(buf);
+	json_decref(tree);
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	return mkdtemp(tmpdir) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	char cmd[600];
+	(void)state;
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmpdir);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_lkp_job),
+	    cmocka_unit_test(test_matrix_counts),
+	    cmocka_unit_test(test_percentages),
+	    cmocka_unit_test(test_path_params),
+	    cmocka_unit_test(test_shipped_jobs),
+	    cmocka_unit_test(test_erb_refused),
+	    cmocka_unit_test(test_syntax_errors),
+	    cmocka_unit_test(test_semantic_errors),
+	    cmocka_unit_test(test_mode_unsupported),
+	    cmocka_unit_test(test_defaults_and_units),
+	    cmocka_unit_test(test_monitors_and_notes),
+	    cmocka_unit_test(test_multi_document),
+	    cmocka_unit_test(test_roundtrip),
+	    cmocka_unit_test(test_write_yaml_layout),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
