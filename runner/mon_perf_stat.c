@@ -178,9 +178,14 @@ static void note_unsupported(struct monitor_ctx *ctx, const struct perf_event_se
 	if (ctx->meta)
 		json_object_set(ctx->meta, "unsupported", list);
 	json_decref(list);
-	if (tell)
+	/* Once per scalebench process, not once per run: a job of many runs on a machine
+	 * without a PMU would otherwise repeat the same line every few seconds. */
+	static char told[sizeof(line)];
+	if (tell && strcmp(told, line)) {
 		fprintf(stderr, "scalebench: perf-stat: not supported here: %s%s\n", line,
 			hw_failed && !hw_works ? " (no hardware PMU?)" : "");
+		snprintf(told, sizeof(told), "%s", line);
+	}
 }
 
 static void note_nothing_counted(struct monitor_ctx *ctx, const struct perf_event_set *set)

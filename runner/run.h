@@ -1,0 +1,27 @@
+/* The runner: atomic jobs, run K times each while monitors sample, into the results store. */
+#ifndef SCALEBENCH_RUN_H
+#define SCALEBENCH_RUN_H
+
+#include "job.h"
+
+#include <stdbool.h>
+
+struct runner_opts {
+	const char *results_root; /* "results" */
+	const char *commit;	  /* label; NULL: uname -r */
+	const char *kconfig;	  /* NULL: the job's kconfig key, else "defconfig" */
+	unsigned repeat;	  /* runs per atomic job */
+	bool interleave;	  /* round-robin over atomic jobs instead of back to back */
+	const char *tmpdir;
+	const char *helper_dir;
+	bool quiet;
+	bool dry_run;
+	bool tty; /* progress redrawn in place */
+};
+
+/* Run every atomic job of job.  Returns 0 when every run was stored and none failed, 1 when
+ * a run failed (it is stored all the same) or could not be written, 128+N when interrupted
+ * by signal N (the run in progress is discarded). */
+int runner_run(const struct job_file *job, const struct runner_opts *o);
+
+#endif
