@@ -1,0 +1,212 @@
+/* interrupts and softirqs: the per-CPU tables /proc/interrupts and /proc/softirqs, as deltas
+ * over the window.
+ *
+ * Names follow LKP.  An interrupts line gives interrupts.<irq>:<description> for the all-CPU
+ * total and interrupts.CPU<n>.<irq>:<description> per CPU; a named line's description has its
+ * spaces turned into '_' (interrupts.CAL:Function_call_interrupts), a numbered line's fields
+ * (chip, hwirq-type, devices) are joined by '.' (interrupts.32:PCI-MSI.26738689-edge.eth0-TxRx-0).
+ * A line with a single count and no description (ERR, MIS) is system-wide: interrupts.ERR
+ * only.  softirqs gives softirqs.RCU and softirqs.CPU1.RCU.
+ *
+ * Every line's total is kept; a per-CPU entry that is 0 at both ends of the window is left
+ * out, which keeps stats.json small on machines with hundreds of CPUs.  For the same reason
+ * the raw samples carry the per-line totals at every reading and the per-CPU values
+ * ("percpu_keys", "percpu_values") only at start and stop, the readings the deltas use. */
+#include "procfs.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct percpu_priv {
+	bool interrupts; /* else softirqs */
+	struct series total, percpu;
+};
+
+static bool all_digits(const char *s)
+{
+	if (!*s)
+		return false;
+	for (; *s; s++)
+		if (!isdigit((unsigned char)*s))
+			return false;
+	return true;
+}
+
+static void irq_stat_name(const struct percpu_row *row, bool interrupts, char *out, size_t len)
+{
+	char sep = all_digits(row->id) ? '.' : '_';
+	size_t n;
+	bool space = false;
+
+	n = (size_t)snprintf(out, len, "%s%s", row->id, interrupts && *row->desc ? ":" : "");
+	if (!interrupts || n >= len)
+		return;
+	for (const char *p = row->desc; *p && n + 1 < len; p++) {
+		if (isspace((unsigned char)*p)) {
+			space = true;
+			continue;
+		}
+		if (space)
+			out[n++] = sep;
+		space = false;
+		if (n + 1 < len)
+			out[n++] = *p;
+	}
+	out[n] = '\0';
+}
+
+static int percpu_read(struct monitor_ctx *ctx, double t_s, bool with_percpu)
+{
+	struct percpu_priv *p = ctx->priv;
+	bool interrupts = p->interrupts;
+	const char *file = interrupts ? "interrupts" : "softirqs";
+	struct percpu_table table;
+	char err[512];
+	char *text = procfs_read(ctx->proc_root, file, NULL, err, sizeof(err));
+	json_t *obj = NULL;
+	int rc = 0;
+
+	if (!text) {
+		rc = procfs_fail(ctx, err, errno);
+		return p->total.nr_readings ? -1 : rc; /* unavailable only decides at start */
+	}
+	if (percpu_table_parse(&table, text, file, &p->total, err, sizeof(err))) {
+		free(text);
+		snprintf(ctx->note, sizeof(ctx->note), "%s", err);
+		return p->total.nr_readings ? -1 : MONITOR_UNAVAILABLE;
+	}
+	series_begin(&p->total);
+	series_begin(&p->percpu);
+	for (size_t i = 0; i < table.nr_rows && !rc; i++) {
+		const struct percpu_row *row = &table.rows[i];
+		char name[256];
+		double sum = 0;
+
+		irq_stat_name(row, interrupts, name, sizeof(name));
+		for (unsigned c = 0; c < row->nr_counts; c++)
+			sum += row->counts[c];
+		rc = series_put(&p->total, name, sum);
+		if (row->nr_counts < table.nr_cpus)
+			continue; /* ERR, MIS: one system-wide count */
+		for (unsigned c = 0; c < row->nr_counts && !rc; c++)
+			rc = series_putf(&p->percpu, row->counts[c], "CPU%u.%s", table.cpus[c],
+					 name);
+	}
+	percpu_table_free(&table);
+	free(text);
+	if (!rc) {
+		series_end(&p->total, t_s);
+		series_end(&p->percpu, t_s);
+	}
+	if (!rc && ctx->raw) {
+		obj = json_object();
+		rc = !obj || json_object_set_new(obj, "t_s", json_real(t_s)) ||
+		     series_raw_values(&p->total, obj, "keys", "values") ||
+		     (with_percpu &&
+		      series_raw_values(&p->percpu, obj, "percpu_keys", "percpu_values")) ||
+		     json_array_append_new(ctx->raw, obj);
+		if (rc)
+			json_decref(obj);
+	}
+	if (rc) {
+		snprintf(ctx->note, sizeof(ctx->note), "%s: out of memory", ctx->name);
+		return -1;
+	}
+	return 0;
+}
+
+static int percpu_start(struct monitor_ctx *ctx, bool interrupts)
+{
+	struct percpu_priv *p = calloc(1, sizeof(*p));
+
+	if (!p) {
+		snprintf(ctx->note, sizeof(ctx->note), "%s: out of memory", ctx->name);
+		return -1;
+	}
+	series_init(&p->total);
+	series_init(&p->percpu);
+	p->interrupts = interrupts;
+	ctx->priv = p;
+	return percpu_read(ctx, 0, true);
+}
+
+static int interrupts_start(struct monitor_ctx *ctx)
+{
+	return percpu_start(ctx, true);
+}
+
+static int softirqs_start(struct monitor_ctx *ctx)
+{
+	return percpu_start(ctx, false);
+}
+
+static int percpu_sample(struct monitor_ctx *ctx, double t_s)
+{
+	return percpu_read(ctx, t_s, false);
+}
+
+static int percpu_stop(struct monitor_ctx *ctx, double t_s)
+{
+	return percpu_read(ctx, t_s, true);
+}
+
+static int percpu_reduce(struct monitor_ctx *ctx, json_t *stats)
+{
+	struct percpu_priv *p = ctx->priv;
+
+	if (!p)
+		return 0;
+	for (size_t i = 0; i < p->total.nr_keys; i++) {
+		const struct series_key *k = &p->total.keys[i];
+
+		if (stats_put(stats, series_delta(k), "%s.%s", ctx->name, k->name))
+			return -1;
+	}
+	for (size_t i = 0; i < p->percpu.nr_keys; i++) {
+		const struct series_key *k = &p->percpu.keys[i];
+
+		if (k->first == 0 && k->last == 0)
+			continue;
+		if (stats_put(stats, series_delta(k), "%s.%s", ctx->name, k->name))
+			return -1;
+	}
+	series_report_bad(&p->total, ctx);
+	return 0;
+}
+
+static void percpu_cleanup(struct monitor_ctx *ctx)
+{
+	struct percpu_priv *p = ctx->priv;
+
+	if (!p)
+		return;
+	series_free(&p->total);
+	series_free(&p->percpu);
+	free(p);
+	ctx->priv = NULL;
+}
+
+const struct monitor mon_interrupts = {
+    .name = "interrupts",
+    .description = "/proc/interrupts: per-CPU and total deltas of every line",
+    .start = interrupts_start,
+    .sample = percpu_sample,
+    .stop = percpu_stop,
+    .reduce = percpu_reduce,
+    .cleanup = percpu_cleanup,
+    .is_default = true,
+};
+
+const struct monitor mon_softirqs = {
+    .name = "softirqs",
+    .description = "/proc/softirqs: per-CPU and total deltas of every softirq",
+    .start = softirqs_start,
+    .sample = percpu_sample,
+    .stop = percpu_stop,
+    .reduce = percpu_reduce,
+    .cleanup = percpu_cleanup,
+    .is_default = true,
+};
