@@ -12,7 +12,15 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { OPT_COMMIT = 256, OPT_RESULTS, OPT_INTERLEAVE, OPT_KCONFIG, OPT_TMPDIR, OPT_DRY_RUN };
+enum {
+	OPT_COMMIT = 256,
+	OPT_RESULTS,
+	OPT_INTERLEAVE,
+	OPT_KCONFIG,
+	OPT_TMPDIR,
+	OPT_DRY_RUN,
+	OPT_NO_MONITORS,
+};
 
 static const struct cli_option run_options[] = {
     {"repeat", 'r', "K", "runs per atomic job (default 1)"},
@@ -24,6 +32,7 @@ static const struct cli_option run_options[] = {
     {"tmpdir", OPT_TMPDIR, "DIR",
      "directory for the testcases' temp files (default $TMPDIR or /tmp)"},
     {"dry-run", OPT_DRY_RUN, NULL, "print the atomic jobs and where their runs would go"},
+    {"no-monitors", OPT_NO_MONITORS, NULL, "run no monitor, whatever the job says"},
     {"quiet", 'q', NULL, "print nothing but errors and notes"},
     {NULL, 0, NULL, NULL},
 };
@@ -94,6 +103,9 @@ int cmd_run(int argc, char **argv)
 			break;
 		case OPT_DRY_RUN:
 			o.dry_run = true;
+			break;
+		case OPT_NO_MONITORS:
+			o.no_monitors = true;
 			break;
 		case 'q':
 			o.quiet = true;

@@ -46,8 +46,10 @@
 #define DEFAULT_WARMUP	1.0
 
 /* Keys scalebench itself reads. */
+/* kconfig is the runner's kconfig axis of the results path (unless --kconfig says otherwise). */
 static const char *const own_keys[] = {
-    "suite", "testcase", "nr_task", "runtime", "warmup", "test", "mode", "will-it-scale", NULL,
+    "suite", "testcase", "nr_task", "runtime", "warmup", "test", "mode", "will-it-scale", "kconfig",
+    NULL,
 };
 
 /* LKP's monitors: a job naming one scalebench lacks is noted, not refused, so

@@ -87,14 +87,17 @@ static double option_interval(const json_t *options)
 	return s >= 0.05 ? s : 1.0;
 }
 
-static void monitors_setup(struct monitor_set *ms, const json_t *wanted, unsigned nr_cpus)
+static void monitors_setup(struct monitor_set *ms, const json_t *wanted, bool none,
+			   unsigned nr_cpus)
 {
 	const char *name;
 	json_t *options;
 
 	memset(ms, 0, sizeof(*ms));
 	ms->skipped = json_object();
-	if (!wanted || json_object_size(wanted) == 0) {
+	if (none) {
+		/* --no-monitors */
+	} else if (!wanted || json_object_size(wanted) == 0) {
 		for (size_t i = 0; monitor_table[i] && ms->n < MAX_MONITORS; i++)
 			if (monitor_table[i]->is_default)
 				ms->v[ms->n++].m = monitor_table[i];
@@ -380,7 +383,7 @@ static enum run_outcome run_one(const struct runner_opts *o, const struct job_fi
 		tc->description, tc->name, aj->mode == TC_MODE_PROCESS ? "process" : "thread",
 		aj->nr_task, aj->warmup_s, aj->runtime_s);
 
-	monitors_setup(&rs.mons, aj->monitors, m->threads);
+	monitors_setup(&rs.mons, aj->monitors, o->no_monitors, m->threads);
 	rs.window_end_s = aj->warmup_s + aj->runtime_s;
 	if (!o->quiet && !o->tty) {
 		printf("[%u/%u] %s run %u/%u: %.0f s\n", index, total, aj->name, k, o->repeat,

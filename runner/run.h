@@ -16,6 +16,7 @@ struct runner_opts {
 	const char *helper_dir;
 	bool quiet;
 	bool dry_run;
+	bool no_monitors; /* measure the testcase alone (overhead comparisons) */
 	bool tty; /* progress redrawn in place */
 };
 

@@ -1,0 +1,171 @@
+#!/bin/bash
+# scalebench run: atomic jobs into the LKP results tree, monitors and their stats, failures
+# stored, interrupted and unwritable runs removed whole, bad job files refused.
+set -u
+. "$(dirname "$0")/../lib.sh"
+export SCALEBENCH_SELFTEST=1
+
+online=$(nproc)
+cat >"$WORK/small.yaml" <<YAML
+suite: will-it-scale
+testcase: will-it-scale
+runtime: 1s
+warmup: 0.5
+nr_task: 1
+will-it-scale:
+  mode: [process, thread]
+  test: [page_fault3, getppid1]
+YAML
+
+R="$WORK/results"
+sb run "$WORK/small.yaml" --results "$R" --repeat 2 --interleave --commit base
+check "small job: 2 testcases x 2 modes x 2 runs, exit 0" [ $rc -eq 0 ]
+[ $rc -eq 0 ] || head -5 "$WORK/err"
+tree=$(ls -d "$R"/will-it-scale/*/*/*/*/*/base 2>/dev/null | wc -l)
+check "results tree: will-it-scale/<path_params>/<tbox>/<rootfs>/<kconfig>/<compiler>/<commit>" [ "$tree" -eq 4 ]
+for pp in process-1-page_fault3 thread-1-page_fault3 process-1-getppid1 thread-1-getppid1; do
+	check "$pp: runs 0 and 1, nothing else" bash -c "[ \"\$(ls -A $R/will-it-scale/$pp/*/*/defconfig/*/base | tr '\n' ' ')\" = '0 1 ' ]"
+done
+run0=$(ls -d "$R"/will-it-scale/process-1-page_fault3/*/*/defconfig/*/base/0)
+for f in job.yaml output stats.json meta.json; do
+	check "a run holds $f" [ -s "$run0/$f" ]
+done
+check "interleaved: the runs alternate between atomic jobs" bash -c \
+	"[ \$(grep -c '^\[[0-9]/8\] small-' $WORK/out) -ge 8 ] && grep -q '^\[2/8\] small-process-1-getppid1 run 1/2' $WORK/out && grep -q '^\[5/8\] small-process-1-page_fault3 run 2/2' $WORK/out"
+check "stats: testcase stats" json_true "$run0/stats.json" "d['will-it-scale.per_process_ops'] > 0 and d['will-it-scale.workload'] > 0"
+check "stats: default monitors (proc-vmstat, vmstat, perf-stat, meminfo, time)" json_true "$run0/stats.json" \
+	"all(k in d for k in ['proc-vmstat.pgfault', 'vmstat.system.cs', 'perf-stat.ps.page-faults', 'meminfo.MemFree', 'time.user_time'])"
+check "stats: page_fault3's page faults show in proc-vmstat" json_true "$run0/stats.json" \
+	"d['proc-vmstat.pgfault'] >= 0.5 * d['will-it-scale.per_process_ops']"
+check "stats: every value a number" json_true "$run0/stats.json" \
+	"all(isinstance(v, (int, float)) for v in d.values())"
+check "raw monitor samples kept with timestamps" json_true "$run0/perf-stat.json" "len(d) >= 1 and 't_s' in d[0]"
+check "meta: machine, commit, job, status" json_true "$run0/meta.json" \
+	"d['machine']['threads'] == $online and d['commit'] == 'base' and d['status'] == 'ok' and d['atomic_job'] == 'small-process-1-page_fault3'"
+if ! perf stat -e instructions true >/dev/null 2>&1 && [ ! -e /sys/bus/event_source/devices/cpu/events/instructions ]; then
+	check "no hardware PMU: unsupported events in meta.json, not fatal" json_true "$run0/meta.json" \
+		"'cpu-cycles' in [u['event'] for u in d['monitors']['perf-stat']['unsupported']]"
+	check "no hardware PMU: said once on stderr" bash -c "[ \$(grep -c 'perf-stat: not supported here: cpu-cycles' $WORK/err) -eq 1 ]"
+fi
+check "job.yaml is the atomic job" bash -c "grep -q '^  mode: process' $run0/job.yaml && grep -q '^  test: page_fault3' $run0/job.yaml"
+check "output holds the testcase's per-interval lines" grep -q "^min:[0-9]* max:[0-9]* total:[0-9]*$" "$run0/output"
+check "no temp run directory left" bash -c "! find $R -name '.tmp-run-*' | grep -q ."
+
+# A second invocation takes the next free numbers.
+sb run "$WORK/small.yaml" --results "$R" --commit base -q
+check "second run of the job: runs 2 and 3... no, one more each: run 2" bash -c \
+	"[ -d $R/will-it-scale/thread-1-getppid1/*/*/defconfig/*/base/2 ] && [ ! -e $R/will-it-scale/thread-1-getppid1/*/*/defconfig/*/base/3 ]"
+
+# Two runners filling the same tree at once never collide.
+cat >"$WORK/one.yaml" <<YAML
+runtime: 1s
+warmup: 0
+nr_task: 1
+will-it-scale: {mode: process, test: getppid1}
+YAML
+"$SCALEBENCH" run "$WORK/one.yaml" --results "$WORK/r2" -r 2 -q 2>/dev/null &
+"$SCALEBENCH" run "$WORK/one.yaml" --results "$WORK/r2" -r 2 -q 2>/dev/null
+wait
+check "two runners at once: four distinct runs 0-3" bash -c \
+	"[ \"\$(ls $WORK/r2/will-it-scale/*/*/*/*/*/* | sort -n | tr '\n' ' ')\" = '0 1 2 3 ' ]"
+
+# An LKP job file runs unchanged; the LKP keys are kept and noted.
+sb run tests/fixtures/run/lkp-will-it-scale.yaml --results "$WORK/lkp" --kconfig lkp-test --dry-run
+check "LKP job: dry run lists 4 atomic jobs" bash -c "[ $rc -eq 0 ] && [ \$(grep -c '^lkp-will-it-scale-' $WORK/out) -eq 4 ]"
+sb run tests/fixtures/run/lkp-will-it-scale.yaml --results "$WORK/lkp" -q
+check "LKP job runs unchanged" [ $rc -eq 0 ]
+check "LKP job: unused keys noted, once each" bash -c "[ \$(grep -c \"note: .*key 'testbox' is kept\" $WORK/err) -eq 1 ]"
+lkprun=$(ls -d "$WORK"/lkp/will-it-scale/thread-100%-page_fault3/*/*/*/*/*/0)
+check "LKP job: the job's kconfig is the kconfig axis, not noted as unused" bash -c \
+	"[[ '$lkprun' == */x86_64-rhel-8.3/* ]] && ! grep -q \"key 'kconfig' is kept\" $WORK/err"
+check "LKP job: its monitors and only those" json_true "$lkprun/meta.json" \
+	"sorted(d['monitors']) == ['interrupts', 'meminfo', 'perf-stat', 'proc-vmstat', 'softirqs', 'vmstat']"
+check "LKP job: per_thread_ops, interrupts and softirqs stats" json_true "$lkprun/stats.json" \
+	"d['will-it-scale.per_thread_ops'] > 0 and any(k.startswith('interrupts.') for k in d) and any(k.startswith('softirqs.') for k in d)"
+check "LKP job: kept keys in job.yaml" grep -q "^testbox: lkp-skl-4sp1" "$lkprun/job.yaml"
+
+# A failing copy: the run is stored with a failure stat; the exit status says so.
+cat >"$WORK/crash.yaml" <<YAML
+runtime: 2s
+warmup: 0
+nr_task: 2
+will-it-scale: {mode: process, test: selftest-crash}
+YAML
+sb run "$WORK/crash.yaml" --results "$WORK/rc" -q
+crun=$(ls -d "$WORK"/rc/selftest/*/*/*/*/*/*/0 2>/dev/null)
+check "crashing copy: exit 1, run stored" bash -c "[ $rc -eq 1 ] && [ -n '$crun' ]"
+check "crashing copy: failure stat and meta" json_true "$crun/meta.json" \
+	"d['status'] == 'failed' and 'signal 6' in d['failure'] and len(d['failure_stats']) == 1"
+check "crashing copy: the failure stat is in stats.json" json_true "$crun/stats.json" \
+	"any(k.startswith('stderr.') and v == 1 for k, v in d.items())"
+
+# SIGINT mid-run: the run in progress is discarded, completed runs stay.
+cat >"$WORK/long.yaml" <<YAML
+runtime: 3s
+warmup: 0
+nr_task: 1
+will-it-scale: {mode: process, test: getppid1}
+YAML
+"$SCALEBENCH" run "$WORK/long.yaml" --results "$WORK/ri" -r 3 >"$WORK/out" 2>"$WORK/err" &
+pid=$!
+for _ in $(seq 1 100); do
+	[ -d "$(ls -d "$WORK"/ri/will-it-scale/*/*/*/*/*/*/0 2>/dev/null | head -1)" ] && break
+	sleep 0.1
+done
+sleep 1
+kill -INT $pid
+rc=0
+wait $pid || rc=$?
+check "SIGINT: exit 130" [ $rc -eq 130 ]
+check "SIGINT: says what was kept" grep -q "interrupted by signal 2; the run in progress was discarded, 1 completed run kept" "$WORK/err"
+check "SIGINT: only the complete run is left" bash -c \
+	"[ \"\$(ls -A $WORK/ri/will-it-scale/*/*/*/*/*/* | tr '\n' ' ')\" = '0 ' ] && [ -s $WORK/ri/will-it-scale/*/*/*/*/*/*/0/stats.json ]"
+check "SIGINT: no copies left" no_procs "results $WORK/ri"
+
+# A full disk while writing: the partial run is removed, earlier runs untouched.
+if mkdir "$WORK/full" && mount -t tmpfs -o size=2m tmpfs "$WORK/full" 2>/dev/null; then
+	sb run "$WORK/one.yaml" --results "$WORK/full" -q
+	first=$(ls -d "$WORK"/full/will-it-scale/*/*/*/*/*/*/0)
+	before=$(cat "$first/stats.json")
+	# Leave a few KiB free: enough to start a run, not to finish it.
+	dd if=/dev/zero of="$WORK/full/filler" bs=1k count=4096 2>/dev/null
+	rm -f "$WORK/full/filler"
+	avail=$(df --output=avail -k "$WORK/full" | tail -1)
+	dd if=/dev/zero of="$WORK/full/filler" bs=1k count=$((avail - 8)) 2>/dev/null
+	sb run "$WORK/one.yaml" --results "$WORK/full" -q
+	check "full disk: exit 1 with the file and the reason" bash -c \
+		"[ $rc -eq 1 ] && grep -q 'No space left on device; the run was discarded' $WORK/err"
+	check "full disk: no partial run left" bash -c "[ \"\$(ls -A $(dirname "$first") | tr '\n' ' ')\" = '0 ' ]"
+	check "full disk: the earlier run is untouched" bash -c "[ \"\$(cat $first/stats.json)\" = '$before' ]"
+	umount "$WORK/full"
+fi
+
+# Bad input: one message naming the file and what was wrong, nothing written.
+printf 'nr_task: [1\nwill-it-scale: {test: getppid1}\n' >"$WORK/bad.yaml"
+sb run "$WORK/bad.yaml" --results "$WORK/rb"
+check "malformed YAML: file:line:column" bash -c "[ $rc -eq 2 ] && grep -q '$WORK/bad.yaml:[0-9]*:[0-9]*:' $WORK/err"
+printf 'nr_task: 0\nwill-it-scale: {test: getppid1}\n' >"$WORK/bad.yaml"
+sb run "$WORK/bad.yaml" --results "$WORK/rb"
+check "nr_task: 0 refused" bash -c "[ $rc -eq 2 ] && grep -q 'nr_task' $WORK/err"
+printf 'runtime: abc\nwill-it-scale: {test: getppid1}\n' >"$WORK/bad.yaml"
+sb run "$WORK/bad.yaml" --results "$WORK/rb"
+check "runtime: abc refused" bash -c "[ $rc -eq 2 ] && grep -q \"runtime.*'abc'\" $WORK/err"
+printf 'will-it-scale: {test: nosuchtest}\n' >"$WORK/bad.yaml"
+sb run "$WORK/bad.yaml" --results "$WORK/rb"
+check "unknown testcase refused" bash -c "[ $rc -eq 2 ] && grep -q 'nosuchtest' $WORK/err"
+check "nothing written for bad job files" [ ! -e "$WORK/rb" ]
+touch "$WORK/afile"
+sb run "$WORK/one.yaml" --results "$WORK/afile/results"
+check "unwritable results root refused before running" bash -c \
+	"[ $rc -eq 2 ] && grep -q \"results root '$WORK/afile/results' is not writable\" $WORK/err"
+sb run "$WORK/missing.yaml"
+check "missing job file: named" bash -c "[ $rc -eq 2 ] && grep -q '$WORK/missing.yaml' $WORK/err"
+sb run "$WORK/one.yaml" --repeat 0
+check "--repeat 0 refused" bash -c "[ $rc -eq 2 ] && grep -q \"repeat '0'\" $WORK/err"
+
+# Progress on a terminal: redrawn in place with the time left and the live rate.
+if command -v script >/dev/null; then
+	script -qec "$SCALEBENCH run $WORK/one.yaml --results $WORK/rt" /dev/null >"$WORK/tty" 2>&1
+	check "terminal progress: seconds left and live ops/s, redrawn" bash -c \
+		"grep -q 's left, [0-9]* ops/s' $WORK/tty && grep -q \$'\r' $WORK/tty"
+fi
