@@ -1,0 +1,126 @@
+#!/bin/bash
+# The mem testcases behave as their names say: page faults per op where the kernel must
+# fault (page_fault1, tlb_flush*, malloc1's header page) and none where nothing is touched
+# (mmap1, mmap2, malloc2, the numa sweeps over memory faulted in by prepare); brk1 and brk2
+# count two calls per loop on the one break, even with threads sharing it, and give the VMA
+# shapes their descriptions promise; file-backed ones leave no temp file behind.
+set -u
+. "$(dirname "$0")/../lib.sh"
+
+# Fault counts come from the plain build: ASan's shadow memory and quarantine fault pages
+# of their own (malloc2 faults on most ops under ASan until its quarantine fills).
+PLAIN=${SCALEBENCH_PLAIN:-build/scalebench}
+
+# per_op NAME TESTCASE EXPR ARGS...: one copy, process mode, plain build; EXPR (over pf and
+# cs, system-wide page faults and context switches per op) holds in every run.  The machine
+# is shared and the counters are system-wide: a result out of band is measured once more
+# before it fails.
+per_op() {
+	local name=$1 tc=$2 cond=$3 expr try
+	shift 3
+	expr="all(r['status'] == 'ok' and (lambda pf, cs: $cond)(r['system']['pgfault_per_op'], r['system']['ctxt_per_op']) for r in d['runs'])"
+	for try in 1 2; do
+		rc=0
+		"$PLAIN" bench "$tc" -m process -t 1 -s 1 -w 0.5 --json "$WORK/$name.json" "$@" \
+			>"$WORK/out" 2>"$WORK/err" || rc=$?
+		[ $rc -eq 0 ] || cat "$WORK/err"
+		if json_true "$WORK/$name.json" "$expr"; then
+			pass "$name: $cond"
+			return
+		fi
+	done
+	fail "$name: $cond" \
+		"got: $(json "$WORK/$name.json" "[(r['status'], r.get('system')) for r in d['runs']]" 2>&1)"
+}
+
+# page_fault1 touches each page of fresh anonymous memory once: one fault per op, unless
+# THP is [always] and the 128 MiB mapping gets huge pages.
+if grep -q '\[always\]' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null; then
+	echo "skip page_fault1 faults per op: transparent huge pages are [always]"
+else
+	per_op page_fault1 page_fault1 "0.8 <= pf <= 1.8"
+fi
+
+# mmap1/mmap2 never touch their mapping: a touched one would fault 32768 times per op.
+mkdir "$WORK/tmp"
+per_op mmap1 mmap1 "pf < 0.5"
+per_op mmap2 mmap2 "pf < 0.5" --tmpdir "$WORK/tmp"
+check "mmap2 leaves no temp file" [ -z "$(ls -A "$WORK/tmp")" ]
+
+# malloc1 goes to mmap every time: glibc writes the chunk header into the fresh mapping, one
+# fault per op (a recycled heap chunk would fault none); it is slow enough that background
+# faults weigh, so only the lower bound is tight.  malloc2 stays in the allocator's caches:
+# no fault, no syscall that could block.
+per_op malloc1 malloc1 "0.8 <= pf <= 10"
+per_op malloc2 malloc2 "pf < 0.05 and cs < 0.05"
+
+# tlb_flush: the write faults the page in, MADV_DONTNEED zaps it, the read-back faults it in
+# again (the zero page for anonymous memory): two faults per op.  At some 10^4 ops/s the
+# background faults of a busy machine add several per op: only the lower bound is tight.
+per_op tlb_flush2 tlb_flush2 "1.6 <= pf <= 10"
+per_op tlb_flush1 tlb_flush1 "1.2 <= pf <= 10" --tmpdir "$WORK/tmp"
+check "tlb_flush1 leaves no temp file" [ -z "$(ls -A "$WORK/tmp")" ]
+per_op tlb_flush3 tlb_flush3 "1.0 <= pf <= 10" --tmpdir "$WORK/tmp"
+check "tlb_flush3 leaves no temp file" [ -z "$(ls -A "$WORK/tmp")" ]
+
+# numa01/numa02: prepare faulted the buffers in (numa01's is shared with forked copies, whose
+# page tables start empty), so the sweep never faults.
+for tc in numa01 numa02; do
+	sb bench $tc -m both -t 1 -s 1 -w 0.5 --json "$WORK/$tc.json"
+	check "$tc: exit 0" [ $rc -eq 0 ]
+	[ $rc -eq 0 ] || cat "$WORK/err"
+	check "$tc process+thread: positive rate, no faults per op" json_true "$WORK/$tc.json" \
+		"len(d['runs']) == 2 and all(r['workload'] > 0 and r['system']['pgfault_per_op'] < 0.001 for r in d['runs'])"
+done
+
+# brk1/brk2 count both calls of a loop at once, so every sampled delta is even; two threads
+# move the one break of their process, and both make progress.
+for tc in brk1 brk2; do
+	sb bench $tc -m thread -t 2 -s 1 -w 0.5 --json "$WORK/$tc.json"
+	check "$tc thread x2: exit 0" [ $rc -eq 0 ]
+	[ $rc -eq 0 ] || cat "$WORK/err"
+	check "$tc thread x2: both copies progress, two brk calls per loop" json_true \
+		"$WORK/$tc.json" \
+		"all(x > 0 and x % 2 == 0 for r in d['runs'] for s in r['samples'] if s['phase'] == 'measure' for x in s['deltas'])"
+done
+
+# brk_shape TESTCASE EXPR: run the testcase (process mode, one copy), sample its copy's
+# [heap] VMAs above the guard page, and test the set `s` of shapes seen: tuples of VMA sizes
+# in pages, (), (1,), (2,), (1, 1), ...  /proc/PID/maps comes a page of text per read(), so
+# a sample may mix two moments; those show as overlapping ranges and are dropped.
+brk_shape() {
+	local tc=$1 expr=$2 pid host copy out
+	"$SCALEBENCH" bench $tc -m process -t 1 -s 60 -w 0 >/dev/null 2>&1 &
+	pid=$!
+	sleep 1
+	host=$(pgrep -P $pid | head -1)
+	copy=$(pgrep -P "${host:-0}" | head -1)
+	out=$(python3 - "${copy:-0}" "$expr" <<'EOF' 2>&1
+import os, sys, time
+pid, page, s, valid = sys.argv[1], os.sysconf('SC_PAGESIZE'), set(), 0
+for _ in range(60):
+    heap = [l.split()[:2] for l in open(f'/proc/{pid}/maps') if l.rstrip().endswith('[heap]')]
+    guard = max(i for i, (_, prot) in enumerate(heap) if prot.startswith('---'))
+    ranges = [[int(x, 16) for x in r.split('-')] for r, _ in heap[guard:]]
+    if all(a[1] <= b[0] for a, b in zip(ranges, ranges[1:])):
+        s.add(tuple((end - start) // page for start, end in ranges[1:]))
+        valid += 1
+    time.sleep(0.01)
+print(sorted(s), valid, 'consistent samples')
+sys.exit(0 if valid >= 30 and eval(sys.argv[2]) else 1)
+EOF
+	)
+	local ok=$?
+	kill -INT $pid
+	wait $pid
+	if [ $ok -eq 0 ]; then
+		pass "$tc: VMA shapes $expr"
+	else
+		fail "$tc: VMA shapes $expr" "seen: $out"
+	fi
+}
+
+# brk1: the page above the guard is a VMA of its own that comes and goes.  brk2: one VMA
+# above the guard, one page or two, never a second VMA.
+brk_shape brk1 "s <= {(), (1,)} and () in s and (1,) in s"
+brk_shape brk2 "s <= {(1,), (2,)} and (2,) in s"
