@@ -2,7 +2,8 @@
 #
 #   make setup      install the Debian packages the project needs (root or sudo)
 #   make            build build/scalebench and its helper binaries
-#   make run        the main job: page_fault3, fallocate1, exec1 at 1..nproc copies, both modes
+#   make run        the main job (jobs/default.yaml): page_fault3, fallocate1, exec1 at 1 and
+#                   nproc copies, both modes, with the default monitors, into ./results
 #   make check      build with ASan+UBSan and run every test (unit and end-to-end)
 #   make bench      the overhead benchmarks in bench/
 #   make plugin-example  build/examples/uname_plugin.so, the example plug-in
@@ -106,8 +107,9 @@ $(PLUGIN_EXAMPLE): examples/plugin/uname_plugin.c $(B)/include/scalebench/testca
 
 plugin-example: $(PLUGIN_EXAMPLE)
 
+# The main job: jobs/default.yaml into ./results, ending in its scalability table.
 run: all
-	./scripts/main-job.sh $(B)/scalebench
+	$(B)/scalebench run jobs/default.yaml
 
 check: all $(BA)/scalebench $(HELPERS:%=$(BA)/%) $(UNIT_BIN) $(PLUGIN_EXAMPLE)
 	./tests/run.sh

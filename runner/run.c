@@ -344,9 +344,16 @@ static void commit_dir_of(const struct runner_opts *o, const struct job_file *jo
 
 enum run_outcome { RUN_STORED, RUN_FAILED_STORED, RUN_SKIPPED, RUN_INTERRUPTED, RUN_ERROR };
 
+/* What the closing summary shows of one atomic job: the mean over its successful runs. */
+struct job_tally {
+	unsigned ok, failed;
+	double per_copy_ops, total_ops; /* sums over ok runs */
+};
+
 static enum run_outcome run_one(const struct runner_opts *o, const struct job_file *job,
 				const struct atomic_job *aj, const struct machine *m,
-				const char *commit, unsigned index, unsigned total, unsigned k)
+				const char *commit, unsigned index, unsigned total, unsigned k,
+				struct job_tally *tally)
 {
 	const struct testcase *tc = testcase_find(aj->test);
 	struct run_state rs = {.o = o, .aj = aj, .tc = tc, .index = index, .total = total, .k = k};
@@ -505,6 +512,13 @@ static enum run_outcome run_one(const struct runner_opts *o, const struct job_fi
 	if (store_commit(commit_dir, tmp, &run_no, err, sizeof(err)))
 		goto discard_error;
 	out = res.status == CORE_OK ? RUN_STORED : RUN_FAILED_STORED;
+	if (res.status == CORE_OK) {
+		tally->ok++;
+		tally->per_copy_ops += sum.per_copy_ops;
+		tally->total_ops += sum.total_ops;
+	} else {
+		tally->failed++;
+	}
 	if (!o->quiet) {
 		if (res.status == CORE_OK)
 			printf("[%u/%u] %s run %u/%u: %s %.0f -> %s/%u\n", index, total, aj->name,
@@ -544,6 +558,61 @@ done:
 	return out;
 }
 
+/* The scalability table of the whole job: atomic jobs of one testcase and mode, by task
+ * count, against linear scaling from the smallest count. */
+static void print_summary(const struct job_file *job, const struct job_tally *t)
+{
+	bool *shown = calloc(job->n_atomic, sizeof(*shown));
+
+	if (!shown)
+		return;
+	printf("\n%-14s %-8s %7s %5s %15s %14s %12s\n", "test", "mode", "nr_task", "runs",
+	       "ops/s per copy", "total ops/s", "scalability");
+	for (size_t a = 0; a < job->n_atomic; a++) {
+		const struct atomic_job *base = NULL;
+
+		if (shown[a])
+			continue;
+		/* This group, smallest task count first. */
+		for (;;) {
+			size_t best = job->n_atomic;
+
+			for (size_t b = 0; b < job->n_atomic; b++) {
+				const struct atomic_job *x = &job->atomic[b];
+
+				if (shown[b] || strcmp(x->test, job->atomic[a].test) ||
+				    x->mode != job->atomic[a].mode)
+					continue;
+				if (best == job->n_atomic || x->nr_task < job->atomic[best].nr_task)
+					best = b;
+			}
+			if (best == job->n_atomic)
+				break;
+			shown[best] = true;
+			const struct atomic_job *x = &job->atomic[best];
+			const struct job_tally *tx = &t[best];
+
+			if (!tx->ok) {
+				printf("%-14s %-8s %7u %5u %15s\n", x->test,
+				       x->mode == TC_MODE_PROCESS ? "process" : "thread",
+				       x->nr_task, tx->ok + tx->failed,
+				       tx->failed ? "failed" : "-");
+				continue;
+			}
+			if (!base)
+				base = x;
+			size_t bi = (size_t)(base - job->atomic);
+			double linear = t[bi].per_copy_ops / t[bi].ok * x->nr_task;
+			printf("%-14s %-8s %7u %5u %15.0f %14.0f %11.1f%%\n", x->test,
+			       x->mode == TC_MODE_PROCESS ? "process" : "thread", x->nr_task,
+			       tx->ok + tx->failed, tx->per_copy_ops / tx->ok,
+			       tx->total_ops / tx->ok,
+			       linear > 0 ? 100.0 * (tx->total_ops / tx->ok) / linear : 0.0);
+		}
+	}
+	free(shown);
+}
+
 int runner_run(const struct job_file *job, const struct runner_opts *o)
 {
 	struct machine m;
@@ -552,6 +621,7 @@ int runner_run(const struct job_file *job, const struct runner_opts *o)
 	const char *kconfig = o->kconfig;
 	unsigned total = (unsigned)job->n_atomic * o->repeat, stored = 0;
 	bool failed = false;
+	struct job_tally *tally;
 
 	if (!kconfig && json_is_string(json_object_get(job->tree, "kconfig")))
 		kconfig = json_string_value(json_object_get(job->tree, "kconfig"));
@@ -577,6 +647,9 @@ int runner_run(const struct job_file *job, const struct runner_opts *o)
 		return 0;
 	}
 
+	tally = calloc(job->n_atomic, sizeof(*tally));
+	if (!tally)
+		return 1;
 	for (unsigned i = 0; i < total; i++) {
 		/* Back to back: every run of one atomic job, then the next; interleaved: one
 		 * run of every atomic job per round, so slow drifts spread evenly. */
@@ -586,11 +659,13 @@ int runner_run(const struct job_file *job, const struct runner_opts *o)
 
 		if (core_interrupted())
 			goto interrupted;
-		r = run_one(o, job, &job->atomic[a], &m, commit, i + 1, total, k);
+		r = run_one(o, job, &job->atomic[a], &m, commit, i + 1, total, k, &tally[a]);
 		if (r == RUN_INTERRUPTED)
 			goto interrupted;
-		if (r == RUN_ERROR)
+		if (r == RUN_ERROR) {
+			free(tally);
 			return 1;
+		}
 		if (r == RUN_FAILED_STORED)
 			failed = true;
 		if (r == RUN_STORED || r == RUN_FAILED_STORED)
@@ -598,8 +673,12 @@ int runner_run(const struct job_file *job, const struct runner_opts *o)
 	}
 	if (core_interrupted())
 		goto interrupted;
+	if (!o->quiet)
+		print_summary(job, tally);
+	free(tally);
 	return failed ? 1 : 0;
 interrupted:
+	free(tally);
 	fprintf(stderr,
 		"scalebench run: interrupted by signal %d; the run in progress was "
 		"discarded, %u completed run%s kept\n",
