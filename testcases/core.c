@@ -464,6 +464,11 @@ static void teardown(pid_t host, bool host_reaped)
 	 * copy of this run overlaps the next one or outlives scalebench. */
 	while (waitpid(-host, &st, 0) > 0 || errno == EINTR)
 		;
+	/* Helpers that left the group on purpose (a testcase's janitor, which must outlive
+	 * the copies to clean up after them) come back to us too: reaping them here also
+	 * means their cleanup is over before the next run starts. */
+	while (waitpid(-1, &st, 0) > 0 || errno == EINTR)
+		;
 }
 
 /* The sample schedule, in ns after release: every interval through the warmup, its end,
