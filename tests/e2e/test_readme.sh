@@ -22,3 +22,8 @@ else
 fi
 check "README table has every listed testcase" bash -c \
 	"[ \$(grep -c '^| \`' $WORK/readme-table) -eq \$($SCALEBENCH list --json | python3 -c 'import json,sys; print(len(json.load(sys.stdin)))') ]"
+
+# jobs/will-it-scale.yaml runs the whole catalogue: every listed testcase, both modes.
+"$SCALEBENCH" split jobs/will-it-scale.yaml >"$WORK/split" 2>/dev/null
+check "jobs/will-it-scale.yaml: every catalogue testcase in both modes at 100%" bash -c \
+	"[ \"\$(grep '^# ' $WORK/split | sort | tr '\n' ' ')\" = \"\$($SCALEBENCH list --json | python3 -c 'import json,sys; print(\" \".join(sorted(\"# will-it-scale-%s-100%%-%s.yaml\" % (m, t[\"name\"]) for t in json.load(sys.stdin) for m in t[\"modes\"])))') \" ]"
