@@ -1,0 +1,91 @@
+/* Statistics for comparing groups of runs: one run is one sample.  Plain functions on
+ * (const double *x, size_t n); nothing here knows about files.  Distributions come from
+ * R's standalone math library (Rmath: pt, qt, pwilcox, qwilcox, qnorm). */
+#ifndef SCALEBENCH_STATS_H
+#define SCALEBENCH_STATS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Descriptive statistics of one group.  stddev is the sample standard deviation (n - 1);
+ * stddev_pct = 100 * stddev / |mean| (0 when mean is 0); with n == 1, stddev = 0. */
+struct stat_summary {
+	size_t n;
+	double mean, stddev, stddev_pct, min, max, median;
+};
+void stat_summarize(const double *x, size_t n, struct stat_summary *s);
+
+/* Which way is better, from the stat's name (see stat_direction()). */
+enum stat_direction { DIR_NEUTRAL = 0, DIR_HIGHER_BETTER = 1, DIR_LOWER_BETTER = -1 };
+enum stat_direction stat_direction(const char *name);
+
+/* Stats whose change is an absolute delta, not a %: names ending in '%' and perf-profile.* */
+bool stat_is_absolute(const char *name);
+
+/* %change = 100 (mean_b - mean_a) / mean_a, or mean_b - mean_a for absolute stats.
+ * Returns false (and *out = NAN) when a relative change is undefined (mean_a <= 0... see
+ * stats.c: zero or negative means). */
+bool stat_change(const char *name, double mean_a, double mean_b, double *out);
+
+/* Welch's t-test on log values: the ratio of geometric means b/a, a two-sided p-value,
+ * Welch-Satterthwaite degrees of freedom, and the (1 - alpha) confidence interval of the
+ * ratio expressed as a %change interval [lo_pct, hi_pct].  Needs n >= 2 on each side and
+ * all values > 0; returns -1 otherwise (reason in *why, a static string). */
+struct welch_result {
+	double ratio;  /* exp(mean(log b) - mean(log a)) */
+	double t, df, p;
+	double lo_pct, hi_pct; /* 100 (exp(diff -/+ q se) - 1) */
+};
+int welch_log_test(const double *a, size_t na, const double *b, size_t nb, double alpha,
+		   struct welch_result *r, const char **why);
+
+/* Exact Mann-Whitney (Wilcoxon rank-sum) test, two-sided, with the Hodges-Lehmann shift
+ * estimate of b - a and its (1 - alpha) confidence interval (from qwilcox).  Ties are
+ * broken by mid-ranks and the p-value then is approximate (say so via *ties); so is it with
+ * 50 or more runs on a side, as in R.  When the runs are too few for any interval to reach
+ * 1 - alpha (3 vs 3 at 95%), lo = -inf and hi = +inf.  Not thread-safe (Rmath's cache). */
+struct mw_result {
+	double w;  /* rank-sum statistic of a, as R's wilcox.test W */
+	double p;  /* two-sided */
+	double hl; /* Hodges-Lehmann shift (median of all b_j - a_i) */
+	double lo, hi; /* confidence interval of the shift, in the stat's units */
+	bool ties;
+};
+int mann_whitney_test(const double *a, size_t na, const double *b, size_t nb, double alpha,
+		      struct mw_result *r, const char **why);
+
+/* Benjamini-Hochberg q-values for n p-values (NAN p-values are skipped and get NAN q). */
+void bh_qvalues(const double *p, size_t n, double *q);
+
+/* The verdict on one stat.  Given the %change interval [lo, hi] (absolute units for absolute
+ * stats), q, a noise threshold (default 1, in % or absolute units) and the direction:
+ *   regression / improvement: q <= q_max and the whole interval lies beyond +-threshold
+ *     (direction decides which is which; a neutral stat gets CHANGE_UP / CHANGE_DOWN)
+ *   no-change: the whole interval lies inside [-threshold, threshold]
+ *   inconclusive: otherwise. */
+enum verdict { V_NONE = 0, V_REGRESSION, V_IMPROVEMENT, V_CHANGED_UP, V_CHANGED_DOWN,
+	       V_NO_CHANGE, V_INCONCLUSIVE };
+enum verdict stat_verdict(double lo, double hi, double q, double q_max, double threshold,
+			  enum stat_direction dir);
+const char *verdict_name(enum verdict v);
+
+/* Runs per side that would decide an inconclusive stat: n = 2 (z_0.975 + z_0.8)^2 (cv/delta)^2,
+ * cv and delta as fractions (cv = pooled stddev / mean, delta = the threshold or the observed
+ * change, whichever is larger).  At least 2; capped at 1000. */
+unsigned runs_needed(double cv, double delta);
+
+/* The kernel test robot's own change rule (lkp-tests' compare): trim n >> 5 runs from each
+ * end, at most 3 (none below 32 runs), then "changed" when the sides don't overlap
+ * (min_b > median_a && median_b > max_a, or the mirror) and the ratio of medians exceeds
+ * 1.01 (1.05 for non-performance stats).  The robot's median is the element at n / 2 (the
+ * upper median for even n).  Refused (-1) only when both sides have fewer than 3 runs, as
+ * the robot does; see stats.c. */
+struct lkp_rule_result {
+	bool changed;
+	double ratio; /* median_b / median_a, NAN when median_a <= 0 */
+	size_t na_used, nb_used;
+};
+int lkp_rule(const double *a, size_t na, const double *b, size_t nb, bool performance_stat,
+	     struct lkp_rule_result *r, const char **why);
+
+#endif
