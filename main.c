@@ -15,6 +15,7 @@ struct command {
 
 static const struct command commands[] = {
     {&bench_command, cmd_bench},
+    {&compare_command, cmd_compare},
     {&list_command, cmd_list},
     {&run_command, cmd_run},
     {&split_command, cmd_split},

@@ -1,0 +1,343 @@
+#include "compare.h"
+#include "../runner/monitor.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *test_kind_name(enum test_kind t)
+{
+	switch (t) {
+	case TEST_WELCH_LOG:
+		return "welch-log";
+	case TEST_MANN_WHITNEY:
+		return "mann-whitney";
+	case TEST_LKP:
+		return "lkp";
+	case TEST_EXACT:
+		return "exact";
+	default:
+		return "none";
+	}
+}
+
+/* The testcase's own stats (will-it-scale.*, phoronix-test-suite.*) are the headline family:
+ * whatever a monitor or a failure did not name. */
+static bool is_headline(const char *name)
+{
+	char prefix[64];
+	size_t n = strcspn(name, ".");
+
+	if (stat_is_failure(name) || n >= sizeof(prefix))
+		return false;
+	memcpy(prefix, name, n);
+	prefix[n] = '\0';
+	return !monitor_find(prefix) && strcmp(prefix, "perf-profile") && strcmp(prefix, "kmsg") &&
+	       strcmp(prefix, "dmesg");
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Outliers by the median absolute deviation: the robust path takes over when a side has one. */
+static bool has_outlier(const double *x, size_t n)
+{
+	double *d, med, mad;
+	struct stat_summary s;
+	bool out = false;
+
+	if (n < 4)
+		return false;
+	d = malloc(n * sizeof(*d));
+	if (!d)
+		return false;
+	stat_summarize(x, n, &s);
+	med = s.median;
+	for (size_t i = 0; i < n; i++)
+		d[i] = fabs(x[i] - med);
+	stat_summarize(d, n, &s);
+	mad = 1.4826 * s.median;
+	for (size_t i = 0; i < n && mad > 0; i++)
+		if (d[i] > 3.5 * mad)
+			out = true;
+	free(d);
+	return out;
+}
+
+static bool all_positive(const double *x, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!(x[i] > 0))
+			return false;
+	return true;
+}
+
+/* Test one stat of group b against group a; fills the interval of the change. */
+static void test_row(struct stat_row *r, size_t g, const double *a, size_t na, const double *b,
+		     size_t nb, const struct compare_opts *o)
+{
+	const char *why = NULL;
+
+	r->p[g] = r->q[g] = NAN;
+	r->lo[g] = r->hi[g] = NAN;
+	if (o->rule == RULE_LKP) {
+		struct lkp_rule_result lr;
+
+		if (lkp_rule(a, na, b, nb, r->dir != DIR_NEUTRAL, &lr, &why)) {
+			r->no_test[g] = why;
+			return;
+		}
+		r->test[g] = TEST_LKP;
+		r->p[g] = lr.changed ? 0 : 1;
+		return;
+	}
+	if (na < 2 || nb < 2) {
+		r->no_test[g] = "needs at least 2 runs per side";
+		return;
+	}
+	if (r->sum[0].stddev == 0 && r->sum[g].stddev == 0) {
+		/* Identical runs on both sides: the change is exact. */
+		r->test[g] = TEST_EXACT;
+		r->p[g] = r->change[g] == 0 ? 1 : 0;
+		r->lo[g] = r->hi[g] = r->change[g];
+		return;
+	}
+	if (!r->absolute && all_positive(a, na) && all_positive(b, nb) && !has_outlier(a, na) &&
+	    !has_outlier(b, nb)) {
+		struct welch_result w;
+
+		if (welch_log_test(a, na, b, nb, o->alpha, &w, &why) == 0) {
+			r->test[g] = TEST_WELCH_LOG;
+			r->p[g] = w.p;
+			r->lo[g] = w.lo_pct;
+			r->hi[g] = w.hi_pct;
+			return;
+		}
+	}
+	struct mw_result m;
+
+	if (mann_whitney_test(a, na, b, nb, o->alpha, &m, &why) == 0) {
+		r->test[g] = TEST_MANN_WHITNEY;
+		r->p[g] = m.p;
+		if (r->absolute) {
+			r->lo[g] = m.lo;
+			r->hi[g] = m.hi;
+		} else if (r->sum[0].mean > 0) {
+			r->lo[g] = 100.0 * m.lo / r->sum[0].mean;
+			r->hi[g] = 100.0 * m.hi / r->sum[0].mean;
+		}
+		return;
+	}
+	r->no_test[g] = why ? why : "no test applies";
+}
+
+/* Benjamini-Hochberg over one family of stats (the headline ones, or the monitors'). */
+static void bh_family(struct comparison *c, size_t g, bool headline)
+{
+	double *p = calloc(c->nrows + 1, sizeof(*p)), *q = calloc(c->nrows + 1, sizeof(*q));
+	size_t *idx = malloc((c->nrows + 1) * sizeof(*idx)), n = 0;
+
+	if (p && q && idx) {
+		for (size_t i = 0; i < c->nrows; i++) {
+			struct stat_row *r = &c->rows[i];
+
+			if (r->failure || r->headline != headline || isnan(r->p[g]))
+				continue;
+			idx[n] = i;
+			p[n++] = r->p[g];
+		}
+		bh_qvalues(p, n, q);
+		for (size_t k = 0; k < n; k++)
+			c->rows[idx[k]].q[g] = q[k];
+	}
+	free(p);
+	free(q);
+	free(idx);
+}
+
+static void decide(struct stat_row *r, size_t g, const struct compare_opts *o)
+{
+	double thr = r->absolute ? o->threshold_abs : o->threshold_pct;
+
+	if (r->test[g] == TEST_NONE) {
+		r->verdict[g] = V_INCONCLUSIVE;
+		return;
+	}
+	if (r->test[g] == TEST_LKP) {
+		if (r->p[g] == 0)
+			r->verdict[g] = r->dir == DIR_NEUTRAL
+					    ? (r->change[g] > 0 ? V_CHANGED_UP : V_CHANGED_DOWN)
+					    : ((r->change[g] > 0) == (r->dir == DIR_HIGHER_BETTER)
+						   ? V_IMPROVEMENT
+						   : V_REGRESSION);
+		else
+			r->verdict[g] = V_NO_CHANGE;
+		return;
+	}
+	r->verdict[g] = stat_verdict(r->lo[g], r->hi[g], r->q[g], o->q_max, thr, r->dir);
+	if (r->verdict[g] == V_INCONCLUSIVE) {
+		double cv = 0, delta;
+
+		/* The two sides' mean coefficient of variation, against the larger of the
+		 * threshold and the observed change: how many runs would put the interval on
+		 * one side of the threshold. */
+		if (r->sum[0].mean != 0 && r->sum[g].mean != 0)
+			cv = (r->sum[0].stddev / fabs(r->sum[0].mean) +
+			      r->sum[g].stddev / fabs(r->sum[g].mean)) /
+			     2;
+		delta = fmax(thr, r->has_change[g] ? fabs(r->change[g]) : 0) / 100.0;
+		if (r->absolute && r->sum[0].mean != 0)
+			delta = fmax(thr, fabs(r->change[g])) / fabs(r->sum[0].mean);
+		r->runs_needed[g] = delta > 0 ? runs_needed(cv, delta) : 0;
+	}
+}
+
+int compare_groups(struct result_group *groups, size_t n, const struct compare_opts *o,
+		   struct comparison *c, char *err, size_t errlen)
+{
+	char **names = NULL;
+	size_t nnames = 0, cap = 0, maxruns = 0;
+	double *a = NULL, *b = NULL;
+
+	memset(c, 0, sizeof(*c));
+	if (n < 2 || n > COMPARE_MAX_GROUPS) {
+		snprintf(err, errlen, "compare needs 2 to %d groups, got %zu", COMPARE_MAX_GROUPS,
+			 n);
+		return -1;
+	}
+	c->groups = groups;
+	c->ngroups = n;
+	c->opts = *o;
+	c->min_runs = groups[0].nruns;
+	for (size_t g = 0; g < n; g++) {
+		if (groups[g].nruns < c->min_runs)
+			c->min_runs = groups[g].nruns;
+		if (groups[g].nruns > maxruns)
+			maxruns = groups[g].nruns;
+		for (size_t i = 0; i < groups[g].nruns; i++) {
+			const char *k;
+			json_t *v;
+
+			json_object_foreach(groups[g].runs[i].stats, k, v)
+			{
+				if (o->stat_re && regexec(o->stat_re, k, 0, NULL, 0))
+					continue;
+				if (nnames == cap) {
+					cap = cap ? cap * 2 : 1024;
+					char **nv = realloc(names, cap * sizeof(*nv));
+					if (!nv)
+						goto nomem;
+					names = nv;
+				}
+				names[nnames++] = (char *)k;
+			}
+		}
+	}
+	qsort(names, nnames, sizeof(*names), cmp_names);
+	c->rows = calloc(nnames ? nnames : 1, sizeof(*c->rows));
+	a = malloc((maxruns + 1) * sizeof(*a));
+	b = malloc((maxruns + 1) * sizeof(*b));
+	if (!c->rows || !a || !b)
+		goto nomem;
+
+	for (size_t i = 0; i < nnames; i++) {
+		struct stat_row *r;
+		size_t na;
+
+		if (i && !strcmp(names[i], names[i - 1]))
+			continue;
+		r = &c->rows[c->nrows++];
+		r->name = strdup(names[i]);
+		r->failure = stat_is_failure(names[i]);
+		r->headline = is_headline(names[i]);
+		r->absolute = stat_is_absolute(names[i]);
+		r->dir = stat_direction(names[i]);
+		for (size_t g = 0; g < n; g++) {
+			size_t k = group_values(&groups[g], names[i], b);
+
+			stat_summarize(b, k, &r->sum[g]);
+			r->runs[g] = groups[g].nruns;
+			if (r->failure)
+				r->fails[g] = group_failures(&groups[g], names[i]);
+		}
+		na = group_values(&groups[0], names[i], a);
+		for (size_t g = 1; g < n; g++) {
+			size_t nb = group_values(&groups[g], names[i], b);
+
+			if (r->failure) {
+				r->reproduction[g] =
+				    100.0 * ((double)r->fails[g] / (double)r->runs[g] -
+					     (double)r->fails[0] / (double)r->runs[0]);
+				continue;
+			}
+			if (!na || !nb) {
+				r->no_test[g] = "the stat is missing on one side";
+				continue;
+			}
+			r->has_change[g] =
+			    stat_change(names[i], r->sum[0].mean, r->sum[g].mean, &r->change[g]);
+			if (!r->has_change[g]) {
+				r->no_test[g] = "%change undefined for a zero or negative mean";
+				continue;
+			}
+			test_row(r, g, a, na, b, nb, o);
+		}
+	}
+	for (size_t g = 1; g < n; g++) {
+		bh_family(c, g, true);
+		bh_family(c, g, false);
+		for (size_t i = 0; i < c->nrows; i++)
+			if (!c->rows[i].failure && c->rows[i].has_change[g])
+				decide(&c->rows[i], g, o);
+	}
+	free(names);
+	free(a);
+	free(b);
+	return 0;
+nomem:
+	free(names);
+	free(a);
+	free(b);
+	comparison_free(c);
+	snprintf(err, errlen, "out of memory");
+	return -1;
+}
+
+void comparison_free(struct comparison *c)
+{
+	for (size_t i = 0; i < c->nrows; i++)
+		free(c->rows[i].name);
+	free(c->rows);
+	c->rows = NULL;
+	c->nrows = 0;
+}
+
+bool row_is_notable(const struct stat_row *r, size_t ngroups)
+{
+	for (size_t g = 1; g < ngroups; g++) {
+		if (r->failure && (r->fails[g] || r->fails[0]))
+			return true;
+		switch (r->verdict[g]) {
+		case V_REGRESSION:
+		case V_IMPROVEMENT:
+		case V_CHANGED_UP:
+		case V_CHANGED_DOWN:
+			return true;
+		default:
+			break;
+		}
+	}
+	return false;
+}
+
+bool comparison_regressed(const struct comparison *c)
+{
+	for (size_t i = 0; i < c->nrows; i++)
+		for (size_t g = 1; g < c->ngroups; g++)
+			if (c->rows[i].headline && c->rows[i].verdict[g] == V_REGRESSION)
+				return true;
+	return false;
+}

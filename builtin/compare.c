@@ -1,0 +1,305 @@
+/* scalebench compare: groups of runs, stat by stat, in the robot's layout or as JSON. */
+#include "builtin.h"
+#include "../analyze/compare.h"
+#include "../runner/job.h"
+
+#include <jansson.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+enum {
+	OPT_RESULTS = 256,
+	OPT_JOB,
+	OPT_COMMITS,
+	OPT_STAT,
+	OPT_ALL,
+	OPT_JSON,
+	OPT_RULE,
+	OPT_THRESHOLD,
+	OPT_FORMAT,
+};
+
+static const struct cli_option compare_options[] = {
+    {"results", OPT_RESULTS, "DIR", "results root to pick groups from (with --job, --commits)"},
+    {"job", OPT_JOB, "JOB",
+     "a job file, or one atomic job's path_params (process-100%-page_fault3)"},
+    {"commits", OPT_COMMITS, "A,B[,C]", "commit labels to compare, the first is the base"},
+    {"stat", OPT_STAT, "REGEX", "only stats whose name matches (extended regex)"},
+    {"all", OPT_ALL, NULL, "show every stat, not only those that changed significantly"},
+    {"verbose", 'v', NULL, "add p, q, the interval of the change, the test and the verdict"},
+    {"json", OPT_JSON, NULL, "print everything computed as JSON (same as --format json)"},
+    {"format", OPT_FORMAT, "FMT", "robot (default) or json"},
+    {"rule", OPT_RULE, "RULE", "stats (default: Welch on logs / Mann-Whitney, BH q-values) or lkp"},
+    {"threshold", OPT_THRESHOLD, "PCT", "noise threshold for a verdict, in % (default 1)"},
+    {NULL, 0, NULL, NULL},
+};
+
+const struct cli_command compare_command = {
+    .name = "compare",
+    .usage = "A B [C ...]  |  --results DIR --job JOB --commits A,B[,C]  [options]",
+    .summary = "Compare groups of runs stat by stat, as the kernel test robot does.",
+    .details = "Each of A, B, ... is a commit directory of a results tree (all its runs are one\n"
+	       "group); A is the base.  Per stat: mean and %stddev per group, %change against A\n"
+	       "(an absolute delta for stats that are percentages and for perf-profile.*), a test\n"
+	       "(Welch's t on log values; exact Mann-Whitney when a side has outliers), q-values\n"
+	       "(Benjamini-Hochberg; the testcase's own stats are a family of their own), and a\n"
+	       "verdict: regression or improvement when q <= 0.05 and the whole 95% interval of\n"
+	       "the change lies beyond the threshold, no-change when it lies inside it,\n"
+	       "inconclusive otherwise (-v says how many runs would decide).  Which way is better\n"
+	       "comes from the stat's name (ops up, time and misses down; monitors neutral).\n"
+	       "--rule lkp applies the robot's own rule instead.\n"
+	       "\nexit status: 0 no headline stat regressed, 1 one did, 2 error.\n",
+    .options = compare_options,
+};
+
+static int add_dir(char ***dirs, size_t *n, const char *d)
+{
+	char **v = realloc(*dirs, (*n + 1) * sizeof(*v));
+
+	if (!v)
+		return -1;
+	*dirs = v;
+	(*dirs)[(*n)++] = strdup(d);
+	return 0;
+}
+
+/* Commit directories for one atomic job's path_params and each commit label, in order. */
+static int pick_dirs(const char *root, const char *path_params, const char *commits, char ***dirs,
+		     size_t *n)
+{
+	char buf[1024], *save = NULL;
+
+	snprintf(buf, sizeof(buf), "%s", commits);
+	for (char *c = strtok_r(buf, ",", &save); c; c = strtok_r(NULL, ",", &save)) {
+		char **found;
+		size_t k = results_find(root, path_params, c, &found);
+
+		if (k != 1) {
+			fprintf(
+			    stderr,
+			    "scalebench compare: %s: %s runs of job '%s' at commit '%s' under %s\n",
+			    k ? "ambiguous" : "no",
+			    k ? "several directories hold" : "no directory holds", path_params, c,
+			    root);
+			for (size_t i = 0; i < k; i++) {
+				fprintf(stderr, "  %s\n", found[i]);
+				free(found[i]);
+			}
+			free(found);
+			return -1;
+		}
+		add_dir(dirs, n, found[0]);
+		free(found[0]);
+		free(found);
+	}
+	return 0;
+}
+
+static int compare_dirs(char **dirs, size_t n, const struct compare_opts *o, bool json, bool all,
+			bool verbose, json_t *json_out)
+{
+	struct result_group groups[COMPARE_MAX_GROUPS];
+	struct comparison c;
+	char err[1024];
+	size_t loaded = 0;
+	int rc = 2;
+
+	if (n < 2) {
+		fprintf(stderr, "scalebench compare: need at least two groups (A B), got %zu\n", n);
+		return 2;
+	}
+	if (n > COMPARE_MAX_GROUPS) {
+		fprintf(stderr, "scalebench compare: at most %d groups\n", COMPARE_MAX_GROUPS);
+		return 2;
+	}
+	for (; loaded < n; loaded++) {
+		if (group_load(dirs[loaded], &groups[loaded], err, sizeof(err))) {
+			fprintf(stderr, "scalebench compare: %s\n", err);
+			goto out;
+		}
+		for (size_t i = 0; i < groups[loaded].nnotes; i++)
+			fprintf(stderr, "scalebench compare: note: %s\n", groups[loaded].notes[i]);
+	}
+	if (compare_groups(groups, n, o, &c, err, sizeof(err))) {
+		fprintf(stderr, "scalebench compare: %s\n", err);
+		goto out;
+	}
+	if (!c.nrows) {
+		fprintf(stderr, "scalebench compare: the groups have no stat in common%s\n",
+			o->stat_re ? " matching --stat" : "");
+		comparison_free(&c);
+		goto out;
+	}
+	if (c.min_runs < 2 && o->rule == RULE_STATS)
+		fprintf(stderr,
+			"scalebench compare: note: a group has %zu run: no significance test is "
+			"possible (at least 2 runs per group, 3-5 to decide small changes); "
+			"means and %%change only\n",
+			c.min_runs);
+	if (json)
+		json_array_append_new(json_out, comparison_json(&c));
+	else
+		print_robot_table(&c, all, verbose, stdout);
+	rc = comparison_regressed(&c) ? 1 : 0;
+	comparison_free(&c);
+out:
+	for (size_t i = 0; i < loaded; i++)
+		group_free(&groups[i]);
+	return rc;
+}
+
+int cmd_compare(int argc, char **argv)
+{
+	struct compare_opts o = {.rule = RULE_STATS,
+				 .threshold_pct = 1,
+				 .threshold_abs = 0.1,
+				 .q_max = 0.05,
+				 .alpha = 0.05};
+	const char *arg, *root = NULL, *job_arg = NULL, *commits = NULL, *stat = NULL;
+	bool all = false, verbose = false, json = false;
+	char **dirs = NULL, err[1024];
+	size_t ndirs = 0;
+	regex_t re;
+	int c, rc = 0;
+
+	cli_reset();
+	while ((c = cli_next(&compare_command, argc, argv, &arg)) != -1) {
+		switch (c) {
+		case OPT_RESULTS:
+			root = arg;
+			break;
+		case OPT_JOB:
+			job_arg = arg;
+			break;
+		case OPT_COMMITS:
+			commits = arg;
+			break;
+		case OPT_STAT:
+			stat = arg;
+			break;
+		case OPT_ALL:
+			all = true;
+			break;
+		case 'v':
+			verbose = true;
+			break;
+		case OPT_JSON:
+			json = true;
+			break;
+		case OPT_FORMAT:
+			if (!strcmp(arg, "json"))
+				json = true;
+			else if (strcmp(arg, "robot")) {
+				fprintf(
+				    stderr,
+				    "scalebench compare: --format '%s': expected robot or json\n",
+				    arg);
+				return 2;
+			}
+			break;
+		case OPT_RULE:
+			if (!strcmp(arg, "lkp"))
+				o.rule = RULE_LKP;
+			else if (strcmp(arg, "stats")) {
+				fprintf(stderr,
+					"scalebench compare: --rule '%s': expected stats or lkp\n",
+					arg);
+				return 2;
+			}
+			break;
+		case OPT_THRESHOLD:
+			if (cli_parse_seconds(arg, &o.threshold_pct) || o.threshold_pct < 0 ||
+			    o.threshold_pct > 1000) {
+				fprintf(
+				    stderr,
+				    "scalebench compare: --threshold '%s': expected a percentage "
+				    "(0-1000)\n",
+				    arg);
+				return 2;
+			}
+			break;
+		case 'h':
+			cli_print_help(&compare_command, stdout);
+			return 0;
+		default:
+			return 2;
+		}
+	}
+	if (stat) {
+		int e = regcomp(&re, stat, REG_EXTENDED | REG_NOSUB);
+
+		if (e) {
+			regerror(e, &re, err, sizeof(err));
+			fprintf(stderr, "scalebench compare: --stat '%s': %s\n", stat, err);
+			return 2;
+		}
+		o.stat_re = &re;
+	}
+
+	json_t *json_out = json ? json_array() : NULL;
+	if (root || job_arg || commits) {
+		struct job_file job = {0};
+		bool have_job = false;
+
+		if (!root || !job_arg || !commits || cli_optind() < argc) {
+			fprintf(stderr, "scalebench compare: --results, --job and --commits go "
+					"together, without group directories\n");
+			rc = 2;
+			goto out;
+		}
+		if (access(job_arg, F_OK) == 0) {
+			if (job_load(job_arg, (unsigned)sysconf(_SC_NPROCESSORS_ONLN), &job, err,
+				     sizeof(err))) {
+				fprintf(stderr, "scalebench compare: %s\n", err);
+				rc = 2;
+				goto out;
+			}
+			have_job = true;
+		}
+		size_t nj = have_job ? job.n_atomic : 1;
+		for (size_t j = 0; j < nj; j++) {
+			const char *pp = have_job ? job.atomic[j].path_params : job_arg;
+			char **d = NULL;
+			size_t nd = 0;
+			int r;
+
+			if (pick_dirs(root, pp, commits, &d, &nd)) {
+				r = 2;
+			} else {
+				if (nj > 1 && !json)
+					printf("%s%s\n", j ? "\n" : "",
+					       have_job ? job.atomic[j].name : pp);
+				r = compare_dirs(d, nd, &o, json, all, verbose, json_out);
+			}
+			for (size_t i = 0; i < nd; i++)
+				free(d[i]);
+			free(d);
+			if (r > rc)
+				rc = r;
+		}
+		if (have_job)
+			job_free(&job);
+	} else {
+		for (int i = cli_optind(); i < argc; i++)
+			add_dir(&dirs, &ndirs, argv[i]);
+		rc = compare_dirs(dirs, ndirs, &o, json, all, verbose, json_out);
+	}
+	if (json_out) {
+		if (json_array_size(json_out) == 1)
+			json_dumpf(json_array_get(json_out, 0), stdout, JSON_INDENT(1));
+		else
+			json_dumpf(json_out, stdout, JSON_INDENT(1));
+		putchar('\n');
+	}
+out:
+	json_decref(json_out);
+	for (size_t i = 0; i < ndirs; i++)
+		free(dirs[i]);
+	free(dirs);
+	if (stat)
+		regfree(&re);
+	return rc;
+}

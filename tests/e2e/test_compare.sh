@@ -1,0 +1,91 @@
+#!/bin/bash
+# scalebench compare through the real binary: the robot's table on a fixed results tree
+# (golden output), verdicts, the exit status, JSON, selection by name, and bad input.
+set -u
+. "$(dirname "$0")/../lib.sh"
+
+FIX=tests/fixtures/compare
+G=$FIX/results/will-it-scale/process-100%-page_fault3/lkp-skl-4sp1/debian-12-x86_64/defconfig/gcc-12
+
+sb compare "$G/base" "$G/patched"
+check "regression of a headline stat: exit 1" [ $rc -eq 1 ]
+if diff -u "$FIX/expected-robot.txt" "$WORK/out" >"$WORK/diff"; then
+	pass "robot table matches the golden output"
+else
+	fail "robot table matches the golden output" "$(head -30 "$WORK/diff")"
+fi
+check "the incomplete run is skipped with a note naming it" grep -q "base/4: incomplete run (no stats.json), skipped" "$WORK/err"
+check "robot layout: column titles 16 and 27 wide, name at column 47" bash -c \
+	"grep -q '^---------------- ---------------------------$' $WORK/out && grep -q '^    [0-9]\{6\}           -2[0-9].[0-9]%     [0-9]\{6\}        will-it-scale.per_process_ops' $WORK/out"
+check "± shown above 2%, absolute delta for perf-profile" bash -c \
+	"grep -q '± 2[0-9]%.*numa-meminfo.node1.Inactive(anon)' $WORK/out && grep -q ' +3.7 .*perf-profile.self.cycles-pp.__count_memcg_events' $WORK/out"
+check "fail:runs and %reproduction" grep -q "^           :4          +40%           2:5     dmesg.WARNING" "$WORK/out"
+check "unchanged stats hidden by default" bash -c "! grep -q 'meminfo.MemFree' $WORK/out"
+
+sb compare --all -v "$G/base" "$G/patched"
+check "--all shows every stat, -v the test columns" bash -c \
+	"grep -q 'meminfo.MemFree.*p=.* q=.* welch-log' $WORK/out && grep -q 'vmstat.cpu.sy.*no-change' $WORK/out"
+
+sb compare --json "$G/base" "$G/patched"
+check "--json: verdicts, intervals and q-values per stat" json_true "$WORK/out" \
+	"d['stats']['will-it-scale.per_process_ops']['groups'][1]['verdict'] == 'regression' and d['regression'] and d['stats']['will-it-scale.per_process_ops']['groups'][1]['interval'][1] < -20 and d['stats']['meminfo.MemFree']['groups'][1]['verdict'] in ('no-change', 'inconclusive')"
+check "--json: runs per group and the skipped run" json_true "$WORK/out" \
+	"[g['runs'] for g in d['groups']] == [4, 5] and 'incomplete' in d['groups'][0]['notes'][0]"
+check "--json: direction from the name" json_true "$WORK/out" \
+	"d['stats']['will-it-scale.per_process_ops']['direction'] == 'higher' and d['stats']['time.user_time']['direction'] == 'lower' and d['stats']['proc-vmstat.pgfault']['direction'] == 'neutral'"
+
+# A/A: the same group against itself, and against a copy of itself, changes nothing.
+mkdir -p "$WORK/aa/will-it-scale/p/t/r/k/c"
+cp -r "$G/patched" "$WORK/aa/will-it-scale/p/t/r/k/c/a"
+cp -r "$G/patched" "$WORK/aa/will-it-scale/p/t/r/k/c/b"
+sb compare "$WORK/aa/will-it-scale/p/t/r/k/c/a" "$WORK/aa/will-it-scale/p/t/r/k/c/b"
+check "A/A: exit 0, nothing flagged" bash -c "[ $rc -eq 0 ] && grep -q 'no stat changed significantly' $WORK/out"
+
+# The lkp rule (needs 3 runs a side: the fixture has 4 and 5).
+sb compare --rule lkp --json "$G/base" "$G/patched"
+check "--rule lkp: the robot's rule flags the -26% drop" json_true "$WORK/out" \
+	"d['rule'] == 'lkp' and d['stats']['will-it-scale.per_process_ops']['groups'][1]['verdict'] == 'regression'"
+
+# Picking groups by name from a results root.
+sb compare --results "$FIX/results" --job 'process-100%-page_fault3' --commits base,patched
+check "--results/--job/--commits picks the same groups" bash -c "[ $rc -eq 1 ] && diff -q $FIX/expected-robot.txt $WORK/out >/dev/null"
+sb compare --stat '^will-it-scale\.' --all "$G/base" "$G/patched"
+check "--stat restricts the stats" bash -c "[ \$(grep -c '^ .*  [a-z]' $WORK/out) -ge 2 ] && ! grep -q 'proc-vmstat' $WORK/out"
+
+# Groups that differ in more than the commit: the header says in what.
+mkdir -p "$WORK/other/will-it-scale/process-100%-page_fault3/lkp-skl-4sp1/debian-12-x86_64/x86_64-rhel/gcc-12"
+cp -r "$G/patched" "$WORK/other/will-it-scale/process-100%-page_fault3/lkp-skl-4sp1/debian-12-x86_64/x86_64-rhel/gcc-12/"
+sb compare "$G/base" "$WORK/other/will-it-scale/process-100%-page_fault3/lkp-skl-4sp1/debian-12-x86_64/x86_64-rhel/gcc-12/patched"
+check "differing axes named in the header" bash -c "grep -q '^the groups also differ in:' $WORK/out && grep -q '^  kconfig: defconfig | x86_64-rhel' $WORK/out"
+
+# Bad input: a message naming the file, and the rest still used.
+sb compare "$WORK" "$G/patched"
+check "not a results group: exit 2, named" bash -c "[ $rc -eq 2 ] && grep -q \"$WORK is not a results group\" $WORK/err"
+sb compare "$G/base"
+check "one group: exit 2" [ $rc -eq 2 ]
+cp -r "$G/patched" "$WORK/corrupt"
+head -c 40 "$G/patched/0/stats.json" >"$WORK/corrupt/0/stats.json"
+sb compare "$G/base" "$WORK/corrupt"
+check "truncated stats.json: named, the other runs still used" bash -c \
+	"grep -q '$WORK/corrupt/0/stats.json: corrupt' $WORK/err && [ $rc -eq 1 ]"
+mkdir -p "$WORK/one/a/0" "$WORK/one/b/0"
+cp "$G/base/0/stats.json" "$WORK/one/a/0/"
+cp "$G/patched/0/stats.json" "$WORK/one/b/0/"
+sb compare "$WORK/one/a" "$WORK/one/b" -v
+check "one run per side: says no test is possible, shows means" bash -c \
+	"grep -q 'no significance test is possible' $WORK/err && grep -q 'will-it-scale.per_process_ops.*needs at least 2 runs' $WORK/out && [ $rc -eq 0 ]"
+mkdir -p "$WORK/disjoint/a/0" "$WORK/disjoint/b/0"
+echo '{"x.a": 1}' >"$WORK/disjoint/a/0/stats.json"
+echo '{"y.b": 1}' >"$WORK/disjoint/b/0/stats.json"
+sb compare "$WORK/disjoint/a" "$WORK/disjoint/b" --stat '^z'
+check "no common stats: exit 2 with a message" bash -c "[ $rc -eq 2 ] && grep -q 'no stat in common' $WORK/err"
+mkdir -p "$WORK/zero/a/0" "$WORK/zero/a/1" "$WORK/zero/b/0" "$WORK/zero/b/1"
+for d in a/0 a/1; do echo '{"x.ops": 0}' >"$WORK/zero/$d/stats.json"; done
+echo '{"x.ops": 5}' >"$WORK/zero/b/0/stats.json"
+echo '{"x.ops": 6}' >"$WORK/zero/b/1/stats.json"
+sb compare --all -v "$WORK/zero/a" "$WORK/zero/b"
+check "zero base mean: %change undefined, said so" grep -q "x.ops.*%change undefined for a zero or negative mean" "$WORK/out"
+sb compare --rule nope "$G/base" "$G/patched"
+check "bad --rule: exit 2" bash -c "[ $rc -eq 2 ] && grep -q \"rule 'nope'\" $WORK/err"
+sb compare --stat '(' "$G/base" "$G/patched"
+check "bad --stat regex: exit 2, named" bash -c "[ $rc -eq 2 ] && grep -q \"stat '('\" $WORK/err"
