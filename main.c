@@ -17,6 +17,7 @@ static const struct command commands[] = {
     {&bench_command, cmd_bench},
     {&compare_command, cmd_compare},
     {&list_command, cmd_list},
+    {&plot_command, cmd_plot},
     {&run_command, cmd_run},
     {&split_command, cmd_split},
 };

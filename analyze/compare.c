@@ -45,14 +45,13 @@ static int cmp_names(const void *a, const void *b)
 /* Outliers by the median absolute deviation: the robust path takes over when a side has one. */
 static bool has_outlier(const double *x, size_t n)
 {
-	double *d, med, mad;
+	double small[64], *d = small, med, mad;
 	struct stat_summary s;
 	bool out = false;
 
 	if (n < 4)
 		return false;
-	d = malloc(n * sizeof(*d));
-	if (!d)
+	if (n > 64 && !(d = malloc(n * sizeof(*d))))
 		return false;
 	stat_summarize(x, n, &s);
 	med = s.median;
@@ -63,7 +62,8 @@ static bool has_outlier(const double *x, size_t n)
 	for (size_t i = 0; i < n && mad > 0; i++)
 		if (d[i] > 3.5 * mad)
 			out = true;
-	free(d);
+	if (d != small)
+		free(d);
 	return out;
 }
 
@@ -212,6 +212,11 @@ int compare_groups(struct result_group *groups, size_t n, const struct compare_o
 	c->ngroups = n;
 	c->opts = *o;
 	c->min_runs = groups[0].nruns;
+	/* The union of the groups' stat names: runs mostly share them, so a set first and a
+	 * sort of the distinct names after, not a sort of every run's names. */
+	json_t *seen = json_object();
+	if (!seen)
+		goto nomem;
 	for (size_t g = 0; g < n; g++) {
 		if (groups[g].nruns < c->min_runs)
 			c->min_runs = groups[g].nruns;
@@ -223,19 +228,25 @@ int compare_groups(struct result_group *groups, size_t n, const struct compare_o
 
 			json_object_foreach(groups[g].runs[i].stats, k, v)
 			{
+				if (json_object_get(seen, k))
+					continue;
+				json_object_set_new(seen, k, json_true());
 				if (o->stat_re && regexec(o->stat_re, k, 0, NULL, 0))
 					continue;
 				if (nnames == cap) {
 					cap = cap ? cap * 2 : 1024;
 					char **nv = realloc(names, cap * sizeof(*nv));
-					if (!nv)
+					if (!nv) {
+						json_decref(seen);
 						goto nomem;
+					}
 					names = nv;
 				}
 				names[nnames++] = (char *)k;
 			}
 		}
 	}
+	json_decref(seen);
 	qsort(names, nnames, sizeof(*names), cmp_names);
 	c->rows = calloc(nnames ? nnames : 1, sizeof(*c->rows));
 	a = malloc((maxruns + 1) * sizeof(*a));
@@ -247,8 +258,6 @@ int compare_groups(struct result_group *groups, size_t n, const struct compare_o
 		struct stat_row *r;
 		size_t na;
 
-		if (i && !strcmp(names[i], names[i - 1]))
-			continue;
 		r = &c->rows[c->nrows++];
 		r->name = strdup(names[i]);
 		r->failure = stat_is_failure(names[i]);

@@ -8,7 +8,7 @@
 
 #include <regex.h>
 
-#define COMPARE_MAX_GROUPS 16
+#define COMPARE_MAX_GROUPS 8
 
 enum compare_rule { RULE_STATS, RULE_LKP };
 enum test_kind { TEST_NONE, TEST_WELCH_LOG, TEST_MANN_WHITNEY, TEST_LKP, TEST_EXACT };
@@ -64,6 +64,8 @@ const char *test_kind_name(enum test_kind t);
 
 /* Output formats. */
 void print_robot_table(const struct comparison *c, bool all, bool verbose, FILE *out);
-json_t *comparison_json(const struct comparison *c);
+/* The whole comparison as one JSON object, streamed to out stat by stat (a few thousand
+ * stats need not be built in memory at once). */
+int print_comparison_json(const struct comparison *c, FILE *out);
 
 #endif

@@ -229,8 +229,9 @@ void print_robot_table(const struct comparison *c, bool all, bool verbose, FILE 
 					fprintf(out, "     %%change         %%stddev");
 				fprintf(out, "\n             \\  ");
 				for (size_t g = 1; g < c->ngroups; g++)
-					fprintf(out, g + 1 < c->ngroups ? "        |                \\  "
-									: "        |                \\");
+					fprintf(out, g + 1 < c->ngroups
+							 ? "        |                \\  "
+							 : "        |                \\");
 				fprintf(out, "\n");
 				any = true;
 			}
@@ -241,23 +242,88 @@ void print_robot_table(const struct comparison *c, bool all, bool verbose, FILE 
 		fprintf(out, "\n(no stat changed significantly; --all shows every stat)\n");
 }
 
-static json_t *summary_json(const struct stat_summary *s)
+/* Rows are written with fprintf, not built as jansson trees: thousands of stats per
+ * comparison, and the trees cost more than the statistics. */
+static void put_value(FILE *out, double v)
 {
-	if (!s->n)
-		return json_null();
-	return json_pack("{s:I, s:f, s:f, s:f, s:f, s:f, s:f}", "n", (json_int_t)s->n, "mean",
-			 s->mean, "stddev", s->stddev, "stddev_pct", s->stddev_pct, "min", s->min,
-			 "max", s->max, "median", s->median);
+	if (isnan(v) || isinf(v))
+		fprintf(out, "null"); /* JSON has no NaN or infinity */
+	else
+		fprintf(out, "%.10g", v);
 }
 
-static json_t *num_or_null(double v)
+static void put_num(FILE *out, const char *key, double v)
 {
-	return isnan(v) || isinf(v) ? json_null() : json_real(v);
+	fprintf(out, "\"%s\": ", key);
+	put_value(out, v);
 }
 
-json_t *comparison_json(const struct comparison *c)
+static void put_row(FILE *out, const struct comparison *c, const struct stat_row *r)
 {
-	json_t *doc = json_object(), *groups = json_array(), *stats = json_object();
+	fprintf(out,
+		"{\"failure\": %s, \"headline\": %s, \"absolute\": %s, \"direction\": \"%s\", "
+		"\"groups\": [",
+		r->failure ? "true" : "false", r->headline ? "true" : "false",
+		r->absolute ? "true" : "false",
+		r->dir == DIR_HIGHER_BETTER  ? "higher"
+		: r->dir == DIR_LOWER_BETTER ? "lower"
+					     : "neutral");
+	for (size_t g = 0; g < c->ngroups; g++) {
+		const struct stat_summary *m = &r->sum[g];
+
+		fprintf(out, "%s\n   {\"summary\": ", g ? "," : "");
+		if (!m->n) {
+			fprintf(out, "null");
+		} else {
+			fprintf(out, "{\"n\": %zu, ", m->n);
+			put_num(out, "mean", m->mean);
+			fprintf(out, ", ");
+			put_num(out, "stddev", m->stddev);
+			fprintf(out, ", ");
+			put_num(out, "stddev_pct", m->stddev_pct);
+			fprintf(out, ", ");
+			put_num(out, "min", m->min);
+			fprintf(out, ", ");
+			put_num(out, "max", m->max);
+			fprintf(out, ", ");
+			put_num(out, "median", m->median);
+			fprintf(out, "}");
+		}
+		if (r->failure)
+			fprintf(out, ", \"fail_runs\": [%zu, %zu]", r->fails[g], r->runs[g]);
+		if (g && r->failure) {
+			fprintf(out, ", ");
+			put_num(out, "reproduction", r->reproduction[g]);
+		}
+		if (g && !r->failure) {
+			fprintf(out, ", ");
+			put_num(out, "change", r->has_change[g] ? r->change[g] : NAN);
+			fprintf(out, ", \"test\": \"%s\", ", test_kind_name(r->test[g]));
+			put_num(out, "p", r->p[g]);
+			fprintf(out, ", ");
+			put_num(out, "q", r->q[g]);
+			fprintf(out, ", \"interval\": [");
+			put_value(out, r->lo[g]);
+			fprintf(out, ", ");
+			put_value(out, r->hi[g]);
+			fprintf(out, "]");
+			fprintf(out, ", \"verdict\": \"%s\"", verdict_name(r->verdict[g]));
+			if (r->runs_needed[g])
+				fprintf(out, ", \"runs_needed\": %u", r->runs_needed[g]);
+			if (r->no_test[g])
+				fprintf(out, ", \"no_test\": \"%s\"", r->no_test[g]);
+		}
+		fprintf(out, "}");
+	}
+	fprintf(out, "]}");
+}
+
+#define JSON_FLAGS (JSON_INDENT(1) | JSON_REAL_PRECISION(10))
+
+int print_comparison_json(const struct comparison *c, FILE *out)
+{
+	json_t *head = json_object(), *groups = json_array();
+	char *s;
 
 	for (size_t g = 0; g < c->ngroups; g++) {
 		const struct result_group *gr = &c->groups[g];
@@ -276,58 +342,29 @@ json_t *comparison_json(const struct comparison *c)
 		json_object_set_new(o, "notes", notes);
 		json_array_append_new(groups, o);
 	}
-	json_object_set_new(doc, "groups", groups);
-	json_object_set_new(doc, "rule", json_string(c->opts.rule == RULE_LKP ? "lkp" : "stats"));
-	json_object_set_new(doc, "threshold_pct", json_real(c->opts.threshold_pct));
-	json_object_set_new(doc, "q_max", json_real(c->opts.q_max));
+	json_object_set_new(head, "groups", groups);
+	json_object_set_new(head, "rule", json_string(c->opts.rule == RULE_LKP ? "lkp" : "stats"));
+	json_object_set_new(head, "threshold_pct", json_real(c->opts.threshold_pct));
+	json_object_set_new(head, "q_max", json_real(c->opts.q_max));
+	json_object_set_new(head, "regression", json_boolean(comparison_regressed(c)));
+	/* The head without its closing brace, then "stats" one row at a time. */
+	s = json_dumps(head, JSON_FLAGS);
+	json_decref(head);
+	if (!s)
+		return -1;
+	s[strlen(s) - 2] = '\0'; /* "\n}" */
+	fprintf(out, "%s,\n \"stats\": {", s);
+	free(s);
 	for (size_t i = 0; i < c->nrows; i++) {
-		const struct stat_row *r = &c->rows[i];
-		json_t *o = json_object(), *per = json_array();
+		/* Stat names come from files: let jansson quote them. */
+		json_t *key = json_string(c->rows[i].name);
+		char *k = key ? json_dumps(key, JSON_ENCODE_ANY) : NULL;
 
-		json_object_set_new(o, "failure", json_boolean(r->failure));
-		json_object_set_new(o, "headline", json_boolean(r->headline));
-		json_object_set_new(o, "absolute", json_boolean(r->absolute));
-		json_object_set_new(o, "direction",
-				    json_string(r->dir == DIR_HIGHER_BETTER  ? "higher"
-						: r->dir == DIR_LOWER_BETTER ? "lower"
-									     : "neutral"));
-		for (size_t g = 0; g < c->ngroups; g++) {
-			json_t *e = json_object();
-
-			json_object_set_new(e, "summary", summary_json(&r->sum[g]));
-			if (r->failure)
-				json_object_set_new(e, "fail_runs",
-						    json_pack("[I, I]", (json_int_t)r->fails[g],
-							      (json_int_t)r->runs[g]));
-			if (g && r->failure)
-				json_object_set_new(e, "reproduction",
-						    json_real(r->reproduction[g]));
-			if (g && !r->failure) {
-				json_object_set_new(e, "change",
-						    r->has_change[g] ? num_or_null(r->change[g])
-								     : json_null());
-				json_object_set_new(e, "test",
-						    json_string(test_kind_name(r->test[g])));
-				json_object_set_new(e, "p", num_or_null(r->p[g]));
-				json_object_set_new(e, "q", num_or_null(r->q[g]));
-				json_object_set_new(e, "interval",
-						    json_pack("[o, o]", num_or_null(r->lo[g]),
-							      num_or_null(r->hi[g])));
-				json_object_set_new(e, "verdict",
-						    json_string(verdict_name(r->verdict[g])));
-				if (r->runs_needed[g])
-					json_object_set_new(e, "runs_needed",
-							    json_integer(r->runs_needed[g]));
-				if (r->no_test[g])
-					json_object_set_new(e, "no_test",
-							    json_string(r->no_test[g]));
-			}
-			json_array_append_new(per, e);
-		}
-		json_object_set_new(o, "groups", per);
-		json_object_set_new(stats, r->name, o);
+		fprintf(out, "%s\n  %s: ", i ? "," : "", k ? k : "\"?\"");
+		put_row(out, c, &c->rows[i]);
+		free(k);
+		json_decref(key);
 	}
-	json_object_set_new(doc, "stats", stats);
-	json_object_set_new(doc, "regression", json_boolean(comparison_regressed(c)));
-	return doc;
+	fprintf(out, "\n }\n}\n");
+	return ferror(out) ? -1 : 0;
 }

@@ -9,11 +9,13 @@ int cmd_bench(int argc, char **argv);
 int cmd_split(int argc, char **argv);
 int cmd_run(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+int cmd_plot(int argc, char **argv);
 
 extern const struct cli_command list_command, bench_command;
 
 extern const struct cli_command split_command;
 extern const struct cli_command run_command;
 extern const struct cli_command compare_command;
+extern const struct cli_command plot_command;
 
 #endif

@@ -1,6 +1,7 @@
 /* scalebench compare: groups of runs, stat by stat, in the robot's layout or as JSON. */
 #include "builtin.h"
 #include "../analyze/compare.h"
+#include "../analyze/plot.h"
 #include "../runner/job.h"
 
 #include <jansson.h>
@@ -20,6 +21,7 @@ enum {
 	OPT_RULE,
 	OPT_THRESHOLD,
 	OPT_FORMAT,
+	OPT_PLOT,
 };
 
 static const struct cli_option compare_options[] = {
@@ -34,6 +36,7 @@ static const struct cli_option compare_options[] = {
     {"format", OPT_FORMAT, "FMT", "robot (default) or json"},
     {"rule", OPT_RULE, "RULE", "stats (default: Welch on logs / Mann-Whitney, BH q-values) or lkp"},
     {"threshold", OPT_THRESHOLD, "PCT", "noise threshold for a verdict, in % (default 1)"},
+    {"plot", OPT_PLOT, NULL, "after the table, the robot's text plot of each headline stat shown"},
     {NULL, 0, NULL, NULL},
 };
 
@@ -98,8 +101,42 @@ static int pick_dirs(const char *root, const char *path_params, const char *comm
 	return 0;
 }
 
+/* The robot's plots under its table: every run of each headline stat shown, per group. */
+static void plot_headline(const struct comparison *c, bool all)
+{
+	char err[512];
+
+	if (!plot_available(err, sizeof(err))) {
+		fprintf(stderr, "scalebench compare: no plots: %s\n", err);
+		return;
+	}
+	for (size_t i = 0; i < c->nrows; i++) {
+		const struct stat_row *r = &c->rows[i];
+		struct plot_series s[COMPARE_MAX_GROUPS];
+		double *v[COMPARE_MAX_GROUPS] = {0};
+		bool ok = true;
+
+		if (!r->headline || (!all && !row_is_notable(r, c->ngroups) && c->min_runs >= 2))
+			continue;
+		for (size_t g = 0; g < c->ngroups; g++) {
+			v[g] = calloc(c->groups[g].nruns + 1, sizeof(double));
+			ok = ok && v[g];
+			s[g] = (struct plot_series){
+			    .label = c->ngroups > 2 ? c->groups[g].commit : NULL,
+			    .y = v[g],
+			    .n = v[g] ? group_values(&c->groups[g], r->name, v[g]) : 0};
+		}
+		printf("\n");
+		if (ok &&
+		    plot_samples(r->name, s, c->ngroups, PLOT_TEXT, NULL, stdout, err, sizeof(err)))
+			fprintf(stderr, "scalebench compare: plot of %s: %s\n", r->name, err);
+		for (size_t g = 0; g < c->ngroups; g++)
+			free(v[g]);
+	}
+}
+
 static int compare_dirs(char **dirs, size_t n, const struct compare_opts *o, bool json, bool all,
-			bool verbose, json_t *json_out)
+			bool verbose, bool plot)
 {
 	struct result_group groups[COMPARE_MAX_GROUPS];
 	struct comparison c;
@@ -140,9 +177,11 @@ static int compare_dirs(char **dirs, size_t n, const struct compare_opts *o, boo
 			"means and %%change only\n",
 			c.min_runs);
 	if (json)
-		json_array_append_new(json_out, comparison_json(&c));
+		print_comparison_json(&c, stdout);
 	else
 		print_robot_table(&c, all, verbose, stdout);
+	if (plot && !json)
+		plot_headline(&c, all);
 	rc = comparison_regressed(&c) ? 1 : 0;
 	comparison_free(&c);
 out:
@@ -159,7 +198,7 @@ int cmd_compare(int argc, char **argv)
 				 .q_max = 0.05,
 				 .alpha = 0.05};
 	const char *arg, *root = NULL, *job_arg = NULL, *commits = NULL, *stat = NULL;
-	bool all = false, verbose = false, json = false;
+	bool all = false, verbose = false, json = false, plot = false;
 	char **dirs = NULL, err[1024];
 	size_t ndirs = 0;
 	regex_t re;
@@ -185,6 +224,9 @@ int cmd_compare(int argc, char **argv)
 			break;
 		case 'v':
 			verbose = true;
+			break;
+		case OPT_PLOT:
+			plot = true;
 			break;
 		case OPT_JSON:
 			json = true;
@@ -239,7 +281,6 @@ int cmd_compare(int argc, char **argv)
 		o.stat_re = &re;
 	}
 
-	json_t *json_out = json ? json_array() : NULL;
 	if (root || job_arg || commits) {
 		struct job_file job = {0};
 		bool have_job = false;
@@ -272,7 +313,10 @@ int cmd_compare(int argc, char **argv)
 				if (nj > 1 && !json)
 					printf("%s%s\n", j ? "\n" : "",
 					       have_job ? job.atomic[j].name : pp);
-				r = compare_dirs(d, nd, &o, json, all, verbose, json_out);
+				/* Several atomic jobs as JSON: one array of comparisons. */
+				if (json && nj > 1)
+					printf(j ? ",\n" : "[\n");
+				r = compare_dirs(d, nd, &o, json, all, verbose, plot);
 			}
 			for (size_t i = 0; i < nd; i++)
 				free(d[i]);
@@ -280,22 +324,16 @@ int cmd_compare(int argc, char **argv)
 			if (r > rc)
 				rc = r;
 		}
+		if (json && nj > 1)
+			printf("]\n");
 		if (have_job)
 			job_free(&job);
 	} else {
 		for (int i = cli_optind(); i < argc; i++)
 			add_dir(&dirs, &ndirs, argv[i]);
-		rc = compare_dirs(dirs, ndirs, &o, json, all, verbose, json_out);
-	}
-	if (json_out) {
-		if (json_array_size(json_out) == 1)
-			json_dumpf(json_array_get(json_out, 0), stdout, JSON_INDENT(1));
-		else
-			json_dumpf(json_out, stdout, JSON_INDENT(1));
-		putchar('\n');
+		rc = compare_dirs(dirs, ndirs, &o, json, all, verbose, plot);
 	}
 out:
-	json_decref(json_out);
 	for (size_t i = 0; i < ndirs; i++)
 		free(dirs[i]);
 	free(dirs);

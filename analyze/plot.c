@@ -1,0 +1,880 @@
+#include "plot.h"
+#include "../lib/outfile.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <locale.h>
+#include <math.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define TEXT_COLS	   80
+#define TEXT_ROWS	   20
+#define GNUPLOT_TIMEOUT_MS 60000
+#define OUT_CAP		   (4u << 20)
+#define ERR_CAP		   (64u << 10)
+#define MISSING_HINT	   "install gnuplot-nox (make setup)"
+
+/* Point characters of the text plots.  '+', '-', '|' and '.' are left out: the dumb terminal
+ * draws borders, tics and our connecting lines with them. */
+static const char markers[] = "*O#x@%&=~^ABCDEFGHIJKLMNPQRSTUVWXYZ";
+_Static_assert(sizeof(markers) - 1 == PLOT_MAX_SERIES, "one marker per series");
+
+/* Point types of the graphic terminals: filled circle, square, triangles, diamond, ... */
+static const int gfx_points[] = {7, 5, 9, 11, 13, 6, 4, 8, 10, 12, 14, 1, 2, 3};
+
+struct buf {
+	char *p;
+	size_t len;
+	bool truncated;
+};
+
+static void buf_add(struct buf *b, const char *s, size_t n, size_t cap)
+{
+	char *p;
+
+	if (b->len + n > cap) {
+		b->truncated = true;
+		n = cap - b->len;
+	}
+	if (!n)
+		return;
+	p = realloc(b->p, b->len + n + 1);
+	if (!p) {
+		b->truncated = true;
+		return;
+	}
+	b->p = p;
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+}
+
+/* ---- finding and running gnuplot ---- */
+
+static bool is_executable(const char *path)
+{
+	struct stat st;
+
+	return !stat(path, &st) && S_ISREG(st.st_mode) && !access(path, X_OK);
+}
+
+static int gnuplot_path(char *bin, size_t len, char *err, size_t errlen)
+{
+	const char *env = getenv("SCALEBENCH_GNUPLOT");
+	const char *path = getenv("PATH");
+
+	if (env && *env) {
+		if (!is_executable(env)) {
+			snprintf(err, errlen,
+				 "gnuplot not found: SCALEBENCH_GNUPLOT=%s is not an executable "
+				 "file; " MISSING_HINT,
+				 env);
+			return -1;
+		}
+		snprintf(bin, len, "%s", env);
+		return 0;
+	}
+	if (!path || !*path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path) {
+		size_t n = strcspn(path, ":");
+
+		/* An empty PATH element means the current directory. */
+		if (snprintf(bin, len, "%.*s%sgnuplot", (int)n, n ? path : ".", "/") < (int)len &&
+		    is_executable(bin))
+			return 0;
+		path += n + (path[n] == ':');
+	}
+	snprintf(err, errlen, "gnuplot not found: " MISSING_HINT);
+	return -1;
+}
+
+/* gnuplot's stderr as one line: its messages without the echoed command, the caret line and
+ * the "line N:" position (a line of our generated script, meaningless to the user). */
+static void gnuplot_error(const char *text, char *err, size_t errlen)
+{
+	size_t used = (size_t)snprintf(err, errlen, "gnuplot failed:");
+	const char *line = text ? text : "";
+	bool any = false;
+
+	while (*line) {
+		size_t n = strcspn(line, "\n");
+		const char *p = line, *end = line + n;
+		const char *q;
+
+		line = end + (*end == '\n');
+		while (p < end && isspace((unsigned char)*p))
+			p++;
+		while (end > p && isspace((unsigned char)end[-1]))
+			end--;
+		if (p == end || !strncmp(p, "gnuplot>", 8) || strspn(p, " ^") >= (size_t)(end - p))
+			continue;
+		if (*p == '"' && (q = memchr(p + 1, '"', (size_t)(end - p - 1))))
+			p = q + 1 + (q + 1 < end && q[1] == ' ');
+		if (end - p > 5 && !strncmp(p, "line ", 5)) {
+			q = p + 5;
+			while (q < end && isdigit((unsigned char)*q))
+				q++;
+			if (q < end && *q == ':' && q > p + 5)
+				for (p = q + 1; p < end && isspace((unsigned char)*p);)
+					p++;
+		}
+		if (used < errlen)
+			used += (size_t)snprintf(err + used, errlen - used, "%s ", any ? ";" : "");
+		/* Runs of blanks (gnuplot aligns its messages) become one space. */
+		for (; p < end && used + 1 < errlen; p++) {
+			if (isspace((unsigned char)*p) && isspace((unsigned char)p[1]))
+				continue;
+			err[used++] = isspace((unsigned char)*p) ? ' ' : *p;
+		}
+		if (used < errlen)
+			err[used] = '\0';
+		any = true;
+	}
+	if (!any && used < errlen)
+		snprintf(err + used, errlen - used, " no message");
+}
+
+static long ms_left(const struct timespec *deadline)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (deadline->tv_sec - now.tv_sec) * 1000 + (deadline->tv_nsec - now.tv_nsec) / 1000000;
+}
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+/* Feed the script to gnuplot's stdin while collecting its stdout and stderr, all through one
+ * poll loop: gnuplot may print while it is still reading, so writing everything first could
+ * deadlock on a full pipe.  stdin is a socket so that a gnuplot that died early gives EPIPE
+ * (MSG_NOSIGNAL) instead of a SIGPIPE that would kill us. */
+static int gnuplot_run(const char *script, size_t len, struct buf *out, char *err, size_t errlen)
+{
+	char bin[PATH_MAX], arg_defaults[] = "-d";
+	char *argv[] = {bin, arg_defaults, NULL};
+	int in[2] = {-1, -1}, o[2] = {-1, -1}, e[2] = {-1, -1};
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	struct buf errtext = {0};
+	struct timespec deadline;
+	sigset_t none, dflt;
+	size_t off = 0;
+	pid_t pid;
+	int rc = -1, status, sp;
+
+	if (gnuplot_path(bin, sizeof(bin), err, errlen))
+		return -1;
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, in) || pipe2(o, O_CLOEXEC) ||
+	    pipe2(e, O_CLOEXEC)) {
+		snprintf(err, errlen, "cannot create pipes to run %s: %s", bin, strerror(errno));
+		goto out;
+	}
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, in[1], 0);
+	posix_spawn_file_actions_adddup2(&fa, o[1], 1);
+	posix_spawn_file_actions_adddup2(&fa, e[1], 2);
+	posix_spawnattr_init(&attr);
+	sigemptyset(&none);
+	sigemptyset(&dflt);
+	sigaddset(&dflt, SIGPIPE);
+	posix_spawnattr_setsigmask(&attr, &none);
+	posix_spawnattr_setsigdefault(&attr, &dflt);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+	sp = posix_spawn(&pid, bin, &fa, &attr, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&attr);
+	if (sp) {
+		snprintf(err, errlen, "cannot run %s: %s%s", bin, strerror(sp),
+			 sp == ENOENT ? "; " MISSING_HINT : "");
+		goto out;
+	}
+	close_fd(&in[1]);
+	close_fd(&o[1]);
+	close_fd(&e[1]);
+	if (!len)
+		close_fd(&in[0]);
+
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	deadline.tv_sec += GNUPLOT_TIMEOUT_MS / 1000;
+	while (o[0] >= 0 || e[0] >= 0) {
+		struct pollfd pfd[3] = {{.fd = in[0], .events = POLLOUT},
+					{.fd = o[0], .events = POLLIN},
+					{.fd = e[0], .events = POLLIN}};
+		long left = ms_left(&deadline);
+		char chunk[8192];
+		ssize_t n;
+
+		if (left <= 0) {
+			kill(pid, SIGKILL);
+			snprintf(err, errlen, "%s did not finish within %d s; killed", bin,
+				 GNUPLOT_TIMEOUT_MS / 1000);
+			while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+				;
+			goto out;
+		}
+		if (poll(pfd, 3, (int)left) < 0) {
+			if (errno == EINTR)
+				continue;
+			snprintf(err, errlen, "poll on %s's pipes: %s", bin, strerror(errno));
+			kill(pid, SIGKILL);
+			while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+				;
+			goto out;
+		}
+		if (pfd[0].revents) {
+			n = send(in[0], script + off, len - off, MSG_NOSIGNAL | MSG_DONTWAIT);
+			if (n > 0)
+				off += (size_t)n;
+			/* On EPIPE gnuplot has stopped reading; its stderr says why. */
+			if (off == len || (n < 0 && errno != EAGAIN && errno != EINTR))
+				close_fd(&in[0]);
+		}
+		for (int i = 1; i < 3; i++) {
+			int *fd = i == 1 ? &o[0] : &e[0];
+
+			if (!pfd[i].revents)
+				continue;
+			n = read(*fd, chunk, sizeof(chunk));
+			if (n > 0)
+				buf_add(i == 1 ? out : &errtext, chunk, (size_t)n,
+					i == 1 ? OUT_CAP : ERR_CAP);
+			else if (!n || errno != EINTR)
+				close_fd(fd);
+		}
+	}
+	close_fd(&in[0]);
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR) {
+			snprintf(err, errlen, "waiting for %s: %s", bin, strerror(errno));
+			goto out;
+		}
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+		rc = 0;
+	} else if (errtext.len) {
+		gnuplot_error(errtext.p, err, errlen);
+	} else if (WIFSIGNALED(status)) {
+		snprintf(err, errlen, "%s killed by signal %d", bin, WTERMSIG(status));
+	} else {
+		snprintf(err, errlen, "%s exited with status %d", bin, WEXITSTATUS(status));
+	}
+	if (!rc && out->truncated) {
+		snprintf(err, errlen, "%s printed more than %u bytes", bin, OUT_CAP);
+		rc = -1;
+	}
+out:
+	close_fd(&in[0]);
+	close_fd(&in[1]);
+	close_fd(&o[0]);
+	close_fd(&o[1]);
+	close_fd(&e[0]);
+	close_fd(&e[1]);
+	free(errtext.p);
+	return rc;
+}
+
+bool plot_available(char *err, size_t errlen)
+{
+	static const char script[] = "exit\n";
+	struct buf out = {0};
+	int rc = gnuplot_run(script, sizeof(script) - 1, &out, err, errlen);
+
+	free(out.p);
+	return rc == 0;
+}
+
+/* ---- script text ---- */
+
+/* A gnuplot single-quoted string: only '' is special inside, so no backslash escapes,
+ * backquote commands or @macros can fire from a title.  A newline would end the command. */
+static void put_quoted(FILE *f, const char *s)
+{
+	fputc('\'', f);
+	for (; s && *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '\'')
+			fputs("''", f);
+		else
+			fputc(c < 0x20 || c == 0x7f ? ' ' : c, f);
+	}
+	fputc('\'', f);
+}
+
+/* Copy s into dst keeping at most cols characters (UTF-8 sequences count as one and are never
+ * cut), ending in "..." when shortened. */
+static void fit_text(char *dst, size_t dstlen, const char *s, size_t cols)
+{
+	size_t total = 0, keep, bytes = 0, c = 0;
+
+	for (const char *p = s; *p; p++)
+		total += ((unsigned char)*p & 0xc0) != 0x80;
+	keep = total <= cols ? total : cols > 3 ? cols - 3 : cols;
+	for (; s[bytes]; bytes++) {
+		if (((unsigned char)s[bytes] & 0xc0) != 0x80 && c++ == keep)
+			break;
+	}
+	if (bytes >= dstlen)
+		bytes = dstlen - 1;
+	while (bytes && ((unsigned char)s[bytes] & 0xc0) == 0x80)
+		bytes--;
+	snprintf(dst, dstlen, "%.*s%s", (int)bytes, s, keep < total && cols > 3 ? "..." : "");
+}
+
+static void put_num(FILE *f, double v)
+{
+	if (isfinite(v))
+		fprintf(f, "%.17g", v);
+	else
+		fputs("NaN", f);
+}
+
+/* The data range [lo, hi] widened by 10% each side so no point sits on the border, and not
+ * pushed below 0 when the data is positive: a count axis showing -5000 looks like a bug.
+ * (Data that reaches 0 keeps its margin, or its points would hide in the border.) */
+static void padded_range(double lo, double hi, double *rlo, double *rhi)
+{
+	double pad = (hi - lo) * 0.1;
+
+	if (!(pad > 0) || !isfinite(pad))
+		pad = fabs(hi) > 0 ? fabs(hi) * 0.05 : 1;
+	*rlo = lo > 0 && lo - pad < 0 ? 0 : lo - pad;
+	*rhi = hi + pad;
+}
+
+/* A tic step of 1, 2, 5, 10, 20, ... giving at most max_tics tics over span, for axes of
+ * whole numbers (run index, nr_task) where gnuplot's own choice could be 0.5.  0: no such
+ * step (let gnuplot choose). */
+static double int_tic_step(double span, int max_tics)
+{
+	static const double mult[] = {1, 2, 5};
+
+	if (!isfinite(span) || span <= 0)
+		return 0;
+	for (double base = 1; isfinite(base); base *= 10)
+		for (int i = 0; i < 3; i++)
+			if (span / (base * mult[i]) <= max_tics)
+				return base * mult[i];
+	return 0;
+}
+
+static void put_datablock(FILE *f, size_t idx, const double *x, const double *y, const double *e,
+			  size_t n)
+{
+	fprintf(f, "$s%zu << EOD\n", idx);
+	for (size_t i = 0; i < n; i++) {
+		put_num(f, x[i]);
+		fputc(' ', f);
+		put_num(f, y[i]);
+		if (e) {
+			fputc(' ', f);
+			put_num(f, isfinite(e[i]) ? e[i] : 0);
+		}
+		fputc('\n', f);
+	}
+	fputs("EOD\n", f);
+}
+
+/* The text legend: entries "[c] label" under the plot, one per line up to 4 groups, else in
+ * columns so the plot keeps its height.  Labels are shortened to their column. */
+static int text_legend(FILE *f, char (*entry)[4 * TEXT_COLS], size_t n)
+{
+	size_t max_lines = n <= 16 ? 4 : 6;
+	size_t cols = n <= 4 ? 1 : (n + max_lines - 1) / max_lines;
+	size_t lines = (n + cols - 1) / cols;
+	size_t width = TEXT_COLS / cols;
+
+	for (size_t i = 0; i < n; i++) {
+		char fitted[4 * TEXT_COLS];
+
+		fit_text(fitted, sizeof(fitted), entry[i], width - 1);
+		fprintf(f, "set label %zu ", i + 1);
+		put_quoted(f, fitted);
+		/* Character coordinates count rows up from the bottom line of the canvas. */
+		fprintf(f, " at character %zu, character %zu\n", (i % cols) * width,
+			lines - 1 - i / cols);
+	}
+	return (int)lines;
+}
+
+static void put_terminal(FILE *f, enum plot_format fmt, const char *tmp_path)
+{
+	switch (fmt) {
+	case PLOT_TEXT:
+		fprintf(f, "set terminal dumb nofeed size %d,%d\n", TEXT_COLS, TEXT_ROWS);
+		break;
+	case PLOT_PNG:
+		/* pngcairo draws far better than libgd's png; not every gnuplot build has it. */
+		fputs("if (strstrt(GPVAL_TERMINALS, ' pngcairo ') > 0) {\n"
+		      "  set terminal pngcairo size 800,480\n"
+		      "} else {\n"
+		      "  set terminal png size 800,480\n"
+		      "}\n",
+		      f);
+		break;
+	case PLOT_SVG:
+		fputs("set terminal svg size 800,480 background '#ffffff'\n", f);
+		break;
+	}
+	/* Plain text: enhanced mode would turn _ and ^ in stat names into sub/superscripts. */
+	fputs("set termoption noenhanced\n", f);
+	if (tmp_path) {
+		fputs("set output ", f);
+		put_quoted(f, tmp_path);
+		fputc('\n', f);
+	}
+}
+
+/* ---- running one plot ---- */
+
+static bool check_args(const void *s, size_t nseries, enum plot_format fmt, const char *out_path,
+		       FILE *text_out, char *err, size_t errlen)
+{
+	if (!s || !nseries) {
+		snprintf(err, errlen, "plot: no series to plot");
+		return false;
+	}
+	if (nseries > PLOT_MAX_SERIES) {
+		snprintf(err, errlen, "plot: %zu series, at most %d fit one plot", nseries,
+			 PLOT_MAX_SERIES);
+		return false;
+	}
+	if (fmt == PLOT_TEXT && !text_out) {
+		snprintf(err, errlen, "plot: text format needs an output stream");
+		return false;
+	}
+	if (fmt != PLOT_TEXT && fmt != PLOT_PNG && fmt != PLOT_SVG) {
+		snprintf(err, errlen, "plot: unknown format %d (expected text, png or svg)",
+			 (int)fmt);
+		return false;
+	}
+	if (fmt != PLOT_TEXT) {
+		if (!out_path || !*out_path) {
+			snprintf(err, errlen, "plot: png and svg formats need an output file");
+			return false;
+		}
+		for (const char *p = out_path; *p; p++) {
+			if ((unsigned char)*p < 0x20 || *p == 0x7f) {
+				snprintf(err, errlen,
+					 "cannot write %s: control characters in the file name",
+					 out_path);
+				return false;
+			}
+		}
+	}
+	return true;
+}
+
+/* The dumb terminal's page, cleaned for email: no form feed, no trailing blanks, every line
+ * ending in a newline (with nofeed the last one does not). */
+static int write_text(const struct buf *out, FILE *text_out, char *err, size_t errlen)
+{
+	const char *p = out->p ? out->p : "";
+
+	if (!*p) {
+		snprintf(err, errlen, "gnuplot printed no plot");
+		return -1;
+	}
+	while (*p) {
+		size_t n = strcspn(p, "\n"), start = 0;
+
+		while (start < n && p[start] == '\f')
+			start++;
+		while (n > start && (p[n - 1] == ' ' || p[n - 1] == '\r'))
+			n--;
+		fprintf(text_out, "%.*s\n", (int)(n - start), p + start);
+		p += strcspn(p, "\n");
+		p += *p == '\n';
+	}
+	if (fflush(text_out) || ferror(text_out)) {
+		snprintf(err, errlen, "cannot write the text plot: %s",
+			 strerror(errno ? errno : EIO));
+		return -1;
+	}
+	return 0;
+}
+
+typedef void (*script_body)(FILE *f, enum plot_format fmt, const void *arg);
+
+/* Build the script in the C locale (a locale's decimal comma would break every number),
+ * run gnuplot, and commit the output only when it succeeded. */
+static int render(enum plot_format fmt, const char *out_path, FILE *text_out, script_body body,
+		  const void *arg, char *err, size_t errlen)
+{
+	struct outfile of = {0};
+	struct buf out = {0};
+	char *script = NULL;
+	size_t len = 0;
+	locale_t c_locale, old;
+	struct stat st;
+	FILE *f;
+	int rc = -1;
+
+	if (fmt != PLOT_TEXT && outfile_open(&of, out_path, err, errlen))
+		return -1;
+	c_locale = newlocale(LC_ALL_MASK, "C", (locale_t)0);
+	f = open_memstream(&script, &len);
+	if (!c_locale || !f) {
+		snprintf(err, errlen, "plot: %s", strerror(errno));
+		if (f)
+			fclose(f);
+		goto out;
+	}
+	old = uselocale(c_locale);
+	put_terminal(f, fmt, fmt == PLOT_TEXT ? NULL : of.tmp);
+	body(f, fmt, arg);
+	/* Closing the output makes the svg terminal finish its document. */
+	fputs("set output\n", f);
+	uselocale(old);
+	if (fclose(f)) {
+		snprintf(err, errlen, "plot: %s", strerror(errno));
+		goto out;
+	}
+	if (gnuplot_run(script, len, &out, err, errlen))
+		goto out;
+	if (fmt == PLOT_TEXT) {
+		rc = write_text(&out, text_out, err, errlen);
+		goto out;
+	}
+	if (stat(of.tmp, &st) || !st.st_size) {
+		snprintf(err, errlen, "gnuplot wrote nothing for %s", out_path);
+		goto out;
+	}
+	rc = outfile_commit(&of, err, errlen);
+out:
+	if (rc && fmt != PLOT_TEXT)
+		outfile_abort(&of);
+	if (c_locale)
+		freelocale(c_locale);
+	free(script);
+	free(out.p);
+	return rc;
+}
+
+static size_t count_finite(const double *y, size_t n)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		k += y && isfinite(y[i]);
+	return k;
+}
+
+static void put_title(FILE *f, enum plot_format fmt, const char *title)
+{
+	char fitted[4 * TEXT_COLS];
+
+	if (!title || !*title)
+		return;
+	fputs("set title ", f);
+	if (fmt == PLOT_TEXT) {
+		fit_text(fitted, sizeof(fitted), title, TEXT_COLS);
+		put_quoted(f, fitted);
+	} else {
+		put_quoted(f, title);
+	}
+	fputc('\n', f);
+}
+
+/* ---- sample plot ---- */
+
+struct samples_arg {
+	const char *title;
+	const struct plot_series *s;
+	size_t nseries;
+	double ylo, yhi;
+	size_t max_n;
+};
+
+static void series_name(char *dst, size_t len, const struct plot_series *s, size_t nseries,
+			size_t i)
+{
+	static const char *const robot[] = {"bisect-good sample", "bisect-bad sample"};
+	const char *label = s[i].label && *s[i].label ? s[i].label : NULL;
+
+	if (nseries == 2)
+		snprintf(dst, len, "%s%s%s%s", robot[i], label ? " (" : "", label ? label : "",
+			 label ? ")" : "");
+	else if (label)
+		snprintf(dst, len, "%s", label);
+	else
+		snprintf(dst, len, "group %zu", i + 1);
+}
+
+static void samples_body(FILE *f, enum plot_format fmt, const void *varg)
+{
+	const struct samples_arg *a = varg;
+	char entry[PLOT_MAX_SERIES][4 * TEXT_COLS];
+	double step = int_tic_step((double)a->max_n + 1, 10);
+	const char *sep = "plot ";
+
+	for (size_t i = 0; i < a->nseries; i++) {
+		double *x = malloc((a->s[i].n ? a->s[i].n : 1) * sizeof(*x));
+
+		if (!x)
+			continue;
+		for (size_t j = 0; j < a->s[i].n; j++)
+			x[j] = (double)(j + 1);
+		put_datablock(f, i, x, a->s[i].y, NULL, a->s[i].y ? a->s[i].n : 0);
+		free(x);
+	}
+	put_title(f, fmt, a->title);
+	fprintf(f, "set xrange [0:%zu]\n", a->max_n + 1);
+	fputs("set yrange [", f);
+	put_num(f, a->ylo);
+	fputc(':', f);
+	put_num(f, a->yhi);
+	fputs("]\n", f);
+	if (fmt == PLOT_TEXT) {
+		/* The robot's look: no tic marks eating the bottom row of points, no mirrored
+		 * tics on the right, a legend of point characters instead of a key. */
+		fprintf(f, "set xtics nomirror scale 0 %g\nset ytics nomirror\nset key off\n",
+			step);
+		for (size_t i = 0; i < a->nseries; i++) {
+			char name[3 * TEXT_COLS];
+
+			series_name(name, sizeof(name), a->s, a->nseries, i);
+			snprintf(entry[i], sizeof(entry[i]), "[%c] %s", markers[i], name);
+		}
+		fprintf(f, "set bmargin %d\n", text_legend(f, entry, a->nseries) + 2);
+	} else {
+		fprintf(f, "set xtics %g\nset xlabel 'run'\nset grid ytics\n", step);
+		fputs("set key outside below center horizontal\n", f);
+	}
+	for (size_t i = 0; i < a->nseries; i++) {
+		bool empty = !count_finite(a->s[i].y, a->s[i].n);
+		char name[3 * TEXT_COLS];
+
+		if (fmt == PLOT_TEXT) {
+			if (empty)
+				continue;
+			fprintf(f, "%s$s%zu using 1:2 with points pt '%c' notitle", sep, i,
+				markers[i]);
+		} else {
+			series_name(name, sizeof(name), a->s, a->nseries, i);
+			if (empty)
+				fprintf(f, "%skeyentry with points", sep);
+			else
+				fprintf(f, "%s$s%zu using 1:2 with points", sep, i);
+			fprintf(f, " lt %zu pt %d ps 1.3 title ", i + 1,
+				gfx_points[i % (sizeof(gfx_points) / sizeof(gfx_points[0]))]);
+			put_quoted(f, name);
+		}
+		sep = ", \\\n     ";
+	}
+	fputc('\n', f);
+}
+
+int plot_samples(const char *title, const struct plot_series *s, size_t nseries,
+		 enum plot_format fmt, const char *out_path, FILE *text_out, char *err,
+		 size_t errlen)
+{
+	struct samples_arg a = {.title = title, .s = s, .nseries = nseries};
+	double lo = INFINITY, hi = -INFINITY;
+
+	if (!check_args(s, nseries, fmt, out_path, text_out, err, errlen))
+		return -1;
+	for (size_t i = 0; i < nseries; i++) {
+		if (s[i].n > a.max_n)
+			a.max_n = s[i].n;
+		for (size_t j = 0; s[i].y && j < s[i].n; j++) {
+			if (isfinite(s[i].y[j])) {
+				lo = fmin(lo, s[i].y[j]);
+				hi = fmax(hi, s[i].y[j]);
+			}
+		}
+	}
+	if (lo > hi) {
+		snprintf(err, errlen, "plot %s: no finite values in any series",
+			 title ? title : "samples");
+		return -1;
+	}
+	padded_range(lo, hi, &a.ylo, &a.yhi);
+	return render(fmt, out_path, text_out, samples_body, &a, err, errlen);
+}
+
+/* ---- scalability plot ---- */
+
+struct xy_point {
+	double x, y, e;
+};
+
+static int by_x(const void *a, const void *b)
+{
+	const struct xy_point *p = a, *q = b;
+
+	return (p->x > q->x) - (p->x < q->x);
+}
+
+struct scal_arg {
+	const char *title, *ylabel;
+	const struct plot_xy_series *s;
+	size_t nseries;
+	double xlo, xhi, ylo, yhi, xstep;
+};
+
+static void scal_body(FILE *f, enum plot_format fmt, const void *varg)
+{
+	const struct scal_arg *a = varg;
+	char entry[PLOT_MAX_SERIES][4 * TEXT_COLS];
+	const char *ylabel = a->ylabel && *a->ylabel ? a->ylabel : "ops/s";
+	const char *sep = "plot ";
+	bool has_data[PLOT_MAX_SERIES] = {false};
+
+	for (size_t i = 0; i < a->nseries; i++) {
+		const struct plot_xy_series *s = &a->s[i];
+		struct xy_point *pt = malloc((s->n ? s->n : 1) * sizeof(*pt));
+		double *x, *y, *e;
+		size_t k = 0;
+
+		if (!pt)
+			continue;
+		for (size_t j = 0; s->x && s->y && j < s->n; j++)
+			if (isfinite(s->x[j]) && isfinite(s->y[j]))
+				pt[k++] =
+				    (struct xy_point){s->x[j], s->y[j], s->yerr ? s->yerr[j] : 0};
+		qsort(pt, k, sizeof(*pt), by_x);
+		/* Three columns for put_datablock, from the sorted points. */
+		x = malloc((k ? k : 1) * 3 * sizeof(*x));
+		if (x) {
+			y = x + k;
+			e = y + k;
+			for (size_t j = 0; j < k; j++) {
+				x[j] = pt[j].x;
+				y[j] = pt[j].y;
+				e[j] = pt[j].e;
+			}
+			put_datablock(f, i, x, y, s->yerr ? e : NULL, k);
+			has_data[i] = k > 0;
+			free(x);
+		}
+		free(pt);
+	}
+	put_title(f, fmt, a->title);
+	fputs("set xlabel 'nr_task'\n", f);
+	if (fmt == PLOT_TEXT) {
+		/* The dumb terminal prints a ylabel over the tic labels; the top line above
+		 * the axis is free and reads as the axis' unit. */
+		fprintf(f, "set label %zu ", a->nseries + 1);
+		put_quoted(f, ylabel);
+		fprintf(f, " at character 0, character %d\n", TEXT_ROWS - 1);
+	} else {
+		fputs("set ylabel ", f);
+		put_quoted(f, ylabel);
+		fputc('\n', f);
+	}
+	fputs("set xrange [", f);
+	put_num(f, a->xlo);
+	fputc(':', f);
+	put_num(f, a->xhi);
+	fputs("]\nset yrange [", f);
+	put_num(f, a->ylo);
+	fputc(':', f);
+	put_num(f, a->yhi);
+	fputs("]\n", f);
+	if (a->xstep > 0)
+		fprintf(f, "set xtics %g\n", a->xstep);
+	/* Rates read better as "25.0M" than as gnuplot's "2.5e+07". */
+	if (fmax(fabs(a->ylo), fabs(a->yhi)) >= 1e4)
+		fputs("set format y '%.1s%c'\n", f);
+	else
+		fputs("set format y '%g'\n", f);
+	if (fmt == PLOT_TEXT) {
+		fputs("set xtics nomirror scale 0\nset ytics nomirror\nset key off\n", f);
+		for (size_t i = 0; i < a->nseries; i++) {
+			const char *label = a->s[i].label;
+
+			if (label && *label)
+				snprintf(entry[i], sizeof(entry[i]), "[%c] %s", markers[i], label);
+			else
+				snprintf(entry[i], sizeof(entry[i]), "[%c] group %zu", markers[i],
+					 i + 1);
+		}
+		/* Rows under the plot: tic labels, xlabel, a blank, the legend. */
+		fprintf(f, "set bmargin %d\n", text_legend(f, entry, a->nseries) + 3);
+	} else {
+		fputs("set grid\nset key top left\n", f);
+	}
+	for (size_t i = 0; i < a->nseries; i++) {
+		const char *style = a->s[i].yerr ? "yerrorlines" : "linespoints";
+		const char *cols = a->s[i].yerr ? "1:2:3" : "1:2";
+		char name[3 * TEXT_COLS];
+
+		if (fmt == PLOT_TEXT) {
+			if (!has_data[i])
+				continue;
+			/* lt 0 draws lines and bars in dots, so the point characters stand out. */
+			fprintf(f, "%s$s%zu using %s with %s lt 0 pt '%c' notitle", sep, i, cols,
+				style, markers[i]);
+		} else {
+			if (a->s[i].label && *a->s[i].label)
+				snprintf(name, sizeof(name), "%s", a->s[i].label);
+			else
+				snprintf(name, sizeof(name), "group %zu", i + 1);
+			if (has_data[i])
+				fprintf(f, "%s$s%zu using %s with %s", sep, i, cols, style);
+			else
+				fprintf(f, "%skeyentry with linespoints", sep);
+			fprintf(f, " lt %zu lw 1.5 pt %d ps 1.2 title ", i + 1,
+				gfx_points[i % (sizeof(gfx_points) / sizeof(gfx_points[0]))]);
+			put_quoted(f, name);
+		}
+		sep = ", \\\n     ";
+	}
+	fputc('\n', f);
+}
+
+int plot_scalability(const char *title, const char *ylabel, const struct plot_xy_series *s,
+		     size_t nseries, enum plot_format fmt, const char *out_path, FILE *text_out,
+		     char *err, size_t errlen)
+{
+	struct scal_arg a = {.title = title, .ylabel = ylabel, .s = s, .nseries = nseries};
+	double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY;
+	bool whole_x = true;
+
+	if (!check_args(s, nseries, fmt, out_path, text_out, err, errlen))
+		return -1;
+	for (size_t i = 0; i < nseries; i++) {
+		for (size_t j = 0; s[i].x && s[i].y && j < s[i].n; j++) {
+			double x = s[i].x[j], y = s[i].y[j];
+			double e = s[i].yerr && isfinite(s[i].yerr[j]) ? fabs(s[i].yerr[j]) : 0;
+
+			if (!isfinite(x) || !isfinite(y))
+				continue;
+			xlo = fmin(xlo, x);
+			xhi = fmax(xhi, x);
+			ylo = fmin(ylo, y - e);
+			yhi = fmax(yhi, y + e);
+			whole_x = whole_x && x == floor(x) && fabs(x) < 1e15;
+		}
+	}
+	if (xlo > xhi) {
+		snprintf(err, errlen, "plot %s: no finite points in any series",
+			 title ? title : "scalability");
+		return -1;
+	}
+	/* Half the margin of y: the curve should use the width. */
+	padded_range(xlo, xhi, &a.xlo, &a.xhi);
+	a.xlo = xlo - (xlo - a.xlo) / 2;
+	a.xhi = xhi + (a.xhi - xhi) / 2;
+	padded_range(ylo, yhi, &a.ylo, &a.yhi);
+	a.xstep = whole_x ? int_tic_step(a.xhi - a.xlo, 8) : 0;
+	return render(fmt, out_path, text_out, scal_body, &a, err, errlen);
+}

@@ -1,0 +1,63 @@
+/* Plots through gnuplot, fed a script and inline datablocks over a pipe (no temp files).
+ *
+ * The gnuplot binary is $SCALEBENCH_GNUPLOT when set, else `gnuplot` from $PATH; it runs with
+ * -d so a user's ~/.gnuplot cannot change the output.  Titles and labels are passed as gnuplot
+ * strings with quotes escaped and control characters turned into spaces, so any text is safe.
+ * Files are written whole or not at all: gnuplot writes a temp file beside out_path, renamed
+ * over it only when gnuplot succeeded.  Text plots are written to text_out only when complete.
+ *
+ * Every function returns 0, or -1 with err naming the reason: gnuplot missing, gnuplot's own
+ * error message (from its stderr), or the output file that could not be written.
+ */
+#ifndef SCALEBENCH_PLOT_H
+#define SCALEBENCH_PLOT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+enum plot_format { PLOT_TEXT, PLOT_PNG, PLOT_SVG };
+
+/* One group's runs, in run order.  label may be NULL ("group N" is used then). */
+struct plot_series {
+	const char *label;
+	const double *y;
+	size_t n;
+};
+
+/* The robot's sample plot for one stat: each run's value as a point, x = run index (1-based),
+ * one series per group; NaN/inf values are left out.  The y axis spans the data with a 10%
+ * margin (not crossing 0 when all values are >= 0).
+ *
+ * PLOT_TEXT: gnuplot's dumb terminal, 80x20, written to text_out as exactly 20 lines (trailing
+ * blanks stripped), legend in the last lines.  For two groups the legend is the robot's:
+ * "[*] bisect-good sample" and "[O] bisect-bad sample" (points '*' and 'O'), each followed by
+ * " (label)" when the series has a non-empty label.  Other counts get one point character
+ * each ('*', 'O', '#', 'x', '@', ...) and "[c] label" entries, several per line past 4 groups.
+ * PLOT_PNG / PLOT_SVG: written to out_path, 800x480, with a key instead of the text legend.
+ * At most PLOT_MAX_SERIES series. */
+#define PLOT_MAX_SERIES 35
+int plot_samples(const char *title, const struct plot_series *s, size_t nseries,
+		 enum plot_format fmt, const char *out_path, FILE *text_out, char *err,
+		 size_t errlen);
+
+/* One group's scalability curve: y[i] at x[i] (nr_task), yerr[i] its error bar half-height
+ * (e.g. the stddev); yerr may be NULL.  Points are connected in increasing x. */
+struct plot_xy_series {
+	const char *label;
+	const double *x, *y, *yerr;
+	size_t n;
+};
+
+/* Scalability plot: ops/s (ylabel; "ops/s" when NULL) vs nr_task, one line per group, error
+ * bars where yerr is given.  Same formats, text size and legend style as plot_samples, the
+ * legend always "[c] label". */
+int plot_scalability(const char *title, const char *ylabel, const struct plot_xy_series *s,
+		     size_t nseries, enum plot_format fmt, const char *out_path, FILE *text_out,
+		     char *err, size_t errlen);
+
+/* Whether gnuplot can be run (found and starts); when not, err says so plainly, e.g.
+ * "gnuplot not found: install gnuplot-nox (make setup)". */
+bool plot_available(char *err, size_t errlen);
+
+#endif

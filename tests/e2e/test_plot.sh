@@ -1,0 +1,44 @@
+#!/bin/bash
+# scalebench plot and compare --plot through gnuplot: the robot's text plot, files, the
+# scalability plot of a sweep, and a clear message without gnuplot.
+set -u
+. "$(dirname "$0")/../lib.sh"
+
+G=tests/fixtures/compare/results/will-it-scale/process-100%-page_fault3/lkp-skl-4sp1/debian-12-x86_64/defconfig/gcc-12
+
+sb plot "$G/base" "$G/patched"
+check "plot: exit 0, the robot's legend" bash -c \
+	"[ $rc -eq 0 ] && grep -q '^\[\*\] bisect-good sample' $WORK/out && grep -q '^\[O\] bisect-bad sample' $WORK/out"
+check "plot: default stat is the headline, both groups' points" bash -c \
+	"grep -q 'will-it-scale.per_process_ops' $WORK/out && grep -q '|.*\*' $WORK/out && grep -q '|.*O' $WORK/out"
+check "plot: 80 columns at most" bash -c "[ \$(awk '{ if (length > m) m = length } END { print m }' $WORK/out) -le 80 ]"
+sb plot "$G/base" "$G/patched" --stat proc-vmstat.pgfault --svg "$WORK/p.svg"
+check "plot --svg writes an SVG" bash -c "[ $rc -eq 0 ] && grep -q '<svg' $WORK/p.svg"
+sb plot "$G/base" "$G/patched" --png "$WORK/p.png"
+check "plot --png writes a PNG" bash -c "[ $rc -eq 0 ] && [ \"\$(head -c 4 $WORK/p.png | tail -c 3)\" = PNG ]"
+sb plot "$G/base" "$G/patched" --stat no.such.stat
+check "plot of a stat no run has: exit 2, named" bash -c "[ $rc -eq 2 ] && grep -q \"no run has the stat 'no.such.stat'\" $WORK/err"
+sb compare --plot "$G/base" "$G/patched"
+check "compare --plot: table then plots" bash -c "[ $rc -eq 1 ] && grep -q '%change' $WORK/out && grep -q 'bisect-bad sample' $WORK/out"
+
+rc=0
+SCALEBENCH_GNUPLOT=/nonexistent/gnuplot "$SCALEBENCH" plot "$G/base" "$G/patched" >"$WORK/out" 2>"$WORK/err" || rc=$?
+check "no gnuplot: plot says so clearly" bash -c "[ $rc -eq 2 ] && grep -q 'gnuplot' $WORK/err && grep -q '/nonexistent/gnuplot' $WORK/err"
+rc=0
+SCALEBENCH_GNUPLOT=/nonexistent/gnuplot "$SCALEBENCH" compare --plot "$G/base" "$G/patched" >"$WORK/out" 2>"$WORK/err" || rc=$?
+check "no gnuplot: compare still prints its table" bash -c "[ $rc -eq 1 ] && grep -q 'will-it-scale.per_process_ops' $WORK/out && grep -q 'no plots' $WORK/err"
+
+# A sweep at two commits: ops/s against nr_task, one line per commit.
+cat >"$WORK/sweep.yaml" <<YAML
+runtime: 1s
+warmup: 0
+nr_task: [1, 2]
+will-it-scale: {mode: process, test: getppid1}
+YAML
+for c in v1 v2; do "$SCALEBENCH" run "$WORK/sweep.yaml" --results "$WORK/r" --commit $c -q 2>/dev/null; done
+sb plot --scalability "$WORK/sweep.yaml" --results "$WORK/r" --commits v1,v2
+check "scalability plot: both commits as lines" bash -c "[ $rc -eq 0 ] && grep -q 'v1' $WORK/out && grep -q 'v2' $WORK/out && grep -q 'scalability' $WORK/out"
+sb plot --scalability "$WORK/sweep.yaml" --results "$WORK/r" --commits v1,v2 --svg "$WORK/s.svg"
+check "scalability plot as SVG" bash -c "[ $rc -eq 0 ] && grep -q '<svg' $WORK/s.svg"
+sb plot --scalability "$WORK/sweep.yaml" --results "$WORK/r" --commits v9
+check "scalability plot of a missing commit: exit 2, named" bash -c "[ $rc -eq 2 ] && grep -q \"commit 'v9'\" $WORK/err"
