@@ -1,6 +1,7 @@
 /* scalebench compare: groups of runs, stat by stat, in the robot's layout or as JSON. */
 #include "builtin.h"
 #include "../analyze/compare.h"
+#include "../analyze/mmtests.h"
 #include "../analyze/plot.h"
 #include "../runner/job.h"
 
@@ -33,7 +34,8 @@ static const struct cli_option compare_options[] = {
     {"all", OPT_ALL, NULL, "show every stat, not only those that changed significantly"},
     {"verbose", 'v', NULL, "add p, q, the interval of the change, the test and the verdict"},
     {"json", OPT_JSON, NULL, "print everything computed as JSON (same as --format json)"},
-    {"format", OPT_FORMAT, "FMT", "robot (default) or json"},
+    {"format", OPT_FORMAT, "FMT",
+     "robot (default), json, or mmtests (commits side by side per nr_task; needs --job JOB.yaml)"},
     {"rule", OPT_RULE, "RULE", "stats (default: Welch on logs / Mann-Whitney, BH q-values) or lkp"},
     {"threshold", OPT_THRESHOLD, "PCT", "noise threshold for a verdict, in % (default 1)"},
     {"plot", OPT_PLOT, NULL, "after the table, the robot's text plot of each headline stat shown"},
@@ -190,6 +192,111 @@ out:
 	return rc;
 }
 
+/* MMTests' layout: for each testcase and mode of the job, the commits side by side with one
+ * block of rows per task count, significance from the same tests as the robot table. */
+static int mmtests_tables(const struct job_file *job, const char *root, const char *commits,
+			  const struct compare_opts *o)
+{
+	char buf[1024], *save = NULL, *labels[COMPARE_MAX_GROUPS];
+	size_t nc = 0;
+	bool *done = calloc(job->n_atomic + 1, sizeof(*done));
+	int rc = 0;
+
+	snprintf(buf, sizeof(buf), "%s", commits);
+	for (char *c = strtok_r(buf, ",", &save); c && nc < COMPARE_MAX_GROUPS;
+	     c = strtok_r(NULL, ",", &save))
+		labels[nc++] = c;
+	if (nc < 2 || !done) {
+		fprintf(stderr, "scalebench compare: --format mmtests needs two or more commits\n");
+		free(done);
+		return 2;
+	}
+	for (size_t a = 0; a < job->n_atomic; a++) {
+		const struct atomic_job *first = &job->atomic[a];
+		unsigned tasks[64];
+		size_t nt = 0, idx[64];
+		struct mm_cell *cells;
+		const char *stat = first->mode == TC_MODE_PROCESS ? "will-it-scale.per_process_ops"
+								  : "will-it-scale.per_thread_ops";
+		char title[256], pattern[300];
+		regex_t re;
+
+		if (done[a])
+			continue;
+		/* This testcase and mode at every task count, in order. */
+		for (size_t b = a; b < job->n_atomic && nt < 64; b++) {
+			const struct atomic_job *x = &job->atomic[b];
+
+			if (done[b] || strcmp(x->test, first->test) || x->mode != first->mode)
+				continue;
+			done[b] = true;
+			size_t k = nt++;
+			while (k && tasks[k - 1] > x->nr_task) {
+				tasks[k] = tasks[k - 1];
+				idx[k] = idx[k - 1];
+				k--;
+			}
+			tasks[k] = x->nr_task;
+			idx[k] = b;
+		}
+		cells = calloc(nt * nc, sizeof(*cells));
+		if (!cells)
+			break;
+		snprintf(pattern, sizeof(pattern), "^%s$", stat);
+		regcomp(&re, pattern, REG_NOSUB);
+		for (size_t t = 0; t < nt; t++) {
+			struct result_group g[COMPARE_MAX_GROUPS];
+			char **d = NULL, err[1024];
+			size_t nd = 0, loaded = 0;
+			struct compare_opts oo = *o;
+			struct comparison cmp;
+
+			if (pick_dirs(root, job->atomic[idx[t]].path_params, commits, &d, &nd)) {
+				rc = 2;
+				goto next;
+			}
+			for (; loaded < nd; loaded++)
+				if (group_load(d[loaded], &g[loaded], err, sizeof(err))) {
+					fprintf(stderr, "scalebench compare: %s\n", err);
+					rc = 2;
+					goto next;
+				}
+			oo.stat_re = &re;
+			if (compare_groups(g, nd, &oo, &cmp, err, sizeof(err)) == 0) {
+				for (size_t k = 0; k < nd; k++) {
+					double *v = calloc(g[k].nruns + 1, sizeof(double));
+					size_t nv = v ? group_values(&g[k], stat, v) : 0;
+
+					mm_cell_fill(&cells[t * nc + k], v, nv);
+					for (size_t r = 0; k && r < cmp.nrows; r++)
+						cells[t * nc + k].significant =
+						    cmp.rows[r].verdict[k] == V_REGRESSION ||
+						    cmp.rows[r].verdict[k] == V_IMPROVEMENT;
+					free(v);
+				}
+				if (comparison_regressed(&cmp) && rc == 0)
+					rc = 1;
+				comparison_free(&cmp);
+			}
+		next:
+			for (size_t k = 0; k < loaded; k++)
+				group_free(&g[k]);
+			for (size_t k = 0; k < nd; k++)
+				free(d[k]);
+			free(d);
+		}
+		snprintf(title, sizeof(title), "%s, %s mode: %s (ops/s)", first->test,
+			 first->mode == TC_MODE_PROCESS ? "process" : "thread", stat);
+		print_mmtests(stdout, title, (const char *const *)labels, nc, tasks, nt, cells,
+			      stat_direction(stat));
+		printf("\n");
+		regfree(&re);
+		free(cells);
+	}
+	free(done);
+	return rc;
+}
+
 int cmd_compare(int argc, char **argv)
 {
 	struct compare_opts o = {.rule = RULE_STATS,
@@ -198,7 +305,7 @@ int cmd_compare(int argc, char **argv)
 				 .q_max = 0.05,
 				 .alpha = 0.05};
 	const char *arg, *root = NULL, *job_arg = NULL, *commits = NULL, *stat = NULL;
-	bool all = false, verbose = false, json = false, plot = false;
+	bool all = false, verbose = false, json = false, plot = false, mmtests = false;
 	char **dirs = NULL, err[1024];
 	size_t ndirs = 0;
 	regex_t re;
@@ -234,11 +341,13 @@ int cmd_compare(int argc, char **argv)
 		case OPT_FORMAT:
 			if (!strcmp(arg, "json"))
 				json = true;
+			else if (!strcmp(arg, "mmtests"))
+				mmtests = true;
 			else if (strcmp(arg, "robot")) {
-				fprintf(
-				    stderr,
-				    "scalebench compare: --format '%s': expected robot or json\n",
-				    arg);
+				fprintf(stderr,
+					"scalebench compare: --format '%s': expected robot, json "
+					"or mmtests\n",
+					arg);
 				return 2;
 			}
 			break;
@@ -300,6 +409,18 @@ int cmd_compare(int argc, char **argv)
 			}
 			have_job = true;
 		}
+		if (mmtests) {
+			if (!have_job) {
+				fprintf(stderr,
+					"scalebench compare: --format mmtests needs --job JOB.yaml "
+					"(its task counts are the rows)\n");
+				rc = 2;
+			} else {
+				rc = mmtests_tables(&job, root, commits, &o);
+			}
+			job_free(&job);
+			goto out;
+		}
 		size_t nj = have_job ? job.n_atomic : 1;
 		for (size_t j = 0; j < nj; j++) {
 			const char *pp = have_job ? job.atomic[j].path_params : job_arg;
@@ -328,6 +449,11 @@ int cmd_compare(int argc, char **argv)
 			printf("]\n");
 		if (have_job)
 			job_free(&job);
+	} else if (mmtests) {
+		fprintf(stderr,
+			"scalebench compare: --format mmtests needs --results, --job JOB.yaml "
+			"and --commits\n");
+		rc = 2;
 	} else {
 		for (int i = cli_optind(); i < argc; i++)
 			add_dir(&dirs, &ndirs, argv[i]);

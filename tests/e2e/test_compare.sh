@@ -89,3 +89,16 @@ sb compare --rule nope "$G/base" "$G/patched"
 check "bad --rule: exit 2" bash -c "[ $rc -eq 2 ] && grep -q \"rule 'nope'\" $WORK/err"
 sb compare --stat '(' "$G/base" "$G/patched"
 check "bad --stat regex: exit 2, named" bash -c "[ $rc -eq 2 ] && grep -q \"stat '('\" $WORK/err"
+
+# MMTests' side-by-side layout: three commits across two task counts.
+sb compare --format mmtests --results "$FIX/results-sweep" --job "$FIX/sweep.yaml" --commits base,patched,fixed
+check "mmtests: a headline regression: exit 1" [ $rc -eq 1 ]
+if diff -u "$FIX/expected-mmtests.txt" "$WORK/out" >"$WORK/diff"; then
+	pass "mmtests table matches the golden output"
+else
+	fail "mmtests table matches the golden output" "$(head -30 "$WORK/diff")"
+fi
+check "mmtests: significant cells starred, the baseline at 0.00%" bash -c \
+	"grep -q '^Hmean *1 .*(  0.00%) .* \*-2[0-9].[0-9][0-9]%\* .*(  0.[0-9][0-9]%)$' $WORK/out"
+sb compare --format mmtests "$G/base" "$G/patched"
+check "mmtests without a job: exit 2, says what it needs" bash -c "[ $rc -eq 2 ] && grep -q 'needs --results, --job JOB.yaml' $WORK/err"
