@@ -42,29 +42,26 @@ static int cmp_names(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Outliers by the median absolute deviation: the robust path takes over when a side has one. */
-static bool has_outlier(const double *x, size_t n)
+/* Outliers by the median absolute deviation: the robust path takes over when a side has one.
+ * med is the side's median (already in its summary). */
+static bool has_outlier(const double *x, size_t n, double med)
 {
-	double small[64], *d = small, med, mad;
-	struct stat_summary s;
-	bool out = false;
+	double d[64], mad;
 
-	if (n < 4)
-		return false;
-	if (n > 64 && !(d = malloc(n * sizeof(*d))))
-		return false;
-	stat_summarize(x, n, &s);
-	med = s.median;
+	if (n < 4 || n > 64)
+		return false; /* large groups: Welch's test is robust enough by then */
 	for (size_t i = 0; i < n; i++)
 		d[i] = fabs(x[i] - med);
-	stat_summarize(d, n, &s);
-	mad = 1.4826 * s.median;
-	for (size_t i = 0; i < n && mad > 0; i++)
-		if (d[i] > 3.5 * mad)
-			out = true;
-	if (d != small)
-		free(d);
-	return out;
+	for (size_t i = 1; i < n; i++) {
+		double v = d[i];
+		size_t j = i;
+
+		for (; j > 0 && d[j - 1] > v; j--)
+			d[j] = d[j - 1];
+		d[j] = v;
+	}
+	mad = 1.4826 * (n % 2 ? d[n / 2] : (d[n / 2 - 1] + d[n / 2]) / 2);
+	return mad > 0 && d[n - 1] > 3.5 * mad;
 }
 
 static bool all_positive(const double *x, size_t n)
@@ -105,8 +102,8 @@ static void test_row(struct stat_row *r, size_t g, const double *a, size_t na, c
 		r->lo[g] = r->hi[g] = r->change[g];
 		return;
 	}
-	if (!r->absolute && all_positive(a, na) && all_positive(b, nb) && !has_outlier(a, na) &&
-	    !has_outlier(b, nb)) {
+	if (!r->absolute && all_positive(a, na) && all_positive(b, nb) &&
+	    !has_outlier(a, na, r->sum[0].median) && !has_outlier(b, nb, r->sum[g].median)) {
 		struct welch_result w;
 
 		if (welch_log_test(a, na, b, nb, o->alpha, &w, &why) == 0) {
@@ -222,32 +219,29 @@ int compare_groups(struct result_group *groups, size_t n, const struct compare_o
 			c->min_runs = groups[g].nruns;
 		if (groups[g].nruns > maxruns)
 			maxruns = groups[g].nruns;
-		for (size_t i = 0; i < groups[g].nruns; i++) {
-			const char *k;
-			json_t *v;
+		for (size_t i = 0; i < groups[g].nstats; i++) {
+			const char *k = groups[g].stat_names[i];
 
-			json_object_foreach(groups[g].runs[i].stats, k, v)
-			{
-				if (json_object_get(seen, k))
-					continue;
-				json_object_set_new(seen, k, json_true());
-				if (o->stat_re && regexec(o->stat_re, k, 0, NULL, 0))
-					continue;
-				if (nnames == cap) {
-					cap = cap ? cap * 2 : 1024;
-					char **nv = realloc(names, cap * sizeof(*nv));
-					if (!nv) {
-						json_decref(seen);
-						goto nomem;
-					}
-					names = nv;
+			if (json_object_get(seen, k))
+				continue;
+			json_object_set_new(seen, k, json_true());
+			if (o->stat_re && regexec(o->stat_re, k, 0, NULL, 0))
+				continue;
+			if (nnames == cap) {
+				cap = cap ? cap * 2 : 1024;
+				char **nv = realloc(names, cap * sizeof(*nv));
+				if (!nv) {
+					json_decref(seen);
+					goto nomem;
 				}
-				names[nnames++] = (char *)k;
+				names = nv;
 			}
+			names[nnames++] = (char *)k;
 		}
 	}
 	json_decref(seen);
-	qsort(names, nnames, sizeof(*names), cmp_names);
+	if (nnames)
+		qsort(names, nnames, sizeof(*names), cmp_names);
 	c->rows = calloc(nnames ? nnames : 1, sizeof(*c->rows));
 	a = malloc((maxruns + 1) * sizeof(*a));
 	b = malloc((maxruns + 1) * sizeof(*b));

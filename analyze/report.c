@@ -249,12 +249,14 @@ static void put_value(FILE *out, double v)
 	if (isnan(v) || isinf(v))
 		fprintf(out, "null"); /* JSON has no NaN or infinity */
 	else
-		fprintf(out, "%.10g", v);
+		fprintf(out, "%.7g", v);
 }
 
 static void put_num(FILE *out, const char *key, double v)
 {
-	fprintf(out, "\"%s\": ", key);
+	putc('"', out);
+	fputs(key, out);
+	fputs("\": ", out);
 	put_value(out, v);
 }
 
@@ -324,7 +326,6 @@ int print_comparison_json(const struct comparison *c, FILE *out)
 {
 	json_t *head = json_object(), *groups = json_array();
 	char *s;
-
 	for (size_t g = 0; g < c->ngroups; g++) {
 		const struct result_group *gr = &c->groups[g];
 		json_t *o = json_object(), *axes = json_object(), *notes = json_array();

@@ -45,31 +45,197 @@ static void add_note(struct result_group *g, const char *fmt, const char *a, con
 	g->notes[g->nnotes++] = strdup(buf);
 }
 
-/* A stats.json is a flat object of numbers; anything else is corrupt. */
-static json_t *load_stats(const char *path, char *why, size_t len)
-{
-	json_error_t e;
-	json_t *v = json_load_file(path, 0, &e), *x;
-	const char *k;
+struct parsed_stat {
+	const char *name; /* into the file's buffer (fast path) or the jansson tree */
+	size_t len;
+	double value;
+};
 
-	if (!v) {
-		snprintf(why, len, "line %d: %s", e.line, e.text);
-		return NULL;
+static int stat_index_of(struct result_group *g, const char *name, size_t len, size_t hint)
+{
+	char key[512];
+	json_t *v;
+
+	/* Runs of one group list their stats in the same order: try the same position. */
+	if (hint < g->nstats && strlen(g->stat_names[hint]) == len &&
+	    !memcmp(g->stat_names[hint], name, len))
+		return (int)hint;
+	if (len >= sizeof(key))
+		return -1;
+	memcpy(key, name, len);
+	key[len] = '\0';
+	v = json_object_get(g->stat_index, key);
+	if (v)
+		return (int)json_integer_value(v);
+	if (g->nstats == g->stats_cap) {
+		size_t cap = g->stats_cap ? g->stats_cap * 2 : 256;
+		double *nv = realloc(g->values, cap * g->runs_cap * sizeof(*nv));
+		char **nn = realloc(g->stat_names, cap * sizeof(*nn));
+
+		if (nv)
+			g->values = nv;
+		if (nn)
+			g->stat_names = nn;
+		if (!nv || !nn)
+			return -1;
+		for (size_t i = g->stats_cap * g->runs_cap; i < cap * g->runs_cap; i++)
+			g->values[i] = NAN;
+		g->stats_cap = cap;
 	}
-	if (!json_is_object(v)) {
-		snprintf(why, len, "not a JSON object");
-		json_decref(v);
-		return NULL;
-	}
-	json_object_foreach(v, k, x)
-	{
-		if (!json_is_number(x)) {
-			snprintf(why, len, "stat '%s' is not a number", k);
-			json_decref(v);
-			return NULL;
+	g->stat_names[g->nstats] = strdup(key);
+	json_object_set_new(g->stat_index, key, json_integer((json_int_t)g->nstats));
+	return (int)g->nstats++;
+}
+
+static const char *skip_ws(const char *p, const char *end)
+{
+	while (p < end && (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r'))
+		p++;
+	return p;
+}
+
+/* stats.json as scalebench writes it: one flat object of plain keys and numbers.  Returns
+ * the number of stats, or -1 when the file is anything else (then jansson parses it and
+ * either accepts it or says what is wrong). */
+static long parse_flat(const char *p, const char *end, struct parsed_stat **out)
+{
+	struct parsed_stat *v = NULL;
+	size_t n = 0, cap = 0;
+
+	p = skip_ws(p, end);
+	if (p == end || *p++ != '{')
+		goto no;
+	p = skip_ws(p, end);
+	if (p < end && *p == '}')
+		goto done;
+	for (;;) {
+		const char *name;
+		char *num_end;
+		double d;
+
+		if (p == end || *p++ != '"')
+			goto no;
+		name = p;
+		while (p < end && *p != '"' && *p != '\\')
+			p++;
+		if (p == end || *p != '"')
+			goto no; /* escapes: let jansson decode them */
+		size_t len = (size_t)(p - name);
+		p = skip_ws(p + 1, end);
+		if (p == end || *p++ != ':')
+			goto no;
+		p = skip_ws(p, end);
+		if (p == end || !(*p == '-' || (*p >= '0' && *p <= '9')))
+			goto no;
+		d = strtod(p, &num_end);
+		if (num_end == p || num_end > end)
+			goto no;
+		p = skip_ws(num_end, end);
+		if (n == cap) {
+			struct parsed_stat *nv =
+			    realloc(v, (cap = cap ? cap * 2 : 256) * sizeof(*nv));
+			if (!nv)
+				goto no;
+			v = nv;
 		}
+		v[n++] = (struct parsed_stat){name, len, d};
+		if (p < end && *p == ',') {
+			p = skip_ws(p + 1, end);
+			continue;
+		}
+		if (p < end && *p == '}')
+			break;
+		goto no;
 	}
-	return v;
+done:
+	p = skip_ws(p + 1, end);
+	if (p != end)
+		goto no;
+	*out = v;
+	return (long)n;
+no:
+	free(v);
+	return -1;
+}
+
+static char *read_file(const char *path, size_t *len)
+{
+	FILE *fp = fopen(path, "re");
+	char *buf = NULL;
+	long size;
+
+	if (!fp)
+		return NULL;
+	if (fseek(fp, 0, SEEK_END) == 0 && (size = ftell(fp)) >= 0 && fseek(fp, 0, SEEK_SET) == 0 &&
+	    (buf = malloc((size_t)size + 1)) && fread(buf, 1, (size_t)size, fp) == (size_t)size) {
+		buf[size] = '\0';
+		*len = (size_t)size;
+	} else {
+		free(buf);
+		buf = NULL;
+	}
+	fclose(fp);
+	return buf;
+}
+
+/* One run's stats.json into the group's table as column `run`.  Nothing is added unless the
+ * whole file is a flat object of numbers: a corrupt run leaves no partial column. */
+static int load_stats(struct result_group *g, size_t run, const char *path, char *why, size_t len)
+{
+	struct parsed_stat *v = NULL;
+	json_t *tree = NULL;
+	size_t size = 0;
+	char *buf = read_file(path, &size);
+	long n;
+
+	if (!buf) {
+		snprintf(why, len, "cannot read: %s", strerror(errno));
+		return -1;
+	}
+	n = parse_flat(buf, buf + size, &v);
+	if (n < 0) {
+		json_error_t e;
+		const char *k;
+		json_t *x;
+		size_t i = 0;
+
+		tree = json_loadb(buf, size, 0, &e);
+		if (!tree) {
+			snprintf(why, len, "line %d: %s", e.line, e.text);
+			goto fail;
+		}
+		if (!json_is_object(tree)) {
+			snprintf(why, len, "not a JSON object");
+			goto fail;
+		}
+		v = calloc(json_object_size(tree) + 1, sizeof(*v));
+		if (!v)
+			goto fail;
+		json_object_foreach(tree, k, x)
+		{
+			if (!json_is_number(x)) {
+				snprintf(why, len, "stat '%s' is not a number", k);
+				goto fail;
+			}
+			v[i++] = (struct parsed_stat){k, strlen(k), json_number_value(x)};
+		}
+		n = (long)i;
+	}
+	for (long i = 0; i < n; i++) {
+		int idx = stat_index_of(g, v[i].name, v[i].len, (size_t)i);
+
+		if (idx >= 0)
+			g->values[(size_t)idx * g->runs_cap + run] = v[i].value;
+	}
+	free(v);
+	json_decref(tree);
+	free(buf);
+	return 0;
+fail:
+	free(v);
+	json_decref(tree);
+	free(buf);
+	return -1;
 }
 
 static void axes_from_path(struct result_group *g)
@@ -172,8 +338,10 @@ int group_load(const char *dir, struct result_group *g, char *err, size_t errlen
 	qsort(names, nnames, sizeof(*names), cmp_run_dirs);
 	g->dir = strdup(dir);
 	g->runs = calloc(nnames, sizeof(*g->runs));
+	g->runs_cap = nnames;
+	g->stat_index = json_object();
 	for (size_t i = 0; i < nnames; i++) {
-		json_t *stats, *meta;
+		json_t *meta;
 
 		snprintf(path, sizeof(path), "%s/stats.json", names[i]);
 		if (access(path, F_OK)) {
@@ -181,8 +349,7 @@ int group_load(const char *dir, struct result_group *g, char *err, size_t errlen
 			free(names[i]);
 			continue;
 		}
-		stats = load_stats(path, why, sizeof(why));
-		if (!stats) {
+		if (load_stats(g, g->nruns, path, why, sizeof(why))) {
 			add_note(g, "%s: corrupt (%s), run skipped", path, why);
 			free(names[i]);
 			continue;
@@ -193,8 +360,7 @@ int group_load(const char *dir, struct result_group *g, char *err, size_t errlen
 			json_decref(meta);
 			meta = NULL;
 		}
-		g->runs[g->nruns++] =
-		    (struct run_record){.dir = names[i], .stats = stats, .meta = meta};
+		g->runs[g->nruns++] = (struct run_record){.dir = names[i], .meta = meta};
 	}
 	free(names);
 	if (!g->nruns) {
@@ -218,9 +384,13 @@ void group_free(struct result_group *g)
 {
 	for (size_t i = 0; i < g->nruns; i++) {
 		free(g->runs[i].dir);
-		json_decref(g->runs[i].stats);
 		json_decref(g->runs[i].meta);
 	}
+	for (size_t i = 0; i < g->nstats; i++)
+		free(g->stat_names[i]);
+	free(g->stat_names);
+	free(g->values);
+	json_decref(g->stat_index);
 	for (size_t i = 0; i < g->nnotes; i++)
 		free(g->notes[i]);
 	for (int a = 0; a < AX_COUNT; a++)
@@ -232,16 +402,21 @@ void group_free(struct result_group *g)
 	memset(g, 0, sizeof(*g));
 }
 
+static const double *stat_column(const struct result_group *g, const char *stat)
+{
+	const json_t *v = json_object_get(g->stat_index, stat);
+
+	return v ? &g->values[(size_t)json_integer_value(v) * g->runs_cap] : NULL;
+}
+
 size_t group_values(const struct result_group *g, const char *stat, double *out)
 {
+	const double *col = stat_column(g, stat);
 	size_t n = 0;
 
-	for (size_t i = 0; i < g->nruns; i++) {
-		const json_t *v = json_object_get(g->runs[i].stats, stat);
-
-		if (json_is_number(v))
-			out[n++] = json_number_value(v);
-	}
+	for (size_t i = 0; col && i < g->nruns; i++)
+		if (!isnan(col[i]))
+			out[n++] = col[i];
 	return n;
 }
 
@@ -253,14 +428,12 @@ bool stat_is_failure(const char *name)
 
 size_t group_failures(const struct result_group *g, const char *stat)
 {
+	const double *col = stat_column(g, stat);
 	size_t n = 0;
 
-	for (size_t i = 0; i < g->nruns; i++) {
-		const json_t *v = json_object_get(g->runs[i].stats, stat);
-
-		if (json_is_number(v) && json_number_value(v) != 0)
+	for (size_t i = 0; col && i < g->nruns; i++)
+		if (!isnan(col[i]) && col[i] != 0)
 			n++;
-	}
 	return n;
 }
 

@@ -24,8 +24,7 @@ extern const char *const group_axis_names[AX_COUNT];
 
 struct run_record {
 	char *dir;
-	json_t *stats; /* object: name -> number */
-	json_t *meta;  /* object, or NULL when meta.json is missing */
+	json_t *meta; /* object, or NULL when meta.json is missing */
 };
 
 struct result_group {
@@ -34,7 +33,13 @@ struct result_group {
 	char *axes[AX_COUNT];
 	struct run_record *runs;
 	size_t nruns;
-	char **notes; /* runs skipped (incomplete, corrupt), each naming the file */
+	/* Every stat of every run, by column: stat i of run r is values[i * runs_cap + r], NAN
+	 * where the run lacks it.  Thousands of stats per run: a table, not a tree per run. */
+	char **stat_names; /* in the order first seen */
+	size_t nstats, stats_cap, runs_cap;
+	double *values;
+	json_t *stat_index; /* name -> index */
+	char **notes;	    /* runs skipped (incomplete, corrupt), each naming the file */
 	size_t nnotes;
 };
 

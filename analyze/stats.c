@@ -30,6 +30,24 @@ static double median_sorted(const double *s, size_t n)
 	return n % 2 ? s[n / 2] : (s[n / 2 - 1] + s[n / 2]) / 2;
 }
 
+/* Groups are a handful of runs: an insertion sort beats qsort's setup there, and a
+ * comparison sorts thousands of them. */
+static void sort_doubles(double *x, size_t n)
+{
+	if (n > 32) {
+		qsort(x, n, sizeof(*x), cmp_double);
+		return;
+	}
+	for (size_t i = 1; i < n; i++) {
+		double v = x[i];
+		size_t j = i;
+
+		for (; j > 0 && x[j - 1] > v; j--)
+			x[j] = x[j - 1];
+		x[j] = v;
+	}
+}
+
 void stat_summarize(const double *x, size_t n, struct stat_summary *s)
 {
 	double buf[STACK_VALUES], *sorted = buf;
@@ -61,7 +79,7 @@ void stat_summarize(const double *x, size_t n, struct stat_summary *s)
 	if (n > STACK_VALUES && !(sorted = malloc(n * sizeof(*sorted))))
 		return; /* median stays NAN: unknown rather than wrong */
 	memcpy(sorted, x, n * sizeof(*sorted));
-	qsort(sorted, n, sizeof(*sorted), cmp_double);
+	sort_doubles(sorted, n);
 	s->median = median_sorted(sorted, n);
 	if (sorted != buf)
 		free(sorted);
