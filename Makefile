@@ -5,7 +5,7 @@
 #   make run        the main job (jobs/default.yaml): page_fault3, fallocate1, exec1 at 1 and
 #                   nproc copies, both modes, with the default monitors, into ./results
 #   make check      build with ASan+UBSan and run every test (unit and end-to-end)
-#   make bench      the overhead benchmarks in bench/
+#   make bench      the benchmarks in bench/ (harness, monitors, analyzer)
 #   make plugin-example  build/examples/uname_plugin.so, the example plug-in
 #   make install    PREFIX=/usr/local DESTDIR=
 
@@ -116,7 +116,8 @@ check: all $(BA)/scalebench $(HELPERS:%=$(BA)/%) $(UNIT_BIN) $(PLUGIN_EXAMPLE)
 
 # Both run even when the first misses its target; make fails if either does.
 bench: all $(B)/bench/bare_getppid
-	status=0; ./bench/overhead.sh || status=1; ./bench/monitors.sh || status=1; exit $$status
+	status=0; ./bench/overhead.sh || status=1; ./bench/monitors.sh || status=1; \
+		./bench/analyze.sh || status=1; exit $$status
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(DATADIR)/jobs \
