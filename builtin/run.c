@@ -20,6 +20,7 @@ enum {
 	OPT_TMPDIR,
 	OPT_DRY_RUN,
 	OPT_NO_MONITORS,
+	OPT_PLUGIN,
 };
 
 static const struct cli_option run_options[] = {
@@ -33,6 +34,7 @@ static const struct cli_option run_options[] = {
      "directory for the testcases' temp files (default $TMPDIR or /tmp)"},
     {"dry-run", OPT_DRY_RUN, NULL, "print the atomic jobs and where their runs would go"},
     {"no-monitors", OPT_NO_MONITORS, NULL, "run no monitor, whatever the job says"},
+    {"plugin", OPT_PLUGIN, "FILE.so", "load testcases from a plug-in before reading the job (repeatable)"},
     {"quiet", 'q', NULL, "print nothing but errors and notes"},
     {NULL, 0, NULL, NULL},
 };
@@ -106,6 +108,12 @@ int cmd_run(int argc, char **argv)
 			break;
 		case OPT_NO_MONITORS:
 			o.no_monitors = true;
+			break;
+		case OPT_PLUGIN:
+			if (plugin_load(arg, err, sizeof(err)) < 0) {
+				fprintf(stderr, "scalebench run: %s\n", err);
+				return 2;
+			}
 			break;
 		case 'q':
 			o.quiet = true;

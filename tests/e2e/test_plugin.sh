@@ -87,3 +87,16 @@ sb bench --plugin "$WORK/missing.so"
 check "missing plug-in file: refused" bash -c "[ $rc -eq 2 ] && grep -q \"plug-in '$WORK/missing.so': No such file or directory\" $WORK/err"
 sb list --plugin "$WORK/text.so"
 check "list --plugin with a bad plug-in: refused" [ $rc -eq 2 ]
+
+# scalebench run takes plug-in testcases too: the job names them like built-in ones.
+cat >"$WORK/pjob.yaml" <<YAML
+runtime: 1s
+warmup: 0
+nr_task: 1
+will-it-scale: {mode: thread, test: uname1}
+YAML
+sb run "$WORK/pjob.yaml" --plugin "$WORK/uname.so" --results "$WORK/pr" --commit c1 -q
+check "run --plugin: the plug-in's testcase stored like a built-in" bash -c \
+	"[ $rc -eq 0 ] && ls $WORK/pr/plugin/thread-1-uname1/*/*/*/*/c1/0/stats.json >/dev/null"
+sb run "$WORK/pjob.yaml" --results "$WORK/pr"
+check "run without the plug-in: the job's testcase is unknown" bash -c "[ $rc -eq 2 ] && grep -q uname1 $WORK/err"
