@@ -84,15 +84,6 @@ static const char *mode_name(enum tc_mode m)
 	return m == TC_MODE_PROCESS ? "process" : "thread";
 }
 
-static const char *modes_of(const struct testcase *tc)
-{
-	if (tc->flags & TC_PROCESS_ONLY)
-		return "process";
-	if (tc->flags & TC_THREAD_ONLY)
-		return "thread";
-	return "process,thread";
-}
-
 static void print_testcases(FILE *out)
 {
 	fprintf(out, "testcases:\n");
@@ -255,7 +246,7 @@ static int parse_bench_args(int argc, char **argv, struct bench_opts *o)
 
 		if (!testcase_supports(o->tc, m)) {
 			fprintf(stderr, "scalebench bench: %s runs in %s mode only\n", o->tc->name,
-				modes_of(o->tc));
+				testcase_modes_name(o->tc));
 			return 2;
 		}
 		o->modes[o->nmodes++] = m;
@@ -267,7 +258,7 @@ static int parse_bench_args(int argc, char **argv, struct bench_opts *o)
 			o->modes[o->nmodes++] = TC_MODE_THREAD;
 		if (o->nmodes == 1 && !o->quiet)
 			fprintf(stderr, "scalebench bench: note: %s runs in %s mode only\n",
-				o->tc->name, modes_of(o->tc));
+				o->tc->name, testcase_modes_name(o->tc));
 	}
 	n = taskspec_parse(tasks, (unsigned)sysconf(_SC_NPROCESSORS_ONLN), o->tasks,
 			   MAX_TASK_COUNTS, err, sizeof(err));

@@ -24,15 +24,6 @@ const struct cli_command list_command = {
     .options = list_options,
 };
 
-static const char *modes_of(const struct testcase *tc)
-{
-	if (tc->flags & TC_PROCESS_ONLY)
-		return "process";
-	if (tc->flags & TC_THREAD_ONLY)
-		return "thread";
-	return "process,thread";
-}
-
 static const char *headline_stat(const struct testcase *tc)
 {
 	return tc->cost_stat ? tc->cost_stat : "per_process_ops/per_thread_ops";
@@ -60,7 +51,7 @@ static json_t *testcase_json(const struct testcase *tc, bool plugin)
 
 static void print_one(const struct testcase *tc, bool lng, bool plugin)
 {
-	printf("%-18s %-15s %-7s %s%s\n", tc->name, modes_of(tc),
+	printf("%-18s %-15s %-7s %s%s\n", tc->name, testcase_modes_name(tc),
 	       tc->lower_is_better ? "lower" : "higher", tc->description,
 	       plugin ? " (plug-in)" : "");
 	if (lng)

@@ -9,16 +9,6 @@
 
 #define BATCH 100
 
-static int launch1_prepare(struct tc_copy *copy)
-{
-	char path[PATH_MAX];
-
-	if (spawn_helper_path(copy, EXEC_HELPER_STATIC, path, sizeof(path)))
-		return -1;
-	copy->priv = strdup(path);
-	return copy->priv ? 0 : tc_error(copy, "out of memory");
-}
-
 static int launch1_run(struct tc_copy *copy, volatile uint64_t *iterations)
 {
 	pid_t pids[BATCH];
@@ -46,6 +36,6 @@ const struct testcase tc_launch1 = {
     .op = "launched program",
     .cost_stat = "us_per_event",
     .lower_is_better = true,
-    .prepare = launch1_prepare,
+    .prepare = spawn_prepare_static,
     .run = launch1_run,
 };

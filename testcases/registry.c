@@ -47,6 +47,15 @@ bool testcase_supports(const struct testcase *tc, enum tc_mode mode)
 	return !(tc->flags & TC_PROCESS_ONLY);
 }
 
+const char *testcase_modes_name(const struct testcase *tc)
+{
+	if (tc->flags & TC_PROCESS_ONLY)
+		return "process";
+	if (tc->flags & TC_THREAD_ONLY)
+		return "thread";
+	return "process,thread";
+}
+
 size_t plugin_count(void)
 {
 	return nr_plugin_tcs;

@@ -23,6 +23,8 @@ size_t plugin_count(void);
 const struct testcase *plugin_testcase(size_t i);
 
 bool testcase_supports(const struct testcase *tc, enum tc_mode mode);
+/* "process,thread", "process" or "thread". */
+const char *testcase_modes_name(const struct testcase *tc);
 
 /* Where the helper binaries (scalebench-exec-helper, ...) are: beside the binary in the build
  * tree, ../libexec/scalebench relative to it once installed, the configured LIBEXECDIR;

@@ -1,6 +1,9 @@
 #include "spawn.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
 #include <stdio.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -14,6 +17,16 @@ int spawn_helper_path(struct tc_copy *copy, const char *name, char *buf, size_t 
 	if (access(buf, X_OK))
 		return tc_error(copy, "helper binary %s: %m (see SCALEBENCH_HELPER_DIR)", buf);
 	return 0;
+}
+
+int spawn_prepare_static(struct tc_copy *copy)
+{
+	char path[PATH_MAX];
+
+	if (spawn_helper_path(copy, EXEC_HELPER_STATIC, path, sizeof(path)))
+		return -1;
+	copy->priv = strdup(path);
+	return copy->priv ? 0 : tc_error(copy, "out of memory");
 }
 
 pid_t spawn_fork_exec(struct tc_copy *copy, const char *path)

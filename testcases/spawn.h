@@ -12,6 +12,9 @@
 /* helper_dir/name into buf; -1 after tc_error() when missing or not executable. */
 int spawn_helper_path(struct tc_copy *copy, const char *name, char *buf, size_t size);
 
+/* prepare for testcases that launch the static helper by path: its path in copy->priv. */
+int spawn_prepare_static(struct tc_copy *copy);
+
 /* fork, exec path in the child, return the child's pid (or -1 after tc_error()). */
 pid_t spawn_fork_exec(struct tc_copy *copy, const char *path);
 

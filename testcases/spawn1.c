@@ -8,16 +8,6 @@
 
 static char *const spawn_envp[] = {NULL};
 
-static int spawn1_prepare(struct tc_copy *copy)
-{
-	char path[PATH_MAX];
-
-	if (spawn_helper_path(copy, EXEC_HELPER_STATIC, path, sizeof(path)))
-		return -1;
-	copy->priv = strdup(path);
-	return copy->priv ? 0 : tc_error(copy, "out of memory");
-}
-
 static int spawn1_run(struct tc_copy *copy, volatile uint64_t *iterations)
 {
 	char *argv[] = {copy->priv, NULL};
@@ -43,6 +33,6 @@ const struct testcase tc_spawn1 = {
     .description = "posix_spawn of a static binary + wait",
     .suite = "will-it-scale",
     .op = "spawn",
-    .prepare = spawn1_prepare,
+    .prepare = spawn_prepare_static,
     .run = spawn1_run,
 };
