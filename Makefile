@@ -20,7 +20,7 @@ CFLAGS  ?= -O2 -g
 WARN     = -Wall -Wextra -Werror
 ALL_CFLAGS = -std=c11 $(WARN) -D_GNU_SOURCE -pthread -MMD -MP -I$(B)/gen \
 	     -DSCALEBENCH_LIBEXECDIR='"$(LIBEXECDIR)"' $(CFLAGS)
-LIBS     = -ljansson -lyaml -lpfm -lhwloc -lRmath -lm -ldl -pthread
+LIBS     = -ljansson -lyaml -lpfm -lhwloc -lelf -lRmath -lm -ldl -pthread
 # Plug-ins call back into these; nothing else of the binary is exported.
 EXPORTS  = -Wl,--dynamic-list=testcases/plugin-exports.list
 SANITIZE = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
@@ -117,7 +117,8 @@ check: all $(BA)/scalebench $(HELPERS:%=$(BA)/%) $(UNIT_BIN) $(PLUGIN_EXAMPLE)
 # Both run even when the first misses its target; make fails if either does.
 bench: all $(B)/bench/bare_getppid
 	status=0; ./bench/overhead.sh || status=1; ./bench/monitors.sh || status=1; \
-		./bench/analyze.sh || status=1; exit $$status
+		./bench/profile.sh || status=1; ./bench/analyze.sh || status=1; \
+		./bench/bisect_sim.sh || status=1; exit $$status
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(DATADIR)/jobs \

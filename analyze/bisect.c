@@ -1,0 +1,109 @@
+/* Bisection decisions: the endpoint check and the SPRT on log values. */
+#include "bisect.h"
+
+#include <math.h>
+
+int endpoints_check(const double *good, size_t ng, const double *bad, size_t nb,
+		    enum stat_direction dir, double threshold_pct, double q_max, double alpha,
+		    struct endpoint_check *r, const char **why)
+{
+	if (welch_log_test(good, ng, bad, nb, alpha, &r->w, why))
+		return -1;
+	r->change_pct = 100 * (r->w.ratio - 1);
+	/* One stat, one test: its q-value is its p-value. */
+	r->verdict = stat_verdict(r->w.lo_pct, r->w.hi_pct, r->w.p, q_max, threshold_pct, dir);
+	r->confirmed = r->verdict == V_REGRESSION || r->verdict == V_IMPROVEMENT ||
+		       r->verdict == V_CHANGED_UP || r->verdict == V_CHANGED_DOWN;
+	return 0;
+}
+
+static int log_moments(const double *x, size_t n, double *mean, double *ss)
+{
+	double s = 0, q = 0;
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!(x[i] > 0) || !isfinite(x[i]))
+			return -1;
+		s += log(x[i]);
+		k++;
+	}
+	*mean = s / (double)k;
+	for (size_t i = 0; i < n; i++)
+		q += (log(x[i]) - *mean) * (log(x[i]) - *mean);
+	*ss = q;
+	return 0;
+}
+
+int sprt_init(struct sprt_model *m, const double *good, size_t ng, const double *bad, size_t nb,
+	      double confidence, const char **why)
+{
+	double ssg, ssb, err = 1 - confidence;
+
+	if (ng < 2 || nb < 2) {
+		*why = "need at least 2 runs of each endpoint";
+		return -1;
+	}
+	if (!(err > 0 && err < 0.5)) {
+		*why = "confidence must lie between 0.5 and 1";
+		return -1;
+	}
+	if (log_moments(good, ng, &m->mu_good, &ssg) || log_moments(bad, nb, &m->mu_bad, &ssb)) {
+		*why = "values must be positive for a test on log values";
+		return -1;
+	}
+	m->sd = sqrt((ssg + ssb) / (double)(ng + nb - 2));
+	/* Identical runs would make every likelihood infinite: a floor far below any noise. */
+	if (m->sd < 1e-4 * fabs(m->mu_bad - m->mu_good) || m->sd < 1e-9)
+		m->sd = fmax(1e-4 * fabs(m->mu_bad - m->mu_good), 1e-9);
+	m->upper = log((1 - err) / err);
+	m->lower = log(err / (1 - err));
+	return 0;
+}
+
+double sprt_llr(const struct sprt_model *m, const double *x, size_t n)
+{
+	double llr = 0, v = 2 * m->sd * m->sd;
+
+	for (size_t i = 0; i < n; i++) {
+		if (!(x[i] > 0))
+			continue;
+		double l = log(x[i]);
+
+		llr +=
+		    ((l - m->mu_good) * (l - m->mu_good) - (l - m->mu_bad) * (l - m->mu_bad)) / v;
+	}
+	return llr;
+}
+
+enum sprt_decision sprt_decide(const struct sprt_model *m, const double *x, size_t n,
+			       size_t min_runs, double *llr)
+{
+	double l = sprt_llr(m, x, n);
+
+	if (llr)
+		*llr = l;
+	if (n < min_runs)
+		return SPRT_CONTINUE;
+	if (l >= m->upper)
+		return SPRT_BAD;
+	if (l <= m->lower)
+		return SPRT_GOOD;
+	return SPRT_CONTINUE;
+}
+
+enum sprt_decision sprt_closer(const struct sprt_model *m, const double *x, size_t n)
+{
+	double s = 0;
+	size_t k = 0;
+
+	for (size_t i = 0; i < n; i++)
+		if (x[i] > 0) {
+			s += log(x[i]);
+			k++;
+		}
+	if (!k)
+		return SPRT_CONTINUE;
+	s /= (double)k;
+	return fabs(s - m->mu_bad) < fabs(s - m->mu_good) ? SPRT_BAD : SPRT_GOOD;
+}

@@ -1,0 +1,598 @@
+/* scalebench report: the kernel test robot's email on two commits, from the results tree. */
+#include "builtin.h"
+#include "../analyze/compare.h"
+#include "../analyze/plot.h"
+#include "../analyze/results.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <glob.h>
+#include <jansson.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+enum {
+	OPT_BASE = 256,
+	OPT_HEAD,
+	OPT_RESULTS,
+	OPT_JOB,
+	OPT_REPO,
+	OPT_MBOX,
+	OPT_SENDMAIL,
+	OPT_FROM,
+	OPT_TO,
+	OPT_BRANCH,
+};
+
+static const struct cli_option report_options[] = {
+    {"base", OPT_BASE, "A", "the commit label compared against (the parent)"},
+    {"head", OPT_HEAD, "B", "the commit label reported on"},
+    {"results", OPT_RESULTS, "DIR", "results root (default ./results)"},
+    {"job", OPT_JOB, "PATH_PARAMS", "only this atomic job's path_params (default: every job)"},
+    {"repo", OPT_REPO, "DIR", "the git repository: commit subjects, subsystem, branch"},
+    {"mbox", OPT_MBOX, "FILE", "append the message to an mbox file"},
+    {"sendmail", OPT_SENDMAIL, NULL, "pipe the message to sendmail -t"},
+    {"from", OPT_FROM, "ADDR", "From: (default \"scalebench robot <scalebench@localhost>\")"},
+    {"to", OPT_TO, "ADDR",
+     "To: (default: the head commit's author with --repo, else root@localhost)"},
+    {"branch", OPT_BRANCH, "NAME", "the [branch] of the subject (default: the repo's branch)"},
+    {NULL, 0, NULL, NULL},
+};
+
+const struct cli_command report_command = {
+    .name = "report",
+    .usage = "--base A --head B [--results DIR] [--repo DIR] [--mbox FILE | --sendmail]",
+    .summary = "Write the kernel test robot's email on a significant change between two commits.",
+    .details =
+	"Every job of the results tree run at both commits is compared as 'compare' does.  The\n"
+	"headline stat with the largest significant change names the subject; the other jobs\n"
+	"that changed significantly go in the \"In addition to that\" box.  Without --mbox or\n"
+	"--sendmail the message is printed.  With no significant change, says so and writes\n"
+	"nothing.\n"
+	"\nexit status: 0 message written or nothing to report, 2 error.\n",
+    .options = report_options,
+};
+
+struct job_cmp {
+	struct result_group g[2];
+	struct comparison c;
+	const struct stat_row *best; /* the headline stat with the largest significant change */
+};
+
+/* git -C repo ARGS: its first line of output, or "" when it fails. */
+static void git_line(const char *repo, const char *const *args, char *out, size_t len)
+{
+	const char *argv[16] = {"git", "-C", repo};
+	size_t n = 3;
+	int fd[2], st;
+	pid_t pid;
+	ssize_t r = 0, k;
+
+	out[0] = '\0';
+	for (size_t i = 0; args[i] && n < 15; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	if (!repo || pipe(fd))
+		return;
+	pid = fork();
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(fd[1], 1);
+		if (null >= 0)
+			dup2(null, 2);
+		close(fd[0]);
+		close(fd[1]);
+		execvp("git", (char *const *)argv);
+		_exit(127);
+	}
+	close(fd[1]);
+	while (pid > 0 && (k = read(fd[0], out + r, len - 1 - (size_t)r)) > 0 &&
+	       (size_t)r < len - 1)
+		r += k;
+	out[r] = '\0';
+	close(fd[0]);
+	if (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
+		out[0] = '\0';
+	char *nl = strchr(out, '\n');
+
+	if (nl)
+		*nl = '\0';
+}
+
+#define GITL(repo, out, len, ...) git_line(repo, (const char *const[]){__VA_ARGS__, NULL}, out, len)
+
+static const struct stat_row *best_row(const struct comparison *c)
+{
+	const struct stat_row *best = NULL;
+
+	for (size_t i = 0; i < c->nrows; i++) {
+		const struct stat_row *r = &c->rows[i];
+
+		if (!r->headline || r->failure || !r->has_change[1] ||
+		    (r->verdict[1] != V_REGRESSION && r->verdict[1] != V_IMPROVEMENT))
+			continue;
+		/* Equal as printed: the first one (the per-copy stat before the total). */
+		if (!best || fabs(r->change[1]) > fabs(best->change[1]) + 0.05)
+			best = r;
+	}
+	return best;
+}
+
+static const char *change_word(const struct stat_row *r)
+{
+	return r->verdict[1] == V_REGRESSION ? "regression" : "improvement";
+}
+
+static void fmt_change(const struct stat_row *r, char *buf, size_t len)
+{
+	snprintf(buf, len, r->absolute ? "%+.1f" : "%+.1f%%", r->change[1]);
+}
+
+static void machine_line(const struct result_group *g, char *buf, size_t len)
+{
+	json_t *m =
+	    g->nruns && g->runs[0].meta ? json_object_get(g->runs[0].meta, "machine") : NULL;
+	json_int_t threads = json_integer_value(json_object_get(m, "threads"));
+	json_int_t sockets = json_integer_value(json_object_get(m, "sockets"));
+	json_int_t mem = json_integer_value(json_object_get(m, "memory_kib"));
+	const char *model = json_string_value(json_object_get(m, "cpu_model"));
+	int n = snprintf(buf, len, "%lld threads ", (long long)threads);
+
+	if (sockets && n > 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, "%lld sockets ", (long long)sockets);
+	if (n > 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, "%s with %.0fG memory", model ? model : "?",
+			 (double)mem / (1024.0 * 1024.0));
+}
+
+static void params(const struct result_group *g, FILE *f, const char *indent, const char *sep)
+{
+	json_t *m = g->nruns ? g->runs[0].meta : NULL;
+	json_t *nr = json_object_get(m, "nr_task"), *rt = json_object_get(m, "runtime_s");
+
+	fprintf(f, "%snr_task: %lld%s", indent, (long long)json_integer_value(nr), sep);
+	fprintf(f, "%smode: %s%s", indent, g->axes[AX_MODE] ? g->axes[AX_MODE] : "?", sep);
+	fprintf(f, "%stest: %s%s", indent, g->axes[AX_TEST] ? g->axes[AX_TEST] : "?", sep);
+	if (rt)
+		fprintf(f, "%sruntime: %gs%s", indent, json_number_value(rt), sep);
+}
+
+/* A commit line: sha10 ("subject") when the repo knows it. */
+static void commit_line(const char *repo, const char *label, char *buf, size_t len)
+{
+	char sha[64] = "", subj[512] = "";
+
+	if (repo) {
+		char spec[300];
+
+		snprintf(spec, sizeof(spec), "%s^{commit}", label);
+		GITL(repo, sha, sizeof(sha), "rev-parse", "--verify", "--quiet", spec);
+		if (sha[0])
+			GITL(repo, subj, sizeof(subj), "log", "-1", "--format=%s", sha);
+	}
+	if (subj[0])
+		snprintf(buf, len, "%.10s (\"%s\")", sha, subj);
+	else
+		snprintf(buf, len, "%.10s", sha[0] ? sha : label);
+}
+
+static void write_body(FILE *f, struct job_cmp *jobs, size_t n, size_t main_job, const char *repo,
+		       const char *base, const char *head, const char *branch)
+{
+	struct job_cmp *j = &jobs[main_job];
+	const struct result_group *g = &j->g[1];
+	char change[32], line[1024];
+	const char *testcase = g->axes[AX_TESTCASE] ? g->axes[AX_TESTCASE] : "?";
+
+	fmt_change(j->best, change, sizeof(change));
+	fprintf(f, "Hello,\n\nkernel test robot noticed a %s %s of %s on:\n\n\n", change,
+		change_word(j->best), j->best->name);
+	commit_line(repo, head, line, sizeof(line));
+	fprintf(f, "commit: %s\n", line);
+	fprintf(f, "branch: %s\n", branch);
+	commit_line(repo, base, line, sizeof(line));
+	fprintf(f, "base: %s\n\n", line);
+	fprintf(f, "testcase: %s\n", testcase);
+	machine_line(g, line, sizeof(line));
+	fprintf(f, "test machine: %s\n", line);
+	fprintf(f, "parameters:\n\n");
+	params(g, f, "\t", "\n");
+	fprintf(f, "\n\n");
+
+	bool other = false;
+
+	for (size_t i = 0; i < n; i++)
+		if (i != main_job && jobs[i].best)
+			other = true;
+	if (other) {
+		const char *rule =
+		    "+------------------+----------------------------------------------"
+		    "------------------------------+";
+
+		fprintf(f,
+			"In addition to that, the commit also has significant impact on the "
+			"following tests:\n\n%s\n",
+			rule);
+		for (size_t i = 0; i < n; i++) {
+			char p[512];
+			FILE *pf;
+
+			if (i == main_job || !jobs[i].best)
+				continue;
+			fmt_change(jobs[i].best, change, sizeof(change));
+			snprintf(line, sizeof(line), "%s: %s %s %s",
+				 jobs[i].g[1].axes[AX_TESTCASE] ? jobs[i].g[1].axes[AX_TESTCASE]
+								: "?",
+				 jobs[i].best->name, change, change_word(jobs[i].best));
+			fprintf(f, "| testcase: change | %-75s |\n", line);
+			machine_line(&jobs[i].g[1], line, sizeof(line));
+			fprintf(f, "| test machine     | %-75s |\n", line);
+			pf = fmemopen(p, sizeof(p), "w");
+			if (pf) {
+				params(&jobs[i].g[1], pf, "", " ");
+				fclose(pf);
+				p[sizeof(p) - 1] = '\0';
+			} else {
+				p[0] = '\0';
+			}
+			fprintf(f, "| test parameters  | %-75s |\n%s\n", p, rule);
+		}
+		fprintf(f, "\n\n");
+	}
+	fprintf(f, "Details are as below:\n"
+		   "-------------------------------------------------------------------------------"
+		   "------------------->\n\n");
+	print_robot_table(&j->c, false, false, f);
+
+	char err[512];
+
+	if (plot_available(err, sizeof(err))) {
+		for (size_t i = 0; i < j->c.nrows; i++) {
+			const struct stat_row *r = &j->c.rows[i];
+			struct plot_series s[2];
+			double *v[2];
+
+			if (!r->headline || !row_is_notable(r, 2))
+				continue;
+			for (int k = 0; k < 2; k++) {
+				v[k] = calloc(j->g[k].nruns + 1, sizeof(double));
+				s[k] = (struct plot_series){
+				    .label = NULL,
+				    .y = v[k],
+				    .n = v[k] ? group_values(&j->g[k], r->name, v[k]) : 0};
+			}
+			fprintf(f, "\n\n");
+			if (v[0] && v[1] &&
+			    plot_samples(r->name, s, 2, PLOT_TEXT, NULL, f, err, sizeof(err)))
+				fprintf(stderr, "scalebench report: plot of %s: %s\n", r->name,
+					err);
+			free(v[0]);
+			free(v[1]);
+		}
+	} else {
+		fprintf(stderr, "scalebench report: no plots: %s\n", err);
+	}
+	fprintf(f, "\n\n\nDisclaimer:\nResults have been estimated based on internal scalebench "
+		   "runs; please verify them on your own setup.\n\n-- \nscalebench\n");
+}
+
+/* The whole message: headers, blank line, body.  "From " lines of the body are quoted by the
+ * mbox writer, not here. */
+static char *compose(struct job_cmp *jobs, size_t n, size_t main_job, const char *repo,
+		     const char *base, const char *head, const char *branch, const char *from,
+		     const char *to, size_t *len)
+{
+	char *buf = NULL, date[64], subj_pfx[300] = "", sha[64] = "", subj[512] = "", host[128];
+	FILE *f = open_memstream(&buf, len);
+	time_t now = time(NULL);
+	struct tm tm;
+	char change[32];
+	struct job_cmp *j = &jobs[main_job];
+
+	if (!f)
+		return NULL;
+	localtime_r(&now, &tm);
+	strftime(date, sizeof(date), "%a, %d %b %Y %H:%M:%S %z", &tm);
+	if (repo) {
+		char spec[300];
+
+		snprintf(spec, sizeof(spec), "%s^{commit}", head);
+		GITL(repo, sha, sizeof(sha), "rev-parse", "--verify", "--quiet", spec);
+		if (sha[0])
+			GITL(repo, subj, sizeof(subj), "log", "-1", "--format=%s", sha);
+	}
+	/* The subsystem: the commit subject's prefix, "mm: memcontrol: ..." -> "mm". */
+	char *colon = strchr(subj, ':');
+
+	if (colon && colon - subj < 40 && !memchr(subj, ' ', (size_t)(colon - subj)))
+		snprintf(subj_pfx, sizeof(subj_pfx), "[%.*s] ", (int)(colon - subj), subj);
+	fmt_change(j->best, change, sizeof(change));
+	if (gethostname(host, sizeof(host)))
+		snprintf(host, sizeof(host), "localhost");
+	host[sizeof(host) - 1] = '\0';
+	fprintf(f, "From: %s\n", from);
+	fprintf(f, "To: %s\n", to);
+	fprintf(f, "Subject: [%s] %s%.10s: %s %s %s\n", branch, subj_pfx, sha[0] ? sha : head,
+		j->best->name, change, change_word(j->best));
+	fprintf(f, "Date: %s\n", date);
+	fprintf(f, "Message-ID: <%lld.%d.%.10s@%s>\n", (long long)now, (int)getpid(),
+		sha[0] ? sha : head, host);
+	fprintf(f, "MIME-Version: 1.0\nContent-Type: text/plain; charset=utf-8\n"
+		   "Content-Transfer-Encoding: 8bit\n\n");
+	write_body(f, jobs, n, main_job, repo, base, head, branch);
+	if (fclose(f)) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+/* Append as one mboxrd message: a From_ line, ">From " quoting, a blank line after. */
+static int write_mbox(const char *path, const char *msg, size_t len)
+{
+	char *buf = NULL, date[64];
+	size_t blen = 0;
+	FILE *f = open_memstream(&buf, &blen);
+	time_t now = time(NULL);
+	struct tm tm;
+	int fd, rc = 0;
+
+	if (!f)
+		return -1;
+	gmtime_r(&now, &tm);
+	strftime(date, sizeof(date), "%a %b %e %H:%M:%S %Y", &tm);
+	fprintf(f, "From scalebench@localhost %s\n", date);
+	for (size_t i = 0; i < len;) {
+		const char *nl = memchr(msg + i, '\n', len - i);
+		size_t l = nl ? (size_t)(nl - (msg + i)) + 1 : len - i;
+		size_t k = i;
+
+		while (k < i + l && msg[k] == '>')
+			k++;
+		if (len - k >= 5 && !strncmp(msg + k, "From ", 5))
+			fputc('>', f);
+		fwrite(msg + i, 1, l, f);
+		i += l;
+	}
+	if (len && msg[len - 1] != '\n')
+		fputc('\n', f);
+	fputc('\n', f);
+	if (fclose(f))
+		return -1;
+	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
+	if (fd < 0 || write(fd, buf, blen) != (ssize_t)blen)
+		rc = -1;
+	if (fd >= 0 && close(fd))
+		rc = -1;
+	free(buf);
+	return rc;
+}
+
+static int run_sendmail(const char *msg, size_t len)
+{
+	int fd[2], st;
+	pid_t pid;
+
+	if (pipe(fd))
+		return -1;
+	pid = fork();
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		dup2(fd[0], 0);
+		close(fd[0]);
+		close(fd[1]);
+		execlp("sendmail", "sendmail", "-t", (char *)NULL);
+		_exit(127);
+	}
+	close(fd[0]);
+	for (size_t off = 0; off < len;) {
+		ssize_t w = write(fd[1], msg + off, len - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break;
+		off += (size_t)w;
+	}
+	close(fd[1]);
+	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
+		return -1;
+	return 0;
+}
+
+/* Whether runs of label exist under root; when not and the repo resolves label to a
+ * commit, its full sha in sha (returns false then, true otherwise). */
+static bool label_stored(const char *root, const char *job, const char *label, const char *repo,
+			 char *sha, size_t len)
+{
+	char pattern[PATH_MAX], spec[300];
+	glob_t gl;
+	bool found;
+
+	snprintf(pattern, sizeof(pattern), "%s/*/%s/*/*/*/*/%s", root, job ? job : "*", label);
+	found = glob(pattern, GLOB_ONLYDIR, NULL, &gl) == 0;
+	globfree(&gl);
+	if (found || !repo)
+		return true;
+	snprintf(spec, sizeof(spec), "%s^{commit}", label);
+	GITL(repo, sha, len, "rev-parse", "--verify", "--quiet", spec);
+	return !(strlen(sha) == 40);
+}
+
+int cmd_report(int argc, char **argv)
+{
+	const char *arg, *base = NULL, *head = NULL, *root = "results", *job = NULL, *repo = NULL,
+			 *mbox = NULL, *from = "scalebench robot <scalebench@localhost>",
+			 *to = NULL, *branch = NULL;
+	bool sendmail = false;
+	char pattern[PATH_MAX], err[1024], branch_buf[256], to_buf[512], base_buf[64], head_buf[64];
+	struct job_cmp *jobs = NULL;
+	size_t n = 0, main_job = 0;
+	glob_t gl;
+	int c, rc = 0;
+
+	cli_reset();
+	while ((c = cli_next(&report_command, argc, argv, &arg)) != -1) {
+		switch (c) {
+		case OPT_BASE:
+			base = arg;
+			break;
+		case OPT_HEAD:
+			head = arg;
+			break;
+		case OPT_RESULTS:
+			root = arg;
+			break;
+		case OPT_JOB:
+			job = arg;
+			break;
+		case OPT_REPO:
+			repo = arg;
+			break;
+		case OPT_MBOX:
+			mbox = arg;
+			break;
+		case OPT_SENDMAIL:
+			sendmail = true;
+			break;
+		case OPT_FROM:
+			from = arg;
+			break;
+		case OPT_TO:
+			to = arg;
+			break;
+		case OPT_BRANCH:
+			branch = arg;
+			break;
+		case 'h':
+			cli_print_help(&report_command, stdout);
+			return 0;
+		default:
+			return 2;
+		}
+	}
+	if (!base || !head || cli_optind() < argc) {
+		fprintf(stderr, "scalebench report: --base and --head are required, nothing else; "
+				"usage: scalebench report --base A --head B [options]\n");
+		return 2;
+	}
+	if (mbox && sendmail) {
+		fprintf(stderr, "scalebench report: --mbox and --sendmail: one or the other\n");
+		return 2;
+	}
+	/* Labels as stored; with --repo, revisions (HEAD~1, a short sha) name the full sha
+	 * that bisect labels runs with. */
+	if (!label_stored(root, job, base, repo, base_buf, sizeof(base_buf)))
+		base = base_buf;
+	if (!label_stored(root, job, head, repo, head_buf, sizeof(head_buf)))
+		head = head_buf;
+	if (strchr(base, '/') || strchr(head, '/') || strpbrk(base, "*?[") ||
+	    strpbrk(head, "*?[")) {
+		fprintf(stderr, "scalebench report: --base/--head: expected commit labels\n");
+		return 2;
+	}
+	snprintf(pattern, sizeof(pattern), "%s/*/%s/*/*/*/*/%s", root, job ? job : "*", base);
+	if (glob(pattern, GLOB_ONLYDIR, NULL, &gl)) {
+		fprintf(stderr, "scalebench report: no runs of commit '%s' under %s\n", base, root);
+		return 2;
+	}
+	jobs = calloc(gl.gl_pathc, sizeof(*jobs));
+	for (size_t i = 0; jobs && i < gl.gl_pathc; i++) {
+		char other[PATH_MAX];
+		size_t dl = strlen(gl.gl_pathv[i]) - strlen(base);
+		struct job_cmp *j = &jobs[n];
+		struct compare_opts o = {.rule = RULE_STATS,
+					 .threshold_pct = 1,
+					 .threshold_abs = 0.1,
+					 .q_max = 0.05,
+					 .alpha = 0.05};
+
+		snprintf(other, sizeof(other), "%.*s%s", (int)dl, gl.gl_pathv[i], head);
+		if (access(other, F_OK))
+			continue;
+		if (group_load(gl.gl_pathv[i], &j->g[0], err, sizeof(err))) {
+			fprintf(stderr, "scalebench report: %s\n", err);
+			continue;
+		}
+		if (group_load(other, &j->g[1], err, sizeof(err))) {
+			fprintf(stderr, "scalebench report: %s\n", err);
+			group_free(&j->g[0]);
+			continue;
+		}
+		if (compare_groups(j->g, 2, &o, &j->c, err, sizeof(err))) {
+			fprintf(stderr, "scalebench report: %s\n", err);
+			group_free(&j->g[0]);
+			group_free(&j->g[1]);
+			continue;
+		}
+		j->best = best_row(&j->c);
+		if (j->best && (!jobs[main_job].best ||
+				fabs(j->best->change[1]) > fabs(jobs[main_job].best->change[1])))
+			main_job = n;
+		n++;
+	}
+	globfree(&gl);
+	if (!n) {
+		fprintf(stderr,
+			"scalebench report: no job under %s was run at both '%s' and '%s'\n", root,
+			base, head);
+		rc = 2;
+		goto out;
+	}
+	if (!jobs[main_job].best) {
+		printf("no significant change of a headline stat between %s and %s in %zu job%s: "
+		       "no report\n",
+		       base, head, n, n == 1 ? "" : "s");
+		goto out;
+	}
+	if (!branch) {
+		branch_buf[0] = '\0';
+		if (repo)
+			GITL(repo, branch_buf, sizeof(branch_buf), "rev-parse", "--abbrev-ref",
+			     "HEAD");
+		branch = branch_buf[0] && strcmp(branch_buf, "HEAD") ? branch_buf : "unknown";
+	}
+	if (!to) {
+		to_buf[0] = '\0';
+		if (repo)
+			GITL(repo, to_buf, sizeof(to_buf), "log", "-1", "--format=%an <%ae>", head);
+		to = to_buf[0] ? to_buf : "root@localhost";
+	}
+	size_t len = 0;
+	char *msg = compose(jobs, n, main_job, repo, base, head, branch, from, to, &len);
+
+	if (!msg) {
+		fprintf(stderr, "scalebench report: out of memory\n");
+		rc = 2;
+	} else if (mbox) {
+		if (write_mbox(mbox, msg, len)) {
+			fprintf(stderr, "scalebench report: cannot append to %s: %s\n", mbox,
+				strerror(errno));
+			rc = 2;
+		}
+	} else if (sendmail) {
+		if (run_sendmail(msg, len)) {
+			fprintf(stderr, "scalebench report: sendmail -t failed\n");
+			rc = 2;
+		}
+	} else {
+		fwrite(msg, 1, len, stdout);
+	}
+	free(msg);
+out:
+	for (size_t i = 0; i < n; i++) {
+		comparison_free(&jobs[i].c);
+		group_free(&jobs[i].g[0]);
+		group_free(&jobs[i].g[1]);
+	}
+	free(jobs);
+	return rc;
+}

@@ -1,0 +1,241 @@
+#!/bin/bash
+# bisect on a real git repository: a plug-in testcase whose per-copy counter becomes one
+# shared lock in one commit among ~20; a commit that does not build is skipped; the culprit is
+# named exactly, the repository is left clean, and report's mail parses back.
+set -u
+. "$(dirname "$0")/../lib.sh"
+
+SB=$(realpath "$SCALEBENCH")
+mkdir -p "$WORK/include/scalebench"
+cp testcases/testcase.h "$WORK/include/scalebench/"
+REPO=$WORK/repo
+mkdir -p "$REPO"
+g() { git -C "$REPO" "$@" >/dev/null 2>&1; }
+g init -q -b main
+g config user.email robot@example.com
+g config user.name "Test Robot"
+
+write_plugin() { # $1: 1 = the shared lock, $2: 1 = a syntax error
+	cat >"$REPO/counter.c" <<C
+#include <scalebench/testcase.h>
+#include <pthread.h>
+#include <stdlib.h>
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+struct counter { _Alignas(64) volatile uint64_t n; };
+
+static int counter_prepare(struct tc_copy *copy)
+{
+	copy->priv = aligned_alloc(64, sizeof(struct counter));
+	return copy->priv ? 0 : tc_error(copy, "no memory");
+}
+
+static int counter_run(struct tc_copy *copy, volatile uint64_t *iterations)
+{
+	struct counter *c = copy->priv;
+
+	for (;;) {
+		if ($1)
+			pthread_mutex_lock(&lock);
+		c->n++;
+		(*iterations)++;
+		if ($1)
+			pthread_mutex_unlock(&lock);
+	}
+	return 0$( [ "$2" = 1 ] && echo ' +' );
+}
+
+static const struct testcase tc_counter = {
+	.name = "counter1", .description = "per-copy counter", .suite = "plugin",
+	.prepare = counter_prepare, .run = counter_run,
+};
+SCALEBENCH_PLUGIN(&tc_counter);
+C
+}
+
+NCOMMITS=20
+GUILTY_AT=14
+BROKEN_AT=10 # git's first midpoint of 20 linear commits: the skip is exercised
+for i in $(seq 1 $NCOMMITS); do
+	shared=0
+	broken=0
+	[ "$i" -ge $GUILTY_AT ] && shared=1
+	[ "$i" -eq $BROKEN_AT ] && broken=1
+	write_plugin $shared $broken
+	echo "/* revision $i */" >>"$REPO/counter.c"
+	if [ "$i" -eq $GUILTY_AT ]; then
+		msg="counter: share one lock between copies"
+	elif [ "$i" -eq $BROKEN_AT ]; then
+		msg="counter: tidy the return (does not build)"
+	else
+		msg="docs: revision $i"
+	fi
+	g add counter.c
+	g commit -q -m "$msg"
+	eval "C$i=\$(git -C \"\$REPO\" rev-parse HEAD)"
+done
+GOOD=$C1
+BAD=$(git -C "$REPO" rev-parse HEAD)
+GUILTY=$(eval echo \$C$GUILTY_AT)
+check "premise: git's first midpoint is the unbuildable commit" \
+	[ "$(git -C "$REPO" rev-list --bisect "$BAD" "^$GOOD")" = "$(eval echo \$C$BROKEN_AT)" ]
+
+cat >"$WORK/job.yaml" <<'Y'
+suite: will-it-scale
+testcase: will-it-scale
+runtime: 0.3s
+warmup: 0
+nr_task: 2
+will-it-scale:
+  mode: thread
+  test: counter1
+Y
+PLUGIN=$WORK/counter.so
+PREP="cc -std=c11 -O2 -I$WORK/include -shared -fPIC -o $PLUGIN counter.c"
+cc -std=c11 -O2 -I"$WORK/include" -shared -fPIC -o "$PLUGIN" "$REPO/counter.c"
+bisect() {
+	sb bisect --repo "$REPO" --job "$WORK/job.yaml" --stat plugin.per_thread_ops \
+		--prepare "$PREP" --plugin "$PLUGIN" --no-monitors --results "$WORK/results" "$@"
+}
+
+# Errors before anything runs.
+bisect --good "$GOOD" --bad nosuchcommit
+check "unknown commit: refused, named" bash -c "[ $rc -eq 2 ] && grep -q \"unknown commit\" $WORK/err"
+bisect --good "$BAD" --bad "$GOOD"
+check "good not an ancestor of bad: refused" bash -c "[ $rc -eq 2 ] && grep -q 'is not an ancestor' $WORK/err"
+echo "/* local edit */" >>"$REPO/counter.c"
+bisect --good "$GOOD" --bad "$BAD"
+check "dirty work tree: refused" bash -c "[ $rc -eq 2 ] && grep -q 'dirty' $WORK/err"
+g checkout -q counter.c
+g bisect start "$BAD" "$GOOD"
+bisect --good "$GOOD" --bad "$BAD"
+check "already bisecting: refused" bash -c "[ $rc -eq 2 ] && grep -q 'already being bisected' $WORK/err"
+g bisect reset
+check "no results written by refused bisections" [ ! -e "$WORK/results/will-it-scale" ]
+bisect --good "$GOOD" --bad "$BAD" --dry-run
+check "dry run prints the plan, runs nothing" bash -c "[ $rc -eq 0 ] && grep -q 'would bisect' $WORK/out && [ ! -e $WORK/results/will-it-scale ]"
+
+# The bisection itself.
+start=$(date +%s)
+bisect --good "$GOOD" --bad "$BAD" --log "$WORK/bisect.json"
+echo "     bisect took $(($(date +%s) - start)) s, exit $rc"
+sed 's/^/     /' "$WORK/out" "$WORK/err"
+check "bisect exits 0" [ $rc -eq 0 ] || { cat "$WORK/err" "$WORK/out"; }
+check "bisect names exactly the guilty commit, with its subject" \
+	bash -c "grep -q '^$GUILTY is the first bad commit' $WORK/out && grep -q 'share one lock between copies' $WORK/out"
+check "bisect prints the robot's comparison of parent and culprit" \
+	bash -c "grep -q 'plugin.per_thread_ops' $WORK/out && grep -q '%change' $WORK/out"
+BROKEN=$(eval echo \$C$BROKEN_AT)
+check "the unbuildable commit was skipped" json_true "$WORK/bisect.json" \
+	"[s['commit'] for s in d['steps'] if s['decision'] == 'skip'] == ['$BROKEN']"
+check "bisect log: culprit, verification and every step" json_true "$WORK/bisect.json" \
+	"d['culprit'] == '$GUILTY' and d['status'] == 'found' and d['verify']['confirmed'] and all(s['decision'] in ('good', 'bad', 'skip') for s in d['steps']) and d['endpoints']['confirmed']"
+check "repository's bisect state is clean, back on main" \
+	bash -c "[ ! -e $REPO/.git/BISECT_LOG ] && [ \"\$(git -C $REPO symbolic-ref --short HEAD)\" = main ] && [ -z \"\$(git -C $REPO status --porcelain --untracked-files=no)\" ]"
+
+# Again on the same results tree: every run is reused, none is spent, same culprit.
+bisect --good "$GOOD" --bad "$BAD" --log "$WORK/again.json"
+check "second bisection reuses the stored runs: same culprit, no new run" json_true \
+	"$WORK/again.json" "d['culprit'] == '$GUILTY' and d['runs_spent'] == {} and d['status'] == 'found'"
+
+# A stat the job does not produce: said after the first endpoint's runs, state reset.
+bisect --good "$GOOD" --bad "$BAD" --stat no.such_stat --results "$WORK/results4"
+check "absent stat: clear error, exit 2" \
+	bash -c "[ $rc -eq 2 ] && grep -q \"the stat 'no.such_stat' is absent from the runs\" $WORK/err"
+check "absent stat: bisect state reset" [ ! -e "$REPO/.git/BISECT_LOG" ]
+
+# A change that is not there: two commits without it, nothing bisected.  This machine's load
+# moves throughput by tens of % between minutes: fresh runs of both, and a noise threshold
+# above that drift.
+NEUTRAL=$(git -C "$REPO" rev-parse "$GUILTY~2")
+sb bisect --repo "$REPO" --job "$WORK/job.yaml" --stat plugin.per_thread_ops \
+	--prepare "$PREP" --plugin "$PLUGIN" --no-monitors --results "$WORK/results2" \
+	--good "$GOOD" --bad "$NEUTRAL" --max-runs 4 --threshold 60
+check "no change between endpoints: says so, exit 1, nothing bisected" \
+	bash -c "[ $rc -eq 1 ] && grep -q 'does not reproduce' $WORK/out && ! grep -q 'first bad commit' $WORK/out"
+check "and the bisect state is clean" [ ! -e "$REPO/.git/BISECT_LOG" ]
+check "its log says why" json_true "$WORK/results2/bisect-${GOOD:0:10}-${NEUTRAL:0:10}.json" \
+	"d['status'] == 'failed' and not d['endpoints']['confirmed'] and d['steps'] == []"
+
+# SIGINT in the middle: the runs stop, the bisect state is reset, the log says so.
+"$SB" bisect --repo "$REPO" --job "$WORK/job.yaml" --stat plugin.per_thread_ops \
+	--prepare "$PREP" --plugin "$PLUGIN" --no-monitors --results "$WORK/results3" \
+	--good "$GOOD" --bad "$BAD" >"$WORK/out" 2>"$WORK/err" &
+pid=$!
+sleep 3
+kill -INT $pid
+rc=0
+wait $pid || rc=$?
+check "SIGINT: exit 130" [ $rc -eq 130 ]
+check "SIGINT: bisect state reset, back on main" \
+	bash -c "[ ! -e $REPO/.git/BISECT_LOG ] && [ \"\$(git -C $REPO symbolic-ref --short HEAD)\" = main ]"
+check "SIGINT: log written, interrupted" json_true "$WORK/results3/bisect-${GOOD:0:10}-${BAD:0:10}.json" \
+	"d['status'] == 'interrupted'"
+
+# The robot's email on the culprit against its parent, appended to an mbox.
+PARENT=$(git -C "$REPO" rev-parse "$GUILTY^")
+sb report --base "$PARENT" --head "$GUILTY" --results "$WORK/results" --repo "$REPO" \
+	--mbox "$WORK/mbox" --to "dev <dev@example.com>"
+check "report --mbox exits 0" [ $rc -eq 0 ]
+sb report --base "$PARENT" --head "$GUILTY" --results "$WORK/results" --repo "$REPO" \
+	--mbox "$WORK/mbox" --branch next
+cat >"$WORK/mbox.py" <<'PY'
+import mailbox, sys
+want_sha, parent = sys.argv[2], sys.argv[3]
+msgs = list(mailbox.mbox(sys.argv[1]))
+assert len(msgs) == 2, len(msgs)
+m = msgs[0]
+subj = m['Subject']
+import re
+assert re.fullmatch(r'\[main\] \[counter\] %s: plugin\.per_thread_ops -\d+\.\d%% regression' % want_sha[:10], subj), subj
+assert msgs[1]['Subject'].startswith('[next] [counter] '), msgs[1]['Subject']
+for h in ('Date', 'From', 'To', 'Message-ID'):
+    assert m[h], h
+assert m['To'] == 'dev <dev@example.com>', m['To']
+assert msgs[1]['To'] == 'Test Robot <robot@example.com>', msgs[1]['To']
+assert m['Message-ID'] != msgs[1]['Message-ID']
+body = m.get_payload(decode=True).decode('utf-8')
+assert re.search(r'kernel test robot noticed a -\d+\.\d% regression of plugin\.per_thread_ops on:', body), body[:300]
+assert 'commit: %s ("counter: share one lock between copies")' % want_sha[:10] in body
+assert 'base: %s ("docs: revision' % parent[:10] in body
+assert 'testcase: will-it-scale' in body
+assert re.search(r'test machine: \d+ threads .* with \d+G memory', body)
+assert '\tmode: thread\n' in body and '\tnr_task: 2\n' in body and '\ttest: counter1\n' in body
+assert 'Details are as below:' in body
+assert 'plugin.per_thread_ops  [regression]' in body or 'plugin.per_thread_ops' in body.split('%change')[1]
+assert 'In addition to that' not in body
+print('ok')
+PY
+name="mbox: Python's mailbox reads both messages back, subject and body right"
+if python3 "$WORK/mbox.py" "$WORK/mbox" "$GUILTY" "$PARENT" >"$WORK/py.out" 2>&1; then
+	pass "$name"
+else
+	fail "$name" "$(tail -3 "$WORK/py.out")"
+fi
+mkdir -p "$WORK/bin"
+printf '#!/bin/sh\necho "$@" >"%s/sendmail.args"\ncat >"%s/sendmail.msg"\n' "$WORK" "$WORK" >"$WORK/bin/sendmail"
+chmod +x "$WORK/bin/sendmail"
+# Revisions, not labels: with --repo they name the full shas the runs are stored under.
+PATH="$WORK/bin:$PATH" sb report --base "${GUILTY:0:8}^" --head "${GUILTY:0:8}" \
+	--results "$WORK/results" --repo "$REPO" --sendmail
+check "report --sendmail (revisions resolved) pipes the message to sendmail -t" \
+	bash -c "[ $rc -eq 0 ] && [ \"\$(cat $WORK/sendmail.args)\" = -t ] && grep -q '^Subject: \[main\] \[counter\] ${GUILTY:0:10}: ' $WORK/sendmail.msg"
+sb report --base "$PARENT" --head "$PARENT" --results "$WORK/results" --repo "$REPO" \
+	--mbox "$WORK/mbox2"
+check "report without a significant change: says so, exit 0, writes nothing" \
+	bash -c "[ $rc -eq 0 ] && grep -q 'no significant change' $WORK/out && [ ! -e $WORK/mbox2 ]"
+# A second job changed by the same commit (one copy: the lock's cost alone) goes in the
+# "In addition to that" box.
+cp -r "$WORK/results" "$WORK/results5"
+sed 's/^nr_task: 2$/nr_task: 1/' "$WORK/job.yaml" >"$WORK/job1.yaml"
+for c in "$PARENT" "$GUILTY"; do
+	git -C "$REPO" show "$c:counter.c" >"$WORK/c.c"
+	cc -std=c11 -O2 -I"$WORK/include" -shared -fPIC -o "$WORK/c.so" "$WORK/c.c"
+	"$SB" run "$WORK/job1.yaml" --plugin "$WORK/c.so" --commit "$c" --results "$WORK/results5" \
+		-r 3 -q --no-monitors
+done
+sb report --base "$PARENT" --head "$GUILTY" --results "$WORK/results5" --repo "$REPO"
+check "report: the other job that changed is in the 'In addition to that' box" bash -c \
+	"[ $rc -eq 0 ] && grep -q '^In addition to that, the commit also has significant impact on the following tests:' $WORK/out && grep -q '^| testcase: change | will-it-scale: plugin.per_thread_ops -[0-9.]*% regression' $WORK/out && grep -q '^| test parameters  | nr_task: [12] mode: thread test: counter1' $WORK/out"
+sb report --base "$PARENT" --head nosuch --results "$WORK/results"
+check "report on a commit never run: error" bash -c "[ $rc -eq 2 ] && grep -q 'no job' $WORK/err"
