@@ -177,17 +177,9 @@ static int choose_event(int cpu, double freq, struct perf_event_attr *attr, char
 
 static void note_permission(struct monitor_ctx *ctx, int err)
 {
-	char path[4096], value[32] = "?";
-	FILE *f;
+	char value[32];
 
-	snprintf(path, sizeof(path), "%s/sys/kernel/perf_event_paranoid",
-		 ctx->proc_root ? ctx->proc_root : "/proc");
-	f = fopen(path, "r");
-	if (f) {
-		if (fgets(value, sizeof(value), f))
-			value[strcspn(value, "\n")] = '\0';
-		fclose(f);
-	}
+	perf_paranoid_value(ctx->proc_root, value, sizeof(value));
 	snprintf(ctx->note, sizeof(ctx->note),
 		 "perf-profile: perf_event_open: %s: system-wide sampling needs root or "
 		 "/proc/sys/kernel/perf_event_paranoid <= 0 (it is %s)",

@@ -191,8 +191,7 @@ static void note_unsupported(struct monitor_ctx *ctx, const struct perf_event_se
 static void note_nothing_counted(struct monitor_ctx *ctx, const struct perf_event_set *set)
 {
 	const struct perf_counter *first = NULL;
-	char path[4096], value[32] = "?";
-	FILE *f;
+	char value[32];
 
 	for (size_t i = 0; i < set->nr_events; i++) {
 		const struct perf_counter *c = &set->ev[i];
@@ -207,18 +206,11 @@ static void note_nothing_counted(struct monitor_ctx *ctx, const struct perf_even
 		 first ? first->reason : "no events");
 	return;
 denied:
-	snprintf(path, sizeof(path), "%s/sys/kernel/perf_event_paranoid",
-		 ctx->proc_root ? ctx->proc_root : "/proc");
-	f = fopen(path, "r");
-	if (f) {
-		if (fgets(value, sizeof(value), f))
-			value[strcspn(value, "\n")] = '\0';
-		fclose(f);
-	}
+	perf_paranoid_value(ctx->proc_root, value, sizeof(value));
 	snprintf(ctx->note, sizeof(ctx->note),
 		 "perf-stat: perf_event_open: %s: counting on every CPU needs root, CAP_PERFMON "
-		 "or %.300s at 0 or below (it is %s)",
-		 strerror(EACCES), path, value);
+		 "or %s/sys/kernel/perf_event_paranoid at 0 or below (it is %s)",
+		 strerror(EACCES), ctx->proc_root ? ctx->proc_root : "/proc", value);
 }
 
 static int perf_stat_start(struct monitor_ctx *ctx)

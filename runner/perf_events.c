@@ -374,3 +374,21 @@ out:
 	free(set->cpus);
 	memset(set, 0, sizeof(*set));
 }
+
+void perf_paranoid_value(const char *proc_root, char *value, size_t len)
+{
+	char path[4096];
+	FILE *f;
+
+	snprintf(value, len, "?");
+	snprintf(path, sizeof(path), "%s/sys/kernel/perf_event_paranoid",
+		 proc_root ? proc_root : "/proc");
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	if (fgets(value, (int)len, f))
+		value[strcspn(value, "\n")] = '\0';
+	else
+		snprintf(value, len, "?");
+	fclose(f);
+}

@@ -64,4 +64,8 @@ void perf_set_read(struct perf_event_set *set, double *delta, double *factor);
 /* Disable and close what is open, free the set. */
 void perf_set_free(struct perf_event_set *set);
 
+/* /proc/sys/kernel/perf_event_paranoid under proc_root ("/proc" when NULL), as text ("?" when
+ * unreadable): what permission messages quote. */
+void perf_paranoid_value(const char *proc_root, char *value, size_t len);
+
 #endif
