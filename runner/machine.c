@@ -106,17 +106,20 @@ void machine_rootfs(const char *os_release, const char *arch, char *out, size_t 
 		snprintf(out, len, "%s-%s", id, arch);
 }
 
-static unsigned count_cores(void)
+static void count_topology(struct machine *m)
 {
 	hwloc_topology_t topo;
-	int n = 0;
+	int cores = 0, packages = 0;
 
 	if (hwloc_topology_init(&topo) == 0) {
-		if (hwloc_topology_load(topo) == 0)
-			n = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
+		if (hwloc_topology_load(topo) == 0) {
+			cores = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_CORE);
+			packages = hwloc_get_nbobjs_by_type(topo, HWLOC_OBJ_PACKAGE);
+		}
 		hwloc_topology_destroy(topo);
 	}
-	return n > 0 ? (unsigned)n : (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
+	m->cores = cores > 0 ? (unsigned)cores : (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
+	m->sockets = packages > 0 ? (unsigned)packages : 1;
 }
 
 void machine_probe(struct machine *m, const char *kconfig)
@@ -136,7 +139,7 @@ void machine_probe(struct machine *m, const char *kconfig)
 		}
 	}
 	m->threads = (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
-	m->cores = count_cores();
+	count_topology(m);
 	if (read_small("/proc/meminfo", buf, sizeof(buf)) && (p = strstr(buf, "MemTotal:")))
 		m->memory_kib = strtoull(p + 9, NULL, 10);
 	if (uname(&u) == 0) {
@@ -157,9 +160,10 @@ void machine_probe(struct machine *m, const char *kconfig)
 
 json_t *machine_json(const struct machine *m)
 {
-	return json_pack("{s:s, s:i, s:i, s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "cpu_model",
-			 m->cpu_model, "cores", (int)m->cores, "threads", (int)m->threads,
-			 "memory_kib", (json_int_t)m->memory_kib, "kernel", m->kernel, "arch",
-			 m->arch, "hostname", m->hostname, "tbox_group", m->tbox_group, "rootfs",
-			 m->rootfs, "kconfig", m->kconfig, "compiler", m->compiler);
+	return json_pack("{s:s, s:i, s:i, s:i, s:I, s:s, s:s, s:s, s:s, s:s, s:s, s:s}",
+			 "cpu_model", m->cpu_model, "sockets", (int)m->sockets, "cores",
+			 (int)m->cores, "threads", (int)m->threads, "memory_kib",
+			 (json_int_t)m->memory_kib, "kernel", m->kernel, "arch", m->arch,
+			 "hostname", m->hostname, "tbox_group", m->tbox_group, "rootfs", m->rootfs,
+			 "kconfig", m->kconfig, "compiler", m->compiler);
 }

@@ -6,6 +6,7 @@
 
 struct machine {
 	char cpu_model[128];
+	unsigned sockets; /* packages (hwloc) */
 	unsigned cores;	  /* physical cores (hwloc) */
 	unsigned threads; /* online CPUs */
 	unsigned long long memory_kib;
