@@ -10,30 +10,9 @@
 # exit: 0 both targets met, 1 a target missed (after printing everything), 2 bad usage.
 set -eu
 
-cd "$(dirname "$0")/.."
-rounds=${ROUNDS:-5}
-round_s=${ROUND_S:-5}
-usage="usage: bench/overhead.sh [-r ROUNDS] [-s SECONDS_PER_ROUND]  (defaults 5 and 5)"
-while getopts r:s:h opt; do
-	case $opt in
-	r) rounds=$OPTARG ;;
-	s) round_s=$OPTARG ;;
-	h) echo "$usage"; exit 0 ;;
-	*) echo "$usage" >&2; exit 2 ;;
-	esac
-done
-if ! [[ $rounds =~ ^[1-9][0-9]*$ && $round_s =~ ^[0-9]*\.?[0-9]+$ ]]; then
-	echo "$usage" >&2
-	exit 2
-fi
-
-sb=build/scalebench
+. "$(dirname "$0")/rounds.sh"
 bare=build/bench/bare_getppid
-for bin in $sb $bare; do
-	[[ -x $bin ]] || { echo "overhead.sh: $bin missing; run 'make bench'" >&2; exit 2; }
-done
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+[[ -x $bare ]] || { echo "overhead.sh: $bare missing; run 'make bench'" >&2; exit 2; }
 
 # jq may be missing; python3 is there.
 json() { python3 -c "import json,sys; r=json.load(open(sys.argv[1]))['runs'][0]; print($2)" "$1"; }

@@ -8,26 +8,7 @@
 # exit: 0 target met, 1 missed (after printing everything), 2 bad usage.
 set -eu
 
-cd "$(dirname "$0")/.."
-rounds=${ROUNDS:-5}
-round_s=${ROUND_S:-5}
-usage="usage: bench/profile.sh [-r ROUNDS] [-s SECONDS_PER_RUN]  (defaults 5 and 5)"
-while getopts r:s:h opt; do
-	case $opt in
-	r) rounds=$OPTARG ;;
-	s) round_s=$OPTARG ;;
-	h) echo "$usage"; exit 0 ;;
-	*) echo "$usage" >&2; exit 2 ;;
-	esac
-done
-if ! [[ $rounds =~ ^[1-9][0-9]*$ && $round_s =~ ^[0-9]*\.?[0-9]+$ ]]; then
-	echo "$usage" >&2
-	exit 2
-fi
-sb=build/scalebench
-[[ -x $sb ]] || { echo "profile.sh: $sb missing; run 'make'" >&2; exit 2; }
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/rounds.sh"
 
 cat >"$tmp/job.yaml" <<YAML
 runtime: ${round_s}s
