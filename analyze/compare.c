@@ -52,14 +52,7 @@ static bool has_outlier(const double *x, size_t n, double med)
 		return false; /* large groups: Welch's test is robust enough by then */
 	for (size_t i = 0; i < n; i++)
 		d[i] = fabs(x[i] - med);
-	for (size_t i = 1; i < n; i++) {
-		double v = d[i];
-		size_t j = i;
-
-		for (; j > 0 && d[j - 1] > v; j--)
-			d[j] = d[j - 1];
-		d[j] = v;
-	}
+	stat_sort(d, n);
 	mad = 1.4826 * (n % 2 ? d[n / 2] : (d[n / 2 - 1] + d[n / 2]) / 2);
 	return mad > 0 && d[n - 1] > 3.5 * mad;
 }

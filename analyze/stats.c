@@ -32,7 +32,7 @@ static double median_sorted(const double *s, size_t n)
 
 /* Groups are a handful of runs: an insertion sort beats qsort's setup there, and a
  * comparison sorts thousands of them. */
-static void sort_doubles(double *x, size_t n)
+void stat_sort(double *x, size_t n)
 {
 	if (n > 32) {
 		qsort(x, n, sizeof(*x), cmp_double);
@@ -79,7 +79,7 @@ void stat_summarize(const double *x, size_t n, struct stat_summary *s)
 	if (n > STACK_VALUES && !(sorted = malloc(n * sizeof(*sorted))))
 		return; /* median stays NAN: unknown rather than wrong */
 	memcpy(sorted, x, n * sizeof(*sorted));
-	sort_doubles(sorted, n);
+	stat_sort(sorted, n);
 	s->median = median_sorted(sorted, n);
 	if (sorted != buf)
 		free(sorted);

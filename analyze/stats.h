@@ -15,6 +15,9 @@ struct stat_summary {
 };
 void stat_summarize(const double *x, size_t n, struct stat_summary *s);
 
+/* Sort ascending in place: insertion sort for a group's handful of runs, qsort beyond. */
+void stat_sort(double *x, size_t n);
+
 /* Which way is better, from the stat's name (see stat_direction()). */
 enum stat_direction { DIR_NEUTRAL = 0, DIR_HIGHER_BETTER = 1, DIR_LOWER_BETTER = -1 };
 enum stat_direction stat_direction(const char *name);
