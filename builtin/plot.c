@@ -2,6 +2,7 @@
 #include "builtin.h"
 #include "../analyze/plot.h"
 #include "../analyze/results.h"
+#include "../analyze/stats.h"
 #include "../runner/job.h"
 
 #include <stdio.h>
@@ -139,17 +140,14 @@ static int scalability_plot(const char *job_path, const char *root, const char *
 							     : "will-it-scale.per_thread_ops";
 					double *v = calloc(g.nruns + 1, sizeof(double));
 					size_t nv = v ? group_values(&g, st, v) : 0;
-					double sum = 0, sq = 0;
+					struct stat_summary sum;
 
-					for (size_t i = 0; i < nv; i++)
-						sum += v[i];
-					for (size_t i = 0; nv && i < nv; i++)
-						sq += (v[i] - sum / nv) * (v[i] - sum / nv);
+					/* Mean and sample stddev: the analyzer's own summary. */
+					stat_summarize(v, nv, &sum);
 					if (nv) {
 						x[nc][k] = task;
-						y[nc][k] = sum / nv;
-						e[nc][k] =
-						    nv > 1 ? __builtin_sqrt(sq / (nv - 1)) : 0;
+						y[nc][k] = sum.mean;
+						e[nc][k] = sum.stddev;
 						k++;
 					}
 					free(v);
