@@ -20,7 +20,7 @@ CFLAGS  ?= -O2 -g
 WARN     = -Wall -Wextra -Werror
 ALL_CFLAGS = -std=c11 $(WARN) -D_GNU_SOURCE -pthread -MMD -MP -I$(B)/gen \
 	     -DSCALEBENCH_LIBEXECDIR='"$(LIBEXECDIR)"' $(CFLAGS)
-LIBS     = -ljansson -lyaml -lpfm -lhwloc -lelf -lRmath -lm -ldl -pthread
+LIBS     = -ljansson -lyaml -lpfm -lhwloc -lelf -lz -lRmath -lm -ldl -pthread
 # Plug-ins call back into these; nothing else of the binary is exported.
 EXPORTS  = -Wl,--dynamic-list=testcases/plugin-exports.list
 SANITIZE = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 enum { OPT_CHILDREN = 256, OPT_SELF, OPT_MIN };
 
@@ -31,6 +32,37 @@ const struct cli_command profile_command = {
     .options = profile_options,
 };
 
+/* The whole of a file, gunzipped if it is gzip (gzread passes plain files through). */
+static char *slurp_gz(const char *path, size_t *len)
+{
+	gzFile gz = gzopen(path, "rbe");
+	size_t cap = 1 << 16, n = 0;
+	char *buf = gz ? malloc(cap) : NULL;
+	int got = 0;
+
+	while (buf && (got = gzread(gz, buf + n, (unsigned)(cap - n))) > 0) {
+		n += (size_t)got;
+		if (n == cap) {
+			char *g = realloc(buf, cap *= 2);
+
+			if (!g) {
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			buf = g;
+		}
+	}
+	if (buf && got < 0) {
+		free(buf);
+		buf = NULL;
+	}
+	if (gz)
+		gzclose(gz);
+	*len = n;
+	return buf;
+}
+
 static int load(const char *dir, struct profile *p, char *event, size_t elen, json_int_t *lost)
 {
 	char path[4096], err[512];
@@ -38,22 +70,33 @@ static int load(const char *dir, struct profile *p, char *event, size_t elen, js
 	const json_t *run = NULL, *v;
 	json_t *root;
 	struct stat st;
-	size_t i;
+	size_t i, len;
+	char *text;
 
 	if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
 		fprintf(stderr, "scalebench profile: %s: %s\n", dir,
 			errno ? strerror(errno) : "not a directory");
 		return -1;
 	}
-	snprintf(path, sizeof(path), "%s/perf-profile.json", dir);
+	/* perf-profile.json.gz; runs stored before compression have perf-profile.json. */
+	snprintf(path, sizeof(path), "%s/perf-profile.json.gz", dir);
+	if (access(path, F_OK))
+		snprintf(path, sizeof(path), "%s/perf-profile.json", dir);
 	if (access(path, F_OK)) {
 		fprintf(stderr,
-			"scalebench profile: %s: no perf-profile.json: the run had no perf-profile "
-			"monitor (name 'perf-profile:' in the job's monitors)\n",
+			"scalebench profile: %s: no perf-profile.json.gz: the run had no "
+			"perf-profile monitor (name 'perf-profile:' in the job's monitors)\n",
 			dir);
 		return -1;
 	}
-	root = json_load_file(path, 0, &jerr);
+	text = slurp_gz(path, &len);
+	if (!text) {
+		fprintf(stderr, "scalebench profile: %s: cannot read: %s\n", path,
+			errno ? strerror(errno) : "not gzip or JSON");
+		return -1;
+	}
+	root = json_loadb(text, len, 0, &jerr);
+	free(text);
 	if (!root) {
 		fprintf(stderr, "scalebench profile: %s:%d: %s\n", path, jerr.line, jerr.text);
 		return -1;

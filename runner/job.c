@@ -764,8 +764,7 @@ static int parse_nr_task(const char *s, unsigned nr_online, unsigned *out)
 	return 0;
 }
 
-/* "300", "300s", "5m", "1.5h": seconds. */
-static int parse_duration(const char *s, double *out)
+int job_parse_duration(const char *s, double *out)
 {
 	static const struct {
 		char unit;
@@ -913,13 +912,13 @@ static int check_atomic(struct loader *l, json_t *t, struct atomic_job *a)
 
 	a->runtime_s = DEFAULT_RUNTIME;
 	v = get_set(t, "runtime");
-	if (v && (!json_is_string(v) || parse_duration(json_string_value(v), &a->runtime_s) ||
+	if (v && (!json_is_string(v) || job_parse_duration(json_string_value(v), &a->runtime_s) ||
 		  a->runtime_s <= 0))
 		return fail(l, v, "runtime %s: expected a duration above 0 (300, 300s, 5m)",
 			    describe(v, b, sizeof(b)));
 	a->warmup_s = DEFAULT_WARMUP;
 	v = get_set(t, "warmup");
-	if (v && (!json_is_string(v) || parse_duration(json_string_value(v), &a->warmup_s)))
+	if (v && (!json_is_string(v) || job_parse_duration(json_string_value(v), &a->warmup_s)))
 		return fail(l, v, "warmup %s: expected a duration (0, 1, 1s, 0.5)",
 			    describe(v, b, sizeof(b)));
 

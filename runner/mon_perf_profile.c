@@ -1,6 +1,7 @@
 /* perf-profile: call chains sampled on every CPU (cycles:pp, or cpu-clock without a PMU),
  * symbolized while the testcase's processes live, reduced to the robot's
  * perf-profile.{self,children,calltrace}.<event>.* percentages. */
+#include "job.h"
 #include "monitor.h"
 #include "perf_events.h"
 #include "profile.h"
@@ -50,6 +51,7 @@ struct perf_profile {
 	size_t nr_cpus;
 	char event[32];
 	double delay_s, duration_s;
+	double on_s, off_s; /* when sampling really started and stopped, -1: not (yet) */
 	bool enabled, finished;
 	uint64_t samples, lost;
 	double cpu_s; /* spent in drain_all */
@@ -88,11 +90,30 @@ static long sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu
 	return syscall(SYS_perf_event_open, attr, pid, cpu, group, flags);
 }
 
-static double option_num(const struct monitor_ctx *ctx, const char *key, double dflt)
+/* Option KEY of the job (a string there, as every scalar of a job file; a number from the
+ * tests) into *out, dflt when absent: a number, or with `duration` a job-file duration
+ * ("10", "10s", "1m").  -1 with the note naming the option and the value when it is neither. */
+static int option(struct monitor_ctx *ctx, const char *key, bool duration, double dflt,
+		  double *out)
 {
 	const json_t *v = ctx->options ? json_object_get(ctx->options, key) : NULL;
+	const char *s = json_is_string(v) ? json_string_value(v) : NULL;
+	char *end = NULL;
 
-	return json_is_number(v) ? json_number_value(v) : dflt;
+	*out = dflt;
+	if (!v || json_is_null(v))
+		return 0;
+	if (json_is_number(v)) {
+		*out = json_number_value(v);
+		return 0;
+	}
+	if (s && (duration ? job_parse_duration(s, out) == 0
+			   : (*out = strtod(s, &end), end != s && !*end)))
+		return 0;
+	snprintf(ctx->note, sizeof(ctx->note), "perf-profile: option %s: expected %s, got '%.200s'",
+		 key, duration ? "seconds (e.g. 10 or 10s)" : "a number",
+		 s ? s : json_is_boolean(v) ? "true/false" : "a list or map");
+	return -1;
 }
 
 static int online_cpus(const struct monitor_ctx *ctx, int **cpus, size_t *nr)
@@ -209,12 +230,14 @@ static void set_enabled(struct perf_profile *pp, bool on)
 	pp->enabled = on;
 }
 
-static int perf_profile_start(struct monitor_ctx *ctx)
+/* Everything opened before the testcase starts, the window pays only for the sampling: the
+ * events (disabled), their ring buffers and /proc/kallsyms (a tenth of a second of CPU). */
+static int perf_profile_prepare(struct monitor_ctx *ctx)
 {
 	struct perf_profile *pp = calloc(1, sizeof(*pp));
 	struct perf_event_attr attr;
 	char path[4096], err[512];
-	double freq = option_num(ctx, "freq", 1000), pages = option_num(ctx, "pages", DATA_PAGES);
+	double freq, pages;
 	int *cpus = NULL, fd;
 	size_t nr = 0;
 
@@ -224,8 +247,22 @@ static int perf_profile_start(struct monitor_ctx *ctx)
 		return -1;
 	}
 	ctx->priv = pp;
-	pp->delay_s = option_num(ctx, "delay", 0);
-	pp->duration_s = option_num(ctx, "duration", 10);
+	pp->on_s = pp->off_s = -1;
+	/* The default slice: from half the window, 10 s or what is left of it. */
+	if (option(ctx, "freq", false, 1000, &freq) || option(ctx, "pages", false, DATA_PAGES, &pages) ||
+	    option(ctx, "delay", true, ctx->runtime_s / 2, &pp->delay_s) ||
+	    option(ctx, "duration", true,
+		   ctx->runtime_s > pp->delay_s && ctx->runtime_s - pp->delay_s < 10
+		       ? ctx->runtime_s - pp->delay_s
+		       : 10,
+		   &pp->duration_s))
+		return -1;
+	if (ctx->runtime_s > 0 && pp->delay_s >= ctx->runtime_s) {
+		snprintf(ctx->note, sizeof(ctx->note),
+			 "perf-profile: delay %g s starts after the %g s measurement window",
+			 pp->delay_s, ctx->runtime_s);
+		return -1;
+	}
 	if (freq < 1 || pp->delay_s < 0 || pp->duration_s <= 0 || pages < 1 || pages > 65536 ||
 	    ((size_t)pages & ((size_t)pages - 1)) || pages != (double)(size_t)pages) {
 		snprintf(ctx->note, sizeof(ctx->note),
@@ -287,8 +324,31 @@ static int perf_profile_start(struct monitor_ctx *ctx)
 			 "perf-profile: kernel frames are [kernel]: %.400s",
 			 pp->have_ksyms ? "/proc/kallsyms addresses are all 0 (kptr_restrict)"
 					: err);
-	if (pp->delay_s <= 0)
+	return 0;
+}
+
+/* Sampling starts now or at the slice's start (a call of its own, off the interval grid). */
+static void perf_profile_toggle(struct monitor_ctx *ctx, struct perf_profile *pp, double t_s)
+{
+	if (!pp->enabled && !pp->finished && t_s >= pp->delay_s - 1e-3) {
 		set_enabled(pp, true);
+		pp->on_s = t_s;
+	} else if (pp->enabled && t_s >= pp->delay_s + pp->duration_s - 1e-3) {
+		set_enabled(pp, false);
+		pp->off_s = t_s;
+		pp->finished = true;
+	}
+	if (!pp->finished)
+		ctx->wake_s = pp->enabled ? pp->delay_s + pp->duration_s : pp->delay_s;
+}
+
+static int perf_profile_start(struct monitor_ctx *ctx)
+{
+	struct perf_profile *pp = ctx->priv;
+
+	if (!pp)
+		return -1;
+	perf_profile_toggle(ctx, pp, 0);
 	return 0;
 }
 
@@ -548,12 +608,7 @@ static int perf_profile_sample(struct monitor_ctx *ctx, double t_s)
 
 	if (!pp)
 		return -1;
-	if (!pp->enabled && !pp->finished && t_s >= pp->delay_s)
-		set_enabled(pp, true);
-	else if (pp->enabled && t_s >= pp->delay_s + pp->duration_s) {
-		set_enabled(pp, false);
-		pp->finished = true;
-	}
+	perf_profile_toggle(ctx, pp, t_s);
 	drain_all(ctx, pp);
 	return 0;
 }
@@ -565,8 +620,10 @@ static int perf_profile_stop(struct monitor_ctx *ctx, double t_s)
 
 	if (!pp)
 		return -1;
-	if (pp->enabled)
+	if (pp->enabled) {
 		set_enabled(pp, false);
+		pp->off_s = t_s;
+	}
 	pp->finished = true;
 	drain_all(ctx, pp);
 	chains = profile_to_json(&pp->prof);
@@ -587,10 +644,11 @@ static int perf_profile_reduce(struct monitor_ctx *ctx, json_t *stats)
 	if (!pp)
 		return -1;
 	if (ctx->meta)
-		json_object_set_new(ctx->meta, "profile",
-				    json_pack("{s:s,s:I,s:I,s:f}", "event", pp->event, "samples",
-					      (json_int_t)pp->samples, "lost", (json_int_t)pp->lost,
-					      "cpu_s", pp->cpu_s));
+		json_object_set_new(
+		    ctx->meta, "profile",
+		    json_pack("{s:s,s:I,s:I,s:f,s:f,s:f}", "event", pp->event, "samples",
+			      (json_int_t)pp->samples, "lost", (json_int_t)pp->lost, "cpu_s",
+			      pp->cpu_s, "from_s", pp->on_s, "to_s", pp->off_s));
 	return profile_reduce(&pp->prof, pp->event, PROFILE_MIN_PCT, stats);
 }
 
@@ -630,10 +688,12 @@ const struct monitor mon_perf_profile = {
     .name = "perf-profile",
     .description = "call chains sampled on every CPU (cycles:pp, or cpu-clock): self, children "
 		   "and calltrace percentages per symbol",
+    .prepare = perf_profile_prepare,
     .start = perf_profile_start,
     .sample = perf_profile_sample,
     .stop = perf_profile_stop,
     .reduce = perf_profile_reduce,
     .cleanup = perf_profile_cleanup,
     .is_default = false,
+    .compress_raw = true,
 };

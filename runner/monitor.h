@@ -5,9 +5,9 @@
  *	const struct monitor mon_proc_vmstat = { .name = "proc-vmstat", .start = ..., ... };
  *
  * and the build collects every `const struct monitor mon_<name>` in runner/ (as it does for
- * testcases).  The runner calls start at the beginning of the window, sample every interval
- * from its monitor thread, stop at the end of the window, then reduce once to turn the raw
- * samples into LKP-named stats.  A monitor never fails a run: when it cannot work here it
+ * testcases).  The runner calls prepare (if any) before the testcase starts, start at the
+ * beginning of the window, sample every interval from its monitor thread, stop at the end of
+ * the window, then reduce once to turn the raw samples into LKP-named stats.  A monitor never fails a run: when it cannot work here it
  * returns MONITOR_UNAVAILABLE with ctx->note saying why, and the run goes on without it. */
 #ifndef SCALEBENCH_MONITOR_H
 #define SCALEBENCH_MONITOR_H
@@ -26,11 +26,15 @@ struct monitor_ctx {
 	unsigned nr_cpus;      /* online CPUs */
 	const char *proc_root; /* "/proc" (tests point it at fixture trees) */
 	const char *sys_root;  /* "/sys" */
+	double runtime_s;      /* the measurement window planned, 0 if unknown */
+	/* Set by start or sample to be called again sooner than the next interval tick: the
+	 * time (seconds since start) of one extra sample call; 0: none. */
+	double wake_s;
 	/* Filled in by the runner before reduce: the testcase's ops and the window length. */
 	uint64_t window_ops;
 	double window_s;
 	/* The monitor's own raw data: written by the runner as <name>.json in the run
-	 * directory.  Append one object per sample, each with "t_s" (seconds since start). */
+	 * directory (<name>.json.gz with compress_raw).  Append one object per sample, each with "t_s" (seconds since start). */
 	json_t *raw;
 	/* Notes for meta.json: a reason the monitor is unavailable, unsupported events. */
 	char note[512];
@@ -44,6 +48,10 @@ struct monitor_ctx {
 struct monitor {
 	const char *name;
 	const char *description;
+	/* Optional: open what is costly to open (symbol tables, buffers) before the testcase
+	 * starts, so the window doesn't pay for it.  Same returns as start; on failure the
+	 * monitor is left out and start is never called. */
+	int (*prepare)(struct monitor_ctx *ctx);
 	/* Open what it reads and take the first reading.  0, MONITOR_UNAVAILABLE (note set), or
 	 * -1 (note set) on an unexpected error: both leave the monitor out of the run. */
 	int (*start)(struct monitor_ctx *ctx);
@@ -58,6 +66,8 @@ struct monitor {
 	void (*cleanup)(struct monitor_ctx *ctx);
 	/* Switched on when a job names no monitor at all ("default monitors"). */
 	bool is_default;
+	/* Its raw data is bulky (call chains): written gzip-compressed, <name>.json.gz. */
+	bool compress_raw;
 };
 
 /* Every monitor, sorted by name, NULL-terminated (generated at build time). */

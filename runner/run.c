@@ -12,6 +12,8 @@
 #include "../testcases/summary.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <math.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -21,6 +23,7 @@
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #ifndef SCALEBENCH_VERSION
 #define SCALEBENCH_VERSION "0.1"
@@ -31,7 +34,9 @@
 struct mon_run {
 	const struct monitor *m;
 	struct monitor_ctx ctx;
-	bool started; /* start() succeeded: stop/reduce/cleanup owed */
+	bool prepared; /* prepare() succeeded (or there is none): start owed */
+	bool open;     /* prepare() or start() succeeded: cleanup owed */
+	bool started;  /* start() succeeded: stop/reduce owed */
 	double next_s;
 };
 
@@ -87,8 +92,39 @@ static double option_interval(const json_t *options)
 	return s >= 0.05 ? s : 1.0;
 }
 
+/* Left out of this run, the note in meta.json, and on stderr the first time for each monitor:
+ * a bad option or a missing permission is the same for every run of the job. */
+static void monitor_skip(struct monitor_set *ms, struct mon_run *r)
+{
+	static const struct monitor *told[MAX_MONITORS];
+	const char *note = r->ctx.note[0] ? r->ctx.note : "could not start";
+	size_t i = 0;
+
+	while (i < MAX_MONITORS && told[i] && told[i] != r->m)
+		i++;
+	if (i < MAX_MONITORS && !told[i]) {
+		told[i] = r->m;
+		fprintf(stderr, "scalebench run: monitor %s left out: %s\n", r->m->name, note);
+	}
+	json_object_set_new(ms->skipped, r->m->name, json_string(note));
+	if (r->m->cleanup)
+		r->m->cleanup(&r->ctx);
+	r->prepared = r->open = false;
+}
+
+/* Next call of a monitor after one at t: the next interval tick, or its wake hint if sooner. */
+static void monitor_schedule(struct mon_run *r, double t)
+{
+	double iv = r->ctx.interval_s;
+
+	r->next_s = (floor(t / iv + 1e-3) + 1) * iv;
+	if (r->ctx.wake_s > t + 1e-3 && r->ctx.wake_s < r->next_s)
+		r->next_s = r->ctx.wake_s;
+	r->ctx.wake_s = 0;
+}
+
 static void monitors_setup(struct monitor_set *ms, const json_t *wanted, bool none,
-			   unsigned nr_cpus)
+			   unsigned nr_cpus, double runtime_s)
 {
 	const char *name;
 	json_t *options;
@@ -126,9 +162,14 @@ static void monitors_setup(struct monitor_set *ms, const json_t *wanted, bool no
 		    .nr_cpus = nr_cpus,
 		    .proc_root = "/proc",
 		    .sys_root = "/sys",
+		    .runtime_s = runtime_s,
 		    .raw = json_array(),
 		    .meta = json_object(),
 		};
+		r->prepared = !r->m->prepare || r->m->prepare(&r->ctx) == 0;
+		r->open = r->prepared && r->m->prepare;
+		if (!r->prepared)
+			monitor_skip(ms, r);
 	}
 	pthread_mutex_init(&ms->lock, NULL);
 	pthread_condattr_t attr;
@@ -145,17 +186,14 @@ static void *monitor_thread(void *arg)
 
 	for (size_t i = 0; i < ms->n; i++) {
 		struct mon_run *r = &ms->v[i];
-		int ret = r->m->start ? r->m->start(&r->ctx) : 0;
 
-		if (ret == 0) {
-			r->started = true;
-			r->next_s = r->ctx.interval_s;
+		if (!r->prepared)
+			continue;
+		if (!r->m->start || r->m->start(&r->ctx) == 0) {
+			r->started = r->open = true;
+			monitor_schedule(r, 0);
 		} else {
-			json_object_set_new(
-			    ms->skipped, r->m->name,
-			    json_string(r->ctx.note[0] ? r->ctx.note : "could not start"));
-			if (r->m->cleanup)
-				r->m->cleanup(&r->ctx);
+			monitor_skip(ms, r);
 		}
 	}
 	pthread_mutex_lock(&ms->lock);
@@ -184,8 +222,7 @@ static void *monitor_thread(void *arg)
 			if (!r->started || !r->m->sample || r->next_s > t + 1e-3)
 				continue;
 			r->m->sample(&r->ctx, t);
-			while (r->next_s <= t + 1e-3)
-				r->next_s += r->ctx.interval_s;
+			monitor_schedule(r, t);
 		}
 		pthread_mutex_lock(&ms->lock);
 	}
@@ -227,9 +264,9 @@ static void monitors_free(struct monitor_set *ms)
 	for (size_t i = 0; i < ms->n; i++) {
 		struct mon_run *r = &ms->v[i];
 
-		if (r->started && r->m->cleanup)
+		if (r->open && r->m->cleanup)
 			r->m->cleanup(&r->ctx);
-		r->started = false;
+		r->started = r->prepared = r->open = false;
 		json_decref(r->ctx.raw);
 		json_decref(r->ctx.meta);
 	}
@@ -293,6 +330,44 @@ static int write_json(const char *dir, const char *name, json_t *v, char *err, s
 	bad |= fflush(fp) || ferror(fp) || fsync(fileno(fp));
 	if (fclose(fp) || bad) {
 		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno ? errno : EIO));
+		return -1;
+	}
+	return 0;
+}
+
+static int gz_chunk(const char *buf, size_t size, void *gz)
+{
+	return size && gzwrite(gz, buf, (unsigned)size) != (int)size ? -1 : 0;
+}
+
+/* The same, gzip-compressed (NAME ends in .json.gz): what a monitor keeps in bulk. */
+static int write_json_gz(const char *dir, const char *name, json_t *v, char *err,
+			 size_t errlen)
+{
+	char path[4096];
+	int fd, bad, zerr = Z_OK;
+	gzFile gz;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	gz = fd >= 0 ? gzdopen(fd, "wb6") : NULL;
+	if (!gz) {
+		snprintf(err, errlen, "cannot write %s: %s", path,
+			 strerror(fd < 0 ? errno : ENOMEM));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	bad = json_dump_callback(v, gz_chunk, gz, JSON_COMPACT | JSON_REAL_PRECISION(12)) ||
+	      gzputc(gz, '\n') == -1 || gzflush(gz, Z_FINISH) != Z_OK;
+	if (bad)
+		gzerror(gz, &zerr);
+	bad |= fsync(fd) != 0;
+	bad |= gzclose(gz) != Z_OK;
+	if (bad) {
+		snprintf(err, errlen, "cannot write %s: %s", path,
+			 zerr != Z_OK && zerr != Z_ERRNO ? "zlib error"
+							 : strerror(errno ? errno : EIO));
 		return -1;
 	}
 	return 0;
@@ -390,7 +465,7 @@ static enum run_outcome run_one(const struct runner_opts *o, const struct job_fi
 		tc->description, tc->name, aj->mode == TC_MODE_PROCESS ? "process" : "thread",
 		aj->nr_task, aj->warmup_s, aj->runtime_s);
 
-	monitors_setup(&rs.mons, aj->monitors, o->no_monitors, m->threads);
+	monitors_setup(&rs.mons, aj->monitors, o->no_monitors, m->threads, aj->runtime_s);
 	rs.window_end_s = aj->warmup_s + aj->runtime_s;
 	if (!o->quiet && !o->tty) {
 		printf("[%u/%u] %s run %u/%u: %.0f s\n", index, total, aj->name, k, o->repeat,
@@ -446,17 +521,26 @@ static enum run_outcome run_one(const struct runner_opts *o, const struct job_fi
 		failure_stat(res.failure, stats, failures);
 	for (size_t i = 0; i < rs.mons.n; i++) {
 		struct mon_run *r = &rs.mons.v[i];
-		json_t *mm = json_object();
+		json_t *mm;
 
-		if (!r->started)
+		if (!r->started) {
+			if (r->prepared) /* not skipped: the window never opened */
+				json_object_set_new(
+				    mons_meta, r->m->name,
+				    json_pack("{s:s,s:s}", "status", "not run", "note",
+					      "the testcase stopped before its measurement window"));
 			continue;
+		}
+		mm = json_object();
 		r->ctx.window_ops = sum.window_ops;
 		r->ctx.window_s = sum.window_s > 0 ? sum.window_s : aj->runtime_s;
 		r->ctx.run_elapsed_s = t_run;
 		if (r->m->reduce && r->m->reduce(&r->ctx, stats) < 0)
 			json_object_set_new(mm, "reduce", json_string("failed"));
-		snprintf(path, sizeof(path), "%s.json", r->m->name);
-		if (write_json(tmp, path, r->ctx.raw, err, sizeof(err))) {
+		snprintf(path, sizeof(path), "%s.json%s", r->m->name,
+			 r->m->compress_raw ? ".gz" : "");
+		if ((r->m->compress_raw ? write_json_gz : write_json)(tmp, path, r->ctx.raw, err,
+								       sizeof(err))) {
 			json_decref(mm);
 			goto discard_error;
 		}

@@ -4,7 +4,7 @@
 set -eu
 
 PACKAGES="build-essential pkg-config libc6-dev libpfm4-dev libjansson-dev libyaml-dev \
-gnuplot-nox r-mathlib libhwloc-dev libcmocka-dev valgrind libelf-dev"
+gnuplot-nox r-mathlib libhwloc-dev libcmocka-dev valgrind libelf-dev zlib1g-dev"
 
 missing=""
 for p in $PACKAGES; do

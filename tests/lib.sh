@@ -33,7 +33,7 @@ sb() {
 
 # json FILE EXPR: evaluate a Python expression over the parsed JSON document `d`.
 json() {
-	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
+	python3 -c 'import gzip,json,sys; d=json.load((gzip.open if sys.argv[1].endswith(".gz") else open)(sys.argv[1], "rt")); print(eval(sys.argv[2]))' "$1" "$2"
 }
 
 # json_true FILE EXPR: succeed when the expression is true.

@@ -28,12 +28,16 @@ if json_true "$pf/meta.json" "d['monitors']['perf-profile']['status'] == 'unavai
 	exit 0
 fi
 
-check "page_fault3: perf-profile.json keeps the chains" json_true "$pf/perf-profile.json" \
+check "page_fault3: perf-profile.json.gz keeps the chains" json_true "$pf/perf-profile.json.gz" \
 	"d[0]['samples'] > 500 and d[0]['chains'][0]['count'] > 0 and len(d[0]['chains'][0]['chain']) > 0"
 check "page_fault3: meta has event, samples, lost, its own cpu_s" json_true "$pf/meta.json" \
-	"set(d['monitors']['perf-profile']['profile']) == {'event', 'samples', 'lost', 'cpu_s'}"
+	"set(d['monitors']['perf-profile']['profile']) == {'event', 'samples', 'lost', 'cpu_s', 'from_s', 'to_s'}"
+# The default slice: from half the 2 s window to its end, sampled at 1000 Hz on every CPU.
+check "page_fault3: sampled from 1 s to 2 s of the window, 1000 samples per CPU-second" \
+	json_true "$pf/meta.json" \
+	"(lambda p: abs(p['from_s'] - 1) < 0.05 and abs(p['to_s'] - 2) < 0.05 and 0.7 < p['samples'] / (1000 * $(nproc) * (p['to_s'] - p['from_s'])) < 1.1)(d['monitors']['perf-profile']['profile'])"
 check "page_fault3: stats named after the event" json_true "$pf/stats.json" \
-	"any(k.startswith('perf-profile.self.' + ('cpu-clock' if json.load(open('$pf/perf-profile.json'))[0]['event'] == 'cpu-clock' else 'cycles')) for k in d)"
+	"any(k.startswith('perf-profile.self.' + ('cpu-clock' if json.load(gzip.open('$pf/perf-profile.json.gz'))[0]['event'] == 'cpu-clock' else 'cycles')) for k in d)"
 # The top 15 self or children entries.
 top="sorted(((v, k.split('.', 3)[3]) for k, v in d.items() if k.startswith(('perf-profile.self.', 'perf-profile.children.'))), reverse=True)[:15]"
 check "page_fault3: kernel fault path among the top entries" json_true "$pf/stats.json" \
@@ -72,9 +76,51 @@ check "profile --min abc: refused, exit 2" bash -c "[ $rc -eq 2 ] && grep -q -- 
 mkdir -p "$WORK/empty"
 sb profile "$WORK/empty"
 check "profile of a run without a profile: clear error, exit 1" bash -c \
-	"[ $rc -eq 1 ] && grep -q 'no perf-profile.json' $WORK/err && grep -q \"perf-profile:\" $WORK/err"
+	"[ $rc -eq 1 ] && grep -q 'no perf-profile.json.gz' $WORK/err && grep -q \"perf-profile:\" $WORK/err"
 sb profile "$WORK/nonexistent"
 check "profile of a missing directory: error naming it" bash -c \
 	"[ $rc -eq 1 ] && grep -q '$WORK/nonexistent' $WORK/err"
 sb profile
 check "profile without RUN_DIR: usage, exit 2" bash -c "[ $rc -eq 2 ] && grep -q usage $WORK/err"
+
+# Runs stored before the profile was compressed (perf-profile.json) still print; a damaged
+# file is named, nothing is written.
+mkdir -p "$WORK/old" "$WORK/bad"
+gunzip -c "$pf/perf-profile.json.gz" >"$WORK/old/perf-profile.json"
+sb profile "$WORK/old" --min 5
+check "profile of an uncompressed perf-profile.json: the same tree" bash -c \
+	"[ $rc -eq 0 ] && grep -q page_fault_file_run $WORK/out"
+head -c 300 "$pf/perf-profile.json.gz" >"$WORK/bad/perf-profile.json.gz"
+sb profile "$WORK/bad"
+check "profile of a truncated perf-profile.json.gz: error naming it, exit 1" bash -c \
+	"[ $rc -eq 1 ] && grep -q '$WORK/bad/perf-profile.json.gz' $WORK/err"
+
+# A slice past the window: the monitor is left out with a note, the run goes on.
+cat >"$WORK/late.yaml" <<YAML
+runtime: 1s
+warmup: 0
+nr_task: 1
+perf-profile: {delay: 5}
+will-it-scale: {mode: process, test: getppid1}
+YAML
+sb run "$WORK/late.yaml" --results "$WORK/late" -q
+late=$(find "$WORK/late" -name meta.json | head -1)
+check "perf-profile delay past the window: run stored, monitor unavailable with a note" \
+	json_true "$late" \
+	"d['status'] == 'ok' and d['monitors']['perf-profile']['status'] == 'unavailable' and 'delay 5 s starts after the 1 s measurement window' in d['monitors']['perf-profile']['note']"
+
+# A testcase that dies in its warmup: the prepared monitor never starts, is closed (ASan's
+# leak check passes) and meta.json says why it has nothing.
+cat >"$WORK/crash.yaml" <<YAML
+runtime: 1s
+warmup: 2
+nr_task: 2
+perf-profile:
+will-it-scale: {mode: process, test: selftest-crash}
+YAML
+SCALEBENCH_SELFTEST=1 sb run "$WORK/crash.yaml" --results "$WORK/crash" -q
+crash=$(find "$WORK/crash" -name meta.json | head -1)
+check "a run failing in its warmup: stored as failed, no leak, perf-profile 'not run'" bash -c \
+	"[ $rc -eq 1 ] && ! grep -q Sanitizer $WORK/err && [ -n '$crash' ]"
+[ -n "$crash" ] && check "meta.json: perf-profile not run, saying why" json_true "$crash" \
+	"d['monitors']['perf-profile']['status'] == 'not run' and 'before its measurement window' in d['monitors']['perf-profile']['note']"

@@ -294,7 +294,7 @@ static void test_live_window(void **state)
 	int rc, status;
 
 	(void)state;
-	rc = mon_perf_profile.start(&ctx);
+	rc = mon_perf_profile.prepare(&ctx);
 	if (rc == MONITOR_UNAVAILABLE) {
 		/* Only a permission problem may make it unavailable, and it must say so. */
 		assert_non_null(strstr(ctx.note, "perf_event_paranoid"));
@@ -306,6 +306,7 @@ static void test_live_window(void **state)
 		skip();
 	}
 	assert_int_equal(rc, 0);
+	assert_int_equal(mon_perf_profile.start(&ctx), 0);
 	child = fork();
 	assert_true(child >= 0);
 	if (!child)
@@ -369,7 +370,7 @@ static void test_no_permission(void **state)
 
 		if (setgid(65534) || setuid(65534))
 			_exit(3);
-		rc = mon_perf_profile.start(&ctx);
+		rc = mon_perf_profile.prepare(&ctx);
 		snprintf(want, sizeof(want), "(it is %d)", paranoid);
 		mon_perf_profile.cleanup(&ctx);
 		if (rc != MONITOR_UNAVAILABLE)
@@ -390,9 +391,101 @@ static void test_bad_options(void **state)
 	struct monitor_ctx ctx = {.name = "perf-profile", .options = opts, .nr_cpus = 1};
 
 	(void)state;
-	assert_int_equal(mon_perf_profile.start(&ctx), -1);
+	assert_int_equal(mon_perf_profile.prepare(&ctx), -1);
 	assert_non_null(strstr(ctx.note, "pages (a power of 2)"));
 	mon_perf_profile.cleanup(&ctx);
+	json_decref(opts);
+}
+
+/* One slice of a window of runtime_s (0: unknown) with these options; returns prepare's
+ * result, and the wake hints after start and after a sample at each hint, until none. */
+static int slice(double runtime_s, json_t *opts, double *wakes, size_t nwakes, json_t **meta,
+		 char *note, size_t notelen)
+{
+	struct monitor_ctx ctx = {.name = "perf-profile",
+				  .options = opts,
+				  .interval_s = 1,
+				  .nr_cpus = 1,
+				  .proc_root = "/proc",
+				  .sys_root = "/sys",
+				  .runtime_s = runtime_s,
+				  .raw = json_array(),
+				  .meta = json_object()};
+	json_t *stats = json_object();
+	int rc = mon_perf_profile.prepare(&ctx);
+	size_t i = 0;
+
+	snprintf(note, notelen, "%s", ctx.note);
+	if (rc == 0) {
+		assert_int_equal(mon_perf_profile.start(&ctx), 0);
+		while (i < nwakes && ctx.wake_s > 0) {
+			double t = wakes[i++] = ctx.wake_s;
+
+			ctx.wake_s = 0;
+			assert_int_equal(mon_perf_profile.sample(&ctx, t), 0);
+		}
+		assert_int_equal(mon_perf_profile.stop(&ctx, runtime_s), 0);
+		assert_int_equal(mon_perf_profile.reduce(&ctx, stats), 0);
+		*meta = json_incref(json_object_get(ctx.meta, "profile"));
+	}
+	for (; i < nwakes; i++)
+		wakes[i] = 0;
+	mon_perf_profile.cleanup(&ctx);
+	json_decref(ctx.raw);
+	json_decref(ctx.meta);
+	json_decref(stats);
+	return rc;
+}
+
+static double meta_num(const json_t *meta, const char *key)
+{
+	return json_number_value(json_object_get(meta, key));
+}
+
+/* The default slice starts at half the window and lasts 10 s or what is left; the monitor
+ * asks to be called at both ends, and meta.json says when sampling really ran. */
+static void test_default_slice(void **state)
+{
+	double w[3];
+	json_t *meta = NULL, *opts;
+	char note[512];
+	int rc;
+
+	(void)state;
+	rc = slice(6, NULL, w, 3, &meta, note, sizeof(note));
+	if (rc == MONITOR_UNAVAILABLE) {
+		assert_non_null(strstr(note, "perf_event_paranoid"));
+		skip();
+	}
+	assert_int_equal(rc, 0);
+	assert_float_equal(w[0], 3, 1e-9); /* from half of 6 s to its end */
+	assert_float_equal(w[1], 6, 1e-9);
+	assert_float_equal(meta_num(meta, "from_s"), 3, 1e-9);
+	assert_float_equal(meta_num(meta, "to_s"), 6, 1e-9);
+	json_decref(meta);
+
+	assert_int_equal(slice(300, NULL, w, 3, &meta, note, sizeof(note)), 0);
+	assert_float_equal(w[0], 150, 1e-9); /* LKP's 300 s: 150 s to 160 s */
+	assert_float_equal(w[1], 160, 1e-9);
+	assert_float_equal(w[2], 0, 1e-9);
+	assert_float_equal(meta_num(meta, "to_s"), 160, 1e-9);
+	json_decref(meta);
+
+	opts = json_pack("{s:i}", "delay", 1);
+	assert_int_equal(slice(4, opts, w, 3, &meta, note, sizeof(note)), 0);
+	assert_float_equal(w[0], 1, 1e-9); /* a delay alone: to the end of a short window */
+	assert_float_equal(w[1], 4, 1e-9);
+	json_decref(meta);
+	json_decref(opts);
+
+	assert_int_equal(slice(0, NULL, w, 3, &meta, note, sizeof(note)), 0);
+	assert_float_equal(meta_num(meta, "from_s"), 0, 1e-9); /* window unknown: from the start */
+	assert_float_equal(w[0], 10, 1e-9);
+	json_decref(meta);
+
+	opts = json_pack("{s:i}", "delay", 7);
+	assert_int_equal(slice(6, opts, w, 3, &meta, note, sizeof(note)), -1);
+	assert_non_null(strstr(note, "delay 7 s starts after the 6 s measurement window"));
 	json_decref(opts);
 }
 
@@ -408,6 +501,7 @@ int main(void)
 	    cmocka_unit_test(test_live_window),
 	    cmocka_unit_test(test_no_permission),
 	    cmocka_unit_test(test_bad_options),
+	    cmocka_unit_test(test_default_slice),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
