@@ -95,6 +95,10 @@ $(B)/bench/bare_getppid: bench/bare_getppid.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 $(WARN) -O2 -D_GNU_SOURCE -o $@ $<
 
+$(B)/bench/bare_sampling: bench/bare_sampling.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 $(WARN) -O2 -D_GNU_SOURCE -o $@ $<
+
 # The plug-in header as users include it (<scalebench/testcase.h>), and the example plug-in.
 $(B)/include/scalebench/testcase.h: testcases/testcase.h
 	@mkdir -p $(dir $@)
@@ -115,7 +119,7 @@ check: all $(BA)/scalebench $(HELPERS:%=$(BA)/%) $(UNIT_BIN) $(PLUGIN_EXAMPLE)
 	./tests/run.sh
 
 # Both run even when the first misses its target; make fails if either does.
-bench: all $(B)/bench/bare_getppid
+bench: all $(B)/bench/bare_getppid $(B)/bench/bare_sampling
 	status=0; ./bench/overhead.sh || status=1; ./bench/monitors.sh || status=1; \
 		./bench/profile.sh || status=1; ./bench/analyze.sh || status=1; \
 		./bench/bisect_sim.sh || status=1; exit $$status
