@@ -7,6 +7,7 @@
 #include "profile.h"
 
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,7 +109,7 @@ static int option(struct monitor_ctx *ctx, const char *key, bool duration, doubl
 		return 0;
 	}
 	if (s && (duration ? job_parse_duration(s, out) == 0
-			   : (*out = strtod(s, &end), end != s && !*end)))
+			   : (*out = strtod(s, &end), end != s && !*end && isfinite(*out))))
 		return 0;
 	snprintf(ctx->note, sizeof(ctx->note), "perf-profile: option %s: expected %s, got '%.200s'",
 		 key, duration ? "seconds (e.g. 10 or 10s)" : "a number",
@@ -249,7 +250,8 @@ static int perf_profile_prepare(struct monitor_ctx *ctx)
 	ctx->priv = pp;
 	pp->on_s = pp->off_s = -1;
 	/* The default slice: from half the window, 10 s or what is left of it. */
-	if (option(ctx, "freq", false, 1000, &freq) || option(ctx, "pages", false, DATA_PAGES, &pages) ||
+	if (option(ctx, "freq", false, 1000, &freq) ||
+	    option(ctx, "pages", false, DATA_PAGES, &pages) ||
 	    option(ctx, "delay", true, ctx->runtime_s / 2, &pp->delay_s) ||
 	    option(ctx, "duration", true,
 		   ctx->runtime_s > pp->delay_s && ctx->runtime_s - pp->delay_s < 10

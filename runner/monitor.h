@@ -7,8 +7,9 @@
  * and the build collects every `const struct monitor mon_<name>` in runner/ (as it does for
  * testcases).  The runner calls prepare (if any) before the testcase starts, start at the
  * beginning of the window, sample every interval from its monitor thread, stop at the end of
- * the window, then reduce once to turn the raw samples into LKP-named stats.  A monitor never fails a run: when it cannot work here it
- * returns MONITOR_UNAVAILABLE with ctx->note saying why, and the run goes on without it. */
+ * the window, then reduce once to turn the raw samples into LKP-named stats.  A monitor never
+ * fails a run: when it cannot work here it returns MONITOR_UNAVAILABLE with ctx->note saying
+ * why, and the run goes on without it. */
 #ifndef SCALEBENCH_MONITOR_H
 #define SCALEBENCH_MONITOR_H
 
@@ -34,7 +35,8 @@ struct monitor_ctx {
 	uint64_t window_ops;
 	double window_s;
 	/* The monitor's own raw data: written by the runner as <name>.json in the run
-	 * directory (<name>.json.gz with compress_raw).  Append one object per sample, each with "t_s" (seconds since start). */
+	 * directory (<name>.json.gz with compress_raw).  Append one object per sample, each
+	 * with "t_s" (seconds since start). */
 	json_t *raw;
 	/* Notes for meta.json: a reason the monitor is unavailable, unsupported events. */
 	char note[512];

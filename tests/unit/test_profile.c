@@ -395,6 +395,24 @@ static void test_bad_options(void **state)
 	assert_non_null(strstr(ctx.note, "pages (a power of 2)"));
 	mon_perf_profile.cleanup(&ctx);
 	json_decref(opts);
+
+	/* A job file's options are strings: each one that is not a number is named. */
+	static const char *const bad[][3] = {
+	    {"freq", "1k", "option freq: expected a number, got '1k'"},
+	    {"freq", "inf", "option freq: expected a number, got 'inf'"},
+	    {"delay", "soon", "option delay: expected seconds (e.g. 10 or 10s), got 'soon'"},
+	    {"pages", "", "option pages: expected a number, got ''"},
+	};
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct monitor_ctx c = {.name = "perf-profile", .nr_cpus = 1};
+
+		c.options = opts = json_pack("{s:s}", bad[i][0], bad[i][1]);
+		assert_int_equal(mon_perf_profile.prepare(&c), -1);
+		if (!strstr(c.note, bad[i][2]))
+			fail_msg("%s: '%s': note \"%s\"", bad[i][0], bad[i][1], c.note);
+		mon_perf_profile.cleanup(&c);
+		json_decref(opts);
+	}
 }
 
 /* One slice of a window of runtime_s (0: unknown) with these options; returns prepare's
@@ -471,7 +489,7 @@ static void test_default_slice(void **state)
 	assert_float_equal(meta_num(meta, "to_s"), 160, 1e-9);
 	json_decref(meta);
 
-	opts = json_pack("{s:i}", "delay", 1);
+	opts = json_pack("{s:s}", "delay", "1s"); /* as a job file gives it */
 	assert_int_equal(slice(4, opts, w, 3, &meta, note, sizeof(note)), 0);
 	assert_float_equal(w[0], 1, 1e-9); /* a delay alone: to the end of a short window */
 	assert_float_equal(w[1], 4, 1e-9);
