@@ -35,3 +35,27 @@ vg 0 "bench page_fault3 process mode" bench page_fault3 -t 2 -s 1 -w 0.5 -q
 vg 2 "bad task count" bench getppid1 -t abc
 vg 2 "unwritable JSON path" bench getppid1 --json /nonexistent/x.json
 SCALEBENCH_SELFTEST=1 vg 1 "a crashing copy" bench selftest-crash -t 2 -s 2 -w 0
+
+# The runner with monitors (their thread, perf-profile's ring buffers, symbolizing, the gzip
+# writer), then the analyzer paths over what it stored and over the compare fixtures.
+cat >"$WORK/vg.yaml" <<YAML
+runtime: 2s
+warmup: 0.5
+nr_task: 2
+perf-profile:
+perf-stat:
+proc-vmstat:
+meminfo:
+will-it-scale: {mode: process, test: getppid1}
+YAML
+vg 0 "run with perf-profile, perf-stat, proc-vmstat, meminfo" run "$WORK/vg.yaml" \
+	--results "$WORK/vgr" -q
+run_dir=$(ls -d "$WORK"/vgr/will-it-scale/*/*/*/*/*/*/0 2>/dev/null | head -1)
+if [ -f "$run_dir/perf-profile.json.gz" ]; then
+	vg 0 "profile RUN_DIR" profile "$run_dir" --min 5
+else
+	echo "skip: profile RUN_DIR (perf-profile unavailable here: $(cat "$run_dir/meta.json" 2>/dev/null | grep -o '"note": "[^"]*' | head -1))"
+fi
+G=tests/fixtures/compare/results/will-it-scale/process-100%-page_fault3/lkp-skl-4sp1/debian-12-x86_64/defconfig/gcc-12
+vg 1 "compare (a regression: exit 1)" compare "$G/base" "$G/patched"
+vg 1 "compare --json" compare --json "$G/base" "$G/patched"
