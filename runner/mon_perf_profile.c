@@ -21,6 +21,8 @@
  * than one monitor interval.  Option "pages" changes it (a power of 2). */
 #define DATA_PAGES 256
 #define MAX_FRAMES 128
+/* PERF_FORMAT_LOST (Linux 6.0): libpfm4's copy of perf_event.h predates it. */
+#define FORMAT_LOST (1U << 4)
 
 struct cpu_buf {
 	int fd;
@@ -55,7 +57,8 @@ struct perf_profile {
 	double on_s, off_s; /* when sampling really started and stopped, -1: not (yet) */
 	bool enabled, finished;
 	uint64_t samples, lost;
-	double cpu_s; /* spent in drain_all */
+	bool lost_format; /* read() gives the kernel's own lost count */
+	double cpu_s;	  /* spent in drain_all */
 	struct ksyms ksyms;
 	bool have_ksyms;
 	struct proc_maps *procs;
@@ -85,10 +88,20 @@ static const char *intern(struct perf_profile *pp, const char *s)
 	return v ? json_string_value(v) : NULL;
 }
 
-static long sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group,
-				unsigned long flags)
+/* A sampling event on one CPU.  It asks for the lost count in read() (PERF_FORMAT_LOST,
+ * Linux 6.0) and goes without on older kernels: then only the PERF_RECORD_LOST records
+ * count, and those the kernel had no room to write after the last drain are missed. */
+static int open_on_cpu(struct perf_event_attr *attr, int cpu)
 {
-	return syscall(SYS_perf_event_open, attr, pid, cpu, group, flags);
+	long fd;
+
+	attr->read_format |= FORMAT_LOST;
+	fd = syscall(SYS_perf_event_open, attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	if (fd < 0 && errno == EINVAL) {
+		attr->read_format &= ~(uint64_t)FORMAT_LOST;
+		fd = syscall(SYS_perf_event_open, attr, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	}
+	return (int)fd;
 }
 
 /* Option KEY of the job (a string there, as every scalar of a job file; a number from the
@@ -176,7 +189,7 @@ static int choose_event(int cpu, double freq, struct perf_event_attr *attr, char
 		}
 		base_attr(&a, freq);
 		a.precise_ip = (unsigned)precise;
-		fd = sys_perf_event_open(&a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+		fd = open_on_cpu(&a, cpu);
 		if (fd >= 0) {
 			*attr = a;
 			snprintf(name, len, "%s", names[precise]);
@@ -189,7 +202,7 @@ static int choose_event(int cpu, double freq, struct perf_event_attr *attr, char
 	a.type = PERF_TYPE_SOFTWARE;
 	a.config = PERF_COUNT_SW_CPU_CLOCK;
 	base_attr(&a, freq);
-	fd = sys_perf_event_open(&a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	fd = open_on_cpu(&a, cpu);
 	if (fd < 0)
 		return -errno;
 	*attr = a;
@@ -299,9 +312,9 @@ static int perf_profile_prepare(struct monitor_ctx *ctx)
 		return MONITOR_UNAVAILABLE;
 	}
 	pp->cpu[0].fd = fd;
+	pp->lost_format = attr.read_format & FORMAT_LOST;
 	for (size_t i = 1; i < nr; i++) {
-		pp->cpu[i].fd =
-		    (int)sys_perf_event_open(&attr, -1, cpus[i], -1, PERF_FLAG_FD_CLOEXEC);
+		pp->cpu[i].fd = open_on_cpu(&attr, cpus[i]);
 		if (pp->cpu[i].fd < 0) {
 			snprintf(ctx->note, sizeof(ctx->note),
 				 "perf-profile: perf_event_open %s on CPU %d: %s", pp->event,
@@ -628,6 +641,17 @@ static int perf_profile_stop(struct monitor_ctx *ctx, double t_s)
 	}
 	pp->finished = true;
 	drain_all(ctx, pp);
+	/* The records counted what was lost up to the last one written; the kernel's count
+	 * also has what it could not report after the last drain. */
+	if (pp->lost_format) {
+		uint64_t total = 0, v[2];
+
+		for (size_t i = 0; i < pp->nr_cpus; i++)
+			if (pp->cpu[i].fd >= 0 && read(pp->cpu[i].fd, v, sizeof(v)) == sizeof(v))
+				total += v[1];
+		if (total > pp->lost)
+			pp->lost = total;
+	}
 	chains = profile_to_json(&pp->prof);
 	if (chains && json_is_array(ctx->raw))
 		json_array_append_new(ctx->raw,

@@ -345,6 +345,67 @@ static void test_live_window(void **state)
 	json_decref(stats);
 }
 
+/* A one-page ring never drained while a child spins: it overflows.  No crash, the lost
+ * samples are counted, and what was kept parses whole (the chains add up to the samples). */
+static void test_overflow(void **state)
+{
+	json_t *opts = json_pack("{s:i,s:i}", "pages", 1, "freq", 1000);
+	struct monitor_ctx ctx = {.name = "perf-profile",
+				  .options = opts,
+				  .interval_s = 1,
+				  .nr_cpus = (unsigned)sysconf(_SC_NPROCESSORS_ONLN),
+				  .proc_root = "/proc",
+				  .sys_root = "/sys",
+				  .raw = json_array(),
+				  .meta = json_object()};
+	json_t *stats = json_object(), *run, *c;
+	json_int_t total = 0, samples, lost;
+	size_t i;
+	pid_t child;
+	int rc, status;
+
+	(void)state;
+	rc = mon_perf_profile.prepare(&ctx);
+	if (rc == MONITOR_UNAVAILABLE) {
+		assert_non_null(strstr(ctx.note, "perf_event_paranoid"));
+		mon_perf_profile.cleanup(&ctx);
+		json_decref(opts);
+		json_decref(ctx.raw);
+		json_decref(ctx.meta);
+		json_decref(stats);
+		skip();
+	}
+	assert_int_equal(rc, 0);
+	assert_int_equal(mon_perf_profile.start(&ctx), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (!child)
+		_exit(spin_here(0.5) == 1);
+	waitpid(child, &status, 0);
+	assert_int_equal(mon_perf_profile.stop(&ctx, 0.5), 0);
+	assert_int_equal(mon_perf_profile.reduce(&ctx, stats), 0);
+	run = json_array_get(ctx.raw, 0);
+	assert_non_null(run);
+	samples = json_integer_value(json_object_get(run, "samples"));
+	lost = json_integer_value(json_object_get(run, "lost"));
+	/* 4 KiB holds a few dozen chains of the ~500 a CPU takes in 0.5 s. */
+	print_message("one page: %lld samples kept, %lld lost\n", (long long)samples,
+		      (long long)lost);
+	assert_true(samples > 0);
+	assert_true(lost > samples);
+	assert_int_equal(json_integer_value(json_object_get(
+			     json_object_get(ctx.meta, "profile"), "lost")),
+			 lost);
+	json_array_foreach(json_object_get(run, "chains"), i, c)
+	    total += json_integer_value(json_object_get(c, "count"));
+	assert_int_equal(total, samples);
+	mon_perf_profile.cleanup(&ctx);
+	json_decref(opts);
+	json_decref(ctx.raw);
+	json_decref(ctx.meta);
+	json_decref(stats);
+}
+
 /* Not root, and perf_event_paranoid above 0: unavailable, saying what would allow it. */
 static void test_no_permission(void **state)
 {
@@ -517,6 +578,7 @@ int main(void)
 	    cmocka_unit_test(test_kallsyms),
 	    cmocka_unit_test(test_elf_symbols),
 	    cmocka_unit_test(test_live_window),
+	    cmocka_unit_test(test_overflow),
 	    cmocka_unit_test(test_no_permission),
 	    cmocka_unit_test(test_bad_options),
 	    cmocka_unit_test(test_default_slice),
