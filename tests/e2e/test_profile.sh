@@ -124,3 +124,12 @@ check "a run failing in its warmup: stored as failed, no leak, perf-profile 'not
 	"[ $rc -eq 1 ] && ! grep -q Sanitizer $WORK/err && [ -n '$crash' ]"
 [ -n "$crash" ] && check "meta.json: perf-profile not run, saying why" json_true "$crash" \
 	"d['monitors']['perf-profile']['status'] == 'not run' and 'before its measurement window' in d['monitors']['perf-profile']['note']"
+
+# The example job, shortened: its monitors all run and the profile is there.
+sed 's/^runtime: 300s$/runtime: 2s/' jobs/page_fault3-profile.yaml >"$WORK/example.yaml"
+sb run "$WORK/example.yaml" --results "$WORK/example" -q
+ex=$(ls -d "$WORK"/example/will-it-scale/*/*/*/*/*/*/0 2>/dev/null | head -1)
+check "jobs/page_fault3-profile.yaml (runtime 2s): stored with its monitors' files" bash -c \
+	"[ $rc -eq 0 ] && [ -n '$ex' ] && [ -s '$ex/perf-profile.json.gz' ] && [ -s '$ex/perf-stat.json' ] && [ -s '$ex/proc-vmstat.json' ]"
+check "jobs/page_fault3-profile.yaml: profile stats beside perf-stat's" json_true "$ex/stats.json" \
+	"any(k.startswith('perf-profile.self.') for k in d) and any(k.startswith('perf-stat.') for k in d)"
