@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
@@ -23,10 +24,11 @@ static const struct cli_option profile_options[] = {
 
 const struct cli_command profile_command = {
     .name = "profile",
-    .usage = "RUN_DIR [--children|--self] [--min PCT]",
-    .summary = "Show a run's perf-profile call chains as a perf-report-like tree.",
-    .details = "RUN_DIR is one run's directory, written by 'scalebench run' with the perf-profile\n"
-	       "monitor in the job (perf-profile: {freq: 1000, delay: 0, duration: 10}).  Each\n"
+    .usage = "DIR... [--children|--self] [--min PCT]",
+    .summary = "Show perf-profile call chains as a perf-report-like tree.",
+    .details = "Each DIR is a run's directory, written by 'scalebench run' with the perf-profile\n"
+	       "monitor in the job (perf-profile: {freq: 1000}), or a commit's directory: all\n"
+	       "its numbered runs.  The samples of every run given add up to one profile.  Each\n"
 	       "symbol is shown with its children and self percentages of all samples and,\n"
 	       "below it, the callers it was reached through, callee first.\n",
     .options = profile_options,
@@ -63,32 +65,36 @@ static char *slurp_gz(const char *path, size_t *len)
 	return buf;
 }
 
-static int load(const char *dir, struct profile *p, char *event, size_t elen, json_int_t *lost)
+/* What the runs read so far add up to. */
+struct total {
+	struct profile p;
+	char event[64]; /* "" until the first run */
+	json_int_t lost;
+	unsigned runs;
+};
+
+/* The profile file of a run directory (perf-profile.json.gz, or perf-profile.json of runs
+ * stored before compression), or -1. */
+static int profile_file(const char *dir, char *path, size_t len)
 {
-	char path[4096], err[512];
+	snprintf(path, len, "%s/perf-profile.json.gz", dir);
+	if (access(path, F_OK))
+		snprintf(path, len, "%s/perf-profile.json", dir);
+	return access(path, F_OK) ? -1 : 0;
+}
+
+/* One run's chains into t. */
+static int load_run(const char *path, struct total *t)
+{
+	char err[512];
 	json_error_t jerr;
 	const json_t *run = NULL, *v;
+	const char *event;
 	json_t *root;
-	struct stat st;
 	size_t i, len;
 	char *text;
 
-	if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
-		fprintf(stderr, "scalebench profile: %s: %s\n", dir,
-			errno ? strerror(errno) : "not a directory");
-		return -1;
-	}
-	/* perf-profile.json.gz; runs stored before compression have perf-profile.json. */
-	snprintf(path, sizeof(path), "%s/perf-profile.json.gz", dir);
-	if (access(path, F_OK))
-		snprintf(path, sizeof(path), "%s/perf-profile.json", dir);
-	if (access(path, F_OK)) {
-		fprintf(stderr,
-			"scalebench profile: %s: no perf-profile.json.gz: the run had no "
-			"perf-profile monitor (name 'perf-profile:' in the job's monitors)\n",
-			dir);
-		return -1;
-	}
+	errno = 0;
 	text = slurp_gz(path, &len);
 	if (!text) {
 		fprintf(stderr, "scalebench profile: %s: cannot read: %s\n", path,
@@ -111,27 +117,86 @@ static int load(const char *dir, struct profile *p, char *event, size_t elen, js
 		json_decref(root);
 		return -1;
 	}
-	if (profile_from_json(json_object_get(run, "chains"), p, err, sizeof(err))) {
+	v = json_object_get(run, "event");
+	event = json_is_string(v) ? json_string_value(v) : "?";
+	if (t->event[0] && strcmp(t->event, event)) {
+		fprintf(stderr,
+			"scalebench profile: %s: sampled %s, the runs before it %s: one event at "
+			"a time\n",
+			path, event, t->event);
+		json_decref(root);
+		return -1;
+	}
+	if (profile_add_json(json_object_get(run, "chains"), &t->p, err, sizeof(err))) {
 		fprintf(stderr, "scalebench profile: %s: %s\n", path, err);
 		json_decref(root);
 		return -1;
 	}
-	v = json_object_get(run, "event");
-	snprintf(event, elen, "%s", json_is_string(v) ? json_string_value(v) : "?");
-	*lost = json_integer_value(json_object_get(run, "lost"));
+	snprintf(t->event, sizeof(t->event), "%s", event);
+	t->lost += json_integer_value(json_object_get(run, "lost"));
+	t->runs++;
 	json_decref(root);
+	return 0;
+}
+
+static int by_number(const struct dirent **a, const struct dirent **b)
+{
+	unsigned long x = strtoul((*a)->d_name, NULL, 10), y = strtoul((*b)->d_name, NULL, 10);
+
+	return (x > y) - (x < y);
+}
+
+static int numbered(const struct dirent *d)
+{
+	return d->d_name[0] && strspn(d->d_name, "0123456789") == strlen(d->d_name);
+}
+
+/* A run directory, or a commit directory: each of its numbered runs that has a profile. */
+static int load(const char *dir, struct total *t)
+{
+	char path[4096], sub[4096];
+	struct dirent **runs = NULL;
+	struct stat st;
+	unsigned before = t->runs;
+	int n, bad = 0;
+
+	errno = 0;
+	if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "scalebench profile: %s: %s\n", dir,
+			errno ? strerror(errno) : "not a directory");
+		return -1;
+	}
+	if (profile_file(dir, path, sizeof(path)) == 0)
+		return load_run(path, t);
+	n = scandir(dir, &runs, numbered, by_number);
+	for (int i = 0; i < n; i++) {
+		snprintf(sub, sizeof(sub), "%s/%s", dir, runs[i]->d_name);
+		if (!bad && profile_file(sub, path, sizeof(path)) == 0)
+			bad = load_run(path, t);
+		free(runs[i]);
+	}
+	free(runs);
+	if (bad)
+		return -1;
+	if (t->runs == before) {
+		fprintf(stderr,
+			"scalebench profile: %s: no perf-profile.json.gz, here or in its numbered "
+			"runs: the runs had no perf-profile monitor (name 'perf-profile:' in the "
+			"job's monitors)\n",
+			dir);
+		return -1;
+	}
 	return 0;
 }
 
 int cmd_profile(int argc, char **argv)
 {
 	const char *arg;
-	struct profile p;
+	struct total t = {0};
 	bool by_self = false;
 	double min_pct = 0.5;
-	char event[64], *end;
-	json_int_t lost = 0;
-	int c;
+	char *end;
+	int c, status = 0;
 
 	cli_reset();
 	while ((c = cli_next(&profile_command, argc, argv, &arg)) != -1) {
@@ -160,21 +225,28 @@ int cmd_profile(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (argc - cli_optind() != 1) {
+	if (argc - cli_optind() < 1) {
 		fprintf(stderr, "usage: scalebench profile %s\n", profile_command.usage);
 		return 2;
 	}
-	errno = 0;
-	if (load(argv[cli_optind()], &p, event, sizeof(event), &lost))
-		return 1;
-	if (!p.samples) {
-		fprintf(stderr, "scalebench profile: %s: the profile has no samples\n",
-			argv[cli_optind()]);
-		profile_free(&p);
+	if (profile_init(&t.p)) {
+		fprintf(stderr, "scalebench profile: out of memory\n");
 		return 1;
 	}
-	printf("# event %s, %lld lost\n", event, (long long)lost);
-	profile_print_report(&p, stdout, by_self, min_pct);
-	profile_free(&p);
+	for (int i = cli_optind(); i < argc && !status; i++)
+		status = load(argv[i], &t) ? 1 : 0;
+	if (!status && !t.p.samples) {
+		fprintf(stderr, "scalebench profile: %s%s: the profile has no samples\n",
+			argv[cli_optind()], argc - cli_optind() > 1 ? " ..." : "");
+		status = 1;
+	}
+	if (status) {
+		profile_free(&t.p);
+		return status;
+	}
+	printf("# event %s, %u run%s, %lld lost\n", t.event, t.runs, t.runs == 1 ? "" : "s",
+	       (long long)t.lost);
+	profile_print_report(&t.p, stdout, by_self, min_pct);
+	profile_free(&t.p);
 	return 0;
 }

@@ -521,7 +521,7 @@ nomem:
 	return NULL;
 }
 
-int profile_from_json(const json_t *chains, struct profile *p, char *err, size_t errlen)
+int profile_add_json(const json_t *chains, struct profile *p, char *err, size_t errlen)
 {
 	const char **frames = NULL;
 	size_t i;
@@ -531,8 +531,6 @@ int profile_from_json(const json_t *chains, struct profile *p, char *err, size_t
 		snprintf(err, errlen, "chains: expected a list of {\"count\", \"chain\"}");
 		return -1;
 	}
-	if (profile_init(p))
-		goto nomem;
 	json_array_foreach(chains, i, c)
 	{
 		const json_t *count = json_object_get(c, "count"),
@@ -568,8 +566,20 @@ nomem:
 	snprintf(err, errlen, "out of memory");
 fail:
 	free(frames);
-	profile_free(p);
 	return -1;
+}
+
+int profile_from_json(const json_t *chains, struct profile *p, char *err, size_t errlen)
+{
+	if (profile_init(p)) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (profile_add_json(chains, p, err, errlen)) {
+		profile_free(p);
+		return -1;
+	}
+	return 0;
 }
 
 /* --- report --- */

@@ -79,6 +79,9 @@ int profile_reduce(const struct profile *p, const char *event, double min_pct, j
 json_t *profile_to_json(const struct profile *p);
 /* The reverse; -1 with err naming what was wrong. */
 int profile_from_json(const json_t *chains, struct profile *p, char *err, size_t errlen);
+/* The same, added to p (initialized): several runs in one profile.  On error p keeps what
+ * was added before it. */
+int profile_add_json(const json_t *chains, struct profile *p, char *err, size_t errlen);
 
 /* A perf-report-like text tree: each symbol with its children and self percentages, sorted
  * by children (or self when by_self), and below it the callers it was reached through,

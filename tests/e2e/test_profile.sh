@@ -133,3 +133,28 @@ check "jobs/page_fault3-profile.yaml (runtime 2s): stored with its monitors' fil
 	"[ $rc -eq 0 ] && [ -n '$ex' ] && [ -s '$ex/perf-profile.json.gz' ] && [ -s '$ex/perf-stat.json' ] && [ -s '$ex/proc-vmstat.json' ]"
 check "jobs/page_fault3-profile.yaml: profile stats beside perf-stat's" json_true "$ex/stats.json" \
 	"any(k.startswith('perf-profile.self.') for k in d) and any(k.startswith('perf-stat.') for k in d)"
+
+# Several runs add up to one profile: a commit directory (its numbered runs), or run dirs.
+cat >"$WORK/two.yaml" <<YAML
+runtime: 1s
+warmup: 0
+nr_task: 1
+perf-profile:
+will-it-scale: {mode: process, test: getppid1}
+YAML
+sb run "$WORK/two.yaml" --results "$WORK/two" -r 2 -q
+commit_dir=$(dirname "$(ls -d "$WORK"/two/will-it-scale/*/*/*/*/*/*/0 | head -1)")
+sum=$(python3 -c 'import json,sys; print(sum(json.load(open(f"{sys.argv[1]}/{r}/meta.json"))["monitors"]["perf-profile"]["profile"]["samples"] for r in (0, 1)))' "$commit_dir")
+sb profile "$commit_dir" --min 50
+check "profile COMMIT_DIR: both runs, their samples summed" bash -c \
+	"[ $rc -eq 0 ] && grep -q '^# event .*, 2 runs, ' $WORK/out && grep -q '^# $sum samples' $WORK/out"
+cp "$WORK/out" "$WORK/commit.out"
+sb profile "$commit_dir/0" "$commit_dir/1" --min 50
+check "profile RUN0 RUN1: the same report as the commit directory" cmp -s "$WORK/out" "$WORK/commit.out"
+mkdir -p "$WORK/other"
+gunzip -c "$commit_dir/1/perf-profile.json.gz" |
+	python3 -c 'import json,sys; d=json.load(sys.stdin); d[0]["event"]="cycles-pp"; json.dump(d, sys.stdout)' \
+		>"$WORK/other/perf-profile.json"
+sb profile "$commit_dir/0" "$WORK/other"
+check "profile of runs with different events: refused, naming the file and both events" bash -c \
+	"[ $rc -eq 1 ] && grep -q '$WORK/other/perf-profile.json: sampled cycles-pp, the runs before it' $WORK/err"
