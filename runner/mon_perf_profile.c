@@ -58,6 +58,7 @@ struct perf_profile {
 	bool enabled, finished;
 	uint64_t samples, lost;
 	bool lost_format; /* read() gives the kernel's own lost count */
+	size_t pages;	  /* data pages per CPU */
 	double cpu_s;	  /* spent in drain_all */
 	struct ksyms ksyms;
 	bool have_ksyms;
@@ -324,8 +325,9 @@ static int perf_profile_prepare(struct monitor_ctx *ctx)
 		}
 	}
 	free(cpus);
+	pp->pages = (size_t)pages;
 	for (size_t i = 0; i < nr; i++)
-		if (map_buf(&pp->cpu[i], (size_t)pages)) {
+		if (map_buf(&pp->cpu[i], pp->pages)) {
 			snprintf(ctx->note, sizeof(ctx->note),
 				 "perf-profile: mmap of the ring buffer: %s (raise "
 				 "/proc/sys/kernel/perf_event_mlock_kb?)",
@@ -669,6 +671,20 @@ static int perf_profile_reduce(struct monitor_ctx *ctx, json_t *stats)
 
 	if (!pp)
 		return -1;
+	/* More than 1% lost: the profile is skewed toward what was sampled right after a read. */
+	if (pp->lost * 100 > pp->samples + pp->lost) {
+		char lost[256];
+		size_t n = strlen(ctx->note);
+
+		snprintf(lost, sizeof(lost),
+			 "perf-profile: lost %llu of %llu samples (%.1f%%): the ring buffers filled "
+			 "between reads; raise pages (now %zu per CPU) or lower freq",
+			 (unsigned long long)pp->lost, (unsigned long long)(pp->samples + pp->lost),
+			 100.0 * (double)pp->lost / (double)(pp->samples + pp->lost), pp->pages);
+		fprintf(stderr, "scalebench: %s\n", lost);
+		/* After the kallsyms note, if there is one. */
+		snprintf(ctx->note + n, sizeof(ctx->note) - n, "%s%s", n ? "; " : "", lost);
+	}
 	if (ctx->meta)
 		json_object_set_new(
 		    ctx->meta, "profile",

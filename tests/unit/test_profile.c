@@ -393,6 +393,7 @@ static void test_overflow(void **state)
 		      (long long)lost);
 	assert_true(samples > 0);
 	assert_true(lost > samples);
+	assert_non_null(strstr(ctx.note, "raise pages (now 1 per CPU)"));
 	assert_int_equal(json_integer_value(json_object_get(
 			     json_object_get(ctx.meta, "profile"), "lost")),
 			 lost);
