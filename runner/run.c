@@ -35,7 +35,6 @@ struct mon_run {
 	const struct monitor *m;
 	struct monitor_ctx ctx;
 	bool prepared; /* prepare() succeeded (or there is none): start owed */
-	bool open;     /* prepare() or start() succeeded: cleanup owed */
 	bool started;  /* start() succeeded: stop/reduce owed */
 	double next_s;
 };
@@ -109,7 +108,7 @@ static void monitor_skip(struct monitor_set *ms, struct mon_run *r)
 	json_object_set_new(ms->skipped, r->m->name, json_string(note));
 	if (r->m->cleanup)
 		r->m->cleanup(&r->ctx);
-	r->prepared = r->open = false;
+	r->prepared = false;
 }
 
 /* Next call of a monitor after one at t: the next interval tick, or its wake hint if sooner. */
@@ -167,7 +166,6 @@ static void monitors_setup(struct monitor_set *ms, const json_t *wanted, bool no
 		    .meta = json_object(),
 		};
 		r->prepared = !r->m->prepare || r->m->prepare(&r->ctx) == 0;
-		r->open = r->prepared && r->m->prepare;
 		if (!r->prepared)
 			monitor_skip(ms, r);
 	}
@@ -190,7 +188,7 @@ static void *monitor_thread(void *arg)
 		if (!r->prepared)
 			continue;
 		if (!r->m->start || r->m->start(&r->ctx) == 0) {
-			r->started = r->open = true;
+			r->started = true;
 			monitor_schedule(r, 0);
 		} else {
 			monitor_skip(ms, r);
@@ -264,9 +262,11 @@ static void monitors_free(struct monitor_set *ms)
 	for (size_t i = 0; i < ms->n; i++) {
 		struct mon_run *r = &ms->v[i];
 
-		if (r->open && r->m->cleanup)
+		/* Cleanup is owed once prepare or start has succeeded (a skipped monitor was
+		 * cleaned up then, and is neither prepared nor started). */
+		if ((r->started || (r->prepared && r->m->prepare)) && r->m->cleanup)
 			r->m->cleanup(&r->ctx);
-		r->started = r->prepared = r->open = false;
+		r->started = r->prepared = false;
 		json_decref(r->ctx.raw);
 		json_decref(r->ctx.meta);
 	}

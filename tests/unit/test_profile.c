@@ -272,41 +272,73 @@ static void test_elf_symbols(void **state)
 	assert_int_equal(elf_syms_load(FIXTURES "/missing", &es, err, sizeof(err)), -1);
 }
 
+/* A monitor context on this machine's /proc and /sys with these options. */
+static struct monitor_ctx live_ctx(json_t *opts, double interval_s, double runtime_s)
+{
+	return (struct monitor_ctx){.name = "perf-profile",
+				    .options = opts,
+				    .interval_s = interval_s,
+				    .nr_cpus = (unsigned)sysconf(_SC_NPROCESSORS_ONLN),
+				    .proc_root = "/proc",
+				    .sys_root = "/sys",
+				    .runtime_s = runtime_s,
+				    .raw = json_array(),
+				    .meta = json_object()};
+}
+
+static void live_free(struct monitor_ctx *ctx)
+{
+	mon_perf_profile.cleanup(ctx);
+	json_decref(ctx->raw);
+	json_decref(ctx->meta);
+}
+
+/* prepare and start, or skip the test where only a permission problem (and a note saying
+ * so) may stop the monitor. */
+static void start_or_skip(struct monitor_ctx *ctx, json_t *opts)
+{
+	int rc = mon_perf_profile.prepare(ctx);
+
+	if (rc == MONITOR_UNAVAILABLE) {
+		assert_non_null(strstr(ctx->note, "perf_event_paranoid"));
+		live_free(ctx);
+		json_decref(opts);
+		skip();
+	}
+	assert_int_equal(rc, 0);
+	assert_int_equal(mon_perf_profile.start(ctx), 0);
+}
+
+/* Every record parsed whole (across the ring's end too): each chain has a frame, and the
+ * chains add up to the samples. */
+static void assert_chains_add_up(const json_t *run)
+{
+	json_int_t total = 0;
+	const json_t *c;
+	size_t i;
+
+	json_array_foreach(json_object_get(run, "chains"), i, c)
+	{
+		assert_true(json_array_size(json_object_get(c, "chain")) > 0);
+		total += json_integer_value(json_object_get(c, "count"));
+	}
+	assert_int_equal(total, json_integer_value(json_object_get(run, "samples")));
+}
+
 /* A whole window on this machine: a child spinning in spin_here must be the top self entry,
  * read through a 2-page ring drained every 50 ms, so records wrap its end again and again. */
 static void test_live_window(void **state)
 {
 	json_t *opts = json_pack("{s:i,s:i}", "pages", 2, "freq", 1000);
-	struct monitor_ctx ctx = {.name = "perf-profile",
-				  .options = opts,
-				  .interval_s = 0.05,
-				  .nr_cpus = (unsigned)sysconf(_SC_NPROCESSORS_ONLN),
-				  .proc_root = "/proc",
-				  .sys_root = "/sys",
-				  .raw = json_array(),
-				  .meta = json_object()};
-	json_t *stats = json_object(), *run, *c;
-	json_int_t total = 0;
+	struct monitor_ctx ctx = live_ctx(opts, 0.05, 0);
+	json_t *stats, *run;
 	const char *event;
-	size_t i;
 	char key[256];
 	pid_t child;
-	int rc, status;
+	int status;
 
 	(void)state;
-	rc = mon_perf_profile.prepare(&ctx);
-	if (rc == MONITOR_UNAVAILABLE) {
-		/* Only a permission problem may make it unavailable, and it must say so. */
-		assert_non_null(strstr(ctx.note, "perf_event_paranoid"));
-		mon_perf_profile.cleanup(&ctx);
-		json_decref(opts);
-		json_decref(ctx.raw);
-		json_decref(ctx.meta);
-		json_decref(stats);
-		skip();
-	}
-	assert_int_equal(rc, 0);
-	assert_int_equal(mon_perf_profile.start(&ctx), 0);
+	start_or_skip(&ctx, opts);
 	child = fork();
 	assert_true(child >= 0);
 	if (!child)
@@ -316,6 +348,7 @@ static void test_live_window(void **state)
 		assert_int_equal(mon_perf_profile.sample(&ctx, i * 0.05), 0);
 	}
 	waitpid(child, &status, 0);
+	stats = json_object();
 	assert_int_equal(mon_perf_profile.stop(&ctx, 1.25), 0);
 	assert_int_equal(mon_perf_profile.reduce(&ctx, stats), 0);
 
@@ -326,22 +359,14 @@ static void test_live_window(void **state)
 	assert_true(!strcmp(event, "cpu-clock") || !strncmp(event, "cycles", 6));
 	assert_true(json_integer_value(json_object_get(run, "samples")) > 300);
 	assert_true(json_array_size(json_object_get(run, "chains")) > 0);
-	/* Every record parsed whole across the ring's end: the chains add up to the samples. */
-	json_array_foreach(json_object_get(run, "chains"), i, c)
-	{
-		assert_true(json_array_size(json_object_get(c, "chain")) > 0);
-		total += json_integer_value(json_object_get(c, "count"));
-	}
-	assert_int_equal(total, json_integer_value(json_object_get(run, "samples")));
+	assert_chains_add_up(run);
 	snprintf(key, sizeof(key), "perf-profile.self.%s.spin_here", event);
 	/* The child spun for a second, by name; how much of all samples depends on what else
 	 * this machine runs, so only "well above noise" is asked. */
 	assert_true(stat_of(stats, key) > 1);
 	assert_non_null(json_object_get(json_object_get(ctx.meta, "profile"), "lost"));
-	mon_perf_profile.cleanup(&ctx);
+	live_free(&ctx);
 	json_decref(opts);
-	json_decref(ctx.raw);
-	json_decref(ctx.meta);
 	json_decref(stats);
 }
 
@@ -350,38 +375,20 @@ static void test_live_window(void **state)
 static void test_overflow(void **state)
 {
 	json_t *opts = json_pack("{s:i,s:i}", "pages", 1, "freq", 1000);
-	struct monitor_ctx ctx = {.name = "perf-profile",
-				  .options = opts,
-				  .interval_s = 1,
-				  .nr_cpus = (unsigned)sysconf(_SC_NPROCESSORS_ONLN),
-				  .proc_root = "/proc",
-				  .sys_root = "/sys",
-				  .raw = json_array(),
-				  .meta = json_object()};
-	json_t *stats = json_object(), *run, *c;
-	json_int_t total = 0, samples, lost;
-	size_t i;
+	struct monitor_ctx ctx = live_ctx(opts, 1, 0);
+	json_t *stats, *run;
+	json_int_t samples, lost;
 	pid_t child;
-	int rc, status;
+	int status;
 
 	(void)state;
-	rc = mon_perf_profile.prepare(&ctx);
-	if (rc == MONITOR_UNAVAILABLE) {
-		assert_non_null(strstr(ctx.note, "perf_event_paranoid"));
-		mon_perf_profile.cleanup(&ctx);
-		json_decref(opts);
-		json_decref(ctx.raw);
-		json_decref(ctx.meta);
-		json_decref(stats);
-		skip();
-	}
-	assert_int_equal(rc, 0);
-	assert_int_equal(mon_perf_profile.start(&ctx), 0);
+	start_or_skip(&ctx, opts);
 	child = fork();
 	assert_true(child >= 0);
 	if (!child)
 		_exit(spin_here(0.5) == 1);
 	waitpid(child, &status, 0);
+	stats = json_object();
 	assert_int_equal(mon_perf_profile.stop(&ctx, 0.5), 0);
 	assert_int_equal(mon_perf_profile.reduce(&ctx, stats), 0);
 	run = json_array_get(ctx.raw, 0);
@@ -394,16 +401,12 @@ static void test_overflow(void **state)
 	assert_true(samples > 0);
 	assert_true(lost > samples);
 	assert_non_null(strstr(ctx.note, "raise pages (now 1 per CPU)"));
-	assert_int_equal(json_integer_value(json_object_get(
-			     json_object_get(ctx.meta, "profile"), "lost")),
-			 lost);
-	json_array_foreach(json_object_get(run, "chains"), i, c)
-	    total += json_integer_value(json_object_get(c, "count"));
-	assert_int_equal(total, samples);
-	mon_perf_profile.cleanup(&ctx);
+	assert_int_equal(
+	    json_integer_value(json_object_get(json_object_get(ctx.meta, "profile"), "lost")),
+	    lost);
+	assert_chains_add_up(run);
+	live_free(&ctx);
 	json_decref(opts);
-	json_decref(ctx.raw);
-	json_decref(ctx.meta);
 	json_decref(stats);
 }
 
@@ -482,15 +485,7 @@ static void test_bad_options(void **state)
 static int slice(double runtime_s, json_t *opts, double *wakes, size_t nwakes, json_t **meta,
 		 char *note, size_t notelen)
 {
-	struct monitor_ctx ctx = {.name = "perf-profile",
-				  .options = opts,
-				  .interval_s = 1,
-				  .nr_cpus = 1,
-				  .proc_root = "/proc",
-				  .sys_root = "/sys",
-				  .runtime_s = runtime_s,
-				  .raw = json_array(),
-				  .meta = json_object()};
+	struct monitor_ctx ctx = live_ctx(opts, 1, runtime_s);
 	json_t *stats = json_object();
 	int rc = mon_perf_profile.prepare(&ctx);
 	size_t i = 0;
@@ -510,9 +505,7 @@ static int slice(double runtime_s, json_t *opts, double *wakes, size_t nwakes, j
 	}
 	for (; i < nwakes; i++)
 		wakes[i] = 0;
-	mon_perf_profile.cleanup(&ctx);
-	json_decref(ctx.raw);
-	json_decref(ctx.meta);
+	live_free(&ctx);
 	json_decref(stats);
 	return rc;
 }
