@@ -164,19 +164,26 @@ static void params(const struct result_group *g, FILE *f, const char *indent, co
 		fprintf(f, "%sruntime: %gs%s", indent, json_number_value(rt), sep);
 }
 
+/* The full sha and subject of commit `label` when repo knows it; both "" otherwise. */
+static void commit_lookup(const char *repo, const char *label, char sha[64], char subj[512])
+{
+	char spec[300];
+
+	sha[0] = subj[0] = '\0';
+	if (!repo)
+		return;
+	snprintf(spec, sizeof(spec), "%s^{commit}", label);
+	GITL(repo, sha, 64, "rev-parse", "--verify", "--quiet", spec);
+	if (sha[0])
+		GITL(repo, subj, 512, "log", "-1", "--format=%s", sha);
+}
+
 /* A commit line: sha10 ("subject") when the repo knows it. */
 static void commit_line(const char *repo, const char *label, char *buf, size_t len)
 {
-	char sha[64] = "", subj[512] = "";
+	char sha[64], subj[512];
 
-	if (repo) {
-		char spec[300];
-
-		snprintf(spec, sizeof(spec), "%s^{commit}", label);
-		GITL(repo, sha, sizeof(sha), "rev-parse", "--verify", "--quiet", spec);
-		if (sha[0])
-			GITL(repo, subj, sizeof(subj), "log", "-1", "--format=%s", sha);
-	}
+	commit_lookup(repo, label, sha, subj);
 	if (subj[0])
 		snprintf(buf, len, "%.10s (\"%s\")", sha, subj);
 	else
@@ -289,7 +296,7 @@ static char *compose(struct job_cmp *jobs, size_t n, size_t main_job, const char
 		     const char *base, const char *head, const char *branch, const char *from,
 		     const char *to, size_t *len)
 {
-	char *buf = NULL, date[64], subj_pfx[300] = "", sha[64] = "", subj[512] = "", host[128];
+	char *buf = NULL, date[64], subj_pfx[300] = "", sha[64], subj[512], host[128];
 	FILE *f = open_memstream(&buf, len);
 	time_t now = time(NULL);
 	struct tm tm;
@@ -300,14 +307,7 @@ static char *compose(struct job_cmp *jobs, size_t n, size_t main_job, const char
 		return NULL;
 	localtime_r(&now, &tm);
 	strftime(date, sizeof(date), "%a, %d %b %Y %H:%M:%S %z", &tm);
-	if (repo) {
-		char spec[300];
-
-		snprintf(spec, sizeof(spec), "%s^{commit}", head);
-		GITL(repo, sha, sizeof(sha), "rev-parse", "--verify", "--quiet", spec);
-		if (sha[0])
-			GITL(repo, subj, sizeof(subj), "log", "-1", "--format=%s", sha);
-	}
+	commit_lookup(repo, head, sha, subj);
 	/* The subsystem: the commit subject's prefix, "mm: memcontrol: ..." -> "mm". */
 	char *colon = strchr(subj, ':');
 
