@@ -25,16 +25,24 @@ LIBS     = -ljansson -lyaml -lpfm -lhwloc -lelf -lz -lRmath -lm -ldl -pthread
 EXPORTS  = -Wl,--dynamic-list=testcases/plugin-exports.list
 SANITIZE = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
-LIB_SRC  = $(wildcard lib/*.c) $(wildcard testcases/*.c) $(wildcard builtin/*.c) \
-	   $(wildcard runner/*.c) $(wildcard analyze/*.c)
+# Layers, each a static archive; a layer may use only the layers below it (README, Layout):
+#   builtin -> {runner, analyze} -> {store, core, monitors, testcases} -> lib
+# scripts/check-layers.sh refuses an include that goes the wrong way, and the analyzer's unit
+# tests link against analyze + store + lib alone, so a forbidden call fails the build too.
+LAYERS   = builtin runner analyze monitors testcases core store lib
+layer_src = $(wildcard $(1)/*.c)
+LIB_SRC  = $(foreach l,$(LAYERS),$(call layer_src,$(l)))
 MAIN_SRC = main.c
 UNIT_SRC = $(wildcard tests/unit/test_*.c)
+# Unit tests of these layers link only the archives named here (and lib).
+ANALYZE_UNITS = test_stats test_plot test_bisect
 
 B  = build
 BA = build/asan
 
-LIB_OBJ  = $(LIB_SRC:%.c=$(B)/%.o)
-LIBA_OBJ = $(LIB_SRC:%.c=$(BA)/%.o)
+ARCHIVES  = $(LAYERS:%=$(B)/lib%.a)
+ARCHIVESA = $(LAYERS:%=$(BA)/lib%.a)
+ANALYZE_ARCHIVESA = $(BA)/libanalyze.a $(BA)/libstore.a $(BA)/liblib.a
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BA)/tests/%)
 
 .PHONY: all setup run check unit e2e bench install uninstall clean format plugin-example
@@ -46,36 +54,50 @@ all: $(B)/scalebench $(HELPERS:%=$(B)/%)
 setup:
 	./scripts/setup.sh
 
-$(B)/%.o: %.c
+# The layer rule, checked on every build: an include across layers the wrong way fails it.
+$(B)/layers.ok: scripts/check-layers.sh $(LIB_SRC) $(wildcard */*.h)
+	@mkdir -p $(B)
+	./scripts/check-layers.sh
+	@touch $@
+
+$(B)/%.o: %.c | $(B)/layers.ok
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 
-$(BA)/%.o: %.c
+$(BA)/%.o: %.c | $(B)/layers.ok
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(SANITIZE) -c -o $@ $<
 
+# One archive per layer; objects are pulled in only when a layer above calls them.
+define layer_archive
+$(1)/lib$(2).a: $$(patsubst %.c,$(1)/%.o,$$(wildcard $(2)/*.c))
+	@rm -f $$@
+	$$(AR) rcs $$@ $$^
+endef
+$(foreach l,$(LAYERS),$(eval $(call layer_archive,$(B),$(l))))
+$(foreach l,$(LAYERS),$(eval $(call layer_archive,$(BA),$(l))))
+
 # The built-in testcases: every `const struct testcase tc_<name>` in testcases/.
-TC_SRC = $(filter-out testcases/core.c testcases/rates.c testcases/placement.c \
-	   testcases/taskspec.c testcases/registry.c, $(wildcard testcases/*.c))
+TC_SRC = $(filter-out testcases/registry.c, $(wildcard testcases/*.c))
 $(B)/gen/testcases.inc: $(TC_SRC)
 	@mkdir -p $(dir $@)
 	grep -ho '^const struct testcase tc_[a-z0-9_]*' $(TC_SRC) | sed 's/.* //' | sort | \
 		sed 's/.*/TESTCASE(&)/' >$@.tmp && mv $@.tmp $@
 $(B)/testcases/registry.o $(BA)/testcases/registry.o: $(B)/gen/testcases.inc
 
-# The monitors, likewise: every `const struct monitor mon_<name>` in runner/.
-MON_SRC = $(filter-out runner/monitor.c, $(wildcard runner/*.c))
+# The monitors, likewise: every `const struct monitor mon_<name>` in monitors/.
+MON_SRC = $(filter-out monitors/monitor.c, $(wildcard monitors/*.c))
 $(B)/gen/monitors.inc: $(MON_SRC)
 	@mkdir -p $(dir $@)
 	grep -ho '^const struct monitor mon_[a-z0-9_]*' /dev/null $(MON_SRC) | sed 's/.* //' | \
 		sort | sed 's/.*/MONITOR(&)/' >$@.tmp && mv $@.tmp $@
-$(B)/runner/monitor.o $(BA)/runner/monitor.o: $(B)/gen/monitors.inc
+$(B)/monitors/monitor.o $(BA)/monitors/monitor.o: $(B)/gen/monitors.inc
 
-$(B)/scalebench: $(B)/main.o $(LIB_OBJ)
-	$(CC) $(ALL_CFLAGS) $(EXPORTS) -o $@ $^ $(LIBS)
+$(B)/scalebench: $(B)/main.o $(ARCHIVES)
+	$(CC) $(ALL_CFLAGS) $(EXPORTS) -o $@ $(B)/main.o $(ARCHIVES) $(LIBS)
 
-$(BA)/scalebench: $(BA)/main.o $(LIBA_OBJ)
-	$(CC) $(ALL_CFLAGS) $(SANITIZE) $(EXPORTS) -o $@ $^ $(LIBS)
+$(BA)/scalebench: $(BA)/main.o $(ARCHIVESA)
+	$(CC) $(ALL_CFLAGS) $(SANITIZE) $(EXPORTS) -o $@ $(BA)/main.o $(ARCHIVESA) $(LIBS)
 
 # Static on purpose: exec1 measures the kernel's exec path, not the dynamic loader.
 $(B)/scalebench-exec-helper $(BA)/scalebench-exec-helper: helpers/exec_helper.c
@@ -87,9 +109,16 @@ $(B)/scalebench-exec-helper-dyn $(BA)/scalebench-exec-helper-dyn: helpers/exec_h
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 $(WARN) -O2 -o $@ $<
 
-$(BA)/tests/%: tests/unit/%.c $(LIBA_OBJ)
+$(BA)/tests/%: tests/unit/%.c $(ARCHIVESA)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(SANITIZE) $(EXPORTS) -o $@ $(filter %.c %.o,$^) -lcmocka $(LIBS)
+	$(CC) $(ALL_CFLAGS) $(SANITIZE) $(EXPORTS) -o $@ $< $(ARCHIVESA) -lcmocka $(LIBS)
+
+# The analyzer's tests: analyze + store + lib only (no libpfm, libelf, hwloc).  An analyzer
+# that called into runner, monitors or core would not link here.
+ANALYZE_LIBS = -ljansson -lz -lRmath -lm -pthread
+$(ANALYZE_UNITS:%=$(BA)/tests/%): $(BA)/tests/%: tests/unit/%.c $(ANALYZE_ARCHIVESA)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(SANITIZE) -o $@ $< $(ANALYZE_ARCHIVESA) -lcmocka $(ANALYZE_LIBS)
 
 $(B)/bench/bare_getppid: bench/bare_getppid.c
 	@mkdir -p $(dir $@)

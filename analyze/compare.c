@@ -1,5 +1,5 @@
 #include "compare.h"
-#include "../runner/monitor.h"
+#include "../store/families.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -26,15 +26,7 @@ const char *test_kind_name(enum test_kind t)
  * whatever a monitor or a failure did not name. */
 static bool is_headline(const char *name)
 {
-	char prefix[64];
-	size_t n = strcspn(name, ".");
-
-	if (stat_is_failure(name) || n >= sizeof(prefix))
-		return false;
-	memcpy(prefix, name, n);
-	prefix[n] = '\0';
-	return !monitor_find(prefix) && strcmp(prefix, "perf-profile") && strcmp(prefix, "kmsg") &&
-	       strcmp(prefix, "dmesg");
+	return !stat_is_failure(name) && !stat_family_is_lkp_monitor(name);
 }
 
 static int cmp_names(const void *a, const void *b)

@@ -2,9 +2,9 @@
  * will-it-scale would, plus a scalability table for a sweep. */
 #include "builtin.h"
 #include "../lib/outfile.h"
-#include "../testcases/core.h"
+#include "../core/core.h"
 #include "../testcases/registry.h"
-#include "../testcases/summary.h"
+#include "../core/summary.h"
 
 #include <errno.h>
 #include <jansson.h>

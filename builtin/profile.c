@@ -1,6 +1,6 @@
 /* scalebench profile: a run's perf-profile call chains as a perf-report-like tree. */
 #include "builtin.h"
-#include "../runner/profile.h"
+#include "../monitors/profile.h"
 
 #include <errno.h>
 #include <jansson.h>

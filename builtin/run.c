@@ -2,7 +2,7 @@
 #include "builtin.h"
 #include "../runner/job.h"
 #include "../runner/run.h"
-#include "../runner/store.h"
+#include "../store/store.h"
 #include "../testcases/registry.h"
 
 #include <errno.h>

@@ -24,9 +24,11 @@
  * Errors name the file, the line of the value (the parser's marks are kept per
  * node while loading), the key path, the value, and what was expected. */
 #include "job.h"
-#include "../testcases/core.h"
+#include "../lib/num.h"
+#include "../store/families.h"
+#include "../core/core.h"
 #include "../testcases/registry.h"
-#include "monitor.h"
+#include "../monitors/monitor.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -50,18 +52,6 @@
 static const char *const own_keys[] = {
     "suite", "testcase", "nr_task", "runtime", "warmup", "test", "mode", "will-it-scale", "kconfig",
     NULL,
-};
-
-/* LKP's monitors: a job naming one scalebench lacks is noted, not refused, so
- * LKP job files load unchanged. */
-static const char *const lkp_monitors[] = {
-    "perf-stat", "proc-vmstat",	 "vmstat",	  "meminfo",	  "proc-stat",	   "interrupts",
-    "softirqs",	 "numa-meminfo", "numa-numastat", "numa-vmstat",  "slabinfo",	   "sched_debug",
-    "time",	 "dmesg",	 "kmsg",	  "perf-profile", "cpuidle",	   "cpufreq-stats",
-    "energy",	 "ftrace",	 "heartbeat",	  "iostat",	  "latency_stats", "lock_stat",
-    "mpstat",	 "oom-killer",	 "pagetypeinfo",  "perf-c2c",	  "perf-sched",	   "pmeter",
-    "turbostat", "uptime",	 "watchdog",	  "top",	  "buddyinfo",	   "zoneinfo",
-    "diskstats", "nfsstat",	 "mountstats",	  NULL,
 };
 
 static bool in_list(const char *const *list, const char *s)
@@ -764,42 +754,6 @@ static int parse_nr_task(const char *s, unsigned nr_online, unsigned *out)
 	return 0;
 }
 
-int job_parse_duration(const char *s, double *out)
-{
-	static const struct {
-		char unit;
-		double s;
-	} units[] = {{'s', 1}, {'m', 60}, {'h', 3600}, {'d', 86400}};
-	size_t n = strlen(s), i = 0, dots = 0;
-	double scale = 1;
-	char *end;
-
-	if (n && (s[n - 1] < '0' || s[n - 1] > '9')) {
-		bool found = false;
-
-		for (size_t u = 0; u < sizeof(units) / sizeof(units[0]); u++)
-			if (s[n - 1] == units[u].unit) {
-				scale = units[u].s;
-				found = true;
-			}
-		if (!found)
-			return -1;
-		n--;
-	}
-	if (!n || s[0] == '.' || s[n - 1] == '.')
-		return -1;
-	for (i = 0; i < n; i++) {
-		if (s[i] == '.')
-			dots++;
-		else if (s[i] < '0' || s[i] > '9')
-			return -1;
-	}
-	if (dots > 1)
-		return -1;
-	*out = strtod(s, &end) * scale;
-	return 0;
-}
-
 static json_t *get_set(json_t *obj, const char *key)
 {
 	json_t *v = json_is_object(obj) ? json_object_get(obj, key) : NULL;
@@ -912,13 +866,13 @@ static int check_atomic(struct loader *l, json_t *t, struct atomic_job *a)
 
 	a->runtime_s = DEFAULT_RUNTIME;
 	v = get_set(t, "runtime");
-	if (v && (!json_is_string(v) || job_parse_duration(json_string_value(v), &a->runtime_s) ||
+	if (v && (!json_is_string(v) || num_parse_duration(json_string_value(v), &a->runtime_s) ||
 		  a->runtime_s <= 0))
 		return fail(l, v, "runtime %s: expected a duration above 0 (300, 300s, 5m)",
 			    describe(v, b, sizeof(b)));
 	a->warmup_s = DEFAULT_WARMUP;
 	v = get_set(t, "warmup");
-	if (v && (!json_is_string(v) || job_parse_duration(json_string_value(v), &a->warmup_s)))
+	if (v && (!json_is_string(v) || num_parse_duration(json_string_value(v), &a->warmup_s)))
 		return fail(l, v, "warmup %s: expected a duration (0, 1, 1s, 0.5)",
 			    describe(v, b, sizeof(b)));
 
@@ -929,7 +883,7 @@ static int check_atomic(struct loader *l, json_t *t, struct atomic_job *a)
 
 		if (in_list(own_keys, k))
 			continue;
-		if (monitor_find(k) || in_list(lkp_monitors, k))
+		if (monitor_find(k) || family_is_lkp_monitor(k))
 			ret = check_monitor(l, k, v, a);
 		else
 			ret = note(l, "key '%s' is kept but not used by scalebench", k);

@@ -45,9 +45,6 @@ int job_load(const char *path, unsigned nr_online, struct job_file *job, char *e
 	     size_t errlen);
 void job_free(struct job_file *job);
 
-/* "300", "300s", "5m", "1.5h", "0.5": seconds.  0, or -1 when it is not a duration. */
-int job_parse_duration(const char *s, double *out);
-
 /* Write an atomic job's tree as YAML (the run's job.yaml, split's output). */
 int job_write_yaml(const json_t *tree, FILE *out);
 

@@ -5,11 +5,11 @@
  * the first free run number.  An interrupted or unwritable run is removed whole. */
 #include "run.h"
 #include "machine.h"
-#include "monitor.h"
-#include "store.h"
-#include "../testcases/core.h"
+#include "../monitors/monitor.h"
+#include "../store/store.h"
+#include "../core/core.h"
 #include "../testcases/registry.h"
-#include "../testcases/summary.h"
+#include "../core/summary.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,5 +1,5 @@
 #include "fileio.h"
-#include "tmpdir.h"
+#include "../core/tmpdir.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -8,7 +8,7 @@
 
 #include "../../lib/cli.h"
 #include "../../lib/outfile.h"
-#include "../../testcases/core.h"
+#include "../../core/core.h"
 
 #include <stdio.h>
 #include <stdlib.h>

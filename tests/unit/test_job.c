@@ -8,7 +8,7 @@
 #include <cmocka.h>
 
 #include "../../runner/job.h"
-#include "../../runner/monitor.h"
+#include "../../monitors/monitor.h"
 #include "../../testcases/registry.h"
 
 #include <stdio.h>

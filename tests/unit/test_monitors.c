@@ -9,9 +9,9 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "../../runner/mon_dmesg.h"
-#include "../../runner/monitor.h"
-#include "../../runner/procfs.h"
+#include "../../monitors/mon_dmesg.h"
+#include "../../monitors/monitor.h"
+#include "../../monitors/procfs.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -7,9 +7,9 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "../../runner/monitor.h"
-#include "../../runner/perf_events.h"
-#include "../../runner/perf_metrics.h"
+#include "../../monitors/monitor.h"
+#include "../../monitors/perf_events.h"
+#include "../../monitors/perf_metrics.h"
 
 #include <errno.h>
 #include <math.h>

@@ -8,8 +8,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "../../runner/monitor.h"
-#include "../../runner/profile.h"
+#include "../../monitors/monitor.h"
+#include "../../monitors/profile.h"
 
 #include <math.h>
 #include <signal.h>

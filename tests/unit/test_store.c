@@ -6,7 +6,7 @@
 #include <cmocka.h>
 
 #include "../../runner/machine.h"
-#include "../../runner/store.h"
+#include "../../store/store.h"
 
 #include <stdio.h>
 #include <stdlib.h>

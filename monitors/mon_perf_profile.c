@@ -1,7 +1,7 @@
 /* perf-profile: call chains sampled on every CPU (cycles:pp, or cpu-clock without a PMU),
  * symbolized while the testcase's processes live, reduced to the robot's
  * perf-profile.{self,children,calltrace}.<event>.* percentages. */
-#include "job.h"
+#include "../lib/num.h"
 #include "monitor.h"
 #include "perf_events.h"
 #include "profile.h"
@@ -122,7 +122,7 @@ static int option(struct monitor_ctx *ctx, const char *key, bool duration, doubl
 		*out = json_number_value(v);
 		return 0;
 	}
-	if (s && (duration ? job_parse_duration(s, out) == 0
+	if (s && (duration ? num_parse_duration(s, out) == 0
 			   : (*out = strtod(s, &end), end != s && !*end && isfinite(*out))))
 		return 0;
 	snprintf(ctx->note, sizeof(ctx->note), "perf-profile: option %s: expected %s, got '%.200s'",

@@ -3,7 +3,7 @@
 #ifndef SCALEBENCH_TMPDIR_H
 #define SCALEBENCH_TMPDIR_H
 
-#include "testcase.h"
+#include "../testcases/testcase.h"
 
 #include <stddef.h>
 

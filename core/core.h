@@ -3,7 +3,7 @@
 #ifndef SCALEBENCH_CORE_H
 #define SCALEBENCH_CORE_H
 
-#include "testcase.h"
+#include "../testcases/testcase.h"
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,0 +1,33 @@
+#include "families.h"
+
+#include <string.h>
+
+/* lkp-tests' monitors (its monitors/ directory): the families a run's stats can come from
+ * besides the testcase's own.  A job naming one scalebench lacks is noted, not refused. */
+static const char *const lkp_monitors[] = {
+    "perf-stat", "proc-vmstat",	 "vmstat",	  "meminfo",	  "proc-stat",	   "interrupts",
+    "softirqs",	 "numa-meminfo", "numa-numastat", "numa-vmstat",  "slabinfo",	   "sched_debug",
+    "time",	 "dmesg",	 "kmsg",	  "perf-profile", "cpuidle",	   "cpufreq-stats",
+    "energy",	 "ftrace",	 "heartbeat",	  "iostat",	  "latency_stats", "lock_stat",
+    "mpstat",	 "oom-killer",	 "pagetypeinfo",  "perf-c2c",	  "perf-sched",	   "pmeter",
+    "turbostat", "uptime",	 "watchdog",	  "top",	  "buddyinfo",	   "zoneinfo",
+    "diskstats", "nfsstat",	 "mountstats",	  NULL,
+};
+
+static bool family_n_is_lkp_monitor(const char *family, size_t n)
+{
+	for (size_t i = 0; lkp_monitors[i]; i++)
+		if (strlen(lkp_monitors[i]) == n && !strncmp(lkp_monitors[i], family, n))
+			return true;
+	return false;
+}
+
+bool family_is_lkp_monitor(const char *family)
+{
+	return family_n_is_lkp_monitor(family, strlen(family));
+}
+
+bool stat_family_is_lkp_monitor(const char *stat)
+{
+	return family_n_is_lkp_monitor(stat, strcspn(stat, "."));
+}
