@@ -45,7 +45,7 @@ ARCHIVESA = $(LAYERS:%=$(BA)/lib%.a)
 ANALYZE_ARCHIVESA = $(BA)/libanalyze.a $(BA)/libstore.a $(BA)/liblib.a
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BA)/tests/%)
 
-.PHONY: all setup run check unit e2e bench install uninstall clean format plugin-example
+.PHONY: all setup run check check-build unit e2e bench install uninstall clean format plugin-example
 
 HELPERS = scalebench-exec-helper scalebench-exec-helper-dyn
 
@@ -144,7 +144,10 @@ plugin-example: $(PLUGIN_EXAMPLE)
 run: all
 	$(B)/scalebench run jobs/default.yaml
 
-check: all $(BA)/scalebench $(HELPERS:%=$(BA)/%) $(UNIT_BIN) $(PLUGIN_EXAMPLE)
+# Everything the tests need, built; `./tests/run.sh NAME` then runs the tests whose name has NAME.
+check-build: all $(BA)/scalebench $(HELPERS:%=$(BA)/%) $(UNIT_BIN) $(PLUGIN_EXAMPLE)
+
+check: check-build
 	./tests/run.sh
 
 # Both run even when the first misses its target; make fails if either does.
