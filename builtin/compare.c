@@ -12,39 +12,10 @@
 #include <string.h>
 #include <unistd.h>
 
-enum {
-	OPT_RESULTS = 256,
-	OPT_JOB,
-	OPT_COMMITS,
-	OPT_STAT,
-	OPT_ALL,
-	OPT_JSON,
-	OPT_RULE,
-	OPT_THRESHOLD,
-	OPT_FORMAT,
-	OPT_PLOT,
-};
-
-static const struct cli_option compare_options[] = {
-    {"results", OPT_RESULTS, "DIR", "results root to pick groups from (with --job, --commits)"},
-    {"job", OPT_JOB, "JOB",
-     "a job file, or one atomic job's path_params (process-100%-page_fault3)"},
-    {"commits", OPT_COMMITS, "A,B[,C]", "commit labels to compare, the first is the base"},
-    {"stat", OPT_STAT, "REGEX", "only stats whose name matches (extended regex)"},
-    {"all", OPT_ALL, NULL, "show every stat, not only those that changed significantly"},
-    {"verbose", 'v', NULL, "add p, q, the interval of the change, the test and the verdict"},
-    {"json", OPT_JSON, NULL, "print everything computed as JSON (same as --format json)"},
-    {"format", OPT_FORMAT, "FMT",
-     "robot (default), json, or mmtests (commits side by side per nr_task; needs --job JOB.yaml)"},
-    {"rule", OPT_RULE, "RULE", "stats (default: Welch on logs / Mann-Whitney, BH q-values) or lkp"},
-    {"threshold", OPT_THRESHOLD, "PCT", "noise threshold for a verdict, in % (default 1)"},
-    {"plot", OPT_PLOT, NULL, "after the table, the robot's text plot of each headline stat shown"},
-    {NULL, 0, NULL, NULL},
-};
-
-const struct cli_command compare_command = {
+const struct command_def compare_command = {
     .name = "compare",
-    .usage = "A B [C ...]  |  --results DIR --job JOB --commits A,B[,C]  [options]",
+    .args = "A B [C ...]",
+    .alt = "--results DIR --job JOB --commits A,B[,C] [options]",
     .summary = "Compare groups of runs stat by stat, as the kernel test robot does.",
     .details = "Each of A, B, ... is a commit directory of a results tree (all its runs are one\n"
 	       "group); A is the base.  Per stat: mean and %stddev per group, %change against A\n"
@@ -57,7 +28,6 @@ const struct cli_command compare_command = {
 	       "comes from the stat's name (ops up, time and misses down; monitors neutral).\n"
 	       "--rule lkp applies the robot's own rule instead.\n"
 	       "\nexit status: 0 no headline stat regressed, 1 one did, 2 error.\n",
-    .options = compare_options,
 };
 
 static int add_dir(char ***dirs, size_t *n, const char *d)
@@ -299,92 +269,53 @@ static int mmtests_tables(const struct job_file *job, const char *root, const ch
 
 int cmd_compare(int argc, char **argv)
 {
-	struct compare_opts o = {.rule = RULE_STATS,
-				 .threshold_pct = 1,
-				 .threshold_abs = 0.1,
-				 .q_max = 0.05,
-				 .alpha = 0.05};
-	const char *arg, *root = NULL, *job_arg = NULL, *commits = NULL, *stat = NULL;
+	struct compare_opts o = {.threshold_abs = 0.1, .q_max = 0.05, .alpha = 0.05};
+	const char *root = NULL, *job_arg = NULL, *commits = NULL, *stat = NULL, *format, *rule;
 	bool all = false, verbose = false, json = false, plot = false, mmtests = false;
+	const struct option_def opts[] = {
+	    {OPT_STRING("results", 0, &root), .arg = "DIR",
+	     .help = "results root to pick groups from (with --job, --commits)"},
+	    {OPT_STRING("job", 0, &job_arg), .arg = "JOB",
+	     .help = "a job file, or one atomic job's path_params (process-100%-page_fault3)"},
+	    {OPT_STRING("commits", 0, &commits), .arg = "A,B[,C]",
+	     .help = "commit labels to compare, the first is the base"},
+	    {OPT_STRING("stat", 0, &stat), .arg = "REGEX",
+	     .help = "only stats whose name matches (extended regex)"},
+	    {OPT_FLAG("all", 0, &all),
+	     .help = "show every stat, not only those that changed significantly"},
+	    {OPT_FLAG("verbose", 'v', &verbose),
+	     .help = "add p, q, the interval of the change, the test and the verdict"},
+	    {OPT_FLAG("json", 0, &json),
+	     .help = "print everything computed as JSON (same as --format json)"},
+	    {OPT_CHOICE("format", 0, &format), .choices = "robot|json|mmtests", .def = "robot",
+	     .help =
+		 "the robot's table, JSON, or MMTests' (commits side by side per nr_task; needs "
+		 "--job JOB.yaml)"},
+	    {OPT_CHOICE("rule", 0, &rule), .choices = "stats|lkp", .def = "stats",
+	     .help = "stats: Welch on logs / Mann-Whitney, BH q-values; lkp: the robot's rule"},
+	    {OPT_PERCENT("threshold", 0, &o.threshold_pct), .def = "1", .max = 1000,
+	     .help = "noise threshold for a verdict"},
+	    {OPT_FLAG("plot", 0, &plot),
+	     .help = "after the table, the robot's text plot of each headline stat shown"},
+	    {OPT_END},
+	};
 	char **dirs = NULL, err[1024];
 	size_t ndirs = 0;
 	regex_t re;
-	int c, rc = 0;
+	int first, rc = options_parse(&compare_command, opts, argc, argv, &first, NULL);
 
-	cli_reset();
-	while ((c = cli_next(&compare_command, argc, argv, &arg)) != -1) {
-		switch (c) {
-		case OPT_RESULTS:
-			root = arg;
-			break;
-		case OPT_JOB:
-			job_arg = arg;
-			break;
-		case OPT_COMMITS:
-			commits = arg;
-			break;
-		case OPT_STAT:
-			stat = arg;
-			break;
-		case OPT_ALL:
-			all = true;
-			break;
-		case 'v':
-			verbose = true;
-			break;
-		case OPT_PLOT:
-			plot = true;
-			break;
-		case OPT_JSON:
-			json = true;
-			break;
-		case OPT_FORMAT:
-			if (!strcmp(arg, "json"))
-				json = true;
-			else if (!strcmp(arg, "mmtests"))
-				mmtests = true;
-			else if (strcmp(arg, "robot")) {
-				fprintf(stderr,
-					"scalebench compare: --format '%s': expected robot, json "
-					"or mmtests\n",
-					arg);
-				return 2;
-			}
-			break;
-		case OPT_RULE:
-			if (!strcmp(arg, "lkp"))
-				o.rule = RULE_LKP;
-			else if (strcmp(arg, "stats")) {
-				fprintf(stderr,
-					"scalebench compare: --rule '%s': expected stats or lkp\n",
-					arg);
-				return 2;
-			}
-			break;
-		case OPT_THRESHOLD:
-			if (cli_parse_seconds(arg, &o.threshold_pct) || o.threshold_pct < 0 ||
-			    o.threshold_pct > 1000) {
-				fprintf(
-				    stderr,
-				    "scalebench compare: --threshold '%s': expected a percentage "
-				    "(0-1000)\n",
-				    arg);
-				return 2;
-			}
-			break;
-		case 'h':
-			cli_print_help(&compare_command, stdout);
-			return 0;
-		default:
-			return 2;
-		}
-	}
+	if (rc >= 0)
+		return rc;
+	rc = 0;
+	json = json || !strcmp(format, "json");
+	mmtests = !strcmp(format, "mmtests");
+	o.rule = strcmp(rule, "lkp") ? RULE_STATS : RULE_LKP;
 	if (stat) {
 		int e = regcomp(&re, stat, REG_EXTENDED | REG_NOSUB);
 
 		if (e) {
 			regerror(e, &re, err, sizeof(err));
-			fprintf(stderr, "scalebench compare: --stat '%s': %s\n", stat, err);
+			sb_error("--stat '%s': %s", stat, err);
 			return 2;
 		}
 		o.stat_re = &re;
@@ -394,7 +325,7 @@ int cmd_compare(int argc, char **argv)
 		struct job_file job = {0};
 		bool have_job = false;
 
-		if (!root || !job_arg || !commits || cli_optind() < argc) {
+		if (!root || !job_arg || !commits || first < argc) {
 			fprintf(stderr, "scalebench compare: --results, --job and --commits go "
 					"together, without group directories\n");
 			rc = 2;
@@ -455,7 +386,7 @@ int cmd_compare(int argc, char **argv)
 			"and --commits\n");
 		rc = 2;
 	} else {
-		for (int i = cli_optind(); i < argc; i++)
+		for (int i = first; i < argc; i++)
 			add_dir(&dirs, &ndirs, argv[i]);
 		rc = compare_dirs(dirs, ndirs, &o, json, all, verbose, plot);
 	}

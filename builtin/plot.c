@@ -10,32 +10,16 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { OPT_STAT = 256, OPT_PNG, OPT_SVG, OPT_SCALABILITY, OPT_RESULTS, OPT_COMMITS };
-
-static const struct cli_option plot_options[] = {
-    {"stat", OPT_STAT, "STAT",
-     "the stat to plot (default will-it-scale.per_process_ops, or per_thread_ops)"},
-    {"png", OPT_PNG, "FILE", "write a PNG instead of the 80x20 text plot"},
-    {"svg", OPT_SVG, "FILE", "write an SVG instead of the 80x20 text plot"},
-    {"scalability", OPT_SCALABILITY, "JOB.yaml",
-     "ops/s against nr_task, one line per commit, from the job's atomic jobs (with --results, "
-     "--commits)"},
-    {"results", OPT_RESULTS, "DIR", "results root (with --scalability)"},
-    {"commits", OPT_COMMITS, "A,B[,C]", "commit labels (with --scalability)"},
-    {NULL, 0, NULL, NULL},
-};
-
-const struct cli_command plot_command = {
+const struct command_def plot_command = {
     .name = "plot",
-    .usage = "A B [C ...] [--stat STAT] [--png FILE|--svg FILE]\n"
-	     "       scalebench plot --scalability JOB.yaml --results DIR --commits A,B [...]",
+    .args = "A B [C ...]",
+    .alt = "--scalability JOB.yaml --results DIR --commits A,B[,C] [--png FILE | --svg FILE]",
     .summary = "Plot a stat's runs per group, or scalability against nr_task, with gnuplot.",
     .details = "Each of A, B, ... is a commit directory of a results tree.  The sample plot shows\n"
 	       "every run's value in run order, one point character per group: with two groups\n"
 	       "the robot's legend, [*] bisect-good sample / [O] bisect-bad sample.  The\n"
 	       "scalability plot shows the mean ops/s of one copy's stat against nr_task for each\n"
 	       "commit, with the standard deviation as error bars.\n",
-    .options = plot_options,
 };
 
 static int sample_plot(char **dirs, size_t n, const char *stat, enum plot_format fmt,
@@ -186,48 +170,43 @@ out:
 
 int cmd_plot(int argc, char **argv)
 {
-	const char *arg, *stat = NULL, *path = NULL, *job = NULL, *root = NULL, *commits = NULL;
-	enum plot_format fmt = PLOT_TEXT;
+	const char *stat = NULL, *png = NULL, *svg = NULL, *path, *job = NULL, *root = NULL,
+		   *commits = NULL;
+	const struct option_def opts[] = {
+	    {OPT_STRING("stat", 0, &stat), .arg = "STAT",
+	     .def_doc = "will-it-scale.per_process_ops, or per_thread_ops",
+	     .help = "the stat to plot"},
+	    {OPT_STRING("png", 0, &png), .arg = "FILE",
+	     .help = "write a PNG instead of the 80x20 text plot"},
+	    {OPT_STRING("svg", 0, &svg), .arg = "FILE",
+	     .help = "write an SVG instead of the 80x20 text plot"},
+	    {OPT_STRING("scalability", 0, &job), .arg = "JOB.yaml",
+	     .help = "ops/s against nr_task, one line per commit, from the job's atomic jobs "
+		     "(with --results, --commits)"},
+	    {OPT_STRING("results", 0, &root), .arg = "DIR",
+	     .help = "results root (with --scalability)"},
+	    {OPT_STRING("commits", 0, &commits), .arg = "A,B[,C]",
+	     .help = "commit labels (with --scalability)"},
+	    {OPT_END},
+	};
+	enum plot_format fmt;
 	char err[512];
-	int c;
+	int first, rc = options_parse(&plot_command, opts, argc, argv, &first, NULL);
 
-	cli_reset();
-	while ((c = cli_next(&plot_command, argc, argv, &arg)) != -1) {
-		switch (c) {
-		case OPT_STAT:
-			stat = arg;
-			break;
-		case OPT_PNG:
-		case OPT_SVG:
-			if (path) {
-				fprintf(stderr, "scalebench plot: one of --png and --svg\n");
-				return 2;
-			}
-			fmt = c == OPT_PNG ? PLOT_PNG : PLOT_SVG;
-			path = arg;
-			break;
-		case OPT_SCALABILITY:
-			job = arg;
-			break;
-		case OPT_RESULTS:
-			root = arg;
-			break;
-		case OPT_COMMITS:
-			commits = arg;
-			break;
-		case 'h':
-			cli_print_help(&plot_command, stdout);
-			return 0;
-		default:
-			return 2;
-		}
+	if (rc >= 0)
+		return rc;
+	if (png && svg) {
+		sb_error("one of --png and --svg");
+		return 2;
 	}
+	fmt = png ? PLOT_PNG : svg ? PLOT_SVG : PLOT_TEXT;
+	path = png ? png : svg;
 	if (!plot_available(err, sizeof(err))) {
 		fprintf(stderr, "scalebench plot: %s\n", err);
 		return 2;
 	}
 	if (job) {
-		if (!root || !commits || cli_optind() < argc) {
+		if (!root || !commits || first < argc) {
 			fprintf(stderr,
 				"scalebench plot: --scalability needs --results and --commits, "
 				"and no group directories\n");
@@ -235,5 +214,5 @@ int cmd_plot(int argc, char **argv)
 		}
 		return scalability_plot(job, root, commits, stat, fmt, path);
 	}
-	return sample_plot(argv + cli_optind(), (size_t)(argc - cli_optind()), stat, fmt, path);
+	return sample_plot(argv + first, (size_t)(argc - first), stat, fmt, path);
 }

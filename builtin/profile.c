@@ -12,26 +12,15 @@
 #include <unistd.h>
 #include <zlib.h>
 
-enum { OPT_CHILDREN = 256, OPT_SELF, OPT_MIN };
-
-static const struct cli_option profile_options[] = {
-    {"children", OPT_CHILDREN, NULL,
-     "sort by children: samples with the symbol anywhere in the chain (default)"},
-    {"self", OPT_SELF, NULL, "sort by self: samples whose leaf is the symbol"},
-    {"min", OPT_MIN, "PCT", "leave out symbols and branches under PCT% of samples (default 0.5)"},
-    {NULL, 0, NULL, NULL},
-};
-
-const struct cli_command profile_command = {
+const struct command_def profile_command = {
     .name = "profile",
-    .usage = "DIR... [--children|--self] [--min PCT]",
+    .args = "DIR...",
     .summary = "Show perf-profile call chains as a perf-report-like tree.",
     .details = "Each DIR is a run's directory, written by 'scalebench run' with the perf-profile\n"
 	       "monitor in the job (perf-profile: {freq: 1000}), or a commit's directory: all\n"
 	       "its numbered runs.  The samples of every run given add up to one profile.  Each\n"
 	       "symbol is shown with its children and self percentages of all samples and,\n"
 	       "below it, the callers it was reached through, callee first.\n",
-    .options = profile_options,
 };
 
 /* The whole of a file, gunzipped if it is gzip (gzread passes plain files through). */
@@ -97,38 +86,35 @@ static int load_run(const char *path, struct total *t)
 	errno = 0;
 	text = slurp_gz(path, &len);
 	if (!text) {
-		fprintf(stderr, "scalebench profile: %s: cannot read: %s\n", path,
-			errno ? strerror(errno) : "not gzip or JSON");
+		sb_error("%s: cannot read: %s", path, errno ? strerror(errno) : "not gzip or JSON");
 		return -1;
 	}
 	root = json_loadb(text, len, 0, &jerr);
 	free(text);
 	if (!root) {
-		fprintf(stderr, "scalebench profile: %s:%d: %s\n", path, jerr.line, jerr.text);
+		sb_error("%s:%d: %s", path, jerr.line, jerr.text);
 		return -1;
 	}
 	json_array_foreach(root, i, v) if (json_is_object(v) && json_object_get(v, "chains")) run =
 	    v;
 	if (!run) {
-		fprintf(stderr,
-			"scalebench profile: %s: expected a list holding an object with \"chains\" "
-			"(the monitor did not finish?)\n",
-			path);
+		sb_error("%s: expected a list holding an object with \"chains\" "
+			 "(the monitor did not finish?)",
+			 path);
 		json_decref(root);
 		return -1;
 	}
 	v = json_object_get(run, "event");
 	event = json_is_string(v) ? json_string_value(v) : "?";
 	if (t->event[0] && strcmp(t->event, event)) {
-		fprintf(stderr,
-			"scalebench profile: %s: sampled %s, the runs before it %s: one event at "
-			"a time\n",
-			path, event, t->event);
+		sb_error("%s: sampled %s, the runs before it %s: one event at "
+			 "a time",
+			 path, event, t->event);
 		json_decref(root);
 		return -1;
 	}
 	if (profile_add_json(json_object_get(run, "chains"), &t->p, err, sizeof(err))) {
-		fprintf(stderr, "scalebench profile: %s: %s\n", path, err);
+		sb_error("%s: %s", path, err);
 		json_decref(root);
 		return -1;
 	}
@@ -162,8 +148,7 @@ static int load(const char *dir, struct total *t)
 
 	errno = 0;
 	if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
-		fprintf(stderr, "scalebench profile: %s: %s\n", dir,
-			errno ? strerror(errno) : "not a directory");
+		sb_error("%s: %s", dir, errno ? strerror(errno) : "not a directory");
 		return -1;
 	}
 	if (profile_file(dir, path, sizeof(path)) == 0)
@@ -179,11 +164,10 @@ static int load(const char *dir, struct total *t)
 	if (bad)
 		return -1;
 	if (t->runs == before) {
-		fprintf(stderr,
-			"scalebench profile: %s: no perf-profile.json.gz, here or in its numbered "
-			"runs: the runs had no perf-profile monitor (name 'perf-profile:' in the "
-			"job's monitors)\n",
-			dir);
+		sb_error("%s: no perf-profile.json.gz, here or in its numbered "
+			 "runs: the runs had no perf-profile monitor (name 'perf-profile:' in the "
+			 "job's monitors)",
+			 dir);
 		return -1;
 	}
 	return 0;
@@ -191,53 +175,37 @@ static int load(const char *dir, struct total *t)
 
 int cmd_profile(int argc, char **argv)
 {
-	const char *arg;
 	struct total t = {0};
 	bool by_self = false;
-	double min_pct = 0.5;
-	char *end;
-	int c, status = 0;
+	double min_pct;
+	const struct option_def opts[] = {
+	    {OPT_FLAG("children", 0, &by_self), .flags = OPTION_CLEAR,
+	     .help = "sort by children: samples with the symbol anywhere in the chain (the "
+		     "default)"},
+	    {OPT_FLAG("self", 0, &by_self),
+	     .help = "sort by self: samples whose leaf is the symbol"},
+	    {OPT_PERCENT("min", 0, &min_pct), .def = "0.5",
+	     .help = "leave out symbols and branches under this share of the samples"},
+	    {OPT_END},
+	};
+	int first, status = options_parse(&profile_command, opts, argc, argv, &first, NULL);
 
-	cli_reset();
-	while ((c = cli_next(&profile_command, argc, argv, &arg)) != -1) {
-		switch (c) {
-		case OPT_CHILDREN:
-			by_self = false;
-			break;
-		case OPT_SELF:
-			by_self = true;
-			break;
-		case OPT_MIN:
-			errno = 0;
-			min_pct = strtod(arg, &end);
-			if (errno || end == arg || *end || min_pct < 0 || min_pct > 100) {
-				fprintf(stderr,
-					"scalebench profile: --min %s: expected a percentage 0 to "
-					"100\n",
-					arg);
-				return 2;
-			}
-			break;
-		case 'h':
-			cli_print_help(&profile_command, stdout);
-			return 0;
-		default:
-			return 2;
-		}
-	}
-	if (argc - cli_optind() < 1) {
-		fprintf(stderr, "usage: scalebench profile %s\n", profile_command.usage);
+	if (status >= 0)
+		return status;
+	status = 0;
+	if (argc - first < 1) {
+		options_usage(&profile_command, opts, stderr);
 		return 2;
 	}
 	if (profile_init(&t.p)) {
-		fprintf(stderr, "scalebench profile: out of memory\n");
+		sb_error("out of memory");
 		return 1;
 	}
-	for (int i = cli_optind(); i < argc && !status; i++)
+	for (int i = first; i < argc && !status; i++)
 		status = load(argv[i], &t) ? 1 : 0;
 	if (!status && !t.p.samples) {
-		fprintf(stderr, "scalebench profile: %s%s: the profile has no samples\n",
-			argv[cli_optind()], argc - cli_optind() > 1 ? " ..." : "");
+		sb_error("%s%s: the profile has no samples", argv[first],
+			 argc - first > 1 ? " ..." : "");
 		status = 1;
 	}
 	if (status) {
