@@ -89,9 +89,8 @@ static char *find_dir(const char *root, const char *path_params, const char *com
 	if (k == 1) {
 		dir = found[0];
 	} else {
-		int len = snprintf(err, errlen, "%s: %s runs of job '%s' at commit '%s' under %s",
-				   k ? "ambiguous" : "no",
-				   k ? "several directories hold" : "no directory holds",
+		int len = snprintf(err, errlen, "%s runs of job '%s' at commit '%s' under %s",
+				   k ? "ambiguous: several directories hold" : "no directory holds",
 				   path_params, commit, root);
 
 		for (size_t i = 0; i < k; i++) {
