@@ -213,6 +213,8 @@ static int scalability_plot(const char *job_path, const char *root, const char *
 			if (ns > 1 && asprintf(&names[nlines], "%s %s %s", labels[c], ser[k].test,
 					       ser[k].mode) > 0)
 				line->label = names[nlines];
+			else if (ns > 1)
+				names[nlines] = NULL; /* asprintf leaves it undefined */
 			nlines++;
 		}
 		if (!points) {

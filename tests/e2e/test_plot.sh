@@ -61,3 +61,8 @@ python3 tests/fixtures/compare/make-trees.py "$WORK/ls" latsweep
 sb plot --scalability tests/fixtures/compare/sweep.yaml --results "$WORK/ls" --commits v1,v2
 check "scalability plot of the declared headline" bash -c \
 	"[ $rc -eq 0 ] && grep -q 'lat.p99_us' $WORK/out && grep -q 'v1' $WORK/out && grep -q 'v2' $WORK/out"
+python3 tests/fixtures/compare/make-trees.py "$WORK/modes" modes
+printf 'nr_task: [1, 2]\nwill-it-scale: {mode: [process, thread], test: page_fault3}\n' >"$WORK/modes.yaml"
+sb plot --scalability "$WORK/modes.yaml" --results "$WORK/modes" --commits v1,v2
+check "scalability plot of a job in two modes: a line per commit and mode" bash -c \
+	"[ $rc -eq 0 ] && grep -q 'v1 page_fault3 process' $WORK/out && grep -q 'v2 page_fault3 thread' $WORK/out"
