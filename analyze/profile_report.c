@@ -87,9 +87,8 @@ static int load_run(const char *path, struct profile_runs *t, char *err, size_t 
 		return -1;
 	}
 	if (t->event[0] && strcmp(t->event, rec.event)) {
-		snprintf(err, errlen,
-			 "%s: sampled %s, the runs before it %s: one event at a time", path,
-			 rec.event, t->event);
+		snprintf(err, errlen, "%s: sampled %s, the runs before it %s: one event at a time",
+			 path, rec.event, t->event);
 		json_decref(root);
 		return -1;
 	}
@@ -154,10 +153,11 @@ int profile_runs_add(struct profile_runs *t, const char *dir, char *err, size_t 
 	if (bad)
 		return -1;
 	if (t->runs == before) {
-		snprintf(err, errlen,
-			 "%s: no perf-profile.json.gz, here or in its numbered runs: the runs had no "
-			 "perf-profile monitor (name 'perf-profile:' in the job's monitors)",
-			 dir);
+		snprintf(
+		    err, errlen,
+		    "%s: no perf-profile.json.gz, here or in its numbered runs: the runs had no "
+		    "perf-profile monitor (name 'perf-profile:' in the job's monitors)",
+		    dir);
 		return -1;
 	}
 	return 0;

@@ -684,7 +684,8 @@ static enum run_end sample_loop(struct sampler *s)
 		/* Bracket the counter reads with the clock and stamp the midpoint. */
 		uint64_t a = now_ns();
 		for (unsigned c = 0; c < n; c++)
-			s->counts[c] = __atomic_load_n(&s->sh.slots[c].iterations, __ATOMIC_RELAXED);
+			s->counts[c] =
+			    __atomic_load_n(&s->sh.slots[c].iterations, __ATOMIC_RELAXED);
 		uint64_t b = now_ns();
 		if (window_append(&res->samples, (a + b) / 2 - s->t0, s->counts))
 			return RUN_NOMEM;

@@ -409,8 +409,7 @@ static char *atomic_name(const char *stem, const char *pp)
 
 /* ---- Loading ---- */
 
-int expand_document(struct loader *l, json_t *doc, const struct param_list *varying,
-			   json_t *names)
+int expand_document(struct loader *l, json_t *doc, const struct param_list *varying, json_t *names)
 {
 	struct job_file *job = l->job;
 	struct param_list dims = {0}, params = {0};

@@ -69,8 +69,7 @@ json_t *merge_revision(struct loader *l, json_t *header, json_t *rev);
 /* The keys whose values differ between the merged documents. */
 int doc_varying(struct loader *l, json_t *merged_docs, struct param_list *out);
 /* One merged document's atomic jobs appended to l->job; names: atomic names so far. */
-int expand_document(struct loader *l, json_t *doc, const struct param_list *varying,
-		    json_t *names);
+int expand_document(struct loader *l, json_t *doc, const struct param_list *varying, json_t *names);
 
 /* job_check.c: one atomic job checked. */
 /* obj's key, or NULL when it is absent or null. */

@@ -12,9 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define JOB_MAX_BYTES	(16u << 20)
-#define JOB_MAX_DEPTH	64
-#define JOB_MAX_NODES	100000
+#define JOB_MAX_BYTES (16u << 20)
+#define JOB_MAX_DEPTH 64
+#define JOB_MAX_NODES 100000
 
 static int fail_mark(struct loader *l, const yaml_mark_t *m, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

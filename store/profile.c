@@ -200,8 +200,8 @@ int profile_from_json(const json_t *chains, struct profile *p, char *err, size_t
 	return 0;
 }
 
-json_t *profile_record_new(const struct profile *p, double t_s, const char *event,
-			   uint64_t samples, uint64_t lost)
+json_t *profile_record_new(const struct profile *p, double t_s, const char *event, uint64_t samples,
+			   uint64_t lost)
 {
 	json_t *chains = profile_to_json(p);
 

@@ -44,8 +44,8 @@ struct profile_record {
 };
 
 /* A record of p sampled up to t_s (seconds into the window), or NULL (out of memory). */
-json_t *profile_record_new(const struct profile *p, double t_s, const char *event,
-			   uint64_t samples, uint64_t lost);
+json_t *profile_record_new(const struct profile *p, double t_s, const char *event, uint64_t samples,
+			   uint64_t lost);
 /* The record of a raw file (parsed) that holds chains, the last if several do; -1 when
  * none does (not a list, or the monitor did not finish).  r points into file. */
 int profile_record_find(const json_t *file, struct profile_record *r);

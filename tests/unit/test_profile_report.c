@@ -238,7 +238,8 @@ static void test_runs_add(void **state)
 
 	assert_int_equal(profile_runs_init(&t), 0);
 	assert_int_equal(add_dir(&t, "commit/1", err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "commit/1: no perf-profile.json.gz, here or in its numbered runs"));
+	assert_non_null(
+	    strstr(err, "commit/1: no perf-profile.json.gz, here or in its numbered runs"));
 	assert_int_equal(add_dir(&t, "missing", err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "missing: No such file or directory"));
 	write_text("commit/1/perf-profile.json", "[{\"chains\": [");
