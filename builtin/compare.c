@@ -104,7 +104,7 @@ static int load_groups(char **dirs, size_t n, struct result_group *g, char *err,
 			return -1;
 		}
 		for (size_t k = 0; k < g[i].nnotes; k++)
-			fprintf(stderr, "scalebench compare: note: %s\n", g[i].notes[k]);
+			sb_note("%s", g[i].notes[k]);
 	}
 	return 0;
 }
@@ -115,12 +115,11 @@ static void plot_headline(const struct comparison *c, bool all)
 	char err[512];
 
 	if (!plot_available(err, sizeof(err))) {
-		fprintf(stderr, "scalebench compare: no plots: %s\n", err);
+		sb_error("no plots: %s", err);
 		return;
 	}
 	if (c->ngroups > PLOT_MAX_SERIES) {
-		fprintf(stderr,
-			"scalebench compare: no plots: %zu groups, at most %d fit one plot\n",
+		sb_error("no plots: %zu groups, at most %d fit one plot",
 			c->ngroups, PLOT_MAX_SERIES);
 		return;
 	}
@@ -138,7 +137,7 @@ static void plot_headline(const struct comparison *c, bool all)
 		v = calloc(at + 1, sizeof(*v));
 		printf("\n");
 		if (!s || !v) {
-			fprintf(stderr, "scalebench compare: plot of %s: out of memory\n", r->name);
+			sb_error("plot of %s: out of memory", r->name);
 		} else {
 			at = 0;
 			for (size_t g = 0; g < c->ngroups; g++) {
@@ -150,7 +149,7 @@ static void plot_headline(const struct comparison *c, bool all)
 			}
 			if (plot_samples(r->name, s, c->ngroups, PLOT_TEXT, NULL, stdout, err,
 					 sizeof(err)))
-				fprintf(stderr, "scalebench compare: plot of %s: %s\n", r->name,
+				sb_error("plot of %s: %s", r->name,
 					err);
 		}
 		free(s);
@@ -197,10 +196,9 @@ static int compare_dirs(char **dirs, size_t n, const struct compare_opts *o,
 		goto out;
 	}
 	if (c.min_runs < 2 && o->rule == RULE_STATS)
-		fprintf(stderr,
-			"scalebench compare: note: a group has %zu run: no significance test is "
+		sb_note("a group has %zu run: no significance test is "
 			"possible (at least 2 runs per group, 3-5 to decide small changes); "
-			"means and %%change only\n",
+			"means and %%change only",
 			c.min_runs);
 	rc = comparison_regressed(&c) ? 1 : 0;
 	if (out->json_into) {
@@ -284,7 +282,7 @@ static int mmtests_table(const struct job_file *job, const struct sweep *s, cons
 	int rc = 0;
 
 	if (!tasks || !cells) {
-		fprintf(stderr, "scalebench compare: out of memory\n");
+		sb_error("out of memory");
 		free(tasks);
 		free(cells);
 		return 2;
@@ -296,7 +294,7 @@ static int mmtests_table(const struct job_file *job, const struct sweep *s, cons
 		r = mmtests_row(root, job->atomic[s->items[t].index].path_params, commits, nc, o,
 				&cells[t * nc], &stat, &dir, err, sizeof(err));
 		if (r == 2)
-			fprintf(stderr, "scalebench compare: %s\n", err);
+			sb_error("%s", err);
 		if (r > rc)
 			rc = r;
 	}
@@ -347,9 +345,10 @@ static int mmtests_tables(const struct job_file *job, const char *root, const ch
 	int rc = 0;
 
 	if (nc < 2 || ns < 0) {
-		fprintf(stderr, nc < 0 || ns < 0 ? "scalebench compare: out of memory\n"
-						 : "scalebench compare: --format mmtests needs two "
-						   "or more commits\n");
+		if (nc < 0 || ns < 0)
+			sb_error("out of memory");
+		else
+			sb_error("--format mmtests needs two or more commits");
 		free(labels);
 		return 2;
 	}
@@ -379,7 +378,7 @@ static int compare_jobs(const struct job_file *job, const char *path_params, con
 	int rc = 0;
 
 	if (nc < 0) {
-		fprintf(stderr, "scalebench compare: out of memory\n");
+		sb_error("out of memory");
 		return 2;
 	}
 	/* one line per stat, as a single comparison has */
@@ -401,7 +400,7 @@ static int compare_jobs(const struct job_file *job, const char *path_params, con
 		if (pick_dirs(root, pp, labels, (size_t)nc, &d, &nd, err, sizeof(err)) == 0)
 			r = compare_dirs(d, nd, o, &jo, err, sizeof(err));
 		if (r == 2) {
-			fprintf(stderr, "scalebench compare: %s\n", err);
+			sb_error("%s", err);
 			if (array) {
 				jsonw_begin_object(&w);
 				jsonw_key(&w, "job");
@@ -418,7 +417,7 @@ static int compare_jobs(const struct job_file *job, const char *path_params, con
 	if (array) {
 		jsonw_end_array(&w);
 		if (jsonw_finish(&w)) {
-			fprintf(stderr, "scalebench compare: cannot write the JSON to stdout\n");
+			sb_error("cannot write the JSON to stdout");
 			rc = 2;
 		}
 	}
@@ -487,23 +486,23 @@ int cmd_compare(int argc, char **argv)
 		bool have_job = false;
 
 		if (!root || !job_arg || !commits || first < argc) {
-			fprintf(stderr, "scalebench compare: --results, --job and --commits go "
-					"together, without group directories\n");
+			sb_error("--results, --job and --commits go "
+					"together, without group directories");
 			rc = 2;
 			goto out;
 		}
 		if (access(job_arg, F_OK) == 0) {
 			if (job_load(job_arg, (unsigned)sysconf(_SC_NPROCESSORS_ONLN), &job, err,
 				     sizeof(err))) {
-				fprintf(stderr, "scalebench compare: %s\n", err);
+				sb_error("%s", err);
 				rc = 2;
 				goto out;
 			}
 			have_job = true;
 		}
 		if (mmtests && !have_job) {
-			fprintf(stderr, "scalebench compare: --format mmtests needs --job JOB.yaml "
-					"(its task counts are the rows)\n");
+			sb_error("--format mmtests needs --job JOB.yaml "
+					"(its task counts are the rows)");
 			rc = 2;
 		} else if (mmtests) {
 			rc = mmtests_tables(&job, root, commits, &o);
@@ -514,16 +513,15 @@ int cmd_compare(int argc, char **argv)
 		if (have_job)
 			job_free(&job);
 	} else if (mmtests) {
-		fprintf(stderr,
-			"scalebench compare: --format mmtests needs --results, --job JOB.yaml "
-			"and --commits\n");
+		sb_error("--format mmtests needs --results, --job JOB.yaml "
+			"and --commits");
 		rc = 2;
 	} else {
 		for (int i = first; i < argc; i++)
 			add_dir(&dirs, &ndirs, argv[i]);
 		rc = compare_dirs(dirs, ndirs, &o, &output, err, sizeof(err));
 		if (rc == 2)
-			fprintf(stderr, "scalebench compare: %s\n", err);
+			sb_error("%s", err);
 	}
 out:
 	for (size_t i = 0; i < ndirs; i++)

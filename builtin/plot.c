@@ -34,34 +34,33 @@ static int sample_plot(char **dirs, size_t n, const char *stat, enum plot_format
 	int rc = 2;
 
 	if (n < 1) {
-		fprintf(stderr, "scalebench plot: expected group directories, got none\n");
+		sb_error("expected group directories, got none");
 		goto out;
 	}
 	if (!g || !s) {
-		fprintf(stderr, "scalebench plot: out of memory\n");
+		sb_error("out of memory");
 		goto out;
 	}
 	for (; loaded < n; loaded++) {
 		if (group_load(dirs[loaded], &g[loaded], err, sizeof(err))) {
-			fprintf(stderr, "scalebench plot: %s\n", err);
+			sb_error("%s", err);
 			goto out;
 		}
 		for (size_t i = 0; i < g[loaded].nnotes; i++)
-			fprintf(stderr, "scalebench plot: note: %s\n", g[loaded].notes[i]);
+			sb_note("%s", g[loaded].notes[i]);
 		total += g[loaded].nruns;
 	}
 	if (!stat)
 		stat = group_headline_stat(g, n);
 	if (!stat) {
-		fprintf(stderr,
-			"scalebench plot: %s: the runs' meta.json declares no headline stat; name "
-			"one with --stat\n",
+		sb_error("%s: the runs' meta.json declares no headline stat; name "
+			"one with --stat",
 			g[0].dir);
 		goto out;
 	}
 	vals = calloc(total + 1, sizeof(*vals));
 	if (!vals) {
-		fprintf(stderr, "scalebench plot: out of memory\n");
+		sb_error("out of memory");
 		goto out;
 	}
 	total = 0;
@@ -71,13 +70,13 @@ static int sample_plot(char **dirs, size_t n, const char *stat, enum plot_format
 					    .n = group_values(&g[i], stat, vals + total)};
 		total += g[i].nruns;
 		if (!s[i].n) {
-			fprintf(stderr, "scalebench plot: %s: no run has the stat '%s'\n", g[i].dir,
+			sb_error("%s: no run has the stat '%s'", g[i].dir,
 				stat);
 			goto out;
 		}
 	}
 	if (plot_samples(stat, s, n, fmt, path, stdout, err, sizeof(err))) {
-		fprintf(stderr, "scalebench plot: %s\n", err);
+		sb_error("%s", err);
 		goto out;
 	}
 	if (n == 2 && fmt == PLOT_TEXT)
@@ -150,7 +149,7 @@ static int scalability_plot(const char *job_path, const char *root, const char *
 	int rc = 2;
 
 	if (job_load(job_path, (unsigned)sysconf(_SC_NPROCESSORS_ONLN), &job, err, sizeof(err))) {
-		fprintf(stderr, "scalebench plot: %s\n", err);
+		sb_error("%s", err);
 		return 2;
 	}
 	nc = commit_list_split(commits, &labels);
@@ -170,7 +169,7 @@ static int scalability_plot(const char *job_path, const char *root, const char *
 		xy = calloc(3 * (size_t)nc * job.n_atomic + 1, sizeof(*xy));
 	}
 	if (nc < 0 || ns < 0 || !s || !names || !xy) {
-		fprintf(stderr, "scalebench plot: out of memory\n");
+		sb_error("out of memory");
 		goto out;
 	}
 	for (size_t c = 0, at = 0; c < (size_t)nc; c++) {
@@ -202,14 +201,14 @@ static int scalability_plot(const char *job_path, const char *root, const char *
 			nlines++;
 		}
 		if (!points) {
-			fprintf(stderr, "scalebench plot: no runs of %s at commit '%s' under %s\n",
+			sb_error("no runs of %s at commit '%s' under %s",
 				job_path, labels[c], root);
 			goto out;
 		}
 	}
 	if (plot_scalability("scalability", stat ? stat : ylabel, s, nlines, fmt, path, stdout, err,
 			     sizeof(err))) {
-		fprintf(stderr, "scalebench plot: %s\n", err);
+		sb_error("%s", err);
 		goto out;
 	}
 	rc = 0;
@@ -261,14 +260,13 @@ int cmd_plot(int argc, char **argv)
 	fmt = png ? PLOT_PNG : svg ? PLOT_SVG : PLOT_TEXT;
 	path = png ? png : svg;
 	if (!plot_available(err, sizeof(err))) {
-		fprintf(stderr, "scalebench plot: %s\n", err);
+		sb_error("%s", err);
 		return 2;
 	}
 	if (job) {
 		if (!root || !commits || first < argc) {
-			fprintf(stderr,
-				"scalebench plot: --scalability needs --results and --commits, "
-				"and no group directories\n");
+			sb_error("--scalability needs --results and --commits, "
+				"and no group directories");
 			return 2;
 		}
 		return scalability_plot(job, root, commits, stat, fmt, path);
