@@ -1,6 +1,8 @@
 /* scalebench profile: a run's perf-profile call chains as a perf-report-like tree. */
 #include "builtin.h"
 #include "../monitors/profile.h"
+#include "../store/layout.h"
+#include "../store/run_read.h"
 
 #include <errno.h>
 #include <jansson.h>
@@ -77,10 +79,7 @@ struct total {
  * stored before compression), or -1. */
 static int profile_file(const char *dir, char *path, size_t len)
 {
-	snprintf(path, len, "%s/perf-profile.json.gz", dir);
-	if (access(path, F_OK))
-		snprintf(path, len, "%s/perf-profile.json", dir);
-	return access(path, F_OK) ? -1 : 0;
+	return store_raw_path(dir, "perf-profile", path, len);
 }
 
 /* One run's chains into t. */
@@ -139,26 +138,14 @@ static int load_run(const char *path, struct total *t)
 	return 0;
 }
 
-static int by_number(const struct dirent **a, const struct dirent **b)
-{
-	unsigned long x = strtoul((*a)->d_name, NULL, 10), y = strtoul((*b)->d_name, NULL, 10);
-
-	return (x > y) - (x < y);
-}
-
-static int numbered(const struct dirent *d)
-{
-	return d->d_name[0] && strspn(d->d_name, "0123456789") == strlen(d->d_name);
-}
-
 /* A run directory, or a commit directory: each of its numbered runs that has a profile. */
 static int load(const char *dir, struct total *t)
 {
-	char path[4096], sub[4096];
-	struct dirent **runs = NULL;
+	char path[4096], **runs = NULL;
 	struct stat st;
 	unsigned before = t->runs;
-	int n, bad = 0;
+	ssize_t n;
+	int bad = 0;
 
 	errno = 0;
 	if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
@@ -168,10 +155,9 @@ static int load(const char *dir, struct total *t)
 	}
 	if (profile_file(dir, path, sizeof(path)) == 0)
 		return load_run(path, t);
-	n = scandir(dir, &runs, numbered, by_number);
-	for (int i = 0; i < n; i++) {
-		snprintf(sub, sizeof(sub), "%s/%s", dir, runs[i]->d_name);
-		if (!bad && profile_file(sub, path, sizeof(path)) == 0)
+	n = store_list_runs(dir, &runs);
+	for (ssize_t i = 0; i < n; i++) {
+		if (!bad && profile_file(runs[i], path, sizeof(path)) == 0)
 			bad = load_run(path, t);
 		free(runs[i]);
 	}

@@ -12,14 +12,6 @@
 /* Components below the root, in path order; the two that searches match on. */
 enum { AXIS_TESTCASE, AXIS_PATH_PARAMS, AXIS_COMMIT = 6, NR_AXES = 7 };
 
-static const char **axis_slot(struct store_axes *a, int i)
-{
-	const char **slots[NR_AXES] = {&a->testcase, &a->path_params, &a->tbox_group, &a->rootfs,
-				       &a->kconfig,  &a->compiler,    &a->commit};
-
-	return slots[i];
-}
-
 void store_component(const char *value, char *out, size_t len)
 {
 	size_t i;
@@ -36,7 +28,8 @@ void store_component(const char *value, char *out, size_t len)
 
 int store_path(const struct store_axes *a, char *out, size_t len)
 {
-	struct store_axes copy = *a;
+	const char *axes[NR_AXES] = {a->testcase, a->path_params, a->tbox_group, a->rootfs,
+				     a->kconfig,  a->compiler,	  a->commit};
 	char c[NAME_MAX + 1];
 	size_t n;
 	int w;
@@ -46,9 +39,7 @@ int store_path(const struct store_axes *a, char *out, size_t len)
 		return -1;
 	n = (size_t)w;
 	for (int i = 0; i < NR_AXES; i++) {
-		const char *v = *axis_slot(&copy, i);
-
-		store_component(v ? v : "", c, sizeof(c));
+		store_component(axes[i] ? axes[i] : "", c, sizeof(c));
 		w = snprintf(out + n, len - n, "/%s", c);
 		if (w < 0 || (size_t)w >= len - n)
 			return -1;
@@ -146,8 +137,13 @@ int store_parse(const char *path, enum store_level level, struct store_axes *a, 
 	} else {
 		a->root = path[0] == '/' ? "/" : ".";
 	}
-	for (int i = 0; i < NR_AXES; i++)
-		*axis_slot(a, i) = parts[i];
+	a->testcase = parts[AXIS_TESTCASE];
+	a->path_params = parts[AXIS_PATH_PARAMS];
+	a->tbox_group = parts[2];
+	a->rootfs = parts[3];
+	a->kconfig = parts[4];
+	a->compiler = parts[5];
+	a->commit = parts[AXIS_COMMIT];
 	a->storage_ = buf;
 	return 0;
 }

@@ -367,3 +367,15 @@ json_t *store_read_meta(const char *run_dir, char *why, size_t whylen)
 	}
 	return meta;
 }
+
+int store_raw_path(const char *run_dir, const char *monitor, char *path, size_t len)
+{
+	/* The names store_run_write_raw gives, compressed first. */
+	static const char *const suffixes[] = {".json.gz", ".json"};
+
+	for (size_t i = 0; i < sizeof(suffixes) / sizeof(*suffixes); i++)
+		if (snprintf(path, len, "%s/%s%s", run_dir, monitor, suffixes[i]) < (int)len &&
+		    access(path, F_OK) == 0)
+			return 0;
+	return -1;
+}

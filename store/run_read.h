@@ -43,6 +43,10 @@ long store_stats_parse_fast(char *text, size_t len, struct store_stat **out);
 /* <run_dir>/meta.json, an object; NULL (why says what) when it is missing or not one. */
 json_t *store_read_meta(const char *run_dir, char *why, size_t whylen);
 
+/* Where a run keeps a monitor's raw samples: <run_dir>/<monitor>.json.gz or .json, whichever
+ * exists.  0 with the path, or -1 when there is neither. */
+int store_raw_path(const char *run_dir, const char *monitor, char *path, size_t len);
+
 /* A file of a run, whole: regular files only, at most STORE_FILE_MAX bytes, '\0'-terminated
  * (*len excludes it).  NULL with errno (EINVAL: not a regular file, EFBIG: too big). */
 #define STORE_FILE_MAX (64u << 20)

@@ -901,7 +901,14 @@ static void test_run_write(void **state)
 	m = load_json(r.dir, "perf-stat.json");
 	assert_true(json_equal(m, raw));
 	json_decref(m);
+	char raw_path[PATH_MAX];
+	assert_int_equal(store_raw_path(r.dir, "perf-stat", raw_path, sizeof(raw_path)), 0);
+	snprintf(path, sizeof(path), "%s/perf-stat.json", r.dir);
+	assert_string_equal(raw_path, path);
+	assert_int_equal(store_raw_path(r.dir, "perf-profile", raw_path, sizeof(raw_path)), 0);
 	snprintf(path, sizeof(path), "%s/perf-profile.json.gz", r.dir);
+	assert_string_equal(raw_path, path);
+	assert_int_equal(store_raw_path(r.dir, "meminfo", raw_path, sizeof(raw_path)), -1);
 	gzFile gz = gzopen(path, "rb");
 	assert_non_null(gz);
 	int got = gzread(gz, buf, sizeof(buf) - 1);
