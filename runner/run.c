@@ -268,28 +268,51 @@ static json_t *run_meta(struct run_state *rs, json_t *monitors, json_t *failures
 	return meta;
 }
 
-/* What the run measured, into the store: the output's last line, stats.json (the testcase's,
- * the monitors', the failures'), the raw monitor samples and meta.json. */
-static int run_store(struct run_state *rs)
+/* The output's last line, and the output closed: nothing it holds may be lost. */
+static int run_close_output(struct run_state *rs)
 {
-	const struct testcase *tc = rs->tc;
-	json_t *monitors = json_object(), *failures = json_array();
-	char headline[256];
-	int ret = -1;
+	FILE *fp = rs->output;
 
 	if (rs->res.status == CORE_OK)
-		fprintf(rs->output, "%s: %s %.0f workload %.0f\n", tc->name,
+		fprintf(fp, "%s: %s %.0f workload %.0f\n", rs->tc->name,
 			per_copy_stat_name(rs->aj->mode), rs->sum.per_copy_ops, rs->sum.total_ops);
 	else
-		fprintf(rs->output, "FAILED: %s\n", rs->res.failure);
-	ret = store_run_close(&rs->run, rs->output, "output", rs->err, sizeof(rs->err));
+		fprintf(fp, "FAILED: %s\n", rs->res.failure);
 	rs->output = NULL;
-	if (ret)
-		goto out;
-	ret = -1;
+	return store_run_close(&rs->run, fp, "output", rs->err, sizeof(rs->err));
+}
 
+/* What the analyzer reads the run's stats by: the testcase's suite, its headline stat and
+ * the direction that is better. */
+static int declare_roles(struct run_state *rs)
+{
+	const struct testcase *tc = rs->tc;
+	char stat[256];
+
+	snprintf(stat, sizeof(stat), "%s.%s", suite_of(tc),
+		 tc->cost_stat ? tc->cost_stat : per_copy_stat_name(rs->aj->mode));
+	const struct store_headline h = {
+	    .suite = suite_of(tc),
+	    .stat = stat,
+	    .lower_is_better = tc->cost_stat || tc->lower_is_better,
+	};
+	return store_meta_declare(rs->meta, &h, rs->stats);
+}
+
+/* What the run measured, into the store: the output's last line, stats.json (the testcase's,
+ * the monitors', the failures'), the raw monitor samples and meta.json, then the run moved to
+ * its number. */
+static int run_store(struct run_state *rs)
+{
+	json_t *monitors, *failures;
+	int ret = -1;
+
+	if (run_close_output(rs))
+		return -1;
+	monitors = json_object();
+	failures = json_array();
 	rs->stats = json_object();
-	testcase_stats(tc, &rs->sum, rs->stats);
+	testcase_stats(rs->tc, &rs->sum, rs->stats);
 	const struct monitor_window window = {
 	    .ops = rs->sum.window_ops,
 	    .window_s = rs->sum.window_s > 0 ? rs->sum.window_s : rs->aj->runtime_s,
@@ -304,16 +327,8 @@ static int run_store(struct run_state *rs)
 			goto out;
 	}
 	add_failures(rs, failures);
-
-	snprintf(headline, sizeof(headline), "%s.%s", suite_of(tc),
-		 tc->cost_stat ? tc->cost_stat : per_copy_stat_name(rs->aj->mode));
-	const struct store_headline h = {
-	    .suite = suite_of(tc),
-	    .stat = headline,
-	    .lower_is_better = tc->cost_stat || tc->lower_is_better,
-	};
 	rs->meta = run_meta(rs, monitors, failures);
-	if (!rs->meta || store_meta_declare(rs->meta, &h, rs->stats)) {
+	if (!rs->meta || declare_roles(rs)) {
 		snprintf(rs->err, sizeof(rs->err), "cannot make meta.json: %s", strerror(ENOMEM));
 		goto out;
 	}
@@ -337,6 +352,31 @@ static void run_free(struct run_state *rs)
 	json_decref(rs->meta);
 }
 
+/* A stored run into the job's tally and, unless quiet, its line: the headline or the failure,
+ * and where it went. */
+static void run_report(const struct run_state *rs, enum run_outcome out, struct job_tally *tally)
+{
+	const struct atomic_job *aj = rs->aj;
+
+	if (out == RUN_STORED) {
+		tally->ok++;
+		tally->per_copy_ops += rs->sum.per_copy_ops;
+		tally->total_ops += rs->sum.total_ops;
+	} else {
+		tally->failed++;
+	}
+	if (rs->o->quiet)
+		return;
+	if (out == RUN_STORED)
+		printf("[%u/%u] %s run %u/%u: %s %.0f -> %s\n", rs->index, rs->total, aj->name,
+		       rs->k, rs->o->repeat, per_copy_stat_name(aj->mode), rs->sum.per_copy_ops,
+		       rs->run.dir);
+	else
+		printf("[%u/%u] %s run %u/%u: FAILED (%s) -> %s\n", rs->index, rs->total, aj->name,
+		       rs->k, rs->o->repeat, rs->res.failure, rs->run.dir);
+	fflush(stdout);
+}
+
 static enum run_outcome run_one(struct run_state *rs, struct job_tally *tally)
 {
 	const struct atomic_job *aj = rs->aj;
@@ -357,28 +397,12 @@ static enum run_outcome run_one(struct run_state *rs, struct job_tally *tally)
 			out = RUN_ERROR;
 		} else {
 			out = rs->res.status == CORE_OK ? RUN_STORED : RUN_FAILED_STORED;
+			run_report(rs, out, tally);
 		}
 	}
 	if (out == RUN_ERROR)
 		fprintf(stderr, "scalebench run: %s: %s; the run was discarded\n", aj->name,
 			rs->err);
-	if (out == RUN_STORED) {
-		tally->ok++;
-		tally->per_copy_ops += rs->sum.per_copy_ops;
-		tally->total_ops += rs->sum.total_ops;
-	} else if (out == RUN_FAILED_STORED) {
-		tally->failed++;
-	}
-	if (!rs->o->quiet && (out == RUN_STORED || out == RUN_FAILED_STORED)) {
-		if (out == RUN_STORED)
-			printf("[%u/%u] %s run %u/%u: %s %.0f -> %s\n", rs->index, rs->total,
-			       aj->name, rs->k, rs->o->repeat, per_copy_stat_name(aj->mode),
-			       rs->sum.per_copy_ops, rs->run.dir);
-		else
-			printf("[%u/%u] %s run %u/%u: FAILED (%s) -> %s\n", rs->index, rs->total,
-			       aj->name, rs->k, rs->o->repeat, rs->res.failure, rs->run.dir);
-		fflush(stdout);
-	}
 	run_free(rs);
 	return out;
 }
