@@ -227,8 +227,9 @@ void monitor_set_reduce(struct monitor_set *ms, const struct monitor_window *w, 
 			if (r->prepared) /* not skipped: the window never opened */
 				json_object_set_new(
 				    meta, r->m->name,
-				    json_pack("{s:s,s:s}", "status", "not run", "note",
-					      "the testcase stopped before its measurement window"));
+				    json_pack(
+					"{s:s,s:s}", "status", "not run", "note",
+					"the testcase stopped before its measurement window"));
 			continue;
 		}
 		mm = json_object();
@@ -243,9 +244,8 @@ void monitor_set_reduce(struct monitor_set *ms, const struct monitor_window *w, 
 			json_object_set_new(mm, "note", json_string(r->ctx.note));
 		json_object_set_new(meta, r->m->name, mm);
 	}
-	json_object_foreach(ms->skipped, name, note)
-	    json_object_set_new(meta, name,
-				json_pack("{s:s, s:O}", "status", "unavailable", "note", note));
+	json_object_foreach(ms->skipped, name, note) json_object_set_new(
+	    meta, name, json_pack("{s:s, s:O}", "status", "unavailable", "note", note));
 }
 
 void monitor_set_free(struct monitor_set *ms)

@@ -45,8 +45,8 @@ void monitor_set_stop(struct monitor_set *ms);
 
 /* What the window measured, for the monitors' reduce. */
 struct monitor_window {
-	uint64_t ops;	     /* the testcase's ops in the window */
-	double window_s;     /* its length */
+	uint64_t ops;	      /* the testcase's ops in the window */
+	double window_s;      /* its length */
 	double run_elapsed_s; /* from the testcase's setup to its teardown */
 };
 

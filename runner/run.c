@@ -241,11 +241,11 @@ static json_t *run_meta(struct run_state *rs, json_t *monitors, json_t *failures
 	strftime(started, sizeof(started), "%Y-%m-%dT%H:%M:%S%z", localtime(&rs->started));
 	meta = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:f, s:f, s:s, s:O, s:O, s:s}",
 			 "scalebench", SCALEBENCH_VERSION, "job", rs->job->path, "atomic_job",
-			 aj->name, "path_params", aj->path_params, "commit", rs->commit,
-			 "testcase", rs->tc->name, "mode", mode_name(aj->mode), "nr_task",
-			 (int)aj->nr_task, "runtime_s", aj->runtime_s, "warmup_s", aj->warmup_s,
-			 "status", core_status_name(res->status), "monitors", monitors,
-			 "failure_stats", failures, "started", started);
+			 aj->name, "path_params", aj->path_params, "commit", rs->commit, "testcase",
+			 rs->tc->name, "mode", mode_name(aj->mode), "nr_task", (int)aj->nr_task,
+			 "runtime_s", aj->runtime_s, "warmup_s", aj->warmup_s, "status",
+			 core_status_name(res->status), "monitors", monitors, "failure_stats",
+			 failures, "started", started);
 	if (!meta)
 		return NULL;
 	json_object_set_new(meta, "machine", machine_json(rs->m));
@@ -407,8 +407,8 @@ static enum run_outcome run_one(struct run_state *rs, struct job_tally *tally)
 	return out;
 }
 
-static int dry_run(const struct job_file *job, const struct runner_opts *o,
-		   const struct machine *m, const char *commit)
+static int dry_run(const struct job_file *job, const struct runner_opts *o, const struct machine *m,
+		   const char *commit)
 {
 	for (size_t a = 0; a < job->n_atomic; a++) {
 		const struct atomic_job *aj = &job->atomic[a];

@@ -231,7 +231,8 @@ long store_stats_parse_fast(char *text, size_t len, struct store_stat **out)
 			goto no;
 		p = skip_ws(p);
 		if (n == cap) {
-			struct store_stat *nv = realloc(v, (cap = cap ? cap * 2 : 256) * sizeof(*nv));
+			struct store_stat *nv =
+			    realloc(v, (cap = cap ? cap * 2 : 256) * sizeof(*nv));
 
 			if (!nv)
 				goto no;

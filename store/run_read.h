@@ -7,7 +7,7 @@
 #include <stddef.h>
 
 #define STORE_STATS_FILE "stats.json"
-#define STORE_META_FILE "meta.json"
+#define STORE_META_FILE	 "meta.json"
 
 struct store_stat {
 	const char *name; /* NUL-terminated, len bytes */

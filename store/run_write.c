@@ -24,8 +24,8 @@ int store_run_begin(struct store_run *r, const char *commit_dir, char *err, size
 	return 0;
 }
 
-static int run_file(const struct store_run *r, const char *name, char *path, size_t len,
-		    char *err, size_t errlen)
+static int run_file(const struct store_run *r, const char *name, char *path, size_t len, char *err,
+		    size_t errlen)
 {
 	if (snprintf(path, len, "%s/%s", r->dir, name) < (int)len)
 		return 0;
