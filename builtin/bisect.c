@@ -412,8 +412,9 @@ static int endpoints(struct bisect *b, struct sprt_model *m)
 			}
 			goto out;
 		}
-		if (endpoints_check(gv, ng, bv, nb, stat_direction(b->stat), b->threshold,
-				    1 - b->confidence, 1 - b->confidence, &ec, &why)) {
+		if (endpoints_check(
+			gv, ng, bv, nb, stat_direction(b->stat, stat_role_undeclared(b->stat)),
+			b->threshold, 1 - b->confidence, 1 - b->confidence, &ec, &why)) {
 			msg("cannot compare the endpoints: %s", why);
 			rc = -1;
 			goto out;
@@ -573,8 +574,8 @@ static int verify(struct bisect *b, const char *culprit)
 		free(pv);
 		return rc == 130 ? 130 : 1;
 	}
-	if (endpoints_check(pv, np, cv, nc, stat_direction(b->stat), b->threshold,
-			    1 - b->confidence, 1 - b->confidence, &ec, &why)) {
+	if (endpoints_check(pv, np, cv, nc, stat_direction(b->stat, stat_role_undeclared(b->stat)),
+			    b->threshold, 1 - b->confidence, 1 - b->confidence, &ec, &why)) {
 		msg("cannot verify: %s", why);
 		free(pv);
 		free(cv);
