@@ -271,8 +271,7 @@ long commit_list_split(const char *list, char ***out)
 
 enum stat_role stat_role_undeclared(const char *stat)
 {
-	if (!strncmp(stat, "dmesg.", 6) || !strncmp(stat, "kmsg.", 5) ||
-	    !strncmp(stat, "stderr.", 7) || !strncmp(stat, "last_state.", 11))
+	if (stat_family_is_failure(stat))
 		return ROLE_FAILURE;
 	return stat_family_is_lkp_monitor(stat) ? ROLE_MONITOR : ROLE_HEADLINE;
 }

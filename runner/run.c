@@ -210,23 +210,23 @@ static int run_measure(struct run_state *rs)
 	return 0;
 }
 
-/* Failures as stats, LKP style, each listed in failures: the core's (stderr.*) and the new
- * kernel warnings the monitors found (dmesg.*, kmsg.*). */
+/* Failures as stats, LKP style, each listed in failures: the core's first (stderr.*), then
+ * every other stat of a failure family (the kernel warnings the monitors found: dmesg.*,
+ * kmsg.*). */
 static void add_failures(struct run_state *rs, json_t *failures)
 {
+	char stat[256] = "";
 	const char *name;
 	json_t *v;
 
 	if (rs->res.status == CORE_FAILED) {
-		char stat[256];
-
 		failure_stat_name(rs->res.failure, stat, sizeof(stat));
 		json_object_set_new(rs->stats, stat, json_integer(1));
 		json_array_append_new(failures, json_string(stat));
 	}
 	json_object_foreach(rs->stats, name, v)
 	{
-		if (!strncmp(name, "dmesg.", 6) || !strncmp(name, "kmsg.", 5))
+		if (stat_family_is_failure(name) && strcmp(name, stat))
 			json_array_append_new(failures, json_string(name));
 	}
 }

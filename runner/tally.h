@@ -10,8 +10,8 @@ struct job_tally {
 	double per_copy_ops, total_ops; /* sums over ok runs */
 };
 
-/* Atomic jobs of one testcase and mode, by task count, against linear scaling from the
- * smallest count; t[i] is the tally of job->atomic[i]. */
+/* Atomic jobs of one testcase and mode by task count (the sweeps of store/sweep.h), against
+ * linear scaling from the smallest count; t[i] is the tally of job->atomic[i]. */
 void tally_print(const struct job_file *job, const struct job_tally *t);
 
 #endif

@@ -33,14 +33,24 @@ bool stat_family_is_lkp_monitor(const char *stat)
 	return family_n_is_lkp_monitor(stat, strcspn(stat, "."));
 }
 
-bool family_is_failure(const char *family)
+static bool family_n_is_failure(const char *family, size_t n)
 {
 	static const char *const failures[] = {"stderr", "dmesg", "kmsg", "last_state"};
 
 	for (size_t i = 0; i < sizeof(failures) / sizeof(failures[0]); i++)
-		if (!strcmp(family, failures[i]))
+		if (strlen(failures[i]) == n && !strncmp(failures[i], family, n))
 			return true;
 	return false;
+}
+
+bool family_is_failure(const char *family)
+{
+	return family_n_is_failure(family, strlen(family));
+}
+
+bool stat_family_is_failure(const char *stat)
+{
+	return family_n_is_failure(stat, strcspn(stat, "."));
 }
 
 void failure_stat_name(const char *failure, char *out, size_t len)
