@@ -4,7 +4,9 @@
 #include "../lib/num.h"
 #include "monitor.h"
 #include "perf_events.h"
-#include "profile.h"
+#include "profile_reduce.h"
+#include "symbols.h"
+#include "../store/profile.h"
 
 #include <errno.h>
 #include <math.h>
@@ -633,7 +635,7 @@ static int perf_profile_sample(struct monitor_ctx *ctx, double t_s)
 static int perf_profile_stop(struct monitor_ctx *ctx, double t_s)
 {
 	struct perf_profile *pp = ctx->priv;
-	json_t *chains;
+	json_t *record;
 
 	if (!pp)
 		return -1;
@@ -654,14 +656,11 @@ static int perf_profile_stop(struct monitor_ctx *ctx, double t_s)
 		if (total > pp->lost)
 			pp->lost = total;
 	}
-	chains = profile_to_json(&pp->prof);
-	if (chains && json_is_array(ctx->raw))
-		json_array_append_new(ctx->raw,
-				      json_pack("{s:f,s:s,s:I,s:I,s:o}", "t_s", t_s, "event",
-						pp->event, "samples", (json_int_t)pp->samples,
-						"lost", (json_int_t)pp->lost, "chains", chains));
+	record = profile_record_new(&pp->prof, t_s, pp->event, pp->samples, pp->lost);
+	if (record && json_is_array(ctx->raw))
+		json_array_append_new(ctx->raw, record);
 	else
-		json_decref(chains);
+		json_decref(record);
 	return 0;
 }
 
