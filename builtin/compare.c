@@ -12,39 +12,10 @@
 #include <string.h>
 #include <unistd.h>
 
-enum {
-	OPT_RESULTS = 256,
-	OPT_JOB,
-	OPT_COMMITS,
-	OPT_STAT,
-	OPT_ALL,
-	OPT_JSON,
-	OPT_RULE,
-	OPT_THRESHOLD,
-	OPT_FORMAT,
-	OPT_PLOT,
-};
-
-static const struct cli_option compare_options[] = {
-    {"results", OPT_RESULTS, "DIR", "results root to pick groups from (with --job, --commits)"},
-    {"job", OPT_JOB, "JOB",
-     "a job file, or one atomic job's path_params (process-100%-page_fault3)"},
-    {"commits", OPT_COMMITS, "A,B[,C]", "commit labels to compare, the first is the base"},
-    {"stat", OPT_STAT, "REGEX", "only stats whose name matches (extended regex)"},
-    {"all", OPT_ALL, NULL, "show every stat, not only those that changed significantly"},
-    {"verbose", 'v', NULL, "add p, q, the interval of the change, the test and the verdict"},
-    {"json", OPT_JSON, NULL, "print everything computed as JSON (same as --format json)"},
-    {"format", OPT_FORMAT, "FMT",
-     "robot (default), json, or mmtests (commits side by side per nr_task; needs --job JOB.yaml)"},
-    {"rule", OPT_RULE, "RULE", "stats (default: Welch on logs / Mann-Whitney, BH q-values) or lkp"},
-    {"threshold", OPT_THRESHOLD, "PCT", "noise threshold for a verdict, in % (default 1)"},
-    {"plot", OPT_PLOT, NULL, "after the table, the robot's text plot of each headline stat shown"},
-    {NULL, 0, NULL, NULL},
-};
-
-const struct cli_command compare_command = {
+const struct command_def compare_command = {
     .name = "compare",
-    .usage = "A B [C ...]  |  --results DIR --job JOB --commits A,B[,C]  [options]",
+    .args = "A B [C ...]",
+    .alt = "--results DIR --job JOB --commits A,B[,C] [options]",
     .summary = "Compare groups of runs stat by stat, as the kernel test robot does.",
     .details = "Each of A, B, ... is a commit directory of a results tree (all its runs are one\n"
 	       "group); A is the base.  Per stat: mean and %stddev per group, %change against A\n"
@@ -57,7 +28,6 @@ const struct cli_command compare_command = {
 	       "comes from the stat's name (ops up, time and misses down; monitors neutral).\n"
 	       "--rule lkp applies the robot's own rule instead.\n"
 	       "\nexit status: 0 no headline stat regressed, 1 one did, 2 error.\n",
-    .options = compare_options,
 };
 
 static int add_dir(char ***dirs, size_t *n, const char *d)
@@ -134,7 +104,7 @@ static int load_groups(char **dirs, size_t n, struct result_group *g, char *err,
 			return -1;
 		}
 		for (size_t k = 0; k < g[i].nnotes; k++)
-			fprintf(stderr, "scalebench compare: note: %s\n", g[i].notes[k]);
+			sb_note("%s", g[i].notes[k]);
 	}
 	return 0;
 }
@@ -145,12 +115,11 @@ static void plot_headline(const struct comparison *c, bool all)
 	char err[512];
 
 	if (!plot_available(err, sizeof(err))) {
-		fprintf(stderr, "scalebench compare: no plots: %s\n", err);
+		sb_error("no plots: %s", err);
 		return;
 	}
 	if (c->ngroups > PLOT_MAX_SERIES) {
-		fprintf(stderr,
-			"scalebench compare: no plots: %zu groups, at most %d fit one plot\n",
+		sb_error("no plots: %zu groups, at most %d fit one plot",
 			c->ngroups, PLOT_MAX_SERIES);
 		return;
 	}
@@ -168,7 +137,7 @@ static void plot_headline(const struct comparison *c, bool all)
 		v = calloc(at + 1, sizeof(*v));
 		printf("\n");
 		if (!s || !v) {
-			fprintf(stderr, "scalebench compare: plot of %s: out of memory\n", r->name);
+			sb_error("plot of %s: out of memory", r->name);
 		} else {
 			at = 0;
 			for (size_t g = 0; g < c->ngroups; g++) {
@@ -180,7 +149,7 @@ static void plot_headline(const struct comparison *c, bool all)
 			}
 			if (plot_samples(r->name, s, c->ngroups, PLOT_TEXT, NULL, stdout, err,
 					 sizeof(err)))
-				fprintf(stderr, "scalebench compare: plot of %s: %s\n", r->name,
+				sb_error("plot of %s: %s", r->name,
 					err);
 		}
 		free(s);
@@ -227,10 +196,9 @@ static int compare_dirs(char **dirs, size_t n, const struct compare_opts *o,
 		goto out;
 	}
 	if (c.min_runs < 2 && o->rule == RULE_STATS)
-		fprintf(stderr,
-			"scalebench compare: note: a group has %zu run: no significance test is "
+		sb_note("a group has %zu run: no significance test is "
 			"possible (at least 2 runs per group, 3-5 to decide small changes); "
-			"means and %%change only\n",
+			"means and %%change only",
 			c.min_runs);
 	rc = comparison_regressed(&c) ? 1 : 0;
 	if (out->json_into) {
@@ -314,7 +282,7 @@ static int mmtests_table(const struct job_file *job, const struct sweep *s, cons
 	int rc = 0;
 
 	if (!tasks || !cells) {
-		fprintf(stderr, "scalebench compare: out of memory\n");
+		sb_error("out of memory");
 		free(tasks);
 		free(cells);
 		return 2;
@@ -326,7 +294,7 @@ static int mmtests_table(const struct job_file *job, const struct sweep *s, cons
 		r = mmtests_row(root, job->atomic[s->items[t].index].path_params, commits, nc, o,
 				&cells[t * nc], &stat, &dir, err, sizeof(err));
 		if (r == 2)
-			fprintf(stderr, "scalebench compare: %s\n", err);
+			sb_error("%s", err);
 		if (r > rc)
 			rc = r;
 	}
@@ -377,9 +345,10 @@ static int mmtests_tables(const struct job_file *job, const char *root, const ch
 	int rc = 0;
 
 	if (nc < 2 || ns < 0) {
-		fprintf(stderr, nc < 0 || ns < 0 ? "scalebench compare: out of memory\n"
-						 : "scalebench compare: --format mmtests needs two "
-						   "or more commits\n");
+		if (nc < 0 || ns < 0)
+			sb_error("out of memory");
+		else
+			sb_error("--format mmtests needs two or more commits");
 		free(labels);
 		return 2;
 	}
@@ -409,7 +378,7 @@ static int compare_jobs(const struct job_file *job, const char *path_params, con
 	int rc = 0;
 
 	if (nc < 0) {
-		fprintf(stderr, "scalebench compare: out of memory\n");
+		sb_error("out of memory");
 		return 2;
 	}
 	/* one line per stat, as a single comparison has */
@@ -431,7 +400,7 @@ static int compare_jobs(const struct job_file *job, const char *path_params, con
 		if (pick_dirs(root, pp, labels, (size_t)nc, &d, &nd, err, sizeof(err)) == 0)
 			r = compare_dirs(d, nd, o, &jo, err, sizeof(err));
 		if (r == 2) {
-			fprintf(stderr, "scalebench compare: %s\n", err);
+			sb_error("%s", err);
 			if (array) {
 				jsonw_begin_object(&w);
 				jsonw_key(&w, "job");
@@ -448,7 +417,7 @@ static int compare_jobs(const struct job_file *job, const char *path_params, con
 	if (array) {
 		jsonw_end_array(&w);
 		if (jsonw_finish(&w)) {
-			fprintf(stderr, "scalebench compare: cannot write the JSON to stdout\n");
+			sb_error("cannot write the JSON to stdout");
 			rc = 2;
 		}
 	}
@@ -458,86 +427,47 @@ static int compare_jobs(const struct job_file *job, const char *path_params, con
 
 int cmd_compare(int argc, char **argv)
 {
-	struct compare_opts o = {.rule = RULE_STATS,
-				 .threshold_pct = 1,
-				 .threshold_abs = 0.1,
-				 .q_max = 0.05,
-				 .alpha = 0.05};
-	const char *arg, *root = NULL, *job_arg = NULL, *commits = NULL, *stat = NULL;
+	struct compare_opts o = {.threshold_abs = 0.1, .q_max = 0.05, .alpha = 0.05};
+	const char *root = NULL, *job_arg = NULL, *commits = NULL, *stat = NULL, *format, *rule;
 	bool all = false, verbose = false, json = false, plot = false, mmtests = false;
+	const struct option_def opts[] = {
+	    {OPT_STRING("results", 0, &root), .arg = "DIR",
+	     .help = "results root to pick groups from (with --job, --commits)"},
+	    {OPT_STRING("job", 0, &job_arg), .arg = "JOB",
+	     .help = "a job file, or one atomic job's path_params (process-100%-page_fault3)"},
+	    {OPT_STRING("commits", 0, &commits), .arg = "A,B[,C]",
+	     .help = "commit labels to compare, the first is the base"},
+	    {OPT_STRING("stat", 0, &stat), .arg = "REGEX",
+	     .help = "only stats whose name matches (extended regex)"},
+	    {OPT_FLAG("all", 0, &all),
+	     .help = "show every stat, not only those that changed significantly"},
+	    {OPT_FLAG("verbose", 'v', &verbose),
+	     .help = "add p, q, the interval of the change, the test and the verdict"},
+	    {OPT_FLAG("json", 0, &json),
+	     .help = "print everything computed as JSON (same as --format json)"},
+	    {OPT_CHOICE("format", 0, &format), .choices = "robot|json|mmtests", .def = "robot",
+	     .help =
+		 "the robot's table, JSON, or MMTests' (commits side by side per nr_task; needs "
+		 "--job JOB.yaml)"},
+	    {OPT_CHOICE("rule", 0, &rule), .choices = "stats|lkp", .def = "stats",
+	     .help = "stats: Welch on logs / Mann-Whitney, BH q-values; lkp: the robot's rule"},
+	    {OPT_PERCENT("threshold", 0, &o.threshold_pct), .def = "1", .max = 1000,
+	     .help = "noise threshold for a verdict"},
+	    {OPT_FLAG("plot", 0, &plot),
+	     .help = "after the table, the robot's text plot of each headline stat shown"},
+	    {OPT_END},
+	};
 	char **dirs = NULL, err[1024];
 	size_t ndirs = 0;
 	regex_t re;
-	int c, rc = 0;
+	int first, rc = options_parse(&compare_command, opts, argc, argv, &first, NULL);
 
-	cli_reset();
-	while ((c = cli_next(&compare_command, argc, argv, &arg)) != -1) {
-		switch (c) {
-		case OPT_RESULTS:
-			root = arg;
-			break;
-		case OPT_JOB:
-			job_arg = arg;
-			break;
-		case OPT_COMMITS:
-			commits = arg;
-			break;
-		case OPT_STAT:
-			stat = arg;
-			break;
-		case OPT_ALL:
-			all = true;
-			break;
-		case 'v':
-			verbose = true;
-			break;
-		case OPT_PLOT:
-			plot = true;
-			break;
-		case OPT_JSON:
-			json = true;
-			break;
-		case OPT_FORMAT:
-			if (!strcmp(arg, "json"))
-				json = true;
-			else if (!strcmp(arg, "mmtests"))
-				mmtests = true;
-			else if (strcmp(arg, "robot")) {
-				fprintf(stderr,
-					"scalebench compare: --format '%s': expected robot, json "
-					"or mmtests\n",
-					arg);
-				return 2;
-			}
-			break;
-		case OPT_RULE:
-			if (!strcmp(arg, "lkp"))
-				o.rule = RULE_LKP;
-			else if (strcmp(arg, "stats")) {
-				fprintf(stderr,
-					"scalebench compare: --rule '%s': expected stats or lkp\n",
-					arg);
-				return 2;
-			}
-			break;
-		case OPT_THRESHOLD:
-			if (cli_parse_seconds(arg, &o.threshold_pct) || o.threshold_pct < 0 ||
-			    o.threshold_pct > 1000) {
-				fprintf(
-				    stderr,
-				    "scalebench compare: --threshold '%s': expected a percentage "
-				    "(0-1000)\n",
-				    arg);
-				return 2;
-			}
-			break;
-		case 'h':
-			cli_print_help(&compare_command, stdout);
-			return 0;
-		default:
-			return 2;
-		}
-	}
+	if (rc >= 0)
+		return rc;
+	rc = 0;
+	json = json || !strcmp(format, "json");
+	mmtests = !strcmp(format, "mmtests");
+	o.rule = strcmp(rule, "lkp") ? RULE_STATS : RULE_LKP;
 	struct compare_output output = {.json = json, .all = all, .verbose = verbose, .plot = plot};
 
 	if (stat) {
@@ -545,7 +475,7 @@ int cmd_compare(int argc, char **argv)
 
 		if (e) {
 			regerror(e, &re, err, sizeof(err));
-			fprintf(stderr, "scalebench compare: --stat '%s': %s\n", stat, err);
+			sb_error("--stat '%s': %s", stat, err);
 			return 2;
 		}
 		o.stat_re = &re;
@@ -555,24 +485,24 @@ int cmd_compare(int argc, char **argv)
 		struct job_file job = {0};
 		bool have_job = false;
 
-		if (!root || !job_arg || !commits || cli_optind() < argc) {
-			fprintf(stderr, "scalebench compare: --results, --job and --commits go "
-					"together, without group directories\n");
+		if (!root || !job_arg || !commits || first < argc) {
+			sb_error("--results, --job and --commits go "
+					"together, without group directories");
 			rc = 2;
 			goto out;
 		}
 		if (access(job_arg, F_OK) == 0) {
 			if (job_load(job_arg, (unsigned)sysconf(_SC_NPROCESSORS_ONLN), &job, err,
 				     sizeof(err))) {
-				fprintf(stderr, "scalebench compare: %s\n", err);
+				sb_error("%s", err);
 				rc = 2;
 				goto out;
 			}
 			have_job = true;
 		}
 		if (mmtests && !have_job) {
-			fprintf(stderr, "scalebench compare: --format mmtests needs --job JOB.yaml "
-					"(its task counts are the rows)\n");
+			sb_error("--format mmtests needs --job JOB.yaml "
+					"(its task counts are the rows)");
 			rc = 2;
 		} else if (mmtests) {
 			rc = mmtests_tables(&job, root, commits, &o);
@@ -583,16 +513,15 @@ int cmd_compare(int argc, char **argv)
 		if (have_job)
 			job_free(&job);
 	} else if (mmtests) {
-		fprintf(stderr,
-			"scalebench compare: --format mmtests needs --results, --job JOB.yaml "
-			"and --commits\n");
+		sb_error("--format mmtests needs --results, --job JOB.yaml "
+			"and --commits");
 		rc = 2;
 	} else {
-		for (int i = cli_optind(); i < argc; i++)
+		for (int i = first; i < argc; i++)
 			add_dir(&dirs, &ndirs, argv[i]);
 		rc = compare_dirs(dirs, ndirs, &o, &output, err, sizeof(err));
 		if (rc == 2)
-			fprintf(stderr, "scalebench compare: %s\n", err);
+			sb_error("%s", err);
 	}
 out:
 	for (size_t i = 0; i < ndirs; i++)

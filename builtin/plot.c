@@ -11,32 +11,16 @@
 #include <string.h>
 #include <unistd.h>
 
-enum { OPT_STAT = 256, OPT_PNG, OPT_SVG, OPT_SCALABILITY, OPT_RESULTS, OPT_COMMITS };
-
-static const struct cli_option plot_options[] = {
-    {"stat", OPT_STAT, "STAT",
-     "the stat to plot (default will-it-scale.per_process_ops, or per_thread_ops)"},
-    {"png", OPT_PNG, "FILE", "write a PNG instead of the 80x20 text plot"},
-    {"svg", OPT_SVG, "FILE", "write an SVG instead of the 80x20 text plot"},
-    {"scalability", OPT_SCALABILITY, "JOB.yaml",
-     "ops/s against nr_task, one line per commit, from the job's atomic jobs (with --results, "
-     "--commits)"},
-    {"results", OPT_RESULTS, "DIR", "results root (with --scalability)"},
-    {"commits", OPT_COMMITS, "A,B[,C]", "commit labels (with --scalability)"},
-    {NULL, 0, NULL, NULL},
-};
-
-const struct cli_command plot_command = {
+const struct command_def plot_command = {
     .name = "plot",
-    .usage = "A B [C ...] [--stat STAT] [--png FILE|--svg FILE]\n"
-	     "       scalebench plot --scalability JOB.yaml --results DIR --commits A,B [...]",
+    .args = "A B [C ...]",
+    .alt = "--scalability JOB.yaml --results DIR --commits A,B[,C] [--png FILE | --svg FILE]",
     .summary = "Plot a stat's runs per group, or scalability against nr_task, with gnuplot.",
     .details = "Each of A, B, ... is a commit directory of a results tree.  The sample plot shows\n"
 	       "every run's value in run order, one point character per group: with two groups\n"
 	       "the robot's legend, [*] bisect-good sample / [O] bisect-bad sample.  The\n"
 	       "scalability plot shows the mean ops/s of one copy's stat against nr_task for each\n"
 	       "commit, with the standard deviation as error bars.\n",
-    .options = plot_options,
 };
 
 static int sample_plot(char **dirs, size_t n, const char *stat, enum plot_format fmt,
@@ -50,34 +34,33 @@ static int sample_plot(char **dirs, size_t n, const char *stat, enum plot_format
 	int rc = 2;
 
 	if (n < 1) {
-		fprintf(stderr, "scalebench plot: expected group directories, got none\n");
+		sb_error("expected group directories, got none");
 		goto out;
 	}
 	if (!g || !s) {
-		fprintf(stderr, "scalebench plot: out of memory\n");
+		sb_error("out of memory");
 		goto out;
 	}
 	for (; loaded < n; loaded++) {
 		if (group_load(dirs[loaded], &g[loaded], err, sizeof(err))) {
-			fprintf(stderr, "scalebench plot: %s\n", err);
+			sb_error("%s", err);
 			goto out;
 		}
 		for (size_t i = 0; i < g[loaded].nnotes; i++)
-			fprintf(stderr, "scalebench plot: note: %s\n", g[loaded].notes[i]);
+			sb_note("%s", g[loaded].notes[i]);
 		total += g[loaded].nruns;
 	}
 	if (!stat)
 		stat = group_headline_stat(g, n);
 	if (!stat) {
-		fprintf(stderr,
-			"scalebench plot: %s: the runs' meta.json declares no headline stat; name "
-			"one with --stat\n",
+		sb_error("%s: the runs' meta.json declares no headline stat; name "
+			"one with --stat",
 			g[0].dir);
 		goto out;
 	}
 	vals = calloc(total + 1, sizeof(*vals));
 	if (!vals) {
-		fprintf(stderr, "scalebench plot: out of memory\n");
+		sb_error("out of memory");
 		goto out;
 	}
 	total = 0;
@@ -87,13 +70,13 @@ static int sample_plot(char **dirs, size_t n, const char *stat, enum plot_format
 					    .n = group_values(&g[i], stat, vals + total)};
 		total += g[i].nruns;
 		if (!s[i].n) {
-			fprintf(stderr, "scalebench plot: %s: no run has the stat '%s'\n", g[i].dir,
+			sb_error("%s: no run has the stat '%s'", g[i].dir,
 				stat);
 			goto out;
 		}
 	}
 	if (plot_samples(stat, s, n, fmt, path, stdout, err, sizeof(err))) {
-		fprintf(stderr, "scalebench plot: %s\n", err);
+		sb_error("%s", err);
 		goto out;
 	}
 	if (n == 2 && fmt == PLOT_TEXT)
@@ -166,7 +149,7 @@ static int scalability_plot(const char *job_path, const char *root, const char *
 	int rc = 2;
 
 	if (job_load(job_path, (unsigned)sysconf(_SC_NPROCESSORS_ONLN), &job, err, sizeof(err))) {
-		fprintf(stderr, "scalebench plot: %s\n", err);
+		sb_error("%s", err);
 		return 2;
 	}
 	nc = commit_list_split(commits, &labels);
@@ -186,7 +169,7 @@ static int scalability_plot(const char *job_path, const char *root, const char *
 		xy = calloc(3 * (size_t)nc * job.n_atomic + 1, sizeof(*xy));
 	}
 	if (nc < 0 || ns < 0 || !s || !names || !xy) {
-		fprintf(stderr, "scalebench plot: out of memory\n");
+		sb_error("out of memory");
 		goto out;
 	}
 	for (size_t c = 0, at = 0; c < (size_t)nc; c++) {
@@ -218,14 +201,14 @@ static int scalability_plot(const char *job_path, const char *root, const char *
 			nlines++;
 		}
 		if (!points) {
-			fprintf(stderr, "scalebench plot: no runs of %s at commit '%s' under %s\n",
+			sb_error("no runs of %s at commit '%s' under %s",
 				job_path, labels[c], root);
 			goto out;
 		}
 	}
 	if (plot_scalability("scalability", stat ? stat : ylabel, s, nlines, fmt, path, stdout, err,
 			     sizeof(err))) {
-		fprintf(stderr, "scalebench plot: %s\n", err);
+		sb_error("%s", err);
 		goto out;
 	}
 	rc = 0;
@@ -245,54 +228,48 @@ out:
 
 int cmd_plot(int argc, char **argv)
 {
-	const char *arg, *stat = NULL, *path = NULL, *job = NULL, *root = NULL, *commits = NULL;
-	enum plot_format fmt = PLOT_TEXT;
+	const char *stat = NULL, *png = NULL, *svg = NULL, *path, *job = NULL, *root = NULL,
+		   *commits = NULL;
+	const struct option_def opts[] = {
+	    {OPT_STRING("stat", 0, &stat), .arg = "STAT",
+	     .def_doc = "will-it-scale.per_process_ops, or per_thread_ops",
+	     .help = "the stat to plot"},
+	    {OPT_STRING("png", 0, &png), .arg = "FILE",
+	     .help = "write a PNG instead of the 80x20 text plot"},
+	    {OPT_STRING("svg", 0, &svg), .arg = "FILE",
+	     .help = "write an SVG instead of the 80x20 text plot"},
+	    {OPT_STRING("scalability", 0, &job), .arg = "JOB.yaml",
+	     .help = "ops/s against nr_task, one line per commit, from the job's atomic jobs "
+		     "(with --results, --commits)"},
+	    {OPT_STRING("results", 0, &root), .arg = "DIR",
+	     .help = "results root (with --scalability)"},
+	    {OPT_STRING("commits", 0, &commits), .arg = "A,B[,C]",
+	     .help = "commit labels (with --scalability)"},
+	    {OPT_END},
+	};
+	enum plot_format fmt;
 	char err[512];
-	int c;
+	int first, rc = options_parse(&plot_command, opts, argc, argv, &first, NULL);
 
-	cli_reset();
-	while ((c = cli_next(&plot_command, argc, argv, &arg)) != -1) {
-		switch (c) {
-		case OPT_STAT:
-			stat = arg;
-			break;
-		case OPT_PNG:
-		case OPT_SVG:
-			if (path) {
-				fprintf(stderr, "scalebench plot: one of --png and --svg\n");
-				return 2;
-			}
-			fmt = c == OPT_PNG ? PLOT_PNG : PLOT_SVG;
-			path = arg;
-			break;
-		case OPT_SCALABILITY:
-			job = arg;
-			break;
-		case OPT_RESULTS:
-			root = arg;
-			break;
-		case OPT_COMMITS:
-			commits = arg;
-			break;
-		case 'h':
-			cli_print_help(&plot_command, stdout);
-			return 0;
-		default:
-			return 2;
-		}
+	if (rc >= 0)
+		return rc;
+	if (png && svg) {
+		sb_error("one of --png and --svg");
+		return 2;
 	}
+	fmt = png ? PLOT_PNG : svg ? PLOT_SVG : PLOT_TEXT;
+	path = png ? png : svg;
 	if (!plot_available(err, sizeof(err))) {
-		fprintf(stderr, "scalebench plot: %s\n", err);
+		sb_error("%s", err);
 		return 2;
 	}
 	if (job) {
-		if (!root || !commits || cli_optind() < argc) {
-			fprintf(stderr,
-				"scalebench plot: --scalability needs --results and --commits, "
-				"and no group directories\n");
+		if (!root || !commits || first < argc) {
+			sb_error("--scalability needs --results and --commits, "
+				"and no group directories");
 			return 2;
 		}
 		return scalability_plot(job, root, commits, stat, fmt, path);
 	}
-	return sample_plot(argv + cli_optind(), (size_t)(argc - cli_optind()), stat, fmt, path);
+	return sample_plot(argv + first, (size_t)(argc - first), stat, fmt, path);
 }

@@ -2,85 +2,57 @@
 #include "builtin.h"
 #include "../analyze/profile_report.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-enum { OPT_CHILDREN = 256, OPT_SELF, OPT_MIN };
-
-static const struct cli_option profile_options[] = {
-    {"children", OPT_CHILDREN, NULL,
-     "sort by children: samples with the symbol anywhere in the chain (default)"},
-    {"self", OPT_SELF, NULL, "sort by self: samples whose leaf is the symbol"},
-    {"min", OPT_MIN, "PCT", "leave out symbols and branches under PCT% of samples (default 0.5)"},
-    {NULL, 0, NULL, NULL},
-};
-
-const struct cli_command profile_command = {
+const struct command_def profile_command = {
     .name = "profile",
-    .usage = "DIR... [--children|--self] [--min PCT]",
+    .args = "DIR...",
     .summary = "Show perf-profile call chains as a perf-report-like tree.",
     .details = "Each DIR is a run's directory, written by 'scalebench run' with the perf-profile\n"
 	       "monitor in the job (perf-profile: {freq: 1000}), or a commit's directory: all\n"
 	       "its numbered runs.  The samples of every run given add up to one profile.  Each\n"
 	       "symbol is shown with its children and self percentages of all samples and,\n"
 	       "below it, the callers it was reached through, callee first.\n",
-    .options = profile_options,
 };
 
 int cmd_profile(int argc, char **argv)
 {
-	const char *arg;
 	struct profile_runs t;
 	char err[8192];
 	bool by_self = false;
-	double min_pct = 0.5;
-	char *end;
-	int c, status = 0;
+	double min_pct;
+	const struct option_def opts[] = {
+	    {OPT_FLAG("children", 0, &by_self), .flags = OPTION_CLEAR,
+	     .help = "sort by children: samples with the symbol anywhere in the chain (the "
+		     "default)"},
+	    {OPT_FLAG("self", 0, &by_self),
+	     .help = "sort by self: samples whose leaf is the symbol"},
+	    {OPT_PERCENT("min", 0, &min_pct), .def = "0.5",
+	     .help = "leave out symbols and branches under this share of the samples"},
+	    {OPT_END},
+	};
+	int first, status = options_parse(&profile_command, opts, argc, argv, &first, NULL);
 
-	cli_reset();
-	while ((c = cli_next(&profile_command, argc, argv, &arg)) != -1) {
-		switch (c) {
-		case OPT_CHILDREN:
-			by_self = false;
-			break;
-		case OPT_SELF:
-			by_self = true;
-			break;
-		case OPT_MIN:
-			errno = 0;
-			min_pct = strtod(arg, &end);
-			if (errno || end == arg || *end || min_pct < 0 || min_pct > 100) {
-				fprintf(stderr,
-					"scalebench profile: --min %s: expected a percentage 0 to "
-					"100\n",
-					arg);
-				return 2;
-			}
-			break;
-		case 'h':
-			cli_print_help(&profile_command, stdout);
-			return 0;
-		default:
-			return 2;
-		}
-	}
-	if (argc - cli_optind() < 1) {
-		fprintf(stderr, "usage: scalebench profile %s\n", profile_command.usage);
+	if (status >= 0)
+		return status;
+	status = 0;
+	if (argc - first < 1) {
+		options_usage(&profile_command, opts, stderr);
 		return 2;
 	}
 	if (profile_runs_init(&t)) {
-		fprintf(stderr, "scalebench profile: out of memory\n");
+		sb_error("out of memory");
 		return 1;
 	}
-	for (int i = cli_optind(); i < argc && !status; i++)
+	for (int i = first; i < argc && !status; i++)
 		if (profile_runs_add(&t, argv[i], err, sizeof(err))) {
-			fprintf(stderr, "scalebench profile: %s\n", err);
+			sb_error("%s", err);
 			status = 1;
 		}
 	if (!status && !t.p.samples) {
-		fprintf(stderr, "scalebench profile: %s%s: the profile has no samples\n",
-			argv[cli_optind()], argc - cli_optind() > 1 ? " ..." : "");
+		sb_error("%s%s: the profile has no samples", argv[first],
+			 argc - first > 1 ? " ..." : "");
 		status = 1;
 	}
 	if (status) {

@@ -9,6 +9,7 @@
 #include "../store/profile.h"
 
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -115,7 +116,6 @@ static int option(struct monitor_ctx *ctx, const char *key, bool duration, doubl
 {
 	const json_t *v = ctx->options ? json_object_get(ctx->options, key) : NULL;
 	const char *s = json_is_string(v) ? json_string_value(v) : NULL;
-	char *end = NULL;
 
 	*out = dflt;
 	if (!v || json_is_null(v))
@@ -124,8 +124,8 @@ static int option(struct monitor_ctx *ctx, const char *key, bool duration, doubl
 		*out = json_number_value(v);
 		return 0;
 	}
-	if (s && (duration ? num_parse_duration(s, out) == 0
-			   : (*out = strtod(s, &end), end != s && !*end && isfinite(*out))))
+	if (s && (duration ? num_parse_duration(s, 0, NUM_DURATION_MAX, out, NULL, 0) == 0
+			   : num_parse_float(s, -DBL_MAX, DBL_MAX, out, NULL, 0) == 0))
 		return 0;
 	snprintf(ctx->note, sizeof(ctx->note), "perf-profile: option %s: expected %s, got '%.200s'",
 		 key, duration ? "seconds (e.g. 10 or 10s)" : "a number",

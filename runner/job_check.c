@@ -43,34 +43,6 @@ static bool known_suite(const char *s)
 	return false;
 }
 
-/* "8" or "50%" (of the online CPUs, rounded down, at least 1). */
-static int parse_nr_task(const char *s, unsigned nr_online, unsigned *out)
-{
-	size_t n = strlen(s), digits = n;
-	unsigned long long v = 0;
-
-	if (n && s[n - 1] == '%')
-		digits--;
-	if (!digits || digits > 9)
-		return -1;
-	for (size_t i = 0; i < digits; i++) {
-		if (s[i] < '0' || s[i] > '9')
-			return -1;
-		v = v * 10 + (unsigned)(s[i] - '0');
-	}
-	if (v == 0)
-		return -2;
-	if (digits < n) {
-		v = v * nr_online / 100;
-		if (v == 0)
-			v = 1;
-	}
-	if (v > CORE_MAX_COPIES)
-		return -3;
-	*out = (unsigned)v;
-	return 0;
-}
-
 json_t *get_set(json_t *obj, const char *key)
 {
 	json_t *v = json_is_object(obj) ? json_object_get(obj, key) : NULL;
@@ -166,32 +138,30 @@ int check_atomic(struct loader *l, json_t *t, struct atomic_job *a)
 
 	v = get_set(t, "nr_task");
 	s = v ? json_string_value(v) : DEFAULT_NR_TASK;
-	switch (s ? parse_nr_task(s, l->nr_online, &a->nr_task) : -1) {
-	case 0:
-		break;
-	case -2:
-		return fail(l, v, "nr_task '%s': expected at least 1 task", s);
-	case -3:
-		return fail(l, v, "nr_task '%s': more than the maximum of %d tasks", s,
-			    CORE_MAX_COPIES);
-	default:
+	if (!s)
 		return fail(l, v,
 			    "nr_task %s: expected a number of tasks (at least 1) or a percentage "
 			    "of online CPUs (50%%)",
 			    describe(v, b, sizeof(b)));
-	}
+	if (num_parse_tasks(s, l->nr_online, CORE_MAX_COPIES, &a->nr_task, b, sizeof(b)))
+		return fail(l, v, "nr_task %s", b);
 
 	a->runtime_s = DEFAULT_RUNTIME;
 	v = get_set(t, "runtime");
-	if (v && (!json_is_string(v) || num_parse_duration(json_string_value(v), &a->runtime_s) ||
-		  a->runtime_s <= 0))
-		return fail(l, v, "runtime %s: expected a duration above 0 (300, 300s, 5m)",
+	if (v && !json_is_string(v))
+		return fail(l, v, "runtime %s: expected a duration (300, 300s, 5m)",
 			    describe(v, b, sizeof(b)));
+	if (v && num_parse_duration(json_string_value(v), NUM_DURATION_MIN, NUM_DURATION_MAX,
+				    &a->runtime_s, b, sizeof(b)))
+		return fail(l, v, "runtime %s", b);
 	a->warmup_s = DEFAULT_WARMUP;
 	v = get_set(t, "warmup");
-	if (v && (!json_is_string(v) || num_parse_duration(json_string_value(v), &a->warmup_s)))
+	if (v && !json_is_string(v))
 		return fail(l, v, "warmup %s: expected a duration (0, 1, 1s, 0.5)",
 			    describe(v, b, sizeof(b)));
+	if (v && num_parse_duration(json_string_value(v), 0, NUM_DURATION_MAX, &a->warmup_s, b,
+				    sizeof(b)))
+		return fail(l, v, "warmup %s", b);
 
 	a->monitors = json_object();
 	json_object_foreach(t, k, v)

@@ -1,13 +1,12 @@
-/* Unit tests of the counter core: slot layout, rates over uneven intervals, task counts,
- * option values, whole-or-nothing output files, placement, real core runs, and every way a
- * core run ends. */
+/* Unit tests of the counter core: slot layout, rates over uneven intervals, whole-or-nothing
+ * output files, placement, real core runs, and every way a core run ends.  (Task counts and
+ * option values: test_num.) */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "../../lib/cli.h"
 #include "../../lib/outfile.h"
 #include "../../core/core.h"
 
@@ -92,87 +91,6 @@ static void test_rates_many_samples(void **state)
 	assert_int_equal(w.n, 1000);
 	assert_float_equal(window_copy_rate(&w, 0, 999, 2), 30.0, 1e-9);
 	window_free(&w);
-}
-
-static int parse(const char *spec, unsigned online, unsigned *out, char *err)
-{
-	return taskspec_parse(spec, online, out, 64, err, 256);
-}
-
-static void test_taskspec_valid(void **state)
-{
-	unsigned v[64];
-	char err[256];
-	(void)state;
-
-	assert_int_equal(parse("4", 8, v, err), 1);
-	assert_int_equal(v[0], 4);
-	assert_int_equal(parse("1,2,4", 8, v, err), 3);
-	assert_int_equal(v[2], 4);
-	assert_int_equal(parse("1-4", 8, v, err), 4);
-	assert_int_equal(v[3], 4);
-	assert_int_equal(parse("50%", 8, v, err), 1);
-	assert_int_equal(v[0], 4);
-	assert_int_equal(parse("100%", 3, v, err), 1);
-	assert_int_equal(v[0], 3);
-	assert_int_equal(parse("50%", 3, v, err), 1); /* rounded down */
-	assert_int_equal(v[0], 1);
-	assert_int_equal(parse("1-100%", 4, v, err), 4);
-	assert_int_equal(v[0], 1);
-	assert_int_equal(v[3], 4);
-	assert_int_equal(parse("4,1,2,1", 8, v, err), 3); /* sorted, deduplicated */
-	assert_int_equal(v[0], 1);
-	assert_int_equal(v[1], 2);
-	assert_int_equal(v[2], 4);
-	assert_int_equal(parse("1,50%,100%", 2, v, err), 2);
-}
-
-static void test_taskspec_invalid(void **state)
-{
-	unsigned v[64];
-	char err[256];
-	(void)state;
-
-	assert_int_equal(parse("0", 8, v, err), -1);
-	assert_non_null(strstr(err, "'0'"));
-	assert_int_equal(parse("abc", 8, v, err), -1);
-	assert_non_null(strstr(err, "'abc'"));
-	assert_int_equal(parse("10%", 2, v, err), -1); /* rounds to 0 */
-	assert_non_null(strstr(err, "is 0"));
-	assert_int_equal(parse("4-2", 8, v, err), -1);
-	assert_non_null(strstr(err, "backwards"));
-	assert_int_equal(parse("1,,2", 8, v, err), -1);
-	assert_int_equal(parse("1,", 8, v, err), -1);
-	assert_int_equal(parse("", 8, v, err), -1);
-	assert_int_equal(parse("-3", 8, v, err), -1);
-	assert_int_equal(parse("2.5", 8, v, err), -1);
-	assert_int_equal(parse("%", 8, v, err), -1);
-	assert_int_equal(parse("1-100000", 8, v, err), -1);
-	assert_int_equal(parse("99999999999", 8, v, err), -1);
-	assert_int_equal(parse("1-70", 8, v, err), -1); /* more than the 64 slots given */
-}
-
-static void test_parse_seconds(void **state)
-{
-	double d;
-	unsigned long u;
-	(void)state;
-
-	assert_int_equal(cli_parse_seconds("5", &d), 0);
-	assert_float_equal(d, 5.0, 0);
-	assert_int_equal(cli_parse_seconds("0.25", &d), 0);
-	assert_float_equal(d, 0.25, 0);
-	assert_int_equal(cli_parse_seconds("3s", &d), 0);
-	assert_float_equal(d, 3.0, 0);
-	assert_int_not_equal(cli_parse_seconds("abc", &d), 0);
-	assert_int_not_equal(cli_parse_seconds("", &d), 0);
-	assert_int_not_equal(cli_parse_seconds("5x", &d), 0);
-	assert_int_not_equal(cli_parse_seconds("inf", &d), 0);
-	assert_int_not_equal(cli_parse_seconds("nan", &d), 0);
-	assert_int_equal(cli_parse_uint("42", 100, &u), 0);
-	assert_int_equal(u, 42);
-	assert_int_not_equal(cli_parse_uint("-1", 100, &u), 0);
-	assert_int_not_equal(cli_parse_uint("101", 100, &u), 0);
 }
 
 static void test_outfile(void **state)
@@ -482,9 +400,6 @@ int main(void)
 	    cmocka_unit_test(test_slot_layout),
 	    cmocka_unit_test(test_rates_uneven_intervals),
 	    cmocka_unit_test(test_rates_many_samples),
-	    cmocka_unit_test(test_taskspec_valid),
-	    cmocka_unit_test(test_taskspec_invalid),
-	    cmocka_unit_test(test_parse_seconds),
 	    cmocka_unit_test(test_outfile),
 	    cmocka_unit_test(test_placement),
 	    cmocka_unit_test(test_core_run_samples),
