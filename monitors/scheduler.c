@@ -1,4 +1,5 @@
 #include "scheduler.h"
+#include "../lib/errors.h"
 
 #include <errno.h>
 #include <math.h>
@@ -49,7 +50,7 @@ static void monitor_skip(struct monitor_set *ms, struct monitor_run *r)
 	const char *note = r->ctx.note[0] ? r->ctx.note : "could not start";
 
 	if (!told_before(r->m))
-		fprintf(stderr, "scalebench run: monitor %s left out: %s\n", r->m->name, note);
+		sb_error("monitor %s left out: %s", r->m->name, note);
 	json_object_set_new(ms->skipped, r->m->name, json_string(note));
 	if (r->m->cleanup)
 		r->m->cleanup(&r->ctx);

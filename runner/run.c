@@ -8,6 +8,7 @@
 #include "tally.h"
 #include "../core/core.h"
 #include "../core/summary.h"
+#include "../lib/errors.h"
 #include "../monitors/scheduler.h"
 #include "../store/families.h"
 #include "../store/layout.h"
@@ -390,8 +391,7 @@ static enum run_outcome run_one(struct run_state *rs, struct job_tally *tally)
 	} else {
 		run_summarize(&rs->res, aj->mode, aj->nr_task, &rs->sum);
 		if (rs->res.status == CORE_SKIPPED) {
-			fprintf(stderr, "scalebench run: %s: %s (not stored)\n", aj->name,
-				rs->res.failure);
+			sb_error("%s: %s (not stored)", aj->name, rs->res.failure);
 			out = RUN_SKIPPED;
 		} else if (run_store(rs)) {
 			out = RUN_ERROR;
@@ -401,8 +401,7 @@ static enum run_outcome run_one(struct run_state *rs, struct job_tally *tally)
 		}
 	}
 	if (out == RUN_ERROR)
-		fprintf(stderr, "scalebench run: %s: %s; the run was discarded\n", aj->name,
-			rs->err);
+		sb_error("%s: %s; the run was discarded", aj->name, rs->err);
 	run_free(rs);
 	return out;
 }
@@ -415,8 +414,7 @@ static int dry_run(const struct job_file *job, const struct runner_opts *o, cons
 		char dir[PATH_MAX];
 
 		if (commit_dir_of(o, job, aj, m, commit, dir, sizeof(dir))) {
-			fprintf(stderr, "scalebench run: %s: %s: path too long\n", aj->name,
-				o->results_root);
+			sb_error("%s: %s: path too long", aj->name, o->results_root);
 			return 1;
 		}
 		printf("%s: %s, %s mode, %u copies, %.3g s + %.3g s warmup, %u run%s -> %s/\n",
@@ -478,10 +476,10 @@ int runner_run(const struct job_file *job, const struct runner_opts *o)
 	}
 	if (interrupted || core_interrupted()) {
 		free(tally);
-		fprintf(stderr,
-			"scalebench run: interrupted by signal %d; the run in progress was "
-			"discarded, %u completed run%s kept\n",
-			core_interrupt_signal(), stored, stored == 1 ? "" : "s");
+		sb_error(
+		    "interrupted by signal %d; the run in progress was discarded, %u completed "
+		    "run%s kept",
+		    core_interrupt_signal(), stored, stored == 1 ? "" : "s");
 		return 128 + core_interrupt_signal();
 	}
 	if (!o->quiet)
