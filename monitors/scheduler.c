@@ -1,4 +1,5 @@
 #include "scheduler.h"
+#include "../lib/num.h"
 #include "../lib/errors.h"
 
 #include <errno.h>
@@ -13,16 +14,30 @@ static double ts_s(const struct timespec *t)
 	return (double)t->tv_sec + (double)t->tv_nsec / 1e9;
 }
 
-static double option_interval(const json_t *options)
+/* A monitor's sampling interval: its `interval` option (a duration, 0.05 s to a day), else 1 s.
+ * A value that is not one leaves the monitor out with a note naming it (-1). */
+static int option_interval(const json_t *options, double *interval_s, char *note, size_t len)
 {
 	const json_t *v = options ? json_object_get(options, "interval") : NULL;
-	double s = 0;
+	char err[160];
 
+	*interval_s = 1.0;
+	if (!v || json_is_null(v))
+		return 0;
+	if (json_is_number(v) && isfinite(json_number_value(v)) && json_number_value(v) >= 0.05 &&
+	    json_number_value(v) <= 86400) {
+		*interval_s = json_number_value(v);
+		return 0;
+	}
+	if (json_is_string(v) &&
+	    !num_parse_duration(json_string_value(v), 0.05, 86400, interval_s, err, sizeof(err)))
+		return 0;
 	if (json_is_string(v))
-		s = strtod(json_string_value(v), NULL);
-	else if (json_is_number(v))
-		s = json_number_value(v);
-	return s >= 0.05 ? s : 1.0;
+		snprintf(note, len, "option interval %s (from 0.05 s to 1 day)", err);
+	else
+		snprintf(note, len, "option interval: expected a duration from 0.05 s to 1 day");
+	*interval_s = 1.0;
+	return -1;
 }
 
 /* Whether the monitor was said to be left out already (and now it is). */
@@ -113,7 +128,6 @@ int monitor_set_init(struct monitor_set *ms, const json_t *wanted, bool none, un
 		r->ctx = (struct monitor_ctx){
 		    .name = r->m->name,
 		    .options = json_is_object(opts) ? opts : NULL,
-		    .interval_s = option_interval(json_is_object(opts) ? opts : NULL),
 		    .nr_cpus = nr_cpus,
 		    .proc_root = "/proc",
 		    .sys_root = "/sys",
@@ -121,6 +135,11 @@ int monitor_set_init(struct monitor_set *ms, const json_t *wanted, bool none, un
 		    .raw = json_array(),
 		    .meta = json_object(),
 		};
+		if (option_interval(r->ctx.options, &r->ctx.interval_s, r->ctx.note,
+				    sizeof(r->ctx.note))) {
+			monitor_skip(ms, r);
+			continue;
+		}
 		r->prepared = !r->m->prepare || r->m->prepare(&r->ctx) == 0;
 		if (!r->prepared)
 			monitor_skip(ms, r);

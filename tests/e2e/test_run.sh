@@ -229,3 +229,22 @@ if command -v script >/dev/null; then
 	check "terminal progress: seconds left and live ops/s, redrawn" bash -c \
 		"grep -q 's left, [0-9]* ops/s' $WORK/tty && grep -q \$'\r' $WORK/tty"
 fi
+
+# A monitor's interval is a duration like any other: a bad one leaves that monitor out with a
+# note naming the value (it used to become 1 s silently); a good one is used.
+cat >"$WORK/iv.yaml" <<YAML
+runtime: 2s
+warmup: 0
+nr_task: 1
+will-it-scale: {mode: process, test: getppid1}
+proc-vmstat: {interval: nan}
+meminfo: {interval: 0.5s}
+YAML
+sb run "$WORK/iv.yaml" --results "$WORK/riv" --commit c -q
+meta=$(echo "$WORK"/riv/will-it-scale/*/*/*/*/*/c/0/meta.json)
+check "interval: nan leaves proc-vmstat out, run stored" bash -c \
+	"[ $rc -eq 0 ] && grep -q \"proc-vmstat left out: option interval 'nan'\" $WORK/err"
+check "meta.json: proc-vmstat unavailable, the note names the value" json_true "$meta" \
+	"d['monitors']['proc-vmstat']['status'] == 'unavailable' and \"'nan'\" in d['monitors']['proc-vmstat']['note']"
+check "interval: 0.5s used: meminfo sampled about twice a second" json_true \
+	"$(dirname "$meta")/meminfo.json" "len(d) >= 5"  # 1 s gives 4 (keys + 3 samples)
