@@ -35,7 +35,7 @@ LIB_SRC  = $(foreach l,$(LAYERS),$(call layer_src,$(l)))
 MAIN_SRC = main.c
 UNIT_SRC = $(wildcard tests/unit/test_*.c)
 # Unit tests of these layers link only the archives named here (and lib).
-ANALYZE_UNITS = test_stats test_plot test_bisect
+ANALYZE_UNITS = test_stats test_plot test_bisect test_run_command test_file
 
 B  = build
 BA = build/asan
