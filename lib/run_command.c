@@ -39,7 +39,7 @@ static volatile sig_atomic_t got_signal; /* the last SIGINT/SIGTERM (or interrup
 static volatile sig_atomic_t reraise;	 /* a received signal whose old disposition was SIG_DFL */
 static int wake_fds[2] = {-1, -1}; /* the handler's write wakes the loop's poll */
 
-void run_command_interrupt(int sig)
+void child_interrupt(int sig)
 {
 	int saved_errno = errno;
 	pid_t pgid = live_pgid;
@@ -57,7 +57,7 @@ static void on_signal(int sig, siginfo_t *info, void *uc)
 	for (size_t i = 0; i < NFORWARDED; i++) {
 		if (forwarded[i] != sig)
 			continue;
-		run_command_interrupt(sig);
+		child_interrupt(sig);
 		if (saved[i].sa_flags & SA_SIGINFO)
 			saved[i].sa_sigaction(sig, info, uc);
 		else if (saved[i].sa_handler == SIG_DFL)
@@ -107,7 +107,7 @@ static void close_fd(int *fd)
 	*fd = -1;
 }
 
-static const char *cmd_name(const struct run_command *cmd)
+static const char *cmd_name(const struct child_process *cmd)
 {
 	if (cmd->shell)
 		return "/bin/sh";
@@ -141,6 +141,7 @@ static void sink_read(struct sink *s)
 			p = realloc(b->p, cap);
 			if (p) {
 				b->p = p;
+				b->p[b->len] = '\0';
 				s->cap = cap;
 			} else {
 				s->oom = true;
@@ -244,7 +245,7 @@ static bool group_alive(pid_t pgid)
 	return alive;
 }
 
-static int spawn(struct run_command *cmd, const char *const *argv, const int fds[3], char **envp,
+static int spawn(struct child_process *cmd, const char *const *argv, const int fds[3], char **envp,
 		 pid_t *pid)
 {
 	const char *file = cmd->shell ? "/bin/sh" : cmd->path ? cmd->path : argv[0];
@@ -295,7 +296,7 @@ static int spawn(struct run_command *cmd, const char *const *argv, const int fds
 	return rc;
 }
 
-static void reset_results(struct run_command *cmd)
+static void reset_results(struct child_process *cmd)
 {
 	struct run_buf *bufs[] = {&cmd->out_text, &cmd->err_text};
 
@@ -315,7 +316,7 @@ static void reset_results(struct run_command *cmd)
 
 /* The child's stdin, stdout and stderr as spawn() takes them: our descriptor to put there, -1
  * ours (inherited), -2 /dev/null, -3 stderr to stdout; and the pipes our side reads or writes. */
-static int plumb(struct run_command *cmd, int fds[3], int *in_w, int *out_r, int *err_r,
+static int plumb(struct child_process *cmd, int fds[3], int *in_w, int *out_r, int *err_r,
 		 int close_later[6])
 {
 	int p[2];
@@ -379,7 +380,7 @@ static int wake_pipe(int *read_end)
 
 /* The state of one run while its loop turns. */
 struct run {
-	struct run_command *cmd;
+	struct child_process *cmd;
 	pid_t pid;
 	int in_fd, pidfd, wake_r;
 	size_t in_off;
@@ -413,7 +414,7 @@ static void escalate(struct run *r, int64_t now)
 
 static void reap_leader(struct run *r, int status)
 {
-	struct run_command *cmd = r->cmd;
+	struct child_process *cmd = r->cmd;
 
 	r->leader_done = true;
 	close_fd(&r->in_fd);
@@ -427,7 +428,7 @@ static void reap_leader(struct run *r, int status)
 
 static void write_stdin(struct run *r)
 {
-	struct run_command *cmd = r->cmd;
+	struct child_process *cmd = r->cmd;
 	ssize_t n = send(r->in_fd, cmd->in_buf + r->in_off, cmd->in_len - r->in_off,
 			 MSG_NOSIGNAL | MSG_DONTWAIT);
 
@@ -453,7 +454,7 @@ static int poll_timeout(const struct run *r, int64_t now, bool need_group_end)
 
 static int watch(struct run *r, char *err, size_t errlen)
 {
-	struct run_command *cmd = r->cmd;
+	struct child_process *cmd = r->cmd;
 	int handled = 0;
 
 	for (;;) {
@@ -546,7 +547,7 @@ static int watch(struct run *r, char *err, size_t errlen)
 	}
 }
 
-int run_command(struct run_command *cmd, char *err, size_t errlen)
+int child_run(struct child_process *cmd, char *err, size_t errlen)
 {
 	const char *sh_argv[] = {"sh", "-c", cmd->shell, NULL};
 	const char *const *argv = cmd->shell ? sh_argv : cmd->argv;
@@ -561,7 +562,7 @@ int run_command(struct run_command *cmd, char *err, size_t errlen)
 	r.grace_ms = cmd->grace_ms ? cmd->grace_ms : DEFAULT_GRACE_MS;
 	r.escalate_at = INT64_MAX;
 	if (!argv || !argv[0] || (cmd->in == RUN_IN_BUFFER && !cmd->in_buf && cmd->in_len)) {
-		snprintf(err, errlen, "run_command: no command to run");
+		snprintf(err, errlen, "child_run: no command to run");
 		errno = EINVAL;
 		return -1;
 	}
@@ -637,14 +638,14 @@ out:
 	return rc;
 }
 
-int run_command_status(const struct run_command *cmd)
+int child_status(const struct child_process *cmd)
 {
 	if (cmd->term_signal)
 		return 128 + cmd->term_signal;
 	return cmd->exit_code;
 }
 
-void run_command_release(struct run_command *cmd)
+void child_release(struct child_process *cmd)
 {
 	free(cmd->out_text.p);
 	free(cmd->err_text.p);

@@ -35,7 +35,7 @@ enum run_out {
 	RUN_OUT_STDOUT, /* stderr only: wherever stdout goes (2>&1) */
 };
 
-/* Captured output, NUL-terminated, malloc'd (NULL when nothing came). */
+/* Captured output, NUL-terminated and malloc'd (NULL or "" when nothing came). */
 struct run_buf {
 	char *p;
 	size_t len;
@@ -43,7 +43,7 @@ struct run_buf {
 	bool truncated; /* read and dropped, and truncated says so */
 };
 
-struct run_command {
+struct child_process {
 	/* What to run: argv, argv[0] looked up in PATH unless it has a '/' (or `path` executed
 	 * instead, argv[0] then only naming it); or a command line for /bin/sh -c. */
 	const char *const *argv;
@@ -75,17 +75,17 @@ struct run_command {
 
 /* Run cmd to its end.  0 when it ran (whatever its exit: see the results), -1 with errno set and
  * err naming the command when it could not be started or watched.  Captured output is in
- * cmd->out_text / err_text even then; run_command_release frees it. */
-int run_command(struct run_command *cmd, char *err, size_t errlen);
+ * cmd->out_text / err_text even then; child_release frees it. */
+int child_run(struct child_process *cmd, char *err, size_t errlen);
 
 /* The shell's view of the result: the exit status, 128 + the signal, -1 if it never ran. */
-int run_command_status(const struct run_command *cmd);
+int child_status(const struct child_process *cmd);
 
-void run_command_release(struct run_command *cmd);
+void child_release(struct child_process *cmd);
 
 /* What our signal handler does, for a caller's own handler or another thread: pass sig to the
  * running command's group (if any, and unless no_forward) and end it as for a received signal.
  * Async-signal-safe. */
-void run_command_interrupt(int sig);
+void child_interrupt(int sig);
 
 #endif

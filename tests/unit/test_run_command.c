@@ -125,7 +125,7 @@ static void caller_handler(int sig)
 
 struct signaller {
 	int sig;
-	bool by_call; /* run_command_interrupt instead of kill() */
+	bool by_call; /* child_interrupt instead of kill() */
 };
 
 /* Another thread: once the command has written its pids, interrupt. */
@@ -137,7 +137,7 @@ static void *signal_when_started(void *arg)
 	for (int i = 0; i < 1000 && read_pids(pids, 3) < 3; i++)
 		usleep(10000);
 	if (s->by_call)
-		run_command_interrupt(s->sig);
+		child_interrupt(s->sig);
 	else
 		kill(getpid(), s->sig);
 	return NULL;
@@ -147,7 +147,7 @@ static void run_interrupted(const char *prefix, struct signaller s, unsigned gra
 			    double max_s)
 {
 	char line[1024], err[512];
-	struct run_command cmd = {.shell = two_sleeps(line, sizeof(line), prefix),
+	struct child_process cmd = {.shell = two_sleeps(line, sizeof(line), prefix),
 				  .grace_ms = grace_ms};
 	struct sigaction sa = {.sa_handler = caller_handler}, old;
 	pthread_t t;
@@ -158,7 +158,7 @@ static void run_interrupted(const char *prefix, struct signaller s, unsigned gra
 	sigemptyset(&sa.sa_mask);
 	sigaction(s.sig, &sa, &old);
 	assert_int_equal(pthread_create(&t, NULL, signal_when_started, &s), 0);
-	assert_int_equal(run_command(&cmd, err, sizeof(err)), 0);
+	assert_int_equal(child_run(&cmd, err, sizeof(err)), 0);
 	pthread_join(t, NULL);
 	sigaction(s.sig, &old, NULL);
 	assert_int_equal(read_pids(pids, 3), 3);
@@ -170,7 +170,7 @@ static void run_interrupted(const char *prefix, struct signaller s, unsigned gra
 		if (!gone(pids[i]))
 			fail_msg("process %d of the interrupted group still runs", (int)pids[i]);
 	assert_no_children();
-	run_command_release(&cmd);
+	child_release(&cmd);
 }
 
 static void test_interrupt_ends_grandchildren(void **state)
@@ -204,11 +204,11 @@ static void test_default_disposition_dies_after_group(void **state)
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
-		struct run_command cmd = {.shell = line};
+		struct child_process cmd = {.shell = line};
 		char err[512];
 
 		signal(SIGINT, SIG_DFL);
-		run_command(&cmd, err, sizeof(err));
+		child_run(&cmd, err, sizeof(err));
 		_exit(3); /* not reached: SIGINT is raised again */
 	}
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
@@ -227,7 +227,7 @@ static void test_large_output_both_streams(void **state)
 {
 	const size_t n = 6 << 20;
 	char *in = malloc(n), err[512];
-	struct run_command cmd = {
+	struct child_process cmd = {
 	    .shell = "head -c 6291456 /dev/zero | tr '\\0' e >&2 & cat; wait",
 	    .in = RUN_IN_BUFFER,
 	    .out = RUN_OUT_CAPTURE,
@@ -241,7 +241,7 @@ static void test_large_output_both_streams(void **state)
 		in[i] = (char)('a' + i % 23);
 	cmd.in_buf = in;
 	cmd.in_len = n;
-	assert_int_equal(run_command(&cmd, err, sizeof(err)), 0);
+	assert_int_equal(child_run(&cmd, err, sizeof(err)), 0);
 	assert_int_equal(cmd.exit_code, 0);
 	assert_false(cmd.timed_out);
 	assert_int_equal(cmd.in_written, n);
@@ -252,7 +252,7 @@ static void test_large_output_both_streams(void **state)
 		if (cmd.err_text.p[i] != 'e')
 			fail_msg("stderr byte %zu is %d", i, cmd.err_text.p[i]);
 	assert_false(cmd.out_text.truncated || cmd.err_text.truncated);
-	run_command_release(&cmd);
+	child_release(&cmd);
 	free(in);
 	assert_no_children();
 }
@@ -273,7 +273,7 @@ static void test_eintr(void **state)
 	struct sigaction sa = {.sa_handler = on_alarm}, old;
 	struct itimerval every_ms = {{0, 1000}, {0, 1000}}, off = {{0, 0}, {0, 0}};
 	char *in = calloc(1, in_n), err[512];
-	struct run_command cmd = {
+	struct child_process cmd = {
 	    .shell = "cat >/dev/null; yes 0123456789abcde | head -c 4000000",
 	    .in = RUN_IN_BUFFER,
 	    .in_len = in_n,
@@ -288,7 +288,7 @@ static void test_eintr(void **state)
 	sigaction(SIGALRM, &sa, &old);
 	alarms = 0;
 	setitimer(ITIMER_REAL, &every_ms, NULL);
-	rc = run_command(&cmd, err, sizeof(err));
+	rc = child_run(&cmd, err, sizeof(err));
 	setitimer(ITIMER_REAL, &off, NULL);
 	sigaction(SIGALRM, &old, NULL);
 	assert_int_equal(rc, 0);
@@ -299,7 +299,7 @@ static void test_eintr(void **state)
 	for (size_t i = 0; i < out_n; i += 16)
 		if (memcmp(cmd.out_text.p + i, "0123456789abcde\n", 16))
 			fail_msg("output corrupt at byte %zu", i);
-	run_command_release(&cmd);
+	child_release(&cmd);
 	free(in);
 	assert_no_children();
 }
@@ -307,25 +307,25 @@ static void test_eintr(void **state)
 static void test_timeout(void **state)
 {
 	const char *const sleep60[] = {"sleep", "60", NULL};
-	struct run_command cmd = {.argv = sleep60, .timeout_ms = 200};
+	struct child_process cmd = {.argv = sleep60, .timeout_ms = 200};
 	char line[1024], err[512];
 	pid_t pids[3];
 	double t0 = now_s();
 	(void)state;
 
-	assert_int_equal(run_command(&cmd, err, sizeof(err)), 0);
+	assert_int_equal(child_run(&cmd, err, sizeof(err)), 0);
 	assert_true(cmd.timed_out);
 	assert_int_equal(cmd.term_signal, SIGTERM);
 	assert_int_equal(cmd.exit_code, -1);
-	assert_int_equal(run_command_status(&cmd), 128 + SIGTERM);
+	assert_int_equal(child_status(&cmd), 128 + SIGTERM);
 	assert_true(now_s() - t0 < 3);
 
 	/* A group: the shell and both of its sleeps. */
-	cmd = (struct run_command){.shell = two_sleeps(line, sizeof(line), ""),
+	cmd = (struct child_process){.shell = two_sleeps(line, sizeof(line), ""),
 				   .timeout_ms = 300,
 				   .grace_ms = 1000};
 	t0 = now_s();
-	assert_int_equal(run_command(&cmd, err, sizeof(err)), 0);
+	assert_int_equal(child_run(&cmd, err, sizeof(err)), 0);
 	assert_true(cmd.timed_out);
 	assert_int_equal(cmd.interrupted, 0);
 	assert_true(now_s() - t0 < 3);
@@ -340,29 +340,40 @@ static void test_exit_status_and_signal(void **state)
 {
 	const char *const missing[] = {"/nonexistent/scalebench-no-such-program", NULL};
 	const char *const unknown[] = {"scalebench-no-such-command", NULL};
-	struct run_command cmd = {.shell = "exit 3"};
+	struct child_process cmd = {.shell = "exit 3"};
 	char err[512];
 	(void)state;
 
-	assert_int_equal(run_command(&cmd, err, sizeof(err)), 0);
+	assert_int_equal(child_run(&cmd, err, sizeof(err)), 0);
 	assert_int_equal(cmd.exit_code, 3);
+	assert_null(cmd.out_text.p);
+
+	/* Captured but empty: "" (not NULL, and terminated). */
+	cmd = (struct child_process){.shell = "true", .out = RUN_OUT_CAPTURE};
+	assert_int_equal(child_run(&cmd, err, sizeof(err)), 0);
+	assert_true(!cmd.out_text.p || !cmd.out_text.p[0]);
+	assert_int_equal(cmd.out_text.len, 0);
+	child_release(&cmd);
+
+	cmd = (struct child_process){.shell = "exit 3"};
+	assert_int_equal(child_run(&cmd, err, sizeof(err)), 0);
 	assert_int_equal(cmd.term_signal, 0);
-	assert_int_equal(run_command_status(&cmd), 3);
+	assert_int_equal(child_status(&cmd), 3);
 	assert_false(cmd.timed_out);
 
-	cmd = (struct run_command){.shell = "kill -USR1 $$"};
-	assert_int_equal(run_command(&cmd, err, sizeof(err)), 0);
+	cmd = (struct child_process){.shell = "kill -USR1 $$"};
+	assert_int_equal(child_run(&cmd, err, sizeof(err)), 0);
 	assert_int_equal(cmd.exit_code, -1);
 	assert_int_equal(cmd.term_signal, SIGUSR1);
-	assert_int_equal(run_command_status(&cmd), 128 + SIGUSR1);
+	assert_int_equal(child_status(&cmd), 128 + SIGUSR1);
 
-	cmd = (struct run_command){.argv = missing};
-	assert_int_equal(run_command(&cmd, err, sizeof(err)), -1);
+	cmd = (struct child_process){.argv = missing};
+	assert_int_equal(child_run(&cmd, err, sizeof(err)), -1);
 	assert_int_equal(errno, ENOENT);
 	assert_non_null(strstr(err, missing[0]));
-	assert_int_equal(run_command_status(&cmd), -1);
-	cmd = (struct run_command){.argv = unknown};
-	assert_int_equal(run_command(&cmd, err, sizeof(err)), -1);
+	assert_int_equal(child_status(&cmd), -1);
+	cmd = (struct child_process){.argv = unknown};
+	assert_int_equal(child_run(&cmd, err, sizeof(err)), -1);
 	assert_int_equal(errno, ENOENT);
 	assert_non_null(strstr(err, unknown[0]));
 	assert_no_children();
@@ -374,13 +385,13 @@ static void test_child_stops_reading(void **state)
 	const char *const head[] = {"head", "-c", "10", NULL};
 	const size_t n = 4 << 20;
 	char *in = calloc(1, n), err[512];
-	struct run_command cmd = {.argv = head, .in = RUN_IN_BUFFER, .out = RUN_OUT_NULL};
+	struct child_process cmd = {.argv = head, .in = RUN_IN_BUFFER, .out = RUN_OUT_NULL};
 	(void)state;
 
 	assert_non_null(in);
 	cmd.in_buf = in;
 	cmd.in_len = n;
-	assert_int_equal(run_command(&cmd, err, sizeof(err)), 0);
+	assert_int_equal(child_run(&cmd, err, sizeof(err)), 0);
 	assert_int_equal(cmd.exit_code, 0);
 	assert_true(cmd.in_written >= 10 && cmd.in_written < n);
 	free(in);
@@ -389,7 +400,7 @@ static void test_child_stops_reading(void **state)
 static void test_env_dir_and_streams(void **state)
 {
 	const char *const env[] = {"SB_TEST_VAR=x=y", "HOME=/nowhere", NULL};
-	struct run_command cmd = {
+	struct child_process cmd = {
 	    .shell = "echo \"$SB_TEST_VAR|$(pwd)|$HOME\"; echo oops >&2; cat; echo end",
 	    .env = env,
 	    .dir = dir,
@@ -400,22 +411,22 @@ static void test_env_dir_and_streams(void **state)
 	int fd;
 	(void)state;
 
-	assert_int_equal(run_command(&cmd, err, sizeof(err)), 0);
+	assert_int_equal(child_run(&cmd, err, sizeof(err)), 0);
 	snprintf(want, sizeof(want), "x=y|%s|/nowhere\noops\nend\n", dir);
 	assert_string_equal(cmd.out_text.p, want);
 	assert_non_null(getenv("HOME"));
 	assert_null(getenv("SB_TEST_VAR"));
-	run_command_release(&cmd);
+	child_release(&cmd);
 
 	/* To a descriptor of ours; stderr discarded; nothing captured. */
 	snprintf(path, sizeof(path), "%s/out", dir);
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	assert_true(fd >= 0);
-	cmd = (struct run_command){.shell = "echo to-file; echo hidden >&2",
+	cmd = (struct child_process){.shell = "echo to-file; echo hidden >&2",
 				   .out = RUN_OUT_FD,
 				   .out_fd = fd,
 				   .err = RUN_OUT_NULL};
-	assert_int_equal(run_command(&cmd, err, sizeof(err)), 0);
+	assert_int_equal(child_run(&cmd, err, sizeof(err)), 0);
 	close(fd);
 	assert_null(cmd.out_text.p);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -424,34 +435,34 @@ static void test_env_dir_and_streams(void **state)
 	assert_string_equal(buf, "to-file\n");
 
 	/* A limit on what is kept: the rest is read (the child is not blocked) and dropped. */
-	cmd = (struct run_command){.shell = "yes | head -c 1000000; echo done >&2",
+	cmd = (struct child_process){.shell = "yes | head -c 1000000; echo done >&2",
 				   .out = RUN_OUT_CAPTURE,
 				   .err = RUN_OUT_CAPTURE,
 				   .out_text.max = 10};
-	assert_int_equal(run_command(&cmd, err, sizeof(err)), 0);
+	assert_int_equal(child_run(&cmd, err, sizeof(err)), 0);
 	assert_int_equal(cmd.out_text.len, 10);
 	assert_true(cmd.out_text.truncated);
 	assert_string_equal(cmd.out_text.p, "y\ny\ny\ny\ny\n");
 	assert_string_equal(cmd.err_text.p, "done\n");
-	run_command_release(&cmd);
+	child_release(&cmd);
 	assert_no_children();
 }
 
 /* Nothing of ours but stdin, stdout and stderr reaches the child, and nothing is left open. */
 static void test_no_fd_leaks(void **state)
 {
-	struct run_command cmd = {.shell = "ls /proc/$$/fd", .out = RUN_OUT_CAPTURE};
+	struct child_process cmd = {.shell = "ls /proc/$$/fd", .out = RUN_OUT_CAPTURE};
 	int leaky = dup(2), before;
 	char err[512];
 	(void)state;
 
 	assert_true(leaky > 2);
-	assert_int_equal(run_command(&cmd, err, sizeof(err)), 0); /* the first makes its pipe */
+	assert_int_equal(child_run(&cmd, err, sizeof(err)), 0); /* the first makes its pipe */
 	assert_string_equal(cmd.out_text.p, "0\n1\n2\n");
 	before = count_fds();
-	assert_int_equal(run_command(&cmd, err, sizeof(err)), 0);
+	assert_int_equal(child_run(&cmd, err, sizeof(err)), 0);
 	assert_int_equal(count_fds(), before);
-	run_command_release(&cmd);
+	child_release(&cmd);
 	close(leaky);
 	assert_no_children();
 }
@@ -461,21 +472,21 @@ static void test_no_fd_leaks(void **state)
 static void test_end_group(void **state)
 {
 	char line[1024], err[512];
-	struct run_command cmd;
+	struct child_process cmd;
 	pid_t pids[3];
 	(void)state;
 
 	unlink(pidfile);
 	snprintf(line, sizeof(line), "sleep 60 & echo $$ $! >'%s'", pidfile);
-	cmd = (struct run_command){.shell = line, .end_group = true};
-	assert_int_equal(run_command(&cmd, err, sizeof(err)), 0);
+	cmd = (struct child_process){.shell = line, .end_group = true};
+	assert_int_equal(child_run(&cmd, err, sizeof(err)), 0);
 	assert_int_equal(cmd.exit_code, 0);
 	assert_int_equal(read_pids(pids, 2), 2);
 	assert_true(gone(pids[0]) && gone(pids[1]));
 
 	unlink(pidfile);
-	cmd = (struct run_command){.shell = line};
-	assert_int_equal(run_command(&cmd, err, sizeof(err)), 0);
+	cmd = (struct child_process){.shell = line};
+	assert_int_equal(child_run(&cmd, err, sizeof(err)), 0);
 	assert_int_equal(read_pids(pids, 2), 2);
 	assert_false(gone(pids[1]));
 	kill(pids[1], SIGKILL);
