@@ -1,4 +1,5 @@
 #include "results.h"
+#include "../lib/file.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -158,40 +159,31 @@ no:
 	return -1;
 }
 
-static char *read_file(const char *path, size_t *len)
-{
-	FILE *fp = fopen(path, "re");
-	char *buf = NULL;
-	long size;
+/* Far above any real run's file (5,000 stats are some 200 kB): a wrong file is refused rather
+ * than read into memory. */
+#define RUN_FILE_MAX (1u << 30)
 
-	if (!fp)
-		return NULL;
-	if (fseek(fp, 0, SEEK_END) == 0 && (size = ftell(fp)) >= 0 && fseek(fp, 0, SEEK_SET) == 0 &&
-	    (buf = malloc((size_t)size + 1)) && fread(buf, 1, (size_t)size, fp) == (size_t)size) {
-		buf[size] = '\0';
-		*len = (size_t)size;
-	} else {
-		free(buf);
-		buf = NULL;
-	}
-	fclose(fp);
-	return buf;
+/* A run's file, whole; NULL with why naming it and saying what was wrong. */
+static char *read_file(const char *path, size_t *len, char *why, size_t whylen)
+{
+	char *buf;
+
+	return file_read(path, RUN_FILE_MAX, &buf, len, why, whylen) ? NULL : buf;
 }
 
 /* One run's stats.json into the group's table as column `run`.  Nothing is added unless the
- * whole file is a flat object of numbers: a corrupt run leaves no partial column. */
+ * whole file is a flat object of numbers: a corrupt run leaves no partial column.  -2 when the
+ * file cannot be read (why then names it), -1 when it is corrupt. */
 static int load_stats(struct result_group *g, size_t run, const char *path, char *why, size_t len)
 {
 	struct parsed_stat *v = NULL;
 	json_t *tree = NULL;
 	size_t size = 0;
-	char *buf = read_file(path, &size);
+	char *buf = read_file(path, &size, why, len);
 	long n;
 
-	if (!buf) {
-		snprintf(why, len, "cannot read: %s", strerror(errno));
-		return -1;
-	}
+	if (!buf)
+		return -2;
 	n = parse_flat(buf, buf + size, &v);
 	if (n < 0) {
 		json_error_t e;
@@ -299,7 +291,7 @@ static void axes_from_meta(struct result_group *g, const json_t *meta)
 
 int group_load(const char *dir, struct result_group *g, char *err, size_t errlen)
 {
-	char path[PATH_MAX], why[256], **names = NULL;
+	char path[PATH_MAX], why[PATH_MAX + 256], **names = NULL;
 	size_t nnames = 0;
 	struct dirent *e;
 	struct stat st;
@@ -342,6 +334,9 @@ int group_load(const char *dir, struct result_group *g, char *err, size_t errlen
 	g->stat_index = json_object();
 	for (size_t i = 0; i < nnames; i++) {
 		json_t *meta;
+		char *text;
+		size_t size;
+		int rc;
 
 		snprintf(path, sizeof(path), "%s/stats.json", names[i]);
 		if (access(path, F_OK)) {
@@ -349,13 +344,19 @@ int group_load(const char *dir, struct result_group *g, char *err, size_t errlen
 			free(names[i]);
 			continue;
 		}
-		if (load_stats(g, g->nruns, path, why, sizeof(why))) {
-			add_note(g, "%s: corrupt (%s), run skipped", path, why);
+		rc = load_stats(g, g->nruns, path, why, sizeof(why));
+		if (rc) {
+			if (rc == -2)
+				add_note(g, "%s, run skipped%s", why, "");
+			else
+				add_note(g, "%s: corrupt (%s), run skipped", path, why);
 			free(names[i]);
 			continue;
 		}
 		snprintf(path, sizeof(path), "%s/meta.json", names[i]);
-		meta = json_load_file(path, 0, NULL);
+		text = read_file(path, &size, why, sizeof(why));
+		meta = text ? json_loadb(text, size, 0, NULL) : NULL;
+		free(text);
 		if (meta && !json_is_object(meta)) {
 			json_decref(meta);
 			meta = NULL;
