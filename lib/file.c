@@ -25,8 +25,7 @@ static const char *not_regular(mode_t mode)
 	return "not a regular file";
 }
 
-int file_read(const char *path, size_t max_bytes, char **buf, size_t *len, char *err,
-	      size_t errlen)
+int file_read(const char *path, size_t max_bytes, char **buf, size_t *len, char *err, size_t errlen)
 {
 	/* Room for one byte past the limit, to tell a file of max_bytes from a longer one. */
 	size_t limit = max_bytes > SIZE_MAX - 2 ? SIZE_MAX : max_bytes + 2;

@@ -20,8 +20,8 @@
 #define DEFAULT_GRACE_MS 5000
 /* How often leftovers of a group are looked for while it is being ended: nothing wakes us
  * when a process that is not our child dies. */
-#define GROUP_POLL_MS	 20
-#define READ_CHUNK	 65536
+#define GROUP_POLL_MS 20
+#define READ_CHUNK    65536
 
 extern char **environ;
 
@@ -37,7 +37,7 @@ static volatile sig_atomic_t live_pgid;	 /* the running command's group, 0 when 
 static volatile sig_atomic_t forward_ok; /* !no_forward */
 static volatile sig_atomic_t got_signal; /* the last SIGINT/SIGTERM (or interrupt call) */
 static volatile sig_atomic_t reraise;	 /* a received signal whose old disposition was SIG_DFL */
-static int wake_fds[2] = {-1, -1}; /* the handler's write wakes the loop's poll */
+static int wake_fds[2] = {-1, -1};	 /* the handler's write wakes the loop's poll */
 
 void child_interrupt(int sig)
 {
@@ -113,7 +113,6 @@ static const char *cmd_name(const struct child_process *cmd)
 		return "/bin/sh";
 	return cmd->path ? cmd->path : cmd->argv[0];
 }
-
 
 /* One captured stream: our end of its pipe and the buffer it grows into. */
 struct sink {
@@ -279,14 +278,13 @@ static int spawn(struct child_process *cmd, const char *const *argv, const int f
 	sigaddset(&dflt, SIGPIPE);
 	sigaddset(&dflt, SIGINT);
 	sigaddset(&dflt, SIGTERM);
-	if (!rc)
-		rc = posix_spawnattr_setpgroup(&attr, 0) ||
-		     posix_spawnattr_setsigmask(&attr, &none) ||
-		     posix_spawnattr_setsigdefault(&attr, &dflt) ||
-		     posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
-							 POSIX_SPAWN_SETSIGDEF)
-			 ? EINVAL
-			 : 0;
+	/* A group of its own; no signal blocked; ours caught or ignored become the default. */
+	if (!rc &&
+	    (posix_spawnattr_setpgroup(&attr, 0) || posix_spawnattr_setsigmask(&attr, &none) ||
+	     posix_spawnattr_setsigdefault(&attr, &dflt) ||
+	     posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
+						 POSIX_SPAWN_SETSIGDEF)))
+		rc = EINVAL;
 	if (!rc)
 		rc = strchr(file, '/')
 			 ? posix_spawn(pid, file, &fa, &attr, (char *const *)argv, envp)
@@ -443,10 +441,11 @@ static void write_stdin(struct run *r)
 static int poll_timeout(const struct run *r, int64_t now, bool need_group_end)
 {
 	int64_t until = r->timeout_at < r->escalate_at ? r->timeout_at : r->escalate_at;
-	int64_t ms = until == INT64_MAX ? -1 : until - now;
+	int64_t ms = until == INT64_MAX ? -1 : until > now ? until - now : 0;
 
 	/* Nothing wakes us when a process that is not our child dies. */
-	if ((r->leader_done && need_group_end && !r->group_done) || (!r->leader_done && r->pidfd < 0))
+	if ((r->leader_done && need_group_end && !r->group_done) ||
+	    (!r->leader_done && r->pidfd < 0))
 		if (ms < 0 || ms > GROUP_POLL_MS)
 			ms = GROUP_POLL_MS;
 	return ms < 0 ? -1 : ms > INT32_MAX ? INT32_MAX : (int)ms;

@@ -11,7 +11,15 @@
  * deadlocks against us, and stdin is a socket, so a child that stops reading gives EPIPE rather
  * than a SIGPIPE that would kill us.  Captured output grows as needed.
  *
- * Commands run one at a time (a second thread waits): the signal handlers serve one group. */
+ * Commands run one at a time (a second thread waits): the signal handlers serve one group.
+ *
+ *	const char *argv[] = {"git", "-C", repo, "rev-parse", "HEAD", NULL};
+ *	struct child_process git = {.argv = argv, .out = RUN_OUT_CAPTURE};
+ *
+ *	if (child_run(&git, err, sizeof(err)) == 0 && git.exit_code == 0)
+ *		use(git.out_text.p);
+ *	child_release(&git);
+ */
 #ifndef SCALEBENCH_RUN_COMMAND_H
 #define SCALEBENCH_RUN_COMMAND_H
 
@@ -49,7 +57,7 @@ struct child_process {
 	const char *const *argv;
 	const char *path;
 	const char *shell;
-	const char *dir;	    /* the child's working directory (default: ours) */
+	const char *dir;	/* the child's working directory (default: ours) */
 	const char *const *env; /* "NAME=value" entries added to ours, replacing the same NAME */
 
 	enum run_in in;
@@ -74,13 +82,14 @@ struct child_process {
 };
 
 /* Run cmd to its end.  0 when it ran (whatever its exit: see the results), -1 with errno set and
- * err naming the command when it could not be started or watched.  Captured output is in
- * cmd->out_text / err_text even then; child_release frees it. */
+ * err naming the command when it could not be started or watched.  cmd is zero-initialised or
+ * released before; captured output is in cmd->out_text / err_text even on failure. */
 int child_run(struct child_process *cmd, char *err, size_t errlen);
 
 /* The shell's view of the result: the exit status, 128 + the signal, -1 if it never ran. */
 int child_status(const struct child_process *cmd);
 
+/* Frees the captured output. */
 void child_release(struct child_process *cmd);
 
 /* What our signal handler does, for a caller's own handler or another thread: pass sig to the
