@@ -1,6 +1,7 @@
 /* scalebench: one binary, subcommands dispatched from a table (as git and perf do). */
 #include "builtin/builtin.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -9,7 +10,7 @@
 #endif
 
 struct command {
-	const struct cli_command *cli;
+	const struct command_def *def;
 	int (*fn)(int argc, char **argv);
 };
 
@@ -32,12 +33,32 @@ static void usage(FILE *out)
 	fprintf(out, "usage: scalebench COMMAND [options]\n\n"
 		     "Scalability regression detection for the Linux kernel.\n\ncommands:\n");
 	for (size_t i = 0; i < NR_COMMANDS; i++)
-		fprintf(out, "  %-10s %s\n", commands[i].cli->name, commands[i].cli->summary);
-	fprintf(out, "\n'scalebench COMMAND --help' shows a command's options.\n");
+		fprintf(out, "  %-10s %s\n", commands[i].def->name, commands[i].def->summary);
+	fprintf(out, "\n'scalebench COMMAND --help' (or 'scalebench help COMMAND') shows a "
+		     "command's options.\n");
 }
 
-int main(int argc, char **argv)
+static const struct command *find_command(const char *name)
 {
+	for (size_t i = 0; i < NR_COMMANDS; i++)
+		if (!strcmp(name, commands[i].def->name))
+			return &commands[i];
+	return NULL;
+}
+
+/* Nothing to do: a write to a closed pipe then fails with EPIPE instead of killing us, so
+ * a pager that quits early costs neither the benchmark in progress nor its results, and the
+ * lost output is said at exit.  A handler, unlike SIG_IGN, is reset by exec: the programs
+ * we start (gnuplot, git, a bisect's build) get the default back. */
+static void on_sigpipe(int sig)
+{
+	(void)sig;
+}
+
+static int dispatch(int argc, char **argv)
+{
+	const struct command *cmd;
+
 	if (argc < 2) {
 		usage(stderr);
 		return 2;
@@ -50,17 +71,45 @@ int main(int argc, char **argv)
 		printf("scalebench %s\n", SCALEBENCH_VERSION);
 		return 0;
 	}
-	if (!strcmp(argv[1], "help") && argc == 3) {
-		for (size_t i = 0; i < NR_COMMANDS; i++)
-			if (!strcmp(argv[2], commands[i].cli->name)) {
-				cli_print_help(commands[i].cli, stdout);
-				return 0;
-			}
+	if (!strcmp(argv[1], "help")) {
+		char help[] = "--help", *args[] = {argv[2], help, NULL};
+
+		if (argc == 2) {
+			usage(stdout);
+			return 0;
+		}
+		cmd = find_command(argv[2]);
+		if (!cmd || argc > 3) {
+			if (!cmd)
+				sb_error("unknown command '%s'\n", argv[2]);
+			else
+				sb_error("help: one command at a time\n");
+			usage(stderr);
+			return 2;
+		}
+		sb_set_command(cmd->def->name);
+		return cmd->fn(2, args);
 	}
-	for (size_t i = 0; i < NR_COMMANDS; i++)
-		if (!strcmp(argv[1], commands[i].cli->name))
-			return commands[i].fn(argc - 1, argv + 1);
-	fprintf(stderr, "scalebench: unknown command '%s'\n\n", argv[1]);
-	usage(stderr);
-	return 2;
+	cmd = find_command(argv[1]);
+	if (!cmd) {
+		sb_error("unknown command '%s'\n", argv[1]);
+		usage(stderr);
+		return 2;
+	}
+	sb_set_command(cmd->def->name);
+	return cmd->fn(argc - 1, argv + 1);
+}
+
+int main(int argc, char **argv)
+{
+	struct sigaction sa = {.sa_handler = on_sigpipe, .sa_flags = SA_RESTART};
+	int rc;
+
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGPIPE, &sa, NULL);
+	rc = dispatch(argc, argv);
+	/* Whatever the command did, output that did not arrive is an error. */
+	if (sb_close_stdout() && rc < 2)
+		rc = 2;
+	return rc;
 }

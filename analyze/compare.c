@@ -1,5 +1,4 @@
 #include "compare.h"
-#include "../store/families.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -22,26 +21,19 @@ const char *test_kind_name(enum test_kind t)
 	}
 }
 
-/* The testcase's own stats (will-it-scale.*, phoronix-test-suite.*) are the headline family:
- * whatever a monitor or a failure did not name. */
-static bool is_headline(const char *name)
-{
-	return !stat_is_failure(name) && !stat_family_is_lkp_monitor(name);
-}
-
 static int cmp_names(const void *a, const void *b)
 {
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 /* Outliers by the median absolute deviation: the robust path takes over when a side has one.
- * med is the side's median (already in its summary). */
-static bool has_outlier(const double *x, size_t n, double med)
+ * med is the side's median (already in its summary); d has room for n values. */
+static bool has_outlier(const double *x, size_t n, double med, double *d)
 {
-	double d[64], mad;
+	double mad;
 
-	if (n < 4 || n > 64)
-		return false; /* large groups: Welch's test is robust enough by then */
+	if (n < 4)
+		return false;
 	for (size_t i = 0; i < n; i++)
 		d[i] = fabs(x[i] - med);
 	stat_sort(d, n);
@@ -59,7 +51,7 @@ static bool all_positive(const double *x, size_t n)
 
 /* Test one stat of group b against group a; fills the interval of the change. */
 static void test_row(struct stat_row *r, size_t g, const double *a, size_t na, const double *b,
-		     size_t nb, const struct compare_opts *o)
+		     size_t nb, double *scratch, const struct compare_opts *o)
 {
 	const char *why = NULL;
 
@@ -88,7 +80,8 @@ static void test_row(struct stat_row *r, size_t g, const double *a, size_t na, c
 		return;
 	}
 	if (!r->absolute && all_positive(a, na) && all_positive(b, nb) &&
-	    !has_outlier(a, na, r->sum[0].median) && !has_outlier(b, nb, r->sum[g].median)) {
+	    !has_outlier(a, na, r->sum[0].median, scratch) &&
+	    !has_outlier(b, nb, r->sum[g].median, scratch)) {
 		struct welch_result w;
 
 		if (welch_log_test(a, na, b, nb, o->alpha, &w, &why) == 0) {
@@ -177,23 +170,49 @@ static void decide(struct stat_row *r, size_t g, const struct compare_opts *o)
 	}
 }
 
+/* The per-group arrays of nrows rows, one block per array. */
+static int alloc_cells(struct comparison *c, size_t nrows)
+{
+	size_t n = nrows * c->ngroups;
+	bool ok = true;
+
+#define ALLOC_CELLS(f)                                                                             \
+	c->cells.f = calloc(n ? n : 1, sizeof(*c->cells.f));                                       \
+	ok = ok && c->cells.f;
+	STAT_ROW_ARRAYS(ALLOC_CELLS)
+#undef ALLOC_CELLS
+	return ok ? 0 : -1;
+}
+
+static void point_cells(struct comparison *c, struct stat_row *r, size_t i)
+{
+	size_t at = i * c->ngroups;
+
+#define POINT_CELLS(f) r->f = c->cells.f + at;
+	STAT_ROW_ARRAYS(POINT_CELLS)
+#undef POINT_CELLS
+}
+
 int compare_groups(struct result_group *groups, size_t n, const struct compare_opts *o,
 		   struct comparison *c, char *err, size_t errlen)
 {
 	char **names = NULL;
-	size_t nnames = 0, cap = 0, maxruns = 0;
-	double *a = NULL, *b = NULL;
+	size_t nnames = 0, cap = 0, maxruns = 0, family_len = 0;
+	double *a = NULL, *b = NULL, *scratch = NULL;
+	const char *family = NULL;
+	enum stat_role role = ROLE_HEADLINE;
 
 	memset(c, 0, sizeof(*c));
-	if (n < 2 || n > COMPARE_MAX_GROUPS) {
-		snprintf(err, errlen, "compare needs 2 to %d groups, got %zu", COMPARE_MAX_GROUPS,
-			 n);
+	if (n < 2) {
+		snprintf(err, errlen, "compare needs at least 2 groups, got %zu", n);
 		return -1;
 	}
 	c->groups = groups;
 	c->ngroups = n;
 	c->opts = *o;
 	c->min_runs = groups[0].nruns;
+	c->headline_stat = group_headline_stat(groups, n);
+	c->headline_dir = group_headline_direction(groups, n);
 	/* The union of the groups' stat names: runs mostly share them, so a set first and a
 	 * sort of the distinct names after, not a sort of every run's names. */
 	json_t *seen = json_object();
@@ -210,7 +229,8 @@ int compare_groups(struct result_group *groups, size_t n, const struct compare_o
 			if (json_object_get(seen, k))
 				continue;
 			json_object_set_new(seen, k, json_true());
-			if (o->stat_re && regexec(o->stat_re, k, 0, NULL, 0))
+			if ((o->stat_re && regexec(o->stat_re, k, 0, NULL, 0)) ||
+			    (o->stat_name && strcmp(o->stat_name, k)))
 				continue;
 			if (nnames == cap) {
 				cap = cap ? cap * 2 : 1024;
@@ -230,19 +250,29 @@ int compare_groups(struct result_group *groups, size_t n, const struct compare_o
 	c->rows = calloc(nnames ? nnames : 1, sizeof(*c->rows));
 	a = malloc((maxruns + 1) * sizeof(*a));
 	b = malloc((maxruns + 1) * sizeof(*b));
-	if (!c->rows || !a || !b)
+	scratch = malloc((maxruns + 1) * sizeof(*scratch));
+	if (!c->rows || !a || !b || !scratch || alloc_cells(c, nnames))
 		goto nomem;
 
 	for (size_t i = 0; i < nnames; i++) {
 		struct stat_row *r;
-		size_t na;
+		size_t na, len = strcspn(names[i], ".");
 
-		r = &c->rows[c->nrows++];
+		r = &c->rows[c->nrows];
+		point_cells(c, r, c->nrows++);
 		r->name = strdup(names[i]);
-		r->failure = stat_is_failure(names[i]);
-		r->headline = is_headline(names[i]);
+		/* Sorted names: a family's stats come together, so ask its role once. */
+		if (!family || len != family_len || strncmp(names[i], family, len)) {
+			family = names[i];
+			family_len = len;
+			role = group_stat_role(groups, n, names[i]);
+		}
+		r->failure = role == ROLE_FAILURE;
+		r->headline = role == ROLE_HEADLINE;
 		r->absolute = stat_is_absolute(names[i]);
-		r->dir = stat_direction(names[i]);
+		r->dir = c->headline_stat && !strcmp(names[i], c->headline_stat)
+			     ? c->headline_dir
+			     : stat_direction(names[i], role);
 		for (size_t g = 0; g < n; g++) {
 			size_t k = group_values(&groups[g], names[i], b);
 
@@ -271,7 +301,7 @@ int compare_groups(struct result_group *groups, size_t n, const struct compare_o
 				r->no_test[g] = "%change undefined for a zero or negative mean";
 				continue;
 			}
-			test_row(r, g, a, na, b, nb, o);
+			test_row(r, g, a, na, b, nb, scratch, o);
 		}
 	}
 	for (size_t g = 1; g < n; g++) {
@@ -284,11 +314,13 @@ int compare_groups(struct result_group *groups, size_t n, const struct compare_o
 	free(names);
 	free(a);
 	free(b);
+	free(scratch);
 	return 0;
 nomem:
 	free(names);
 	free(a);
 	free(b);
+	free(scratch);
 	comparison_free(c);
 	snprintf(err, errlen, "out of memory");
 	return -1;
@@ -299,6 +331,10 @@ void comparison_free(struct comparison *c)
 	for (size_t i = 0; i < c->nrows; i++)
 		free(c->rows[i].name);
 	free(c->rows);
+#define FREE_CELLS(f) free(c->cells.f);
+	STAT_ROW_ARRAYS(FREE_CELLS)
+#undef FREE_CELLS
+	memset(&c->cells, 0, sizeof(c->cells));
 	c->rows = NULL;
 	c->nrows = 0;
 }

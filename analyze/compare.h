@@ -5,10 +5,9 @@
 
 #include "results.h"
 #include "stats.h"
+#include "../lib/jsonw.h"
 
 #include <regex.h>
-
-#define COMPARE_MAX_GROUPS 8
 
 enum compare_rule { RULE_STATS, RULE_LKP };
 enum test_kind { TEST_NONE, TEST_WELCH_LOG, TEST_MANN_WHITNEY, TEST_LKP, TEST_EXACT };
@@ -20,27 +19,35 @@ struct compare_opts {
 	double q_max;		/* 0.05 */
 	double alpha;		/* 1 - confidence of the intervals: 0.05 */
 	const regex_t *stat_re; /* only stats matching, or NULL */
+	const char *stat_name;	/* only the stat of this name, or NULL */
 };
 
-/* One stat; per group g (index 0 is the base). */
+/* Every per-group array of a row, named once for allocating, pointing and freeing. */
+/* clang-format off */
+#define STAT_ROW_ARRAYS(X) \
+	X(sum) X(fails) X(runs) X(has_change) X(change) X(reproduction) X(test) \
+	X(p) X(q) X(lo) X(hi) X(verdict) X(runs_needed) X(no_test)
+/* clang-format on */
+
+/* One stat; each array has one entry per group g (index 0 is the base). */
 struct stat_row {
 	char *name;
 	bool failure;  /* a failure stat: fail:runs, not means */
 	bool headline; /* the testcase's own stats: a family of its own for BH */
 	bool absolute; /* change is a delta, not a % */
 	enum stat_direction dir;
-	struct stat_summary sum[COMPARE_MAX_GROUPS];
-	size_t fails[COMPARE_MAX_GROUPS], runs[COMPARE_MAX_GROUPS];
+	struct stat_summary *sum;
+	size_t *fails, *runs;
 	/* against group 0, for g >= 1: */
-	bool has_change[COMPARE_MAX_GROUPS];
-	double change[COMPARE_MAX_GROUPS];	 /* %change, or delta when absolute */
-	double reproduction[COMPARE_MAX_GROUPS]; /* failure stats: 100 (fb/rb - fa/ra) */
-	enum test_kind test[COMPARE_MAX_GROUPS];
-	double p[COMPARE_MAX_GROUPS], q[COMPARE_MAX_GROUPS];
-	double lo[COMPARE_MAX_GROUPS], hi[COMPARE_MAX_GROUPS]; /* interval of the change */
-	enum verdict verdict[COMPARE_MAX_GROUPS];
-	unsigned runs_needed[COMPARE_MAX_GROUPS]; /* inconclusive: per side, to decide */
-	const char *no_test[COMPARE_MAX_GROUPS];  /* why there is no test */
+	bool *has_change;
+	double *change;	      /* %change, or delta when absolute */
+	double *reproduction; /* failure stats: 100 (fb/rb - fa/ra) */
+	enum test_kind *test;
+	double *p, *q;
+	double *lo, *hi; /* interval of the change */
+	enum verdict *verdict;
+	unsigned *runs_needed; /* inconclusive: per side, to decide */
+	const char **no_test;  /* why there is no test */
 };
 
 struct comparison {
@@ -49,9 +56,15 @@ struct comparison {
 	struct stat_row *rows;
 	size_t nrows;
 	struct compare_opts opts;
-	size_t min_runs; /* the fewest runs of any group */
+	size_t min_runs;	   /* the fewest runs of any group */
+	const char *headline_stat; /* as the runs declare it (results.h), or NULL */
+	enum stat_direction headline_dir;
+	/* The rows' arrays in one block each, nrows * ngroups long; row i's start at
+	 * i * ngroups.  Sized by the comparison: any number of groups. */
+	struct stat_row cells;
 };
 
+/* Any number of groups from 2; -1 with err when fewer or out of memory. */
 int compare_groups(struct result_group *groups, size_t n, const struct compare_opts *o,
 		   struct comparison *c, char *err, size_t errlen);
 void comparison_free(struct comparison *c);
@@ -64,8 +77,12 @@ const char *test_kind_name(enum test_kind t);
 
 /* Output formats. */
 void print_robot_table(const struct comparison *c, bool all, bool verbose, FILE *out);
-/* The whole comparison as one JSON object, streamed to out stat by stat (a few thousand
- * stats need not be built in memory at once). */
+/* The whole comparison as one JSON object, written through w, its members' members one to a
+ * line (one line per stat) when w's pretty_depth is COMPARE_JSON_PRETTY deeper than the
+ * object.  job, when not NULL, comes first ("job": the atomic job's name). */
+#define COMPARE_JSON_PRETTY 2
+void comparison_write_json(const struct comparison *c, const char *job, struct jsonw *w);
+/* The comparison as one JSON document on out: 0, or -1 on a write error. */
 int print_comparison_json(const struct comparison *c, FILE *out);
 
 #endif

@@ -17,6 +17,7 @@ void mm_cell_fill(struct mm_cell *c, const double *x, size_t n)
 	c->have = true;
 	/* Throughputs average harmonically, as MMTests does: a rate over equal work. */
 	c->hmean = isinf(inv) ? 0 : (double)n / inv;
+	c->amean = s.mean;
 	c->stddev = s.stddev;
 	c->coeffvar = s.stddev_pct;
 	c->min = s.min;
@@ -40,7 +41,8 @@ void print_mmtests(FILE *out, const char *title, const char *const *labels, size
 		   const unsigned *tasks, size_t ntasks, const struct mm_cell *cells,
 		   enum stat_direction dir)
 {
-	static const char *const rows[] = {"Hmean", "Stddev", "CoeffVar", "Min", "Max"};
+	bool rate = dir == DIR_HIGHER_BETTER;
+	const char *const rows[] = {rate ? "Hmean" : "Amean", "Stddev", "CoeffVar", "Min", "Max"};
 	/* Higher-better stats improve upwards; a spread always improves downwards. */
 	int up = dir == DIR_LOWER_BETTER ? -1 : 1;
 
@@ -62,12 +64,12 @@ void print_mmtests(FILE *out, const char *title, const char *const *labels, size
 					fprintf(out, " %23s", c->have ? "" : "-");
 					continue;
 				}
-				v = r == 0   ? c->hmean
+				v = r == 0   ? (rate ? c->hmean : c->amean)
 				    : r == 1 ? c->stddev
 				    : r == 2 ? c->coeffvar
 				    : r == 3 ? c->min
 					     : c->max;
-				b = r == 0   ? base->hmean
+				b = r == 0   ? (rate ? base->hmean : base->amean)
 				    : r == 1 ? base->stddev
 				    : r == 2 ? base->coeffvar
 				    : r == 3 ? base->min

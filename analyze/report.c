@@ -242,130 +242,150 @@ void print_robot_table(const struct comparison *c, bool all, bool verbose, FILE 
 		fprintf(out, "\n(no stat changed significantly; --all shows every stat)\n");
 }
 
-/* Rows are written with fprintf, not built as jansson trees: thousands of stats per
- * comparison, and the trees cost more than the statistics. */
-static void put_value(FILE *out, double v)
+static const char *direction_name(enum stat_direction d)
 {
-	if (isnan(v) || isinf(v))
-		fprintf(out, "null"); /* JSON has no NaN or infinity */
-	else
-		fprintf(out, "%.7g", v);
+	return d == DIR_HIGHER_BETTER ? "higher" : d == DIR_LOWER_BETTER ? "lower" : "neutral";
 }
 
-static void put_num(FILE *out, const char *key, double v)
+static void put_double(struct jsonw *w, const char *key, double v)
 {
-	putc('"', out);
-	fputs(key, out);
-	fputs("\": ", out);
-	put_value(out, v);
+	jsonw_key(w, key);
+	jsonw_double(w, v);
 }
 
-static void put_row(FILE *out, const struct comparison *c, const struct stat_row *r)
+static void put_string(struct jsonw *w, const char *key, const char *v)
 {
-	fprintf(out,
-		"{\"failure\": %s, \"headline\": %s, \"absolute\": %s, \"direction\": \"%s\", "
-		"\"groups\": [",
-		r->failure ? "true" : "false", r->headline ? "true" : "false",
-		r->absolute ? "true" : "false",
-		r->dir == DIR_HIGHER_BETTER  ? "higher"
-		: r->dir == DIR_LOWER_BETTER ? "lower"
-					     : "neutral");
-	for (size_t g = 0; g < c->ngroups; g++) {
-		const struct stat_summary *m = &r->sum[g];
+	jsonw_key(w, key);
+	jsonw_string(w, v);
+}
 
-		fprintf(out, "%s\n   {\"summary\": ", g ? "," : "");
-		if (!m->n) {
-			fprintf(out, "null");
-		} else {
-			fprintf(out, "{\"n\": %zu, ", m->n);
-			put_num(out, "mean", m->mean);
-			fprintf(out, ", ");
-			put_num(out, "stddev", m->stddev);
-			fprintf(out, ", ");
-			put_num(out, "stddev_pct", m->stddev_pct);
-			fprintf(out, ", ");
-			put_num(out, "min", m->min);
-			fprintf(out, ", ");
-			put_num(out, "max", m->max);
-			fprintf(out, ", ");
-			put_num(out, "median", m->median);
-			fprintf(out, "}");
-		}
-		if (r->failure)
-			fprintf(out, ", \"fail_runs\": [%zu, %zu]", r->fails[g], r->runs[g]);
-		if (g && r->failure) {
-			fprintf(out, ", ");
-			put_num(out, "reproduction", r->reproduction[g]);
-		}
-		if (g && !r->failure) {
-			fprintf(out, ", ");
-			put_num(out, "change", r->has_change[g] ? r->change[g] : NAN);
-			fprintf(out, ", \"test\": \"%s\", ", test_kind_name(r->test[g]));
-			put_num(out, "p", r->p[g]);
-			fprintf(out, ", ");
-			put_num(out, "q", r->q[g]);
-			fprintf(out, ", \"interval\": [");
-			put_value(out, r->lo[g]);
-			fprintf(out, ", ");
-			put_value(out, r->hi[g]);
-			fprintf(out, "]");
-			fprintf(out, ", \"verdict\": \"%s\"", verdict_name(r->verdict[g]));
-			if (r->runs_needed[g])
-				fprintf(out, ", \"runs_needed\": %u", r->runs_needed[g]);
-			if (r->no_test[g])
-				fprintf(out, ", \"no_test\": \"%s\"", r->no_test[g]);
-		}
-		fprintf(out, "}");
+static void put_bool(struct jsonw *w, const char *key, bool v)
+{
+	jsonw_key(w, key);
+	jsonw_bool(w, v);
+}
+
+static void put_summary(struct jsonw *w, const struct stat_summary *m)
+{
+	jsonw_key(w, "summary");
+	if (!m->n) {
+		jsonw_null(w);
+		return;
 	}
-	fprintf(out, "]}");
+	jsonw_begin_object(w);
+	jsonw_key(w, "n");
+	jsonw_uint(w, m->n);
+	put_double(w, "mean", m->mean);
+	put_double(w, "stddev", m->stddev);
+	put_double(w, "stddev_pct", m->stddev_pct);
+	put_double(w, "min", m->min);
+	put_double(w, "max", m->max);
+	put_double(w, "median", m->median);
+	jsonw_end_object(w);
 }
 
-#define JSON_FLAGS (JSON_INDENT(1) | JSON_REAL_PRECISION(10))
+static void put_row(struct jsonw *w, const struct comparison *c, const struct stat_row *r)
+{
+	jsonw_begin_object(w);
+	put_bool(w, "failure", r->failure);
+	put_bool(w, "headline", r->headline);
+	put_bool(w, "absolute", r->absolute);
+	put_string(w, "direction", direction_name(r->dir));
+	jsonw_key(w, "groups");
+	jsonw_begin_array(w);
+	for (size_t g = 0; g < c->ngroups; g++) {
+		jsonw_begin_object(w);
+		put_summary(w, &r->sum[g]);
+		if (r->failure) {
+			jsonw_key(w, "fail_runs");
+			jsonw_begin_array(w);
+			jsonw_uint(w, r->fails[g]);
+			jsonw_uint(w, r->runs[g]);
+			jsonw_end_array(w);
+		}
+		if (g && r->failure)
+			put_double(w, "reproduction", r->reproduction[g]);
+		if (g && !r->failure) {
+			put_double(w, "change", r->has_change[g] ? r->change[g] : NAN);
+			put_string(w, "test", test_kind_name(r->test[g]));
+			put_double(w, "p", r->p[g]);
+			put_double(w, "q", r->q[g]);
+			jsonw_key(w, "interval");
+			jsonw_begin_array(w);
+			jsonw_double(w, r->lo[g]);
+			jsonw_double(w, r->hi[g]);
+			jsonw_end_array(w);
+			put_string(w, "verdict", verdict_name(r->verdict[g]));
+			if (r->runs_needed[g]) {
+				jsonw_key(w, "runs_needed");
+				jsonw_uint(w, r->runs_needed[g]);
+			}
+			if (r->no_test[g])
+				put_string(w, "no_test", r->no_test[g]);
+		}
+		jsonw_end_object(w);
+	}
+	jsonw_end_array(w);
+	jsonw_end_object(w);
+}
+
+static void put_group(struct jsonw *w, const struct result_group *gr)
+{
+	jsonw_begin_object(w);
+	put_string(w, "dir", gr->dir);
+	put_string(w, "commit", gr->commit);
+	jsonw_key(w, "runs");
+	jsonw_uint(w, gr->nruns);
+	jsonw_key(w, "axes");
+	jsonw_begin_object(w);
+	for (int a = 0; a < AX_COUNT; a++)
+		if (gr->axes[a])
+			put_string(w, group_axis_names[a], gr->axes[a]);
+	jsonw_end_object(w);
+	jsonw_key(w, "notes");
+	jsonw_begin_array(w);
+	for (size_t i = 0; i < gr->nnotes; i++)
+		jsonw_string(w, gr->notes[i]);
+	jsonw_end_array(w);
+	jsonw_end_object(w);
+}
+
+void comparison_write_json(const struct comparison *c, const char *job, struct jsonw *w)
+{
+	jsonw_begin_object(w);
+	if (job)
+		put_string(w, "job", job);
+	jsonw_key(w, "groups");
+	jsonw_begin_array(w);
+	for (size_t g = 0; g < c->ngroups; g++)
+		put_group(w, &c->groups[g]);
+	jsonw_end_array(w);
+	put_string(w, "rule", c->opts.rule == RULE_LKP ? "lkp" : "stats");
+	put_double(w, "threshold_pct", c->opts.threshold_pct);
+	put_double(w, "q_max", c->opts.q_max);
+	put_bool(w, "regression", comparison_regressed(c));
+	if (c->headline_stat) {
+		jsonw_key(w, "headline");
+		jsonw_begin_object(w);
+		put_string(w, "stat", c->headline_stat);
+		put_string(w, "direction", direction_name(c->headline_dir));
+		jsonw_end_object(w);
+	}
+	jsonw_key(w, "stats");
+	jsonw_begin_object(w);
+	for (size_t i = 0; i < c->nrows; i++) {
+		jsonw_key(w, c->rows[i].name);
+		put_row(w, c, &c->rows[i]);
+	}
+	jsonw_end_object(w);
+	jsonw_end_object(w);
+}
 
 int print_comparison_json(const struct comparison *c, FILE *out)
 {
-	json_t *head = json_object(), *groups = json_array();
-	char *s;
-	for (size_t g = 0; g < c->ngroups; g++) {
-		const struct result_group *gr = &c->groups[g];
-		json_t *o = json_object(), *axes = json_object(), *notes = json_array();
+	struct jsonw w;
 
-		json_object_set_new(o, "dir", json_string(gr->dir));
-		json_object_set_new(o, "commit", json_string(gr->commit));
-		json_object_set_new(o, "runs", json_integer((json_int_t)gr->nruns));
-		for (int a = 0; a < AX_COUNT; a++)
-			if (gr->axes[a])
-				json_object_set_new(axes, group_axis_names[a],
-						    json_string(gr->axes[a]));
-		json_object_set_new(o, "axes", axes);
-		for (size_t i = 0; i < gr->nnotes; i++)
-			json_array_append_new(notes, json_string(gr->notes[i]));
-		json_object_set_new(o, "notes", notes);
-		json_array_append_new(groups, o);
-	}
-	json_object_set_new(head, "groups", groups);
-	json_object_set_new(head, "rule", json_string(c->opts.rule == RULE_LKP ? "lkp" : "stats"));
-	json_object_set_new(head, "threshold_pct", json_real(c->opts.threshold_pct));
-	json_object_set_new(head, "q_max", json_real(c->opts.q_max));
-	json_object_set_new(head, "regression", json_boolean(comparison_regressed(c)));
-	/* The head without its closing brace, then "stats" one row at a time. */
-	s = json_dumps(head, JSON_FLAGS);
-	json_decref(head);
-	if (!s)
-		return -1;
-	s[strlen(s) - 2] = '\0'; /* "\n}" */
-	fprintf(out, "%s,\n \"stats\": {", s);
-	free(s);
-	for (size_t i = 0; i < c->nrows; i++) {
-		/* Stat names come from files: let jansson quote them. */
-		json_t *key = json_string(c->rows[i].name);
-		char *k = key ? json_dumps(key, JSON_ENCODE_ANY) : NULL;
-
-		fprintf(out, "%s\n  %s: ", i ? "," : "", k ? k : "\"?\"");
-		put_row(out, c, &c->rows[i]);
-		free(k);
-		json_decref(key);
-	}
-	fprintf(out, "\n }\n}\n");
-	return ferror(out) ? -1 : 0;
+	jsonw_init(&w, out, COMPARE_JSON_PRETTY);
+	comparison_write_json(c, NULL, &w);
+	return jsonw_finish(&w);
 }

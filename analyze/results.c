@@ -1,5 +1,6 @@
 #include "results.h"
 #include "../lib/file.h"
+#include "../store/families.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -421,12 +422,6 @@ size_t group_values(const struct result_group *g, const char *stat, double *out)
 	return n;
 }
 
-bool stat_is_failure(const char *name)
-{
-	return !strncmp(name, "dmesg.", 6) || !strncmp(name, "kmsg.", 5) ||
-	       !strncmp(name, "stderr.", 7) || !strncmp(name, "last_state.", 11);
-}
-
 size_t group_failures(const struct result_group *g, const char *stat)
 {
 	const double *col = stat_column(g, stat);
@@ -470,4 +465,128 @@ size_t results_find(const char *root, const char *path_params, const char *commi
 	}
 	globfree(&gl);
 	return n;
+}
+
+long commit_list_split(const char *list, char ***out)
+{
+	size_t len = strlen(list), n = 1;
+	char **v, *copy, *save = NULL;
+	long k = 0;
+
+	for (const char *p = list; *p; p++)
+		n += *p == ',';
+	/* The pointers and a copy of the list in one block: one free for the caller. */
+	v = malloc((n + 1) * sizeof(*v) + len + 1);
+	if (!v)
+		return -1;
+	copy = memcpy((char *)(v + n + 1), list, len + 1);
+	for (char *c = strtok_r(copy, ",", &save); c; c = strtok_r(NULL, ",", &save))
+		v[k++] = c;
+	v[k] = NULL;
+	*out = v;
+	return k;
+}
+
+/* ---- What the runs declare about their stats (meta.json) ---- */
+
+enum stat_role stat_role_undeclared(const char *stat)
+{
+	if (!strncmp(stat, "dmesg.", 6) || !strncmp(stat, "kmsg.", 5) ||
+	    !strncmp(stat, "stderr.", 7) || !strncmp(stat, "last_state.", 11))
+		return ROLE_FAILURE;
+	return stat_family_is_lkp_monitor(stat) ? ROLE_MONITOR : ROLE_HEADLINE;
+}
+
+static bool role_of(const json_t *v, enum stat_role *out)
+{
+	static const char *const names[] = {
+	    [ROLE_HEADLINE] = "headline", [ROLE_MONITOR] = "monitor", [ROLE_FAILURE] = "failure"};
+	const char *s = json_string_value(v);
+
+	for (size_t i = 0; s && i < sizeof(names) / sizeof(*names); i++)
+		if (!strcmp(s, names[i])) {
+			*out = (enum stat_role)i;
+			return true;
+		}
+	return false;
+}
+
+enum stat_role group_stat_role(const struct result_group *g, size_t n, const char *stat)
+{
+	size_t family = strcspn(stat, ".");
+	enum stat_role role;
+
+	for (size_t i = 0; i < n; i++)
+		for (size_t r = 0; r < g[i].nruns; r++) {
+			json_t *fams = json_object_get(g[i].runs[r].meta, "families");
+
+			if (role_of(json_object_getn(fams, stat, family), &role))
+				return role;
+		}
+	return stat_role_undeclared(stat);
+}
+
+/* The first declared headline with a stat name, or NULL. */
+static const json_t *declared_headline(const struct result_group *g, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		for (size_t r = 0; r < g[i].nruns; r++) {
+			json_t *h = json_object_get(g[i].runs[r].meta, "headline");
+			const char *stat = json_string_value(json_object_get(h, "stat"));
+
+			if (stat && *stat)
+				return h;
+		}
+	return NULL;
+}
+
+static bool group_has(const struct result_group *g, size_t n, const char *stat)
+{
+	for (size_t i = 0; i < n; i++)
+		if (json_object_get(g[i].stat_index, stat))
+			return true;
+	return false;
+}
+
+const char *group_headline_stat(const struct result_group *g, size_t n)
+{
+	static const char process[] = "will-it-scale.per_process_ops",
+			  thread[] = "will-it-scale.per_thread_ops";
+	const json_t *h = declared_headline(g, n);
+
+	if (h)
+		return json_string_value(json_object_get(h, "stat"));
+	for (size_t i = 0; i < n; i++) {
+		const char *mode = g[i].axes[AX_MODE];
+
+		if (mode)
+			return !strcmp(mode, "process")	 ? process
+			       : !strcmp(mode, "thread") ? thread
+							 : NULL;
+	}
+	return group_has(g, n, process) ? process : group_has(g, n, thread) ? thread : NULL;
+}
+
+enum stat_direction group_headline_direction(const struct result_group *g, size_t n)
+{
+	const json_t *h = declared_headline(g, n);
+	const char *dir;
+
+	if (!h)
+		return group_headline_stat(g, n) ? DIR_HIGHER_BETTER : DIR_NEUTRAL;
+	dir = json_string_value(json_object_get(h, "direction"));
+	if (dir && !strcmp(dir, "higher"))
+		return DIR_HIGHER_BETTER;
+	if (dir && !strcmp(dir, "lower"))
+		return DIR_LOWER_BETTER;
+	return stat_direction(json_string_value(json_object_get(h, "stat")), ROLE_HEADLINE);
+}
+
+enum stat_direction group_stat_direction(const struct result_group *g, size_t n, const char *stat)
+{
+	const char *headline = group_headline_stat(g, n);
+
+	if (headline && !strcmp(stat, headline))
+		return group_headline_direction(g, n);
+	return stat_direction(stat, group_stat_role(g, n, stat));
 }

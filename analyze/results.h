@@ -4,6 +4,8 @@
 #ifndef SCALEBENCH_RESULTS_H
 #define SCALEBENCH_RESULTS_H
 
+#include "stats.h"
+
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -52,13 +54,40 @@ void group_free(struct result_group *g);
 /* The values of one stat over a group's runs that have it; returns how many. */
 size_t group_values(const struct result_group *g, const char *stat, double *out);
 
-/* Failure stats: dmesg.*, kmsg.*, stderr.*, last_state.*, and whatever a run's meta.json
- * lists in failure_stats.  Returns how many of the group's runs have it. */
-bool stat_is_failure(const char *name);
+/* How many of the group's runs have a failure stat (nonzero). */
 size_t group_failures(const struct result_group *g, const char *stat);
+
+/* What the runs say about their stats.  A run's meta.json declares
+ *   "suite": "will-it-scale",
+ *   "headline": {"stat": "will-it-scale.per_process_ops", "direction": "higher"},
+ *   "families": {"will-it-scale": "headline", "perf-stat": "monitor", "dmesg": "failure"}
+ * and these functions read it over n groups (one comparison's): the first group, in order,
+ * whose runs declare a thing decides it; within a group, the first run that does.  A value
+ * that is not one of those words counts as not declared.
+ *
+ * What no run declares (runs stored before meta.json carried it) follows the rules of that
+ * time, kept in results.c alone: see stat_role_undeclared(), and the headline stat is
+ * will-it-scale's per-copy rate (per_process_ops or per_thread_ops by meta.json's mode, else
+ * whichever the runs have), higher is better. */
+enum stat_role group_stat_role(const struct result_group *g, size_t n, const char *stat);
+/* NULL when neither the runs nor the old rule name one. */
+const char *group_headline_stat(const struct result_group *g, size_t n);
+enum stat_direction group_headline_direction(const struct result_group *g, size_t n);
+/* The headline's declared direction for the headline stat, stat_direction() by the family's
+ * role for any other. */
+enum stat_direction group_stat_direction(const struct result_group *g, size_t n, const char *stat);
+/* The role of a stat whose run does not declare its family: failure for dmesg.*, kmsg.*,
+ * stderr.* and last_state.*, monitor for LKP's monitor families (store/families.h), headline
+ * (the testcase's own) for the rest. */
+enum stat_role stat_role_undeclared(const char *stat);
 
 /* Every commit directory below root matching path_params (exact) and commit (exact);
  * returns how many were found (paths in out, caller frees). */
 size_t results_find(const char *root, const char *path_params, const char *commit, char ***out);
+
+/* The labels of a comma-separated commit list ("base,patched,fixed"), empty items skipped.
+ * Returns how many, with *out one allocation (free(*out) frees the labels too), or -1 when
+ * out of memory. */
+long commit_list_split(const char *list, char ***out);
 
 #endif

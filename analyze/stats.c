@@ -87,12 +87,13 @@ void stat_summarize(const double *x, size_t n, struct stat_summary *s)
 
 /* Which way is better.  Decided in this order, first match wins:
  *
- * 1. Monitor families that count events or describe memory and scheduler state
- *    (proc-vmstat.pgfault, meminfo.MemFree, interrupts.*, ...) are neutral whatever their
- *    last component says: more page faults or less free memory is a change, not a verdict,
- *    and names like interrupts.LOC:Local_timer_interrupts would otherwise look like times.
- *    perf-stat.* and time.* are not in this list: their cycles, misses and times do have a
- *    better direction.  perf-profile.* is neutral too (a hot function's share of cycles).
+ * 1. By role.  A failure stat is counted in fail:runs, not judged by its value: neutral.  A
+ *    monitor's stats describe what the system did (proc-vmstat.pgfault, meminfo.MemFree,
+ *    interrupts.*, perf-profile.*): more page faults or less free memory is a change, not a
+ *    verdict, and names like interrupts.LOC:Local_timer_interrupts would otherwise look like
+ *    times; they are neutral, except in the monitors that measure what the workload cost
+ *    (directed_monitors: perf-stat's cycles, misses and ipc, time's times), whose stats go on
+ *    to the rules below like the testcase's own.
  * 2. The rules below, each matched with fnmatch(3) on the whole name or on its last dotted
  *    component.  Notable decisions:
  *    - ipc is a throughput (instructions retired per cycle): higher is better; cpi, its
@@ -110,12 +111,7 @@ struct direction_rule {
 	enum stat_direction dir;
 };
 
-static const char *const neutral_families[] = {
-    "proc-vmstat",  "vmstat",	    "meminfo",	     "proc-stat",    "interrupts",
-    "softirqs",	    "numa-meminfo", "numa-numastat", "numa-vmstat",  "slabinfo",
-    "sched_debug",  "dmesg",	    "kmsg",	     "perf-profile", "buddyinfo",
-    "pagetypeinfo", "lock_stat",    "last_state",    "stderr",
-};
+static const char *const directed_monitors[] = {"perf-stat.*", "time.*"};
 
 static const struct direction_rule direction_rules[] = {
     /* exceptions to the general patterns below */
@@ -144,16 +140,16 @@ static const struct direction_rule direction_rules[] = {
     {false, "*_per_second", DIR_HIGHER_BETTER},
 };
 
-enum stat_direction stat_direction(const char *name)
+enum stat_direction stat_direction(const char *name, enum stat_role role)
 {
-	const char *dot = strchr(name, '.');
 	const char *last = strrchr(name, '.');
-	size_t family = dot ? (size_t)(dot - name) : strlen(name);
+	size_t nmon = sizeof(directed_monitors) / sizeof(*directed_monitors);
+	bool directed = role == ROLE_HEADLINE;
 
-	for (size_t i = 0; i < sizeof(neutral_families) / sizeof(*neutral_families); i++)
-		if (strlen(neutral_families[i]) == family &&
-		    !strncmp(name, neutral_families[i], family))
-			return DIR_NEUTRAL;
+	for (size_t i = 0; role == ROLE_MONITOR && !directed && i < nmon; i++)
+		directed = !fnmatch(directed_monitors[i], name, 0);
+	if (!directed)
+		return DIR_NEUTRAL;
 	last = last ? last + 1 : name;
 	for (size_t i = 0; i < sizeof(direction_rules) / sizeof(*direction_rules); i++) {
 		const struct direction_rule *r = &direction_rules[i];

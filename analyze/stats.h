@@ -18,9 +18,15 @@ void stat_summarize(const double *x, size_t n, struct stat_summary *s);
 /* Sort ascending in place: insertion sort for a group's handful of runs, qsort beyond. */
 void stat_sort(double *x, size_t n);
 
-/* Which way is better, from the stat's name (see stat_direction()). */
+/* What a stat is to the run that reported it, by its family (the name up to the first '.'):
+ * the testcase's own measurement, a monitor's observation of the system, or a failure (a
+ * kernel warning, an error message).  Runs declare it in meta.json (results.h). */
+enum stat_role { ROLE_HEADLINE, ROLE_MONITOR, ROLE_FAILURE };
+
+/* Which way is better, from the stat's name and its family's role (see stat_direction()).
+ * The headline stat's own direction is declared by its run and does not come from here. */
 enum stat_direction { DIR_NEUTRAL = 0, DIR_HIGHER_BETTER = 1, DIR_LOWER_BETTER = -1 };
-enum stat_direction stat_direction(const char *name);
+enum stat_direction stat_direction(const char *name, enum stat_role role);
 
 /* Stats whose change is an absolute delta, not a %: names ending in '%' and perf-profile.* */
 bool stat_is_absolute(const char *name);

@@ -1,6 +1,7 @@
 /* scalebench bench: run one testcase at one or more task counts and print what
  * will-it-scale would, plus a scalability table for a sweep. */
 #include "builtin.h"
+#include "../lib/num.h"
 #include "../lib/outfile.h"
 #include "../core/core.h"
 #include "../testcases/registry.h"
@@ -14,40 +15,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#define MAX_TASK_COUNTS 512
-#define MAX_PLUGINS	16
-
-enum {
-	OPT_NO_AFFINITY = 256,
-	OPT_SMT,
-	OPT_JSON,
-	OPT_TMPDIR,
-	OPT_INTERVAL,
-	OPT_SETUP_TIMEOUT,
-	OPT_PLUGIN,
-};
-
-static const struct cli_option bench_options[] = {
-    {"mode", 'm', "MODE", "process (default), thread, or both (process, then thread)"},
-    {"tasks", 't', "N", "copies: N, a list 1,2,4, a range 1-8, or 50% of online CPUs"},
-    {"seconds", 's', "SECONDS", "measurement window per task count (default 5)"},
-    {"warmup", 'w', "SECONDS", "warmup before the window, discarded (default 1)"},
-    {"no-affinity", OPT_NO_AFFINITY, NULL, "do not pin copies to CPUs"},
-    {"smt", OPT_SMT, NULL, "place copies on SMT siblings too (default: one per core)"},
-    {"json", OPT_JSON, "FILE", "write every sample and result to FILE as JSON"},
-    {"tmpdir", OPT_TMPDIR, "DIR", "directory for temp files (default $TMPDIR or /tmp)"},
-    {"interval", OPT_INTERVAL, "SECONDS", "sampling interval (default 1)"},
-    {"setup-timeout", OPT_SETUP_TIMEOUT, "SECONDS",
-     "fail when the copies' setup takes longer (default 120)"},
-    {"plugin", OPT_PLUGIN, "FILE.so", "load testcases from a plug-in (repeatable)"},
-    {"quiet", 'q', NULL, "print only the summary of each run"},
-    {"verbose", 'v', NULL, "also print placement and per-copy rates"},
-    {NULL, 0, NULL, NULL},
-};
-
-const struct cli_command bench_command = {
+const struct command_def bench_command = {
     .name = "bench",
-    .usage = "TESTCASE [options]  |  --plugin FILE.so [TESTCASE] [options]",
+    .args = "TESTCASE",
+    .alt = "--plugin FILE.so [TESTCASE] [options]",
     .summary = "Run a testcase's copies and measure their throughput.",
     .details =
 	"Every copy runs the testcase's loop and counts its ops; the sampler reads all\n"
@@ -62,7 +33,6 @@ const struct cli_command bench_command = {
 	"testcase in it, TESTCASE may be left out.\n"
 	"\nexit status: 0 all runs ok or skipped, 1 a run failed (a copy crashed, exited or\n"
 	"got stuck), 2 bad usage, 128+N interrupted by signal N.\n",
-    .options = bench_options,
 };
 
 struct bench_opts {
@@ -70,8 +40,7 @@ struct bench_opts {
 	enum tc_mode modes[2];
 	size_t nmodes;
 	const char *mode_arg;
-	unsigned tasks[MAX_TASK_COUNTS];
-	size_t ntasks;
+	struct option_tasks tasks;
 	double runtime_s, warmup_s, interval_s, setup_timeout_s;
 	bool affinity, smt, quiet, verbose;
 	const char *json_path;
@@ -89,11 +58,17 @@ static void print_testcases(FILE *out)
 	fprintf(out, "testcases:\n");
 	for (size_t i = 0; testcase_table[i]; i++)
 		if (testcase_listed(testcase_table[i]))
-			fprintf(out, "  %-20s %s\n", testcase_table[i]->name,
-				testcase_table[i]->description);
-	for (size_t i = 0; i < plugin_count(); i++)
-		fprintf(out, "  %-20s %s (plug-in)\n", plugin_testcase(i)->name,
-			plugin_testcase(i)->description);
+			options_wrap(out, testcase_table[i]->description,
+				     (size_t)fprintf(out, "  %-20s ", testcase_table[i]->name), 25);
+	for (size_t i = 0; i < plugin_count(); i++) {
+		char *text = NULL;
+
+		if (asprintf(&text, "%s (plug-in)", plugin_testcase(i)->description) < 0)
+			continue;
+		options_wrap(out, text, (size_t)fprintf(out, "  %-20s ", plugin_testcase(i)->name),
+			     25);
+		free(text);
+	}
 }
 
 static int check_tmpdir(const char *dir)
@@ -101,142 +76,71 @@ static int check_tmpdir(const char *dir)
 	int fd = tc_tmpfile(dir, "probe", 0);
 
 	if (fd < 0) {
-		fprintf(stderr,
-			"scalebench bench: temp dir '%s' is not usable: %s; expected a "
-			"writable directory (--tmpdir or TMPDIR)\n",
-			dir, strerror(errno));
+		sb_error("temp dir '%s' is not usable: %s; expected a writable directory (--tmpdir "
+			 "or TMPDIR)",
+			 dir, strerror(errno));
 		return -1;
 	}
 	close(fd);
 	return 0;
 }
 
-static int parse_positive_seconds(const char *opt, const char *v, bool zero_ok, double *out)
-{
-	if (cli_parse_seconds(v, out) || *out < 0 || (!zero_ok && *out == 0) || *out > 1e6) {
-		fprintf(stderr, "scalebench bench: %s '%s': expected a number of seconds %s\n", opt,
-			v, zero_ok ? ">= 0" : "> 0");
-		return -1;
-	}
-	return 0;
-}
-
+/* The options into o, the testcase resolved: -1 to go on, else the exit status.  o->tasks.v
+ * is allocated either way. */
 static int parse_bench_args(int argc, char **argv, struct bench_opts *o)
 {
-	const char *arg, *tasks = "1";
-	char err[256];
-	int c, n;
-
-	const char *plugins[MAX_PLUGINS];
 	size_t nplugins = 0;
-
-	*o = (struct bench_opts){
-	    .mode_arg = "process",
-	    .runtime_s = 5,
-	    .warmup_s = 1,
-	    .interval_s = 1,
-	    .setup_timeout_s = 120,
-	    .affinity = true,
+	const struct option_def opts[] = {
+	    {OPT_CHOICE("mode", 'm', &o->mode_arg), .choices = "process|thread|both",
+	     .def = "process",
+	     .help = "copies are processes or threads; both: the sweep in process mode, then in "
+		     "thread mode"},
+	    {OPT_TASKS("tasks", 't', &o->tasks), .def = "1", .max = CORE_MAX_COPIES,
+	     .help = "copies: N, a list 1,2,4, a range 1-8, or 50% of online CPUs (rounded down, "
+		     "at least 1)"},
+	    {OPT_DURATION("seconds", 's', &o->runtime_s), .def = "5",
+	     .help = "measurement window per task count"},
+	    {OPT_DURATION("warmup", 'w', &o->warmup_s), .def = "1", .min = 0,
+	     .max = NUM_DURATION_MAX, .help = "warmup before the window, discarded"},
+	    {OPT_FLAG("no-affinity", 0, &o->affinity), .flags = OPTION_CLEAR,
+	     .help = "do not pin copies to CPUs"},
+	    {OPT_FLAG("smt", 0, &o->smt),
+	     .help = "place copies on SMT siblings too, not only one per core"},
+	    {OPT_STRING("json", 0, &o->json_path), .arg = "FILE",
+	     .help = "write every sample and result to FILE as JSON"},
+	    {OPT_STRING("tmpdir", 0, &o->tmpdir), .arg = "DIR", .def_doc = "$TMPDIR or /tmp",
+	     .help = "directory for temp files"},
+	    {OPT_DURATION("interval", 0, &o->interval_s), .def = "1", .min = 0.01,
+	     .max = NUM_DURATION_MAX, .help = "sampling interval"},
+	    {OPT_DURATION("setup-timeout", 0, &o->setup_timeout_s), .def = "120",
+	     .help = "fail when the copies' setup takes longer"},
+	    {OPT_CALLBACK("plugin", 0, plugin_option, &nplugins), .arg = "FILE.so",
+	     .help = "load testcases from a plug-in (repeatable)"},
+	    {OPT_FLAG("quiet", 'q', &o->quiet), .help = "print only the summary of each run"},
+	    {OPT_FLAG("verbose", 'v', &o->verbose),
+	     .help = "also print placement and per-copy rates"},
+	    {OPT_END},
 	};
-	cli_reset();
-	while ((c = cli_next(&bench_command, argc, argv, &arg)) != -1) {
-		switch (c) {
-		case 'm':
-			if (strcmp(arg, "process") && strcmp(arg, "thread") &&
-			    strcmp(arg, "both")) {
-				fprintf(stderr,
-					"scalebench bench: mode '%s': expected process, thread or "
-					"both\n",
-					arg);
-				return 2;
-			}
-			o->mode_arg = arg;
-			break;
-		case OPT_PLUGIN:
-			if (nplugins == MAX_PLUGINS) {
-				fprintf(stderr, "scalebench bench: more than %d --plugin options\n",
-					MAX_PLUGINS);
-				return 2;
-			}
-			plugins[nplugins++] = arg;
-			break;
-		case 't':
-			tasks = arg;
-			break;
-		case 's':
-			if (parse_positive_seconds("-s", arg, false, &o->runtime_s))
-				return 2;
-			break;
-		case 'w':
-			if (parse_positive_seconds("-w", arg, true, &o->warmup_s))
-				return 2;
-			break;
-		case OPT_INTERVAL:
-			if (parse_positive_seconds("--interval", arg, false, &o->interval_s))
-				return 2;
-			if (o->interval_s < 0.01) {
-				fprintf(stderr,
-					"scalebench bench: --interval '%s': expected at least "
-					"0.01 seconds\n",
-					arg);
-				return 2;
-			}
-			break;
-		case OPT_SETUP_TIMEOUT:
-			if (parse_positive_seconds("--setup-timeout", arg, false,
-						   &o->setup_timeout_s))
-				return 2;
-			break;
-		case OPT_NO_AFFINITY:
-			o->affinity = false;
-			break;
-		case OPT_SMT:
-			o->smt = true;
-			break;
-		case OPT_JSON:
-			o->json_path = arg;
-			break;
-		case OPT_TMPDIR:
-			o->tmpdir = arg;
-			break;
-		case 'q':
-			o->quiet = true;
-			break;
-		case 'v':
-			o->verbose = true;
-			break;
-		case 'h':
-			cli_print_help(&bench_command, stdout);
-			print_testcases(stdout);
-			return 0;
-		default:
-			return 2;
-		}
-	}
-	for (size_t i = 0; i < nplugins; i++) {
-		if (plugin_load(plugins[i], err, sizeof(err)) < 0) {
-			fprintf(stderr, "scalebench bench: %s\n", err);
-			return 2;
-		}
-	}
+	int first, rc;
+
+	*o = (struct bench_opts){.affinity = true};
+	rc = options_parse(&bench_command, opts, argc, argv, &first, print_testcases);
+	if (rc >= 0)
+		return rc;
 	/* A plug-in with a single testcase needs no name. */
-	if (cli_optind() >= argc && nplugins && plugin_count() == 1) {
+	if (first >= argc && nplugins && plugin_count() == 1) {
 		o->tc = plugin_testcase(0);
-	} else if (cli_optind() >= argc) {
-		fprintf(stderr, "scalebench bench: which testcase? expected one of:\n");
+	} else if (first >= argc) {
+		sb_error("which testcase? expected one of:");
 		print_testcases(stderr);
 		return 2;
-	} else if (argc - cli_optind() > 1) {
-		fprintf(stderr,
-			"scalebench bench: unexpected argument '%s' (one testcase per bench)\n",
-			argv[cli_optind() + 1]);
+	} else if (argc - first > 1) {
+		sb_error("unexpected argument '%s' (one testcase per bench)", argv[first + 1]);
 		return 2;
 	} else {
-		o->tc = testcase_find(argv[cli_optind()]);
+		o->tc = testcase_find(argv[first]);
 		if (!o->tc) {
-			fprintf(stderr,
-				"scalebench bench: unknown testcase '%s'; expected one of:\n",
-				argv[cli_optind()]);
+			sb_error("unknown testcase '%s'; expected one of:", argv[first]);
 			print_testcases(stderr);
 			return 2;
 		}
@@ -245,8 +149,8 @@ static int parse_bench_args(int argc, char **argv, struct bench_opts *o)
 		enum tc_mode m = strcmp(o->mode_arg, "process") ? TC_MODE_THREAD : TC_MODE_PROCESS;
 
 		if (!testcase_supports(o->tc, m)) {
-			fprintf(stderr, "scalebench bench: %s runs in %s mode only\n", o->tc->name,
-				testcase_modes_name(o->tc));
+			sb_error("%s runs in %s mode only", o->tc->name,
+				 testcase_modes_name(o->tc));
 			return 2;
 		}
 		o->modes[o->nmodes++] = m;
@@ -257,16 +161,8 @@ static int parse_bench_args(int argc, char **argv, struct bench_opts *o)
 		if (testcase_supports(o->tc, TC_MODE_THREAD))
 			o->modes[o->nmodes++] = TC_MODE_THREAD;
 		if (o->nmodes == 1 && !o->quiet)
-			fprintf(stderr, "scalebench bench: note: %s runs in %s mode only\n",
-				o->tc->name, testcase_modes_name(o->tc));
+			sb_note("%s runs in %s mode only", o->tc->name, testcase_modes_name(o->tc));
 	}
-	n = taskspec_parse(tasks, (unsigned)sysconf(_SC_NPROCESSORS_ONLN), o->tasks,
-			   MAX_TASK_COUNTS, err, sizeof(err));
-	if (n < 0) {
-		fprintf(stderr, "scalebench bench: -t: %s\n", err);
-		return 2;
-	}
-	o->ntasks = (size_t)n;
 	if (!o->tmpdir)
 		o->tmpdir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
 	if (check_tmpdir(o->tmpdir))
@@ -416,11 +312,11 @@ static void print_run_summary(const struct bench_opts *o, const struct core_resu
 			      const struct run_summary *s)
 {
 	if (s->status == CORE_FAILED) {
-		fprintf(stderr, "scalebench bench: FAILED: %s\n", res->failure);
+		sb_error("FAILED: %s", res->failure);
 		return;
 	}
 	if (s->status == CORE_SKIPPED) {
-		fprintf(stderr, "scalebench bench: %s\n", res->failure);
+		sb_error("%s", res->failure);
 		return;
 	}
 	if (s->status != CORE_OK)
@@ -444,7 +340,7 @@ static void print_run_summary(const struct bench_opts *o, const struct core_resu
 }
 
 static json_t *document(const struct bench_opts *o, json_t *runs, bool failed,
-			struct run_summary sums[2][MAX_TASK_COUNTS], const size_t *done)
+			struct run_summary *const sums[2], const size_t *done)
 {
 	json_t *doc = json_object(), *counts = json_array(), *modes = json_array();
 	json_t *scal = json_object(), *table = json_array();
@@ -460,8 +356,8 @@ static json_t *document(const struct bench_opts *o, json_t *runs, bool failed,
 	for (size_t m = 0; m < o->nmodes; m++)
 		json_array_append_new(modes, json_string(mode_name(o->modes[m])));
 	json_object_set_new(doc, "modes", modes);
-	for (size_t i = 0; i < o->ntasks; i++)
-		json_array_append_new(counts, json_integer(o->tasks[i]));
+	for (size_t i = 0; i < o->tasks.n; i++)
+		json_array_append_new(counts, json_integer(o->tasks.v[i]));
 	json_object_set_new(doc, "nr_task", counts);
 	json_object_set_new(doc, "warmup_s", json_real(o->warmup_s));
 	json_object_set_new(doc, "runtime_s", json_real(o->runtime_s));
@@ -477,7 +373,7 @@ static json_t *document(const struct bench_opts *o, json_t *runs, bool failed,
 	for (size_t m = 0; m < o->nmodes; m++) {
 		const struct run_summary *ms = sums[m];
 
-		if (o->ntasks < 2 || done[m] != o->ntasks || !all_ok(ms, done[m]))
+		if (o->tasks.n < 2 || done[m] != o->tasks.n || !all_ok(ms, done[m]))
 			continue;
 		for (size_t i = 0; i < done[m]; i++) {
 			json_t *row = json_object();
@@ -507,7 +403,7 @@ static json_t *document(const struct bench_opts *o, json_t *runs, bool failed,
 
 int cmd_bench(int argc, char **argv)
 {
-	static struct run_summary sums[2][MAX_TASK_COUNTS];
+	struct run_summary *sums[2] = {NULL, NULL};
 	size_t done[2] = {0, 0};
 	struct bench_opts o;
 	struct outfile json_out = {0};
@@ -517,22 +413,31 @@ int cmd_bench(int argc, char **argv)
 	bool failed = false;
 
 	if (rc >= 0)
-		return rc;
+		goto out;
+	rc = 1;
+	for (size_t m = 0; m < o.nmodes; m++) {
+		sums[m] = calloc(o.tasks.n, sizeof(*sums[m]));
+		if (!sums[m]) {
+			sb_error("out of memory");
+			goto out;
+		}
+	}
 	if (o.json_path) {
 		if (outfile_open(&json_out, o.json_path, err, sizeof(err))) {
-			fprintf(stderr, "scalebench bench: --json: %s\n", err);
-			return 2;
+			sb_error("--json: %s", err);
+			rc = 2;
+			goto out;
 		}
 		runs = json_array();
 	}
 
 	for (size_t m = 0; m < o.nmodes && !core_interrupted(); m++) {
-		for (size_t i = 0; i < o.ntasks && !core_interrupted(); i++) {
+		for (size_t i = 0; i < o.tasks.n && !core_interrupted(); i++) {
 			struct progress prog = {.o = &o};
 			struct core_config cfg = {
 			    .tc = o.tc,
 			    .mode = o.modes[m],
-			    .nr_copies = o.tasks[i],
+			    .nr_copies = o.tasks.v[i],
 			    .warmup_s = o.warmup_s,
 			    .runtime_s = o.runtime_s,
 			    .interval_s = o.interval_s,
@@ -547,9 +452,9 @@ int cmd_bench(int argc, char **argv)
 			struct core_result res;
 			struct run_summary *s = &sums[m][done[m]];
 
-			print_run_header(&o, o.modes[m], o.tasks[i]);
+			print_run_header(&o, o.modes[m], o.tasks.v[i]);
 			core_run(&cfg, &res);
-			run_summarize(&res, o.modes[m], o.tasks[i], s);
+			run_summarize(&res, o.modes[m], o.tasks.v[i], s);
 			print_run_summary(&o, &res, s);
 			if (res.status == CORE_FAILED)
 				failed = true;
@@ -560,35 +465,39 @@ int cmd_bench(int argc, char **argv)
 			}
 			core_result_free(&res);
 		}
-		if (o.ntasks > 1 && !core_interrupted())
+		if (o.tasks.n > 1 && !core_interrupted())
 			print_table(&o, sums[m], done[m]);
 	}
 
 	if (core_interrupted()) {
 		int sig = core_interrupt_signal();
 
-		fprintf(stderr, "scalebench bench: interrupted by signal %d; %s\n", sig,
-			o.json_path ? "no JSON written" : "stopped");
+		sb_error("interrupted by signal %d; %s", sig,
+			 o.json_path ? "no JSON written" : "stopped");
 		if (runs) {
 			outfile_abort(&json_out);
 			json_decref(runs);
 		}
-		return 128 + sig;
+		rc = 128 + sig;
+		goto out;
 	}
 
+	rc = failed ? 1 : 0;
 	if (runs) {
 		json_t *doc = document(&o, runs, failed, sums, done);
 
 		if (json_dumpf(doc, json_out.fp, JSON_INDENT(1) | JSON_REAL_PRECISION(10)) ||
 		    fputc('\n', json_out.fp) == EOF ||
 		    outfile_commit(&json_out, err, sizeof(err))) {
-			fprintf(stderr, "scalebench bench: --json: %s\n",
-				err[0] ? err : "write failed");
+			sb_error("--json: %s", err[0] ? err : "write failed");
 			outfile_abort(&json_out);
-			json_decref(doc);
-			return 1;
+			rc = 1;
 		}
 		json_decref(doc);
 	}
-	return failed ? 1 : 0;
+out:
+	free(sums[0]);
+	free(sums[1]);
+	free(o.tasks.v);
+	return rc;
 }

@@ -1,5 +1,6 @@
 /* scalebench bisect: find the commit that changed a stat, driving git bisect and the runner. */
 #include "builtin.h"
+#include "../lib/num.h"
 #include "../analyze/bisect.h"
 #include "../analyze/compare.h"
 #include "../analyze/results.h"
@@ -21,61 +22,20 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-enum {
-	OPT_REPO = 256,
-	OPT_GOOD,
-	OPT_BAD,
-	OPT_JOB,
-	OPT_STAT,
-	OPT_PREPARE,
-	OPT_RESULTS,
-	OPT_MAX_RUNS,
-	OPT_CONFIDENCE,
-	OPT_LOG,
-	OPT_PLUGIN,
-	OPT_NO_MONITORS,
-	OPT_DRY_RUN,
-	OPT_THRESHOLD,
-};
-
-static const struct cli_option bisect_options[] = {
-    {"repo", OPT_REPO, "DIR", "the git repository to bisect (default .)"},
-    {"good", OPT_GOOD, "G", "a commit without the change"},
-    {"bad", OPT_BAD, "B", "a commit with the change (G must be its ancestor)"},
-    {"job", OPT_JOB, "JOB.yaml", "the job to run at each commit (one atomic job)"},
-    {"stat", OPT_STAT, "STAT", "the stat that changed (e.g. will-it-scale.per_thread_ops)"},
-    {"prepare", OPT_PREPARE, "COMMAND",
-     "shell command that builds what is tested, run in the repo with $SCALEBENCH_COMMIT; "
-     "non-zero exit skips the commit"},
-    {"results", OPT_RESULTS, "DIR", "results root (default ./results); runs there are reused"},
-    {"max-runs", OPT_MAX_RUNS, "N", "run budget per commit (default 10)"},
-    {"confidence", OPT_CONFIDENCE, "C", "1 - alpha = 1 - beta of each midpoint's SPRT (0.99)"},
-    {"threshold", OPT_THRESHOLD, "PCT",
-     "noise threshold of the endpoint and culprit checks, in % (default 1)"},
-    {"log", OPT_LOG, "FILE", "bisect log, JSON (default RESULTS/bisect-<good>-<bad>.json)"},
-    {"plugin", OPT_PLUGIN, "FILE.so", "passed to scalebench run (repeatable)"},
-    {"no-monitors", OPT_NO_MONITORS, NULL, "passed to scalebench run"},
-    {"dry-run", OPT_DRY_RUN, NULL, "check everything and print the plan, run nothing"},
-    {NULL, 0, NULL, NULL},
-};
-
-const struct cli_command bisect_command = {
+const struct command_def bisect_command = {
     .name = "bisect",
-    .usage = "--repo DIR --good G --bad B --job JOB.yaml --stat STAT --prepare CMD [options]",
     .summary = "Find the commit that changed a stat: git bisect driven by runs and an SPRT.",
     .details =
 	"The endpoints first: 3 runs each, then one more on each side at a time, until the\n"
 	"analyzer's test (Welch on log values, 1% threshold) confirms the change; if it does\n"
 	"not within --max-runs, nothing is bisected; else 6 runs each (at least) model them.\n"
-	"Each midpoint: 3 runs, then one at a time, until a sequential probability ratio test "
-	"against the two endpoints' log\n"
-	"values decides good or bad (alpha = beta = 1 - confidence); at --max-runs the closer\n"
-	"endpoint decides, with a warning.  A failing prepare command skips the commit.  The\n"
-	"culprit is re-verified against its parent.  The repository's bisect state is reset\n"
-	"on success, failure and SIGINT.\n"
+	"Each midpoint: 3 runs, then one at a time, until a sequential probability ratio test\n"
+	"against the two endpoints' log values decides good or bad (alpha = beta = 1 -\n"
+	"confidence); at --max-runs the closer endpoint decides, with a warning.  A failing\n"
+	"prepare command skips the commit.  The culprit is re-verified against its parent.\n"
+	"The repository's bisect state is reset on success, failure and SIGINT.\n"
 	"\nexit status: 0 culprit found and verified, 1 change not reproduced, culprit not\n"
 	"verified or bisection inconclusive, 2 bad usage or repository, 130 interrupted.\n",
-    .options = bisect_options,
 };
 
 /* Runs of each endpoint the midpoints' SPRT is modelled on, at least. */
@@ -371,8 +331,9 @@ static int endpoints(struct bisect *b, struct sprt_model *m)
 			}
 			goto out;
 		}
-		if (endpoints_check(gv, ng, bv, nb, stat_direction(b->stat), b->threshold,
-				    1 - b->confidence, 1 - b->confidence, &ec, &why)) {
+		if (endpoints_check(
+			gv, ng, bv, nb, stat_direction(b->stat, stat_role_undeclared(b->stat)),
+			b->threshold, 1 - b->confidence, 1 - b->confidence, &ec, &why)) {
 			msg("cannot compare the endpoints: %s", why);
 			rc = -1;
 			goto out;
@@ -532,8 +493,8 @@ static int verify(struct bisect *b, const char *culprit)
 		free(pv);
 		return rc == 130 ? 130 : 1;
 	}
-	if (endpoints_check(pv, np, cv, nc, stat_direction(b->stat), b->threshold,
-			    1 - b->confidence, 1 - b->confidence, &ec, &why)) {
+	if (endpoints_check(pv, np, cv, nc, stat_direction(b->stat, stat_role_undeclared(b->stat)),
+			    b->threshold, 1 - b->confidence, 1 - b->confidence, &ec, &why)) {
 		msg("cannot verify: %s", why);
 		free(pv);
 		free(cv);
@@ -745,87 +706,74 @@ static int preflight(struct bisect *b)
 	return 0;
 }
 
+/* 1 - alpha = 1 - beta of the SPRT: strictly between 0.5 and 1. */
+static int confidence_option(const struct option_def *opt, const char *arg, char *err,
+			     size_t errlen)
+{
+	double c;
+
+	if (num_parse_float(arg, 0.5, 1, &c, NULL, 0) || c == 0.5 || c == 1) {
+		snprintf(err, errlen,
+			 "--confidence '%s': expected a number between 0.5 and 1 (e.g. 0.99)", arg);
+		return -1;
+	}
+	*(double *)opt->value = c;
+	return 0;
+}
+
+static int plugin_arg(const struct option_def *opt, const char *arg, char *err, size_t errlen)
+{
+	struct bisect *b = opt->value;
+
+	if (b->nplugins == sizeof(b->plugins) / sizeof(*b->plugins)) {
+		snprintf(err, errlen, "--plugin: at most %zu", b->nplugins);
+		return -1;
+	}
+	b->plugins[b->nplugins++] = arg;
+	return 0;
+}
+
 int cmd_bisect(int argc, char **argv)
 {
-	struct bisect b = {
-	    .repo = ".", .results = "results", .max_runs = 10, .confidence = 0.99, .threshold = 1};
+	struct bisect b = {0};
+	const struct option_def opts[] = {
+	    {OPT_STRING("repo", 0, &b.repo), .arg = "DIR", .def = ".",
+	     .help = "the git repository to bisect"},
+	    {OPT_STRING("good", 0, &b.good_arg), .arg = "G", .flags = OPTION_REQUIRED,
+	     .help = "a commit without the change"},
+	    {OPT_STRING("bad", 0, &b.bad_arg), .arg = "B", .flags = OPTION_REQUIRED,
+	     .help = "a commit with the change (G must be its ancestor)"},
+	    {OPT_STRING("job", 0, &b.job_path), .arg = "JOB.yaml", .flags = OPTION_REQUIRED,
+	     .help = "the job to run at each commit (one atomic job)"},
+	    {OPT_STRING("stat", 0, &b.stat), .arg = "STAT", .flags = OPTION_REQUIRED,
+	     .help = "the stat that changed (e.g. will-it-scale.per_thread_ops)"},
+	    {OPT_STRING("prepare", 0, &b.prepare), .arg = "COMMAND", .flags = OPTION_REQUIRED,
+	     .help = "shell command that builds what is tested, run in the repo with "
+		     "$SCALEBENCH_COMMIT; non-zero exit skips the commit"},
+	    {OPT_STRING("results", 0, &b.results), .arg = "DIR", .def = "results",
+	     .help = "results root; runs there are reused"},
+	    {OPT_COUNT("max-runs", 0, &b.max_runs), .def = "10", .min = 3, .max = 1000,
+	     .help = "run budget per commit"},
+	    {OPT_CALLBACK("confidence", 0, confidence_option, &b.confidence), .arg = "C",
+	     .def = "0.99", .help = "1 - alpha = 1 - beta of each midpoint's SPRT"},
+	    {OPT_PERCENT("threshold", 0, &b.threshold), .def = "1", .max = 1000,
+	     .help = "noise threshold of the endpoint and culprit checks"},
+	    {OPT_STRING("log", 0, &b.log_path), .arg = "FILE",
+	     .def_doc = "RESULTS/bisect-<good>-<bad>.json", .help = "bisect log, JSON"},
+	    {OPT_CALLBACK("plugin", 0, plugin_arg, &b), .arg = "FILE.so",
+	     .help = "passed to scalebench run (repeatable)"},
+	    {OPT_FLAG("no-monitors", 0, &b.no_monitors), .help = "passed to scalebench run"},
+	    {OPT_FLAG("dry-run", 0, &b.dry_run),
+	     .help = "check everything and print the plan, run nothing"},
+	    {OPT_END},
+	};
 	struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term;
-	const char *arg;
-	unsigned long k;
-	int c, rc;
+	int first, rc = options_parse(&bisect_command, opts, argc, argv, &first, NULL);
 
-	cli_reset();
-	while ((c = cli_next(&bisect_command, argc, argv, &arg)) != -1) {
-		switch (c) {
-		case OPT_REPO:
-			b.repo = arg;
-			break;
-		case OPT_GOOD:
-			b.good_arg = arg;
-			break;
-		case OPT_BAD:
-			b.bad_arg = arg;
-			break;
-		case OPT_JOB:
-			b.job_path = arg;
-			break;
-		case OPT_STAT:
-			b.stat = arg;
-			break;
-		case OPT_PREPARE:
-			b.prepare = arg;
-			break;
-		case OPT_RESULTS:
-			b.results = arg;
-			break;
-		case OPT_LOG:
-			b.log_path = arg;
-			break;
-		case OPT_MAX_RUNS:
-			if (cli_parse_uint(arg, 1000, &k) || k < 3) {
-				msg("--max-runs '%s': expected a number of runs >= 3", arg);
-				return 2;
-			}
-			b.max_runs = (unsigned)k;
-			break;
-		case OPT_CONFIDENCE:
-			if (cli_parse_seconds(arg, &b.confidence) || !(b.confidence > 0.5) ||
-			    !(b.confidence < 1)) {
-				msg("--confidence '%s': expected a number between 0.5 and 1 "
-				    "(e.g. 0.99)",
-				    arg);
-				return 2;
-			}
-			break;
-		case OPT_THRESHOLD:
-			if (cli_parse_seconds(arg, &b.threshold) || b.threshold < 0 ||
-			    b.threshold > 1000) {
-				msg("--threshold '%s': expected a percentage (0-1000)", arg);
-				return 2;
-			}
-			break;
-		case OPT_PLUGIN:
-			if (b.nplugins == sizeof(b.plugins) / sizeof(*b.plugins)) {
-				msg("--plugin: at most %zu", b.nplugins);
-				return 2;
-			}
-			b.plugins[b.nplugins++] = arg;
-			break;
-		case OPT_NO_MONITORS:
-			b.no_monitors = true;
-			break;
-		case OPT_DRY_RUN:
-			b.dry_run = true;
-			break;
-		case 'h':
-			cli_print_help(&bisect_command, stdout);
-			return 0;
-		default:
-			return 2;
-		}
-	}
-	if (cli_optind() < argc) {
-		msg("unexpected argument '%s'", argv[cli_optind()]);
+	if (rc >= 0)
+		return rc;
+	if (first < argc) {
+		msg("unexpected argument '%s'", argv[first]);
 		return 2;
 	}
 	rc = preflight(&b);

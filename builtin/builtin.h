@@ -1,8 +1,11 @@
-/* The subcommands, one file each, dispatched from main.c's table. */
+/* The subcommands, one file each, dispatched from main.c's table.  Each parses its options
+ * from its own table (lib/options.h) and says what goes wrong through lib/errors.h, which
+ * adds the "scalebench CMD: " prefix. */
 #ifndef SCALEBENCH_BUILTIN_H
 #define SCALEBENCH_BUILTIN_H
 
-#include "../lib/cli.h"
+#include "../lib/errors.h"
+#include "../lib/options.h"
 
 int cmd_list(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
@@ -14,14 +17,18 @@ int cmd_profile(int argc, char **argv);
 int cmd_bisect(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 
-extern const struct cli_command list_command, bench_command;
+extern const struct command_def list_command;
+extern const struct command_def bench_command;
+extern const struct command_def split_command;
+extern const struct command_def run_command;
+extern const struct command_def compare_command;
+extern const struct command_def plot_command;
+extern const struct command_def profile_command;
+extern const struct command_def bisect_command;
+extern const struct command_def report_command;
 
-extern const struct cli_command split_command;
-extern const struct cli_command run_command;
-extern const struct cli_command compare_command;
-extern const struct cli_command plot_command;
-extern const struct cli_command profile_command;
-extern const struct cli_command bisect_command;
-extern const struct cli_command report_command;
+/* --plugin FILE.so, repeatable: the plug-in's testcases are loaded at once.  The option's
+ * value, when not NULL, is a size_t counting the plug-ins loaded. */
+int plugin_option(const struct option_def *opt, const char *arg, char *err, size_t errlen);
 
 #endif

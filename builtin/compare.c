@@ -4,47 +4,18 @@
 #include "../analyze/mmtests.h"
 #include "../analyze/plot.h"
 #include "../runner/job.h"
+#include "../store/sweep.h"
 
-#include <jansson.h>
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-enum {
-	OPT_RESULTS = 256,
-	OPT_JOB,
-	OPT_COMMITS,
-	OPT_STAT,
-	OPT_ALL,
-	OPT_JSON,
-	OPT_RULE,
-	OPT_THRESHOLD,
-	OPT_FORMAT,
-	OPT_PLOT,
-};
-
-static const struct cli_option compare_options[] = {
-    {"results", OPT_RESULTS, "DIR", "results root to pick groups from (with --job, --commits)"},
-    {"job", OPT_JOB, "JOB",
-     "a job file, or one atomic job's path_params (process-100%-page_fault3)"},
-    {"commits", OPT_COMMITS, "A,B[,C]", "commit labels to compare, the first is the base"},
-    {"stat", OPT_STAT, "REGEX", "only stats whose name matches (extended regex)"},
-    {"all", OPT_ALL, NULL, "show every stat, not only those that changed significantly"},
-    {"verbose", 'v', NULL, "add p, q, the interval of the change, the test and the verdict"},
-    {"json", OPT_JSON, NULL, "print everything computed as JSON (same as --format json)"},
-    {"format", OPT_FORMAT, "FMT",
-     "robot (default), json, or mmtests (commits side by side per nr_task; needs --job JOB.yaml)"},
-    {"rule", OPT_RULE, "RULE", "stats (default: Welch on logs / Mann-Whitney, BH q-values) or lkp"},
-    {"threshold", OPT_THRESHOLD, "PCT", "noise threshold for a verdict, in % (default 1)"},
-    {"plot", OPT_PLOT, NULL, "after the table, the robot's text plot of each headline stat shown"},
-    {NULL, 0, NULL, NULL},
-};
-
-const struct cli_command compare_command = {
+const struct command_def compare_command = {
     .name = "compare",
-    .usage = "A B [C ...]  |  --results DIR --job JOB --commits A,B[,C]  [options]",
+    .args = "A B [C ...]",
+    .alt = "--results DIR --job JOB --commits A,B[,C] [options]",
     .summary = "Compare groups of runs stat by stat, as the kernel test robot does.",
     .details = "Each of A, B, ... is a commit directory of a results tree (all its runs are one\n"
 	       "group); A is the base.  Per stat: mean and %stddev per group, %change against A\n"
@@ -57,7 +28,6 @@ const struct cli_command compare_command = {
 	       "comes from the stat's name (ops up, time and misses down; monitors neutral).\n"
 	       "--rule lkp applies the robot's own rule instead.\n"
 	       "\nexit status: 0 no headline stat regressed, 1 one did, 2 error.\n",
-    .options = compare_options,
 };
 
 static int add_dir(char ***dirs, size_t *n, const char *d)
@@ -71,34 +41,70 @@ static int add_dir(char ***dirs, size_t *n, const char *d)
 	return 0;
 }
 
-/* Commit directories for one atomic job's path_params and each commit label, in order. */
-static int pick_dirs(const char *root, const char *path_params, const char *commits, char ***dirs,
-		     size_t *n)
+static void free_dirs(char **dirs, size_t n)
 {
-	char buf[1024], *save = NULL;
+	for (size_t i = 0; i < n; i++)
+		free(dirs[i]);
+	free(dirs);
+}
 
-	snprintf(buf, sizeof(buf), "%s", commits);
-	for (char *c = strtok_r(buf, ",", &save); c; c = strtok_r(NULL, ",", &save)) {
-		char **found;
-		size_t k = results_find(root, path_params, c, &found);
+/* The commit directory holding one atomic job's runs at one commit; NULL (err says why, the
+ * candidates named) when none or several do. */
+static char *find_dir(const char *root, const char *path_params, const char *commit, char *err,
+		      size_t errlen)
+{
+	char **found, *dir = NULL;
+	size_t k = results_find(root, path_params, commit, &found);
 
-		if (k != 1) {
-			fprintf(
-			    stderr,
-			    "scalebench compare: %s: %s runs of job '%s' at commit '%s' under %s\n",
-			    k ? "ambiguous" : "no",
-			    k ? "several directories hold" : "no directory holds", path_params, c,
-			    root);
-			for (size_t i = 0; i < k; i++) {
-				fprintf(stderr, "  %s\n", found[i]);
-				free(found[i]);
-			}
-			free(found);
+	if (k == 1) {
+		dir = found[0];
+	} else {
+		int len = snprintf(err, errlen, "%s runs of job '%s' at commit '%s' under %s",
+				   k ? "ambiguous: several directories hold" : "no directory holds",
+				   path_params, commit, root);
+
+		for (size_t i = 0; i < k; i++) {
+			if (len >= 0 && (size_t)len < errlen)
+				len +=
+				    snprintf(err + len, errlen - (size_t)len, "\n  %s", found[i]);
+			free(found[i]);
+		}
+	}
+	free(found);
+	return dir;
+}
+
+/* Commit directories for one atomic job's path_params and each commit label, in order. */
+static int pick_dirs(const char *root, const char *path_params, char **commits, size_t ncommits,
+		     char ***dirs, size_t *n, char *err, size_t errlen)
+{
+	for (size_t c = 0; c < ncommits; c++) {
+		char *d = find_dir(root, path_params, commits[c], err, errlen);
+
+		if (!d)
+			return -1;
+		if (add_dir(dirs, n, d)) {
+			free(d);
+			snprintf(err, errlen, "out of memory");
 			return -1;
 		}
-		add_dir(dirs, n, found[0]);
-		free(found[0]);
-		free(found);
+		free(d);
+	}
+	return 0;
+}
+
+/* Load n commit directories; notes go to stderr.  -1 with err on the first that fails (the
+ * groups loaded before it freed). */
+static int load_groups(char **dirs, size_t n, struct result_group *g, char *err, size_t errlen)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (group_load(dirs[i], &g[i], err, errlen)) {
+			while (i--)
+				group_free(&g[i]);
+			return -1;
+		}
+		for (size_t k = 0; k < g[i].nnotes; k++)
+			sb_note("%s", g[i].notes[k]);
 	}
 	return 0;
 }
@@ -109,87 +115,222 @@ static void plot_headline(const struct comparison *c, bool all)
 	char err[512];
 
 	if (!plot_available(err, sizeof(err))) {
-		fprintf(stderr, "scalebench compare: no plots: %s\n", err);
+		sb_error("no plots: %s", err);
+		return;
+	}
+	if (c->ngroups > PLOT_MAX_SERIES) {
+		sb_error("no plots: %zu groups, at most %d fit one plot",
+			c->ngroups, PLOT_MAX_SERIES);
 		return;
 	}
 	for (size_t i = 0; i < c->nrows; i++) {
 		const struct stat_row *r = &c->rows[i];
-		struct plot_series s[COMPARE_MAX_GROUPS];
-		double *v[COMPARE_MAX_GROUPS] = {0};
-		bool ok = true;
+		struct plot_series *s;
+		double *v = NULL;
+		size_t at = 0;
 
 		if (!r->headline || (!all && !row_is_notable(r, c->ngroups) && c->min_runs >= 2))
 			continue;
-		for (size_t g = 0; g < c->ngroups; g++) {
-			v[g] = calloc(c->groups[g].nruns + 1, sizeof(double));
-			ok = ok && v[g];
-			s[g] = (struct plot_series){
-			    .label = c->ngroups > 2 ? c->groups[g].commit : NULL,
-			    .y = v[g],
-			    .n = v[g] ? group_values(&c->groups[g], r->name, v[g]) : 0};
-		}
-		printf("\n");
-		if (ok &&
-		    plot_samples(r->name, s, c->ngroups, PLOT_TEXT, NULL, stdout, err, sizeof(err)))
-			fprintf(stderr, "scalebench compare: plot of %s: %s\n", r->name, err);
 		for (size_t g = 0; g < c->ngroups; g++)
-			free(v[g]);
+			at += c->groups[g].nruns;
+		s = calloc(c->ngroups, sizeof(*s));
+		v = calloc(at + 1, sizeof(*v));
+		printf("\n");
+		if (!s || !v) {
+			sb_error("plot of %s: out of memory", r->name);
+		} else {
+			at = 0;
+			for (size_t g = 0; g < c->ngroups; g++) {
+				s[g] = (struct plot_series){
+				    .label = c->ngroups > 2 ? c->groups[g].commit : NULL,
+				    .y = v + at,
+				    .n = group_values(&c->groups[g], r->name, v + at)};
+				at += c->groups[g].nruns;
+			}
+			if (plot_samples(r->name, s, c->ngroups, PLOT_TEXT, NULL, stdout, err,
+					 sizeof(err)))
+				sb_error("plot of %s: %s", r->name,
+					err);
+		}
+		free(s);
+		free(v);
 	}
 }
 
-static int compare_dirs(char **dirs, size_t n, const struct compare_opts *o, bool json, bool all,
-			bool verbose, bool plot)
+struct compare_output {
+	bool json, all, verbose, plot;
+	/* JSON into an open document (several jobs' array) rather than a document of its own,
+	 * with the job's name */
+	struct jsonw *json_into;
+	const char *job;
+};
+
+/* Compare n commit directories and print the result: 0, 1 (a headline stat regressed) or 2
+ * with err set. */
+static int compare_dirs(char **dirs, size_t n, const struct compare_opts *o,
+			const struct compare_output *out, char *err, size_t errlen)
 {
-	struct result_group groups[COMPARE_MAX_GROUPS];
+	struct result_group *groups;
 	struct comparison c;
-	char err[1024];
-	size_t loaded = 0;
 	int rc = 2;
 
 	if (n < 2) {
-		fprintf(stderr, "scalebench compare: need at least two groups (A B), got %zu\n", n);
+		snprintf(err, errlen, "need at least two groups (A B), got %zu", n);
 		return 2;
 	}
-	if (n > COMPARE_MAX_GROUPS) {
-		fprintf(stderr, "scalebench compare: at most %d groups\n", COMPARE_MAX_GROUPS);
+	groups = calloc(n, sizeof(*groups));
+	if (!groups) {
+		snprintf(err, errlen, "out of memory");
 		return 2;
 	}
-	for (; loaded < n; loaded++) {
-		if (group_load(dirs[loaded], &groups[loaded], err, sizeof(err))) {
-			fprintf(stderr, "scalebench compare: %s\n", err);
-			goto out;
-		}
-		for (size_t i = 0; i < groups[loaded].nnotes; i++)
-			fprintf(stderr, "scalebench compare: note: %s\n", groups[loaded].notes[i]);
+	if (load_groups(dirs, n, groups, err, errlen)) {
+		free(groups);
+		return 2;
 	}
-	if (compare_groups(groups, n, o, &c, err, sizeof(err))) {
-		fprintf(stderr, "scalebench compare: %s\n", err);
+	if (compare_groups(groups, n, o, &c, err, errlen))
 		goto out;
-	}
 	if (!c.nrows) {
-		fprintf(stderr, "scalebench compare: the groups have no stat in common%s\n",
-			o->stat_re ? " matching --stat" : "");
+		snprintf(err, errlen, "the groups have no stat in common%s",
+			 o->stat_re ? " matching --stat" : "");
 		comparison_free(&c);
 		goto out;
 	}
 	if (c.min_runs < 2 && o->rule == RULE_STATS)
-		fprintf(stderr,
-			"scalebench compare: note: a group has %zu run: no significance test is "
+		sb_note("a group has %zu run: no significance test is "
 			"possible (at least 2 runs per group, 3-5 to decide small changes); "
-			"means and %%change only\n",
+			"means and %%change only",
 			c.min_runs);
-	if (json)
-		print_comparison_json(&c, stdout);
-	else
-		print_robot_table(&c, all, verbose, stdout);
-	if (plot && !json)
-		plot_headline(&c, all);
 	rc = comparison_regressed(&c) ? 1 : 0;
+	if (out->json_into) {
+		comparison_write_json(&c, out->job, out->json_into);
+	} else if (out->json && print_comparison_json(&c, stdout)) {
+		snprintf(err, errlen, "cannot write the JSON to stdout");
+		rc = 2;
+	} else if (!out->json) {
+		print_robot_table(&c, out->all, out->verbose, stdout);
+	}
+	if (out->plot && !out->json)
+		plot_headline(&c, out->all);
 	comparison_free(&c);
 out:
-	for (size_t i = 0; i < loaded; i++)
+	for (size_t i = 0; i < n; i++)
 		group_free(&groups[i]);
+	free(groups);
 	return rc;
+}
+
+/* One atomic job's comparison across the commits, for one task count of an MMTests table:
+ * the headline stat's cells, and the stat and its direction for the title. */
+static int mmtests_row(const char *root, const char *path_params, char **commits, size_t nc,
+		       const struct compare_opts *o, struct mm_cell *cells, const char **stat,
+		       enum stat_direction *dir, char *err, size_t errlen)
+{
+	struct result_group *g = calloc(nc, sizeof(*g));
+	struct compare_opts oo = *o;
+	struct comparison cmp;
+	char **d = NULL;
+	size_t nd = 0;
+	int rc = 2;
+
+	if (!g) {
+		snprintf(err, errlen, "out of memory");
+		return 2;
+	}
+	if (pick_dirs(root, path_params, commits, nc, &d, &nd, err, errlen) ||
+	    load_groups(d, nd, g, err, errlen)) {
+		free_dirs(d, nd);
+		free(g);
+		return 2;
+	}
+	oo.stat_name = group_headline_stat(g, nd);
+	if (!oo.stat_name) {
+		snprintf(err, errlen, "%s: the runs' meta.json declares no headline stat", d[0]);
+	} else if (compare_groups(g, nd, &oo, &cmp, err, errlen) == 0) {
+		for (size_t k = 0; k < nd; k++) {
+			double *v = calloc(g[k].nruns + 1, sizeof(*v));
+			size_t nv = v ? group_values(&g[k], oo.stat_name, v) : 0;
+
+			mm_cell_fill(&cells[k], v, nv);
+			for (size_t r = 0; k && r < cmp.nrows; r++)
+				cells[k].significant = cmp.rows[r].verdict[k] == V_REGRESSION ||
+						       cmp.rows[r].verdict[k] == V_IMPROVEMENT;
+			free(v);
+		}
+		if (!*stat) {
+			*stat = strdup(oo.stat_name);
+			*dir = cmp.headline_dir;
+		}
+		rc = comparison_regressed(&cmp) ? 1 : 0;
+		comparison_free(&cmp);
+	}
+	for (size_t k = 0; k < nd; k++)
+		group_free(&g[k]);
+	free(g);
+	free_dirs(d, nd);
+	return rc;
+}
+
+/* One sweep of the job (a test in one mode at every task count) as an MMTests table. */
+static int mmtests_table(const struct job_file *job, const struct sweep *s, const char *root,
+			 char **commits, size_t nc, const struct compare_opts *o)
+{
+	unsigned *tasks = calloc(s->n, sizeof(*tasks));
+	struct mm_cell *cells = calloc(s->n * nc, sizeof(*cells));
+	enum stat_direction dir = DIR_HIGHER_BETTER;
+	const char *stat = NULL;
+	char title[1024], err[4096];
+	int rc = 0;
+
+	if (!tasks || !cells) {
+		sb_error("out of memory");
+		free(tasks);
+		free(cells);
+		return 2;
+	}
+	for (size_t t = 0; t < s->n; t++) {
+		int r;
+
+		tasks[t] = s->items[t].nr_task;
+		r = mmtests_row(root, job->atomic[s->items[t].index].path_params, commits, nc, o,
+				&cells[t * nc], &stat, &dir, err, sizeof(err));
+		if (r == 2)
+			sb_error("%s", err);
+		if (r > rc)
+			rc = r;
+	}
+	/* Rates are will-it-scale's per-copy ops/s; other stats carry their unit in the name. */
+	size_t len = stat ? strlen(stat) : 0;
+	snprintf(title, sizeof(title), "%s, %s mode: %s%s", s->test, s->mode, stat ? stat : "?",
+		 len > 4 && !strcmp(stat + len - 4, "_ops") ? " (ops/s)" : "");
+	print_mmtests(stdout, title, (const char *const *)commits, nc, tasks, s->n, cells, dir);
+	printf("\n");
+	free((char *)stat);
+	free(tasks);
+	free(cells);
+	return rc;
+}
+
+static const char *mode_name(enum tc_mode m)
+{
+	return m == TC_MODE_PROCESS ? "process" : "thread";
+}
+
+/* The job's atomic jobs as sweeps: one test in one mode at every task count. */
+static ssize_t job_sweeps(const struct job_file *job, struct sweep **out)
+{
+	struct sweep_item *items = calloc(job->n_atomic + 1, sizeof(*items));
+	ssize_t ns;
+
+	if (!items)
+		return -1;
+	for (size_t a = 0; a < job->n_atomic; a++)
+		items[a] = (struct sweep_item){.test = job->atomic[a].test,
+					       .mode = mode_name(job->atomic[a].mode),
+					       .nr_task = job->atomic[a].nr_task,
+					       .index = a};
+	ns = sweep_group(items, job->n_atomic, out);
+	free(items);
+	return ns;
 }
 
 /* MMTests' layout: for each testcase and mode of the job, the commits side by side with one
@@ -197,194 +338,144 @@ out:
 static int mmtests_tables(const struct job_file *job, const char *root, const char *commits,
 			  const struct compare_opts *o)
 {
-	char buf[1024], *save = NULL, *labels[COMPARE_MAX_GROUPS];
-	size_t nc = 0;
-	bool *done = calloc(job->n_atomic + 1, sizeof(*done));
+	char **labels = NULL;
+	long nc = commit_list_split(commits, &labels);
+	struct sweep *s = NULL;
+	ssize_t ns = nc < 2 ? 0 : job_sweeps(job, &s);
 	int rc = 0;
 
-	snprintf(buf, sizeof(buf), "%s", commits);
-	for (char *c = strtok_r(buf, ",", &save); c && nc < COMPARE_MAX_GROUPS;
-	     c = strtok_r(NULL, ",", &save))
-		labels[nc++] = c;
-	if (nc < 2 || !done) {
-		fprintf(stderr, "scalebench compare: --format mmtests needs two or more commits\n");
-		free(done);
+	if (nc < 2 || ns < 0) {
+		if (nc < 0 || ns < 0)
+			sb_error("out of memory");
+		else
+			sb_error("--format mmtests needs two or more commits");
+		free(labels);
 		return 2;
 	}
-	for (size_t a = 0; a < job->n_atomic; a++) {
-		const struct atomic_job *first = &job->atomic[a];
-		unsigned tasks[64];
-		size_t nt = 0, idx[64];
-		struct mm_cell *cells;
-		const char *stat = first->mode == TC_MODE_PROCESS ? "will-it-scale.per_process_ops"
-								  : "will-it-scale.per_thread_ops";
-		char title[256], pattern[300];
-		regex_t re;
+	for (ssize_t k = 0; k < ns; k++) {
+		int r = mmtests_table(job, &s[k], root, labels, (size_t)nc, o);
 
-		if (done[a])
-			continue;
-		/* This testcase and mode at every task count, in order. */
-		for (size_t b = a; b < job->n_atomic && nt < 64; b++) {
-			const struct atomic_job *x = &job->atomic[b];
-
-			if (done[b] || strcmp(x->test, first->test) || x->mode != first->mode)
-				continue;
-			done[b] = true;
-			size_t k = nt++;
-			while (k && tasks[k - 1] > x->nr_task) {
-				tasks[k] = tasks[k - 1];
-				idx[k] = idx[k - 1];
-				k--;
-			}
-			tasks[k] = x->nr_task;
-			idx[k] = b;
-		}
-		cells = calloc(nt * nc, sizeof(*cells));
-		if (!cells)
-			break;
-		snprintf(pattern, sizeof(pattern), "^%s$", stat);
-		regcomp(&re, pattern, REG_NOSUB);
-		for (size_t t = 0; t < nt; t++) {
-			struct result_group g[COMPARE_MAX_GROUPS];
-			char **d = NULL, err[1024];
-			size_t nd = 0, loaded = 0;
-			struct compare_opts oo = *o;
-			struct comparison cmp;
-
-			if (pick_dirs(root, job->atomic[idx[t]].path_params, commits, &d, &nd)) {
-				rc = 2;
-				goto next;
-			}
-			for (; loaded < nd; loaded++)
-				if (group_load(d[loaded], &g[loaded], err, sizeof(err))) {
-					fprintf(stderr, "scalebench compare: %s\n", err);
-					rc = 2;
-					goto next;
-				}
-			oo.stat_re = &re;
-			if (compare_groups(g, nd, &oo, &cmp, err, sizeof(err)) == 0) {
-				for (size_t k = 0; k < nd; k++) {
-					double *v = calloc(g[k].nruns + 1, sizeof(double));
-					size_t nv = v ? group_values(&g[k], stat, v) : 0;
-
-					mm_cell_fill(&cells[t * nc + k], v, nv);
-					for (size_t r = 0; k && r < cmp.nrows; r++)
-						cells[t * nc + k].significant =
-						    cmp.rows[r].verdict[k] == V_REGRESSION ||
-						    cmp.rows[r].verdict[k] == V_IMPROVEMENT;
-					free(v);
-				}
-				if (comparison_regressed(&cmp) && rc == 0)
-					rc = 1;
-				comparison_free(&cmp);
-			}
-		next:
-			for (size_t k = 0; k < loaded; k++)
-				group_free(&g[k]);
-			for (size_t k = 0; k < nd; k++)
-				free(d[k]);
-			free(d);
-		}
-		snprintf(title, sizeof(title), "%s, %s mode: %s (ops/s)", first->test,
-			 first->mode == TC_MODE_PROCESS ? "process" : "thread", stat);
-		print_mmtests(stdout, title, (const char *const *)labels, nc, tasks, nt, cells,
-			      stat_direction(stat));
-		printf("\n");
-		regfree(&re);
-		free(cells);
+		if (r > rc)
+			rc = r;
 	}
-	free(done);
+	sweep_free(s, (size_t)ns);
+	free(labels);
+	return rc;
+}
+
+/* Every atomic job of a job (or the one path_params given) compared across the commits.  As
+ * JSON with several jobs: one array, an object per job ("job": its name), the comparison's or
+ * {"job": name, "error": why} when it has none. */
+static int compare_jobs(const struct job_file *job, const char *path_params, const char *root,
+			const char *commits, const struct compare_opts *o,
+			const struct compare_output *out)
+{
+	size_t nj = job ? job->n_atomic : 1;
+	bool array = out->json && nj > 1;
+	char **labels = NULL, err[4096];
+	long nc = commit_list_split(commits, &labels);
+	struct jsonw w;
+	int rc = 0;
+
+	if (nc < 0) {
+		sb_error("out of memory");
+		return 2;
+	}
+	/* one line per stat, as a single comparison has */
+	jsonw_init(&w, stdout, COMPARE_JSON_PRETTY + 1);
+	if (array)
+		jsonw_begin_array(&w);
+	for (size_t j = 0; j < nj; j++) {
+		const char *pp = job ? job->atomic[j].path_params : path_params;
+		const char *name = job ? job->atomic[j].name : path_params;
+		struct compare_output jo = *out;
+		char **d = NULL;
+		size_t nd = 0;
+		int r = 2;
+
+		jo.json_into = array ? &w : NULL;
+		jo.job = name;
+		if (nj > 1 && !out->json)
+			printf("%s%s\n", j ? "\n" : "", name);
+		if (pick_dirs(root, pp, labels, (size_t)nc, &d, &nd, err, sizeof(err)) == 0)
+			r = compare_dirs(d, nd, o, &jo, err, sizeof(err));
+		if (r == 2) {
+			sb_error("%s", err);
+			if (array) {
+				jsonw_begin_object(&w);
+				jsonw_key(&w, "job");
+				jsonw_string(&w, name);
+				jsonw_key(&w, "error");
+				jsonw_string(&w, err);
+				jsonw_end_object(&w);
+			}
+		}
+		free_dirs(d, nd);
+		if (r > rc)
+			rc = r;
+	}
+	if (array) {
+		jsonw_end_array(&w);
+		if (jsonw_finish(&w)) {
+			sb_error("cannot write the JSON to stdout");
+			rc = 2;
+		}
+	}
+	free(labels);
 	return rc;
 }
 
 int cmd_compare(int argc, char **argv)
 {
-	struct compare_opts o = {.rule = RULE_STATS,
-				 .threshold_pct = 1,
-				 .threshold_abs = 0.1,
-				 .q_max = 0.05,
-				 .alpha = 0.05};
-	const char *arg, *root = NULL, *job_arg = NULL, *commits = NULL, *stat = NULL;
+	struct compare_opts o = {.threshold_abs = 0.1, .q_max = 0.05, .alpha = 0.05};
+	const char *root = NULL, *job_arg = NULL, *commits = NULL, *stat = NULL, *format, *rule;
 	bool all = false, verbose = false, json = false, plot = false, mmtests = false;
+	const struct option_def opts[] = {
+	    {OPT_STRING("results", 0, &root), .arg = "DIR",
+	     .help = "results root to pick groups from (with --job, --commits)"},
+	    {OPT_STRING("job", 0, &job_arg), .arg = "JOB",
+	     .help = "a job file, or one atomic job's path_params (process-100%-page_fault3)"},
+	    {OPT_STRING("commits", 0, &commits), .arg = "A,B[,C]",
+	     .help = "commit labels to compare, the first is the base"},
+	    {OPT_STRING("stat", 0, &stat), .arg = "REGEX",
+	     .help = "only stats whose name matches (extended regex)"},
+	    {OPT_FLAG("all", 0, &all),
+	     .help = "show every stat, not only those that changed significantly"},
+	    {OPT_FLAG("verbose", 'v', &verbose),
+	     .help = "add p, q, the interval of the change, the test and the verdict"},
+	    {OPT_FLAG("json", 0, &json),
+	     .help = "print everything computed as JSON (same as --format json)"},
+	    {OPT_CHOICE("format", 0, &format), .choices = "robot|json|mmtests", .def = "robot",
+	     .help =
+		 "the robot's table, JSON, or MMTests' (commits side by side per nr_task; needs "
+		 "--job JOB.yaml)"},
+	    {OPT_CHOICE("rule", 0, &rule), .choices = "stats|lkp", .def = "stats",
+	     .help = "stats: Welch on logs / Mann-Whitney, BH q-values; lkp: the robot's rule"},
+	    {OPT_PERCENT("threshold", 0, &o.threshold_pct), .def = "1", .max = 1000,
+	     .help = "noise threshold for a verdict"},
+	    {OPT_FLAG("plot", 0, &plot),
+	     .help = "after the table, the robot's text plot of each headline stat shown"},
+	    {OPT_END},
+	};
 	char **dirs = NULL, err[1024];
 	size_t ndirs = 0;
 	regex_t re;
-	int c, rc = 0;
+	int first, rc = options_parse(&compare_command, opts, argc, argv, &first, NULL);
 
-	cli_reset();
-	while ((c = cli_next(&compare_command, argc, argv, &arg)) != -1) {
-		switch (c) {
-		case OPT_RESULTS:
-			root = arg;
-			break;
-		case OPT_JOB:
-			job_arg = arg;
-			break;
-		case OPT_COMMITS:
-			commits = arg;
-			break;
-		case OPT_STAT:
-			stat = arg;
-			break;
-		case OPT_ALL:
-			all = true;
-			break;
-		case 'v':
-			verbose = true;
-			break;
-		case OPT_PLOT:
-			plot = true;
-			break;
-		case OPT_JSON:
-			json = true;
-			break;
-		case OPT_FORMAT:
-			if (!strcmp(arg, "json"))
-				json = true;
-			else if (!strcmp(arg, "mmtests"))
-				mmtests = true;
-			else if (strcmp(arg, "robot")) {
-				fprintf(stderr,
-					"scalebench compare: --format '%s': expected robot, json "
-					"or mmtests\n",
-					arg);
-				return 2;
-			}
-			break;
-		case OPT_RULE:
-			if (!strcmp(arg, "lkp"))
-				o.rule = RULE_LKP;
-			else if (strcmp(arg, "stats")) {
-				fprintf(stderr,
-					"scalebench compare: --rule '%s': expected stats or lkp\n",
-					arg);
-				return 2;
-			}
-			break;
-		case OPT_THRESHOLD:
-			if (cli_parse_seconds(arg, &o.threshold_pct) || o.threshold_pct < 0 ||
-			    o.threshold_pct > 1000) {
-				fprintf(
-				    stderr,
-				    "scalebench compare: --threshold '%s': expected a percentage "
-				    "(0-1000)\n",
-				    arg);
-				return 2;
-			}
-			break;
-		case 'h':
-			cli_print_help(&compare_command, stdout);
-			return 0;
-		default:
-			return 2;
-		}
-	}
+	if (rc >= 0)
+		return rc;
+	rc = 0;
+	json = json || !strcmp(format, "json");
+	mmtests = !strcmp(format, "mmtests");
+	o.rule = strcmp(rule, "lkp") ? RULE_STATS : RULE_LKP;
+	struct compare_output output = {.json = json, .all = all, .verbose = verbose, .plot = plot};
+
 	if (stat) {
 		int e = regcomp(&re, stat, REG_EXTENDED | REG_NOSUB);
 
 		if (e) {
 			regerror(e, &re, err, sizeof(err));
-			fprintf(stderr, "scalebench compare: --stat '%s': %s\n", stat, err);
+			sb_error("--stat '%s': %s", stat, err);
 			return 2;
 		}
 		o.stat_re = &re;
@@ -394,70 +485,43 @@ int cmd_compare(int argc, char **argv)
 		struct job_file job = {0};
 		bool have_job = false;
 
-		if (!root || !job_arg || !commits || cli_optind() < argc) {
-			fprintf(stderr, "scalebench compare: --results, --job and --commits go "
-					"together, without group directories\n");
+		if (!root || !job_arg || !commits || first < argc) {
+			sb_error("--results, --job and --commits go "
+					"together, without group directories");
 			rc = 2;
 			goto out;
 		}
 		if (access(job_arg, F_OK) == 0) {
 			if (job_load(job_arg, (unsigned)sysconf(_SC_NPROCESSORS_ONLN), &job, err,
 				     sizeof(err))) {
-				fprintf(stderr, "scalebench compare: %s\n", err);
+				sb_error("%s", err);
 				rc = 2;
 				goto out;
 			}
 			have_job = true;
 		}
-		if (mmtests) {
-			if (!have_job) {
-				fprintf(stderr,
-					"scalebench compare: --format mmtests needs --job JOB.yaml "
-					"(its task counts are the rows)\n");
-				rc = 2;
-			} else {
-				rc = mmtests_tables(&job, root, commits, &o);
-			}
-			job_free(&job);
-			goto out;
+		if (mmtests && !have_job) {
+			sb_error("--format mmtests needs --job JOB.yaml "
+					"(its task counts are the rows)");
+			rc = 2;
+		} else if (mmtests) {
+			rc = mmtests_tables(&job, root, commits, &o);
+		} else {
+			rc = compare_jobs(have_job ? &job : NULL, job_arg, root, commits, &o,
+					  &output);
 		}
-		size_t nj = have_job ? job.n_atomic : 1;
-		for (size_t j = 0; j < nj; j++) {
-			const char *pp = have_job ? job.atomic[j].path_params : job_arg;
-			char **d = NULL;
-			size_t nd = 0;
-			int r;
-
-			if (pick_dirs(root, pp, commits, &d, &nd)) {
-				r = 2;
-			} else {
-				if (nj > 1 && !json)
-					printf("%s%s\n", j ? "\n" : "",
-					       have_job ? job.atomic[j].name : pp);
-				/* Several atomic jobs as JSON: one array of comparisons. */
-				if (json && nj > 1)
-					printf(j ? ",\n" : "[\n");
-				r = compare_dirs(d, nd, &o, json, all, verbose, plot);
-			}
-			for (size_t i = 0; i < nd; i++)
-				free(d[i]);
-			free(d);
-			if (r > rc)
-				rc = r;
-		}
-		if (json && nj > 1)
-			printf("]\n");
 		if (have_job)
 			job_free(&job);
 	} else if (mmtests) {
-		fprintf(stderr,
-			"scalebench compare: --format mmtests needs --results, --job JOB.yaml "
-			"and --commits\n");
+		sb_error("--format mmtests needs --results, --job JOB.yaml "
+			"and --commits");
 		rc = 2;
 	} else {
-		for (int i = cli_optind(); i < argc; i++)
+		for (int i = first; i < argc; i++)
 			add_dir(&dirs, &ndirs, argv[i]);
-		rc = compare_dirs(dirs, ndirs, &o, json, all, verbose, plot);
+		rc = compare_dirs(dirs, ndirs, &o, &output, err, sizeof(err));
+		if (rc == 2)
+			sb_error("%s", err);
 	}
 out:
 	for (size_t i = 0; i < ndirs; i++)

@@ -6,22 +6,11 @@
 #include <stdio.h>
 #include <string.h>
 
-enum { OPT_JSON = 256, OPT_PLUGIN };
-
-static const struct cli_option list_options[] = {
-    {"long", 'l', NULL, "also show the suite, the op counted and the headline stat"},
-    {"json", OPT_JSON, NULL, "print a JSON array of testcases, for scripts"},
-    {"plugin", OPT_PLUGIN, "FILE.so", "also list the testcases of a plug-in (repeatable)"},
-    {NULL, 0, NULL, NULL},
-};
-
-const struct cli_command list_command = {
+const struct command_def list_command = {
     .name = "list",
-    .usage = "[-l] [--json] [--plugin FILE.so]",
     .summary = "List the testcases: name, modes, better direction, description.",
     .details = "modes: the modes a testcase runs in (process, thread).  better: which way its\n"
 	       "headline stat improves (higher ops/s, or lower cost such as us_per_event).\n",
-    .options = list_options,
 };
 
 static const char *headline_stat(const struct testcase *tc)
@@ -62,35 +51,21 @@ static void print_one(const struct testcase *tc, bool lng, bool plugin)
 
 int cmd_list(int argc, char **argv)
 {
-	const char *arg;
-	char err[512];
 	bool lng = false, json = false;
-	int c;
+	const struct option_def opts[] = {
+	    {OPT_FLAG("long", 'l', &lng),
+	     .help = "also show the suite, the op counted and the headline stat"},
+	    {OPT_FLAG("json", 0, &json), .help = "print a JSON array of testcases, for scripts"},
+	    {OPT_CALLBACK("plugin", 0, plugin_option, NULL), .arg = "FILE.so",
+	     .help = "also list the testcases of a plug-in (repeatable)"},
+	    {OPT_END},
+	};
+	int first, rc = options_parse(&list_command, opts, argc, argv, &first, NULL);
 
-	cli_reset();
-	while ((c = cli_next(&list_command, argc, argv, &arg)) != -1) {
-		switch (c) {
-		case 'l':
-			lng = true;
-			break;
-		case OPT_JSON:
-			json = true;
-			break;
-		case OPT_PLUGIN:
-			if (plugin_load(arg, err, sizeof(err)) < 0) {
-				fprintf(stderr, "scalebench list: %s\n", err);
-				return 2;
-			}
-			break;
-		case 'h':
-			cli_print_help(&list_command, stdout);
-			return 0;
-		default:
-			return 2;
-		}
-	}
-	if (cli_optind() < argc) {
-		fprintf(stderr, "scalebench list: unexpected argument '%s'\n", argv[cli_optind()]);
+	if (rc >= 0)
+		return rc;
+	if (first < argc) {
+		sb_error("unexpected argument '%s'", argv[first]);
 		return 2;
 	}
 	if (json) {

@@ -4,86 +4,79 @@
 #include "../analyze/results.h"
 #include "../analyze/stats.h"
 #include "../runner/job.h"
+#include "../store/sweep.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-enum { OPT_STAT = 256, OPT_PNG, OPT_SVG, OPT_SCALABILITY, OPT_RESULTS, OPT_COMMITS };
-
-static const struct cli_option plot_options[] = {
-    {"stat", OPT_STAT, "STAT",
-     "the stat to plot (default will-it-scale.per_process_ops, or per_thread_ops)"},
-    {"png", OPT_PNG, "FILE", "write a PNG instead of the 80x20 text plot"},
-    {"svg", OPT_SVG, "FILE", "write an SVG instead of the 80x20 text plot"},
-    {"scalability", OPT_SCALABILITY, "JOB.yaml",
-     "ops/s against nr_task, one line per commit, from the job's atomic jobs (with --results, "
-     "--commits)"},
-    {"results", OPT_RESULTS, "DIR", "results root (with --scalability)"},
-    {"commits", OPT_COMMITS, "A,B[,C]", "commit labels (with --scalability)"},
-    {NULL, 0, NULL, NULL},
-};
-
-const struct cli_command plot_command = {
+const struct command_def plot_command = {
     .name = "plot",
-    .usage = "A B [C ...] [--stat STAT] [--png FILE|--svg FILE]\n"
-	     "       scalebench plot --scalability JOB.yaml --results DIR --commits A,B [...]",
+    .args = "A B [C ...]",
+    .alt = "--scalability JOB.yaml --results DIR --commits A,B[,C] [--png FILE | --svg FILE]",
     .summary = "Plot a stat's runs per group, or scalability against nr_task, with gnuplot.",
     .details = "Each of A, B, ... is a commit directory of a results tree.  The sample plot shows\n"
 	       "every run's value in run order, one point character per group: with two groups\n"
 	       "the robot's legend, [*] bisect-good sample / [O] bisect-bad sample.  The\n"
 	       "scalability plot shows the mean ops/s of one copy's stat against nr_task for each\n"
 	       "commit, with the standard deviation as error bars.\n",
-    .options = plot_options,
 };
 
 static int sample_plot(char **dirs, size_t n, const char *stat, enum plot_format fmt,
 		       const char *path)
 {
-	struct result_group g[PLOT_MAX_SERIES];
-	struct plot_series s[PLOT_MAX_SERIES];
-	double *vals[PLOT_MAX_SERIES] = {0};
+	struct result_group *g = calloc(n + 1, sizeof(*g));
+	struct plot_series *s = calloc(n + 1, sizeof(*s));
+	double *vals = NULL;
 	char err[1024];
-	size_t loaded = 0;
+	size_t loaded = 0, total = 0;
 	int rc = 2;
 
-	if (n < 1 || n > PLOT_MAX_SERIES) {
-		fprintf(stderr, "scalebench plot: expected 1 to %d groups, got %zu\n",
-			PLOT_MAX_SERIES, n);
-		return 2;
+	if (n < 1) {
+		sb_error("expected group directories, got none");
+		goto out;
+	}
+	if (!g || !s) {
+		sb_error("out of memory");
+		goto out;
 	}
 	for (; loaded < n; loaded++) {
 		if (group_load(dirs[loaded], &g[loaded], err, sizeof(err))) {
-			fprintf(stderr, "scalebench plot: %s\n", err);
+			sb_error("%s", err);
 			goto out;
 		}
 		for (size_t i = 0; i < g[loaded].nnotes; i++)
-			fprintf(stderr, "scalebench plot: note: %s\n", g[loaded].notes[i]);
+			sb_note("%s", g[loaded].notes[i]);
+		total += g[loaded].nruns;
 	}
+	if (!stat)
+		stat = group_headline_stat(g, n);
 	if (!stat) {
-		/* The headline: whichever per-copy stat the runs have. */
-		double probe[1];
-		stat = group_values(&g[0], "will-it-scale.per_thread_ops", probe) &&
-			       !group_values(&g[0], "will-it-scale.per_process_ops", probe)
-			   ? "will-it-scale.per_thread_ops"
-			   : "will-it-scale.per_process_ops";
+		sb_error("%s: the runs' meta.json declares no headline stat; name "
+			"one with --stat",
+			g[0].dir);
+		goto out;
 	}
+	vals = calloc(total + 1, sizeof(*vals));
+	if (!vals) {
+		sb_error("out of memory");
+		goto out;
+	}
+	total = 0;
 	for (size_t i = 0; i < n; i++) {
-		vals[i] = calloc(g[i].nruns + 1, sizeof(double));
-		if (!vals[i])
-			goto out;
 		s[i] = (struct plot_series){.label = n > 2 ? g[i].commit : NULL,
-					    .y = vals[i],
-					    .n = group_values(&g[i], stat, vals[i])};
+					    .y = vals + total,
+					    .n = group_values(&g[i], stat, vals + total)};
+		total += g[i].nruns;
 		if (!s[i].n) {
-			fprintf(stderr, "scalebench plot: %s: no run has the stat '%s'\n", g[i].dir,
+			sb_error("%s: no run has the stat '%s'", g[i].dir,
 				stat);
 			goto out;
 		}
 	}
 	if (plot_samples(stat, s, n, fmt, path, stdout, err, sizeof(err))) {
-		fprintf(stderr, "scalebench plot: %s\n", err);
+		sb_error("%s", err);
 		goto out;
 	}
 	if (n == 2 && fmt == PLOT_TEXT)
@@ -92,148 +85,191 @@ static int sample_plot(char **dirs, size_t n, const char *stat, enum plot_format
 out:
 	for (size_t i = 0; i < loaded; i++)
 		group_free(&g[i]);
-	for (size_t i = 0; i < n && i < PLOT_MAX_SERIES; i++)
-		free(vals[i]);
+	free(g);
+	free(s);
+	free(vals);
 	return rc;
 }
 
+static const char *mode_name(enum tc_mode m)
+{
+	return m == TC_MODE_PROCESS ? "process" : "thread";
+}
+
+/* One point of a scalability line: the mean and stddev of a stat over the runs of one atomic
+ * job at one commit (the headline stat unless one is named).  Returns 1 with the point, 0
+ * when there is none.  *used names the stat of the points so far, for the axis: the
+ * headline stats of several tests or modes can differ. */
+static int scalability_point(const char *root, const char *path_params, const char *commit,
+			     const char *stat, double *y, double *e, char **used)
+{
+	struct result_group g;
+	struct stat_summary sum = {0};
+	char **found, err[1024];
+	size_t nf = results_find(root, path_params, commit, &found), nv = 0;
+
+	if (nf == 1 && group_load(found[0], &g, err, sizeof(err)) == 0) {
+		const char *st = stat ? stat : group_headline_stat(&g, 1);
+		double *v = calloc(g.nruns + 1, sizeof(*v));
+
+		nv = v && st ? group_values(&g, st, v) : 0;
+		/* Mean and sample stddev: the analyzer's own summary. */
+		stat_summarize(v, nv, &sum);
+		if (nv && (!*used || strcmp(*used, st))) {
+			bool first = !*used;
+
+			free(*used);
+			*used = strdup(first ? st : "headline stat");
+		}
+		free(v);
+		group_free(&g);
+	}
+	for (size_t i = 0; i < nf; i++)
+		free(found[i]);
+	free(found);
+	*y = sum.mean;
+	*e = sum.stddev;
+	return nv > 0;
+}
+
+/* One line per commit (and per test and mode, when the job has several): the stat's mean
+ * against nr_task, from the job's atomic jobs. */
 static int scalability_plot(const char *job_path, const char *root, const char *commits,
 			    const char *stat, enum plot_format fmt, const char *path)
 {
 	struct job_file job;
-	struct plot_xy_series s[PLOT_MAX_SERIES];
-	double *x[PLOT_MAX_SERIES] = {0}, *y[PLOT_MAX_SERIES] = {0}, *e[PLOT_MAX_SERIES] = {0};
-	char err[1024], buf[1024], *save = NULL, *labels[PLOT_MAX_SERIES];
-	size_t nc = 0;
+	struct sweep *ser = NULL;
+	struct sweep_item *items = NULL;
+	struct plot_xy_series *s = NULL;
+	char err[1024], **labels = NULL, *ylabel = NULL, **names = NULL;
+	double *xy = NULL;
+	long nc;
+	ssize_t ns = -1;
+	size_t nlines = 0;
 	int rc = 2;
 
 	if (job_load(job_path, (unsigned)sysconf(_SC_NPROCESSORS_ONLN), &job, err, sizeof(err))) {
-		fprintf(stderr, "scalebench plot: %s\n", err);
+		sb_error("%s", err);
 		return 2;
 	}
-	snprintf(buf, sizeof(buf), "%s", commits);
-	for (char *c = strtok_r(buf, ",", &save); c && nc < PLOT_MAX_SERIES;
-	     c = strtok_r(NULL, ",", &save)) {
-		labels[nc] = c;
-		x[nc] = calloc(job.n_atomic + 1, sizeof(double));
-		y[nc] = calloc(job.n_atomic + 1, sizeof(double));
-		e[nc] = calloc(job.n_atomic + 1, sizeof(double));
-		if (!x[nc] || !y[nc] || !e[nc])
-			goto out;
-		s[nc] = (struct plot_xy_series){.label = c, .x = x[nc], .y = y[nc], .yerr = e[nc]};
-		size_t k = 0;
-		/* Atomic jobs in task-count order: the x axis. */
-		for (unsigned task = 1; task <= 4096 && k < job.n_atomic; task++) {
-			for (size_t a = 0; a < job.n_atomic; a++) {
-				const struct atomic_job *aj = &job.atomic[a];
-				struct result_group g;
-				char **found;
-				size_t nf;
-
-				if (aj->nr_task != task)
-					continue;
-				nf = results_find(root, aj->path_params, c, &found);
-				if (nf == 1 && group_load(found[0], &g, err, sizeof(err)) == 0) {
-					const char *st = stat ? stat
-							 : aj->mode == TC_MODE_PROCESS
-							     ? "will-it-scale.per_process_ops"
-							     : "will-it-scale.per_thread_ops";
-					double *v = calloc(g.nruns + 1, sizeof(double));
-					size_t nv = v ? group_values(&g, st, v) : 0;
-					struct stat_summary sum;
-
-					/* Mean and sample stddev: the analyzer's own summary. */
-					stat_summarize(v, nv, &sum);
-					if (nv) {
-						x[nc][k] = task;
-						y[nc][k] = sum.mean;
-						e[nc][k] = sum.stddev;
-						k++;
-					}
-					free(v);
-					group_free(&g);
-				}
-				for (size_t i = 0; i < nf; i++)
-					free(found[i]);
-				free(found);
-			}
-		}
-		s[nc].n = k;
-		if (!k) {
-			fprintf(stderr, "scalebench plot: no runs of %s at commit '%s' under %s\n",
-				job_path, c, root);
-			nc++;
-			goto out;
-		}
-		nc++;
+	nc = commit_list_split(commits, &labels);
+	items = calloc(job.n_atomic + 1, sizeof(*items));
+	if (nc >= 0 && items) {
+		for (size_t a = 0; a < job.n_atomic; a++)
+			items[a] = (struct sweep_item){.test = job.atomic[a].test,
+						       .mode = mode_name(job.atomic[a].mode),
+						       .nr_task = job.atomic[a].nr_task,
+						       .index = a};
+		ns = sweep_group(items, job.n_atomic, &ser);
 	}
-	if (plot_scalability("scalability", stat ? stat : "ops/s per copy", s, nc, fmt, path,
-			     stdout, err, sizeof(err))) {
-		fprintf(stderr, "scalebench plot: %s\n", err);
+	if (ns >= 0) {
+		s = calloc((size_t)nc * (size_t)ns + 1, sizeof(*s));
+		names = calloc((size_t)nc * (size_t)ns + 1, sizeof(*names));
+		/* x, y and the error bar of every point of every line */
+		xy = calloc(3 * (size_t)nc * job.n_atomic + 1, sizeof(*xy));
+	}
+	if (nc < 0 || ns < 0 || !s || !names || !xy) {
+		sb_error("out of memory");
+		goto out;
+	}
+	for (size_t c = 0, at = 0; c < (size_t)nc; c++) {
+		size_t points = 0;
+
+		for (size_t k = 0; k < (size_t)ns; k++) {
+			struct plot_xy_series *line = &s[nlines];
+			double *x = xy + at, *y = x + ser[k].n, *e = y + ser[k].n;
+
+			at += 3 * ser[k].n;
+
+			*line =
+			    (struct plot_xy_series){.label = labels[c], .x = x, .y = y, .yerr = e};
+			for (size_t t = 0; t < ser[k].n; t++) {
+				const struct atomic_job *aj = &job.atomic[ser[k].items[t].index];
+
+				if (scalability_point(root, aj->path_params, labels[c], stat,
+						      &y[line->n], &e[line->n], &ylabel))
+					x[line->n++] = aj->nr_task;
+			}
+			if (!line->n)
+				continue;
+			points += line->n;
+			if (ns > 1 && asprintf(&names[nlines], "%s %s %s", labels[c], ser[k].test,
+					       ser[k].mode) > 0)
+				line->label = names[nlines];
+			else if (ns > 1)
+				names[nlines] = NULL; /* asprintf leaves it undefined */
+			nlines++;
+		}
+		if (!points) {
+			sb_error("no runs of %s at commit '%s' under %s",
+				job_path, labels[c], root);
+			goto out;
+		}
+	}
+	if (plot_scalability("scalability", stat ? stat : ylabel, s, nlines, fmt, path, stdout, err,
+			     sizeof(err))) {
+		sb_error("%s", err);
 		goto out;
 	}
 	rc = 0;
 out:
-	for (size_t i = 0; i < nc; i++) {
-		free(x[i]);
-		free(y[i]);
-		free(e[i]);
-	}
-	(void)labels;
+	for (size_t i = 0; names && i < nlines; i++)
+		free(names[i]);
+	free(names);
+	free(s);
+	free(xy);
+	free(ylabel);
+	free(items);
+	sweep_free(ser, ns > 0 ? (size_t)ns : 0);
+	free(labels);
 	job_free(&job);
 	return rc;
 }
 
 int cmd_plot(int argc, char **argv)
 {
-	const char *arg, *stat = NULL, *path = NULL, *job = NULL, *root = NULL, *commits = NULL;
-	enum plot_format fmt = PLOT_TEXT;
+	const char *stat = NULL, *png = NULL, *svg = NULL, *path, *job = NULL, *root = NULL,
+		   *commits = NULL;
+	const struct option_def opts[] = {
+	    {OPT_STRING("stat", 0, &stat), .arg = "STAT",
+	     .def_doc = "will-it-scale.per_process_ops, or per_thread_ops",
+	     .help = "the stat to plot"},
+	    {OPT_STRING("png", 0, &png), .arg = "FILE",
+	     .help = "write a PNG instead of the 80x20 text plot"},
+	    {OPT_STRING("svg", 0, &svg), .arg = "FILE",
+	     .help = "write an SVG instead of the 80x20 text plot"},
+	    {OPT_STRING("scalability", 0, &job), .arg = "JOB.yaml",
+	     .help = "ops/s against nr_task, one line per commit, from the job's atomic jobs "
+		     "(with --results, --commits)"},
+	    {OPT_STRING("results", 0, &root), .arg = "DIR",
+	     .help = "results root (with --scalability)"},
+	    {OPT_STRING("commits", 0, &commits), .arg = "A,B[,C]",
+	     .help = "commit labels (with --scalability)"},
+	    {OPT_END},
+	};
+	enum plot_format fmt;
 	char err[512];
-	int c;
+	int first, rc = options_parse(&plot_command, opts, argc, argv, &first, NULL);
 
-	cli_reset();
-	while ((c = cli_next(&plot_command, argc, argv, &arg)) != -1) {
-		switch (c) {
-		case OPT_STAT:
-			stat = arg;
-			break;
-		case OPT_PNG:
-		case OPT_SVG:
-			if (path) {
-				fprintf(stderr, "scalebench plot: one of --png and --svg\n");
-				return 2;
-			}
-			fmt = c == OPT_PNG ? PLOT_PNG : PLOT_SVG;
-			path = arg;
-			break;
-		case OPT_SCALABILITY:
-			job = arg;
-			break;
-		case OPT_RESULTS:
-			root = arg;
-			break;
-		case OPT_COMMITS:
-			commits = arg;
-			break;
-		case 'h':
-			cli_print_help(&plot_command, stdout);
-			return 0;
-		default:
-			return 2;
-		}
+	if (rc >= 0)
+		return rc;
+	if (png && svg) {
+		sb_error("one of --png and --svg");
+		return 2;
 	}
+	fmt = png ? PLOT_PNG : svg ? PLOT_SVG : PLOT_TEXT;
+	path = png ? png : svg;
 	if (!plot_available(err, sizeof(err))) {
-		fprintf(stderr, "scalebench plot: %s\n", err);
+		sb_error("%s", err);
 		return 2;
 	}
 	if (job) {
-		if (!root || !commits || cli_optind() < argc) {
-			fprintf(stderr,
-				"scalebench plot: --scalability needs --results and --commits, "
-				"and no group directories\n");
+		if (!root || !commits || first < argc) {
+			sb_error("--scalability needs --results and --commits, "
+				"and no group directories");
 			return 2;
 		}
 		return scalability_plot(job, root, commits, stat, fmt, path);
 	}
-	return sample_plot(argv + cli_optind(), (size_t)(argc - cli_optind()), stat, fmt, path);
+	return sample_plot(argv + first, (size_t)(argc - first), stat, fmt, path);
 }

@@ -17,37 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
-enum {
-	OPT_BASE = 256,
-	OPT_HEAD,
-	OPT_RESULTS,
-	OPT_JOB,
-	OPT_REPO,
-	OPT_MBOX,
-	OPT_SENDMAIL,
-	OPT_FROM,
-	OPT_TO,
-	OPT_BRANCH,
-};
-
-static const struct cli_option report_options[] = {
-    {"base", OPT_BASE, "A", "the commit label compared against (the parent)"},
-    {"head", OPT_HEAD, "B", "the commit label reported on"},
-    {"results", OPT_RESULTS, "DIR", "results root (default ./results)"},
-    {"job", OPT_JOB, "PATH_PARAMS", "only this atomic job's path_params (default: every job)"},
-    {"repo", OPT_REPO, "DIR", "the git repository: commit subjects, subsystem, branch"},
-    {"mbox", OPT_MBOX, "FILE", "append the message to an mbox file"},
-    {"sendmail", OPT_SENDMAIL, NULL, "pipe the message to sendmail -t"},
-    {"from", OPT_FROM, "ADDR", "From: (default \"scalebench robot <scalebench@localhost>\")"},
-    {"to", OPT_TO, "ADDR",
-     "To: (default: the head commit's author with --repo, else root@localhost)"},
-    {"branch", OPT_BRANCH, "NAME", "the [branch] of the subject (default: the repo's branch)"},
-    {NULL, 0, NULL, NULL},
-};
-
-const struct cli_command report_command = {
+const struct command_def report_command = {
     .name = "report",
-    .usage = "--base A --head B [--results DIR] [--repo DIR] [--mbox FILE | --sendmail]",
     .summary = "Write the kernel test robot's email on a significant change between two commits.",
     .details =
 	"Every job of the results tree run at both commits is compared as 'compare' does.  The\n"
@@ -56,7 +27,6 @@ const struct cli_command report_command = {
 	"--sendmail the message is printed.  With no significant change, says so and writes\n"
 	"nothing.\n"
 	"\nexit status: 0 message written or nothing to report, 2 error.\n",
-    .options = report_options,
 };
 
 struct job_cmp {
@@ -362,7 +332,7 @@ static int run_sendmail(const char *msg, size_t len)
 	char err[512];
 
 	if (child_run(&sendmail, err, sizeof(err))) {
-		fprintf(stderr, "scalebench report: %s\n", err);
+		sb_error("%s", err);
 		return -1;
 	}
 	return sendmail.exit_code == 0 ? 0 : -1;
@@ -389,59 +359,42 @@ static bool label_stored(const char *root, const char *job, const char *label, c
 
 int cmd_report(int argc, char **argv)
 {
-	const char *arg, *base = NULL, *head = NULL, *root = "results", *job = NULL, *repo = NULL,
-			 *mbox = NULL, *from = "scalebench robot <scalebench@localhost>",
-			 *to = NULL, *branch = NULL;
+	const char *base = NULL, *head = NULL, *root, *job = NULL, *repo = NULL, *mbox = NULL,
+		   *from, *to = NULL, *branch = NULL;
 	bool sendmail = false;
+	const struct option_def opts[] = {
+	    {OPT_STRING("base", 0, &base), .arg = "A", .flags = OPTION_REQUIRED,
+	     .help = "the commit label compared against (the parent)"},
+	    {OPT_STRING("head", 0, &head), .arg = "B", .flags = OPTION_REQUIRED,
+	     .help = "the commit label reported on"},
+	    {OPT_STRING("results", 0, &root), .arg = "DIR", .def = "results",
+	     .help = "results root"},
+	    {OPT_STRING("job", 0, &job), .arg = "PATH_PARAMS", .def_doc = "every job",
+	     .help = "only this atomic job's path_params"},
+	    {OPT_STRING("repo", 0, &repo), .arg = "DIR",
+	     .help = "the git repository: commit subjects, subsystem, branch"},
+	    {OPT_STRING("mbox", 0, &mbox), .arg = "FILE",
+	     .help = "append the message to an mbox file"},
+	    {OPT_FLAG("sendmail", 0, &sendmail), .help = "pipe the message to sendmail -t"},
+	    {OPT_STRING("from", 0, &from), .arg = "ADDR",
+	     .def = "scalebench robot <scalebench@localhost>", .help = "From:"},
+	    {OPT_STRING("to", 0, &to), .arg = "ADDR",
+	     .def_doc = "the head commit's author with --repo, else root@localhost", .help = "To:"},
+	    {OPT_STRING("branch", 0, &branch), .arg = "NAME", .def_doc = "the repo's branch",
+	     .help = "the [branch] of the subject"},
+	    {OPT_END},
+	};
 	char pattern[PATH_MAX], err[1024], branch_buf[256], to_buf[512], base_buf[64], head_buf[64];
 	struct job_cmp *jobs = NULL;
 	size_t n = 0, main_job = 0;
 	glob_t gl;
-	int c, rc = 0;
+	int first, rc = options_parse(&report_command, opts, argc, argv, &first, NULL);
 
-	cli_reset();
-	while ((c = cli_next(&report_command, argc, argv, &arg)) != -1) {
-		switch (c) {
-		case OPT_BASE:
-			base = arg;
-			break;
-		case OPT_HEAD:
-			head = arg;
-			break;
-		case OPT_RESULTS:
-			root = arg;
-			break;
-		case OPT_JOB:
-			job = arg;
-			break;
-		case OPT_REPO:
-			repo = arg;
-			break;
-		case OPT_MBOX:
-			mbox = arg;
-			break;
-		case OPT_SENDMAIL:
-			sendmail = true;
-			break;
-		case OPT_FROM:
-			from = arg;
-			break;
-		case OPT_TO:
-			to = arg;
-			break;
-		case OPT_BRANCH:
-			branch = arg;
-			break;
-		case 'h':
-			cli_print_help(&report_command, stdout);
-			return 0;
-		default:
-			return 2;
-		}
-	}
-	if (!base || !head || cli_optind() < argc) {
-		fprintf(stderr, "scalebench report: --base and --head are required, nothing else; "
-				"usage: scalebench report --base A --head B [options]\n");
+	if (rc >= 0)
+		return rc;
+	rc = 0;
+	if (first < argc) {
+		sb_error("unexpected argument '%s' (see 'scalebench report --help')", argv[first]);
 		return 2;
 	}
 	if (mbox && sendmail) {

@@ -12,17 +12,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-enum { OPT_PLUGIN = 256 };
-
-static const struct cli_option split_options[] = {
-    {"output", 'o', "DIR", "write DIR/<name>.yaml per atomic job (DIR is created if needed)"},
-    {"plugin", OPT_PLUGIN, "FILE.so", "also accept the testcases of a plug-in (repeatable)"},
-    {NULL, 0, NULL, NULL},
-};
-
-const struct cli_command split_command = {
+const struct command_def split_command = {
     .name = "split",
-    .usage = "JOB.yaml [-o DIR] [--plugin FILE.so]",
+    .args = "JOB.yaml",
     .summary = "Expand a job file into its atomic jobs, one per combination of its lists.",
     .details =
 	"A job file is LKP-style YAML: scalar keys are parameters and every list is a\n"
@@ -35,9 +27,9 @@ const struct cli_command split_command = {
 	"printed; the files are written all or none.  Splitting an atomic job file gives\n"
 	"the same file back.\n"
 	"\nKeys scalebench does not use (kconfig, rootfs, ...) are kept and noted on stderr.\n"
-	"\nexit status: 0 done, 1 the output could not be written, 2 bad usage or a bad job\n"
-	"file (the message names the file, the line and the key).\n",
-    .options = split_options,
+	"\nexit status: 0 done, 1 the files of -o could not be written, 2 bad usage, a bad job\n"
+	"file (the message names the file, the line and the key) or standard output could not\n"
+	"be written.\n",
 };
 
 /* mkdir -p, remembering what it created so a failed split can remove it again. */
@@ -97,7 +89,7 @@ static int write_files(const struct job_file *job, const char *dir)
 	int ret = 2;
 
 	if (!of || !made) {
-		fprintf(stderr, "scalebench split: out of memory\n");
+		sb_error("out of memory");
 		goto out;
 	}
 	if (make_dirs(dir, made, err, sizeof(err)))
@@ -131,7 +123,7 @@ static int write_files(const struct job_file *job, const char *dir)
 	ret = 0;
 	goto out;
 fail:
-	fprintf(stderr, "scalebench split: %s\n", err);
+	sb_error("%s", err);
 	for (size_t i = committed; i < opened; i++)
 		outfile_abort(&of[i]);
 	/* A commit that failed half way: take back the files already renamed into place. */
@@ -144,68 +136,54 @@ out:
 	return ret;
 }
 
+/* A write error on stdout is said once, at exit (main). */
 static int print_all(const struct job_file *job)
 {
 	for (size_t i = 0; i < job->n_atomic; i++) {
 		if (i)
 			fputs("---\n", stdout);
 		printf("# %s.yaml\n", job->atomic[i].name);
-		if (job_write_yaml(job->atomic[i].tree, stdout))
-			break;
-	}
-	if (fflush(stdout) || ferror(stdout)) {
-		fprintf(stderr, "scalebench split: cannot write to standard output: %s\n",
-			strerror(errno ? errno : EIO));
-		return 1;
+		if (job_write_yaml(job->atomic[i].tree, stdout) && !ferror(stdout)) {
+			sb_error("%s: cannot write it as YAML", job->atomic[i].name);
+			return 1;
+		}
 	}
 	return 0;
 }
 
 int cmd_split(int argc, char **argv)
 {
-	const char *arg, *out_dir = NULL, *job_path;
+	const char *out_dir = NULL, *job_path;
+	const struct option_def opts[] = {
+	    {OPT_STRING("output", 'o', &out_dir), .arg = "DIR",
+	     .help = "write DIR/<name>.yaml per atomic job (DIR is created if needed)"},
+	    {OPT_CALLBACK("plugin", 0, plugin_option, NULL), .arg = "FILE.so",
+	     .help = "also accept the testcases of a plug-in (repeatable)"},
+	    {OPT_END},
+	};
 	struct job_file job;
 	char err[1024];
 	long nr_online;
-	int c, ret;
+	int first, ret = options_parse(&split_command, opts, argc, argv, &first, NULL);
 
-	cli_reset();
-	while ((c = cli_next(&split_command, argc, argv, &arg)) != -1) {
-		switch (c) {
-		case 'o':
-			out_dir = arg;
-			break;
-		case OPT_PLUGIN:
-			if (plugin_load(arg, err, sizeof(err)) < 0) {
-				fprintf(stderr, "scalebench split: %s\n", err);
-				return 2;
-			}
-			break;
-		case 'h':
-			cli_print_help(&split_command, stdout);
-			return 0;
-		default:
-			return 2;
-		}
-	}
-	if (cli_optind() >= argc) {
-		fprintf(stderr,
-			"scalebench split: which job file? (see 'scalebench split --help')\n");
+	if (ret >= 0)
+		return ret;
+	if (first >= argc) {
+		sb_error("which job file? (see 'scalebench split --help')");
 		return 2;
 	}
-	job_path = argv[cli_optind()];
-	if (cli_optind() + 1 < argc) {
-		fprintf(stderr, "scalebench split: unexpected argument '%s'\n",
-			argv[cli_optind() + 1]);
+	job_path = argv[first];
+	if (first + 1 < argc) {
+		sb_error("unexpected argument '%s'", argv[first + 1]);
 		return 2;
 	}
 	nr_online = sysconf(_SC_NPROCESSORS_ONLN);
 	if (job_load(job_path, nr_online > 0 ? (unsigned)nr_online : 1, &job, err, sizeof(err))) {
-		fprintf(stderr, "scalebench split: %s\n", err);
+		sb_error("%s", err);
 		return 2;
 	}
 	for (size_t i = 0; i < job.n_notes; i++)
-		fprintf(stderr, "scalebench split: note: %s\n", job.notes[i]);
+		sb_note("%s", job.notes[i]);
 	ret = out_dir ? write_files(&job, out_dir) : print_all(&job);
 	job_free(&job);
 	return ret;

@@ -113,8 +113,10 @@ int counter_area_map(struct counter_area *sh, unsigned n)
 
 	sh->size = round_up(ctl + slots + status, (size_t)sysconf(_SC_PAGESIZE));
 	sh->base = mmap(NULL, sh->size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
-	if (sh->base == MAP_FAILED)
+	if (sh->base == MAP_FAILED) {
+		sh->base = NULL; /* counter_area_unmap stays safe */
 		return -errno;
+	}
 	sh->ctl = sh->base;
 	sh->slots = (struct counter_slot *)((char *)sh->base + ctl);
 	sh->status = (struct copy_status *)((char *)sh->base + ctl + slots);
@@ -497,61 +499,80 @@ static size_t build_schedule(const struct core_config *cfg, uint64_t **out, size
 	return n;
 }
 
-int core_run(const struct core_config *cfg, struct core_result *res)
-{
-	struct counter_area sh = {0};
-	sigset_t block, old_mask, wait_mask;
-	uint64_t *schedule = NULL, *counts = NULL, t0, ctxt0 = 0, pgfault0 = 0;
-	bool sys0 = false, window_open = false;
-	size_t nsched = 0, measure_idx = 0;
-	struct rusage ru0, ru1;
+/* One core_run: what its phases share. */
+struct sampler {
+	const struct core_config *cfg;
+	struct core_result *res;
+	unsigned n;
+	struct counter_area sh;
+	uint64_t *schedule; /* sample times after the release (build_schedule) */
+	size_t nsched, measure_idx;
+	uint64_t *counts; /* one read of every copy's counter */
+	sigset_t old_mask, wait_mask;
+	bool masked; /* old_mask is to be restored */
 	pid_t host;
-	int host_status = 0, err;
-	bool host_reaped = false;
-	unsigned n = cfg->nr_copies;
+	int host_status;
+	bool host_reaped;
+	uint64_t t0; /* the release */
+	struct rusage ru0;
+	bool window_open, sys0;
+	uint64_t ctxt0, pgfault0;
+};
 
-	memset(res, 0, sizeof(*res));
-	res->samples.nr_copies = n;
-	install_handlers();
-	if (got_signal) {
-		snprintf(res->failure, sizeof(res->failure), "interrupted by signal %d (%s)",
-			 (int)got_signal, strsignal(got_signal));
-		res->status = CORE_INTERRUPTED;
-		return -1;
-	}
-	if (n == 0 || n > CORE_MAX_COPIES || cfg->runtime_s <= 0 || cfg->interval_s <= 0) {
-		snprintf(res->failure, sizeof(res->failure), "invalid core configuration");
-		res->status = CORE_FAILED;
-		return -EINVAL;
-	}
+/* How a phase of the run ended. */
+enum run_end {
+	RUN_ON,		 /* the next phase follows */
+	RUN_FAILED,	 /* res->failure says why */
+	RUN_NOMEM,	 /* while storing samples */
+	RUN_INTERRUPTED, /* SIGINT or SIGTERM */
+	RUN_HOST_DIED,	 /* the copy host ended: the failure it recorded says why */
+};
+
+static int setup_failed(struct core_result *res, int err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static int setup_failed(struct core_result *res, int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(res->failure, sizeof(res->failure), fmt, ap);
+	va_end(ap);
+	res->status = CORE_FAILED;
+	return err;
+}
+
+/* Placement, the sample schedule and the counter area; 0 or a negative errno. */
+static int sampler_init(struct sampler *s)
+{
+	const struct core_config *cfg = s->cfg;
+	struct core_result *res = s->res;
+	unsigned n = s->n;
+	int err;
+
 	res->cpus = malloc(n * sizeof(*res->cpus));
-	counts = calloc(n, sizeof(*counts));
-	nsched = build_schedule(cfg, &schedule, &measure_idx);
-	if (!res->cpus || !counts || !nsched) {
-		free(counts);
-		free(schedule);
-		snprintf(res->failure, sizeof(res->failure), "out of memory");
-		res->status = CORE_FAILED;
-		return -ENOMEM;
-	}
+	s->counts = calloc(n, sizeof(*s->counts));
+	s->nsched = build_schedule(cfg, &s->schedule, &s->measure_idx);
+	if (!res->cpus || !s->counts || !s->nsched)
+		return setup_failed(res, -ENOMEM, "out of memory");
 	for (unsigned i = 0; i < n; i++)
 		res->cpus[i] = -1;
 	if (cfg->affinity &&
 	    placement_cpus(n, cfg->smt, res->cpus, res->failure, sizeof(res->failure))) {
-		free(counts);
-		free(schedule);
 		res->status = CORE_FAILED;
 		return -EINVAL;
 	}
-	err = counter_area_map(&sh, n);
-	if (err) {
-		free(counts);
-		free(schedule);
-		snprintf(res->failure, sizeof(res->failure), "cannot map %u counter slots: %s", n,
-			 strerror(-err));
-		res->status = CORE_FAILED;
-		return err;
-	}
+	err = counter_area_map(&s->sh, n);
+	if (err)
+		return setup_failed(res, err, "cannot map %u counter slots: %s", n, strerror(-err));
+	return 0;
+}
+
+/* The copy host, forked with the signals blocked that the sampler waits for (they are taken
+ * only in sleep_until, so none is missed between a check and a sleep). */
+static int spawn_host(struct sampler *s)
+{
+	sigset_t block;
+	pid_t self = getpid();
 
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	got_sigchld = 0;
@@ -559,118 +580,150 @@ int core_run(const struct core_config *cfg, struct core_result *res)
 	sigaddset(&block, SIGINT);
 	sigaddset(&block, SIGTERM);
 	sigaddset(&block, SIGCHLD);
-	sigprocmask(SIG_BLOCK, &block, &old_mask);
-	wait_mask = old_mask;
-	sigdelset(&wait_mask, SIGINT);
-	sigdelset(&wait_mask, SIGTERM);
-	sigdelset(&wait_mask, SIGCHLD);
+	sigprocmask(SIG_BLOCK, &block, &s->old_mask);
+	s->masked = true;
+	s->wait_mask = s->old_mask;
+	sigdelset(&s->wait_mask, SIGINT);
+	sigdelset(&s->wait_mask, SIGTERM);
+	sigdelset(&s->wait_mask, SIGCHLD);
 	fflush(NULL); /* nothing buffered may be written twice by the children */
-	pid_t self = getpid();
-	host = fork();
-	if (host == 0) {
+	s->host = fork();
+	if (s->host == 0) {
 		setpgid(0, 0);
 		die_with_parent(self);
-		reset_signals(&old_mask);
-		host_main(cfg, &sh, cfg->affinity ? res->cpus : NULL);
+		reset_signals(&s->old_mask);
+		host_main(s->cfg, &s->sh, s->cfg->affinity ? s->res->cpus : NULL);
 	}
-	if (host < 0) {
-		snprintf(res->failure, sizeof(res->failure), "fork: %s", strerror(errno));
-		res->status = CORE_FAILED;
-		goto restore;
-	}
+	if (s->host < 0)
+		return setup_failed(s->res, -1, "fork: %s", strerror(errno));
+	setpgid(s->host, s->host);
+	return 0;
+}
 
-	setpgid(host, host);
+static bool host_ended(struct sampler *s)
+{
+	if (waitpid(s->host, &s->host_status, WNOHANG) != s->host)
+		return false;
+	s->host_reaped = true;
+	return true;
+}
 
-	/* Wait for every copy's setup. */
+/* The barrier: every copy past its setup, within the setup timeout. */
+static enum run_end wait_for_setup(struct sampler *s)
+{
+	const struct core_config *cfg = s->cfg;
+	struct counter_area *sh = &s->sh;
 	uint64_t setup_deadline = now_ns() + (uint64_t)(cfg->setup_timeout_s * 1e9);
+	unsigned n = s->n;
+
 	for (;;) {
 		if (got_signal)
-			goto interrupted;
-		if (waitpid(host, &host_status, WNOHANG) == host) {
-			host_reaped = true;
-			goto failed;
-		}
-		if (__atomic_load_n(&sh.ctl->ready, __ATOMIC_ACQUIRE) == n)
-			break;
+			return RUN_INTERRUPTED;
+		if (host_ended(s))
+			return RUN_HOST_DIED;
+		if (__atomic_load_n(&sh->ctl->ready, __ATOMIC_ACQUIRE) == n)
+			return RUN_ON;
 		if (now_ns() > setup_deadline) {
 			unsigned stuck = 0;
 
 			while (stuck < n - 1 &&
-			       __atomic_load_n(&sh.status[stuck].ready, __ATOMIC_ACQUIRE))
+			       __atomic_load_n(&sh->status[stuck].ready, __ATOMIC_ACQUIRE))
 				stuck++;
-			snprintf(res->failure, sizeof(res->failure),
+			snprintf(s->res->failure, sizeof(s->res->failure),
 				 "%s: only %u of %u copies finished their setup within %.3g s; "
 				 "copy %u (pid %d) is still in it",
-				 cfg->tc->name, __atomic_load_n(&sh.ctl->ready, __ATOMIC_ACQUIRE),
-				 n, cfg->setup_timeout_s, stuck, (int)sh.status[stuck].pid);
-			res->status = CORE_FAILED;
-			goto out;
+				 cfg->tc->name, __atomic_load_n(&sh->ctl->ready, __ATOMIC_ACQUIRE),
+				 n, cfg->setup_timeout_s, stuck, (int)sh->status[stuck].pid);
+			return RUN_FAILED;
 		}
-		sleep_until(now_ns() + 2000000, &wait_mask);
+		sleep_until(now_ns() + 2000000, &s->wait_mask);
 	}
+}
 
-	/* Release. */
-	getrusage(RUSAGE_SELF, &ru0);
-	t0 = now_ns();
-	__atomic_store_n(&sh.ctl->go, 1, __ATOMIC_RELEASE);
-	syscall(SYS_futex, &sh.ctl->go, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
-	memset(counts, 0, n * sizeof(*counts));
-	if (window_append(&res->samples, 0, counts))
-		goto nomem;
-	if (measure_idx == 0) {
-		sys0 = read_sys_counters(&ctxt0, &pgfault0);
-		window_open = true;
-		if (cfg->on_window)
-			cfg->on_window(CORE_WINDOW_START, cfg->arg);
-	}
+/* The measurement window opens: monitors start, system counters are read. */
+static void open_window(struct sampler *s)
+{
+	s->sys0 = read_sys_counters(&s->ctxt0, &s->pgfault0);
+	s->window_open = true;
+	if (s->cfg->on_window)
+		s->cfg->on_window(CORE_WINDOW_START, s->cfg->arg);
+}
 
-	for (size_t k = 0; k < nsched; k++) {
-		while (sleep_until(t0 + schedule[k], &wait_mask)) {
+/* Every copy released at once; sample 0 is the release. */
+static enum run_end release_copies(struct sampler *s)
+{
+	getrusage(RUSAGE_SELF, &s->ru0);
+	s->t0 = now_ns();
+	__atomic_store_n(&s->sh.ctl->go, 1, __ATOMIC_RELEASE);
+	syscall(SYS_futex, &s->sh.ctl->go, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
+	memset(s->counts, 0, s->n * sizeof(*s->counts));
+	if (window_append(&s->res->samples, 0, s->counts))
+		return RUN_NOMEM;
+	if (s->measure_idx == 0)
+		open_window(s);
+	return RUN_ON;
+}
+
+/* A sample at each time of the schedule, until the last; a signal or the host's end stops it. */
+static enum run_end sample_loop(struct sampler *s)
+{
+	const struct core_config *cfg = s->cfg;
+	struct core_result *res = s->res;
+	unsigned n = s->n;
+
+	for (size_t k = 0; k < s->nsched; k++) {
+		while (sleep_until(s->t0 + s->schedule[k], &s->wait_mask)) {
 			if (got_signal)
-				goto interrupted;
+				return RUN_INTERRUPTED;
 			if (got_sigchld) {
 				got_sigchld = 0;
-				if (waitpid(host, &host_status, WNOHANG) == host) {
-					host_reaped = true;
-					goto failed;
-				}
+				if (host_ended(s))
+					return RUN_HOST_DIED;
 			}
 		}
 		/* Bracket the counter reads with the clock and stamp the midpoint. */
 		uint64_t a = now_ns();
 		for (unsigned c = 0; c < n; c++)
-			counts[c] = __atomic_load_n(&sh.slots[c].iterations, __ATOMIC_RELAXED);
+			s->counts[c] =
+			    __atomic_load_n(&s->sh.slots[c].iterations, __ATOMIC_RELAXED);
 		uint64_t b = now_ns();
-		if (window_append(&res->samples, (a + b) / 2 - t0, counts))
-			goto nomem;
-		if (k + 1 == measure_idx) {
+		if (window_append(&res->samples, (a + b) / 2 - s->t0, s->counts))
+			return RUN_NOMEM;
+		if (k + 1 == s->measure_idx) {
 			res->samples.measure_start = res->samples.n - 1;
-			sys0 = read_sys_counters(&ctxt0, &pgfault0);
-			window_open = true;
-			if (cfg->on_window)
-				cfg->on_window(CORE_WINDOW_START, cfg->arg);
+			open_window(s);
 		}
-		if (k + 1 == nsched && sys0 &&
+		if (k + 1 == s->nsched && s->sys0 &&
 		    read_sys_counters(&res->sys_ctxt, &res->sys_pgfault)) {
-			res->sys_ctxt -= ctxt0;
-			res->sys_pgfault -= pgfault0;
+			res->sys_ctxt -= s->ctxt0;
+			res->sys_pgfault -= s->pgfault0;
 			res->sys_valid = true;
 		}
 		if (cfg->on_sample)
 			cfg->on_sample(&res->samples, res->samples.n - 1, cfg->arg);
 	}
-	if (measure_idx == 0)
+	return RUN_ON;
+}
+
+/* After the last sample: the sampler's own CPU time, and whether every copy was alive and
+ * moving through the window. */
+static enum run_end check_window(struct sampler *s)
+{
+	const struct core_config *cfg = s->cfg;
+	struct core_result *res = s->res;
+	unsigned n = s->n;
+	struct rusage ru1;
+
+	if (s->measure_idx == 0)
 		res->samples.measure_start = 0;
 	getrusage(RUSAGE_SELF, &ru1);
-	res->sampler_cpu_s = (double)(ru1.ru_utime.tv_sec - ru0.ru_utime.tv_sec) +
-			     (double)(ru1.ru_stime.tv_sec - ru0.ru_stime.tv_sec) +
-			     (double)(ru1.ru_utime.tv_usec - ru0.ru_utime.tv_usec) / 1e6 +
-			     (double)(ru1.ru_stime.tv_usec - ru0.ru_stime.tv_usec) / 1e6;
+	res->sampler_cpu_s = (double)(ru1.ru_utime.tv_sec - s->ru0.ru_utime.tv_sec) +
+			     (double)(ru1.ru_stime.tv_sec - s->ru0.ru_stime.tv_sec) +
+			     (double)(ru1.ru_utime.tv_usec - s->ru0.ru_utime.tv_usec) / 1e6 +
+			     (double)(ru1.ru_stime.tv_usec - s->ru0.ru_stime.tv_usec) / 1e6;
 
-	if (waitpid(host, &host_status, WNOHANG) == host) {
-		host_reaped = true;
-		goto failed;
-	}
+	if (host_ended(s))
+		return RUN_HOST_DIED;
 	/* A copy that never advanced in the window is stuck: the run can't be trusted. */
 	for (unsigned c = 0; c < n; c++) {
 		size_t last = res->samples.n - 1;
@@ -681,34 +734,90 @@ int core_run(const struct core_config *cfg, struct core_result *res)
 				 "measurement window (stuck?)",
 				 cfg->tc->name, c, n,
 				 cfg->mode == TC_MODE_PROCESS ? "process" : "thread",
-				 (int)sh.status[c].pid, cfg->runtime_s);
-			res->status = CORE_FAILED;
-			break;
+				 (int)s->sh.status[c].pid, cfg->runtime_s);
+			return RUN_FAILED;
 		}
 	}
-	goto out;
+	return RUN_ON;
+}
 
-nomem:
-	snprintf(res->failure, sizeof(res->failure), "out of memory while sampling");
-	res->status = CORE_FAILED;
-	goto out;
-interrupted:
-	snprintf(res->failure, sizeof(res->failure), "interrupted by signal %d (%s)",
-		 (int)got_signal, strsignal(got_signal));
-	res->status = CORE_INTERRUPTED;
-	goto out;
-failed:
-	res->status = CORE_FAILED;
-	describe_failure(cfg, &sh, host_status, res);
-out:
-	if (window_open && cfg->on_window)
-		cfg->on_window(CORE_WINDOW_END, cfg->arg);
-	teardown(host, host_reaped);
-restore:
-	sigprocmask(SIG_SETMASK, &old_mask, NULL);
-	counter_area_unmap(&sh);
-	free(counts);
-	free(schedule);
+/* The result's status and failure from how the run ended. */
+static void record_end(struct sampler *s, enum run_end end)
+{
+	struct core_result *res = s->res;
+
+	switch (end) {
+	case RUN_ON:
+		break;
+	case RUN_FAILED:
+		res->status = CORE_FAILED;
+		break;
+	case RUN_NOMEM:
+		snprintf(res->failure, sizeof(res->failure), "out of memory while sampling");
+		res->status = CORE_FAILED;
+		break;
+	case RUN_INTERRUPTED:
+		snprintf(res->failure, sizeof(res->failure), "interrupted by signal %d (%s)",
+			 (int)got_signal, strsignal(got_signal));
+		res->status = CORE_INTERRUPTED;
+		break;
+	case RUN_HOST_DIED:
+		res->status = CORE_FAILED;
+		describe_failure(s->cfg, &s->sh, s->host_status, res);
+		break;
+	}
+}
+
+/* The only way out once the host is forked: a window that opened is closed while the copies
+ * still run, then every process of the run is killed and reaped. */
+static void stop_copies(struct sampler *s)
+{
+	if (s->window_open && s->cfg->on_window)
+		s->cfg->on_window(CORE_WINDOW_END, s->cfg->arg);
+	teardown(s->host, s->host_reaped);
+}
+
+static void sampler_free(struct sampler *s)
+{
+	if (s->masked)
+		sigprocmask(SIG_SETMASK, &s->old_mask, NULL);
+	counter_area_unmap(&s->sh);
+	free(s->counts);
+	free(s->schedule);
+}
+
+int core_run(const struct core_config *cfg, struct core_result *res)
+{
+	struct sampler s = {.cfg = cfg, .res = res, .n = cfg->nr_copies};
+	enum run_end end;
+	int err;
+
+	memset(res, 0, sizeof(*res));
+	res->samples.nr_copies = s.n;
+	install_handlers();
+	if (got_signal) {
+		record_end(&s, RUN_INTERRUPTED);
+		return -1;
+	}
+	if (s.n == 0 || s.n > CORE_MAX_COPIES || cfg->runtime_s <= 0 || cfg->interval_s <= 0)
+		return setup_failed(res, -EINVAL, "invalid core configuration");
+	err = sampler_init(&s);
+	if (!err)
+		err = spawn_host(&s);
+	if (!err) {
+		end = wait_for_setup(&s);
+		if (end == RUN_ON)
+			end = release_copies(&s);
+		if (end == RUN_ON)
+			end = sample_loop(&s);
+		if (end == RUN_ON)
+			end = check_window(&s);
+		record_end(&s, end);
+		stop_copies(&s);
+	}
+	sampler_free(&s);
+	if (err)
+		return err;
 	return res->status == CORE_OK ? 0 : -1;
 }
 

@@ -113,12 +113,6 @@ struct interval_rates {
 int window_rates(const struct sample_window *w, size_t from, size_t to, struct interval_rates *r);
 double window_copy_rate(const struct sample_window *w, size_t from, size_t to, unsigned c);
 
-/* Task counts (taskspec.c): "4", "1,2,4", "1-8", "50%", "1-100%", mixed by commas.
- * Percentages are of nr_online, rounded down.  The result is sorted and deduplicated.
- * Returns the count, or -1 with a message naming the bad part in err. */
-int taskspec_parse(const char *spec, unsigned nr_online, unsigned *out, size_t max, char *err,
-		   size_t errlen);
-
 /* Placement (placement.c): the CPU (OS index) for each copy: copy i on core i mod ncores,
  * first hardware thread of each core; with smt, every hardware thread, cores first. */
 int placement_cpus(unsigned nr_copies, bool smt, int *cpus, char *err, size_t errlen);

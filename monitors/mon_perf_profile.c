@@ -4,9 +4,12 @@
 #include "../lib/num.h"
 #include "monitor.h"
 #include "perf_events.h"
-#include "profile.h"
+#include "profile_reduce.h"
+#include "symbols.h"
+#include "../store/profile.h"
 
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -113,7 +116,6 @@ static int option(struct monitor_ctx *ctx, const char *key, bool duration, doubl
 {
 	const json_t *v = ctx->options ? json_object_get(ctx->options, key) : NULL;
 	const char *s = json_is_string(v) ? json_string_value(v) : NULL;
-	char *end = NULL;
 
 	*out = dflt;
 	if (!v || json_is_null(v))
@@ -122,8 +124,8 @@ static int option(struct monitor_ctx *ctx, const char *key, bool duration, doubl
 		*out = json_number_value(v);
 		return 0;
 	}
-	if (s && (duration ? num_parse_duration(s, out) == 0
-			   : (*out = strtod(s, &end), end != s && !*end && isfinite(*out))))
+	if (s && (duration ? num_parse_duration(s, 0, NUM_DURATION_MAX, out, NULL, 0) == 0
+			   : num_parse_float(s, -DBL_MAX, DBL_MAX, out, NULL, 0) == 0))
 		return 0;
 	snprintf(ctx->note, sizeof(ctx->note), "perf-profile: option %s: expected %s, got '%.200s'",
 		 key, duration ? "seconds (e.g. 10 or 10s)" : "a number",
@@ -633,7 +635,7 @@ static int perf_profile_sample(struct monitor_ctx *ctx, double t_s)
 static int perf_profile_stop(struct monitor_ctx *ctx, double t_s)
 {
 	struct perf_profile *pp = ctx->priv;
-	json_t *chains;
+	json_t *record;
 
 	if (!pp)
 		return -1;
@@ -654,14 +656,11 @@ static int perf_profile_stop(struct monitor_ctx *ctx, double t_s)
 		if (total > pp->lost)
 			pp->lost = total;
 	}
-	chains = profile_to_json(&pp->prof);
-	if (chains && json_is_array(ctx->raw))
-		json_array_append_new(ctx->raw,
-				      json_pack("{s:f,s:s,s:I,s:I,s:o}", "t_s", t_s, "event",
-						pp->event, "samples", (json_int_t)pp->samples,
-						"lost", (json_int_t)pp->lost, "chains", chains));
+	record = profile_record_new(&pp->prof, t_s, pp->event, pp->samples, pp->lost);
+	if (record && json_is_array(ctx->raw))
+		json_array_append_new(ctx->raw, record);
 	else
-		json_decref(chains);
+		json_decref(record);
 	return 0;
 }
 

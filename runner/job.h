@@ -23,7 +23,7 @@ struct atomic_job {
 	enum tc_mode mode; /* will-it-scale.mode (default process) */
 	unsigned nr_task;  /* nr_task: a number or a percentage of online CPUs (>= 1) */
 	double runtime_s;  /* runtime: 300, 300s, 5m (default 300 s) */
-	double warmup_s;   /* warmup (scalebench's own key; default 1 s... see job.c) */
+	double warmup_s;   /* warmup (scalebench's own key; default 1 s: DEFAULT_WARMUP) */
 	json_t *monitors;  /* object: monitor name -> options object or null */
 };
 

@@ -41,23 +41,27 @@ check "unknown short option: named" bash -c "[ $rc -eq 2 ] && grep -q \"unknown 
 sb bench getppid1 -t
 check "option without value: named" bash -c "[ $rc -eq 2 ] && grep -q \"'-t' needs a value\" $WORK/err"
 sb bench getppid1 -t 0
-check "-t 0 rejected" bash -c "[ $rc -eq 2 ] && grep -q \"task count '0' is 0\" $WORK/err"
+check "-t 0 rejected" bash -c "[ $rc -eq 2 ] && grep -q \"\\-t '0': expected at least 1 task\" $WORK/err"
 sb bench getppid1 -t abc
-check "-t abc rejected" bash -c "[ $rc -eq 2 ] && grep -q \"bad task count 'abc'\" $WORK/err"
-sb bench getppid1 -t 1%
-check "-t 1% (rounds to 0) rejected" bash -c "[ $rc -eq 2 ] && grep -q \"task count '1%' is 0\" $WORK/err"
+check "-t abc rejected" bash -c "[ $rc -eq 2 ] && grep -q \"\\-t 'abc': expected a number of tasks\" $WORK/err"
+sb bench getppid1 -t 1,0
+check "-t 1,0 rejected, the part named" bash -c "[ $rc -eq 2 ] && grep -q \"'0': expected at least 1 task (in '1,0')\" $WORK/err"
 sb bench getppid1 -t 3-1
 check "-t 3-1 rejected" bash -c "[ $rc -eq 2 ] && grep -q \"backwards\" $WORK/err"
 sb bench getppid1 -s 0
-check "-s 0 rejected" bash -c "[ $rc -eq 2 ] && grep -q \"\\-s '0': expected a number of seconds > 0\" $WORK/err"
+check "-s 0 rejected" bash -c "[ $rc -eq 2 ] && grep -q \"\\-s '0': expected a duration from 1us to 30d\" $WORK/err"
 sb bench getppid1 -s -5
 check "-s -5 rejected" bash -c "[ $rc -eq 2 ] && grep -q \"'-5'\" $WORK/err"
 sb bench getppid1 -w -1
-check "-w -1 rejected" bash -c "[ $rc -eq 2 ] && grep -q \"\\-w '-1': expected a number of seconds >= 0\" $WORK/err"
+check "-w -1 rejected" bash -c "[ $rc -eq 2 ] && grep -q \"\\-w '-1': expected a duration from 0s to 30d\" $WORK/err"
 sb bench getppid1 -s 2x
 check "-s 2x rejected" bash -c "[ $rc -eq 2 ] && grep -q \"'2x'\" $WORK/err"
+for v in nan inf 1e999 0x10 0.0000001 31d; do
+	sb bench getppid1 --seconds $v
+	check "--seconds $v rejected, named" bash -c "[ $rc -eq 2 ] && grep -q \"\\--seconds '$v': expected a duration\" $WORK/err"
+done
 sb bench getppid1 -m fibre
-check "-m fibre rejected" bash -c "[ $rc -eq 2 ] && grep -q \"mode 'fibre': expected process, thread or both\" $WORK/err"
+check "-m fibre rejected" bash -c "[ $rc -eq 2 ] && grep -q \"\\-m 'fibre': expected process, thread or both\" $WORK/err"
 sb bench getppid1 page_fault3
 check "two testcases rejected" bash -c "[ $rc -eq 2 ] && grep -q \"unexpected argument 'page_fault3'\" $WORK/err"
 
@@ -70,3 +74,72 @@ check "TMPDIR naming a file rejected" bash -c "[ $rc -eq 2 ] && grep -q \"temp d
 sb bench getppid1 -s 1 -w 0 --json "$WORK/nodir/out.json"
 check "unwritable JSON path rejected before running" bash -c "[ $rc -eq 2 ] && grep -q \"cannot write $WORK/nodir/out.json\" $WORK/err && ! grep -q min: $WORK/out"
 check "nothing created for the unwritable JSON" [ ! -e "$WORK/nodir" ]
+
+# help: the commands, or one command's help, from the same tables.
+sb help
+check "help: the commands, exit 0" bash -c "[ $rc -eq 0 ] && grep -q '^  compare ' $WORK/out && grep -q '^  bisect ' $WORK/out"
+sb help nope
+check "help nope: unknown command, exit 2" bash -c "[ $rc -eq 2 ] && grep -q \"unknown command 'nope'\" $WORK/err"
+for cmd in bench bisect compare list plot profile report run split; do
+	sb $cmd --help
+	check "$cmd --help: exit 0, no line over 100 columns" bash -c "[ $rc -eq 0 ] && ! awk 'length > 100 {bad=1} END {exit !bad}' $WORK/out"
+	cp "$WORK/out" "$WORK/help"
+	sb help $cmd
+	check "help $cmd is $cmd --help" cmp -s "$WORK/out" "$WORK/help"
+done
+sb bench --help
+check "bench --help: defaults from the table, with units" bash -c "grep -q 'measurement window per task count (default 5 s)' $WORK/out && grep -q 'default 1%)' <(\"$SCALEBENCH\" compare --help)"
+
+# README's usage blocks are the synopses --help prints (wrapped the same, "usage: " taken off).
+if python3 - "$SCALEBENCH" >"$WORK/readme" 2>&1 <<'PY'
+import re, subprocess, sys
+text = open("README.md").read()
+bad = 0
+for cmd in ["bench", "list", "run", "split", "compare", "plot", "profile", "bisect", "report"]:
+    out = subprocess.run([sys.argv[1], cmd, "--help"], capture_output=True, text=True).stdout
+    want = "\n".join(line[7:] for line in out.split("\n\n")[0].split("\n"))
+    m = re.search(r"### scalebench " + cmd + r"\n\n```\n(.*?)\n```", text, re.S)
+    if not m or m.group(1) != want:
+        bad += 1
+        print("README usage of %s:\n%s\n--help says:\n%s" % (cmd, m.group(1) if m else "(none)", want))
+sys.exit(bad)
+PY
+then
+	pass "README usage blocks match --help"
+else
+	fail "README usage blocks match --help" "$(head -20 "$WORK/readme")"
+fi
+
+# Numbers: one parser per kind, whatever the option.
+sb compare --threshold 5s a b
+check "compare --threshold 5s refused, option and value named" bash -c "[ $rc -eq 2 ] && grep -q \"\\--threshold '5s': expected a percentage\" $WORK/err"
+sb profile --min nan "$WORK"
+check "profile --min nan refused" bash -c "[ $rc -eq 2 ] && grep -q \"\\--min 'nan': expected a percentage from 0 to 100\" $WORK/err"
+sb run --repeat 1e3 jobs/exec1.yaml
+check "run --repeat 1e3 refused" bash -c "[ $rc -eq 2 ] && grep -q \"\\--repeat '1e3': expected a whole number\" $WORK/err"
+printf 'runtime: 0.0000001\nwill-it-scale: {test: getppid1}\n' >"$WORK/tiny.yaml"
+sb split "$WORK/tiny.yaml"
+check "runtime: 0.0000001 refused" bash -c "[ $rc -eq 2 ] && grep -q \"runtime '0.0000001': expected a duration from 1us to 30d\" $WORK/err"
+
+# One rule for a percentage of CPUs (rounded down, at least 1): bench -t and nr_task agree.
+for pct in 1% 50% 100%; do
+	sb bench getppid1 -t $pct -s 0.2 -w 0 -q --json "$WORK/pct.json"
+	b=$(json "$WORK/pct.json" "d['nr_task'][0]" 2>/dev/null)
+	printf 'nr_task: %s\nwill-it-scale: {test: getppid1}\n' $pct >"$WORK/pct.yaml"
+	sb run "$WORK/pct.yaml" --dry-run --results "$WORK/r"
+	j=$(sed -n 's/.* mode, \([0-9]*\) cop.*/\1/p' "$WORK/out")
+	check "bench -t $pct and nr_task: $pct agree ($b and $j copies)" [ -n "$b" -a "$b" = "$j" ]
+done
+
+# Standard output: what does not arrive is an error, exit 2 with a message.
+"$SCALEBENCH" list >/dev/full 2>"$WORK/err"; rc=$?
+check "list >/dev/full: exit 2, said" bash -c "[ $rc -eq 2 ] && grep -q 'scalebench list: cannot write to standard output: No space left on device' $WORK/err"
+python3 - "$SCALEBENCH" >"$WORK/pipe" <<'PY'
+import os, subprocess, sys
+r, w = os.pipe()
+os.close(r)  # nobody reads: every write fails
+p = subprocess.run([sys.argv[1], "list"], stdout=w, stderr=subprocess.PIPE)
+print(p.returncode)
+print(p.stderr.decode())
+PY
+check "list into a closed pipe: exit 2, said" bash -c "[ \"\$(head -1 $WORK/pipe)\" = 2 ] && grep -q 'cannot write to standard output: Broken pipe' $WORK/pipe"

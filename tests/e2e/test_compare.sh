@@ -111,3 +111,57 @@ check "mmtests: significant cells starred, the baseline at 0.00%" bash -c \
 	"grep -q '^Hmean *1 .*(  0.00%) .* \*-2[0-9].[0-9][0-9]%\* .*(  0.[0-9][0-9]%)$' $WORK/out"
 sb compare --format mmtests "$G/base" "$G/patched"
 check "mmtests without a job: exit 2, says what it needs" bash -c "[ $rc -eq 2 ] && grep -q 'needs --results, --job JOB.yaml' $WORK/err"
+
+# No cap on groups: 12 commits (9 overflowed a stack array in --format mmtests).
+python3 $FIX/make-trees.py "$WORK/r12" twelve
+C12=c01,c02,c03,c04,c05,c06,c07,c08,c09,c10,c11,c12
+sb compare --format mmtests --results "$WORK/r12" --job "$FIX/sweep.yaml" --commits $C12
+check "mmtests, 12 commits: regressions found (exit 1), no sanitizer report" bash -c \
+	"[ $rc -eq 1 ] && ! grep -q Sanitizer $WORK/err"
+check "mmtests, 12 commits: every commit a column, every task count its rows" bash -c \
+	"grep -q '^ *c01 .* c12\$' $WORK/out && [ \$(grep -c '^Hmean ' $WORK/out) -eq 2 ] && \
+	 [ \$(grep '^Hmean *2 ' $WORK/out | grep -o '%' | wc -l) -eq 12 ]"
+check "mmtests, 12 commits: the last commit's 22% drop starred" \
+	grep -q '^Hmean *1 .* \*-2[12]\.[0-9][0-9]%\*$' "$WORK/out"
+G12=$WORK/r12/will-it-scale/process-1-page_fault3/box/debian-12-x86_64/defconfig/gcc-12
+sb compare $(for c in ${C12//,/ }; do echo "$G12/$c"; done)
+check "robot table, 12 commits: exit 1, all named, 11 changes on the headline row" bash -c \
+	"[ $rc -eq 1 ] && ! grep -q Sanitizer $WORK/err && grep -q '^  c12\$' $WORK/out && \
+	 [ \$(grep 'will-it-scale.per_process_ops' $WORK/out | grep -o '%' | wc -l) -eq 11 ]"
+sb compare --json $(for c in ${C12//,/ }; do echo "$G12/$c"; done)
+check "--json, 12 commits: 12 groups, the last a regression" json_true "$WORK/out" \
+	"len(d['groups']) == 12 and d['stats']['will-it-scale.per_process_ops']['groups'][11]['verdict'] == 'regression'"
+
+# --json over a job whose first atomic job has no runs: still one valid document.
+printf 'nr_task: [4, 1, 2]\nwill-it-scale: {mode: process, test: page_fault3}\n' >"$WORK/gap.yaml"
+sb compare --json --results "$WORK/r12" --job "$WORK/gap.yaml" --commits c01,c12
+check "--json, a job without runs: valid JSON (json.tool), exit 2" bash -c \
+	"[ $rc -eq 2 ] && python3 -m json.tool $WORK/out >/dev/null"
+check "--json, a job without runs: its entry says why, the others compared" json_true "$WORK/out" \
+	"[e['job'] for e in d] == ['gap-process-4-page_fault3', 'gap-process-1-page_fault3', 'gap-process-2-page_fault3'] and 'no directory holds' in d[0]['error'] and d[1]['regression'] and d[2]['stats']['will-it-scale.per_process_ops']['groups'][1]['verdict'] == 'regression'"
+check "--json, a job without runs: named on stderr" \
+	grep -q "no directory holds runs of job 'process-4-page_fault3' at commit 'c01'" "$WORK/err"
+
+# A suite of its own whose runs declare a lower-is-better headline in meta.json.
+python3 $FIX/make-trees.py "$WORK/lat" lat
+L=$WORK/lat/lat/process-1-ping/box/debian-12-x86_64/defconfig/gcc-12
+sb compare "$L/fast" "$L/slow"
+check "declared headline: a slower latency is a regression (exit 1)" bash -c \
+	"[ $rc -eq 1 ] && grep -q 'lat.p99_us  \[regression\]' $WORK/out"
+check "declared roles: a monitor of its own neutral, a failure family as fail:runs" bash -c \
+	"grep -q 'custommon.wait_latency  \[changed\]' $WORK/out && grep -q '^ *:5 *+40% *2:5 *oops.BUG' $WORK/out"
+sb compare "$L/slow" "$L/fast"
+check "declared headline: a faster latency is an improvement (exit 0)" bash -c \
+	"[ $rc -eq 0 ] && grep -q 'lat.p99_us  \[improvement\]' $WORK/out"
+sb compare --json --results "$WORK/lat" --job process-1-ping --commits fast,slow
+check "declared headline in JSON: stat, direction and verdict" json_true "$WORK/out" \
+	"d['headline'] == {'stat': 'lat.p99_us', 'direction': 'lower'} and d['stats']['lat.p99_us']['direction'] == 'lower' and d['stats']['lat.p99_us']['headline'] and d['stats']['lat.p99_us']['groups'][1]['verdict'] == 'regression' and not d['stats']['custommon.wait_latency']['headline'] and d['stats']['oops.BUG']['failure'] and d['regression']"
+python3 $FIX/make-trees.py "$WORK/ls" latsweep
+sb compare --format mmtests --results "$WORK/ls" --job "$FIX/sweep.yaml" --commits v1,v2
+check "mmtests of a lower-is-better headline: the arithmetic mean, +50% latency shown as -50%" \
+	bash -c "[ $rc -eq 1 ] && grep -q 'page_fault3, process mode: lat.p99_us\$' $WORK/out && \
+		 grep -q '^Amean *1 .* \*-[45][0-9].[0-9][0-9]%\*\$' $WORK/out"
+sb compare --json "$G/base" "$G/patched"
+check "runs stored before meta.json declared: will-it-scale's headline, higher is better" \
+	json_true "$WORK/out" \
+	"d['headline'] == {'stat': 'will-it-scale.per_process_ops', 'direction': 'higher'}"

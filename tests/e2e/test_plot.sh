@@ -42,3 +42,27 @@ sb plot --scalability "$WORK/sweep.yaml" --results "$WORK/r" --commits v1,v2 --s
 check "scalability plot as SVG" bash -c "[ $rc -eq 0 ] && grep -q '<svg' $WORK/s.svg"
 sb plot --scalability "$WORK/sweep.yaml" --results "$WORK/r" --commits v9
 check "scalability plot of a missing commit: exit 2, named" bash -c "[ $rc -eq 2 ] && grep -q \"commit 'v9'\" $WORK/err"
+
+# The headline from the runs' meta.json: a suite of its own, and a job whose runs declare one.
+python3 tests/fixtures/compare/make-trees.py "$WORK/lat" lat
+L=$WORK/lat/lat/process-1-ping/box/debian-12-x86_64/defconfig/gcc-12
+sb plot "$L/fast" "$L/slow"
+check "plot: the default stat is the headline the runs declare" bash -c \
+	"[ $rc -eq 0 ] && grep -q 'lat.p99_us' $WORK/out && grep -q '\[O\] slow' $WORK/out"
+sb plot "$L/fast" "$L/slow" --stat custommon.wait_latency
+check "plot --stat still picks any stat" bash -c "[ $rc -eq 0 ] && grep -q 'custommon.wait_latency' $WORK/out"
+mkdir -p "$WORK/none/a/0" "$WORK/none/b/0"
+echo '{"x.y": 1}' >"$WORK/none/a/0/stats.json"
+echo '{"x.y": 2}' >"$WORK/none/b/0/stats.json"
+sb plot "$WORK/none/a" "$WORK/none/b"
+check "plot without a declared headline: exit 2, asks for --stat" bash -c \
+	"[ $rc -eq 2 ] && grep -q 'declares no headline stat; name one with --stat' $WORK/err"
+python3 tests/fixtures/compare/make-trees.py "$WORK/ls" latsweep
+sb plot --scalability tests/fixtures/compare/sweep.yaml --results "$WORK/ls" --commits v1,v2
+check "scalability plot of the declared headline" bash -c \
+	"[ $rc -eq 0 ] && grep -q 'lat.p99_us' $WORK/out && grep -q 'v1' $WORK/out && grep -q 'v2' $WORK/out"
+python3 tests/fixtures/compare/make-trees.py "$WORK/modes" modes
+printf 'nr_task: [1, 2]\nwill-it-scale: {mode: [process, thread], test: page_fault3}\n' >"$WORK/modes.yaml"
+sb plot --scalability "$WORK/modes.yaml" --results "$WORK/modes" --commits v1,v2
+check "scalability plot of a job in two modes: a line per commit and mode" bash -c \
+	"[ $rc -eq 0 ] && grep -q 'v1 page_fault3 process' $WORK/out && grep -q 'v2 page_fault3 thread' $WORK/out"

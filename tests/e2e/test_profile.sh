@@ -71,7 +71,7 @@ sb profile "$pf" --self --min 5
 check "profile --self --min 5: entries sorted by self, none under 5%" bash -c \
 	"[ $rc -eq 0 ] && awk '/^  +[0-9.]+% +[0-9.]+%/ {gsub(\"%\",\"\"); if (\$2 < 5) bad=1; if (seen && \$2 > last) bad=1; last=\$2; seen=1} END {exit bad || !seen}' $WORK/out"
 sb profile "$pf" --min abc
-check "profile --min abc: refused, exit 2" bash -c "[ $rc -eq 2 ] && grep -q -- '--min abc' $WORK/err"
+check "profile --min abc: refused, exit 2" bash -c "[ $rc -eq 2 ] && grep -q -- \"--min 'abc'\" $WORK/err"
 
 mkdir -p "$WORK/empty"
 sb profile "$WORK/empty"

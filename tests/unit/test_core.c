@@ -1,19 +1,22 @@
-/* Unit tests of the counter core: slot layout, rates over uneven intervals, task counts,
- * option values, whole-or-nothing output files, placement, and one real core run. */
+/* Unit tests of the counter core: slot layout, rates over uneven intervals, whole-or-nothing
+ * output files, placement, real core runs, and every way a core run ends.  (Task counts and
+ * option values: test_num.) */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "../../lib/cli.h"
 #include "../../lib/outfile.h"
 #include "../../core/core.h"
 
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static void test_slot_layout(void **state)
@@ -88,87 +91,6 @@ static void test_rates_many_samples(void **state)
 	assert_int_equal(w.n, 1000);
 	assert_float_equal(window_copy_rate(&w, 0, 999, 2), 30.0, 1e-9);
 	window_free(&w);
-}
-
-static int parse(const char *spec, unsigned online, unsigned *out, char *err)
-{
-	return taskspec_parse(spec, online, out, 64, err, 256);
-}
-
-static void test_taskspec_valid(void **state)
-{
-	unsigned v[64];
-	char err[256];
-	(void)state;
-
-	assert_int_equal(parse("4", 8, v, err), 1);
-	assert_int_equal(v[0], 4);
-	assert_int_equal(parse("1,2,4", 8, v, err), 3);
-	assert_int_equal(v[2], 4);
-	assert_int_equal(parse("1-4", 8, v, err), 4);
-	assert_int_equal(v[3], 4);
-	assert_int_equal(parse("50%", 8, v, err), 1);
-	assert_int_equal(v[0], 4);
-	assert_int_equal(parse("100%", 3, v, err), 1);
-	assert_int_equal(v[0], 3);
-	assert_int_equal(parse("50%", 3, v, err), 1); /* rounded down */
-	assert_int_equal(v[0], 1);
-	assert_int_equal(parse("1-100%", 4, v, err), 4);
-	assert_int_equal(v[0], 1);
-	assert_int_equal(v[3], 4);
-	assert_int_equal(parse("4,1,2,1", 8, v, err), 3); /* sorted, deduplicated */
-	assert_int_equal(v[0], 1);
-	assert_int_equal(v[1], 2);
-	assert_int_equal(v[2], 4);
-	assert_int_equal(parse("1,50%,100%", 2, v, err), 2);
-}
-
-static void test_taskspec_invalid(void **state)
-{
-	unsigned v[64];
-	char err[256];
-	(void)state;
-
-	assert_int_equal(parse("0", 8, v, err), -1);
-	assert_non_null(strstr(err, "'0'"));
-	assert_int_equal(parse("abc", 8, v, err), -1);
-	assert_non_null(strstr(err, "'abc'"));
-	assert_int_equal(parse("10%", 2, v, err), -1); /* rounds to 0 */
-	assert_non_null(strstr(err, "is 0"));
-	assert_int_equal(parse("4-2", 8, v, err), -1);
-	assert_non_null(strstr(err, "backwards"));
-	assert_int_equal(parse("1,,2", 8, v, err), -1);
-	assert_int_equal(parse("1,", 8, v, err), -1);
-	assert_int_equal(parse("", 8, v, err), -1);
-	assert_int_equal(parse("-3", 8, v, err), -1);
-	assert_int_equal(parse("2.5", 8, v, err), -1);
-	assert_int_equal(parse("%", 8, v, err), -1);
-	assert_int_equal(parse("1-100000", 8, v, err), -1);
-	assert_int_equal(parse("99999999999", 8, v, err), -1);
-	assert_int_equal(parse("1-70", 8, v, err), -1); /* more than the 64 slots given */
-}
-
-static void test_parse_seconds(void **state)
-{
-	double d;
-	unsigned long u;
-	(void)state;
-
-	assert_int_equal(cli_parse_seconds("5", &d), 0);
-	assert_float_equal(d, 5.0, 0);
-	assert_int_equal(cli_parse_seconds("0.25", &d), 0);
-	assert_float_equal(d, 0.25, 0);
-	assert_int_equal(cli_parse_seconds("3s", &d), 0);
-	assert_float_equal(d, 3.0, 0);
-	assert_int_not_equal(cli_parse_seconds("abc", &d), 0);
-	assert_int_not_equal(cli_parse_seconds("", &d), 0);
-	assert_int_not_equal(cli_parse_seconds("5x", &d), 0);
-	assert_int_not_equal(cli_parse_seconds("inf", &d), 0);
-	assert_int_not_equal(cli_parse_seconds("nan", &d), 0);
-	assert_int_equal(cli_parse_uint("42", 100, &u), 0);
-	assert_int_equal(u, 42);
-	assert_int_not_equal(cli_parse_uint("-1", 100, &u), 0);
-	assert_int_not_equal(cli_parse_uint("101", 100, &u), 0);
 }
 
 static void test_outfile(void **state)
@@ -278,18 +200,211 @@ static void test_core_run_samples(void **state)
 	core_result_free(&res);
 }
 
+/* Testcases that end a run each their own way. */
+static int prepare_fails_copy1(struct tc_copy *copy)
+{
+	return copy->index == 1 ? tc_error(copy, "no %s", "widget") : 0;
+}
+
+static int global_skips(struct tc_run *run)
+{
+	tc_run_error(run, "needs a widget");
+	return TC_SKIP;
+}
+
+static int prepare_sleeps(struct tc_copy *copy)
+{
+	(void)copy;
+	sleep(30);
+	return 0;
+}
+
+static int run_counts(struct tc_copy *copy, volatile uint64_t *iterations)
+{
+	(void)copy;
+	for (;;)
+		(*iterations)++;
+	return -1;
+}
+
+static int run_gives_up(struct tc_copy *copy, volatile uint64_t *iterations)
+{
+	(*iterations)++;
+	usleep(100000);
+	return tc_error(copy, "gave up");
+}
+
+static int run_never_counts(struct tc_copy *copy, volatile uint64_t *iterations)
+{
+	(void)copy;
+	(void)iterations;
+	for (;;)
+		pause();
+	return -1;
+}
+
+static const struct testcase tc_prepare_fails = {
+    .name = "prepare_fails", .prepare = prepare_fails_copy1, .run = run_counts};
+static const struct testcase tc_skips = {
+    .name = "skips", .global_prepare = global_skips, .run = run_counts};
+static const struct testcase tc_slow_setup = {
+    .name = "slow_setup", .prepare = prepare_sleeps, .run = run_counts};
+static const struct testcase tc_gives_up = {.name = "gives_up", .run = run_gives_up};
+static const struct testcase tc_stuck = {.name = "stuck", .run = run_never_counts};
+
+static int window_events[2];
+
+static void count_window(int phase, void *arg)
+{
+	(void)arg;
+	window_events[phase]++;
+}
+
+/* One run of tc; its status and failure in res.  Whatever the ending, the run leaves the
+ * signal mask as it found it, no process behind, and a window that opened closed. */
+static void run_to_end(const struct testcase *tc, enum tc_mode mode, struct core_result *res)
+{
+	struct core_config cfg = {
+	    .tc = tc,
+	    .mode = mode,
+	    .nr_copies = 2,
+	    .warmup_s = 0,
+	    .runtime_s = 0.3,
+	    .interval_s = 0.1,
+	    .setup_timeout_s = 0.3,
+	    .tmpdir = "/tmp",
+	    .helper_dir = ".",
+	    .on_window = count_window,
+	};
+	sigset_t before, after;
+
+	memset(window_events, 0, sizeof(window_events));
+	sigprocmask(SIG_SETMASK, NULL, &before);
+	assert_int_equal(core_run(&cfg, res), -1);
+	sigprocmask(SIG_SETMASK, NULL, &after);
+	for (int sig = 1; sig < NSIG; sig++)
+		assert_int_equal(sigismember(&before, sig), sigismember(&after, sig));
+	assert_int_equal(waitpid(-1, NULL, WNOHANG), -1);
+	assert_int_equal(errno, ECHILD);
+	assert_int_equal(window_events[CORE_WINDOW_START], window_events[CORE_WINDOW_END]);
+	assert_true(window_events[CORE_WINDOW_START] <= 1);
+}
+
+static void test_core_run_endings(void **state)
+{
+	struct core_config bad = {.tc = &tc_stuck, .nr_copies = 0, .runtime_s = 1, .interval_s = 1};
+	struct core_result res;
+	(void)state;
+
+	assert_int_equal(core_run(&bad, &res), -EINVAL);
+	assert_int_equal(res.status, CORE_FAILED);
+	assert_string_equal(res.failure, "invalid core configuration");
+	core_result_free(&res);
+
+	for (int m = 0; m < 2; m++) {
+		enum tc_mode mode = m ? TC_MODE_THREAD : TC_MODE_PROCESS;
+
+		run_to_end(&tc_prepare_fails, mode, &res);
+		assert_int_equal(res.status, CORE_FAILED);
+		assert_non_null(strstr(res.failure, "prepare_fails: copy 1 of 2"));
+		assert_non_null(strstr(res.failure, "failed: no widget"));
+		assert_int_equal(window_events[CORE_WINDOW_START], 0);
+		core_result_free(&res);
+
+		run_to_end(&tc_skips, mode, &res);
+		assert_int_equal(res.status, CORE_SKIPPED);
+		assert_string_equal(res.failure, "skips: skipped: needs a widget");
+		core_result_free(&res);
+
+		run_to_end(&tc_slow_setup, mode, &res);
+		assert_int_equal(res.status, CORE_FAILED);
+		assert_non_null(strstr(res.failure, "slow_setup: only 0 of 2 copies finished their "
+						    "setup within 0.3 s"));
+		core_result_free(&res);
+
+		/* A copy that fails in the window: the window still closes. */
+		run_to_end(&tc_gives_up, mode, &res);
+		assert_int_equal(res.status, CORE_FAILED);
+		assert_non_null(strstr(res.failure, "gives_up: copy "));
+		assert_non_null(strstr(res.failure, "failed: gave up"));
+		assert_int_equal(window_events[CORE_WINDOW_START], 1);
+		core_result_free(&res);
+
+		run_to_end(&tc_stuck, mode, &res);
+		assert_int_equal(res.status, CORE_FAILED);
+		assert_non_null(strstr(res.failure, "made no progress in the 0.3 s measurement "
+						    "window (stuck?)"));
+		assert_int_equal(window_events[CORE_WINDOW_START], 1);
+		core_result_free(&res);
+	}
+}
+
+static void interrupt_on_sample(const struct sample_window *w, size_t i, void *arg)
+{
+	(void)w;
+	(void)arg;
+	if (i == 2)
+		kill(getpid(), SIGTERM);
+}
+
+/* SIGTERM in the window ends the run as interrupted, and is sticky: the next run does not
+ * start.  In a child, since nothing clears the interruption in this process. */
+static void test_core_run_interrupted(void **state)
+{
+	pid_t pid;
+	int st;
+	(void)state;
+
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct core_config cfg = {
+		    .tc = &tc_getppid1,
+		    .mode = TC_MODE_PROCESS,
+		    .nr_copies = 1,
+		    .runtime_s = 5,
+		    .interval_s = 0.05,
+		    .setup_timeout_s = 30,
+		    .tmpdir = "/tmp",
+		    .helper_dir = ".",
+		    .on_sample = interrupt_on_sample,
+		    .on_window = count_window,
+		};
+		struct core_result res;
+		int code = 0;
+
+		memset(window_events, 0, sizeof(window_events));
+		if (core_run(&cfg, &res) != -1 || res.status != CORE_INTERRUPTED ||
+		    strcmp(res.failure, "interrupted by signal 15 (Terminated)") ||
+		    window_events[CORE_WINDOW_START] != 1 || window_events[CORE_WINDOW_END] != 1)
+			code |= 1;
+		core_result_free(&res);
+		if (core_run(&cfg, &res) != -1 || res.status != CORE_INTERRUPTED ||
+		    !core_interrupted() || core_interrupt_signal() != SIGTERM ||
+		    window_events[CORE_WINDOW_START] != 1)
+			code |= 2;
+		core_result_free(&res);
+		if (waitpid(-1, NULL, WNOHANG) != -1 || errno != ECHILD)
+			code |= 4;
+		_exit(code);
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_slot_layout),
 	    cmocka_unit_test(test_rates_uneven_intervals),
 	    cmocka_unit_test(test_rates_many_samples),
-	    cmocka_unit_test(test_taskspec_valid),
-	    cmocka_unit_test(test_taskspec_invalid),
-	    cmocka_unit_test(test_parse_seconds),
 	    cmocka_unit_test(test_outfile),
 	    cmocka_unit_test(test_placement),
 	    cmocka_unit_test(test_core_run_samples),
+	    cmocka_unit_test(test_core_run_endings),
+	    cmocka_unit_test(test_core_run_interrupted),
 	};
 
 	return cmocka_run_group_tests_name("core", tests, NULL, NULL);

@@ -1,7 +1,8 @@
-/* Unit tests of perf-profile: the chain -> self/children/calltrace reduction, clone suffixes,
- * kallsyms (a capture from this machine, and the same with kptr_restrict's zeroed addresses),
- * ELF symbols of this very binary, and a live window sampling a busy child through a ring
- * buffer small enough to wrap many times. */
+/* Unit tests of the perf-profile monitor: the chain -> self/children/calltrace reduction,
+ * clone suffixes, kallsyms (a capture from this machine, and the same with kptr_restrict's
+ * zeroed addresses), ELF symbols of this very binary, and a live window sampling a busy child
+ * through a ring buffer small enough to wrap many times.  The raw file and the report:
+ * test_profile_report.c. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -9,7 +10,8 @@
 #include <cmocka.h>
 
 #include "../../monitors/monitor.h"
-#include "../../monitors/profile.h"
+#include "../../monitors/profile_reduce.h"
+#include "../../monitors/symbols.h"
 
 #include <math.h>
 #include <signal.h>
@@ -48,19 +50,19 @@ static void test_strip_suffix(void **state)
 	char buf[128];
 
 	(void)state;
-	assert_string_equal(profile_strip_suffix("shmem_fault.isra.0", buf, sizeof(buf)),
+	assert_string_equal(symbol_strip_suffix("shmem_fault.isra.0", buf, sizeof(buf)),
 			    "shmem_fault");
-	assert_string_equal(profile_strip_suffix("kzalloc_noprof.constprop.0", buf, sizeof(buf)),
+	assert_string_equal(symbol_strip_suffix("kzalloc_noprof.constprop.0", buf, sizeof(buf)),
 			    "kzalloc_noprof");
-	assert_string_equal(profile_strip_suffix("do_wp_page.part.12", buf, sizeof(buf)),
+	assert_string_equal(symbol_strip_suffix("do_wp_page.part.12", buf, sizeof(buf)),
 			    "do_wp_page");
-	assert_string_equal(profile_strip_suffix("wait_for_initramfs.cold", buf, sizeof(buf)),
+	assert_string_equal(symbol_strip_suffix("wait_for_initramfs.cold", buf, sizeof(buf)),
 			    "wait_for_initramfs");
-	assert_string_equal(profile_strip_suffix("f.constprop.0.isra.0", buf, sizeof(buf)), "f");
-	assert_string_equal(profile_strip_suffix("handle_mm_fault", buf, sizeof(buf)),
+	assert_string_equal(symbol_strip_suffix("f.constprop.0.isra.0", buf, sizeof(buf)), "f");
+	assert_string_equal(symbol_strip_suffix("handle_mm_fault", buf, sizeof(buf)),
 			    "handle_mm_fault");
 	/* Only a suffix: a name that is nothing else is kept. */
-	assert_string_equal(profile_strip_suffix(".cold", buf, sizeof(buf)), ".cold");
+	assert_string_equal(symbol_strip_suffix(".cold", buf, sizeof(buf)), ".cold");
 }
 
 static void test_reduce(void **state)
@@ -127,57 +129,6 @@ static void test_calltrace_depth_and_cut(void **state)
 	assert_true(isnan(stat_of(stats, "perf-profile.children.cpu-clock.rare")));
 	json_decref(stats);
 	profile_free(&p);
-}
-
-static void test_json_round_trip_and_report(void **state)
-{
-	struct profile p, q;
-	json_t *a = json_object(), *b = json_object(), *js;
-	char err[256], *text = NULL;
-	size_t len = 0;
-	FILE *out;
-
-	(void)state;
-	assert_int_equal(profile_init(&p), 0);
-	add(&p, 7, 3, "clear_page", "do_fault", "testcase");
-	add(&p, 3, 2, "getppid", "testcase");
-	js = profile_to_json(&p);
-	assert_non_null(js);
-	assert_int_equal(json_array_size(js), 2);
-	/* Most samples first. */
-	assert_int_equal(json_integer_value(json_object_get(json_array_get(js, 0), "count")), 7);
-	assert_int_equal(profile_from_json(js, &q, err, sizeof(err)), 0);
-	assert_int_equal(q.samples, 10);
-	assert_int_equal(profile_reduce(&p, "ev", 0, a), 0);
-	assert_int_equal(profile_reduce(&q, "ev", 0, b), 0);
-	assert_true(json_equal(a, b));
-
-	out = open_memstream(&text, &len);
-	profile_print_report(&q, out, false, 0.5);
-	fclose(out);
-	assert_non_null(strstr(text, "# 10 samples"));
-	assert_non_null(strstr(text, "100.00%    0.00%  testcase"));
-	assert_non_null(strstr(text, "70.00%   70.00%  clear_page"));
-	assert_non_null(strstr(text, "|--70.00%--do_fault"));
-	assert_non_null(strstr(text, "    |--70.00%--testcase"));
-	free(text);
-	text = NULL;
-	out = open_memstream(&text, &len);
-	profile_print_report(&q, out, true, 50);
-	fclose(out);
-	assert_non_null(strstr(text, "clear_page"));
-	assert_null(strstr(text, "getppid")); /* 30% self: under --min 50 */
-	free(text);
-
-	profile_free(&q);
-	json_array_append_new(js, json_pack("{s:i,s:[i]}", "count", 1, "chain", 5));
-	assert_int_equal(profile_from_json(js, &q, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "chains[2].chain[0]"));
-	json_decref(js);
-	json_decref(a);
-	json_decref(b);
-	profile_free(&p);
-	profile_free(&q);
 }
 
 static void test_kallsyms(void **state)
@@ -568,8 +519,7 @@ int main(void)
 	    cmocka_unit_test(test_strip_suffix),
 	    cmocka_unit_test(test_reduce),
 	    cmocka_unit_test(test_calltrace_depth_and_cut),
-	    cmocka_unit_test(test_json_round_trip_and_report),
-	    cmocka_unit_test(test_kallsyms),
+		    cmocka_unit_test(test_kallsyms),
 	    cmocka_unit_test(test_elf_symbols),
 	    cmocka_unit_test(test_live_window),
 	    cmocka_unit_test(test_overflow),

@@ -121,55 +121,67 @@ static void test_direction(void **state)
 {
 	static const struct {
 		const char *name;
+		enum stat_role role;
 		enum stat_direction dir;
 	} cases[] = {
-	    {"will-it-scale.per_process_ops", DIR_HIGHER_BETTER},
-	    {"will-it-scale.per_thread_ops", DIR_HIGHER_BETTER},
-	    {"will-it-scale.workload", DIR_HIGHER_BETTER},
-	    {"will-it-scale.scalability", DIR_HIGHER_BETTER},
-	    {"netperf.Throughput_Mbps", DIR_HIGHER_BETTER},
-	    {"fsmark.files_per_sec", DIR_HIGHER_BETTER},
-	    {"perf-stat.overall.ipc", DIR_HIGHER_BETTER},
-	    {"perf-stat.i.ipc", DIR_HIGHER_BETTER},
-	    {"perf-stat.overall.cycles-between-cache-misses", DIR_HIGHER_BETTER},
-	    {"perf-stat.overall.instructions-per-iTLB-miss", DIR_HIGHER_BETTER},
-	    {"phoronix-test-suite.osbench.LaunchPrograms.us_per_event", DIR_LOWER_BETTER},
-	    {"perf-stat.overall.cpi", DIR_LOWER_BETTER},
-	    {"perf-stat.i.cpi", DIR_LOWER_BETTER},
-	    {"perf-stat.ps.cycles", DIR_LOWER_BETTER},
-	    {"perf-stat.i.cpu-cycles", DIR_LOWER_BETTER},
-	    {"perf-stat.i.cache-misses", DIR_LOWER_BETTER},
-	    {"perf-stat.overall.branch-miss-rate%", DIR_LOWER_BETTER},
-	    {"perf-stat.overall.path-length", DIR_LOWER_BETTER},
-	    {"time.user_time", DIR_LOWER_BETTER},
-	    {"time.system_time", DIR_LOWER_BETTER},
-	    {"time.elapsed_time", DIR_LOWER_BETTER},
-	    {"time.elapsed_time.max", DIR_LOWER_BETTER},
-	    {"kernbench.elapsed_time", DIR_LOWER_BETTER},
-	    {"time.voluntary_context_switches", DIR_NEUTRAL},
-	    {"time.minor_page_faults", DIR_NEUTRAL},
-	    {"perf-stat.ps.page-faults", DIR_NEUTRAL},
-	    {"proc-vmstat.pgfault", DIR_NEUTRAL},
-	    {"meminfo.MemFree", DIR_NEUTRAL},
-	    {"interrupts.LOC:Local_timer_interrupts", DIR_NEUTRAL},
-	    {"softirqs.TIMER", DIR_NEUTRAL},
-	    {"proc-stat.cpu.iowait_time", DIR_NEUTRAL},
-	    {"sched_debug.cfs_rq:/.min_vruntime.avg", DIR_NEUTRAL},
-	    {"perf-profile.self.cycles-pp.clear_page_erms", DIR_NEUTRAL},
-	    {"slabinfo.kmalloc-64.active_objs", DIR_NEUTRAL},
-	    {"dmesg.timestamp:last", DIR_NEUTRAL},
-	    {"foo.timer_expires", DIR_NEUTRAL},
-	    {"nodots", DIR_NEUTRAL},
-	    {"", DIR_NEUTRAL},
+	    {"will-it-scale.per_process_ops", ROLE_HEADLINE, DIR_HIGHER_BETTER},
+	    {"will-it-scale.per_thread_ops", ROLE_HEADLINE, DIR_HIGHER_BETTER},
+	    {"will-it-scale.workload", ROLE_HEADLINE, DIR_HIGHER_BETTER},
+	    {"will-it-scale.scalability", ROLE_HEADLINE, DIR_HIGHER_BETTER},
+	    {"netperf.Throughput_Mbps", ROLE_HEADLINE, DIR_HIGHER_BETTER},
+	    {"fsmark.files_per_sec", ROLE_HEADLINE, DIR_HIGHER_BETTER},
+	    {"perf-stat.overall.ipc", ROLE_MONITOR, DIR_HIGHER_BETTER},
+	    {"perf-stat.i.ipc", ROLE_MONITOR, DIR_HIGHER_BETTER},
+	    {"perf-stat.overall.cycles-between-cache-misses", ROLE_MONITOR, DIR_HIGHER_BETTER},
+	    {"perf-stat.overall.instructions-per-iTLB-miss", ROLE_MONITOR, DIR_HIGHER_BETTER},
+	    {"phoronix-test-suite.osbench.LaunchPrograms.us_per_event", ROLE_HEADLINE,
+	     DIR_LOWER_BETTER},
+	    {"perf-stat.overall.cpi", ROLE_MONITOR, DIR_LOWER_BETTER},
+	    {"perf-stat.i.cpi", ROLE_MONITOR, DIR_LOWER_BETTER},
+	    {"perf-stat.ps.cycles", ROLE_MONITOR, DIR_LOWER_BETTER},
+	    {"perf-stat.i.cpu-cycles", ROLE_MONITOR, DIR_LOWER_BETTER},
+	    {"perf-stat.i.cache-misses", ROLE_MONITOR, DIR_LOWER_BETTER},
+	    {"perf-stat.overall.branch-miss-rate%", ROLE_MONITOR, DIR_LOWER_BETTER},
+	    {"perf-stat.overall.path-length", ROLE_MONITOR, DIR_LOWER_BETTER},
+	    {"time.user_time", ROLE_MONITOR, DIR_LOWER_BETTER},
+	    {"time.system_time", ROLE_MONITOR, DIR_LOWER_BETTER},
+	    {"time.elapsed_time", ROLE_MONITOR, DIR_LOWER_BETTER},
+	    {"time.elapsed_time.max", ROLE_MONITOR, DIR_LOWER_BETTER},
+	    {"kernbench.elapsed_time", ROLE_HEADLINE, DIR_LOWER_BETTER},
+	    {"time.voluntary_context_switches", ROLE_MONITOR, DIR_NEUTRAL},
+	    {"time.minor_page_faults", ROLE_MONITOR, DIR_NEUTRAL},
+	    {"perf-stat.ps.page-faults", ROLE_MONITOR, DIR_NEUTRAL},
+	    {"proc-vmstat.pgfault", ROLE_MONITOR, DIR_NEUTRAL},
+	    {"meminfo.MemFree", ROLE_MONITOR, DIR_NEUTRAL},
+	    {"interrupts.LOC:Local_timer_interrupts", ROLE_MONITOR, DIR_NEUTRAL},
+	    {"softirqs.TIMER", ROLE_MONITOR, DIR_NEUTRAL},
+	    {"proc-stat.cpu.iowait_time", ROLE_MONITOR, DIR_NEUTRAL},
+	    {"sched_debug.cfs_rq:/.min_vruntime.avg", ROLE_MONITOR, DIR_NEUTRAL},
+	    {"perf-profile.self.cycles-pp.clear_page_erms", ROLE_MONITOR, DIR_NEUTRAL},
+	    {"slabinfo.kmalloc-64.active_objs", ROLE_MONITOR, DIR_NEUTRAL},
+	    {"dmesg.timestamp:last", ROLE_FAILURE, DIR_NEUTRAL},
+	    {"foo.timer_expires", ROLE_HEADLINE, DIR_NEUTRAL},
+	    {"nodots", ROLE_HEADLINE, DIR_NEUTRAL},
+	    {"", ROLE_HEADLINE, DIR_NEUTRAL},
+	    /* the role decides before the name: a monitor's miss or latency is no verdict, a
+	     * failure has none, and a family no list names is judged by its role alone */
+	    {"proc-vmstat.numa_miss", ROLE_MONITOR, DIR_NEUTRAL},
+	    {"mybench.numa_miss", ROLE_HEADLINE, DIR_LOWER_BETTER},
+	    {"latency_stats.max.latency", ROLE_MONITOR, DIR_NEUTRAL},
+	    {"newmon.wakeup_latency", ROLE_MONITOR, DIR_NEUTRAL},
+	    {"newmon.wakeup_latency", ROLE_HEADLINE, DIR_LOWER_BETTER},
+	    {"perf-stat.ps.cpu-cycles", ROLE_MONITOR, DIR_LOWER_BETTER},
+	    {"stderr.has_error_time", ROLE_FAILURE, DIR_NEUTRAL},
+	    {"will-it-scale.per_process_ops", ROLE_FAILURE, DIR_NEUTRAL},
 	};
 	(void)state;
 
 	for (size_t i = 0; i < N(cases); i++) {
-		enum stat_direction d = stat_direction(cases[i].name);
+		enum stat_direction d = stat_direction(cases[i].name, cases[i].role);
 
 		if (d != cases[i].dir)
-			fail_msg("stat_direction(\"%s\") = %d, expected %d", cases[i].name, d,
-				 cases[i].dir);
+			fail_msg("stat_direction(\"%s\", %d) = %d, expected %d", cases[i].name,
+				 cases[i].role, d, cases[i].dir);
 	}
 }
 

@@ -1,0 +1,336 @@
+/* scalebench profile: the perf-profile chains of one or several runs added up, and shown as a
+ * perf-report-like tree. */
+#include "profile_report.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <zlib.h>
+
+/* --- loading runs --- */
+
+/* The whole of a file, gunzipped if it is gzip (gzread passes plain files through). */
+static char *slurp_gz(const char *path, size_t *len)
+{
+	gzFile gz = gzopen(path, "rbe");
+	size_t cap = 1 << 16, n = 0;
+	char *buf = gz ? malloc(cap) : NULL;
+	int got = 0;
+
+	while (buf && (got = gzread(gz, buf + n, (unsigned)(cap - n))) > 0) {
+		n += (size_t)got;
+		if (n == cap) {
+			char *g = realloc(buf, cap *= 2);
+
+			if (!g) {
+				free(buf);
+				buf = NULL;
+				break;
+			}
+			buf = g;
+		}
+	}
+	if (buf && got < 0) {
+		free(buf);
+		buf = NULL;
+	}
+	if (gz)
+		gzclose(gz);
+	*len = n;
+	return buf;
+}
+
+/* The profile file of a run directory (perf-profile.json.gz, or perf-profile.json of runs
+ * stored before compression), or -1. */
+static int profile_file(const char *dir, char *path, size_t len)
+{
+	snprintf(path, len, "%s/perf-profile.json.gz", dir);
+	if (access(path, F_OK))
+		snprintf(path, len, "%s/perf-profile.json", dir);
+	return access(path, F_OK) ? -1 : 0;
+}
+
+/* One run's chains into t. */
+static int load_run(const char *path, struct profile_runs *t, char *err, size_t errlen)
+{
+	char why[512];
+	struct profile_record rec;
+	json_error_t jerr;
+	json_t *root;
+	size_t len;
+	char *text;
+
+	errno = 0;
+	text = slurp_gz(path, &len);
+	if (!text) {
+		snprintf(err, errlen, "%s: cannot read: %s", path,
+			 errno ? strerror(errno) : "not gzip or JSON");
+		return -1;
+	}
+	root = json_loadb(text, len, 0, &jerr);
+	free(text);
+	if (!root) {
+		snprintf(err, errlen, "%s:%d: %s", path, jerr.line, jerr.text);
+		return -1;
+	}
+	if (profile_record_find(root, &rec)) {
+		snprintf(err, errlen,
+			 "%s: expected a list holding an object with \"chains\" (the monitor did "
+			 "not finish?)",
+			 path);
+		json_decref(root);
+		return -1;
+	}
+	if (t->event[0] && strcmp(t->event, rec.event)) {
+		snprintf(err, errlen, "%s: sampled %s, the runs before it %s: one event at a time",
+			 path, rec.event, t->event);
+		json_decref(root);
+		return -1;
+	}
+	if (profile_add_json(rec.chains, &t->p, why, sizeof(why))) {
+		snprintf(err, errlen, "%s: %s", path, why);
+		json_decref(root);
+		return -1;
+	}
+	snprintf(t->event, sizeof(t->event), "%s", rec.event);
+	t->lost += rec.lost;
+	t->runs++;
+	json_decref(root);
+	return 0;
+}
+
+static int by_number(const struct dirent **a, const struct dirent **b)
+{
+	unsigned long x = strtoul((*a)->d_name, NULL, 10), y = strtoul((*b)->d_name, NULL, 10);
+
+	return (x > y) - (x < y);
+}
+
+static int numbered(const struct dirent *d)
+{
+	return d->d_name[0] && strspn(d->d_name, "0123456789") == strlen(d->d_name);
+}
+
+int profile_runs_init(struct profile_runs *t)
+{
+	memset(t, 0, sizeof(*t));
+	return profile_init(&t->p);
+}
+
+void profile_runs_free(struct profile_runs *t)
+{
+	profile_free(&t->p);
+}
+
+int profile_runs_add(struct profile_runs *t, const char *dir, char *err, size_t errlen)
+{
+	char path[4096], sub[4096];
+	struct dirent **runs = NULL;
+	struct stat st;
+	unsigned before = t->runs;
+	int n, bad = 0;
+
+	errno = 0;
+	if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "%s: %s", dir, errno ? strerror(errno) : "not a directory");
+		return -1;
+	}
+	if (profile_file(dir, path, sizeof(path)) == 0)
+		return load_run(path, t, err, errlen);
+	n = scandir(dir, &runs, numbered, by_number);
+	for (int i = 0; i < n; i++) {
+		snprintf(sub, sizeof(sub), "%s/%s", dir, runs[i]->d_name);
+		if (!bad && profile_file(sub, path, sizeof(path)) == 0)
+			bad = load_run(path, t, err, errlen);
+		free(runs[i]);
+	}
+	free(runs);
+	if (bad)
+		return -1;
+	if (t->runs == before) {
+		snprintf(
+		    err, errlen,
+		    "%s: no perf-profile.json.gz, here or in its numbered runs: the runs had no "
+		    "perf-profile monitor (name 'perf-profile:' in the job's monitors)",
+		    dir);
+		return -1;
+	}
+	return 0;
+}
+
+/* --- report --- */
+
+/* Where a symbol sits in one chain: chain index and frame position. */
+struct site {
+	size_t chain, pos;
+};
+
+struct branch {
+	const char *name; /* the next caller, NULL at the chain's root */
+	uint64_t count;
+	size_t first, nr; /* its sites, a run of the sorted array */
+};
+
+static const char *caller_of(const struct profile *p, const struct site *s)
+{
+	const struct profile_chain *c = &p->chain[s->chain];
+
+	return s->pos + 1 < c->depth ? c->frames[s->pos + 1] : NULL;
+}
+
+static int site_cmp(const void *a, const void *b, void *p)
+{
+	const char *x = caller_of(p, a), *y = caller_of(p, b);
+
+	if (!x || !y)
+		return !x - !y;
+	return strcmp(x, y);
+}
+
+static int branch_cmp(const void *a, const void *b)
+{
+	const struct branch *x = a, *y = b;
+
+	return x->count < y->count ? 1 : x->count > y->count ? -1 : 0;
+}
+
+#define REPORT_MAX_DEPTH 12
+
+static void print_callers(const struct profile *p, FILE *out, struct site *sites, size_t n,
+			  double min_pct, int level)
+{
+	struct branch *b;
+	size_t nb = 0;
+
+	if (level >= REPORT_MAX_DEPTH || !n)
+		return;
+	qsort_r(sites, n, sizeof(*sites), site_cmp, (void *)p);
+	b = calloc(n, sizeof(*b));
+	if (!b)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		const char *name = caller_of(p, &sites[i]);
+
+		if (!nb || (name == NULL) != (b[nb - 1].name == NULL) ||
+		    (name && strcmp(name, b[nb - 1].name)))
+			b[nb++] = (struct branch){.name = name, .first = i};
+		b[nb - 1].count += p->chain[sites[i].chain].count;
+		b[nb - 1].nr++;
+	}
+	qsort(b, nb, sizeof(*b), branch_cmp);
+	for (size_t k = 0; k < nb; k++) {
+		double pct = 100.0 * (double)b[k].count / (double)p->samples;
+
+		if (!b[k].name || pct < min_pct)
+			continue;
+		fprintf(out, "%*s|--%.2f%%--%s\n", 17 + 4 * level, "", pct, b[k].name);
+		for (size_t i = b[k].first; i < b[k].first + b[k].nr; i++)
+			sites[i].pos++;
+		print_callers(p, out, sites + b[k].first, b[k].nr, min_pct, level + 1);
+	}
+	free(b);
+}
+
+struct entry {
+	const char *name;
+	uint64_t children, self;
+};
+
+static int entry_children_cmp(const void *a, const void *b)
+{
+	const struct entry *x = a, *y = b;
+
+	if (x->children != y->children)
+		return x->children < y->children ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+static int entry_self_cmp(const void *a, const void *b)
+{
+	const struct entry *x = a, *y = b;
+
+	if (x->self != y->self)
+		return x->self < y->self ? 1 : -1;
+	return entry_children_cmp(a, b);
+}
+
+void profile_print_report(const struct profile *p, FILE *out, bool by_self, double min_pct)
+{
+	json_t *idx = json_object(), *seen = json_object();
+	struct entry *e = NULL;
+	struct site *sites = NULL;
+	size_t ne = 0, cap = 0;
+
+	if (!idx || !seen || !p->samples)
+		goto out;
+	for (size_t i = 0; i < p->n; i++) {
+		const struct profile_chain *c = &p->chain[i];
+
+		json_object_clear(seen);
+		for (size_t f = 0; f < c->depth; f++) {
+			json_t *v = json_object_get(idx, c->frames[f]);
+			size_t k;
+
+			if (!v) {
+				if (ne == cap) {
+					size_t nc = cap ? 2 * cap : 256;
+					struct entry *g = realloc(e, nc * sizeof(*g));
+
+					if (!g)
+						goto out;
+					e = g;
+					cap = nc;
+				}
+				e[ne] = (struct entry){.name = c->frames[f]};
+				json_object_set_new(idx, c->frames[f],
+						    json_integer((json_int_t)ne));
+				k = ne++;
+			} else {
+				k = (size_t)json_integer_value(v);
+			}
+			if (!f)
+				e[k].self += c->count;
+			if (!json_object_get(seen, c->frames[f])) {
+				json_object_set_new(seen, c->frames[f], json_true());
+				e[k].children += c->count;
+			}
+		}
+	}
+	if (ne)
+		qsort(e, ne, sizeof(*e), by_self ? entry_self_cmp : entry_children_cmp);
+	sites = malloc((p->n ? p->n : 1) * sizeof(*sites));
+	if (!sites)
+		goto out;
+	fprintf(out, "# %" PRIu64 " samples\n# %8s %8s  Symbol\n", p->samples, "Children", "Self");
+	for (size_t k = 0; k < ne; k++) {
+		double children = 100.0 * (double)e[k].children / (double)p->samples;
+		double self = 100.0 * (double)e[k].self / (double)p->samples;
+		size_t ns = 0;
+
+		if ((by_self ? self : children) < min_pct)
+			continue;
+		fprintf(out, "  %7.2f%% %7.2f%%  %s\n", children, self, e[k].name);
+		/* Callee first: from the symbol (its first place in each chain) to its callers. */
+		for (size_t i = 0; i < p->n; i++) {
+			const struct profile_chain *c = &p->chain[i];
+
+			for (size_t f = 0; f < c->depth && (!by_self || f == 0); f++)
+				if (!strcmp(c->frames[f], e[k].name)) {
+					sites[ns++] = (struct site){.chain = i, .pos = f};
+					break;
+				}
+		}
+		print_callers(p, out, sites, ns, min_pct, 0);
+		fputc('\n', out);
+	}
+out:
+	free(e);
+	free(sites);
+	json_decref(idx);
+	json_decref(seen);
+}

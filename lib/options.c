@@ -1,0 +1,460 @@
+#include "options.h"
+#include "errors.h"
+#include "num.h"
+
+#include <float.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Left column of the option list: "  -s, --seconds SECONDS", padded to here. */
+#define HELP_COL 31
+
+static const struct option_def help_option = {OPT_FLAG("help", 'h', NULL),
+					      .help = "show this help and exit"};
+
+static size_t count_options(const struct option_def *opts)
+{
+	size_t n = 0;
+
+	while (opts && opts[n].type != OPTION_END)
+		n++;
+	return n;
+}
+
+static bool takes_value(const struct option_def *o)
+{
+	return o->type != OPTION_FLAG;
+}
+
+static const char *arg_name(const struct option_def *o)
+{
+	static const char *const names[] = {
+	    [OPTION_STRING] = "VALUE",	   [OPTION_COUNT] = "N",     [OPTION_FLOAT] = "X",
+	    [OPTION_DURATION] = "SECONDS", [OPTION_PERCENT] = "PCT", [OPTION_TASKS] = "TASKS",
+	    [OPTION_CALLBACK] = "VALUE",
+	};
+
+	if (o->arg)
+		return o->arg;
+	if (o->type == OPTION_CHOICE)
+		return o->choices;
+	return names[o->type] ? names[o->type] : "VALUE";
+}
+
+static const char *unit_of(const struct option_def *o)
+{
+	if (o->unit)
+		return o->unit;
+	if (o->type == OPTION_DURATION)
+		return "s";
+	if (o->type == OPTION_PERCENT)
+		return "%";
+	return NULL;
+}
+
+/* "process|thread|both" as "process, thread or both". */
+static void choices_text(const char *choices, char *buf, size_t len)
+{
+	size_t n = 1, k = 0, used = 0;
+
+	for (const char *p = choices; *p; p++)
+		n += *p == '|';
+	buf[0] = '\0';
+	for (const char *p = choices; *p && used < len; k++) {
+		size_t w = strcspn(p, "|");
+		const char *sep = k == 0 ? "" : ", ";
+
+		if (k > 0 && k == n - 1)
+			sep = " or ";
+		used += (size_t)snprintf(buf + used, len - used, "%s%.*s", sep, (int)w, p);
+		p += w + (p[w] == '|');
+	}
+}
+
+static bool is_choice(const char *choices, const char *arg)
+{
+	size_t len = strlen(arg);
+
+	for (const char *p = choices; *p;) {
+		size_t w = strcspn(p, "|");
+
+		if (w == len && !strncmp(p, arg, len))
+			return true;
+		p += w + (p[w] == '|');
+	}
+	return false;
+}
+
+/* Set o's variable from arg (NULL for a flag).  0, or -1 with err saying what was expected. */
+static int apply(const struct option_def *o, const char *arg, char *err, size_t errlen)
+{
+	bool ranged = o->max > o->min;
+	unsigned long long u;
+	double d;
+
+	switch (o->type) {
+	case OPTION_FLAG:
+		*(bool *)o->value = !(o->flags & OPTION_CLEAR);
+		return 0;
+	case OPTION_STRING:
+		*(const char **)o->value = arg;
+		return 0;
+	case OPTION_CHOICE:
+		if (!is_choice(o->choices, arg)) {
+			char list[256];
+
+			choices_text(o->choices, list, sizeof(list));
+			snprintf(err, errlen, "'%s': expected %s", arg, list);
+			return -1;
+		}
+		*(const char **)o->value = arg;
+		return 0;
+	case OPTION_COUNT:
+		if (num_parse_count(arg, ranged ? (unsigned long long)o->min : 0,
+				    ranged ? (unsigned long long)o->max : UINT_MAX, &u, err,
+				    errlen))
+			return -1;
+		*(unsigned *)o->value = (unsigned)u;
+		return 0;
+	case OPTION_FLOAT:
+		if (num_parse_float(arg, ranged ? o->min : -DBL_MAX, ranged ? o->max : DBL_MAX, &d,
+				    err, errlen))
+			return -1;
+		*(double *)o->value = d;
+		return 0;
+	case OPTION_DURATION:
+		if (num_parse_duration(arg, ranged ? o->min : NUM_DURATION_MIN,
+				       ranged ? o->max : NUM_DURATION_MAX, &d, err, errlen))
+			return -1;
+		*(double *)o->value = d;
+		return 0;
+	case OPTION_PERCENT:
+		if (num_parse_percent(arg, o->max > 0 ? o->max : 100, &d, err, errlen))
+			return -1;
+		*(double *)o->value = d;
+		return 0;
+	case OPTION_TASKS: {
+		struct option_tasks *t = o->value, nt;
+		long online = sysconf(_SC_NPROCESSORS_ONLN);
+
+		if (num_parse_taskspec(arg, online > 0 ? (unsigned)online : 1,
+				       o->max >= 1 ? (unsigned)o->max : UINT_MAX, &nt.v, &nt.n, err,
+				       errlen))
+			return -1;
+		free(t->v);
+		*t = nt;
+		return 0;
+	}
+	case OPTION_CALLBACK:
+		return o->callback(o, arg, err, errlen);
+	case OPTION_END:
+		break;
+	}
+	snprintf(err, errlen, "option of unknown type %d", (int)o->type);
+	return -1;
+}
+
+int options_parse(const struct command_def *cmd, const struct option_def *opts, int argc,
+		  char **argv, int *first, void (*extra)(FILE *out))
+{
+	size_t n = count_options(opts), s = 0;
+	struct option *longopts = calloc(n + 2, sizeof(*longopts));
+	char *shortopts = malloc(2 * n + 4), err[1024], typed[64];
+	bool *seen = calloc(n + 1, sizeof(*seen));
+	int c, rc = -1;
+
+	if (!longopts || !shortopts || !seen) {
+		sb_error("out of memory");
+		rc = 2;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct option_def *o = &opts[i];
+
+		if (o->def && apply(o, o->def, err, sizeof(err))) {
+			/* The table's own default is wrong: a bug, said as plainly. */
+			sb_error("the default of --%s %s", o->name, err);
+			rc = 2;
+			goto out;
+		}
+	}
+	/* ':' first: a missing value is reported apart from an unknown option.  Every entry
+	 * returns 256 + its index, so a short and a long spelling land on the same entry. */
+	shortopts[s++] = ':';
+	shortopts[s++] = 'h';
+	for (size_t i = 0; i < n; i++) {
+		const struct option_def *o = &opts[i];
+
+		longopts[i] = (struct option){
+		    o->name, takes_value(o) ? required_argument : no_argument, NULL, 256 + (int)i};
+		if (o->short_name > 0 && o->short_name < 256) {
+			shortopts[s++] = (char)o->short_name;
+			if (takes_value(o))
+				shortopts[s++] = ':';
+		}
+	}
+	shortopts[s] = '\0';
+	longopts[n] = (struct option){"help", no_argument, NULL, 'h'};
+
+	optind = 0; /* 0 makes glibc start a new scan */
+	opterr = 0;
+	for (;;) {
+		int li = -1;
+		const struct option_def *o = NULL;
+
+		c = getopt_long(argc, argv, shortopts, longopts, &li);
+		if (c == -1)
+			break;
+		if (c == 'h') {
+			options_help(cmd, opts, stdout);
+			if (extra)
+				extra(stdout);
+			rc = 0;
+			goto out;
+		}
+		if (c == '?') {
+			/* A long option's own value: one that takes none was given one. */
+			if (optopt >= 256 && (size_t)(optopt - 256) < n)
+				sb_error("option '--%s' takes no value", opts[optopt - 256].name);
+			else if (optopt > 0 && optopt < 256)
+				sb_error("unknown option '-%c' (see 'scalebench %s --help')",
+					 optopt, cmd->name);
+			else
+				sb_error("unknown option '%s' (see 'scalebench %s --help')",
+					 argv[optind - 1], cmd->name);
+			rc = 2;
+			goto out;
+		}
+		if (c == ':') {
+			sb_error("option '%s' needs a value", argv[optind - 1]);
+			rc = 2;
+			goto out;
+		}
+		if (c >= 256 && (size_t)(c - 256) < n) {
+			o = &opts[c - 256];
+		} else {
+			for (size_t i = 0; i < n && !o; i++)
+				if (opts[i].short_name == c)
+					o = &opts[i];
+		}
+		if (!o) {
+			sb_error("option '%c' is in no table", c);
+			rc = 2;
+			goto out;
+		}
+		/* Named as it was typed. */
+		if (li >= 0)
+			snprintf(typed, sizeof(typed), "--%s", o->name);
+		else
+			snprintf(typed, sizeof(typed), "-%c", o->short_name);
+		if (apply(o, takes_value(o) ? optarg : NULL, err, sizeof(err))) {
+			/* A callback's message is whole: it may know better what to name. */
+			if (o->type == OPTION_CALLBACK)
+				sb_error("%s", err);
+			else
+				sb_error("%s %s", typed, err);
+			rc = 2;
+			goto out;
+		}
+		seen[o - opts] = true;
+	}
+	for (size_t i = 0; i < n; i++)
+		if ((opts[i].flags & OPTION_REQUIRED) && !seen[i]) {
+			sb_error("--%s %s is required (see 'scalebench %s --help')", opts[i].name,
+				 arg_name(&opts[i]), cmd->name);
+			rc = 2;
+			goto out;
+		}
+	*first = optind;
+out:
+	free(longopts);
+	free(shortopts);
+	free(seen);
+	return rc;
+}
+
+/* ---- help ------------------------------------------------------------------------------- */
+
+/* A single word longer than a line stays whole. */
+void options_wrap(FILE *out, const char *text, size_t col, size_t indent)
+{
+	const char *p = text;
+
+	while (*p) {
+		size_t room = col < OPTIONS_WIDTH ? OPTIONS_WIDTH - col : 0, len = strlen(p), cut;
+
+		if (len <= room) {
+			fputs(p, out);
+			break;
+		}
+		/* The last space that leaves the line within the width, else the first one. */
+		cut = room;
+		while (cut > 0 && p[cut] != ' ')
+			cut--;
+		if (cut == 0) {
+			cut = strcspn(p, " ");
+			if (!p[cut]) {
+				fputs(p, out);
+				break;
+			}
+		}
+		fprintf(out, "%.*s\n%*s", (int)cut, p, (int)indent, "");
+		p += cut;
+		while (*p == ' ')
+			p++;
+		col = indent;
+	}
+	fputc('\n', out);
+}
+
+/* Each line of text as it is, or wrapped under its own indentation when too long. */
+static void wrap_lines(FILE *out, const char *text)
+{
+	while (*text) {
+		size_t len = strcspn(text, "\n"), lead = strspn(text, " ");
+		char *line = strndup(text, len);
+
+		if (line) {
+			options_wrap(out, line, 0, lead);
+			free(line);
+		}
+		text += len + (text[len] == '\n');
+	}
+}
+
+/* One option as the synopsis shows it: "[-t TASKS]", "[--smt]", "--good G". */
+static void synopsis_item(const struct option_def *o, char *buf, size_t len)
+{
+	bool req = o->flags & OPTION_REQUIRED;
+	int k;
+
+	if (o->short_name > 0 && o->short_name < 256)
+		k = snprintf(buf, len, "%s-%c", req ? "" : "[", o->short_name);
+	else
+		k = snprintf(buf, len, "%s--%s", req ? "" : "[", o->name);
+	if (k > 0 && (size_t)k < len && takes_value(o))
+		k += snprintf(buf + k, len - (size_t)k, " %s", arg_name(o));
+	if (k > 0 && (size_t)k < len && !req)
+		snprintf(buf + k, len - (size_t)k, "]");
+}
+
+/* One word of the synopsis at *col: on this line if it fits, else on the next, indented. */
+static void synopsis_word(FILE *out, const char *text, size_t indent, size_t *col)
+{
+	size_t w = strlen(text);
+
+	if (*col + 1 + w > OPTIONS_WIDTH && *col > indent) {
+		fprintf(out, "\n%*s%s", (int)indent, "", text);
+		*col = indent + w;
+	} else {
+		fprintf(out, " %s", text);
+		*col += 1 + w;
+	}
+}
+
+/* "usage: scalebench NAME ARGS [-x ARG] ...", continuation lines under ARGS. */
+static void synopsis_line(FILE *out, const struct command_def *cmd, const struct option_def *opts)
+{
+	size_t col = (size_t)fprintf(out, "usage: scalebench %s", cmd->name), indent = col + 1;
+	char item[512];
+
+	if (cmd->args && *cmd->args)
+		synopsis_word(out, cmd->args, indent, &col);
+	for (size_t i = 0; opts && opts[i].type != OPTION_END; i++) {
+		synopsis_item(&opts[i], item, sizeof(item));
+		synopsis_word(out, item, indent, &col);
+	}
+	fputc('\n', out);
+}
+
+/* The words of an other form: split at spaces, a bracketed group ("[--png FILE | --svg
+ * FILE]") staying one word. */
+static void alt_line(FILE *out, const char *name, const char *line, size_t len)
+{
+	size_t col = (size_t)fprintf(out, "       scalebench %s", name), indent = col + 1;
+
+	for (size_t i = 0; i < len;) {
+		size_t j = i;
+		int depth = 0;
+		char *word;
+
+		while (j < len && (depth > 0 || line[j] != ' ')) {
+			depth += (line[j] == '[') - (line[j] == ']');
+			j++;
+		}
+		word = strndup(line + i, j - i);
+		if (word && *word)
+			synopsis_word(out, word, indent, &col);
+		free(word);
+		i = j + 1;
+	}
+	fputc('\n', out);
+}
+
+void options_usage(const struct command_def *cmd, const struct option_def *opts, FILE *out)
+{
+	synopsis_line(out, cmd, opts);
+	for (const char *p = cmd->alt; p && *p;) {
+		size_t len = strcspn(p, "\n");
+
+		alt_line(out, cmd->name, p, len);
+		p += len + (p[len] == '\n');
+	}
+}
+
+/* "(default 5 s)", "(default 1%)", "(default: $TMPDIR or /tmp)", or "". */
+static void default_text(const struct option_def *o, char *buf, size_t len)
+{
+	const char *unit = unit_of(o);
+
+	if (o->def)
+		snprintf(buf, len, " (default %s%s%s)", o->def,
+			 unit && strcmp(unit, "%") ? " " : "", unit ? unit : "");
+	else if (o->def_doc)
+		snprintf(buf, len, " (default: %s)", o->def_doc);
+	else
+		buf[0] = '\0';
+}
+
+static void option_line(FILE *out, const struct option_def *o)
+{
+	char left[512], dflt[512], *text;
+	int k;
+
+	if (o->short_name > 0 && o->short_name < 256)
+		k = snprintf(left, sizeof(left), "  -%c, --%s", o->short_name, o->name);
+	else
+		k = snprintf(left, sizeof(left), "      --%s", o->name);
+	if (k > 0 && (size_t)k < sizeof(left) && takes_value(o))
+		snprintf(left + k, sizeof(left) - (size_t)k, " %s", arg_name(o));
+	default_text(o, dflt, sizeof(dflt));
+	if (asprintf(&text, "%s%s", o->help ? o->help : "", dflt) < 0)
+		return;
+	/* A long left column puts the help on a line of its own, aligned with the others. */
+	if (strlen(left) + 1 > HELP_COL - 1)
+		fprintf(out, "%s\n%*s", left, HELP_COL, "");
+	else
+		fprintf(out, "%-*s", HELP_COL, left);
+	options_wrap(out, text, HELP_COL, HELP_COL);
+	free(text);
+}
+
+void options_help(const struct command_def *cmd, const struct option_def *opts, FILE *out)
+{
+	size_t n = count_options(opts);
+
+	options_usage(cmd, opts, out);
+	fputc('\n', out);
+	wrap_lines(out, cmd->summary);
+	fprintf(out, "\noptions:\n");
+	for (size_t i = 0; i < n; i++)
+		option_line(out, &opts[i]);
+	option_line(out, &help_option);
+	if (cmd->details) {
+		fputc('\n', out);
+		wrap_lines(out, cmd->details);
+	}
+}

@@ -1,0 +1,123 @@
+/* Command-line options from one table per command (as git's parse-options and fio's option
+ * table do): each entry binds an option to a variable, with its type, default, range and
+ * units.  Parsing, validation (lib/num), --help and the usage synopsis all come from the
+ * table, so what a command accepts, checks and documents cannot drift apart.
+ *
+ *	struct option_def opts[] = {
+ *		{OPT_DURATION("seconds", 's', &runtime_s), .def = "5",
+ *		 .help = "measurement window per task count"},
+ *		{OPT_FLAG("quiet", 'q', &quiet), .help = "print only the summary"},
+ *		{OPT_END},
+ *	};
+ *	int rc = options_parse(&bench_command, opts, argc, argv, &first_arg);
+ */
+#ifndef SCALEBENCH_OPTIONS_H
+#define SCALEBENCH_OPTIONS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+enum option_type {
+	OPTION_END,
+	OPTION_FLAG,	 /* bool: set (OPTION_CLEAR: cleared); takes no value */
+	OPTION_STRING,	 /* const char * */
+	OPTION_CHOICE,	 /* const char *, one of .choices ("process|thread|both") */
+	OPTION_COUNT,	 /* unsigned: decimal digits, in [min, max] */
+	OPTION_FLOAT,	 /* double: finite, in [min, max] */
+	OPTION_DURATION, /* double, seconds: 300, 300s, 5m, 1.5h, 2d; in [min, max] */
+	OPTION_PERCENT,	 /* double: 5 or 5%, from 0 to max (100 unless given) */
+	OPTION_TASKS,	 /* struct option_tasks: 4, 1,2,4, 1-8, 50% of online CPUs */
+	OPTION_CALLBACK, /* .callback parses; .value is its to use */
+};
+
+/* Flags of an option. */
+enum {
+	OPTION_CLEAR = 1,    /* a flag that sets its bool to false (--no-affinity) */
+	OPTION_REQUIRED = 2, /* the command fails without it; no brackets in the synopsis */
+};
+
+/* OPTION_TASKS's variable: the counts, sorted and distinct, each at most the option's .max;
+ * .v is allocated (free() it). */
+struct option_tasks {
+	unsigned *v;
+	size_t n;
+};
+
+/* A callback parses its option's value and returns 0, or -1 with a whole message in err,
+ * printed as it is (it names the value as it sees fit). */
+struct option_def;
+typedef int (*option_callback)(const struct option_def *opt, const char *arg, char *err,
+			       size_t errlen);
+
+struct option_def {
+	const char *name;      /* long name, without "--" */
+	int short_name;	       /* a letter, or 0 */
+	enum option_type type; /* the C type of *value follows from it */
+	void *value;	       /* the variable the option sets */
+	const char *arg;       /* the value's name in help ("FILE"); the type's when NULL */
+	const char *help;      /* what the option does, one sentence without the default */
+	const char *def;       /* the default as it would be typed, set before parsing */
+	const char *def_doc;   /* or a default known only at run time, in words (help only) */
+	const char *unit;      /* shown after numbers in help ("s", "%"); the type's when NULL */
+	double min, max;       /* range, when max > min; else the type's own */
+	const char *choices;   /* OPTION_CHOICE: the values, '|' between them */
+	option_callback callback;
+	unsigned flags;
+};
+
+/* The table's entries, with the variable's type checked by the compiler. */
+#define OPTION_PTR(type, p) ((void *)(1 ? (p) : (type *)0))
+#define OPT_FLAG(l, s, p)                                                                          \
+	.name = (l), .short_name = (s), .type = OPTION_FLAG, .value = OPTION_PTR(bool, p)
+#define OPT_STRING(l, s, p)                                                                        \
+	.name = (l), .short_name = (s), .type = OPTION_STRING, .value = OPTION_PTR(const char *, p)
+#define OPT_CHOICE(l, s, p)                                                                        \
+	.name = (l), .short_name = (s), .type = OPTION_CHOICE, .value = OPTION_PTR(const char *, p)
+#define OPT_COUNT(l, s, p)                                                                         \
+	.name = (l), .short_name = (s), .type = OPTION_COUNT, .value = OPTION_PTR(unsigned, p)
+#define OPT_FLOAT(l, s, p)                                                                         \
+	.name = (l), .short_name = (s), .type = OPTION_FLOAT, .value = OPTION_PTR(double, p)
+#define OPT_DURATION(l, s, p)                                                                      \
+	.name = (l), .short_name = (s), .type = OPTION_DURATION, .value = OPTION_PTR(double, p)
+#define OPT_PERCENT(l, s, p)                                                                       \
+	.name = (l), .short_name = (s), .type = OPTION_PERCENT, .value = OPTION_PTR(double, p)
+#define OPT_TASKS(l, s, p)                                                                         \
+	.name = (l), .short_name = (s), .type = OPTION_TASKS,                                      \
+	.value = OPTION_PTR(struct option_tasks, p)
+#define OPT_CALLBACK(l, s, fn, p)                                                                  \
+	.name = (l), .short_name = (s), .type = OPTION_CALLBACK, .callback = (fn), .value = (p)
+#define OPT_END .type = OPTION_END
+
+/* What a command is, beside its options. */
+struct command_def {
+	const char *name;    /* "bench" */
+	const char *args;    /* the operands, before the options in the synopsis: "TESTCASE" */
+	const char *alt;     /* other forms, one a line, shown after the synopsis; may be NULL */
+	const char *summary; /* one line, also listed by "scalebench help" */
+	const char *details; /* paragraphs after the options; lines over 100 columns wrap */
+};
+
+/* Set the defaults, then parse argv's options (argv[0] is the command).  Returns -1 when
+ * the command should go on with its operands argv[*first] .. argv[argc - 1]; 0 after --help
+ * was printed (extra, if not NULL, printing more help after the generated text); 2 after a
+ * one-line message naming the option, its value and what was expected. */
+int options_parse(const struct command_def *cmd, const struct option_def *opts, int argc,
+		  char **argv, int *first, void (*extra)(FILE *out));
+
+/* The help: synopsis, summary, options wrapped at 100 columns with their defaults, details. */
+void options_help(const struct command_def *cmd, const struct option_def *opts, FILE *out);
+
+/* The synopsis alone: "usage: scalebench CMD ARGS [-x ARG] ...", wrapped at 100 columns,
+ * then the command's other forms. */
+void options_usage(const struct command_def *cmd, const struct option_def *opts, FILE *out);
+
+/* Help is wrapped to this many columns. */
+#define OPTIONS_WIDTH 100
+
+/* text, printed from column col on and ended by a newline, broken at spaces so no line
+ * passes OPTIONS_WIDTH; continuation lines are indented by indent columns.  For help text
+ * a command prints beside the generated one (bench's testcases). */
+void options_wrap(FILE *out, const char *text, size_t col, size_t indent);
+
+#endif

@@ -1,0 +1,191 @@
+/* Job files, third step: one atomic job checked and what the runner needs taken from it
+ * (testcase, mode, nr_task, runtime, warmup, monitors); keys it does not use become notes. */
+#include "job_internal.h"
+#include "../lib/num.h"
+#include "../store/families.h"
+#include "../core/core.h"
+#include "../testcases/registry.h"
+#include "../monitors/monitor.h"
+
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Keys scalebench itself reads. */
+/* kconfig is the runner's kconfig axis of the results path (unless --kconfig says otherwise). */
+static const char *const own_keys[] = {
+    "suite", "testcase", "nr_task", "runtime", "warmup", "test", "mode", "will-it-scale", "kconfig",
+    NULL,
+};
+
+static bool in_list(const char *const *list, const char *s)
+{
+	for (size_t i = 0; list[i]; i++)
+		if (!strcmp(list[i], s))
+			return true;
+	return false;
+}
+
+/* ---- Checking one atomic job ---- */
+
+static bool known_suite(const char *s)
+{
+	if (!strcmp(s, "will-it-scale"))
+		return true;
+	for (size_t i = 0; testcase_table[i]; i++)
+		if (testcase_listed(testcase_table[i]) && testcase_table[i]->suite &&
+		    !strcmp(testcase_table[i]->suite, s))
+			return true;
+	for (size_t i = 0; i < plugin_count(); i++)
+		if (plugin_testcase(i)->suite && !strcmp(plugin_testcase(i)->suite, s))
+			return true;
+	return false;
+}
+
+json_t *get_set(json_t *obj, const char *key)
+{
+	json_t *v = json_is_object(obj) ? json_object_get(obj, key) : NULL;
+
+	return json_is_null(v) ? NULL : v;
+}
+
+/* The value of a parameter read from will-it-scale.<key> or, as a shorthand,
+ * the top-level <key>; both at once is ambiguous. */
+static int block_or_top(struct loader *l, json_t *t, const char *key, json_t **v, char *shown,
+			size_t len)
+{
+	json_t *inner = get_set(json_object_get(t, "will-it-scale"), key);
+	json_t *top = get_set(t, key);
+
+	if (inner && top)
+		return fail(l, top, "%s and will-it-scale.%s are both set; give one", key, key);
+	*v = inner ? inner : top;
+	snprintf(shown, len, "%s%s", inner ? "will-it-scale." : "", key);
+	return 0;
+}
+
+static int check_monitor(struct loader *l, const char *k, json_t *v, struct atomic_job *a)
+{
+	char b[256];
+
+	if (monitor_find(k)) {
+		if (!json_is_null(v) && !json_is_object(v))
+			return fail(l, v,
+				    "%s: expected a map of monitor options (or nothing), got %s", k,
+				    describe(v, b, sizeof(b)));
+		json_object_set_new(a->monitors, k,
+				    json_is_null(v) ? json_null() : json_deep_copy(v));
+		return 0;
+	}
+	return note(l,
+		    "monitor '%s' is not available in scalebench; the key is kept "
+		    "but not used",
+		    k);
+}
+
+int check_atomic(struct loader *l, json_t *t, struct atomic_job *a)
+{
+	json_t *wis = json_object_get(t, "will-it-scale"), *v;
+	const struct testcase *tc;
+	char key[64], b[256];
+	const char *k, *s;
+
+	if (wis && !json_is_null(wis) && !json_is_object(wis))
+		return fail(l, wis, "will-it-scale: expected a map with test and mode, got %s",
+			    describe(wis, b, sizeof(b)));
+	for (int i = 0; i < 2; i++) {
+		const char *sk = i ? "testcase" : "suite";
+
+		v = get_set(t, sk);
+		if (!v)
+			continue;
+		if (!json_is_string(v) || !known_suite(json_string_value(v)))
+			return fail(l, v,
+				    "%s %s: expected will-it-scale or the suite of a scalebench "
+				    "testcase ('scalebench list -l' shows them)",
+				    sk, describe(v, b, sizeof(b)));
+	}
+
+	if (block_or_top(l, t, "test", &v, key, sizeof(key)))
+		return -1;
+	if (!v)
+		return fail(l, NULL,
+			    "no testcase: expected will-it-scale.test (or test) naming one; "
+			    "'scalebench list' shows the names");
+	if (!json_is_string(v))
+		return fail(l, v, "%s: expected a testcase name, got %s", key,
+			    describe(v, b, sizeof(b)));
+	tc = testcase_find(json_string_value(v));
+	if (!tc)
+		return fail(l, v, "%s '%s': unknown testcase; 'scalebench list' shows the names",
+			    key, json_string_value(v));
+	a->test = tc->name;
+
+	if (block_or_top(l, t, "mode", &v, key, sizeof(key)))
+		return -1;
+	s = v ? json_string_value(v) : DEFAULT_MODE;
+	if (s && !strcmp(s, "process"))
+		a->mode = TC_MODE_PROCESS;
+	else if (s && !strcmp(s, "thread"))
+		a->mode = TC_MODE_THREAD;
+	else
+		return fail(l, v, "%s %s: expected process or thread", key,
+			    describe(v, b, sizeof(b)));
+	if (!testcase_supports(tc, a->mode))
+		return fail(l, v, "%s '%s': testcase '%s' does not run in %s mode", key, s,
+			    tc->name, s);
+
+	v = get_set(t, "nr_task");
+	s = v ? json_string_value(v) : DEFAULT_NR_TASK;
+	if (!s)
+		return fail(l, v,
+			    "nr_task %s: expected a number of tasks (at least 1) or a percentage "
+			    "of online CPUs (50%%)",
+			    describe(v, b, sizeof(b)));
+	if (num_parse_tasks(s, l->nr_online, CORE_MAX_COPIES, &a->nr_task, b, sizeof(b)))
+		return fail(l, v, "nr_task %s", b);
+
+	a->runtime_s = DEFAULT_RUNTIME;
+	v = get_set(t, "runtime");
+	if (v && !json_is_string(v))
+		return fail(l, v, "runtime %s: expected a duration (300, 300s, 5m)",
+			    describe(v, b, sizeof(b)));
+	if (v && num_parse_duration(json_string_value(v), NUM_DURATION_MIN, NUM_DURATION_MAX,
+				    &a->runtime_s, b, sizeof(b)))
+		return fail(l, v, "runtime %s", b);
+	a->warmup_s = DEFAULT_WARMUP;
+	v = get_set(t, "warmup");
+	if (v && !json_is_string(v))
+		return fail(l, v, "warmup %s: expected a duration (0, 1, 1s, 0.5)",
+			    describe(v, b, sizeof(b)));
+	if (v && num_parse_duration(json_string_value(v), 0, NUM_DURATION_MAX, &a->warmup_s, b,
+				    sizeof(b)))
+		return fail(l, v, "warmup %s", b);
+
+	a->monitors = json_object();
+	json_object_foreach(t, k, v)
+	{
+		int ret = 0;
+
+		if (in_list(own_keys, k))
+			continue;
+		if (monitor_find(k) || family_is_lkp_monitor(k))
+			ret = check_monitor(l, k, v, a);
+		else
+			ret = note(l, "key '%s' is kept but not used by scalebench", k);
+		if (ret)
+			return -1;
+	}
+	if (json_is_object(wis)) {
+		json_t *iv;
+
+		json_object_foreach(wis, k, iv)
+		{
+			if (strcmp(k, "test") && strcmp(k, "mode") &&
+			    note(l, "key 'will-it-scale.%s' is kept but not used by scalebench", k))
+				return -1;
+		}
+	}
+	return 0;
+}

@@ -1,0 +1,79 @@
+/* What the parts of job loading share (job.c, job_yaml.c, job_expand.c, job_check.c,
+ * job_emit.c); not for use outside runner/job*.c, whose API is job.h. */
+#ifndef SCALEBENCH_JOB_INTERNAL_H
+#define SCALEBENCH_JOB_INTERNAL_H
+
+#include "job.h"
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <yaml.h>
+
+/* What a key the job file leaves out means (job_check.c reads them, job_expand.c puts mode
+ * and nr_task in path_params). */
+#define DEFAULT_MODE	"process"
+#define DEFAULT_NR_TASK "100%"
+#define DEFAULT_RUNTIME 300.0
+#define DEFAULT_WARMUP	1.0
+
+/* One job_load: where messages and notes go, and each parsed value's place in the file. */
+struct loader {
+	const char *path;
+	unsigned nr_online;
+	char *err;
+	size_t errlen;
+	/* "%p" of a parsed node -> [node, line, column].  Holding the node keeps its
+	 * address from being reused while the table lives; atomic trees share the
+	 * parsed strings, so a value found in an atomic job still has its line. */
+	json_t *marks;
+	json_t *notes_seen; /* note text -> null, to give each note once */
+	struct job_file *job;
+	size_t nodes; /* values parsed: aliases of aliases must not eat the machine */
+};
+
+/* A parameter: where it is in a tree (key segments) and how it is shown. */
+struct param {
+	json_t *segs; /* array of key strings */
+	char *shown;  /* "will-it-scale.mode" */
+};
+
+struct param_list {
+	struct param *v;
+	size_t n, cap;
+};
+
+/* job.c: the loader's messages. */
+void mark_set(struct loader *l, json_t *node, const yaml_mark_t *m);
+/* An error about a value: "FILE:LINE: message", or "FILE: message" when the
+ * value has no line (a default, or a null).  Returns -1. */
+int fail(struct loader *l, const json_t *at, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+/* A value as a message shows it: 'text', or what it is when it is not text. */
+const char *describe(const json_t *v, char *buf, size_t len);
+/* A note on the job (once per text); 0, or -1 out of memory. */
+int note(struct loader *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* job_yaml.c: the file to its documents. */
+int read_whole(struct loader *l, char **buf, size_t *len);
+int check_erb(struct loader *l, const char *buf, size_t len);
+/* Every document of the file, each an object, appended to docs. */
+int parse_documents(struct loader *l, const char *buf, size_t len, json_t *docs);
+/* A plain scalar YAML reads as null: nothing, ~, null, Null, NULL. */
+bool is_null_word(const char *s, size_t n);
+
+/* job_expand.c: documents merged and expanded into l->job's atomic jobs. */
+void params_free(struct param_list *pl);
+/* A later document applied to a copy of the header. */
+json_t *merge_revision(struct loader *l, json_t *header, json_t *rev);
+/* The keys whose values differ between the merged documents. */
+int doc_varying(struct loader *l, json_t *merged_docs, struct param_list *out);
+/* One merged document's atomic jobs appended to l->job; names: atomic names so far. */
+int expand_document(struct loader *l, json_t *doc, const struct param_list *varying, json_t *names);
+
+/* job_check.c: one atomic job checked. */
+/* obj's key, or NULL when it is absent or null. */
+json_t *get_set(json_t *obj, const char *key);
+int check_atomic(struct loader *l, json_t *t, struct atomic_job *a);
+
+#endif

@@ -1,0 +1,53 @@
+/* A profile: unique symbolized call chains with their sample counts, and the raw file a run
+ * keeps them in (perf-profile.json.gz, written by the perf-profile monitor, read by
+ * `scalebench profile`). */
+#ifndef SCALEBENCH_STORE_PROFILE_H
+#define SCALEBENCH_STORE_PROFILE_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Unique symbolized chains (leaf first) with their sample counts. */
+struct profile_chain {
+	char **frames;
+	size_t depth;
+	uint64_t count;
+};
+
+struct profile {
+	struct profile_chain *chain;
+	size_t n, cap;
+	json_t *index; /* joined frames -> index in chain */
+	uint64_t samples;
+};
+
+int profile_init(struct profile *p);
+/* Count one more (or count more) sample(s) of the chain frames[0..depth), leaf first. */
+int profile_add(struct profile *p, const char *const *frames, size_t depth, uint64_t count);
+void profile_free(struct profile *p);
+
+/* [{"count": n, "chain": [leaf, caller, ...]}, ...], most samples first. */
+json_t *profile_to_json(const struct profile *p);
+/* The reverse; -1 with err naming what was wrong. */
+int profile_from_json(const json_t *chains, struct profile *p, char *err, size_t errlen);
+/* The same, added to p (initialized): several runs in one profile.  On error p keeps what
+ * was added before it. */
+int profile_add_json(const json_t *chains, struct profile *p, char *err, size_t errlen);
+
+/* The raw file is a list of records, one per sampling the monitor did, each
+ * {"t_s", "event", "samples", "lost", "chains"}. */
+struct profile_record {
+	const char *event;    /* the event sampled; "?" when the record does not say */
+	json_int_t lost;      /* samples the kernel could not report */
+	const json_t *chains; /* for profile_add_json */
+};
+
+/* A record of p sampled up to t_s (seconds into the window), or NULL (out of memory). */
+json_t *profile_record_new(const struct profile *p, double t_s, const char *event, uint64_t samples,
+			   uint64_t lost);
+/* The record of a raw file (parsed) that holds chains, the last if several do; -1 when
+ * none does (not a list, or the monitor did not finish).  r points into file. */
+int profile_record_find(const json_t *file, struct profile_record *r);
+
+#endif
