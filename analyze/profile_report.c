@@ -2,8 +2,9 @@
  * perf-report-like tree. */
 #include "profile_report.h"
 #include "../lib/file.h"
+#include "../store/layout.h"
+#include "../store/run_read.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
@@ -79,10 +80,7 @@ static char *slurp_gz(const char *path, size_t *len, char *err, size_t errlen)
  * stored before compression), or -1. */
 static int profile_file(const char *dir, char *path, size_t len)
 {
-	snprintf(path, len, "%s/perf-profile.json.gz", dir);
-	if (access(path, F_OK))
-		snprintf(path, len, "%s/perf-profile.json", dir);
-	return access(path, F_OK) ? -1 : 0;
+	return store_raw_path(dir, "perf-profile", path, len);
 }
 
 /* One run's chains into t. */
@@ -130,18 +128,6 @@ static int load_run(const char *path, struct profile_runs *t, char *err, size_t 
 	return 0;
 }
 
-static int by_number(const struct dirent **a, const struct dirent **b)
-{
-	unsigned long x = strtoul((*a)->d_name, NULL, 10), y = strtoul((*b)->d_name, NULL, 10);
-
-	return (x > y) - (x < y);
-}
-
-static int numbered(const struct dirent *d)
-{
-	return d->d_name[0] && strspn(d->d_name, "0123456789") == strlen(d->d_name);
-}
-
 int profile_runs_init(struct profile_runs *t)
 {
 	memset(t, 0, sizeof(*t));
@@ -155,11 +141,11 @@ void profile_runs_free(struct profile_runs *t)
 
 int profile_runs_add(struct profile_runs *t, const char *dir, char *err, size_t errlen)
 {
-	char path[4096], sub[4096];
-	struct dirent **runs = NULL;
+	char path[4096], **runs = NULL;
 	struct stat st;
 	unsigned before = t->runs;
-	int n, bad = 0;
+	ssize_t n;
+	int bad = 0;
 
 	errno = 0;
 	if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
@@ -168,10 +154,9 @@ int profile_runs_add(struct profile_runs *t, const char *dir, char *err, size_t 
 	}
 	if (profile_file(dir, path, sizeof(path)) == 0)
 		return load_run(path, t, err, errlen);
-	n = scandir(dir, &runs, numbered, by_number);
-	for (int i = 0; i < n; i++) {
-		snprintf(sub, sizeof(sub), "%s/%s", dir, runs[i]->d_name);
-		if (!bad && profile_file(sub, path, sizeof(path)) == 0)
+	n = store_list_runs(dir, &runs);
+	for (ssize_t i = 0; i < n; i++) {
+		if (!bad && profile_file(runs[i], path, sizeof(path)) == 0)
 			bad = load_run(path, t, err, errlen);
 		free(runs[i]);
 	}

@@ -1,39 +1,19 @@
 #include "results.h"
-#include "../lib/file.h"
 #include "../store/families.h"
+#include "../store/layout.h"
+#include "../store/run_read.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <glob.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 const char *const group_axis_names[AX_COUNT] = {
     "compiler", "kconfig", "mode", "nr_task", "rootfs", "tbox_group", "test", "testcase",
 };
-
-static int cmp_run_dirs(const void *a, const void *b)
-{
-	const char *x = strrchr(*(char *const *)a, '/') + 1,
-		   *y = strrchr(*(char *const *)b, '/') + 1;
-
-	return atoi(x) - atoi(y);
-}
-
-static bool all_digits(const char *s)
-{
-	if (!*s)
-		return false;
-	for (; *s; s++)
-		if (*s < '0' || *s > '9')
-			return false;
-	return true;
-}
 
 static void add_note(struct result_group *g, const char *fmt, const char *a, const char *b)
 {
@@ -46,12 +26,6 @@ static void add_note(struct result_group *g, const char *fmt, const char *a, con
 	snprintf(buf, sizeof(buf), fmt, a, b);
 	g->notes[g->nnotes++] = strdup(buf);
 }
-
-struct parsed_stat {
-	const char *name; /* into the file's buffer (fast path) or the jansson tree */
-	size_t len;
-	double value;
-};
 
 static int stat_index_of(struct result_group *g, const char *name, size_t len, size_t hint)
 {
@@ -89,176 +63,39 @@ static int stat_index_of(struct result_group *g, const char *name, size_t len, s
 	return (int)g->nstats++;
 }
 
-static const char *skip_ws(const char *p, const char *end)
-{
-	while (p < end && (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r'))
-		p++;
-	return p;
-}
-
-/* stats.json as scalebench writes it: one flat object of plain keys and numbers.  Returns
- * the number of stats, or -1 when the file is anything else (then jansson parses it and
- * either accepts it or says what is wrong). */
-static long parse_flat(const char *p, const char *end, struct parsed_stat **out)
-{
-	struct parsed_stat *v = NULL;
-	size_t n = 0, cap = 0;
-
-	p = skip_ws(p, end);
-	if (p == end || *p++ != '{')
-		goto no;
-	p = skip_ws(p, end);
-	if (p < end && *p == '}')
-		goto done;
-	for (;;) {
-		const char *name;
-		char *num_end;
-		double d;
-
-		if (p == end || *p++ != '"')
-			goto no;
-		name = p;
-		while (p < end && *p != '"' && *p != '\\')
-			p++;
-		if (p == end || *p != '"')
-			goto no; /* escapes: let jansson decode them */
-		size_t len = (size_t)(p - name);
-		p = skip_ws(p + 1, end);
-		if (p == end || *p++ != ':')
-			goto no;
-		p = skip_ws(p, end);
-		if (p == end || !(*p == '-' || (*p >= '0' && *p <= '9')))
-			goto no;
-		d = strtod(p, &num_end);
-		if (num_end == p || num_end > end)
-			goto no;
-		p = skip_ws(num_end, end);
-		if (n == cap) {
-			struct parsed_stat *nv =
-			    realloc(v, (cap = cap ? cap * 2 : 256) * sizeof(*nv));
-			if (!nv)
-				goto no;
-			v = nv;
-		}
-		v[n++] = (struct parsed_stat){name, len, d};
-		if (p < end && *p == ',') {
-			p = skip_ws(p + 1, end);
-			continue;
-		}
-		if (p < end && *p == '}')
-			break;
-		goto no;
-	}
-done:
-	p = skip_ws(p + 1, end);
-	if (p != end)
-		goto no;
-	*out = v;
-	return (long)n;
-no:
-	free(v);
-	return -1;
-}
-
-/* Far above any real run's file (5,000 stats are some 200 kB): a wrong file is refused rather
- * than read into memory. */
-#define RUN_FILE_MAX (1u << 30)
-
-/* A run's file, whole; NULL with why naming it and saying what was wrong. */
-static char *read_file(const char *path, size_t *len, char *why, size_t whylen)
-{
-	char *buf;
-
-	return file_read(path, RUN_FILE_MAX, &buf, len, why, whylen) ? NULL : buf;
-}
-
 /* One run's stats.json into the group's table as column `run`.  Nothing is added unless the
- * whole file is a flat object of numbers: a corrupt run leaves no partial column.  -2 when the
- * file cannot be read (why then names it), -1 when it is corrupt. */
-static int load_stats(struct result_group *g, size_t run, const char *path, char *why, size_t len)
+ * whole file is a flat object of numbers: a corrupt run leaves no partial column. */
+static int load_stats(struct result_group *g, size_t run, const char *run_dir, char *why,
+		      size_t len)
 {
-	struct parsed_stat *v = NULL;
-	json_t *tree = NULL;
-	size_t size = 0;
-	char *buf = read_file(path, &size, why, len);
-	long n;
+	struct store_stats st;
 
-	if (!buf)
-		return -2;
-	n = parse_flat(buf, buf + size, &v);
-	if (n < 0) {
-		json_error_t e;
-		const char *k;
-		json_t *x;
-		size_t i = 0;
-
-		tree = json_loadb(buf, size, 0, &e);
-		if (!tree) {
-			snprintf(why, len, "line %d: %s", e.line, e.text);
-			goto fail;
-		}
-		if (!json_is_object(tree)) {
-			snprintf(why, len, "not a JSON object");
-			goto fail;
-		}
-		v = calloc(json_object_size(tree) + 1, sizeof(*v));
-		if (!v)
-			goto fail;
-		json_object_foreach(tree, k, x)
-		{
-			if (!json_is_number(x)) {
-				snprintf(why, len, "stat '%s' is not a number", k);
-				goto fail;
-			}
-			v[i++] = (struct parsed_stat){k, strlen(k), json_number_value(x)};
-		}
-		n = (long)i;
-	}
-	for (long i = 0; i < n; i++) {
-		int idx = stat_index_of(g, v[i].name, v[i].len, (size_t)i);
+	if (store_read_stats(run_dir, &st, why, len))
+		return -1;
+	for (size_t i = 0; i < st.n; i++) {
+		int idx = stat_index_of(g, st.v[i].name, st.v[i].len, i);
 
 		if (idx >= 0)
-			g->values[(size_t)idx * g->runs_cap + run] = v[i].value;
+			g->values[(size_t)idx * g->runs_cap + run] = st.v[i].value;
 	}
-	free(v);
-	json_decref(tree);
-	free(buf);
+	store_stats_free(&st);
 	return 0;
-fail:
-	free(v);
-	json_decref(tree);
-	free(buf);
-	return -1;
 }
 
 static void axes_from_path(struct result_group *g)
 {
-	/* .../<testcase>/<path_params>/<tbox_group>/<rootfs>/<kconfig>/<compiler>/<commit> */
-	char buf[PATH_MAX], *parts[8] = {0};
-	int n = 0;
+	struct store_axes a;
+	char err[PATH_MAX + 256];
 
-	snprintf(buf, sizeof(buf), "%s", g->dir);
-	for (char *p = buf + strlen(buf); p > buf && n < 8;) {
-		while (p > buf && p[-1] == '/')
-			*--p = '\0';
-		char *slash = strrchr(buf, '/');
-		if (!slash || slash >= p) {
-			parts[n++] = buf;
-			break;
-		}
-		parts[n++] = slash + 1;
-		p = slash;
-		*p = '\0';
-	}
-	/* parts[0] = commit, [1] compiler, [2] kconfig, [3] rootfs, [4] tbox_group,
-	 * [5] path_params, [6] testcase */
-	if (n >= 7) {
-		g->axes[AX_COMPILER] = strdup(parts[1]);
-		g->axes[AX_KCONFIG] = strdup(parts[2]);
-		g->axes[AX_ROOTFS] = strdup(parts[3]);
-		g->axes[AX_TBOX_GROUP] = strdup(parts[4]);
-		g->axes[AX_TESTCASE] = strdup(parts[6]);
-	}
+	/* A directory outside a tree still loads: its axes come from meta.json alone. */
+	if (store_parse(g->dir, STORE_COMMIT_DIR, &a, err, sizeof(err)))
+		return;
+	g->axes[AX_COMPILER] = strdup(a.compiler);
+	g->axes[AX_KCONFIG] = strdup(a.kconfig);
+	g->axes[AX_ROOTFS] = strdup(a.rootfs);
+	g->axes[AX_TBOX_GROUP] = strdup(a.tbox_group);
+	g->axes[AX_TESTCASE] = strdup(a.testcase);
+	store_axes_free(&a);
 }
 
 static void axes_from_meta(struct result_group *g, const json_t *meta)
@@ -292,33 +129,20 @@ static void axes_from_meta(struct result_group *g, const json_t *meta)
 
 int group_load(const char *dir, struct result_group *g, char *err, size_t errlen)
 {
-	char path[PATH_MAX], why[PATH_MAX + 256], **names = NULL;
-	size_t nnames = 0;
-	struct dirent *e;
+	char why[256], **names = NULL;
 	struct stat st;
-	DIR *d;
+	ssize_t nnames;
 
 	memset(g, 0, sizeof(*g));
 	if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
 		snprintf(err, errlen, "%s: %s", dir, errno ? strerror(errno) : "not a directory");
 		return -1;
 	}
-	d = opendir(dir);
-	if (!d) {
+	nnames = store_list_runs(dir, &names);
+	if (nnames < 0) {
 		snprintf(err, errlen, "%s: %s", dir, strerror(errno));
 		return -1;
 	}
-	while ((e = readdir(d))) {
-		if (!all_digits(e->d_name))
-			continue;
-		char **v = realloc(names, (nnames + 1) * sizeof(*v));
-		if (!v)
-			break;
-		names = v;
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		names[nnames++] = strdup(path);
-	}
-	closedir(d);
 	if (!nnames) {
 		snprintf(err, errlen,
 			 "%s is not a results group: expected a commit directory of a results tree "
@@ -328,40 +152,23 @@ int group_load(const char *dir, struct result_group *g, char *err, size_t errlen
 		free(names);
 		return -1;
 	}
-	qsort(names, nnames, sizeof(*names), cmp_run_dirs);
 	g->dir = strdup(dir);
-	g->runs = calloc(nnames, sizeof(*g->runs));
-	g->runs_cap = nnames;
+	g->runs = calloc((size_t)nnames, sizeof(*g->runs));
+	g->runs_cap = (size_t)nnames;
 	g->stat_index = json_object();
-	for (size_t i = 0; i < nnames; i++) {
-		json_t *meta;
-		char *text;
-		size_t size;
-		int rc;
-
-		snprintf(path, sizeof(path), "%s/stats.json", names[i]);
-		if (access(path, F_OK)) {
-			add_note(g, "%s: incomplete run (no stats.json), skipped%s", names[i], "");
-			free(names[i]);
-			continue;
-		}
-		rc = load_stats(g, g->nruns, path, why, sizeof(why));
-		if (rc) {
-			if (rc == -2)
-				add_note(g, "%s, run skipped%s", why, "");
+	for (size_t i = 0; i < (size_t)nnames; i++) {
+		if (load_stats(g, g->nruns, names[i], why, sizeof(why))) {
+			if (errno == ENOENT || errno == ENOTDIR)
+				add_note(g, "%s: incomplete run (no " STORE_STATS_FILE "), skipped%s",
+					 names[i], "");
 			else
-				add_note(g, "%s: corrupt (%s), run skipped", path, why);
+				add_note(g, "%s/" STORE_STATS_FILE ": corrupt (%s), run skipped",
+					 names[i], why);
 			free(names[i]);
 			continue;
 		}
-		snprintf(path, sizeof(path), "%s/meta.json", names[i]);
-		text = read_file(path, &size, why, sizeof(why));
-		meta = text ? json_loadb(text, size, 0, NULL) : NULL;
-		free(text);
-		if (meta && !json_is_object(meta)) {
-			json_decref(meta);
-			meta = NULL;
-		}
+		/* A run without a readable meta.json still counts: its stats are whole. */
+		json_t *meta = store_read_meta(names[i], why, sizeof(why));
 		g->runs[g->nruns++] = (struct run_record){.dir = names[i], .meta = meta};
 	}
 	free(names);
@@ -435,36 +242,9 @@ size_t group_failures(const struct result_group *g, const char *stat)
 
 size_t results_find(const char *root, const char *path_params, const char *commit, char ***out)
 {
-	char pattern[PATH_MAX];
-	glob_t gl;
-	size_t n = 0;
+	ssize_t n = store_find(root, path_params, commit, out);
 
-	*out = NULL;
-	/* Path components never contain glob characters we care about except '%'; escape
-	 * the wildcard characters glob knows. */
-	char pp[512], cm[256];
-	size_t j = 0;
-	for (const char *p = path_params; *p && j + 2 < sizeof(pp); p++) {
-		if (strchr("*?[]\\", *p))
-			pp[j++] = '\\';
-		pp[j++] = *p;
-	}
-	pp[j] = '\0';
-	j = 0;
-	for (const char *p = commit; *p && j + 2 < sizeof(cm); p++) {
-		if (strchr("*?[]\\", *p))
-			cm[j++] = '\\';
-		cm[j++] = *p;
-	}
-	cm[j] = '\0';
-	snprintf(pattern, sizeof(pattern), "%s/*/%s/*/*/*/*/%s", root, pp, cm);
-	if (glob(pattern, GLOB_ONLYDIR, NULL, &gl) == 0) {
-		*out = calloc(gl.gl_pathc, sizeof(**out));
-		for (size_t i = 0; *out && i < gl.gl_pathc; i++)
-			(*out)[n++] = strdup(gl.gl_pathv[i]);
-	}
-	globfree(&gl);
-	return n;
+	return n < 0 ? 0 : (size_t)n;
 }
 
 long commit_list_split(const char *list, char ***out)
@@ -491,8 +271,7 @@ long commit_list_split(const char *list, char ***out)
 
 enum stat_role stat_role_undeclared(const char *stat)
 {
-	if (!strncmp(stat, "dmesg.", 6) || !strncmp(stat, "kmsg.", 5) ||
-	    !strncmp(stat, "stderr.", 7) || !strncmp(stat, "last_state.", 11))
+	if (stat_family_is_failure(stat))
 		return ROLE_FAILURE;
 	return stat_family_is_lkp_monitor(stat) ? ROLE_MONITOR : ROLE_HEADLINE;
 }

@@ -232,7 +232,7 @@ int cmd_plot(int argc, char **argv)
 		   *commits = NULL;
 	const struct option_def opts[] = {
 	    {OPT_STRING("stat", 0, &stat), .arg = "STAT",
-	     .def_doc = "will-it-scale.per_process_ops, or per_thread_ops",
+	     .def_doc = "the runs' headline stat, from their meta.json",
 	     .help = "the stat to plot"},
 	    {OPT_STRING("png", 0, &png), .arg = "FILE",
 	     .help = "write a PNG instead of the 80x20 text plot"},

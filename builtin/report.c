@@ -4,10 +4,10 @@
 #include "../analyze/plot.h"
 #include "../analyze/results.h"
 #include "../lib/run_command.h"
+#include "../store/layout.h"
 
 #include <errno.h>
 #include <fcntl.h>
-#include <glob.h>
 #include <jansson.h>
 #include <limits.h>
 #include <math.h>
@@ -343,14 +343,13 @@ static int run_sendmail(const char *msg, size_t len)
 static bool label_stored(const char *root, const char *job, const char *label, const char *repo,
 			 char *sha, size_t len)
 {
-	char pattern[PATH_MAX], spec[300];
-	glob_t gl;
-	bool found;
+	char spec[300], **dirs;
+	ssize_t found = store_find(root, job, label, &dirs);
 
-	snprintf(pattern, sizeof(pattern), "%s/*/%s/*/*/*/*/%s", root, job ? job : "*", label);
-	found = glob(pattern, GLOB_ONLYDIR, NULL, &gl) == 0;
-	globfree(&gl);
-	if (found || !repo)
+	for (ssize_t i = 0; i < found; i++)
+		free(dirs[i]);
+	free(dirs);
+	if (found > 0 || !repo)
 		return true;
 	snprintf(spec, sizeof(spec), "%s^{commit}", label);
 	GITL(repo, sha, len, "rev-parse", "--verify", "--quiet", spec);
@@ -384,10 +383,11 @@ int cmd_report(int argc, char **argv)
 	     .help = "the [branch] of the subject"},
 	    {OPT_END},
 	};
-	char pattern[PATH_MAX], err[1024], branch_buf[256], to_buf[512], base_buf[64], head_buf[64];
+	char err[1024], branch_buf[256], to_buf[512], base_buf[64], head_buf[64];
 	struct job_cmp *jobs = NULL;
 	size_t n = 0, main_job = 0;
-	glob_t gl;
+	char **dirs = NULL;
+	ssize_t ndirs;
 	int first, rc = options_parse(&report_command, opts, argc, argv, &first, NULL);
 
 	if (rc >= 0)
@@ -412,15 +412,15 @@ int cmd_report(int argc, char **argv)
 		fprintf(stderr, "scalebench report: --base/--head: expected commit labels\n");
 		return 2;
 	}
-	snprintf(pattern, sizeof(pattern), "%s/*/%s/*/*/*/*/%s", root, job ? job : "*", base);
-	if (glob(pattern, GLOB_ONLYDIR, NULL, &gl)) {
+	ndirs = store_find(root, job, base, &dirs);
+	if (ndirs <= 0) {
 		fprintf(stderr, "scalebench report: no runs of commit '%s' under %s\n", base, root);
 		return 2;
 	}
-	jobs = calloc(gl.gl_pathc, sizeof(*jobs));
-	for (size_t i = 0; jobs && i < gl.gl_pathc; i++) {
+	jobs = calloc((size_t)ndirs, sizeof(*jobs));
+	for (size_t i = 0; jobs && i < (size_t)ndirs; i++) {
 		char other[PATH_MAX];
-		size_t dl = strlen(gl.gl_pathv[i]) - strlen(base);
+		struct store_axes axes;
 		struct job_cmp *j = &jobs[n];
 		struct compare_opts o = {.rule = RULE_STATS,
 					 .threshold_pct = 1,
@@ -428,10 +428,16 @@ int cmd_report(int argc, char **argv)
 					 .q_max = 0.05,
 					 .alpha = 0.05};
 
-		snprintf(other, sizeof(other), "%.*s%s", (int)dl, gl.gl_pathv[i], head);
-		if (access(other, F_OK))
+		/* The same job at head: the commit directory beside base's. */
+		if (store_parse(dirs[i], STORE_COMMIT_DIR, &axes, err, sizeof(err)))
 			continue;
-		if (group_load(gl.gl_pathv[i], &j->g[0], err, sizeof(err))) {
+		axes.commit = head;
+		if (store_path(&axes, other, sizeof(other)) || access(other, F_OK)) {
+			store_axes_free(&axes);
+			continue;
+		}
+		store_axes_free(&axes);
+		if (group_load(dirs[i], &j->g[0], err, sizeof(err))) {
 			fprintf(stderr, "scalebench report: %s\n", err);
 			continue;
 		}
@@ -452,7 +458,9 @@ int cmd_report(int argc, char **argv)
 			main_job = n;
 		n++;
 	}
-	globfree(&gl);
+	for (size_t i = 0; i < (size_t)ndirs; i++)
+		free(dirs[i]);
+	free(dirs);
 	if (!n) {
 		fprintf(stderr,
 			"scalebench report: no job under %s was run at both '%s' and '%s'\n", root,

@@ -42,7 +42,7 @@ int file_read(const char *path, size_t max_bytes, char **buf, size_t *len, char 
 	if (fd < 0 || fstat(fd, &st))
 		goto fail;
 	if (!S_ISREG(st.st_mode)) {
-		errno = S_ISDIR(st.st_mode) ? EISDIR : EINVAL;
+		errno = EINVAL;
 		snprintf(why, sizeof(why), "%s", not_regular(st.st_mode));
 		goto fail;
 	}

@@ -8,8 +8,8 @@
  * Only a regular file is read: a directory, FIFO, device or socket is refused at once (a FIFO
  * would block us forever, a directory reports a size no allocation can meet).  The size the file
  * reports is only a hint: it is read to its end, as procfs and sysfs files report 0, and refused
- * when it holds more than max_bytes.  -1 with errno set and err (may be NULL) saying
- * "cannot read PATH: what was wrong". */
+ * when it holds more than max_bytes.  -1 with errno set (EINVAL: not a regular file, EFBIG:
+ * over max_bytes) and err (may be NULL) saying "cannot read PATH: what was wrong". */
 int file_read(const char *path, size_t max_bytes, char **buf, size_t *len, char *err,
 	      size_t errlen);
 

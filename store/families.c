@@ -1,5 +1,6 @@
 #include "families.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* lkp-tests' monitors (its monitors/ directory): the families a run's stats can come from
@@ -30,4 +31,37 @@ bool family_is_lkp_monitor(const char *family)
 bool stat_family_is_lkp_monitor(const char *stat)
 {
 	return family_n_is_lkp_monitor(stat, strcspn(stat, "."));
+}
+
+static bool family_n_is_failure(const char *family, size_t n)
+{
+	static const char *const failures[] = {"stderr", "dmesg", "kmsg", "last_state"};
+
+	for (size_t i = 0; i < sizeof(failures) / sizeof(failures[0]); i++)
+		if (strlen(failures[i]) == n && !strncmp(failures[i], family, n))
+			return true;
+	return false;
+}
+
+bool family_is_failure(const char *family)
+{
+	return family_n_is_failure(family, strlen(family));
+}
+
+bool stat_family_is_failure(const char *stat)
+{
+	return family_n_is_failure(stat, strcspn(stat, "."));
+}
+
+void failure_stat_name(const char *failure, char *out, size_t len)
+{
+	size_t n = (size_t)snprintf(out, len, "stderr.");
+
+	if (n >= len)
+		return;
+	for (const char *p = failure; *p && *p != '(' && n + 1 < len; p++)
+		out[n++] = (*p == ' ' || *p == ':') ? '_' : *p;
+	while (n > 7 && out[n - 1] == '_')
+		n--;
+	out[n] = '\0';
 }

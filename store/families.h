@@ -15,4 +15,14 @@ bool family_is_lkp_monitor(const char *family);
 /* The same for the family of a stat name ("proc-vmstat.pgfault"). */
 bool stat_family_is_lkp_monitor(const char *stat);
 
+/* Whether a family holds failures, not measurements: stderr (the runner's failure stats),
+ * dmesg and kmsg (kernel warnings), last_state (LKP's). */
+bool family_is_failure(const char *family);
+/* The same for the family of a stat name ("dmesg.WARNING:at_..."). */
+bool stat_family_is_failure(const char *stat);
+
+/* The stat a failure message stands for, LKP style: stderr.<message> with spaces and ':'
+ * turned to '_' and what follows a '(' (pids, tids: they vary from run to run) left out. */
+void failure_stat_name(const char *failure, char *out, size_t len);
+
 #endif

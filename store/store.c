@@ -9,20 +9,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-void store_component(const char *value, char *out, size_t len)
-{
-	size_t i;
-
-	for (i = 0; value[i] && i + 1 < len; i++)
-		out[i] = value[i] == '/' ? '_' : value[i];
-	out[i] = '\0';
-	/* ".", ".." and hidden names would escape or hide in the tree. */
-	for (i = 0; out[i] == '.'; i++)
-		out[i] = '_';
-	if (!out[0] && len > 1)
-		snprintf(out, len, "_");
-}
-
 int store_mkdirs(const char *path)
 {
 	char buf[4096];

@@ -1,6 +1,5 @@
-/* The results store: LKP's layout, runs written whole or not at all.
- *
- *   <root>/<testcase>/<path_params>/<tbox_group>/<rootfs>/<kconfig>/<compiler>/<commit>/<run>/
+/* The results store: LKP's layout (layout.h), runs written whole or not at all (run_write.h
+ * over these).
  *
  * A run is written in <commit>/.tmp-run-XXXXXX and renamed to the first free <run> number
  * with RENAME_NOREPLACE, so a crash never leaves a half run that looks whole and two runners
@@ -8,10 +7,9 @@
 #ifndef SCALEBENCH_STORE_H
 #define SCALEBENCH_STORE_H
 
-#include <stddef.h>
+#include "layout.h"
 
-/* One path component from a free-form value: '/' and leading dots mapped to '_'. */
-void store_component(const char *value, char *out, size_t len);
+#include <stddef.h>
 
 /* Create (mkdir -p) the commit directory and a temp run directory inside it. */
 int store_begin(const char *commit_dir, char *tmp, size_t tmplen, char *err, size_t errlen);

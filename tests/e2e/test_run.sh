@@ -48,6 +48,31 @@ if ! perf stat -e instructions true >/dev/null 2>&1 && [ ! -e /sys/bus/event_sou
 		"'cpu-cycles' in [u['event'] for u in d['monitors']['perf-stat']['unsupported']]"
 	check "no hardware PMU: said once on stderr" bash -c "[ \$(grep -c 'perf-stat: not supported here: cpu-cycles' $WORK/err) -eq 1 ]"
 fi
+# meta.json declares what the analyzer needs: the suite, the headline stat and its direction,
+# and the role of every stat family that stats.json holds (and of no other).
+roles_ok() { # RUN SUITE HEADLINE DIRECTION
+	python3 - "$@" <<'PY'
+import json, sys
+run, suite, stat, direction = sys.argv[1:]
+m = json.load(open(run + '/meta.json'))
+s = json.load(open(run + '/stats.json'))
+failures = {f.split('.')[0] for f in m['failure_stats']} | {'stderr', 'dmesg', 'kmsg', 'last_state'}
+want = {}
+for k in s:
+	f = k.split('.')[0]
+	want[f] = 'failure' if f in failures else 'headline' if f == suite.split('.')[0] else 'monitor'
+ok = (m['suite'] == suite and m['headline'] == {'stat': stat, 'direction': direction}
+      and m['families'] == want and (m['status'] != 'ok' or stat in s))
+if not ok:
+	print(json.dumps({k: m.get(k) for k in ('suite', 'headline', 'families')}), sorted(want.items()))
+sys.exit(0 if ok else 1)
+PY
+}
+thread0=$(ls -d "$R"/will-it-scale/thread-1-getppid1/*/*/defconfig/*/base/0)
+check "meta: roles of a process-mode run" roles_ok "$run0" will-it-scale will-it-scale.per_process_ops higher
+check "meta: roles of a thread-mode run" roles_ok "$thread0" will-it-scale will-it-scale.per_thread_ops higher
+check "meta: the testcase's family is the headline, the monitors' are monitors" json_true "$run0/meta.json" \
+	"d['families']['will-it-scale'] == 'headline' and d['families']['proc-vmstat'] == 'monitor' and d['families']['perf-stat'] == 'monitor'"
 check "job.yaml is the atomic job" bash -c "grep -q '^  mode: process' $run0/job.yaml && grep -q '^  test: page_fault3' $run0/job.yaml"
 check "output holds the testcase's per-interval lines" grep -q "^min:[0-9]* max:[0-9]* total:[0-9]*$" "$run0/output"
 check "no temp run directory left" bash -c "! find $R -name '.tmp-run-*' | grep -q ."
@@ -99,6 +124,40 @@ check "crashing copy: failure stat and meta" json_true "$crun/meta.json" \
 	"d['status'] == 'failed' and 'signal 6' in d['failure'] and len(d['failure_stats']) == 1"
 check "crashing copy: the failure stat is in stats.json" json_true "$crun/stats.json" \
 	"any(k.startswith('stderr.') and v == 1 for k, v in d.items())"
+
+check "crashing copy: meta.json names stderr a failure family" roles_ok "$crun" selftest \
+	selftest.per_process_ops higher
+check "crashing copy: its failure family declared" json_true "$crun/meta.json" "d['families']['stderr'] == 'failure'"
+
+# A cost testcase: its headline is the cost, lower is better; its suite has dots.
+cat >"$WORK/cost.yaml" <<YAML
+runtime: 1s
+warmup: 0
+nr_task: 1
+will-it-scale: {mode: process, test: launch1}
+YAML
+sb run "$WORK/cost.yaml" --results "$WORK/rcost" -q --no-monitors
+costrun=$(ls -d "$WORK"/rcost/*/*/*/*/*/*/*/0 2>/dev/null)
+check "cost testcase: stored" bash -c "[ $rc -eq 0 ] && [ -n '$costrun' ]"
+check "cost testcase: headline is the cost, direction lower" roles_ok "$costrun" \
+	phoronix-test-suite.osbench.LaunchPrograms phoronix-test-suite.osbench.LaunchPrograms.us_per_event lower
+
+# A plug-in testcase: its own suite and headline.
+plugin=build/examples/uname_plugin.so
+[ -f "$plugin" ] || make -s plugin-example >/dev/null 2>&1
+cat >"$WORK/pjob.yaml" <<YAML
+runtime: 1s
+warmup: 0
+nr_task: 1
+will-it-scale: {mode: [process, thread], test: uname1}
+YAML
+sb run "$WORK/pjob.yaml" --plugin "$plugin" --results "$WORK/rp" --commit c1 -q
+prun=$(ls -d "$WORK"/rp/*/process-1-uname1/*/*/*/*/c1/0 2>/dev/null)
+ptrun=$(ls -d "$WORK"/rp/*/thread-1-uname1/*/*/*/*/c1/0 2>/dev/null)
+check "plug-in job: both modes stored" bash -c "[ $rc -eq 0 ] && [ -n '$prun' ] && [ -n '$ptrun' ]"
+check "plug-in: meta.json declares its suite and headline (process)" roles_ok "$prun" plugin plugin.per_process_ops higher
+check "plug-in: meta.json declares its suite and headline (thread)" roles_ok "$ptrun" plugin plugin.per_thread_ops higher
+check "plug-in: its family is the headline" json_true "$prun/meta.json" "d['families']['plugin'] == 'headline'"
 
 # SIGINT mid-run: the run in progress is discarded, completed runs stay.
 cat >"$WORK/long.yaml" <<YAML

@@ -1,0 +1,335 @@
+#include "run_read.h"
+#include "../lib/file.h"
+
+#include <errno.h>
+#include <float.h>
+#include <limits.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* A cap on one file of a run, so that a stray huge file (or a device someone linked in) is
+ * refused instead of eating memory: a stats.json of 100,000 stats is about 5 MB. */
+char *store_read_file(const char *path, size_t *len)
+{
+	char *buf;
+
+	return file_read(path, STORE_FILE_MAX, &buf, len, NULL, 0) ? NULL : buf;
+}
+
+static inline bool is_digit(char c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static inline const char *skip_ws(const char *p)
+{
+	while (*p == ' ' || *p == '\n' || *p == '\t' || *p == '\r')
+		p++;
+	return p;
+}
+
+/* m * 10^e10 as strtod would round it, when that is cheap to get right: m and 10^|e10| are
+ * exact in x87's 64-bit significand (m below 10^19, |e10| <= 27), so the product or quotient is
+ * rounded once to 64 bits; rounding that to double's 53 gives strtod's answer unless it sits
+ * exactly halfway between two doubles (the 11 dropped bits 0x400), where the first rounding may
+ * have decided the second.  Returns false when the caller must ask strtod (Clinger's fast path,
+ * widened by the extra bits). */
+static bool decimal_to_double(uint64_t m, int e10, bool neg, double *out)
+{
+#if LDBL_MANT_DIG == 64 && (defined(__x86_64__) || defined(__i386__))
+	static const long double pow10[] = {
+	    1e0L,  1e1L,  1e2L,	 1e3L,	1e4L,  1e5L,  1e6L,  1e7L,  1e8L,  1e9L,
+	    1e10L, 1e11L, 1e12L, 1e13L, 1e14L, 1e15L, 1e16L, 1e17L, 1e18L, 1e19L,
+	    1e20L, 1e21L, 1e22L, 1e23L, 1e24L, 1e25L, 1e26L, 1e27L,
+	};
+	long double r;
+	uint64_t significand;
+
+	if (e10 < -27 || e10 > 27)
+		return false;
+	if (m == 0) {
+		*out = neg ? -0.0 : 0.0;
+		return true;
+	}
+	r = e10 >= 0 ? (long double)m * pow10[e10] : (long double)m / pow10[-e10];
+	/* x87's layout: the 64-bit significand first, its integer bit explicit. */
+	memcpy(&significand, &r, sizeof(significand));
+	if ((significand & 0x7ff) == 0x400)
+		return false;
+	*out = neg ? -(double)r : (double)r;
+	return true;
+#else
+	(void)m, (void)e10, (void)neg, (void)out;
+	return false;
+#endif
+}
+
+/* A JSON number at p, jansson's grammar and values: an integer (no fraction, no exponent) is
+ * a json_int_t, refused beyond its range, and becomes the double that json_number_value
+ * gives ("-0" is 0); a real is strtod's, refused when it overflows.  Returns the end of the
+ * number, or NULL when p holds none (then jansson decides). */
+static const char *scan_number(const char *p, double *value)
+{
+	const char *start = p;
+	bool neg = false, real = false, big = false;
+	int digits = 0, e10 = 0; /* significant digits in m; m's scale */
+	uint64_t m = 0;
+
+	if (*p == '-') {
+		neg = true;
+		p++;
+	}
+	if (*p == '0') {
+		if (is_digit(*++p))
+			return NULL;
+	} else if (is_digit(*p)) {
+		for (; is_digit(*p); p++) {
+			if (digits < 19) {
+				m = m * 10 + (uint64_t)(*p - '0');
+				digits++;
+			} else {
+				big = true;
+			}
+		}
+	} else {
+		return NULL;
+	}
+	if (*p == '.') {
+		if (!is_digit(*++p))
+			return NULL;
+		for (; is_digit(*p); p++) {
+			if (digits < 19) {
+				m = m * 10 + (uint64_t)(*p - '0');
+				digits += m != 0; /* leading zeros are no significant digits */
+				e10--;
+			} else {
+				big = true;
+			}
+		}
+		real = true;
+	}
+	if (*p == 'e' || *p == 'E') {
+		bool eneg = false;
+		int x = 0;
+
+		p++;
+		if (*p == '+' || *p == '-')
+			eneg = *p++ == '-';
+		if (!is_digit(*p))
+			return NULL;
+		for (; is_digit(*p); p++)
+			if (x < 100000)
+				x = x * 10 + (*p - '0');
+		e10 += eneg ? -x : x;
+		real = true;
+	}
+	if (!real) {
+		/* Up to 19 digits, all of them in m: at most 10^19 - 1, below 2^64. */
+		if (big || m > (uint64_t)LLONG_MAX + neg)
+			return NULL; /* jansson: "too big integer" */
+		*value = neg ? (double)(m == (uint64_t)LLONG_MAX + 1 ? LLONG_MIN : -(long long)m)
+			     : (double)(long long)m;
+		return p;
+	}
+	if (!big && decimal_to_double(m, e10, neg, value))
+		return p;
+	char *end;
+
+	errno = 0;
+	*value = strtod(start, &end);
+	if (end != p || ((*value == HUGE_VAL || *value == -HUGE_VAL) && errno == ERANGE))
+		return NULL; /* jansson: "real number overflow" */
+	return p;
+}
+
+long store_stats_parse_fast(char *text, size_t len, struct store_stat **out)
+{
+	const char *p = text, *end = text + len;
+	struct store_stat *v = NULL;
+	size_t n = 0, cap = 0;
+
+	/* Everything stops at the '\0' after the text: it is no token and no key byte, and
+	 * one inside the text ends the parse short of end. */
+	p = skip_ws(p);
+	if (*p++ != '{')
+		goto no;
+	p = skip_ws(p);
+	if (*p == '}')
+		goto done;
+	for (;;) {
+		const char *name;
+		double d;
+
+		if (*p++ != '"')
+			goto no;
+		name = p;
+		/* Printable ASCII only: escapes, control characters and UTF-8 (which jansson
+		 * checks) go to jansson. */
+		while ((unsigned char)*p >= 0x20 && (unsigned char)*p < 0x80 && *p != '"' &&
+		       *p != '\\')
+			p++;
+		if (*p != '"')
+			goto no;
+		size_t nlen = (size_t)(p - name);
+		p = skip_ws(p + 1);
+		if (*p++ != ':')
+			goto no;
+		p = scan_number(skip_ws(p), &d);
+		if (!p)
+			goto no;
+		p = skip_ws(p);
+		if (n == cap) {
+			struct store_stat *nv =
+			    realloc(v, (cap = cap ? cap * 2 : 256) * sizeof(*nv));
+
+			if (!nv)
+				goto no;
+			v = nv;
+		}
+		v[n++] = (struct store_stat){name, nlen, d};
+		if (*p == ',') {
+			p = skip_ws(p + 1);
+			continue;
+		}
+		if (*p == '}')
+			break;
+		goto no;
+	}
+done:
+	p = skip_ws(p + 1);
+	if (p != end)
+		goto no;
+	/* Whole: the closing quotes become the names' ends. */
+	for (size_t i = 0; i < n; i++)
+		((char *)v[i].name)[v[i].len] = '\0';
+	*out = v;
+	return (long)n;
+no:
+	free(v);
+	return -1;
+}
+
+int store_parse_stats(char *text, size_t len, struct store_stats *s, char *why, size_t whylen)
+{
+	json_error_t e;
+	const char *k;
+	json_t *x;
+	long n;
+
+	memset(s, 0, sizeof(*s));
+	n = store_stats_parse_fast(text, len, &s->v);
+	if (n >= 0) {
+		s->n = (size_t)n;
+		return 0;
+	}
+	s->tree_ = json_loadb(text, len, 0, &e);
+	if (!s->tree_) {
+		snprintf(why, whylen, "line %d: %s", e.line, e.text);
+		goto fail;
+	}
+	if (!json_is_object(s->tree_)) {
+		snprintf(why, whylen, "not a JSON object");
+		goto fail;
+	}
+	s->v = calloc(json_object_size(s->tree_) + 1, sizeof(*s->v));
+	if (!s->v) {
+		snprintf(why, whylen, "%s", strerror(ENOMEM));
+		goto fail;
+	}
+	json_object_foreach(s->tree_, k, x)
+	{
+		if (!json_is_number(x)) {
+			snprintf(why, whylen, "stat '%s' is not a number", k);
+			goto fail;
+		}
+		s->v[s->n++] = (struct store_stat){k, strlen(k), json_number_value(x)};
+	}
+	return 0;
+fail:
+	store_stats_free(s);
+	errno = EINVAL;
+	return -1;
+}
+
+void store_stats_free(struct store_stats *s)
+{
+	free(s->v);
+	free(s->text_);
+	json_decref(s->tree_);
+	memset(s, 0, sizeof(*s));
+}
+
+int store_read_stats(const char *run_dir, struct store_stats *s, char *why, size_t whylen)
+{
+	char path[PATH_MAX];
+	size_t len;
+	char *text;
+
+	memset(s, 0, sizeof(*s));
+	if (snprintf(path, sizeof(path), "%s/" STORE_STATS_FILE, run_dir) >= (int)sizeof(path)) {
+		snprintf(why, whylen, "cannot read: %s", strerror(ENAMETOOLONG));
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	text = store_read_file(path, &len);
+	if (!text) {
+		int saved = errno;
+
+		snprintf(why, whylen, "cannot read: %s",
+			 saved == EINVAL ? "not a regular file" : strerror(saved));
+		errno = saved;
+		return -1;
+	}
+	if (store_parse_stats(text, len, s, why, whylen)) {
+		free(text);
+		return -1;
+	}
+	s->text_ = text;
+	return 0;
+}
+
+json_t *store_read_meta(const char *run_dir, char *why, size_t whylen)
+{
+	char path[PATH_MAX];
+	json_error_t e;
+	json_t *meta;
+	size_t len;
+	char *text;
+
+	snprintf(path, sizeof(path), "%s/" STORE_META_FILE, run_dir);
+	text = store_read_file(path, &len);
+	if (!text) {
+		snprintf(why, whylen, "%s: cannot read: %s", path,
+			 errno == EINVAL ? "not a regular file" : strerror(errno));
+		return NULL;
+	}
+	meta = json_loadb(text, len, 0, &e);
+	free(text);
+	if (!meta) {
+		snprintf(why, whylen, "%s: line %d: %s", path, e.line, e.text);
+		return NULL;
+	}
+	if (!json_is_object(meta)) {
+		snprintf(why, whylen, "%s: not a JSON object", path);
+		json_decref(meta);
+		return NULL;
+	}
+	return meta;
+}
+
+int store_raw_path(const char *run_dir, const char *monitor, char *path, size_t len)
+{
+	/* The names store_run_write_raw gives, compressed first. */
+	static const char *const suffixes[] = {".json.gz", ".json"};
+
+	for (size_t i = 0; i < sizeof(suffixes) / sizeof(*suffixes); i++)
+		if (snprintf(path, len, "%s/%s%s", run_dir, monitor, suffixes[i]) < (int)len &&
+		    access(path, F_OK) == 0)
+			return 0;
+	return -1;
+}

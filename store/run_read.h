@@ -1,0 +1,55 @@
+/* Reading one run of the results store: its stats.json as name -> number pairs, its
+ * meta.json as a tree. */
+#ifndef SCALEBENCH_RUN_READ_H
+#define SCALEBENCH_RUN_READ_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#define STORE_STATS_FILE "stats.json"
+#define STORE_META_FILE	 "meta.json"
+
+struct store_stat {
+	const char *name; /* NUL-terminated, len bytes */
+	size_t len;
+	double value;
+};
+
+/* A run's stats.  A name may be listed twice when the file repeats it: the later value is
+ * the one that counts (as in jansson). */
+struct store_stats {
+	struct store_stat *v;
+	size_t n;
+	char *text_;   /* the file, which the fast path's names point into */
+	json_t *tree_; /* jansson's tree, which the other names point into */
+};
+
+/* <run_dir>/stats.json: a flat object of numbers, exactly what jansson accepts as one.
+ * Returns 0, or -1 with errno (ENOENT: there is none; EINVAL: it is not such an object) and
+ * in why what is wrong with it ("line 3: ...", "stat 'x' is not a number"), without the
+ * path, which the caller names. */
+int store_read_stats(const char *run_dir, struct store_stats *s, char *why, size_t whylen);
+
+/* The same from text (text[len] must be '\0'; the names point into it, which the fast path
+ * changes: it writes the '\0' ending each name). */
+int store_parse_stats(char *text, size_t len, struct store_stats *s, char *why, size_t whylen);
+void store_stats_free(struct store_stats *s);
+
+/* The fast path alone (for its test): the number of stats, or -1 when text is anything but
+ * plain ASCII keys without escapes and JSON numbers that need no more than strtod, in which
+ * case jansson decides.  Never accepts what jansson rejects; gives the values jansson would. */
+long store_stats_parse_fast(char *text, size_t len, struct store_stat **out);
+
+/* <run_dir>/meta.json, an object; NULL (why says what) when it is missing or not one. */
+json_t *store_read_meta(const char *run_dir, char *why, size_t whylen);
+
+/* Where a run keeps a monitor's raw samples: <run_dir>/<monitor>.json.gz or .json, whichever
+ * exists.  0 with the path, or -1 when there is neither. */
+int store_raw_path(const char *run_dir, const char *monitor, char *path, size_t len);
+
+/* A file of a run, whole: regular files only, at most STORE_FILE_MAX bytes, '\0'-terminated
+ * (*len excludes it).  NULL with errno (EINVAL: not a regular file, EFBIG: too big). */
+#define STORE_FILE_MAX (64u << 20)
+char *store_read_file(const char *path, size_t *len);
+
+#endif
