@@ -1,21 +1,15 @@
 #include "plot.h"
 #include "../lib/outfile.h"
+#include "../lib/run_command.h"
 
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <locale.h>
 #include <math.h>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #define TEXT_COLS	   80
@@ -32,33 +26,6 @@ _Static_assert(sizeof(markers) - 1 == PLOT_MAX_SERIES, "one marker per series");
 
 /* Point types of the graphic terminals: filled circle, square, triangles, diamond, ... */
 static const int gfx_points[] = {7, 5, 9, 11, 13, 6, 4, 8, 10, 12, 14, 1, 2, 3};
-
-struct buf {
-	char *p;
-	size_t len;
-	bool truncated;
-};
-
-static void buf_add(struct buf *b, const char *s, size_t n, size_t cap)
-{
-	char *p;
-
-	if (b->len + n > cap) {
-		b->truncated = true;
-		n = cap - b->len;
-	}
-	if (!n)
-		return;
-	p = realloc(b->p, b->len + n + 1);
-	if (!p) {
-		b->truncated = true;
-		return;
-	}
-	b->p = p;
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-}
 
 /* ---- finding and running gnuplot ---- */
 
@@ -146,154 +113,58 @@ static void gnuplot_error(const char *text, char *err, size_t errlen)
 		snprintf(err + used, errlen - used, " no message");
 }
 
-static long ms_left(const struct timespec *deadline)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (deadline->tv_sec - now.tv_sec) * 1000 + (deadline->tv_nsec - now.tv_nsec) / 1000000;
-}
-
-static void close_fd(int *fd)
-{
-	if (*fd >= 0)
-		close(*fd);
-	*fd = -1;
-}
-
-/* Feed the script to gnuplot's stdin while collecting its stdout and stderr, all through one
- * poll loop: gnuplot may print while it is still reading, so writing everything first could
- * deadlock on a full pipe.  stdin is a socket so that a gnuplot that died early gives EPIPE
- * (MSG_NOSIGNAL) instead of a SIGPIPE that would kill us. */
-static int gnuplot_run(const char *script, size_t len, struct buf *out, char *err, size_t errlen)
+/* Feed the script to gnuplot's stdin while collecting its stdout and stderr: child_run's one
+ * poll loop, as gnuplot may print while it is still reading. */
+static int gnuplot_run(const char *script, size_t len, struct run_buf *out, char *err,
+		       size_t errlen)
 {
 	char bin[PATH_MAX], arg_defaults[] = "-d";
-	char *argv[] = {bin, arg_defaults, NULL};
-	int in[2] = {-1, -1}, o[2] = {-1, -1}, e[2] = {-1, -1};
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t attr;
-	struct buf errtext = {0};
-	struct timespec deadline;
-	sigset_t none, dflt;
-	size_t off = 0;
-	pid_t pid;
-	int rc = -1, status, sp;
+	const char *argv[] = {bin, arg_defaults, NULL};
+	struct child_process cmd = {.argv = argv,
+				  .in = RUN_IN_BUFFER,
+				  .in_buf = script,
+				  .in_len = len,
+				  .out = RUN_OUT_CAPTURE,
+				  .err = RUN_OUT_CAPTURE,
+				  .out_text.max = OUT_CAP,
+				  .err_text.max = ERR_CAP,
+				  .timeout_ms = GNUPLOT_TIMEOUT_MS,
+				  .end_group = true};
+	int rc = -1;
 
 	if (gnuplot_path(bin, sizeof(bin), err, errlen))
 		return -1;
-	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, in) || pipe2(o, O_CLOEXEC) ||
-	    pipe2(e, O_CLOEXEC)) {
-		snprintf(err, errlen, "cannot create pipes to run %s: %s", bin, strerror(errno));
-		goto out;
-	}
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_adddup2(&fa, in[1], 0);
-	posix_spawn_file_actions_adddup2(&fa, o[1], 1);
-	posix_spawn_file_actions_adddup2(&fa, e[1], 2);
-	posix_spawnattr_init(&attr);
-	sigemptyset(&none);
-	sigemptyset(&dflt);
-	sigaddset(&dflt, SIGPIPE);
-	posix_spawnattr_setsigmask(&attr, &none);
-	posix_spawnattr_setsigdefault(&attr, &dflt);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
-	sp = posix_spawn(&pid, bin, &fa, &attr, argv, environ);
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&attr);
-	if (sp) {
-		snprintf(err, errlen, "cannot run %s: %s%s", bin, strerror(sp),
-			 sp == ENOENT ? "; " MISSING_HINT : "");
-		goto out;
-	}
-	close_fd(&in[1]);
-	close_fd(&o[1]);
-	close_fd(&e[1]);
-	if (!len)
-		close_fd(&in[0]);
+	if (child_run(&cmd, err, errlen)) {
+		size_t n = strlen(err);
 
-	clock_gettime(CLOCK_MONOTONIC, &deadline);
-	deadline.tv_sec += GNUPLOT_TIMEOUT_MS / 1000;
-	while (o[0] >= 0 || e[0] >= 0) {
-		struct pollfd pfd[3] = {{.fd = in[0], .events = POLLOUT},
-					{.fd = o[0], .events = POLLIN},
-					{.fd = e[0], .events = POLLIN}};
-		long left = ms_left(&deadline);
-		char chunk[8192];
-		ssize_t n;
-
-		if (left <= 0) {
-			kill(pid, SIGKILL);
-			snprintf(err, errlen, "%s did not finish within %d s; killed", bin,
-				 GNUPLOT_TIMEOUT_MS / 1000);
-			while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-				;
-			goto out;
-		}
-		if (poll(pfd, 3, (int)left) < 0) {
-			if (errno == EINTR)
-				continue;
-			snprintf(err, errlen, "poll on %s's pipes: %s", bin, strerror(errno));
-			kill(pid, SIGKILL);
-			while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-				;
-			goto out;
-		}
-		if (pfd[0].revents) {
-			n = send(in[0], script + off, len - off, MSG_NOSIGNAL | MSG_DONTWAIT);
-			if (n > 0)
-				off += (size_t)n;
-			/* On EPIPE gnuplot has stopped reading; its stderr says why. */
-			if (off == len || (n < 0 && errno != EAGAIN && errno != EINTR))
-				close_fd(&in[0]);
-		}
-		for (int i = 1; i < 3; i++) {
-			int *fd = i == 1 ? &o[0] : &e[0];
-
-			if (!pfd[i].revents)
-				continue;
-			n = read(*fd, chunk, sizeof(chunk));
-			if (n > 0)
-				buf_add(i == 1 ? out : &errtext, chunk, (size_t)n,
-					i == 1 ? OUT_CAP : ERR_CAP);
-			else if (!n || errno != EINTR)
-				close_fd(fd);
-		}
-	}
-	close_fd(&in[0]);
-	while (waitpid(pid, &status, 0) < 0) {
-		if (errno != EINTR) {
-			snprintf(err, errlen, "waiting for %s: %s", bin, strerror(errno));
-			goto out;
-		}
-	}
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+		if (cmd.pid < 0 && errno == ENOENT && n < errlen)
+			snprintf(err + n, errlen - n, "; " MISSING_HINT);
+	} else if (cmd.timed_out) {
+		snprintf(err, errlen, "%s did not finish within %d s; killed", bin,
+			 GNUPLOT_TIMEOUT_MS / 1000);
+	} else if (cmd.exit_code == 0) {
 		rc = 0;
-	} else if (errtext.len) {
-		gnuplot_error(errtext.p, err, errlen);
-	} else if (WIFSIGNALED(status)) {
-		snprintf(err, errlen, "%s killed by signal %d", bin, WTERMSIG(status));
+	} else if (cmd.err_text.len) {
+		gnuplot_error(cmd.err_text.p, err, errlen);
+	} else if (cmd.term_signal) {
+		snprintf(err, errlen, "%s killed by signal %d", bin, cmd.term_signal);
 	} else {
-		snprintf(err, errlen, "%s exited with status %d", bin, WEXITSTATUS(status));
+		snprintf(err, errlen, "%s exited with status %d", bin, cmd.exit_code);
 	}
-	if (!rc && out->truncated) {
+	if (!rc && cmd.out_text.truncated) {
 		snprintf(err, errlen, "%s printed more than %u bytes", bin, OUT_CAP);
 		rc = -1;
 	}
-out:
-	close_fd(&in[0]);
-	close_fd(&in[1]);
-	close_fd(&o[0]);
-	close_fd(&o[1]);
-	close_fd(&e[0]);
-	close_fd(&e[1]);
-	free(errtext.p);
+	*out = cmd.out_text;
+	cmd.out_text.p = NULL;
+	child_release(&cmd);
 	return rc;
 }
 
 bool plot_available(char *err, size_t errlen)
 {
 	static const char script[] = "exit\n";
-	struct buf out = {0};
+	struct run_buf out = {0};
 	int rc = gnuplot_run(script, sizeof(script) - 1, &out, err, errlen);
 
 	free(out.p);
@@ -484,7 +355,7 @@ static bool check_args(const void *s, size_t nseries, enum plot_format fmt, cons
 
 /* The dumb terminal's page, cleaned for email: no form feed, no trailing blanks, every line
  * ending in a newline (with nofeed the last one does not). */
-static int write_text(const struct buf *out, FILE *text_out, char *err, size_t errlen)
+static int write_text(const struct run_buf *out, FILE *text_out, char *err, size_t errlen)
 {
 	const char *p = out->p ? out->p : "";
 
@@ -519,7 +390,7 @@ static int render(enum plot_format fmt, const char *out_path, FILE *text_out, sc
 		  const void *arg, char *err, size_t errlen)
 {
 	struct outfile of = {0};
-	struct buf out = {0};
+	struct run_buf out = {0};
 	char *script = NULL;
 	size_t len = 0;
 	locale_t c_locale, old;

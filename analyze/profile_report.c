@@ -1,12 +1,14 @@
 /* scalebench profile: the perf-profile chains of one or several runs added up, and shown as a
  * perf-report-like tree. */
 #include "profile_report.h"
+#include "../lib/file.h"
 #include "../store/layout.h"
 #include "../store/run_read.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -15,35 +17,63 @@
 
 /* --- loading runs --- */
 
-/* The whole of a file, gunzipped if it is gzip (gzread passes plain files through). */
-static char *slurp_gz(const char *path, size_t *len)
-{
-	gzFile gz = gzopen(path, "rbe");
-	size_t cap = 1 << 16, n = 0;
-	char *buf = gz ? malloc(cap) : NULL;
-	int got = 0;
+/* Far above any real run's profile file (some MB compressed). */
+#define PROFILE_FILE_MAX (1u << 30)
 
-	while (buf && (got = gzread(gz, buf + n, (unsigned)(cap - n))) > 0) {
-		n += (size_t)got;
-		if (n == cap) {
-			char *g = realloc(buf, cap *= 2);
+/* The whole of a file, gunzipped if it is gzip (every member of it), as it is if not.  NULL with
+ * err naming the file. */
+static char *slurp_gz(const char *path, size_t *len, char *err, size_t errlen)
+{
+	z_stream z = {0};
+	char *raw, *out = NULL;
+	size_t rawlen, cap = 0, n = 0;
+	int rc = Z_OK;
+
+	if (file_read(path, PROFILE_FILE_MAX, &raw, &rawlen, err, errlen))
+		return NULL;
+	if (rawlen < 2 || (unsigned char)raw[0] != 0x1f || (unsigned char)raw[1] != 0x8b) {
+		*len = rawlen;
+		return raw;
+	}
+	if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) {
+		snprintf(err, errlen, "%s: cannot read: out of memory", path);
+		free(raw);
+		return NULL;
+	}
+	z.next_in = (unsigned char *)raw;
+	z.avail_in = (unsigned)(rawlen < UINT_MAX ? rawlen : UINT_MAX);
+	while (rc == Z_OK || (rc == Z_STREAM_END && z.avail_in)) {
+		if (rc == Z_STREAM_END)
+			rc = inflateReset(&z); /* the next member */
+		if (cap - n < 65536 + 1) {
+			char *g = realloc(out, cap = cap ? cap * 2 : 4 * rawlen + 65536);
 
 			if (!g) {
-				free(buf);
-				buf = NULL;
+				rc = Z_MEM_ERROR;
 				break;
 			}
-			buf = g;
+			out = g;
 		}
+		z.next_out = (unsigned char *)out + n;
+		z.avail_out = (unsigned)(cap - n - 1 < UINT_MAX ? cap - n - 1 : UINT_MAX);
+		rc = inflate(&z, Z_NO_FLUSH);
+		n = (size_t)((char *)z.next_out - out);
+		if (rc == Z_BUF_ERROR && z.avail_out)
+			break; /* the input ends inside a member */
+		if (rc == Z_BUF_ERROR)
+			rc = Z_OK;
 	}
-	if (buf && got < 0) {
-		free(buf);
-		buf = NULL;
+	inflateEnd(&z);
+	free(raw);
+	if (rc != Z_STREAM_END) {
+		snprintf(err, errlen, "%s: cannot read: %s", path,
+			 rc == Z_MEM_ERROR ? "out of memory" : "not gzip or JSON");
+		free(out);
+		return NULL;
 	}
-	if (gz)
-		gzclose(gz);
+	out[n] = '\0';
 	*len = n;
-	return buf;
+	return out;
 }
 
 /* The profile file of a run directory (perf-profile.json.gz, or perf-profile.json of runs
@@ -63,13 +93,9 @@ static int load_run(const char *path, struct profile_runs *t, char *err, size_t 
 	size_t len;
 	char *text;
 
-	errno = 0;
-	text = slurp_gz(path, &len);
-	if (!text) {
-		snprintf(err, errlen, "%s: cannot read: %s", path,
-			 errno ? strerror(errno) : "not gzip or JSON");
+	text = slurp_gz(path, &len, err, errlen);
+	if (!text)
 		return -1;
-	}
 	root = json_loadb(text, len, 0, &jerr);
 	free(text);
 	if (!root) {

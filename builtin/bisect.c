@@ -4,6 +4,8 @@
 #include "../analyze/bisect.h"
 #include "../analyze/compare.h"
 #include "../analyze/results.h"
+#include "../lib/file.h"
+#include "../lib/run_command.h"
 #include "../runner/job.h"
 #include "../testcases/registry.h"
 
@@ -18,7 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 const struct command_def bisect_command = {
@@ -40,15 +41,13 @@ const struct command_def bisect_command = {
 /* Runs of each endpoint the midpoints' SPRT is modelled on, at least. */
 #define SPRT_MODEL_RUNS 6
 
+/* child_run passes the signal on to the running child's process group, then calls this. */
 static volatile sig_atomic_t interrupted;
-static volatile pid_t child_pid;
-static volatile sig_atomic_t resetting; /* git bisect reset runs to the end, whatever comes */
+static bool resetting; /* git bisect reset runs to the end, whatever comes */
 
 static void on_signal(int sig)
 {
 	interrupted = sig;
-	if (child_pid > 0 && !resetting)
-		kill(child_pid, sig);
 }
 
 struct bisect {
@@ -80,64 +79,27 @@ static void msg(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-/* Wait for a child, forwarding our signals to it; its exit status, 128+N on a signal. */
-static int wait_child(pid_t pid)
-{
-	int st;
-
-	child_pid = pid;
-	while (waitpid(pid, &st, 0) < 0)
-		if (errno != EINTR) {
-			child_pid = 0;
-			return -1;
-		}
-	child_pid = 0;
-	return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-}
-
-/* Run git in the repo with argv; its stdout (and stderr) into out when given. */
+/* Run git in the repo with argv; its stdout (and stderr) into out when given.  Its exit status,
+ * 128+N on a signal, -1 when it could not be run. */
 static int git(const struct bisect *b, char *out, size_t outlen, const char *const *args)
 {
 	const char *argv[32] = {"git", "-C", b->repo};
-	size_t n = 3, len = 0;
-	int fd[2];
-	pid_t pid;
+	struct child_process git = {.argv = argv,
+				    .out = out ? RUN_OUT_CAPTURE : RUN_OUT_NULL,
+				    .err = RUN_OUT_STDOUT,
+				    .no_forward = resetting};
+	char err[512];
+	size_t n = 3;
+	int rc;
 
 	for (size_t i = 0; args[i] && n < 31; i++)
 		argv[n++] = args[i];
 	argv[n] = NULL;
-	if (pipe(fd))
-		return -1;
-	pid = fork();
-	if (pid < 0) {
-		close(fd[0]);
-		close(fd[1]);
-		return -1;
-	}
-	if (pid == 0) {
-		dup2(fd[1], 1);
-		dup2(fd[1], 2);
-		close(fd[0]);
-		close(fd[1]);
-		execvp("git", (char *const *)argv);
-		_exit(127);
-	}
-	close(fd[1]);
-	for (;;) {
-		char tmp[4096];
-		ssize_t r = read(fd[0], tmp, sizeof(tmp));
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		for (ssize_t i = 0; out && i < r && len + 1 < outlen; i++)
-			out[len++] = tmp[i];
-	}
+	rc = child_run(&git, err, sizeof(err)) ? -1 : child_status(&git);
 	if (out && outlen)
-		out[len] = '\0';
-	close(fd[0]);
-	return wait_child(pid);
+		snprintf(out, outlen, "%s", git.out_text.p ? git.out_text.p : "");
+	child_release(&git);
+	return rc;
 }
 
 #define GIT(b, out, len, ...) git(b, out, len, (const char *const[]){__VA_ARGS__, NULL})
@@ -216,8 +178,14 @@ static void count_spent(struct bisect *b, const char *sha, unsigned runs)
  * (skip), -1 error, 130 interrupted. */
 static int prepare(struct bisect *b, const char *sha)
 {
-	char out[4096];
-	pid_t pid;
+	char out[4096], env_commit[80], err[512];
+	const char *env[] = {env_commit, NULL};
+	/* Its chatter to stderr: on stdout it would drown the bisection's own lines. */
+	struct child_process prep = {.shell = b->prepare,
+				     .dir = b->repo,
+				     .env = env,
+				     .out = RUN_OUT_FD,
+				     .out_fd = 2};
 	int rc;
 
 	if (!strcmp(b->prepared, sha))
@@ -227,19 +195,12 @@ static int prepare(struct bisect *b, const char *sha)
 		msg("git checkout %s in %s failed: %s", sha, b->repo, out);
 		return -1;
 	}
-	pid = fork();
-	if (pid < 0)
+	snprintf(env_commit, sizeof(env_commit), "SCALEBENCH_COMMIT=%s", sha);
+	if (child_run(&prep, err, sizeof(err))) {
+		msg("%s", err);
 		return -1;
-	if (pid == 0) {
-		if (chdir(b->repo))
-			_exit(127);
-		setenv("SCALEBENCH_COMMIT", sha, 1);
-		/* The prepare command's chatter would drown the bisection's own lines. */
-		dup2(2, 1);
-		execl("/bin/sh", "sh", "-c", b->prepare, (char *)NULL);
-		_exit(127);
 	}
-	rc = wait_child(pid);
+	rc = child_status(&prep);
 	if (interrupted)
 		return 130;
 	if (rc) {
@@ -255,8 +216,9 @@ static int run_job(struct bisect *b, const char *sha, unsigned k)
 {
 	const char *argv[48];
 	char reps[16];
+	struct child_process run = {.argv = argv, .path = "/proc/self/exe"};
+	char err[512];
 	size_t n = 0;
-	pid_t pid;
 	int rc;
 
 	snprintf(reps, sizeof(reps), "%u", k);
@@ -277,14 +239,11 @@ static int run_job(struct bisect *b, const char *sha, unsigned k)
 		argv[n++] = b->plugins[i];
 	}
 	argv[n] = NULL;
-	pid = fork();
-	if (pid < 0)
+	if (child_run(&run, err, sizeof(err))) {
+		msg("%s", err);
 		return -1;
-	if (pid == 0) {
-		execv("/proc/self/exe", (char *const *)argv);
-		_exit(127);
 	}
-	rc = wait_child(pid);
+	rc = child_status(&run);
 	if (interrupted)
 		return 130;
 	count_spent(b, sha, k);
@@ -596,24 +555,25 @@ static int verify(struct bisect *b, const char *culprit)
 
 static int write_log(struct bisect *b)
 {
-	char path[PATH_MAX], tmp[PATH_MAX + 8];
+	char path[PATH_MAX], err[PATH_MAX + 64], *text;
 
 	if (b->log_path)
 		snprintf(path, sizeof(path), "%s", b->log_path);
 	else
 		snprintf(path, sizeof(path), "%s/bisect-%.10s-%.10s.json", b->results, b->good,
 			 b->bad);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
 	json_t *runs = json_object();
 
 	for (size_t i = 0; i < b->norder; i++)
 		json_object_set_new(runs, b->order[i], json_integer(b->spent[i]));
 	json_object_set_new(b->log, "runs_spent", runs);
-	if (json_dump_file(b->log, tmp, JSON_INDENT(1)) || rename(tmp, path)) {
-		msg("cannot write the bisect log %s: %s", path, strerror(errno));
-		unlink(tmp);
+	text = json_dumps(b->log, JSON_INDENT(1));
+	if (!text || file_write(path, text, strlen(text), err, sizeof(err))) {
+		msg("cannot write the bisect log %s: %s", path, strerror(text ? errno : ENOMEM));
+		free(text);
 		return -1;
 	}
+	free(text);
 	fprintf(stderr, "bisect log: %s\n", path);
 	return 0;
 }
@@ -661,7 +621,7 @@ out:
 						     : "failed"));
 	/* The repository as it was, whatever happened. */
 	b->prepared[0] = '\0';
-	resetting = 1;
+	resetting = true;
 	if (GIT(b, out, sizeof(out), "bisect", "reset")) {
 		msg("git bisect reset failed: %s", out);
 		rc = rc ? rc : 2;

@@ -3,6 +3,7 @@
 #include "../analyze/compare.h"
 #include "../analyze/plot.h"
 #include "../analyze/results.h"
+#include "../lib/run_command.h"
 #include "../store/layout.h"
 
 #include <errno.h>
@@ -13,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -39,41 +39,20 @@ struct job_cmp {
 static void git_line(const char *repo, const char *const *args, char *out, size_t len)
 {
 	const char *argv[16] = {"git", "-C", repo};
+	struct child_process git = {
+	    .argv = argv, .out = RUN_OUT_CAPTURE, .err = RUN_OUT_NULL, .end_group = true};
+	char err[512];
 	size_t n = 3;
-	int fd[2], st;
-	pid_t pid;
-	ssize_t r = 0, k;
 
 	out[0] = '\0';
 	for (size_t i = 0; args[i] && n < 15; i++)
 		argv[n++] = args[i];
 	argv[n] = NULL;
-	if (!repo || pipe(fd))
+	if (!repo)
 		return;
-	pid = fork();
-	if (pid == 0) {
-		int null = open("/dev/null", O_WRONLY);
-
-		dup2(fd[1], 1);
-		if (null >= 0)
-			dup2(null, 2);
-		close(fd[0]);
-		close(fd[1]);
-		execvp("git", (char *const *)argv);
-		_exit(127);
-	}
-	close(fd[1]);
-	while (pid > 0 && (k = read(fd[0], out + r, len - 1 - (size_t)r)) > 0 &&
-	       (size_t)r < len - 1)
-		r += k;
-	out[r] = '\0';
-	close(fd[0]);
-	if (pid < 0 || waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
-		out[0] = '\0';
-	char *nl = strchr(out, '\n');
-
-	if (nl)
-		*nl = '\0';
+	if (!child_run(&git, err, sizeof(err)) && git.exit_code == 0 && git.out_text.p)
+		snprintf(out, len, "%.*s", (int)strcspn(git.out_text.p, "\n"), git.out_text.p);
+	child_release(&git);
 }
 
 #define GITL(repo, out, len, ...) git_line(repo, (const char *const[]){__VA_ARGS__, NULL}, out, len)
@@ -347,35 +326,16 @@ static int write_mbox(const char *path, const char *msg, size_t len)
 
 static int run_sendmail(const char *msg, size_t len)
 {
-	int fd[2], st;
-	pid_t pid;
+	const char *argv[] = {"sendmail", "-t", NULL};
+	struct child_process sendmail = {
+	    .argv = argv, .in = RUN_IN_BUFFER, .in_buf = msg, .in_len = len};
+	char err[512];
 
-	if (pipe(fd))
+	if (child_run(&sendmail, err, sizeof(err))) {
+		sb_error("%s", err);
 		return -1;
-	pid = fork();
-	if (pid < 0)
-		return -1;
-	if (pid == 0) {
-		dup2(fd[0], 0);
-		close(fd[0]);
-		close(fd[1]);
-		execlp("sendmail", "sendmail", "-t", (char *)NULL);
-		_exit(127);
 	}
-	close(fd[0]);
-	for (size_t off = 0; off < len;) {
-		ssize_t w = write(fd[1], msg + off, len - off);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			break;
-		off += (size_t)w;
-	}
-	close(fd[1]);
-	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st))
-		return -1;
-	return 0;
+	return sendmail.exit_code == 0 ? 0 : -1;
 }
 
 /* Whether runs of label exist under root; when not and the repo resolves label to a

@@ -1,5 +1,6 @@
-/* Files written whole or not at all: data goes to a temp file beside the target and is
- * renamed over it only when complete, so an error or a signal never leaves half a file. */
+/* Files written whole or not at all, streamed through a FILE: lib/file.h's temp file beside the
+ * target, renamed over it only when complete, so an error or a signal never leaves half a file.
+ * (file_write does the same for data already in memory.) */
 #ifndef SCALEBENCH_OUTFILE_H
 #define SCALEBENCH_OUTFILE_H
 

@@ -1,64 +1,30 @@
 /* Reading and parsing procfs/sysfs files for the monitors; see procfs.h. */
 #include "procfs.h"
+#include "../lib/file.h"
 
 #include <ctype.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 /* Larger than any procfs file we read; guards against a runaway file in a fixture tree. */
 #define PROCFS_MAX_BYTES (64u << 20)
 
 char *procfs_read(const char *root, const char *rel, size_t *len, char *err, size_t errlen)
 {
-	char path[4096];
-	size_t cap = 16384, n = 0;
-	char *buf = NULL;
-	int fd, saved;
+	char path[4096], *buf;
+	size_t n;
 
 	if ((size_t)snprintf(path, sizeof(path), "%s/%s", root, rel) >= sizeof(path)) {
 		snprintf(err, errlen, "path too long: %s/%s", root, rel);
 		errno = ENAMETOOLONG;
 		return NULL;
 	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		goto fail;
-	buf = malloc(cap);
-	if (!buf)
-		goto fail;
-	for (;;) {
-		ssize_t r;
-
-		if (cap - n < 4096) {
-			char *nb;
-
-			if (cap >= PROCFS_MAX_BYTES) {
-				errno = EFBIG;
-				goto fail;
-			}
-			nb = realloc(buf, cap * 2);
-			if (!nb)
-				goto fail;
-			buf = nb;
-			cap *= 2;
-		}
-		r = read(fd, buf + n, cap - n - 1);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0)
-			goto fail;
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
-	close(fd);
-	buf[n] = '\0';
+	if (file_read(path, PROCFS_MAX_BYTES, &buf, &n, err, errlen))
+		return NULL;
 	/* A NUL inside would silently cut the text short; make it visible as a bad line. */
 	for (size_t i = 0; i < n; i++)
 		if (buf[i] == '\0')
@@ -66,14 +32,6 @@ char *procfs_read(const char *root, const char *rel, size_t *len, char *err, siz
 	if (len)
 		*len = n;
 	return buf;
-fail:
-	saved = errno;
-	snprintf(err, errlen, "cannot read %s: %s", path, strerror(saved));
-	if (fd >= 0)
-		close(fd);
-	free(buf);
-	errno = saved;
-	return NULL;
 }
 
 int procfs_fail(struct monitor_ctx *ctx, const char *err, int errnum)

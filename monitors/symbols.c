@@ -1,6 +1,7 @@
 /* Symbol tables for perf-profile: kernel text symbols from kallsyms, function symbols of the
  * ELF files mapped by sampled processes, names without the compiler's clone suffixes. */
 #include "symbols.h"
+#include "../lib/file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -78,26 +79,32 @@ static void free_syms(struct sym *v, size_t n)
 	free(v);
 }
 
+/* Far above the kallsyms of a kernel with every module loaded (some 20 MB). */
+#define KSYMS_MAX_BYTES (256u << 20)
+
 int ksyms_load(const char *path, struct ksyms *k, char *err, size_t errlen)
 {
-	FILE *f = fopen(path, "r");
 	struct sym *v = NULL;
-	size_t n = 0, cap = 0;
-	char line[1024];
+	size_t n = 0, cap = 0, size;
+	char *text, *line, *next;
 	bool zeroed = true;
 
 	memset(k, 0, sizeof(*k));
-	if (!f) {
-		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+	/* Whole, in big reads: the kernel walks its symbol table again for every read of
+	 * kallsyms. */
+	if (file_read(path, KSYMS_MAX_BYTES, &text, &size, err, errlen))
 		return -1;
-	}
-	/* Big reads: the kernel walks its symbol table again for every read of kallsyms. */
-	setvbuf(f, NULL, _IOFBF, 1 << 20);
 	/* By hand, not sscanf: 100k+ lines are read at the start of the measurement window. */
-	while (fgets(line, sizeof(line), f)) {
-		char *p, *name;
-		uint64_t addr = strtoull(line, &p, 16);
+	for (line = text; line < text + size; line = next) {
+		char *p, *name, *nl = memchr(line, '\n', (size_t)(text + size - line));
+		uint64_t addr;
 		char type;
+
+		/* Ended first: strtoull would skip a blank line's newline into the next. */
+		next = nl ? nl + 1 : text + size;
+		if (nl)
+			*nl = '\0';
+		addr = strtoull(line, &p, 16);
 
 		if (p == line || *p != ' ' || !p[1] || p[2] != ' ')
 			continue;
@@ -114,8 +121,8 @@ int ksyms_load(const char *path, struct ksyms *k, char *err, size_t errlen)
 		if (push_sym(&v, &n, &cap, addr, 0, name))
 			goto nomem;
 	}
-	fclose(f);
-	f = NULL;
+	free(text);
+	text = NULL;
 	if (!n && !zeroed) {
 		snprintf(err, errlen, "%s: no text symbols (expected lines 'ADDR t NAME')", path);
 		free_syms(v, n);
@@ -136,8 +143,7 @@ int ksyms_load(const char *path, struct ksyms *k, char *err, size_t errlen)
 	free(v);
 	return 0;
 nomem:
-	if (f)
-		fclose(f);
+	free(text);
 	free_syms(v, n);
 	free(k->addr);
 	free(k->name);

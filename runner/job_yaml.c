@@ -5,6 +5,7 @@
  * LKP keys scalebench does not use survive the round trip.  Every value's line
  * and column are kept (mark_set) for the messages of the later steps. */
 #include "job_internal.h"
+#include "../lib/file.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -32,41 +33,7 @@ static int fail_mark(struct loader *l, const yaml_mark_t *m, const char *fmt, ..
 
 int read_whole(struct loader *l, char **buf, size_t *len)
 {
-	FILE *f = fopen(l->path, "r");
-	size_t cap = 65536, n = 0, got;
-	char *b;
-
-	if (!f) {
-		snprintf(l->err, l->errlen, "cannot read %s: %s", l->path, strerror(errno));
-		return -1;
-	}
-	b = malloc(cap);
-	while (b && (got = fread(b + n, 1, cap - n, f)) > 0) {
-		n += got;
-		if (n == cap) {
-			char *nb = cap >= JOB_MAX_BYTES ? NULL : realloc(b, cap * 2);
-
-			if (!nb) {
-				free(b);
-				fclose(f);
-				return fail(l, NULL, "job file larger than %u bytes",
-					    JOB_MAX_BYTES);
-			}
-			b = nb;
-			cap *= 2;
-		}
-	}
-	if (!b || ferror(f)) {
-		snprintf(l->err, l->errlen, "cannot read %s: %s", l->path,
-			 b ? strerror(errno ? errno : EIO) : "out of memory");
-		free(b);
-		fclose(f);
-		return -1;
-	}
-	fclose(f);
-	*buf = b;
-	*len = n;
-	return 0;
+	return file_read(l->path, JOB_MAX_BYTES, buf, len, l->err, l->errlen);
 }
 
 static bool is_yaml_directive(const char *p, const char *eol)

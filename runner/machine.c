@@ -1,4 +1,5 @@
 #include "machine.h"
+#include "../lib/file.h"
 
 #include <ctype.h>
 #include <hwloc.h>
@@ -8,17 +9,15 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-static char *read_small(const char *path, char *buf, size_t len)
-{
-	FILE *fp = fopen(path, "re");
-	size_t n;
+/* Far above any real /proc/cpuinfo (some kB per CPU). */
+#define PROBE_FILE_MAX (64u << 20)
 
-	if (!fp)
-		return NULL;
-	n = fread(buf, 1, len - 1, fp);
-	fclose(fp);
-	buf[n] = '\0';
-	return buf;
+/* The text of a file the probe reads, malloc'd; NULL (said as "unknown") when unreadable. */
+static char *read_text(const char *path)
+{
+	char *text;
+
+	return file_read(path, PROBE_FILE_MAX, &text, NULL, NULL, 0) ? NULL : text;
 }
 
 void machine_tbox_group(const char *hostname, char *out, size_t len)
@@ -124,13 +123,14 @@ static void count_topology(struct machine *m)
 
 void machine_probe(struct machine *m, const char *kconfig)
 {
-	char buf[8192];
 	struct utsname u;
 	const char *p;
+	char *text;
 
 	memset(m, 0, sizeof(*m));
 	snprintf(m->cpu_model, sizeof(m->cpu_model), "unknown");
-	if (read_small("/proc/cpuinfo", buf, sizeof(buf)) && (p = strstr(buf, "model name"))) {
+	text = read_text("/proc/cpuinfo");
+	if (text && (p = strstr(text, "model name"))) {
 		p = strchr(p, ':');
 		if (p) {
 			p += 1 + strspn(p + 1, " \t");
@@ -138,10 +138,13 @@ void machine_probe(struct machine *m, const char *kconfig)
 				 p);
 		}
 	}
+	free(text);
 	m->threads = (unsigned)sysconf(_SC_NPROCESSORS_ONLN);
 	count_topology(m);
-	if (read_small("/proc/meminfo", buf, sizeof(buf)) && (p = strstr(buf, "MemTotal:")))
+	text = read_text("/proc/meminfo");
+	if (text && (p = strstr(text, "MemTotal:")))
 		m->memory_kib = strtoull(p + 9, NULL, 10);
+	free(text);
 	if (uname(&u) == 0) {
 		snprintf(m->kernel, sizeof(m->kernel), "%s", u.release);
 		snprintf(m->arch, sizeof(m->arch), "%s", u.machine);
@@ -149,13 +152,16 @@ void machine_probe(struct machine *m, const char *kconfig)
 	if (gethostname(m->hostname, sizeof(m->hostname) - 1) || !m->hostname[0])
 		snprintf(m->hostname, sizeof(m->hostname), "localhost");
 	machine_tbox_group(m->hostname, m->tbox_group, sizeof(m->tbox_group));
-	machine_rootfs(read_small("/etc/os-release", buf, sizeof(buf)), m->arch, m->rootfs,
-		       sizeof(m->rootfs));
+	text = read_text("/etc/os-release");
+	machine_rootfs(text, m->arch, m->rootfs, sizeof(m->rootfs));
+	free(text);
 	snprintf(m->kconfig, sizeof(m->kconfig), "%s", kconfig && *kconfig ? kconfig : "defconfig");
-	if (read_small("/proc/version", buf, sizeof(buf)))
-		machine_compiler(buf, m->compiler, sizeof(m->compiler));
+	text = read_text("/proc/version");
+	if (text)
+		machine_compiler(text, m->compiler, sizeof(m->compiler));
 	else
 		snprintf(m->compiler, sizeof(m->compiler), "unknown");
+	free(text);
 }
 
 json_t *machine_json(const struct machine *m)

@@ -1,7 +1,7 @@
 #include "run_read.h"
+#include "../lib/file.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <float.h>
 #include <limits.h>
 #include <math.h>
@@ -10,62 +10,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 /* A cap on one file of a run, so that a stray huge file (or a device someone linked in) is
  * refused instead of eating memory: a stats.json of 100,000 stats is about 5 MB. */
 char *store_read_file(const char *path, size_t *len)
 {
-	struct stat st;
-	char *buf = NULL;
-	size_t n = 0;
-	int fd, saved;
+	char *buf;
 
-	/* Non-blocking: a FIFO must not hang the open before it is refused. */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
-	if (fd < 0)
-		return NULL;
-	if (fstat(fd, &st)) {
-		saved = errno;
-		goto fail;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		saved = EINVAL;
-		goto fail;
-	}
-	if ((uint64_t)st.st_size > STORE_FILE_MAX) {
-		saved = EFBIG;
-		goto fail;
-	}
-	buf = malloc((size_t)st.st_size + 1);
-	if (!buf) {
-		saved = ENOMEM;
-		goto fail;
-	}
-	/* The size fstat gave, or less if the file shrank meanwhile: never more than asked. */
-	while (n < (size_t)st.st_size) {
-		ssize_t r = read(fd, buf + n, (size_t)st.st_size - n);
-
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			saved = errno;
-			goto fail;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
-	close(fd);
-	buf[n] = '\0';
-	*len = n;
-	return buf;
-fail:
-	free(buf);
-	close(fd);
-	errno = saved;
-	return NULL;
+	return file_read(path, STORE_FILE_MAX, &buf, len, NULL, 0) ? NULL : buf;
 }
 
 static inline bool is_digit(char c)

@@ -172,6 +172,32 @@ check "SIGINT: bisect state reset, back on main" \
 check "SIGINT: log written, interrupted" json_true "$WORK/results3/bisect-${GOOD:0:10}-${BAD:0:10}.json" \
 	"d['status'] == 'interrupted'"
 
+# SIGINT while the prepare command runs: its whole process group ends, the background job of
+# the shell too (a non-interactive shell's background jobs ignore SIGINT: it needs the SIGTERM
+# that follows).  The sleep's unique length marks it.
+MARK="3000.$$$RANDOM"
+"$SB" bisect --repo "$REPO" --job "$WORK/job.yaml" --stat plugin.per_thread_ops \
+	--prepare "sleep $MARK & $PREP && wait" --plugin "$PLUGIN" --no-monitors \
+	--results "$WORK/results6" --good "$GOOD" --bad "$BAD" >"$WORK/out" 2>"$WORK/err" &
+pid=$!
+for _ in $(seq 1 200); do
+	pgrep -f "^sleep $MARK" >/dev/null && break
+	sleep 0.05
+done
+if pgrep -f "^sleep $MARK" >/dev/null; then
+	pass "premise: the prepare command's background job runs"
+else
+	fail "premise: the prepare command's background job runs" "$(cat "$WORK/err")"
+fi
+kill -INT $pid
+rc=0
+wait $pid || rc=$?
+check "SIGINT during prepare: exit 130" [ $rc -eq 130 ]
+check "SIGINT during prepare: no process of the prepare command is left" no_procs "^sleep $MARK"
+check "SIGINT during prepare: bisect state reset, back on main" \
+	bash -c "[ ! -e $REPO/.git/BISECT_LOG ] && [ \"\$(git -C $REPO symbolic-ref --short HEAD)\" = main ]"
+pgrep -f "^sleep $MARK" | xargs -r kill # only when the check above failed
+
 # The robot's email on the culprit against its parent, appended to an mbox.
 PARENT=$(git -C "$REPO" rev-parse "$GUILTY^")
 sb report --base "$PARENT" --head "$GUILTY" --results "$WORK/results" --repo "$REPO" \

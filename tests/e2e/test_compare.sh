@@ -68,6 +68,15 @@ head -c 40 "$G/patched/0/stats.json" >"$WORK/corrupt/0/stats.json"
 sb compare "$G/base" "$WORK/corrupt"
 check "truncated stats.json: named, the other runs still used" bash -c \
 	"grep -q '$WORK/corrupt/0/stats.json: corrupt' $WORK/err && [ $rc -eq 1 ]"
+# A FIFO (it hung compare forever) and a directory (a 2^63-byte allocation) as run files.
+cp -r "$G/patched" "$WORK/odd"
+rm "$WORK/odd/0/stats.json" "$WORK/odd/1/stats.json" "$WORK/odd/2/meta.json"
+mkfifo "$WORK/odd/0/stats.json" "$WORK/odd/2/meta.json"
+mkdir "$WORK/odd/1/stats.json"
+rc=0
+timeout 60 "$SCALEBENCH" compare "$G/base" "$WORK/odd" >"$WORK/out" 2>"$WORK/err" || rc=$?
+check "FIFO and directory as stats.json: refused at once, named, the other runs used" bash -c \
+	"grep -q '$WORK/odd/0/stats.json: corrupt (cannot read: not a regular file), run skipped' $WORK/err && grep -q '$WORK/odd/1/stats.json: corrupt (cannot read: not a regular file)' $WORK/err && [ $rc -eq 1 ]"
 mkdir -p "$WORK/one/a/0" "$WORK/one/b/0"
 cp "$G/base/0/stats.json" "$WORK/one/a/0/"
 cp "$G/patched/0/stats.json" "$WORK/one/b/0/"

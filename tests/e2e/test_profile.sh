@@ -73,6 +73,14 @@ check "profile --self --min 5: entries sorted by self, none under 5%" bash -c \
 sb profile "$pf" --min abc
 check "profile --min abc: refused, exit 2" bash -c "[ $rc -eq 2 ] && grep -q -- \"--min 'abc'\" $WORK/err"
 
+# A FIFO as the profile file (profile waited on it forever).
+mkdir -p "$WORK/fifo"
+mkfifo "$WORK/fifo/perf-profile.json.gz"
+rc=0
+timeout 60 "$SCALEBENCH" profile "$WORK/fifo" >"$WORK/out" 2>"$WORK/err" || rc=$?
+check "profile of a FIFO: refused at once, named" \
+	bash -c "[ $rc -eq 1 ] && grep -q 'cannot read $WORK/fifo/perf-profile.json.gz: a FIFO' $WORK/err"
+
 mkdir -p "$WORK/empty"
 sb profile "$WORK/empty"
 check "profile of a run without a profile: clear error, exit 1" bash -c \

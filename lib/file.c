@@ -1,0 +1,192 @@
+#include "file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* What a file that cannot be read whole is. */
+static const char *not_regular(mode_t mode)
+{
+	if (S_ISDIR(mode))
+		return "a directory, not a regular file";
+	if (S_ISFIFO(mode))
+		return "a FIFO, not a regular file";
+	if (S_ISCHR(mode))
+		return "a character device, not a regular file";
+	if (S_ISBLK(mode))
+		return "a block device, not a regular file";
+	if (S_ISSOCK(mode))
+		return "a socket, not a regular file";
+	return "not a regular file";
+}
+
+int file_read(const char *path, size_t max_bytes, char **buf, size_t *len, char *err, size_t errlen)
+{
+	/* Room for one byte past the limit, to tell a file of max_bytes from a longer one. */
+	size_t limit = max_bytes > SIZE_MAX - 2 ? SIZE_MAX : max_bytes + 2;
+	size_t cap = 16384, n = 0;
+	char *b = NULL, why[64] = "";
+	struct stat st;
+	int fd, saved;
+
+	*buf = NULL;
+	if (len)
+		*len = 0;
+	/* O_NONBLOCK: opening a FIFO must not wait for a writer before we can refuse it. */
+	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st))
+		goto fail;
+	if (!S_ISREG(st.st_mode)) {
+		errno = EINVAL;
+		snprintf(why, sizeof(why), "%s", not_regular(st.st_mode));
+		goto fail;
+	}
+	if ((uintmax_t)st.st_size > max_bytes) {
+		errno = EFBIG;
+		goto fail;
+	}
+	if (st.st_size > 0 && (uintmax_t)st.st_size < limit - 1)
+		cap = (size_t)st.st_size + 2;
+	if (cap > limit)
+		cap = limit;
+	b = malloc(cap);
+	if (!b)
+		goto fail;
+	for (;;) {
+		ssize_t r;
+
+		if (cap - n < 2) {
+			size_t grown = cap > limit / 2 ? limit : cap * 2;
+			char *nb = realloc(b, grown);
+
+			if (!nb)
+				goto fail;
+			b = nb;
+			cap = grown;
+		}
+		r = read(fd, b + n, cap - n - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			goto fail;
+		if (r == 0)
+			break;
+		n += (size_t)r;
+		if (n > max_bytes) {
+			errno = EFBIG;
+			goto fail;
+		}
+	}
+	close(fd);
+	b[n] = '\0';
+	*buf = b;
+	if (len)
+		*len = n;
+	return 0;
+fail:
+	saved = errno;
+	if (saved == EFBIG)
+		snprintf(why, sizeof(why), "larger than %zu bytes", max_bytes);
+	if (err && errlen)
+		snprintf(err, errlen, "cannot read %s: %s", path, why[0] ? why : strerror(saved));
+	if (fd >= 0)
+		close(fd);
+	free(b);
+	errno = saved;
+	return -1;
+}
+
+int file_tmp_create(const char *path, char *tmp, size_t tmplen, char *err, size_t errlen)
+{
+	int fd, saved;
+
+	if (snprintf(tmp, tmplen, "%s.tmp.XXXXXX", path) >= (int)tmplen) {
+		snprintf(err, errlen, "cannot write %s: %s", path, strerror(ENAMETOOLONG));
+		tmp[0] = '\0';
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	/* mkostemp: a random name, created with O_EXCL, so no file or symlink that is there
+	 * already (a fixed PATH.tmp could be one) is ever written through. */
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		saved = errno;
+		snprintf(err, errlen, "cannot write %s: %s", path, strerror(saved));
+		tmp[0] = '\0';
+		errno = saved;
+		return -1;
+	}
+	fchmod(fd, 0644);
+	return fd;
+}
+
+int file_tmp_rename(const char *tmp, const char *path, char *err, size_t errlen)
+{
+	int saved;
+
+	if (!rename(tmp, path))
+		return 0;
+	saved = errno;
+	snprintf(err, errlen, "cannot rename %s to %s: %s", tmp, path, strerror(saved));
+	unlink(tmp);
+	errno = saved;
+	return -1;
+}
+
+int file_write(const char *path, const void *data, size_t len, char *err, size_t errlen)
+{
+	size_t tmplen = strlen(path) + sizeof(".tmp.XXXXXX");
+	char *tmp = malloc(tmplen);
+	const char *p = data;
+	size_t off = 0;
+	int fd, saved;
+
+	if (!tmp) {
+		snprintf(err, errlen, "cannot write %s: %s", path, strerror(ENOMEM));
+		errno = ENOMEM;
+		return -1;
+	}
+	fd = file_tmp_create(path, tmp, tmplen, err, errlen);
+	if (fd < 0) {
+		saved = errno;
+		free(tmp);
+		errno = saved;
+		return -1;
+	}
+	while (off < len) {
+		ssize_t w = write(fd, p + off, len - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			if (!w)
+				errno = EIO;
+			goto fail;
+		}
+		off += (size_t)w;
+	}
+	if (fsync(fd))
+		goto fail;
+	saved = close(fd);
+	fd = -1;
+	if (saved)
+		goto fail;
+	saved = file_tmp_rename(tmp, path, err, errlen) ? errno : 0;
+	free(tmp);
+	errno = saved;
+	return saved ? -1 : 0;
+fail:
+	saved = errno;
+	snprintf(err, errlen, "cannot write %s: %s", path, strerror(saved));
+	if (fd >= 0)
+		close(fd);
+	unlink(tmp);
+	free(tmp);
+	errno = saved;
+	return -1;
+}

@@ -1,0 +1,29 @@
+/* Whole files: read in one piece, or written whole or not at all. */
+#ifndef SCALEBENCH_FILE_H
+#define SCALEBENCH_FILE_H
+
+#include <stddef.h>
+
+/* All of path, NUL-terminated and malloc'd, in *buf; its length in *len (len may be NULL).
+ * Only a regular file is read: a directory, FIFO, device or socket is refused at once (a FIFO
+ * would block us forever, a directory reports a size no allocation can meet).  The size the file
+ * reports is only a hint: it is read to its end, as procfs and sysfs files report 0, and refused
+ * when it holds more than max_bytes.  -1 with errno set (EINVAL: not a regular file, EFBIG:
+ * over max_bytes) and err (may be NULL) saying "cannot read PATH: what was wrong". */
+int file_read(const char *path, size_t max_bytes, char **buf, size_t *len, char *err,
+	      size_t errlen);
+
+/* Replace path with len bytes of data, whole or not at all: they go to a temp file beside it,
+ * which is synced and renamed over it.  On any failure path is untouched and the temp file
+ * removed.  A new file gets mode 0644.  -1 with errno set and err naming the file. */
+int file_write(const char *path, const void *data, size_t len, char *err, size_t errlen);
+
+/* The two ends of such a write, for writers that stream (outfile.h):
+ * file_tmp_create makes the temp file for path, exclusively and under a random name
+ * (PATH.tmp.XXXXXX, in tmp of tmplen bytes): its descriptor, or -1 with err naming path.
+ * file_tmp_rename puts the written, synced and closed temp file in place of path; on failure
+ * it removes the temp file.  0, or -1 with err. */
+int file_tmp_create(const char *path, char *tmp, size_t tmplen, char *err, size_t errlen);
+int file_tmp_rename(const char *tmp, const char *path, char *err, size_t errlen);
+
+#endif
