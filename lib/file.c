@@ -1,6 +1,7 @@
 #include "file.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -25,7 +26,8 @@ static const char *not_regular(mode_t mode)
 	return "not a regular file";
 }
 
-int file_read(const char *path, size_t max_bytes, char **buf, size_t *len, char *err, size_t errlen)
+static int read_whole(const char *path, bool allow_pipe, size_t max_bytes, char **buf, size_t *len,
+		      char *err, size_t errlen)
 {
 	/* Room for one byte past the limit, to tell a file of max_bytes from a longer one. */
 	size_t limit = max_bytes > SIZE_MAX - 2 ? SIZE_MAX : max_bytes + 2;
@@ -41,7 +43,11 @@ int file_read(const char *path, size_t max_bytes, char **buf, size_t *len, char 
 	fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st))
 		goto fail;
-	if (!S_ISREG(st.st_mode)) {
+	if (allow_pipe && S_ISFIFO(st.st_mode)) {
+		/* Named by the user (`run <(gen-job)`): wait for the writer, read to its end. */
+		if (fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK))
+			goto fail;
+	} else if (!S_ISREG(st.st_mode)) {
 		errno = EINVAL;
 		snprintf(why, sizeof(why), "%s", not_regular(st.st_mode));
 		goto fail;
@@ -99,6 +105,17 @@ fail:
 	free(b);
 	errno = saved;
 	return -1;
+}
+
+int file_read(const char *path, size_t max_bytes, char **buf, size_t *len, char *err, size_t errlen)
+{
+	return read_whole(path, false, max_bytes, buf, len, err, errlen);
+}
+
+int file_read_input(const char *path, size_t max_bytes, char **buf, size_t *len, char *err,
+		    size_t errlen)
+{
+	return read_whole(path, true, max_bytes, buf, len, err, errlen);
 }
 
 int file_tmp_create(const char *path, char *tmp, size_t tmplen, char *err, size_t errlen)

@@ -13,6 +13,11 @@
 int file_read(const char *path, size_t max_bytes, char **buf, size_t *len, char *err,
 	      size_t errlen);
 
+/* The same for a file the user named (a job file): a pipe is read too, to its end
+ * (`scalebench run <(make-job)`); directories and devices are still refused. */
+int file_read_input(const char *path, size_t max_bytes, char **buf, size_t *len, char *err,
+		    size_t errlen);
+
 /* Replace path with len bytes of data, whole or not at all: they go to a temp file beside it,
  * which is synced and renamed over it.  On any failure path is untouched and the temp file
  * removed.  A new file gets mode 0644.  -1 with errno set and err naming the file. */

@@ -33,7 +33,7 @@ static int fail_mark(struct loader *l, const yaml_mark_t *m, const char *fmt, ..
 
 int read_whole(struct loader *l, char **buf, size_t *len)
 {
-	return file_read(l->path, JOB_MAX_BYTES, buf, len, l->err, l->errlen);
+	return file_read_input(l->path, JOB_MAX_BYTES, buf, len, l->err, l->errlen);
 }
 
 static bool is_yaml_directive(const char *p, const char *eol)

@@ -129,3 +129,11 @@ sb split jobs/default.yaml -o "$WORK/half"
 check "failed commit: exit 1, named" bash -c "[ $rc -eq 1 ] && grep -q \"cannot rename .* to $WORK/half/default-thread-100%-exec1.yaml\" $WORK/err"
 check "failed commit: no file left behind" bash -c "[ \"\$(ls -A $WORK/half)\" = 'default-thread-100%-exec1.yaml' ]"
 check "failed commit: nothing on stdout" [ ! -s "$WORK/out" ]
+
+# A job file from a pipe (`<(generate-job)`) is read to its end; a directory is refused.
+printf 'runtime: 1s\nwarmup: 0\nnr_task: [1, 2]\nwill-it-scale: {test: getppid1}\n' >"$WORK/piped.yaml"
+rc=0
+"$SCALEBENCH" split <(cat "$WORK/piped.yaml") >"$WORK/out" 2>"$WORK/err" || rc=$?
+check "split <(...): a job file from a pipe" bash -c "[ $rc -eq 0 ] && [ \$(grep -c '^nr_task:' $WORK/out) -eq 2 ]"
+sb split "$WORK"
+check "split DIR: refused, naming it" bash -c "[ $rc -eq 2 ] && grep -q \"cannot read $WORK: a directory\" $WORK/err"
