@@ -72,11 +72,9 @@ static void msg(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "scalebench bisect: ");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	sb_verror(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 /* Run git in the repo with argv; its stdout (and stderr) into out when given.  Its exit status,

@@ -227,13 +227,13 @@ static void write_body(FILE *f, struct job_cmp *jobs, size_t n, size_t main_job,
 			fprintf(f, "\n\n");
 			if (v[0] && v[1] &&
 			    plot_samples(r->name, s, 2, PLOT_TEXT, NULL, f, err, sizeof(err)))
-				fprintf(stderr, "scalebench report: plot of %s: %s\n", r->name,
+				sb_error("plot of %s: %s", r->name,
 					err);
 			free(v[0]);
 			free(v[1]);
 		}
 	} else {
-		fprintf(stderr, "scalebench report: no plots: %s\n", err);
+		sb_error("no plots: %s", err);
 	}
 	fprintf(f, "\n\n\nDisclaimer:\nResults have been estimated based on internal scalebench "
 		   "runs; please verify them on your own setup.\n\n-- \nscalebench\n");
@@ -398,7 +398,7 @@ int cmd_report(int argc, char **argv)
 		return 2;
 	}
 	if (mbox && sendmail) {
-		fprintf(stderr, "scalebench report: --mbox and --sendmail: one or the other\n");
+		sb_error("--mbox and --sendmail: one or the other");
 		return 2;
 	}
 	/* Labels as stored; with --repo, revisions (HEAD~1, a short sha) name the full sha
@@ -409,12 +409,12 @@ int cmd_report(int argc, char **argv)
 		head = head_buf;
 	if (strchr(base, '/') || strchr(head, '/') || strpbrk(base, "*?[") ||
 	    strpbrk(head, "*?[")) {
-		fprintf(stderr, "scalebench report: --base/--head: expected commit labels\n");
+		sb_error("--base/--head: expected commit labels");
 		return 2;
 	}
 	ndirs = store_find(root, job, base, &dirs);
 	if (ndirs <= 0) {
-		fprintf(stderr, "scalebench report: no runs of commit '%s' under %s\n", base, root);
+		sb_error("no runs of commit '%s' under %s", base, root);
 		return 2;
 	}
 	jobs = calloc((size_t)ndirs, sizeof(*jobs));
@@ -438,16 +438,16 @@ int cmd_report(int argc, char **argv)
 		}
 		store_axes_free(&axes);
 		if (group_load(dirs[i], &j->g[0], err, sizeof(err))) {
-			fprintf(stderr, "scalebench report: %s\n", err);
+			sb_error("%s", err);
 			continue;
 		}
 		if (group_load(other, &j->g[1], err, sizeof(err))) {
-			fprintf(stderr, "scalebench report: %s\n", err);
+			sb_error("%s", err);
 			group_free(&j->g[0]);
 			continue;
 		}
 		if (compare_groups(j->g, 2, &o, &j->c, err, sizeof(err))) {
-			fprintf(stderr, "scalebench report: %s\n", err);
+			sb_error("%s", err);
 			group_free(&j->g[0]);
 			group_free(&j->g[1]);
 			continue;
@@ -462,8 +462,7 @@ int cmd_report(int argc, char **argv)
 		free(dirs[i]);
 	free(dirs);
 	if (!n) {
-		fprintf(stderr,
-			"scalebench report: no job under %s was run at both '%s' and '%s'\n", root,
+		sb_error("no job under %s was run at both '%s' and '%s'", root,
 			base, head);
 		rc = 2;
 		goto out;
@@ -491,17 +490,17 @@ int cmd_report(int argc, char **argv)
 	char *msg = compose(jobs, n, main_job, repo, base, head, branch, from, to, &len);
 
 	if (!msg) {
-		fprintf(stderr, "scalebench report: out of memory\n");
+		sb_error("out of memory");
 		rc = 2;
 	} else if (mbox) {
 		if (write_mbox(mbox, msg, len)) {
-			fprintf(stderr, "scalebench report: cannot append to %s: %s\n", mbox,
+			sb_error("cannot append to %s: %s", mbox,
 				strerror(errno));
 			rc = 2;
 		}
 	} else if (sendmail) {
 		if (run_sendmail(msg, len)) {
-			fprintf(stderr, "scalebench report: sendmail -t failed\n");
+			sb_error("sendmail -t failed");
 			rc = 2;
 		}
 	} else {
