@@ -60,6 +60,9 @@ struct bisect {
 	char good[64], bad[64];
 	char path_params[512];
 	char prepared[64]; /* the commit whose prepare ran last */
+	/* Which way the stat is better: from the runs' meta.json once runs are loaded. */
+	enum stat_direction dir;
+	bool dir_known;
 	json_t *log, *steps;
 	/* runs spent per commit, in the order tested */
 	char (*order)[64];
@@ -132,9 +135,15 @@ static void subject(const struct bisect *b, const char *sha, char *out, size_t l
 	chomp(out);
 }
 
+/* Which way b's stat is better: as the runs declare it, else by its name. */
+static enum stat_direction bisect_direction(const struct bisect *b)
+{
+	return b->dir_known ? b->dir : stat_direction(b->stat, stat_role_undeclared(b->stat));
+}
+
 /* The stat's values over the commit's runs in the results tree; -1 when the stat is absent
  * from runs that exist. */
-static size_t load_values(const struct bisect *b, const char *sha, double **vals, bool *absent)
+static size_t load_values(struct bisect *b, const char *sha, double **vals, bool *absent)
 {
 	char **found, err[1024];
 	size_t k = results_find(b->results, b->path_params, sha, &found), n = 0;
@@ -147,6 +156,10 @@ static size_t load_values(const struct bisect *b, const char *sha, double **vals
 		if (*vals)
 			n = group_values(&g, b->stat, *vals);
 		*absent = g.nruns > 0 && n == 0;
+		if (n && !b->dir_known) {
+			b->dir = group_stat_direction(&g, 1, b->stat);
+			b->dir_known = true;
+		}
 		group_free(&g);
 	}
 	for (size_t i = 0; i < k; i++)
@@ -330,7 +343,7 @@ static int endpoints(struct bisect *b, struct sprt_model *m)
 			goto out;
 		}
 		if (endpoints_check(
-			gv, ng, bv, nb, stat_direction(b->stat, stat_role_undeclared(b->stat)),
+			gv, ng, bv, nb, bisect_direction(b),
 			b->threshold, 1 - b->confidence, 1 - b->confidence, &ec, &why)) {
 			msg("cannot compare the endpoints: %s", why);
 			rc = -1;
@@ -491,7 +504,7 @@ static int verify(struct bisect *b, const char *culprit)
 		free(pv);
 		return rc == 130 ? 130 : 1;
 	}
-	if (endpoints_check(pv, np, cv, nc, stat_direction(b->stat, stat_role_undeclared(b->stat)),
+	if (endpoints_check(pv, np, cv, nc, bisect_direction(b),
 			    b->threshold, 1 - b->confidence, 1 - b->confidence, &ec, &why)) {
 		msg("cannot verify: %s", why);
 		free(pv);
