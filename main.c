@@ -15,15 +15,9 @@ struct command {
 };
 
 static const struct command commands[] = {
-    {&bench_command, cmd_bench},
-    {&bisect_command, cmd_bisect},
-    {&compare_command, cmd_compare},
-    {&list_command, cmd_list},
-    {&plot_command, cmd_plot},
-    {&report_command, cmd_report},
-    {&profile_command, cmd_profile},
-    {&run_command, cmd_run},
-    {&split_command, cmd_split},
+    {&bench_command, cmd_bench},     {&bisect_command, cmd_bisect}, {&compare_command, cmd_compare},
+    {&list_command, cmd_list},	     {&plot_command, cmd_plot},	    {&report_command, cmd_report},
+    {&profile_command, cmd_profile}, {&run_command, cmd_run},	    {&split_command, cmd_split},
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -121,15 +121,15 @@ static int gnuplot_run(const char *script, size_t len, struct run_buf *out, char
 	char bin[PATH_MAX], arg_defaults[] = "-d";
 	const char *argv[] = {bin, arg_defaults, NULL};
 	struct child_process cmd = {.argv = argv,
-				  .in = RUN_IN_BUFFER,
-				  .in_buf = script,
-				  .in_len = len,
-				  .out = RUN_OUT_CAPTURE,
-				  .err = RUN_OUT_CAPTURE,
-				  .out_text.max = OUT_CAP,
-				  .err_text.max = ERR_CAP,
-				  .timeout_ms = GNUPLOT_TIMEOUT_MS,
-				  .end_group = true};
+				    .in = RUN_IN_BUFFER,
+				    .in_buf = script,
+				    .in_len = len,
+				    .out = RUN_OUT_CAPTURE,
+				    .err = RUN_OUT_CAPTURE,
+				    .out_text.max = OUT_CAP,
+				    .err_text.max = ERR_CAP,
+				    .timeout_ms = GNUPLOT_TIMEOUT_MS,
+				    .end_group = true};
 	int rc = -1;
 
 	if (gnuplot_path(bin, sizeof(bin), err, errlen))

@@ -159,7 +159,8 @@ int group_load(const char *dir, struct result_group *g, char *err, size_t errlen
 	for (size_t i = 0; i < (size_t)nnames; i++) {
 		if (load_stats(g, g->nruns, names[i], why, sizeof(why))) {
 			if (errno == ENOENT || errno == ENOTDIR)
-				add_note(g, "%s: incomplete run (no " STORE_STATS_FILE "), skipped%s",
+				add_note(g,
+					 "%s: incomplete run (no " STORE_STATS_FILE "), skipped%s",
 					 names[i], "");
 			else
 				add_note(g, "%s/" STORE_STATS_FILE ": corrupt (%s), run skipped",

@@ -41,7 +41,7 @@ bool stat_change(const char *name, double mean_a, double mean_b, double *out);
  * ratio expressed as a %change interval [lo_pct, hi_pct].  Needs n >= 2 on each side and
  * all values > 0; returns -1 otherwise (reason in *why, a static string). */
 struct welch_result {
-	double ratio;  /* exp(mean(log b) - mean(log a)) */
+	double ratio; /* exp(mean(log b) - mean(log a)) */
 	double t, df, p;
 	double lo_pct, hi_pct; /* 100 (exp(diff -/+ q se) - 1) */
 };
@@ -54,9 +54,9 @@ int welch_log_test(const double *a, size_t na, const double *b, size_t nb, doubl
  * 50 or more runs on a side, as in R.  When the runs are too few for any interval to reach
  * 1 - alpha (3 vs 3 at 95%), lo = -inf and hi = +inf.  Not thread-safe (Rmath's cache). */
 struct mw_result {
-	double w;  /* rank-sum statistic of a, as R's wilcox.test W */
-	double p;  /* two-sided */
-	double hl; /* Hodges-Lehmann shift (median of all b_j - a_i) */
+	double w;      /* rank-sum statistic of a, as R's wilcox.test W */
+	double p;      /* two-sided */
+	double hl;     /* Hodges-Lehmann shift (median of all b_j - a_i) */
 	double lo, hi; /* confidence interval of the shift, in the stat's units */
 	bool ties;
 };
@@ -72,8 +72,15 @@ void bh_qvalues(const double *p, size_t n, double *q);
  *     (direction decides which is which; a neutral stat gets CHANGE_UP / CHANGE_DOWN)
  *   no-change: the whole interval lies inside [-threshold, threshold]
  *   inconclusive: otherwise. */
-enum verdict { V_NONE = 0, V_REGRESSION, V_IMPROVEMENT, V_CHANGED_UP, V_CHANGED_DOWN,
-	       V_NO_CHANGE, V_INCONCLUSIVE };
+enum verdict {
+	V_NONE = 0,
+	V_REGRESSION,
+	V_IMPROVEMENT,
+	V_CHANGED_UP,
+	V_CHANGED_DOWN,
+	V_NO_CHANGE,
+	V_INCONCLUSIVE
+};
 enum verdict stat_verdict(double lo, double hi, double q, double q_max, double threshold,
 			  enum stat_direction dir);
 const char *verdict_name(enum verdict v);

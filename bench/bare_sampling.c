@@ -19,8 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#define PHASES 40
-#define PHASE_S 0.25
+#define PHASES	   40
+#define PHASE_S	   0.25
 #define RING_PAGES 512 /* 2 MiB: every sample of the on phases fits, unread */
 
 static double now_s(void)

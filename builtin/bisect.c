@@ -192,11 +192,8 @@ static int prepare(struct bisect *b, const char *sha)
 	char out[4096], env_commit[80], err[512];
 	const char *env[] = {env_commit, NULL};
 	/* Its chatter to stderr: on stdout it would drown the bisection's own lines. */
-	struct child_process prep = {.shell = b->prepare,
-				     .dir = b->repo,
-				     .env = env,
-				     .out = RUN_OUT_FD,
-				     .out_fd = 2};
+	struct child_process prep = {
+	    .shell = b->prepare, .dir = b->repo, .env = env, .out = RUN_OUT_FD, .out_fd = 2};
 	int rc;
 
 	if (!strcmp(b->prepared, sha))
@@ -342,9 +339,8 @@ static int endpoints(struct bisect *b, struct sprt_model *m)
 			}
 			goto out;
 		}
-		if (endpoints_check(
-			gv, ng, bv, nb, bisect_direction(b),
-			b->threshold, 1 - b->confidence, 1 - b->confidence, &ec, &why)) {
+		if (endpoints_check(gv, ng, bv, nb, bisect_direction(b), b->threshold,
+				    1 - b->confidence, 1 - b->confidence, &ec, &why)) {
 			msg("cannot compare the endpoints: %s", why);
 			rc = -1;
 			goto out;
@@ -504,8 +500,8 @@ static int verify(struct bisect *b, const char *culprit)
 		free(pv);
 		return rc == 130 ? 130 : 1;
 	}
-	if (endpoints_check(pv, np, cv, nc, bisect_direction(b),
-			    b->threshold, 1 - b->confidence, 1 - b->confidence, &ec, &why)) {
+	if (endpoints_check(pv, np, cv, nc, bisect_direction(b), b->threshold, 1 - b->confidence,
+			    1 - b->confidence, &ec, &why)) {
 		msg("cannot verify: %s", why);
 		free(pv);
 		free(cv);

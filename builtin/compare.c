@@ -119,8 +119,8 @@ static void plot_headline(const struct comparison *c, bool all)
 		return;
 	}
 	if (c->ngroups > PLOT_MAX_SERIES) {
-		sb_error("no plots: %zu groups, at most %d fit one plot",
-			c->ngroups, PLOT_MAX_SERIES);
+		sb_error("no plots: %zu groups, at most %d fit one plot", c->ngroups,
+			 PLOT_MAX_SERIES);
 		return;
 	}
 	for (size_t i = 0; i < c->nrows; i++) {
@@ -149,8 +149,7 @@ static void plot_headline(const struct comparison *c, bool all)
 			}
 			if (plot_samples(r->name, s, c->ngroups, PLOT_TEXT, NULL, stdout, err,
 					 sizeof(err)))
-				sb_error("plot of %s: %s", r->name,
-					err);
+				sb_error("plot of %s: %s", r->name, err);
 		}
 		free(s);
 		free(v);
@@ -487,7 +486,7 @@ int cmd_compare(int argc, char **argv)
 
 		if (!root || !job_arg || !commits || first < argc) {
 			sb_error("--results, --job and --commits go "
-					"together, without group directories");
+				 "together, without group directories");
 			rc = 2;
 			goto out;
 		}
@@ -502,7 +501,7 @@ int cmd_compare(int argc, char **argv)
 		}
 		if (mmtests && !have_job) {
 			sb_error("--format mmtests needs --job JOB.yaml "
-					"(its task counts are the rows)");
+				 "(its task counts are the rows)");
 			rc = 2;
 		} else if (mmtests) {
 			rc = mmtests_tables(&job, root, commits, &o);
@@ -514,7 +513,7 @@ int cmd_compare(int argc, char **argv)
 			job_free(&job);
 	} else if (mmtests) {
 		sb_error("--format mmtests needs --results, --job JOB.yaml "
-			"and --commits");
+			 "and --commits");
 		rc = 2;
 	} else {
 		for (int i = first; i < argc; i++)

@@ -54,8 +54,8 @@ static int sample_plot(char **dirs, size_t n, const char *stat, enum plot_format
 		stat = group_headline_stat(g, n);
 	if (!stat) {
 		sb_error("%s: the runs' meta.json declares no headline stat; name "
-			"one with --stat",
-			g[0].dir);
+			 "one with --stat",
+			 g[0].dir);
 		goto out;
 	}
 	vals = calloc(total + 1, sizeof(*vals));
@@ -70,8 +70,7 @@ static int sample_plot(char **dirs, size_t n, const char *stat, enum plot_format
 					    .n = group_values(&g[i], stat, vals + total)};
 		total += g[i].nruns;
 		if (!s[i].n) {
-			sb_error("%s: no run has the stat '%s'", g[i].dir,
-				stat);
+			sb_error("%s: no run has the stat '%s'", g[i].dir, stat);
 			goto out;
 		}
 	}
@@ -201,8 +200,8 @@ static int scalability_plot(const char *job_path, const char *root, const char *
 			nlines++;
 		}
 		if (!points) {
-			sb_error("no runs of %s at commit '%s' under %s",
-				job_path, labels[c], root);
+			sb_error("no runs of %s at commit '%s' under %s", job_path, labels[c],
+				 root);
 			goto out;
 		}
 	}
@@ -266,7 +265,7 @@ int cmd_plot(int argc, char **argv)
 	if (job) {
 		if (!root || !commits || first < argc) {
 			sb_error("--scalability needs --results and --commits, "
-				"and no group directories");
+				 "and no group directories");
 			return 2;
 		}
 		return scalability_plot(job, root, commits, stat, fmt, path);

@@ -227,8 +227,7 @@ static void write_body(FILE *f, struct job_cmp *jobs, size_t n, size_t main_job,
 			fprintf(f, "\n\n");
 			if (v[0] && v[1] &&
 			    plot_samples(r->name, s, 2, PLOT_TEXT, NULL, f, err, sizeof(err)))
-				sb_error("plot of %s: %s", r->name,
-					err);
+				sb_error("plot of %s: %s", r->name, err);
 			free(v[0]);
 			free(v[1]);
 		}
@@ -462,8 +461,7 @@ int cmd_report(int argc, char **argv)
 		free(dirs[i]);
 	free(dirs);
 	if (!n) {
-		sb_error("no job under %s was run at both '%s' and '%s'", root,
-			base, head);
+		sb_error("no job under %s was run at both '%s' and '%s'", root, base, head);
 		rc = 2;
 		goto out;
 	}
@@ -494,8 +492,7 @@ int cmd_report(int argc, char **argv)
 		rc = 2;
 	} else if (mbox) {
 		if (write_mbox(mbox, msg, len)) {
-			sb_error("cannot append to %s: %s", mbox,
-				strerror(errno));
+			sb_error("cannot append to %s: %s", mbox, strerror(errno));
 			rc = 2;
 		}
 	} else if (sendmail) {

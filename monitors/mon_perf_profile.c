@@ -111,8 +111,7 @@ static int open_on_cpu(struct perf_event_attr *attr, int cpu)
 /* Option KEY of the job (a string there, as every scalar of a job file; a number from the
  * tests) into *out, dflt when absent: a number, or with `duration` a job-file duration
  * ("10", "10s", "1m").  -1 with the note naming the option and the value when it is neither. */
-static int option(struct monitor_ctx *ctx, const char *key, bool duration, double dflt,
-		  double *out)
+static int option(struct monitor_ctx *ctx, const char *key, bool duration, double dflt, double *out)
 {
 	const json_t *v = ctx->options ? json_object_get(ctx->options, key) : NULL;
 	const char *s = json_is_string(v) ? json_string_value(v) : NULL;
@@ -129,7 +128,9 @@ static int option(struct monitor_ctx *ctx, const char *key, bool duration, doubl
 		return 0;
 	snprintf(ctx->note, sizeof(ctx->note), "perf-profile: option %s: expected %s, got '%.200s'",
 		 key, duration ? "seconds (e.g. 10 or 10s)" : "a number",
-		 s ? s : json_is_boolean(v) ? "true/false" : "a list or map");
+		 s		      ? s
+		 : json_is_boolean(v) ? "true/false"
+				      : "a list or map");
 	return -1;
 }
 
@@ -675,21 +676,22 @@ static int perf_profile_reduce(struct monitor_ctx *ctx, json_t *stats)
 		char lost[256];
 		size_t n = strlen(ctx->note);
 
-		snprintf(lost, sizeof(lost),
-			 "perf-profile: lost %llu of %llu samples (%.1f%%): the ring buffers filled "
-			 "between reads; raise pages (now %zu per CPU) or lower freq",
-			 (unsigned long long)pp->lost, (unsigned long long)(pp->samples + pp->lost),
-			 100.0 * (double)pp->lost / (double)(pp->samples + pp->lost), pp->pages);
+		snprintf(
+		    lost, sizeof(lost),
+		    "perf-profile: lost %llu of %llu samples (%.1f%%): the ring buffers filled "
+		    "between reads; raise pages (now %zu per CPU) or lower freq",
+		    (unsigned long long)pp->lost, (unsigned long long)(pp->samples + pp->lost),
+		    100.0 * (double)pp->lost / (double)(pp->samples + pp->lost), pp->pages);
 		fprintf(stderr, "scalebench: %s\n", lost);
 		/* After the kallsyms note, if there is one. */
 		snprintf(ctx->note + n, sizeof(ctx->note) - n, "%s%s", n ? "; " : "", lost);
 	}
 	if (ctx->meta)
-		json_object_set_new(
-		    ctx->meta, "profile",
-		    json_pack("{s:s,s:I,s:I,s:f,s:f,s:f}", "event", pp->event, "samples",
-			      (json_int_t)pp->samples, "lost", (json_int_t)pp->lost, "cpu_s",
-			      pp->cpu_s, "from_s", pp->on_s, "to_s", pp->off_s));
+		json_object_set_new(ctx->meta, "profile",
+				    json_pack("{s:s,s:I,s:I,s:f,s:f,s:f}", "event", pp->event,
+					      "samples", (json_int_t)pp->samples, "lost",
+					      (json_int_t)pp->lost, "cpu_s", pp->cpu_s, "from_s",
+					      pp->on_s, "to_s", pp->off_s));
 	return profile_reduce(&pp->prof, pp->event, PROFILE_MIN_PCT, stats);
 }
 

@@ -90,8 +90,7 @@ static int parse_events(struct monitor_ctx *ctx, struct perf_stat *ps)
 		if (add_list(ps, json_string_value(events)))
 			goto nomem;
 	} else if (json_is_array(events)) {
-		json_array_foreach(events, i, v)
-		{
+		json_array_foreach (events, i, v) {
 			if (!json_is_string(v)) {
 				snprintf(ctx->note, sizeof(ctx->note),
 					 "perf-stat: option events[%zu]: expected an event name "

@@ -10,7 +10,7 @@
 #define MONITOR(sym) &sym,
 const struct monitor *const monitor_table[] = {
 #include "monitors.inc"
-	NULL,
+    NULL,
 };
 #undef MONITOR
 

@@ -53,8 +53,7 @@ int profile_reduce(const struct profile *p, const char *event, double min_pct, j
 				goto out;
 		}
 	}
-	json_object_foreach(counts, key, v)
-	{
+	json_object_foreach (counts, key, v) {
 		double pct =
 		    p->samples ? 100.0 * (double)json_integer_value(v) / (double)p->samples : 0;
 

@@ -109,8 +109,7 @@ int monitor_set_init(struct monitor_set *ms, const json_t *wanted, bool none, un
 			if (monitor_table[i]->is_default)
 				ms->v[ms->n++].m = monitor_table[i];
 	} else {
-		json_object_foreach((json_t *)wanted, name, options)
-		{
+		json_object_foreach ((json_t *)wanted, name, options) {
 			const struct monitor *m = monitor_find(name);
 
 			if (!m) {
@@ -264,8 +263,9 @@ void monitor_set_reduce(struct monitor_set *ms, const struct monitor_window *w, 
 			json_object_set_new(mm, "note", json_string(r->ctx.note));
 		json_object_set_new(meta, r->m->name, mm);
 	}
-	json_object_foreach(ms->skipped, name, note) json_object_set_new(
-	    meta, name, json_pack("{s:s, s:O}", "status", "unavailable", "note", note));
+	json_object_foreach (ms->skipped, name, note)
+		json_object_set_new(meta, name,
+				    json_pack("{s:s, s:O}", "status", "unavailable", "note", note));
 }
 
 void monitor_set_free(struct monitor_set *ms)

@@ -144,8 +144,7 @@ int job_load(const char *path, unsigned nr_online, struct job_file *job, char *e
 		job->tree = json_incref(json_array_get(docs, 0));
 	} else {
 		/* LKP: the first document is a header for each of the others. */
-		json_array_foreach(docs, i, d)
-		{
+		json_array_foreach (docs, i, d) {
 			json_t *m;
 
 			if (i == 0)
@@ -159,8 +158,7 @@ int job_load(const char *path, unsigned nr_online, struct job_file *job, char *e
 		if (doc_varying(&l, merged, &varying))
 			goto out;
 	}
-	json_array_foreach(merged, i, d)
-	{
+	json_array_foreach (merged, i, d) {
 		if (expand_document(&l, d, &varying, names))
 			goto out;
 	}

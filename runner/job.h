@@ -13,13 +13,13 @@
 #include <stddef.h>
 
 struct atomic_job {
-	char *name;        /* "<job>-<path_params>" */
+	char *name;	   /* "<job>-<path_params>" */
 	char *path_params; /* varying parameter values sorted by key name, joined by '-',
 			    * characters outside [-a-zA-Z0-9+=:.%] mapped to '_' */
-	json_t *tree;      /* the atomic job: the job file with every list replaced by one of
+	json_t *tree;	   /* the atomic job: the job file with every list replaced by one of
 			    * its values; scalars are strings (as written), bare keys null */
 	/* What the runner needs, extracted and validated: */
-	const char *test; /* will-it-scale.test: the testcase name */
+	const char *test;  /* will-it-scale.test: the testcase name */
 	enum tc_mode mode; /* will-it-scale.mode (default process) */
 	unsigned nr_task;  /* nr_task: a number or a percentage of online CPUs (>= 1) */
 	double runtime_s;  /* runtime: 300, 300s, 5m (default 300 s) */
@@ -29,7 +29,7 @@ struct atomic_job {
 
 struct job_file {
 	char *path;
-	char *name; /* file name without directory and .yaml/.yml */
+	char *name;   /* file name without directory and .yaml/.yml */
 	json_t *tree; /* the whole job file as parsed */
 	struct atomic_job *atomic;
 	size_t n_atomic;
@@ -41,8 +41,7 @@ struct job_file {
 /* Parse and expand a job file.  nr_online: CPUs that "100%" means.  Returns 0, or -1 with a
  * message in err naming the file, the line:column (syntax errors) or the key, the value
  * and what was expected. */
-int job_load(const char *path, unsigned nr_online, struct job_file *job, char *err,
-	     size_t errlen);
+int job_load(const char *path, unsigned nr_online, struct job_file *job, char *err, size_t errlen);
 void job_free(struct job_file *job);
 
 /* Write an atomic job's tree as YAML (the run's job.yaml, split's output). */

@@ -15,8 +15,8 @@
 /* Keys scalebench itself reads. */
 /* kconfig is the runner's kconfig axis of the results path (unless --kconfig says otherwise). */
 static const char *const own_keys[] = {
-    "suite", "testcase", "nr_task", "runtime", "warmup", "test", "mode", "will-it-scale", "kconfig",
-    NULL,
+    "suite", "testcase", "nr_task",	  "runtime", "warmup",
+    "test",  "mode",	 "will-it-scale", "kconfig", NULL,
 };
 
 static bool in_list(const char *const *list, const char *s)
@@ -164,8 +164,7 @@ int check_atomic(struct loader *l, json_t *t, struct atomic_job *a)
 		return fail(l, v, "warmup %s", b);
 
 	a->monitors = json_object();
-	json_object_foreach(t, k, v)
-	{
+	json_object_foreach (t, k, v) {
 		int ret = 0;
 
 		if (in_list(own_keys, k))
@@ -180,8 +179,7 @@ int check_atomic(struct loader *l, json_t *t, struct atomic_job *a)
 	if (json_is_object(wis)) {
 		json_t *iv;
 
-		json_object_foreach(wis, k, iv)
-		{
+		json_object_foreach (wis, k, iv) {
 			if (strcmp(k, "test") && strcmp(k, "mode") &&
 			    note(l, "key 'will-it-scale.%s' is kept but not used by scalebench", k))
 				return -1;

@@ -30,8 +30,7 @@ static int emit_node(yaml_emitter_t *e, const json_t *v)
 		yaml_mapping_start_event_initialize(&ev, NULL, NULL, 1, YAML_BLOCK_MAPPING_STYLE);
 		if (!yaml_emitter_emit(e, &ev))
 			return -1;
-		json_object_foreach((json_t *)v, k, c)
-		{
+		json_object_foreach ((json_t *)v, k, c) {
 			if (emit_scalar(e, k, strlen(k)) || emit_node(e, c))
 				return -1;
 		}
@@ -41,8 +40,7 @@ static int emit_node(yaml_emitter_t *e, const json_t *v)
 		yaml_sequence_start_event_initialize(&ev, NULL, NULL, 1, YAML_BLOCK_SEQUENCE_STYLE);
 		if (!yaml_emitter_emit(e, &ev))
 			return -1;
-		json_array_foreach(v, i, c)
-		{
+		json_array_foreach (v, i, c) {
 			if (emit_node(e, c))
 				return -1;
 		}

@@ -75,8 +75,7 @@ json_t *merge_revision(struct loader *l, json_t *header, json_t *rev)
 	json_t *merged = json_copy(header), *v;
 	const char *k;
 
-	json_object_foreach(rev, k, v)
-	{
+	json_object_foreach (rev, k, v) {
 		size_t n = strlen(k);
 
 		if (n && (k[n - 1] == '+' || k[n - 1] == '-')) {
@@ -118,16 +117,14 @@ static int param_add(struct loader *l, struct param_list *pl, json_t *segs)
 		pl->v = nv;
 		pl->cap = cap;
 	}
-	json_array_foreach(segs, i, s)
-	{
+	json_array_foreach (segs, i, s) {
 		len += strlen(json_string_value(s)) + 1;
 	}
 	shown = malloc(len);
 	if (!shown)
 		return fail(l, NULL, "out of memory");
 	shown[0] = '\0';
-	json_array_foreach(segs, i, s)
-	{
+	json_array_foreach (segs, i, s) {
 		if (i)
 			strcat(shown, ".");
 		strcat(shown, json_string_value(s));
@@ -149,8 +146,7 @@ static json_t *walk(json_t *root, const json_t *segs)
 	size_t i;
 	json_t *s;
 
-	json_array_foreach(segs, i, s)
-	{
+	json_array_foreach (segs, i, s) {
 		if (!json_is_object(root))
 			return NULL;
 		root = json_object_get(root, json_string_value(s));
@@ -165,8 +161,7 @@ static int find_dims(struct loader *l, json_t *obj, const json_t *segs, struct p
 	const char *k;
 	json_t *v;
 
-	json_object_foreach(obj, k, v)
-	{
+	json_object_foreach (obj, k, v) {
 		json_t *path = segs_push(segs, k);
 		int ret = 0;
 
@@ -180,8 +175,7 @@ static int find_dims(struct loader *l, json_t *obj, const json_t *segs, struct p
 					   "%s: empty list; a list is a dimension and needs at "
 					   "least one value",
 					   dims->v[dims->n - 1].shown);
-			json_array_foreach(v, i, e)
-			{
+			json_array_foreach (v, i, e) {
 				const char *what = json_is_object(e)  ? "a list of maps"
 						   : json_is_array(e) ? "a list of lists"
 								      : NULL;
@@ -217,8 +211,7 @@ static bool contains_list(const json_t *v)
 		return true;
 	if (!json_is_object(v))
 		return false;
-	json_object_foreach((json_t *)v, k, c)
-	{
+	json_object_foreach ((json_t *)v, k, c) {
 		if (contains_list(c))
 			return true;
 	}
@@ -242,8 +235,7 @@ static json_t *instantiate(json_t *node, json_t *const *lists, const size_t *cho
 	if (!contains_list(node))
 		return json_incref(node);
 	o = json_object();
-	json_object_foreach(node, k, v)
-	{
+	json_object_foreach (node, k, v) {
 		json_object_set_new(o, k, instantiate(v, lists, choice, n));
 	}
 	return o;
@@ -256,8 +248,7 @@ static void flatten(json_t *obj, const json_t *segs, json_t *flat)
 	const char *k;
 	json_t *v;
 
-	json_object_foreach(obj, k, v)
-	{
+	json_object_foreach (obj, k, v) {
 		json_t *path = segs_push(segs, k);
 
 		if (json_is_object(v) && json_object_size(v)) {
@@ -280,8 +271,7 @@ int doc_varying(struct loader *l, json_t *merged_docs, struct param_list *out)
 	size_t i;
 	int ret = 0;
 
-	json_array_foreach(merged_docs, i, f)
-	{
+	json_array_foreach (merged_docs, i, f) {
 		json_t *flat = json_object(), *root = json_array();
 
 		flatten(f, root, flat);
@@ -289,13 +279,11 @@ int doc_varying(struct loader *l, json_t *merged_docs, struct param_list *out)
 		json_array_append_new(flats, flat);
 		json_object_update(all, flat);
 	}
-	json_object_foreach(all, k, e)
-	{
+	json_object_foreach (all, k, e) {
 		json_t *first = json_object_get(json_array_get(flats, 0), k);
 		bool varies = false;
 
-		json_array_foreach(flats, i, f)
-		{
+		json_array_foreach (flats, i, f) {
 			json_t *mine = json_object_get(f, k);
 
 			if (!mine || !first ||

@@ -225,8 +225,7 @@ static void add_failures(struct run_state *rs, json_t *failures)
 		json_object_set_new(rs->stats, stat, json_integer(1));
 		json_array_append_new(failures, json_string(stat));
 	}
-	json_object_foreach(rs->stats, name, v)
-	{
+	json_object_foreach (rs->stats, name, v) {
 		if (stat_family_is_failure(name) && strcmp(name, stat))
 			json_array_append_new(failures, json_string(name));
 	}

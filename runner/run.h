@@ -17,7 +17,7 @@ struct runner_opts {
 	bool quiet;
 	bool dry_run;
 	bool no_monitors; /* measure the testcase alone (overhead comparisons) */
-	bool tty; /* progress redrawn in place */
+	bool tty;	  /* progress redrawn in place */
 };
 
 /* Run every atomic job of job.  Returns 0 when every run was stored and none failed, 1 when

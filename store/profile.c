@@ -149,8 +149,7 @@ int profile_add_json(const json_t *chains, struct profile *p, char *err, size_t 
 		snprintf(err, errlen, "chains: expected a list of {\"count\", \"chain\"}");
 		return -1;
 	}
-	json_array_foreach(chains, i, c)
-	{
+	json_array_foreach (chains, i, c) {
 		const json_t *count = json_object_get(c, "count"),
 			     *chain = json_object_get(c, "chain");
 		size_t depth = json_array_size(chain), j;
@@ -166,8 +165,7 @@ int profile_add_json(const json_t *chains, struct profile *p, char *err, size_t 
 		frames = malloc((depth ? depth : 1) * sizeof(*frames));
 		if (!frames)
 			goto nomem;
-		json_array_foreach(chain, j, f)
-		{
+		json_array_foreach (chain, j, f) {
 			if (!json_is_string(f)) {
 				snprintf(err, errlen, "chains[%zu].chain[%zu]: expected a name", i,
 					 j);
@@ -216,8 +214,7 @@ int profile_record_find(const json_t *file, struct profile_record *r)
 	const json_t *rec = NULL, *v;
 	size_t i;
 
-	json_array_foreach(file, i, v)
-	{
+	json_array_foreach (file, i, v) {
 		if (json_is_object(v) && json_object_get(v, "chains"))
 			rec = v;
 	}

@@ -241,8 +241,7 @@ int store_parse_stats(char *text, size_t len, struct store_stats *s, char *why, 
 		snprintf(why, whylen, "%s", strerror(ENOMEM));
 		goto fail;
 	}
-	json_object_foreach(s->tree_, k, x)
-	{
+	json_object_foreach (s->tree_, k, x) {
 		if (!json_is_number(x)) {
 			snprintf(why, whylen, "stat '%s' is not a number", k);
 			goto fail;

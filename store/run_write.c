@@ -149,8 +149,7 @@ static json_t *families_of(const json_t *stats, const char *suite, const json_t 
 
 	if (!families)
 		return NULL;
-	json_object_foreach((json_t *)stats, name, v)
-	{
+	json_object_foreach ((json_t *)stats, name, v) {
 		size_t n = strcspn(name, ".");
 		const char *role;
 
@@ -168,8 +167,7 @@ static json_t *families_of(const json_t *stats, const char *suite, const json_t 
 		    json_object_set_new(families, family, json_string(role)))
 			goto fail;
 	}
-	json_array_foreach(failure_stats, i, v)
-	{
+	json_array_foreach (failure_stats, i, v) {
 		const char *stat = json_string_value(v);
 		size_t n = stat ? strcspn(stat, ".") : 0;
 

@@ -19,11 +19,11 @@ static int uname1_run(struct tc_copy *copy, volatile uint64_t *iterations)
 }
 
 static const struct testcase tc_uname1 = {
-	.name = "uname1",
-	.description = "uname() system call (example plug-in)",
-	.suite = "plugin",
-	.op = "uname",
-	.run = uname1_run,
+    .name = "uname1",
+    .description = "uname() system call (example plug-in)",
+    .suite = "plugin",
+    .op = "uname",
+    .run = uname1_run,
 };
 
 SCALEBENCH_PLUGIN(&tc_uname1);

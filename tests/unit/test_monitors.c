@@ -125,8 +125,9 @@ static size_t count_prefix(const json_t *stats, const char *prefix)
 	json_t *v;
 	size_t n = 0;
 
-	json_object_foreach((json_t *)stats, key, v) if (strncmp(key, prefix, strlen(prefix)) == 0)
-	    n++;
+	json_object_foreach ((json_t *)stats, key, v)
+		if (strncmp(key, prefix, strlen(prefix)) == 0)
+			n++;
 	return n;
 }
 
@@ -829,9 +830,10 @@ static void test_real_proc(void **state)
 		cpu += x;
 	}
 	assert_float_equal(cpu, 100, 1e-6);
-	json_object_foreach(stats, key, v) if (strncmp(key, "interrupts.", 11) == 0 &&
-					       strncmp(key, "interrupts.CPU", 14) &&
-					       json_number_value(v) > 0) irq_moved = true;
+	json_object_foreach (stats, key, v)
+		if (strncmp(key, "interrupts.", 11) == 0 && strncmp(key, "interrupts.CPU", 14) &&
+		    json_number_value(v) > 0)
+			irq_moved = true;
 	assert_true(irq_moved);
 	assert_true(stat_of(stats, "softirqs.TIMER") >= 0);
 	assert_true(has(stats, "softirqs.CPU0.TIMER") || stat_of(stats, "softirqs.TIMER") == 0);

@@ -68,8 +68,10 @@ static int callback(const struct option_def *opt, const char *arg, char *err, si
 	    {OPT_PERCENT("threshold", 0, &(v)->threshold), .def = "1", .max = 1000,                \
 	     .help = "noise threshold"},                                                           \
 	    {OPT_TASKS("tasks", 't', &(v)->tasks), .def = "1", .max = 4096, .help = "copies"},     \
-	    {OPT_CALLBACK("hook", 0, callback, (v)), .arg = "X", .def_doc = "none",                \
-	     .help = "a callback"}
+	{                                                                                          \
+		OPT_CALLBACK("hook", 0, callback, (v)), .arg = "X", .def_doc = "none",             \
+							.help = "a callback"                       \
+	}
 
 /* argv (NULL-terminated, without the command) parsed into v; stderr captured into err. */
 static int parse(struct vars *v, char *err, size_t errlen, int *first, ...)
@@ -301,12 +303,9 @@ static void test_help_wraps_under_itself(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_defaults),
-	    cmocka_unit_test(test_binding),
-	    cmocka_unit_test(test_refusals),
-	    cmocka_unit_test(test_required_and_bad_default),
-	    cmocka_unit_test(test_help),
-	    cmocka_unit_test(test_help_wraps_under_itself),
+	    cmocka_unit_test(test_defaults), cmocka_unit_test(test_binding),
+	    cmocka_unit_test(test_refusals), cmocka_unit_test(test_required_and_bad_default),
+	    cmocka_unit_test(test_help),     cmocka_unit_test(test_help_wraps_under_itself),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

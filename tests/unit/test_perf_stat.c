@@ -411,9 +411,9 @@ static const char *unsupported_reason(const struct window *w, const char *event)
 	const json_t *list = json_object_get(w->ctx.meta, "unsupported"), *e;
 	size_t i;
 
-	json_array_foreach(list, i,
-			   e) if (strcmp(json_string_value(json_object_get(e, "event")), event) ==
-				  0) return json_string_value(json_object_get(e, "reason"));
+	json_array_foreach (list, i, e)
+		if (strcmp(json_string_value(json_object_get(e, "event")), event) == 0)
+			return json_string_value(json_object_get(e, "reason"));
 	return NULL;
 }
 

@@ -268,8 +268,7 @@ static void assert_chains_add_up(const json_t *run)
 	const json_t *c;
 	size_t i;
 
-	json_array_foreach(json_object_get(run, "chains"), i, c)
-	{
+	json_array_foreach (json_object_get(run, "chains"), i, c) {
 		assert_true(json_array_size(json_object_get(c, "chain")) > 0);
 		total += json_integer_value(json_object_get(c, "count"));
 	}
@@ -519,7 +518,7 @@ int main(void)
 	    cmocka_unit_test(test_strip_suffix),
 	    cmocka_unit_test(test_reduce),
 	    cmocka_unit_test(test_calltrace_depth_and_cut),
-		    cmocka_unit_test(test_kallsyms),
+	    cmocka_unit_test(test_kallsyms),
 	    cmocka_unit_test(test_elf_symbols),
 	    cmocka_unit_test(test_live_window),
 	    cmocka_unit_test(test_overflow),

@@ -209,8 +209,8 @@ static void test_layout_round_trip(void **state)
 	long_value[300] = '\0';
 	memset(v255, 'y', 255);
 	v255[255] = '\0';
-	const char *values[] = {"a/b",	    "..",	   ".hidden",	 "%2F%",     "with space",
-				"",	    long_value,	   v255,	 "-",	     "x%y z/..",
+	const char *values[] = {"a/b",	     "..",	  ".hidden",   "%2F%",	    "with space",
+				"",	     long_value,  v255,	       "-",	    "x%y z/..",
 				"6.1.0-rc1", "100%-tput", "nr_task=1", "..hidden/x"};
 	size_t nv = sizeof(values) / sizeof(values[0]);
 
@@ -261,8 +261,14 @@ static void test_layout_round_trip(void **state)
 	store_component(long_value, path, NAME_MAX + 1);
 	assert_int_equal(strlen(path), 255);
 	/* Too small a buffer is an error, not a cut path. */
-	struct store_axes a = {.root = "r", .testcase = "t", .path_params = "p", .tbox_group = "b",
-			       .rootfs = "f", .kconfig = "k", .compiler = "c", .commit = "m"};
+	struct store_axes a = {.root = "r",
+			       .testcase = "t",
+			       .path_params = "p",
+			       .tbox_group = "b",
+			       .rootfs = "f",
+			       .kconfig = "k",
+			       .compiler = "c",
+			       .commit = "m"};
 	assert_int_equal(store_path(&a, path, 10), -1);
 	assert_int_equal(store_path(&a, path, 16), 0);
 	assert_string_equal(path, "r/t/p/b/f/k/c/m");
@@ -300,19 +306,19 @@ static void test_layout_parse(void **state)
 	store_axes_free(&a);
 
 	/* Refused, each with a message naming the path. */
-	const char *commit_bad[] = {"t/p/b/f/k/c", "", "/", "r/t/p/b/f/k/.tmp/m",
-				    "r/t/p/../f/k/c/m", "r/t/p/b/f/k/c/."};
+	const char *commit_bad[] = {
+	    "t/p/b/f/k/c", "", "/", "r/t/p/b/f/k/.tmp/m", "r/t/p/../f/k/c/m", "r/t/p/b/f/k/c/."};
 	for (size_t i = 0; i < sizeof(commit_bad) / sizeof(*commit_bad); i++) {
 		err[0] = '\0';
-		assert_int_equal(
-		    store_parse(commit_bad[i], STORE_COMMIT_DIR, &a, err, sizeof(err)), -1);
+		assert_int_equal(store_parse(commit_bad[i], STORE_COMMIT_DIR, &a, err, sizeof(err)),
+				 -1);
 		assert_non_null(strstr(err, commit_bad[i]));
 		assert_null(a.storage_);
 	}
-	const char *run_bad[] = {"r/t/p/b/f/k/c/m",	     "r/t/p/b/f/k/c/m/007",
-				 "r/t/p/b/f/k/c/m/1a",	     "r/t/p/b/f/k/c/m/-1",
-				 "r/t/p/b/f/k/c/m/4294967296", "r/t/p/b/f/k/c/m/.tmp-run-x",
-				 "t/p/b/f/k/c/0"};
+	const char *run_bad[] = {
+	    "r/t/p/b/f/k/c/m",	  "r/t/p/b/f/k/c/m/007",	"r/t/p/b/f/k/c/m/1a",
+	    "r/t/p/b/f/k/c/m/-1", "r/t/p/b/f/k/c/m/4294967296", "r/t/p/b/f/k/c/m/.tmp-run-x",
+	    "t/p/b/f/k/c/0"};
 	for (size_t i = 0; i < sizeof(run_bad) / sizeof(*run_bad); i++) {
 		err[0] = '\0';
 		assert_int_equal(store_parse(run_bad[i], STORE_RUN_DIR, &a, err, sizeof(err)), -1);
@@ -333,13 +339,26 @@ static void test_run_number(void **state)
 		int ok;
 		unsigned run;
 	} cases[] = {
-	    {"0", 0, 0},	   {"7", 0, 7},		  {"10", 0, 10},
-	    {"2147483647", 0, 2147483647u}, {"2147483648", 0, 2147483648u},
-	    {"4294967295", 0, 4294967295u}, {"4294967296", -1, 0}, {"99999999999999999999999", -1, 0},
-	    {"007", -1, 0},	   {"00", -1, 0},	  {"1a", -1, 0},
-	    {"a1", -1, 0},	   {"", -1, 0},		  {"-1", -1, 0},
-	    {"+1", -1, 0},	   {" 1", -1, 0},	  {"1 ", -1, 0},
-	    {"0x10", -1, 0},	   {"1.0", -1, 0},	  {"1e3", -1, 0},
+	    {"0", 0, 0},
+	    {"7", 0, 7},
+	    {"10", 0, 10},
+	    {"2147483647", 0, 2147483647u},
+	    {"2147483648", 0, 2147483648u},
+	    {"4294967295", 0, 4294967295u},
+	    {"4294967296", -1, 0},
+	    {"99999999999999999999999", -1, 0},
+	    {"007", -1, 0},
+	    {"00", -1, 0},
+	    {"1a", -1, 0},
+	    {"a1", -1, 0},
+	    {"", -1, 0},
+	    {"-1", -1, 0},
+	    {"+1", -1, 0},
+	    {" 1", -1, 0},
+	    {"1 ", -1, 0},
+	    {"0x10", -1, 0},
+	    {"1.0", -1, 0},
+	    {"1e3", -1, 0},
 	};
 	(void)state;
 
@@ -355,8 +374,8 @@ static void test_run_number(void **state)
 static void test_list_runs(void **state)
 {
 	char *root = make_root(), path[PATH_MAX], **runs;
-	const char *names[] = {"10", "2", "0", "007", "1a", "2147483648", "99999999999", "1",
-			       ".tmp-run-abc"};
+	const char *names[] = {"10",	     "2",	    "0", "007",		"1a",
+			       "2147483648", "99999999999", "1", ".tmp-run-abc"};
 	ssize_t n;
 	(void)state;
 
@@ -406,7 +425,8 @@ static void test_find(void **state)
 		mkdirs_or_fail(path);
 	}
 	/* A file where a commit directory would be is none. */
-	snprintf(path, sizeof(path), "%s/wis/thread-1-getppid1/box/deb/defconfig/gcc-12/head", root);
+	snprintf(path, sizeof(path), "%s/wis/thread-1-getppid1/box/deb/defconfig/gcc-12/head",
+		 root);
 	fclose(fopen(path, "w"));
 	/* A symbolic link to a commit directory's parent counts, like glob's. */
 	snprintf(path, sizeof(path), "%s/wis/process-1-getppid1/box/deb/linked", root);
@@ -418,7 +438,8 @@ static void test_find(void **state)
 		const char *first;
 	} q[] = {
 	    {"process-1-getppid1", "base", 4, "other/process-1-getppid1/b/r/k/c/base"},
-	    {"process-1-getppid1", "head", 2, "wis/process-1-getppid1/box/deb/defconfig/gcc-12/head"},
+	    {"process-1-getppid1", "head", 2,
+	     "wis/process-1-getppid1/box/deb/defconfig/gcc-12/head"},
 	    {"thread-1-getppid1", "head", 0, NULL},
 	    {"thread-1-getppid1", NULL, 1, "wis/thread-1-getppid1/box/deb/defconfig/gcc-12/base"},
 	    {NULL, "base", 7, "other/process-1-getppid1/b/r/k/c/base"},
@@ -428,7 +449,8 @@ static void test_find(void **state)
 	    {"process-1-getppid1", "[bh]*", 0, NULL},
 	    {"process-100%-x", "base", 1, "wis/process-100%-x/box/deb/defconfig/gcc-12/base"},
 	    /* Values are matched as the layout stores them: ".dot" is "_dot". */
-	    {"process-1-getppid1", ".dot", 2, "wis/process-1-getppid1/box/deb/defconfig/gcc-12/_dot"},
+	    {"process-1-getppid1", ".dot", 2,
+	     "wis/process-1-getppid1/box/deb/defconfig/gcc-12/_dot"},
 	    {"nothing", "base", 0, NULL},
 	};
 	for (size_t i = 0; i < sizeof(q) / sizeof(*q); i++) {
@@ -446,9 +468,8 @@ static void test_find(void **state)
 			/* Sorted, and each one a commit directory of the tree. */
 			if (j)
 				assert_true(strcmp(found[j - 1], found[j]) < 0);
-			assert_int_equal(store_parse(found[j], STORE_COMMIT_DIR, &a, err,
-						     sizeof(err)),
-					 0);
+			assert_int_equal(
+			    store_parse(found[j], STORE_COMMIT_DIR, &a, err, sizeof(err)), 0);
 			assert_string_equal(a.root, root);
 			if (q[i].pp)
 				assert_string_equal(a.path_params, q[i].pp);
@@ -491,11 +512,11 @@ static json_t *jansson_stats(const char *text, size_t len)
 		json_decref(t);
 		return NULL;
 	}
-	json_object_foreach(t, k, v) if (!json_is_number(v))
-	{
-		json_decref(t);
-		return NULL;
-	}
+	json_object_foreach (t, k, v)
+		if (!json_is_number(v)) {
+			json_decref(t);
+			return NULL;
+		}
 	return t;
 }
 
@@ -514,8 +535,7 @@ static bool pairs_match(const struct store_stat *v, size_t n, const json_t *t)
 	for (size_t i = 0; i < n; i++)
 		if (strlen(v[i].name) != v[i].len || !json_object_get(t, v[i].name))
 			return false;
-	json_object_foreach((json_t *)t, k, x)
-	{
+	json_object_foreach ((json_t *)t, k, x) {
 		const struct store_stat *last = NULL;
 
 		for (size_t i = 0; i < n; i++)
@@ -566,7 +586,10 @@ static void check_agree(const char *text, size_t len)
 	json_decref(t);
 }
 
-#define TEXT(s) {s, sizeof(s) - 1}
+#define TEXT(s)                                                                                    \
+	{                                                                                          \
+		s, sizeof(s) - 1                                                                   \
+	}
 static const struct {
 	const char *text;
 	size_t len;
@@ -681,7 +704,8 @@ static void test_stats_mutations(void **state)
 	static const char bytes[] = "0123456789-+.eE,:{}\"\\ \t\nxnu\xff\x7f";
 	const char *seeds[] = {
 	    "{\"a\":1,\"bb.c\":-2.5e-3,\"d\":0}",
-	    "{\n \"will-it-scale.per_process_ops\": 1234567.12345,\n \"x\": 9223372036854775807\n}\n",
+	    "{\n \"will-it-scale.per_process_ops\": 1234567.12345,\n \"x\": "
+	    "9223372036854775807\n}\n",
 	    "{\"a\":1e308,\"b\":-0.0,\"c\":1E-5}",
 	};
 	unsigned seed = 11;
@@ -720,12 +744,33 @@ static void test_stats_mutations(void **state)
 static void test_stats_reals(void **state)
 {
 	static const char *const tricky[] = {
-	    "9007199254740993.0", "9007199254740992.5", "0.1", "0.2", "0.3", "1e23", "8.3e-1",
-	    "2.2250738585072014e-308", "4.9e-324", "1.7976931348623157e308", "123456789012345678e2",
-	    "1844674407370955161.5", "9999999999999999999.0", "0.0000000000000000000000000001",
-	    "7.038531e-26", "1e-27", "1e27", "1e28", "99999999999999999999e-1", "-0.0", "0.0e99",
-	    "5e-324", "2.4703282292062327e-324", "1.00000000000000011102230246251565e0",
-	    "1.0000000000000002220446049250313e0", "3.4028234663852886e38", "0.30000000000000004",
+	    "9007199254740993.0",
+	    "9007199254740992.5",
+	    "0.1",
+	    "0.2",
+	    "0.3",
+	    "1e23",
+	    "8.3e-1",
+	    "2.2250738585072014e-308",
+	    "4.9e-324",
+	    "1.7976931348623157e308",
+	    "123456789012345678e2",
+	    "1844674407370955161.5",
+	    "9999999999999999999.0",
+	    "0.0000000000000000000000000001",
+	    "7.038531e-26",
+	    "1e-27",
+	    "1e27",
+	    "1e28",
+	    "99999999999999999999e-1",
+	    "-0.0",
+	    "0.0e99",
+	    "5e-324",
+	    "2.4703282292062327e-324",
+	    "1.00000000000000011102230246251565e0",
+	    "1.0000000000000002220446049250313e0",
+	    "3.4028234663852886e38",
+	    "0.30000000000000004",
 	};
 	unsigned seed = 7;
 	char text[128];
@@ -745,7 +790,7 @@ static void test_stats_reals(void **state)
 				if (d == dot && d)
 					num[n++] = '.';
 				num[n++] = (char)('0' + (d == 0 ? 1 + rand_r(&seed) % 9
-							       : rand_r(&seed) % 10));
+								: rand_r(&seed) % 10));
 			}
 			num[n] = '\0';
 			if (dot == 0 || dot == nd)
@@ -870,8 +915,8 @@ static void test_run_write(void **state)
 	json_t *stats = json_pack("{s:f, s:f, s:i, s:i, s:i, s:f}", "will-it-scale.per_process_ops",
 				  10.0, "proc-vmstat.pgfault", 2.0, "stderr.copy_1_failed", 1,
 				  "dmesg.WARNING:at_x", 1, "cpu", 3, "perf-stat.ps.ipc", 1.0);
-	json_t *meta = json_pack("{s:s, s:[s]}", "testcase", "x", "failure_stats",
-				 "stderr.copy_1_failed");
+	json_t *meta =
+	    json_pack("{s:s, s:[s]}", "testcase", "x", "failure_stats", "stderr.copy_1_failed");
 	const struct store_headline h = {.suite = "will-it-scale",
 					 .stat = "will-it-scale.per_process_ops"};
 	assert_int_equal(store_meta_declare(meta, &h, stats), 0);
@@ -885,8 +930,8 @@ static void test_run_write(void **state)
 	json_t *m = load_json(r.dir, "meta.json");
 	assert_non_null(m);
 	assert_string_equal(json_string_value(json_object_get(m, "suite")), "will-it-scale");
-	json_t *want = json_pack("{s:s, s:s}", "stat", "will-it-scale.per_process_ops",
-				 "direction", "higher");
+	json_t *want =
+	    json_pack("{s:s, s:s}", "stat", "will-it-scale.per_process_ops", "direction", "higher");
 	assert_true(json_equal(json_object_get(m, "headline"), want));
 	json_decref(want);
 	want = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s}", "will-it-scale", "headline",
