@@ -299,7 +299,7 @@ static void print_headline_words(const struct comparison *c, FILE *out)
 
 void print_robot_table(const struct comparison *c, bool all, bool verbose, FILE *out)
 {
-	bool any = false;
+	bool any = false, notable = false;
 
 	print_header(c, out);
 	print_failures(c, all, out);
@@ -310,8 +310,9 @@ void print_robot_table(const struct comparison *c, bool all, bool verbose, FILE 
 
 			if (r->failure || r->headline != (pass == 0))
 				continue;
-			if (!all && !row_is_notable(r, c->ngroups) && !row_is_headline(c, r) &&
-			    !(r->headline && c->min_runs < 2))
+			if (row_is_notable(r, c->ngroups))
+				notable = true;
+			else if (!all && !row_is_headline(c, r) && !(r->headline && c->min_runs < 2))
 				continue;
 			if (!any) {
 				fprintf(out, "         %%stddev");
@@ -328,7 +329,7 @@ void print_robot_table(const struct comparison *c, bool all, bool verbose, FILE 
 			print_row(c, r, verbose, out);
 		}
 	}
-	if (!any)
+	if (!notable)
 		fprintf(out, "\n(no stat changed significantly; --all shows every stat)\n");
 	print_headline_words(c, out);
 }
