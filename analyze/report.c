@@ -414,6 +414,10 @@ static void put_row(struct jsonw *w, const struct comparison *c, const struct st
 			}
 			if (r->no_test[g])
 				put_string(w, "no_test", r->no_test[g]);
+			if (r->reason[g])
+				put_string(w, "reason", r->reason[g]);
+			if (r->floored[g])
+				put_bool(w, "variance_floored", true);
 		}
 		jsonw_end_object(w);
 	}
