@@ -280,16 +280,16 @@ static void print_headline_words(const struct comparison *c, FILE *out)
 				continue;
 			if (!need)
 				need = c->min_runs < 3 ? 3 : (unsigned)c->min_runs + 2;
-			if (need >= 1000)
+			if (need >= 1000) {
 				fprintf(out, "The noise is too large to decide this change with any "
 					     "practical number of runs (1000 or more per side): quiet "
-					     "the machine, or add runs to both commits and compare "
-					     "again:\n");
-			else
-				fprintf(out,
-					"Not enough runs to decide: about %u runs per side would.  "
-					"Add runs to both commits, then compare again:\n",
-					need);
+					     "the machine and run both commits again.\n");
+				continue;
+			}
+			fprintf(out,
+				"Not enough runs to decide: about %u runs per side would.  Add runs "
+				"to both commits, then compare again:\n",
+				need);
 			pp = path_params_of(c->groups[0].dir, &len);
 			for (size_t k = 0; k < c->ngroups; k += g) {
 				size_t have = c->groups[k].nruns;
