@@ -68,7 +68,7 @@ static void test_row(struct stat_row *r, size_t g, const double *a, size_t na, c
 		     size_t nb, double *scratch, const struct compare_opts *o)
 {
 	const char *why = NULL;
-	double floor[2];
+	double var_floor[2];
 	bool outlier, on_log;
 	struct yuen_result y;
 
@@ -89,14 +89,14 @@ static void test_row(struct stat_row *r, size_t g, const double *a, size_t na, c
 		r->no_test[g] = "needs at least 2 runs per side";
 		return;
 	}
-	floor[0] = count_var_floor(a, na, r->count);
-	floor[1] = count_var_floor(b, nb, r->count);
-	if (r->count && (floor[0] == 0 || floor[1] == 0))
+	var_floor[0] = count_var_floor(a, na, r->count);
+	var_floor[1] = count_var_floor(b, nb, r->count);
+	if (r->count && (var_floor[0] == 0 || var_floor[1] == 0))
 		r->count = false; /* a run that is not an integer: not a count after all */
 	outlier = has_outlier(a, na, r->sum[0].median, scratch) ||
 		  has_outlier(b, nb, r->sum[g].median, scratch);
 	on_log = !r->absolute && all_positive(a, na) && all_positive(b, nb);
-	if (yuen_test(a, na, b, nb, outlier ? COMPARE_TRIM : 0, on_log, floor, o->alpha, &y,
+	if (yuen_test(a, na, b, nb, outlier ? COMPARE_TRIM : 0, on_log, var_floor, o->alpha, &y,
 		      &why)) {
 		r->no_test[g] = why ? why : "no test applies";
 		return;
