@@ -101,7 +101,7 @@ static void test_row(struct stat_row *r, size_t g, const double *a, size_t na, c
 		r->no_test[g] = why ? why : "no test applies";
 		return;
 	}
-	r->test[g] = y.exact ? TEST_EXACT
+	r->test[g] = y.exact  ? TEST_EXACT
 		     : on_log ? (outlier ? TEST_YUEN_LOG : TEST_WELCH_LOG)
 			      : (outlier ? TEST_YUEN : TEST_WELCH);
 	r->floored[g] = y.floored;

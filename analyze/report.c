@@ -267,11 +267,13 @@ static void print_headline_words(const struct comparison *c, FILE *out)
 			const char *pp;
 
 			fprintf(out, "\n%s, %s against %s: %s", r->name, c->groups[g].commit,
-				c->groups[0].commit, v == V_NONE ? "inconclusive" : verdict_name(v));
+				c->groups[0].commit,
+				v == V_NONE ? "inconclusive" : verdict_name(v));
 			if (r->has_change[g] && !isnan(r->lo[g]))
 				fprintf(out,
-					r->absolute ? " (%+.2f, 95%% interval [%+.2f, %+.2f])"
-						    : " (%+.1f%%, 95%% interval [%+.1f%%, %+.1f%%])",
+					r->absolute
+					    ? " (%+.2f, 95%% interval [%+.2f, %+.2f])"
+					    : " (%+.1f%%, 95%% interval [%+.1f%%, %+.1f%%])",
 					r->change[g], r->lo[g], r->hi[g]);
 			else if (r->has_change[g])
 				fprintf(out, r->absolute ? " (%+.2f)" : " (%+.1f%%)", r->change[g]);
@@ -281,15 +283,17 @@ static void print_headline_words(const struct comparison *c, FILE *out)
 			if (!need)
 				need = c->min_runs < 3 ? 3 : (unsigned)c->min_runs + 2;
 			if (need >= 1000) {
-				fprintf(out, "The noise is too large to decide this change with any "
-					     "practical number of runs (1000 or more per side): quiet "
-					     "the machine and run both commits again.\n");
+				fprintf(out,
+					"The noise is too large to decide this change with any "
+					"practical number of runs (1000 or more per side): quiet "
+					"the machine and run both commits again.\n");
 				continue;
 			}
-			fprintf(out,
-				"Not enough runs to decide: about %u runs per side would.  Add runs "
-				"to both commits, then compare again:\n",
-				need);
+			fprintf(
+			    out,
+			    "Not enough runs to decide: about %u runs per side would.  Add runs "
+			    "to both commits, then compare again:\n",
+			    need);
 			pp = path_params_of(c->groups[0].dir, &len);
 			for (size_t k = 0; k < c->ngroups; k += g) {
 				size_t have = c->groups[k].nruns;
@@ -298,7 +302,8 @@ static void print_headline_words(const struct comparison *c, FILE *out)
 					c->groups[k].commit, need > have ? need - have : 1);
 			}
 			if (pp)
-				fprintf(out, "(JOB.yaml: the job file that ran %.*s)\n", (int)len, pp);
+				fprintf(out, "(JOB.yaml: the job file that ran %.*s)\n", (int)len,
+					pp);
 		}
 	}
 }
@@ -318,7 +323,8 @@ void print_robot_table(const struct comparison *c, bool all, bool verbose, FILE 
 				continue;
 			if (row_is_notable(r, c->ngroups))
 				notable = true;
-			else if (!all && !row_is_headline(c, r) && !(r->headline && c->min_runs < 2))
+			else if (!all && !row_is_headline(c, r) &&
+				 !(r->headline && c->min_runs < 2))
 				continue;
 			if (!any) {
 				fprintf(out, "         %%stddev");

@@ -330,8 +330,7 @@ int yuen_test(const double *a, size_t na, const double *b, size_t nb, double tri
 	r->floored = r->exact = false;
 	if (trimmed_side(a, na, trim, on_log, var_floor ? var_floor[0] : 0, &sa, &r->floored,
 			 why) ||
-	    trimmed_side(b, nb, trim, on_log, var_floor ? var_floor[1] : 0, &sb, &r->floored,
-			 why))
+	    trimmed_side(b, nb, trim, on_log, var_floor ? var_floor[1] : 0, &sb, &r->floored, why))
 		return -1;
 	r->diff = sb.tm - sa.tm;
 	r->ratio = on_log ? exp(r->diff) : sa.tm != 0 ? sb.tm / sa.tm : NAN;

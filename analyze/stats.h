@@ -62,13 +62,13 @@ int welch_log_test(const double *a, size_t na, const double *b, size_t nb, doubl
  * test is exact: p = 1 for equal trimmed means, 0 otherwise, the interval the observed
  * change.  Needs h >= 2 on each side; returns -1 otherwise (reason in *why). */
 struct yuen_result {
-	double diff;	/* trimmed mean b - trimmed mean a (of logs when on_log) */
-	double ratio;	/* exp(diff) on logs; trimmed mean b / trimmed mean a otherwise */
+	double diff;  /* trimmed mean b - trimmed mean a (of logs when on_log) */
+	double ratio; /* exp(diff) on logs; trimmed mean b / trimmed mean a otherwise */
 	double t, df, p;
-	double lo, hi;	/* interval of the change: % on logs, the stat's units otherwise */
-	double base;	/* a's trimmed mean (its exp on logs): the base of a %change */
-	bool floored;	/* a variance floor was used on a side */
-	bool exact;	/* no spread on either side: p is 0 or 1 */
+	double lo, hi; /* interval of the change: % on logs, the stat's units otherwise */
+	double base;   /* a's trimmed mean (its exp on logs): the base of a %change */
+	bool floored;  /* a variance floor was used on a side */
+	bool exact;    /* no spread on either side: p is 0 or 1 */
 };
 int yuen_test(const double *a, size_t na, const double *b, size_t nb, double trim, bool on_log,
 	      const double *var_floor, double alpha, struct yuen_result *r, const char **why);

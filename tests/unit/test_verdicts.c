@@ -33,7 +33,7 @@ static const struct compare_opts opts = {
 #define assert_close(x, ref, tol)                                                                  \
 	do {                                                                                       \
 		double x_ = (x), r_ = (ref);                                                       \
-		if (!(fabs(x_ - r_) <= (tol) * fmax(fabs(r_), 1)))                                 \
+		if (!(fabs(x_ - r_) <= (tol)*fmax(fabs(r_), 1)))                                   \
 			fail_msg("%s = %.12g, expected %.12g", #x, x_, r_);                        \
 	} while (0)
 
@@ -104,8 +104,9 @@ static double rng_normal(void)
 	return sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
 }
 
-/* Reference values from independent Python (tests/unit/yuen_ref.py, python3 alone): the t distribution
- * from the regularized incomplete beta, 20% trimming on log values, winsorized variances. */
+/* Reference values from independent Python (tests/unit/yuen_ref.py, python3 alone): the t
+ * distribution from the regularized incomplete beta, 20% trimming on log values, winsorized
+ * variances. */
 static void test_yuen_reference(void **state)
 {
 	static const double a[] = {100, 102, 98, 101, 99, 130}, b[] = {80, 81, 79, 82.5, 78, 60};
@@ -142,9 +143,8 @@ static void test_yuen_reference(void **state)
 
 	/* refused: too few runs left after trimming, a zero on logs */
 	assert_int_equal(yuen_test(a, 1, b, 3, 0.2, true, NULL, 0.05, &r, &why), -1);
-	assert_int_equal(yuen_test((const double[]){1, 0, 2}, 3, b, 3, 0.2, true, NULL, 0.05, &r,
-				   &why),
-			 -1);
+	assert_int_equal(
+	    yuen_test((const double[]){1, 0, 2}, 3, b, 3, 0.2, true, NULL, 0.05, &r, &why), -1);
 
 	/* identical runs: exact without a floor, floored with one */
 	static const double ones[] = {1, 1, 1, 1, 1, 1}, zeros[] = {0, 0, 0, 0, 0, 0};
@@ -401,15 +401,13 @@ static void test_headline_verdict(void **state)
 	assert_true(row_is_headline(&c, &c.rows[0]));
 	assert_int_equal(comparison_headline_verdict(&c), V_REGRESSION);
 	comparison_free(&c);
-	assert_int_equal(compare_groups((struct result_group[]){g[0], g[2]}, 2, &opts, &c, err,
-					sizeof(err)),
-			 0);
+	assert_int_equal(
+	    compare_groups((struct result_group[]){g[0], g[2]}, 2, &opts, &c, err, sizeof(err)), 0);
 	assert_int_equal(comparison_headline_verdict(&c), V_INCONCLUSIVE);
 	assert_true(c.rows[0].runs_needed[1] > NRUNS);
 	comparison_free(&c);
-	assert_int_equal(compare_groups((struct result_group[]){g[0], g[0]}, 2, &opts, &c, err,
-					sizeof(err)),
-			 0);
+	assert_int_equal(
+	    compare_groups((struct result_group[]){g[0], g[0]}, 2, &opts, &c, err, sizeof(err)), 0);
 	assert_int_equal(comparison_headline_verdict(&c), V_NO_CHANGE);
 	comparison_free(&c);
 	assert_int_equal(compare_groups(g, 3, &opts, &c, err, sizeof(err)), 0);
@@ -437,12 +435,9 @@ static int teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_yuen_reference),
-	    cmocka_unit_test(test_wild_run_shift_flagged),
-	    cmocka_unit_test(test_aa_many_seeds),
-	    cmocka_unit_test(test_intervals_ratio_scale),
-	    cmocka_unit_test(test_count_floors),
-	    cmocka_unit_test(test_headline_verdict),
+	    cmocka_unit_test(test_yuen_reference), cmocka_unit_test(test_wild_run_shift_flagged),
+	    cmocka_unit_test(test_aa_many_seeds),  cmocka_unit_test(test_intervals_ratio_scale),
+	    cmocka_unit_test(test_count_floors),   cmocka_unit_test(test_headline_verdict),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
