@@ -166,7 +166,14 @@ static void print_failures(const struct comparison *c, bool all, FILE *out)
 	}
 }
 
-/* The headline always says its verdict, group by group when there are several. */
+/* The headline row is always shown and says its verdict, except under --rule lkp, whose
+ * table is the robot's line for line. */
+static bool speaks_headline(const struct comparison *c, const struct stat_row *r)
+{
+	return c->opts.rule != RULE_LKP && row_is_headline(c, r);
+}
+
+/* The headline's verdict, group by group when there are several. */
 static void print_headline_mark(const struct comparison *c, const struct stat_row *r, FILE *out)
 {
 	fprintf(out, "  [");
@@ -200,7 +207,7 @@ static void print_row(const struct comparison *c, const struct stat_row *r, bool
 			mark = verdict_mark(r->verdict[g]);
 	}
 	fprintf(out, "  %s", r->name);
-	if (row_is_headline(c, r))
+	if (speaks_headline(c, r))
 		print_headline_mark(c, r, out);
 	else if (mark)
 		fprintf(out, "  [%s]", mark);
@@ -323,7 +330,7 @@ void print_robot_table(const struct comparison *c, bool all, bool verbose, FILE 
 				continue;
 			if (row_is_notable(r, c->ngroups))
 				notable = true;
-			else if (!all && !row_is_headline(c, r) &&
+			else if (!all && !speaks_headline(c, r) &&
 				 !(r->headline && c->min_runs < 2))
 				continue;
 			if (!any) {
@@ -343,7 +350,8 @@ void print_robot_table(const struct comparison *c, bool all, bool verbose, FILE 
 	}
 	if (!notable)
 		fprintf(out, "\n(no stat changed significantly; --all shows every stat)\n");
-	print_headline_words(c, out);
+	if (c->opts.rule != RULE_LKP)
+		print_headline_words(c, out);
 }
 
 static const char *direction_name(enum stat_direction d)
