@@ -370,3 +370,17 @@ enum stat_direction group_stat_direction(const struct result_group *g, size_t n,
 		return group_headline_direction(g, n);
 	return stat_direction(stat, group_stat_role(g, n, stat));
 }
+
+int group_plot_title(const struct result_group *g, const char *stat, char *out, size_t len)
+{
+	struct store_axes a;
+	char why[256];
+	int n;
+
+	if (store_parse(g->dir, STORE_COMMIT_DIR, &a, why, sizeof(why)))
+		n = snprintf(out, len, "%s", stat);
+	else
+		n = snprintf(out, len, "%s: %s", a.path_params, stat);
+	store_axes_free(&a);
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}

@@ -142,12 +142,15 @@ static void plot_headline(const struct comparison *c, bool all)
 			at = 0;
 			for (size_t g = 0; g < c->ngroups; g++) {
 				s[g] = (struct plot_series){
-				    .label = c->ngroups > 2 ? c->groups[g].commit : NULL,
+				    .label = c->groups[g].commit,
 				    .y = v + at,
 				    .n = group_values(&c->groups[g], r->name, v + at)};
 				at += c->groups[g].nruns;
 			}
-			if (plot_samples(r->name, s, c->ngroups, PLOT_TEXT, NULL, stdout, err,
+			char title[1024];
+
+			group_plot_title(&c->groups[0], r->name, title, sizeof(title));
+			if (plot_samples(title, s, c->ngroups, PLOT_TEXT, NULL, stdout, err,
 					 sizeof(err)))
 				sb_error("plot of %s: %s", r->name, err);
 		}
