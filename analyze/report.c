@@ -400,6 +400,12 @@ static void put_group(struct jsonw *w, const struct result_group *gr)
 	for (size_t i = 0; i < gr->nnotes; i++)
 		jsonw_string(w, gr->notes[i]);
 	jsonw_end_array(w);
+	const char *why;
+	size_t busy = group_busy_runs(gr, &why);
+	jsonw_key(w, "busy_runs");
+	jsonw_uint(w, busy);
+	if (why)
+		put_string(w, "busy_reason", why);
 	jsonw_end_object(w);
 }
 

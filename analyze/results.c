@@ -384,3 +384,19 @@ int group_plot_title(const struct result_group *g, const char *stat, char *out, 
 	store_axes_free(&a);
 	return n < 0 || (size_t)n >= len ? -1 : 0;
 }
+
+size_t group_busy_runs(const struct result_group *g, const char **reason)
+{
+	size_t n = 0;
+
+	*reason = NULL;
+	for (size_t r = 0; r < g->nruns; r++) {
+		const json_t *l = json_object_get(g->runs[r].meta, "machine_load");
+
+		if (!json_is_true(json_object_get(l, "busy")))
+			continue;
+		if (!n++)
+			*reason = json_string_value(json_object_get(l, "reason"));
+	}
+	return n;
+}

@@ -291,6 +291,10 @@ static void print_table(const struct bench_opts *o, const struct run_summary *su
 		       scalability_pct(&sums[0], s));
 		if (cost)
 			printf(" %14.2f", run_cost(s));
+		/* More than linear is not a kernel scaling well: the smallest count was slowed
+		 * (a busy machine) or the measure is broken. */
+		if (scalability_pct(&sums[0], s) >= 100.5)
+			printf("  suspect: above linear");
 		printf("\n");
 	}
 }
@@ -334,8 +338,11 @@ static void print_run_summary(const struct bench_opts *o, const struct core_resu
 	       s->per_copy_ops, s->total_ops);
 	if (o->tc->cost_stat)
 		printf(" %s %.2f", o->tc->cost_stat, run_cost(s));
-	printf(" (%llu %ss in %.2f s)\n", (unsigned long long)s->window_ops,
-	       o->tc->op ? o->tc->op : "op", s->window_s);
+	/* An op is what the testcase counts, in the descriptor's words; it is not a fault, an
+	 * exec or a syscall unless that is what was counted (page_fault3 counts a page
+	 * touched: with large folios ~0.1 faults each). */
+	printf(" (%llu ops in %.2f s, one op: %s)\n", (unsigned long long)s->window_ops,
+	       s->window_s, o->tc->op ? o->tc->op : "an iteration of the testcase's loop");
 	fflush(stdout);
 }
 

@@ -163,6 +163,34 @@ static void plot_headline(const struct comparison *c, bool all)
 	}
 }
 
+/* Under the table: the groups whose runs were measured on a busy machine, and scalability
+ * figures above 100% (more than linear: a busy base or a broken measure, not a fast kernel). */
+static void print_machine_notes(const struct comparison *c)
+{
+	for (size_t g = 0; g < c->ngroups; g++) {
+		const char *why;
+		size_t n = group_busy_runs(&c->groups[g], &why);
+
+		if (n)
+			printf("\nnote: %s: %zu of %zu runs measured on a busy machine%s%s; their "
+			       "spread and mean may be other tasks', not the kernel's\n",
+			       c->groups[g].commit, n, c->groups[g].nruns, why ? ": " : "",
+			       why ? why : "");
+	}
+	for (size_t i = 0; i < c->nrows; i++) {
+		const char *name = c->rows[i].name;
+		size_t len = strlen(name);
+
+		if (len < 12 || strcmp(name + len - 12, ".scalability"))
+			continue;
+		for (size_t g = 0; g < c->ngroups; g++)
+			if (c->rows[i].sum[g].n && c->rows[i].sum[g].mean > 100)
+				printf("\nnote: %s: %s %.0f%% is above linear: suspect (a busy "
+				       "machine at the smallest task count, or a broken measure)\n",
+				       c->groups[g].commit, name, c->rows[i].sum[g].mean);
+	}
+}
+
 struct compare_output {
 	bool json, all, verbose, plot;
 	/* With json: the open document's "jobs" array the comparison goes into, with the job's
@@ -243,6 +271,7 @@ static int compare_dirs(char **dirs, size_t n, const struct compare_opts *o,
 		comparison_write_json(&c, out->job, out->json_into);
 	} else {
 		print_robot_table(&c, out->all, out->verbose, stdout);
+		print_machine_notes(&c);
 	}
 	if (out->plot && !out->json)
 		plot_headline(&c, out->all);

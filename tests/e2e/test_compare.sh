@@ -209,3 +209,32 @@ check "no --job: a job one commit lacks is named and left out, the others compar
 sb compare --results "$WORK/nights" --commits nightly-2026-11-03-aa,no-such-commit
 check "no --job, no job at every commit: exit 2, says so" bash -c \
 	"[ $rc -eq 2 ] && grep -q 'no atomic job has runs at every commit' $WORK/err"
+
+# Runs whose meta.json says the machine was busy: compare names the group and the reason under
+# the table; a scalability above 100% is flagged as suspect.
+cp -r "$FIX/results" "$WORK/busy"
+B="$WORK/busy/will-it-scale/process-100%-page_fault3/lkp-skl-4sp1/debian-12-x86_64/defconfig/gcc-12"
+python3 - "$B" <<'PY'
+import glob, json, sys
+for meta in glob.glob(sys.argv[1] + '/patched/*/meta.json'):
+    d = json.load(open(meta))
+    d['machine_load'] = {'runnable_mean': 5.6, 'runnable_max': 7, 'samples': 5, 'steal_pct': 0.0,
+                         'cpu_mhz_mean': None, 'nr_cpus': 2, 'nr_task': 2, 'busy': True,
+                         'reason': "5.6 runnable tasks on 2 CPUs besides the testcase's 2 copies"}
+    json.dump(d, open(meta, 'w'))
+for stats in glob.glob(sys.argv[1] + '/*/*/stats.json'):
+    d = json.load(open(stats))
+    d['will-it-scale.scalability'] = 196.0 if '/patched/' in stats else 98.0
+    json.dump(d, open(stats, 'w'))
+PY
+sb compare "$B/base" "$B/patched"
+check "busy machine: a note under the table names the group and the reason" bash -c \
+	"[ $rc -eq 1 ] && grep -q \"^note: patched: 5 of 5 runs measured on a busy machine: 5.6 runnable tasks on 2 CPUs besides the testcase's 2 copies\" $WORK/out &&
+	 ! grep -q '^note: base:.*busy' $WORK/out"
+check "scalability above 100%: flagged as suspect, the group named" bash -c \
+	"grep -q '^note: patched: will-it-scale.scalability 196% is above linear: suspect' $WORK/out && ! grep -q '^note: base: will-it-scale.scalability' $WORK/out"
+sb compare --json "$B/base" "$B/patched"
+check "busy machine in JSON: busy runs and the reason per group" json_true "$WORK/out" \
+	"[g['busy_runs'] for g in d['jobs'][0]['groups']] == [0, 5] and 'runnable' in d['jobs'][0]['groups'][1]['busy_reason']"
+sb compare "$G/base" "$G/patched"
+check "runs without machine_load (stored before it): no busy note" bash -c "! grep -q 'busy machine' $WORK/out"
