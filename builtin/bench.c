@@ -341,8 +341,14 @@ static void print_run_summary(const struct bench_opts *o, const struct core_resu
 	/* An op is what the testcase counts, in the descriptor's words; it is not a fault, an
 	 * exec or a syscall unless that is what was counted (page_fault3 counts a page
 	 * touched: with large folios ~0.1 faults each). */
-	printf(" (%llu ops in %.2f s, one op: %s)\n", (unsigned long long)s->window_ops,
-	       s->window_s, o->tc->op ? o->tc->op : "an iteration of the testcase's loop");
+	printf(" (%llu ops in %.2f s, one op: %s", (unsigned long long)s->window_ops, s->window_s,
+	       o->tc->op ? o->tc->op : "an iteration of the testcase's loop");
+	/* Faults only from the fault counter, and said to be the whole machine's. */
+	if (res->sys_valid && s->window_ops)
+		printf("; page faults %llu machine-wide, %.2f per op",
+		       (unsigned long long)res->sys_pgfault,
+		       (double)res->sys_pgfault / (double)s->window_ops);
+	printf(")\n");
 	fflush(stdout);
 }
 
