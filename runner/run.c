@@ -528,9 +528,9 @@ int runner_run(const struct job_file *job, const struct runner_opts *o)
 		failed |= r == RUN_FAILED_STORED;
 		stored += r == RUN_STORED || r == RUN_FAILED_STORED;
 	}
-	busy_warn(&busy);
-	busy_free(&busy);
 	if (interrupted || core_interrupted()) {
+		busy_warn(&busy);
+		busy_free(&busy);
 		free(tally);
 		sb_error(
 		    "interrupted by signal %d; the run in progress was discarded, %u completed "
@@ -540,6 +540,10 @@ int runner_run(const struct job_file *job, const struct runner_opts *o)
 	}
 	if (!o->quiet)
 		tally_print(job, tally);
+	/* Last, after the table: what it says may be the other tasks' doing. */
+	fflush(stdout);
+	busy_warn(&busy);
+	busy_free(&busy);
 	free(tally);
 	return failed ? 1 : 0;
 }
