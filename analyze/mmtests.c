@@ -1,5 +1,6 @@
 #include "mmtests.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <string.h>
 
@@ -32,9 +33,21 @@ static double better_pct(double base, double v, int better)
 	return better * 100.0 * (v - base) / fabs(base);
 }
 
-static void cell(FILE *out, double v, double pct, bool mark)
+static void cell(FILE *out, int width, double v, double pct, bool mark)
 {
-	fprintf(out, " %13.2f %c%6.2f%%%c", v, mark ? '*' : '(', pct, mark ? '*' : ')');
+	fprintf(out, " %*.2f %c%6.2f%%%c", width - 10, v, mark ? '*' : '(', pct, mark ? '*' : ')');
+}
+
+/* A sha is cut to the column as MMTests does; any other label is a name someone chose and is
+ * shown whole, its column widened. */
+static int label_width(const char *l)
+{
+	size_t n = 0;
+	bool sha = true;
+
+	for (; l[n]; n++)
+		sha = sha && isxdigit((unsigned char)l[n]);
+	return (sha && n >= 12) || n <= 23 ? 23 : (int)n;
 }
 
 void print_mmtests(FILE *out, const char *title, const char *const *labels, size_t ngroups,
@@ -48,7 +61,7 @@ void print_mmtests(FILE *out, const char *title, const char *const *labels, size
 
 	fprintf(out, "%s\n\n%-15s", title, "");
 	for (size_t g = 0; g < ngroups; g++)
-		fprintf(out, " %23.23s", labels[g]);
+		fprintf(out, " %*.*s", label_width(labels[g]), label_width(labels[g]), labels[g]);
 	fprintf(out, "\n");
 	for (size_t t = 0; t < ntasks; t++) {
 		const struct mm_cell *base = &cells[t * ngroups];
@@ -61,7 +74,7 @@ void print_mmtests(FILE *out, const char *title, const char *const *labels, size
 				int sign = r == 1 || r == 2 ? -1 : up;
 
 				if (!c->have || !base->have) {
-					fprintf(out, " %23s", c->have ? "" : "-");
+					fprintf(out, " %*s", label_width(labels[g]), c->have ? "" : "-");
 					continue;
 				}
 				v = r == 0   ? (rate ? c->hmean : c->amean)
@@ -74,7 +87,7 @@ void print_mmtests(FILE *out, const char *title, const char *const *labels, size
 				    : r == 2 ? base->coeffvar
 				    : r == 3 ? base->min
 					     : base->max;
-				cell(out, v, g ? better_pct(b, v, sign) : 0.0,
+				cell(out, label_width(labels[g]), v, g ? better_pct(b, v, sign) : 0.0,
 				     r == 0 && g && c->significant);
 			}
 			fprintf(out, "\n");

@@ -474,26 +474,52 @@ struct samples_arg {
 	size_t max_n;
 };
 
-static void series_name(char *dst, size_t len, const struct plot_series *s, size_t nseries,
-			size_t i)
+static void series_name(char *dst, size_t len, const struct plot_series *s, size_t i)
 {
-	static const char *const robot[] = {"bisect-good sample", "bisect-bad sample"};
-	const char *label = s[i].label && *s[i].label ? s[i].label : NULL;
-
-	if (nseries == 2)
-		snprintf(dst, len, "%s%s%s%s", robot[i], label ? " (" : "", label ? label : "",
-			 label ? ")" : "");
-	else if (label)
-		snprintf(dst, len, "%s", label);
+	if (s[i].label && *s[i].label)
+		snprintf(dst, len, "%s", s[i].label);
 	else
 		snprintf(dst, len, "group %zu", i + 1);
+}
+
+/* Group i's runs sit around x = i + 1, spread in run order over SAMPLE_SPREAD of the unit:
+ * commits along the x axis, each group's runs apart, none stacked on another group's. */
+#define SAMPLE_SPREAD 0.6
+
+static double sample_x(size_t group, size_t run, size_t nruns)
+{
+	double at = (double)(group + 1);
+
+	return nruns > 1 ? at - SAMPLE_SPREAD / 2 + SAMPLE_SPREAD * (double)run / (double)(nruns - 1)
+			 : at;
+}
+
+/* The x tics: each group's name under its runs, cut to its share of the text width. */
+static void put_group_tics(FILE *f, enum plot_format fmt, const struct plot_series *s,
+			   size_t nseries)
+{
+	size_t cols = (TEXT_COLS - 10) / nseries;
+
+	fputs("set xtics (", f);
+	for (size_t i = 0; i < nseries; i++) {
+		char name[3 * TEXT_COLS], fitted[4 * TEXT_COLS];
+
+		series_name(name, sizeof(name), s, i);
+		if (fmt == PLOT_TEXT)
+			fit_text(fitted, sizeof(fitted), name, cols > 1 ? cols - 1 : 1);
+		else
+			snprintf(fitted, sizeof(fitted), "%s", name);
+		fputs(i ? ", " : "", f);
+		put_quoted(f, fitted);
+		fprintf(f, " %zu", i + 1);
+	}
+	fputs(")\n", f);
 }
 
 static void samples_body(FILE *f, enum plot_format fmt, const void *varg)
 {
 	const struct samples_arg *a = varg;
 	char entry[PLOT_MAX_SERIES][4 * TEXT_COLS];
-	double step = int_tic_step((double)a->max_n + 1, 10);
 	const char *sep = "plot ";
 
 	for (size_t i = 0; i < a->nseries; i++) {
@@ -502,12 +528,12 @@ static void samples_body(FILE *f, enum plot_format fmt, const void *varg)
 		if (!x)
 			continue;
 		for (size_t j = 0; j < a->s[i].n; j++)
-			x[j] = (double)(j + 1);
+			x[j] = sample_x(i, j, a->s[i].n);
 		put_datablock(f, i, x, a->s[i].y, NULL, a->s[i].y ? a->s[i].n : 0);
 		free(x);
 	}
 	put_title(f, fmt, a->title);
-	fprintf(f, "set xrange [0:%zu]\n", a->max_n + 1);
+	fprintf(f, "set xrange [0.5:%g]\n", (double)a->nseries + 0.5);
 	fputs("set yrange [", f);
 	put_num(f, a->ylo);
 	fputc(':', f);
@@ -516,17 +542,18 @@ static void samples_body(FILE *f, enum plot_format fmt, const void *varg)
 	if (fmt == PLOT_TEXT) {
 		/* The robot's look: no tic marks eating the bottom row of points, no mirrored
 		 * tics on the right, a legend of point characters instead of a key. */
-		fprintf(f, "set xtics nomirror scale 0 %g\nset ytics nomirror\nset key off\n",
-			step);
+		fputs("set xtics nomirror scale 0\nset ytics nomirror\nset key off\n", f);
+		put_group_tics(f, fmt, a->s, a->nseries);
 		for (size_t i = 0; i < a->nseries; i++) {
 			char name[3 * TEXT_COLS];
 
-			series_name(name, sizeof(name), a->s, a->nseries, i);
+			series_name(name, sizeof(name), a->s, i);
 			snprintf(entry[i], sizeof(entry[i]), "[%c] %s", markers[i], name);
 		}
 		fprintf(f, "set bmargin %d\n", text_legend(f, entry, a->nseries) + 2);
 	} else {
-		fprintf(f, "set xtics %g\nset xlabel 'run'\nset grid ytics\n", step);
+		put_group_tics(f, fmt, a->s, a->nseries);
+		fputs("set xlabel 'commit (runs in run order)'\nset grid ytics\n", f);
 		fputs("set key outside below center horizontal\n", f);
 	}
 	for (size_t i = 0; i < a->nseries; i++) {
@@ -539,7 +566,7 @@ static void samples_body(FILE *f, enum plot_format fmt, const void *varg)
 			fprintf(f, "%s$s%zu using 1:2 with points pt '%c' notitle", sep, i,
 				markers[i]);
 		} else {
-			series_name(name, sizeof(name), a->s, a->nseries, i);
+			series_name(name, sizeof(name), a->s, i);
 			if (empty)
 				fprintf(f, "%skeyentry with points", sep);
 			else

@@ -25,15 +25,15 @@ struct plot_series {
 	size_t n;
 };
 
-/* The robot's sample plot for one stat: each run's value as a point, x = run index (1-based),
- * one series per group; NaN/inf values are left out.  The y axis spans the data with a 10%
- * margin (not crossing 0 when all values are >= 0).
+/* The sample plot for one stat: each run's value as a point, one series per group, the groups
+ * along the x axis (group i's runs around x = i + 1 in run order, the x tic its label); NaN/inf
+ * values are left out.  The y axis spans the data with a 10% margin (not crossing 0 when all
+ * values are >= 0).  Every group is named by its label, "group N" when it has none; words such
+ * as bisect's "bisect-good sample" are the caller's to put in the label.
  *
  * PLOT_TEXT: gnuplot's dumb terminal, 80x20, written to text_out as exactly 20 lines (trailing
- * blanks stripped), legend in the last lines.  For two groups the legend is the robot's:
- * "[*] bisect-good sample" and "[O] bisect-bad sample" (points '*' and 'O'), each followed by
- * " (label)" when the series has a non-empty label.  Other counts get one point character
- * each ('*', 'O', '#', 'x', '@', ...) and "[c] label" entries, several per line past 4 groups.
+ * blanks stripped), legend in the last lines: one point character per group ('*', 'O', '#',
+ * 'x', '@', ...) and "[c] label" entries, several per line past 4 groups.
  * PLOT_PNG / PLOT_SVG: written to out_path, 800x480, with a key instead of the text legend.
  * At most PLOT_MAX_SERIES series. */
 #define PLOT_MAX_SERIES 35

@@ -1,6 +1,7 @@
 /* The comparison as the kernel test robot prints it, and as JSON for bots. */
 #include "compare.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -73,6 +74,32 @@ static void put_padded(FILE *out, const char *s, int width)
 		fputc(' ', out);
 }
 
+/* The robot shortens shas to its columns (16 for the base, 27 for the others); any other label
+ * is a name someone chose ("nightly-2026-11-03") and is shown whole, the column widened. */
+static bool label_is_sha(const char *l)
+{
+	size_t n = 0;
+
+	for (; l[n]; n++)
+		if (!isxdigit((unsigned char)l[n]))
+			return false;
+	return n >= 12;
+}
+
+static int column_width(const struct comparison *c, size_t g)
+{
+	int base = g ? 27 : 16;
+	size_t len = strlen(c->groups[g].commit);
+
+	return label_is_sha(c->groups[g].commit) || len <= (size_t)base ? base : (int)len;
+}
+
+/* The blanks that push group g's cells right when its label widened the column. */
+static void put_extra(const struct comparison *c, size_t g, FILE *out)
+{
+	fprintf(out, "%*s", column_width(c, g) - (g ? 27 : 16), "");
+}
+
 static void print_header(const struct comparison *c, FILE *out)
 {
 	const struct result_group *g0 = &c->groups[0];
@@ -117,12 +144,20 @@ static void print_header(const struct comparison *c, FILE *out)
 	fprintf(out, "\ncommit:\n");
 	for (size_t g = 0; g < c->ngroups; g++)
 		fprintf(out, "  %s\n", c->groups[g].commit);
-	fprintf(out, "\n%-16.16s", g0->commit);
-	for (size_t g = 1; g < c->ngroups; g++)
-		fprintf(out, g + 1 < c->ngroups ? " %-27.27s" : " %.27s", c->groups[g].commit);
-	fprintf(out, "\n----------------");
-	for (size_t g = 1; g < c->ngroups; g++)
-		fprintf(out, " ---------------------------");
+	for (size_t g = 0; g < c->ngroups; g++) {
+		int w = column_width(c, g);
+
+		fprintf(out, g ? " " : "\n");
+		if (g + 1 < c->ngroups)
+			fprintf(out, "%-*.*s", w, w, c->groups[g].commit);
+		else
+			fprintf(out, "%.*s", w, c->groups[g].commit);
+	}
+	for (size_t g = 0; g < c->ngroups; g++) {
+		fprintf(out, g ? " " : "\n");
+		for (int k = column_width(c, g); k > 0; k--)
+			fputc('-', out);
+	}
 	fprintf(out, "\n");
 }
 
@@ -137,13 +172,20 @@ static void print_failures(const struct comparison *c, bool all, FILE *out)
 		if (!r->failure || (!all && !row_is_notable(r, c->ngroups)))
 			continue;
 		if (!any) {
+			put_extra(c, 0, out);
 			fprintf(out, "       fail:runs");
-			for (size_t g = 1; g < c->ngroups; g++)
+			for (size_t g = 1; g < c->ngroups; g++) {
+				put_extra(c, g, out);
 				fprintf(out, "  %%reproduction    fail:runs");
-			fprintf(out, "\n           |    ");
-			for (size_t g = 1; g < c->ngroups; g++)
+			}
+			fprintf(out, "\n");
+			put_extra(c, 0, out);
+			fprintf(out, "           |    ");
+			for (size_t g = 1; g < c->ngroups; g++) {
+				put_extra(c, g, out);
 				fprintf(out, g + 1 < c->ngroups ? "         |             |   "
 								: "         |             |");
+			}
 			fprintf(out, "\n");
 			any = true;
 		}
@@ -151,6 +193,7 @@ static void print_failures(const struct comparison *c, bool all, FILE *out)
 			snprintf(cell, sizeof(cell), "%zu:%zu", r->fails[0], r->runs[0]);
 		else
 			snprintf(cell, sizeof(cell), ":%zu", r->runs[0]);
+		put_extra(c, 0, out);
 		fprintf(out, "%13s   ", cell);
 		for (size_t g = 1; g < c->ngroups; g++) {
 			char rep[32];
@@ -160,6 +203,7 @@ static void print_failures(const struct comparison *c, bool all, FILE *out)
 				snprintf(cell, sizeof(cell), "%zu:%zu", r->fails[g], r->runs[g]);
 			else
 				snprintf(cell, sizeof(cell), ":%zu", r->runs[g]);
+			put_extra(c, g, out);
 			fprintf(out, "%11s%14s   ", rep, cell);
 		}
 		fprintf(out, "  %s\n", r->name);
@@ -195,12 +239,14 @@ static void print_row(const struct comparison *c, const struct stat_row *r, bool
 
 	fmt_number(r->sum[0].mean, num, sizeof(num));
 	fmt_stddev(&r->sum[0], sd, sizeof(sd));
+	put_extra(c, 0, out);
 	fprintf(out, "%10s", num);
 	put_padded(out, sd, 6);
 	for (size_t g = 1; g < c->ngroups; g++) {
 		fmt_change(r, g, ch, sizeof(ch));
 		fmt_number(r->sum[g].n ? r->sum[g].mean : NAN, num, sizeof(num));
 		fmt_stddev(&r->sum[g], sd, sizeof(sd));
+		put_extra(c, g, out);
 		fprintf(out, "%11s%11s", ch, num);
 		put_padded(out, sd, 6);
 		if (!mark)
@@ -334,14 +380,21 @@ void print_robot_table(const struct comparison *c, bool all, bool verbose, FILE 
 				 !(r->headline && c->min_runs < 2))
 				continue;
 			if (!any) {
+				put_extra(c, 0, out);
 				fprintf(out, "         %%stddev");
-				for (size_t g = 1; g < c->ngroups; g++)
+				for (size_t g = 1; g < c->ngroups; g++) {
+					put_extra(c, g, out);
 					fprintf(out, "     %%change         %%stddev");
-				fprintf(out, "\n             \\  ");
-				for (size_t g = 1; g < c->ngroups; g++)
+				}
+				fprintf(out, "\n");
+				put_extra(c, 0, out);
+				fprintf(out, "             \\  ");
+				for (size_t g = 1; g < c->ngroups; g++) {
+					put_extra(c, g, out);
 					fprintf(out, g + 1 < c->ngroups
 							 ? "        |                \\  "
 							 : "        |                \\");
+				}
 				fprintf(out, "\n");
 				any = true;
 			}
@@ -463,6 +516,12 @@ static void put_group(struct jsonw *w, const struct result_group *gr)
 	for (size_t i = 0; i < gr->nnotes; i++)
 		jsonw_string(w, gr->notes[i]);
 	jsonw_end_array(w);
+	const char *why;
+	size_t busy = group_busy_runs(gr, &why);
+	jsonw_key(w, "busy_runs");
+	jsonw_uint(w, busy);
+	if (why)
+		put_string(w, "busy_reason", why);
 	jsonw_end_object(w);
 }
 

@@ -370,3 +370,33 @@ enum stat_direction group_stat_direction(const struct result_group *g, size_t n,
 		return group_headline_direction(g, n);
 	return stat_direction(stat, group_stat_role(g, n, stat));
 }
+
+int group_plot_title(const struct result_group *g, const char *stat, char *out, size_t len)
+{
+	struct store_axes a;
+	char why[256];
+	int n;
+
+	if (store_parse(g->dir, STORE_COMMIT_DIR, &a, why, sizeof(why)))
+		n = snprintf(out, len, "%s", stat);
+	else
+		n = snprintf(out, len, "%s: %s", a.path_params, stat);
+	store_axes_free(&a);
+	return n < 0 || (size_t)n >= len ? -1 : 0;
+}
+
+size_t group_busy_runs(const struct result_group *g, const char **reason)
+{
+	size_t n = 0;
+
+	*reason = NULL;
+	for (size_t r = 0; r < g->nruns; r++) {
+		const json_t *l = json_object_get(g->runs[r].meta, "machine_load");
+
+		if (!json_is_true(json_object_get(l, "busy")))
+			continue;
+		if (!n++)
+			*reason = json_string_value(json_object_get(l, "reason"));
+	}
+	return n;
+}

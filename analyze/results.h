@@ -81,6 +81,16 @@ enum stat_direction group_stat_direction(const struct result_group *g, size_t n,
  * (the testcase's own) for the rest. */
 enum stat_role stat_role_undeclared(const char *stat);
 
+/* How many of the group's runs their meta.json says were measured on a busy machine
+ * ("machine_load": {"busy": true, "reason": ...}, which the runner records), with the first
+ * one's reason in *reason (NULL when none gives one; valid while g is). */
+size_t group_busy_runs(const struct result_group *g, const char **reason);
+
+/* A plot's title for a stat of the group: "<atomic job>: <stat>" (the job is the directory's
+ * path_params, "process-100%-page_fault3"), the stat alone when the directory is not in a
+ * results tree.  0, or -1 when it was cut to len. */
+int group_plot_title(const struct result_group *g, const char *stat, char *out, size_t len);
+
 /* Every commit directory below root matching path_params (exact) and commit (exact);
  * returns how many were found (paths in out, caller frees). */
 size_t results_find(const char *root, const char *path_params, const char *commit, char ***out);

@@ -293,6 +293,15 @@ static void print_table(const struct bench_opts *o, const struct run_summary *su
 			printf(" %14.2f", run_cost(s));
 		printf("\n");
 	}
+	/* More than linear is not a kernel scaling well: the smallest count was slowed (a busy
+	 * machine) or the measure is broken.  Said under the table, whose rows scripts read. */
+	for (size_t i = 1; i < n; i++)
+		if (sums[i].status == CORE_OK && sums[0].status == CORE_OK &&
+		    scalability_pct(&sums[0], &sums[i]) >= 100.5)
+			printf("note: scalability %.1f%% at %u tasks is above linear: suspect (a busy "
+			       "machine at %u task%s, or a broken measure)\n",
+			       scalability_pct(&sums[0], &sums[i]), sums[i].nr_task, sums[0].nr_task,
+			       sums[0].nr_task == 1 ? "" : "s");
 }
 
 static void print_run_header(const struct bench_opts *o, enum tc_mode mode, unsigned nr_task)
@@ -334,8 +343,17 @@ static void print_run_summary(const struct bench_opts *o, const struct core_resu
 	       s->per_copy_ops, s->total_ops);
 	if (o->tc->cost_stat)
 		printf(" %s %.2f", o->tc->cost_stat, run_cost(s));
-	printf(" (%llu %ss in %.2f s)\n", (unsigned long long)s->window_ops,
-	       o->tc->op ? o->tc->op : "op", s->window_s);
+	/* An op is what the testcase counts, in the descriptor's words; it is not a fault, an
+	 * exec or a syscall unless that is what was counted (page_fault3 counts a page
+	 * touched: with large folios ~0.1 faults each). */
+	printf(" (%llu ops in %.2f s, one op: %s", (unsigned long long)s->window_ops, s->window_s,
+	       o->tc->op ? o->tc->op : "an iteration of the testcase's loop");
+	/* Faults only from the fault counter, and said to be the whole machine's. */
+	if (res->sys_valid && s->window_ops)
+		printf("; page faults %llu machine-wide, %.2f per op",
+		       (unsigned long long)res->sys_pgfault,
+		       (double)res->sys_pgfault / (double)s->window_ops);
+	printf(")\n");
 	fflush(stdout);
 }
 

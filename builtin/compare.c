@@ -4,6 +4,7 @@
 #include "../analyze/mmtests.h"
 #include "../analyze/plot.h"
 #include "../runner/job.h"
+#include "../store/layout.h"
 #include "../store/sweep.h"
 
 #include <regex.h>
@@ -15,7 +16,7 @@
 const struct command_def compare_command = {
     .name = "compare",
     .args = "A B [C ...]",
-    .alt = "--results DIR --job JOB --commits A,B[,C] [options]",
+    .alt = "--results DIR [--job JOB] --commits A,B[,C] [options]",
     .summary = "Compare groups of runs stat by stat, as the kernel test robot does.",
     .details = "Each of A, B, ... is a commit directory of a results tree (all its runs are one\n"
 	       "group); A is the base.  Per stat: mean and %stddev per group, %change against A\n"
@@ -27,6 +28,9 @@ const struct command_def compare_command = {
 	       "inconclusive otherwise (-v says how many runs would decide).  Which way is better\n"
 	       "comes from the stat's name (ops up, time and misses down; monitors neutral).\n"
 	       "--rule lkp applies the robot's own rule instead.\n"
+	       "With --results and --commits but no --job, every atomic job that all the commits\n"
+	       "have is compared, one table each.  --json is always {\"jobs\": [{\"job\": ...,\n"
+	       "\"groups\": [...], \"stats\": {...}}, ...]}, one entry per job compared.\n"
 	       "\nThe headline stat (the one the runs declare) is always shown with its verdict,\n"
 	       "and the closing lines say it in words, with the runs to add when it is\n"
 	       "inconclusive.  Robust test: Yuen's 20%-trimmed t on log values (yuen-log) when a\n"
@@ -151,12 +155,15 @@ static void plot_headline(const struct comparison *c, bool all)
 			at = 0;
 			for (size_t g = 0; g < c->ngroups; g++) {
 				s[g] = (struct plot_series){
-				    .label = c->ngroups > 2 ? c->groups[g].commit : NULL,
+				    .label = c->groups[g].commit,
 				    .y = v + at,
 				    .n = group_values(&c->groups[g], r->name, v + at)};
 				at += c->groups[g].nruns;
 			}
-			if (plot_samples(r->name, s, c->ngroups, PLOT_TEXT, NULL, stdout, err,
+			char title[1024];
+
+			group_plot_title(&c->groups[0], r->name, title, sizeof(title));
+			if (plot_samples(title, s, c->ngroups, PLOT_TEXT, NULL, stdout, err,
 					 sizeof(err)))
 				sb_error("plot of %s: %s", r->name, err);
 		}
@@ -165,10 +172,38 @@ static void plot_headline(const struct comparison *c, bool all)
 	}
 }
 
+/* Under the table: the groups whose runs were measured on a busy machine, and scalability
+ * figures above 100% (more than linear: a busy base or a broken measure, not a fast kernel). */
+static void print_machine_notes(const struct comparison *c)
+{
+	for (size_t g = 0; g < c->ngroups; g++) {
+		const char *why;
+		size_t n = group_busy_runs(&c->groups[g], &why);
+
+		if (n)
+			printf("\nnote: %s: %zu of %zu runs measured on a busy machine%s%s; their "
+			       "spread and mean may be other tasks', not the kernel's\n",
+			       c->groups[g].commit, n, c->groups[g].nruns, why ? ": " : "",
+			       why ? why : "");
+	}
+	for (size_t i = 0; i < c->nrows; i++) {
+		const char *name = c->rows[i].name;
+		size_t len = strlen(name);
+
+		if (len < 12 || strcmp(name + len - 12, ".scalability"))
+			continue;
+		for (size_t g = 0; g < c->ngroups; g++)
+			if (c->rows[i].sum[g].n && c->rows[i].sum[g].mean > 100)
+				printf("\nnote: %s: %s %.0f%% is above linear: suspect (a busy "
+				       "machine at the smallest task count, or a broken measure)\n",
+				       c->groups[g].commit, name, c->rows[i].sum[g].mean);
+	}
+}
+
 struct compare_output {
 	bool json, all, verbose, plot;
-	/* JSON into an open document (several jobs' array) rather than a document of its own,
-	 * with the job's name */
+	/* With json: the open document's "jobs" array the comparison goes into, with the job's
+	 * name */
 	struct jsonw *json_into;
 	const char *job;
 };
@@ -185,6 +220,38 @@ static int worse_status(int a, int b)
 	static const int rank[] = {[0] = 0, [1] = 2, [2] = 3, [3] = 1};
 
 	return rank[b] > rank[a] ? b : a;
+}
+
+/* compare's JSON is one shape whatever was compared: {"jobs": [{"job": ..., ...}, ...]}, a
+ * script reads one job and many alike.  Each comparison's stats one to a line. */
+static void json_open(struct jsonw *w)
+{
+	jsonw_init(w, stdout, COMPARE_JSON_PRETTY + 2);
+	jsonw_begin_object(w);
+	jsonw_key(w, "jobs");
+	jsonw_begin_array(w);
+}
+
+static int json_close(struct jsonw *w)
+{
+	jsonw_end_array(w);
+	jsonw_end_object(w);
+	if (jsonw_finish(w)) {
+		sb_error("cannot write the JSON to stdout");
+		return -1;
+	}
+	return 0;
+}
+
+/* A job's entry that could not be compared: its name and why. */
+static void json_job_error(struct jsonw *w, const char *job, const char *why)
+{
+	jsonw_begin_object(w);
+	jsonw_key(w, "job");
+	jsonw_string(w, job);
+	jsonw_key(w, "error");
+	jsonw_string(w, why);
+	jsonw_end_object(w);
 }
 
 /* Compare n commit directories and print the result: 0, 1 (the headline regressed), 3 (its
@@ -225,11 +292,9 @@ static int compare_dirs(char **dirs, size_t n, const struct compare_opts *o,
 	rc = verdict_status(comparison_headline_verdict(&c));
 	if (out->json_into) {
 		comparison_write_json(&c, out->job, out->json_into);
-	} else if (out->json && print_comparison_json(&c, stdout)) {
-		snprintf(err, errlen, "cannot write the JSON to stdout");
-		rc = 2;
-	} else if (!out->json) {
+	} else {
 		print_robot_table(&c, out->all, out->verbose, stdout);
+		print_machine_notes(&c);
 	}
 	if (out->plot && !out->json)
 		plot_headline(&c, out->all);
@@ -385,15 +450,18 @@ static int mmtests_tables(const struct job_file *job, const char *root, const ch
 	return rc;
 }
 
-/* Every atomic job of a job (or the one path_params given) compared across the commits.  As
- * JSON with several jobs: one array, an object per job ("job": its name), the comparison's or
- * {"job": name, "error": why} when it has none. */
-static int compare_jobs(const struct job_file *job, const char *path_params, const char *root,
+/* One atomic job to compare: its path_params (the results tree's directory) and its name. */
+struct job_ref {
+	const char *path_params, *name;
+};
+
+/* Every atomic job given compared across the commits, one table each (headed by its name when
+ * there are several); as JSON, an entry per job in "jobs", {"job": name, "error": why} for one
+ * that could not be compared. */
+static int compare_jobs(const struct job_ref *jobs, size_t nj, const char *root,
 			const char *commits, const struct compare_opts *o,
 			const struct compare_output *out)
 {
-	size_t nj = job ? job->n_atomic : 1;
-	bool array = out->json && nj > 1;
 	char **labels = NULL, err[4096];
 	long nc = commit_list_split(commits, &labels);
 	struct jsonw w;
@@ -403,46 +471,162 @@ static int compare_jobs(const struct job_file *job, const char *path_params, con
 		sb_error("out of memory");
 		return 2;
 	}
-	/* one line per stat, as a single comparison has */
-	jsonw_init(&w, stdout, COMPARE_JSON_PRETTY + 1);
-	if (array)
-		jsonw_begin_array(&w);
+	if (out->json)
+		json_open(&w);
 	for (size_t j = 0; j < nj; j++) {
-		const char *pp = job ? job->atomic[j].path_params : path_params;
-		const char *name = job ? job->atomic[j].name : path_params;
 		struct compare_output jo = *out;
 		char **d = NULL;
 		size_t nd = 0;
 		int r = 2;
 
-		jo.json_into = array ? &w : NULL;
-		jo.job = name;
+		jo.json_into = out->json ? &w : NULL;
+		jo.job = jobs[j].name;
 		if (nj > 1 && !out->json)
-			printf("%s%s\n", j ? "\n" : "", name);
-		if (pick_dirs(root, pp, labels, (size_t)nc, &d, &nd, err, sizeof(err)) == 0)
+			printf("%s%s\n", j ? "\n" : "", jobs[j].name);
+		if (pick_dirs(root, jobs[j].path_params, labels, (size_t)nc, &d, &nd, err,
+			      sizeof(err)) == 0)
 			r = compare_dirs(d, nd, o, &jo, err, sizeof(err));
 		if (r == 2) {
 			sb_error("%s", err);
-			if (array) {
-				jsonw_begin_object(&w);
-				jsonw_key(&w, "job");
-				jsonw_string(&w, name);
-				jsonw_key(&w, "error");
-				jsonw_string(&w, err);
-				jsonw_end_object(&w);
-			}
+			if (out->json)
+				json_job_error(&w, jobs[j].name, err);
 		}
 		free_dirs(d, nd);
 		rc = worse_status(rc, r);
 	}
-	if (array) {
-		jsonw_end_array(&w);
-		if (jsonw_finish(&w)) {
-			sb_error("cannot write the JSON to stdout");
-			rc = 2;
-		}
-	}
+	if (out->json && json_close(&w))
+		rc = 2;
 	free(labels);
+	return rc;
+}
+
+/* The atomic jobs (path_params) that every commit has runs of, in the tree's order; the ones
+ * some commit lacks are named in a note.  Returns how many (names in *out, free each and the
+ * array), or -1 (message given). */
+static ssize_t common_jobs(const char *root, const char *commits, char ***out)
+{
+	char **labels = NULL, **dirs = NULL, **v = NULL;
+	long nc = commit_list_split(commits, &labels);
+	ssize_t nd = nc > 0 ? store_find(root, NULL, labels[0], &dirs) : 0;
+	size_t n = 0;
+
+	*out = NULL;
+	if (nc < 0 || nd < 0 || !(v = calloc((size_t)nd + 1, sizeof(*v)))) {
+		sb_error("out of memory");
+		nd = nd < 0 ? 0 : nd;
+		n = 0;
+		goto out;
+	}
+	for (ssize_t i = 0; i < nd; i++) {
+		struct store_axes a;
+		char why[512];
+		bool seen = false, everywhere = true;
+
+		if (store_parse(dirs[i], STORE_COMMIT_DIR, &a, why, sizeof(why)))
+			continue;
+		for (size_t k = 0; k < n && !seen; k++)
+			seen = !strcmp(v[k], a.path_params);
+		for (long c = 1; c < nc && everywhere && !seen; c++) {
+			char **found;
+			size_t nf = results_find(root, a.path_params, labels[c], &found);
+
+			for (size_t k = 0; k < nf; k++)
+				free(found[k]);
+			free(found);
+			if (!nf) {
+				sb_note("job '%s' has runs at commit '%s' but none at '%s': not "
+					"compared",
+					a.path_params, labels[0], labels[c]);
+				everywhere = false;
+			}
+		}
+		if (!seen && everywhere)
+			v[n] = strdup(a.path_params);
+		n += !seen && everywhere && v[n];
+		store_axes_free(&a);
+	}
+	*out = v;
+out:
+	for (ssize_t i = 0; i < nd; i++)
+		free(dirs[i]);
+	free(dirs);
+	free(labels);
+	return *out ? (ssize_t)n : -1;
+}
+
+/* --results R --commits A,B without --job: every atomic job both commits have. */
+static int compare_all_jobs(const char *root, const char *commits, const struct compare_opts *o,
+			    const struct compare_output *out)
+{
+	char **pp;
+	ssize_t n = common_jobs(root, commits, &pp);
+	struct job_ref *jobs = n > 0 ? calloc((size_t)n, sizeof(*jobs)) : NULL;
+	int rc = 2;
+
+	if (n == 0)
+		sb_error("no atomic job has runs at every commit of '%s' under %s", commits,
+			 root);
+	else if (n > 0 && !jobs)
+		sb_error("out of memory");
+	if (jobs) {
+		for (ssize_t j = 0; j < n; j++)
+			jobs[j] = (struct job_ref){.path_params = pp[j], .name = pp[j]};
+		rc = compare_jobs(jobs, (size_t)n, root, commits, o, out);
+	}
+	for (ssize_t j = 0; j < n; j++)
+		free(pp[j]);
+	free(pp);
+	free(jobs);
+	return rc;
+}
+
+/* A job file's atomic jobs, or the one path_params given. */
+static int compare_job_arg(const struct job_file *job, const char *path_params, const char *root,
+			   const char *commits, const struct compare_opts *o,
+			   const struct compare_output *out)
+{
+	size_t nj = job ? job->n_atomic : 1;
+	struct job_ref *jobs = calloc(nj + 1, sizeof(*jobs));
+	int rc;
+
+	if (!jobs) {
+		sb_error("out of memory");
+		return 2;
+	}
+	for (size_t j = 0; j < nj; j++)
+		jobs[j] = job ? (struct job_ref){job->atomic[j].path_params, job->atomic[j].name}
+			      : (struct job_ref){path_params, path_params};
+	rc = compare_jobs(jobs, nj, root, commits, o, out);
+	free(jobs);
+	return rc;
+}
+
+/* Group directories given by path: one comparison; as JSON, one entry named by the first
+ * directory's atomic job. */
+static int compare_paths(char **dirs, size_t n, const struct compare_opts *o,
+			 const struct compare_output *out)
+{
+	struct compare_output po = *out;
+	struct store_axes a = {0};
+	char err[1024], why[512];
+	struct jsonw w;
+	int rc;
+
+	if (out->json) {
+		json_open(&w);
+		po.json_into = &w;
+		if (n && store_parse(dirs[0], STORE_COMMIT_DIR, &a, why, sizeof(why)) == 0)
+			po.job = a.path_params;
+	}
+	rc = compare_dirs(dirs, n, o, &po, err, sizeof(err));
+	if (rc == 2) {
+		sb_error("%s", err);
+		if (out->json)
+			json_job_error(&w, po.job ? po.job : "", err);
+	}
+	if (out->json && json_close(&w))
+		rc = 2;
+	store_axes_free(&a);
 	return rc;
 }
 
@@ -455,7 +639,8 @@ int cmd_compare(int argc, char **argv)
 	    {OPT_STRING("results", 0, &root), .arg = "DIR",
 	     .help = "results root to pick groups from (with --job, --commits)"},
 	    {OPT_STRING("job", 0, &job_arg), .arg = "JOB",
-	     .help = "a job file, or one atomic job's path_params (process-100%-page_fault3)"},
+	     .help = "a job file, or one atomic job's path_params (process-100%-page_fault3); "
+		     "without it, every atomic job the commits all have"},
 	    {OPT_STRING("commits", 0, &commits), .arg = "A,B[,C]",
 	     .help = "commit labels to compare, the first is the base"},
 	    {OPT_STRING("stat", 0, &stat), .arg = "REGEX",
@@ -506,13 +691,13 @@ int cmd_compare(int argc, char **argv)
 		struct job_file job = {0};
 		bool have_job = false;
 
-		if (!root || !job_arg || !commits || first < argc) {
-			sb_error("--results, --job and --commits go "
-				 "together, without group directories");
+		if (!root || !commits || first < argc) {
+			sb_error("--results and --commits go together (with --job, or every atomic "
+				 "job both have), without group directories");
 			rc = 2;
 			goto out;
 		}
-		if (access(job_arg, F_OK) == 0) {
+		if (job_arg && access(job_arg, F_OK) == 0) {
 			if (job_load(job_arg, (unsigned)sysconf(_SC_NPROCESSORS_ONLN), &job, err,
 				     sizeof(err))) {
 				sb_error("%s", err);
@@ -527,9 +712,11 @@ int cmd_compare(int argc, char **argv)
 			rc = 2;
 		} else if (mmtests) {
 			rc = mmtests_tables(&job, root, commits, &o);
+		} else if (!job_arg) {
+			rc = compare_all_jobs(root, commits, &o, &output);
 		} else {
-			rc = compare_jobs(have_job ? &job : NULL, job_arg, root, commits, &o,
-					  &output);
+			rc = compare_job_arg(have_job ? &job : NULL, job_arg, root, commits, &o,
+					     &output);
 		}
 		if (have_job)
 			job_free(&job);
@@ -540,9 +727,7 @@ int cmd_compare(int argc, char **argv)
 	} else {
 		for (int i = first; i < argc; i++)
 			add_dir(&dirs, &ndirs, argv[i]);
-		rc = compare_dirs(dirs, ndirs, &o, &output, err, sizeof(err));
-		if (rc == 2)
-			sb_error("%s", err);
+		rc = compare_paths(dirs, ndirs, &o, &output);
 	}
 out:
 	for (size_t i = 0; i < ndirs; i++)

@@ -17,8 +17,9 @@ const struct command_def plot_command = {
     .alt = "--scalability JOB.yaml --results DIR --commits A,B[,C] [--png FILE | --svg FILE]",
     .summary = "Plot a stat's runs per group, or scalability against nr_task, with gnuplot.",
     .details = "Each of A, B, ... is a commit directory of a results tree.  The sample plot shows\n"
-	       "every run's value in run order, one point character per group: with two groups\n"
-	       "the robot's legend, [*] bisect-good sample / [O] bisect-bad sample.  The\n"
+	       "every run's value, the commits along the x axis (each group's runs in run order\n"
+	       "around its commit), one point character per group, every group named in the\n"
+	       "legend and the job and stat in the title.  The\n"
 	       "scalability plot shows the mean ops/s of one copy's stat against nr_task for each\n"
 	       "commit, with the standard deviation as error bars.\n",
 };
@@ -29,7 +30,7 @@ static int sample_plot(char **dirs, size_t n, const char *stat, enum plot_format
 	struct result_group *g = calloc(n + 1, sizeof(*g));
 	struct plot_series *s = calloc(n + 1, sizeof(*s));
 	double *vals = NULL;
-	char err[1024];
+	char err[1024], title[1024];
 	size_t loaded = 0, total = 0;
 	int rc = 2;
 
@@ -65,7 +66,7 @@ static int sample_plot(char **dirs, size_t n, const char *stat, enum plot_format
 	}
 	total = 0;
 	for (size_t i = 0; i < n; i++) {
-		s[i] = (struct plot_series){.label = n > 2 ? g[i].commit : NULL,
+		s[i] = (struct plot_series){.label = g[i].commit,
 					    .y = vals + total,
 					    .n = group_values(&g[i], stat, vals + total)};
 		total += g[i].nruns;
@@ -74,12 +75,11 @@ static int sample_plot(char **dirs, size_t n, const char *stat, enum plot_format
 			goto out;
 		}
 	}
-	if (plot_samples(stat, s, n, fmt, path, stdout, err, sizeof(err))) {
+	group_plot_title(&g[0], stat, title, sizeof(title));
+	if (plot_samples(title, s, n, fmt, path, stdout, err, sizeof(err))) {
 		sb_error("%s", err);
 		goto out;
 	}
-	if (n == 2 && fmt == PLOT_TEXT)
-		printf("  [*] %s  [O] %s\n", g[0].commit, g[1].commit);
 	rc = 0;
 out:
 	for (size_t i = 0; i < loaded; i++)

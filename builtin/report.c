@@ -127,7 +127,8 @@ static void commit_lookup(const char *repo, const char *label, char sha[64], cha
 		GITL(repo, subj, 512, "log", "-1", "--format=%s", sha);
 }
 
-/* A commit line: sha10 ("subject") when the repo knows it. */
+/* A commit line: sha10 ("subject") when the repo knows it, else the label whole: a name
+ * someone chose ("nightly-2026-11-03") says nothing cut to ten characters. */
 static void commit_line(const char *repo, const char *label, char *buf, size_t len)
 {
 	char sha[64], subj[512];
@@ -135,8 +136,10 @@ static void commit_line(const char *repo, const char *label, char *buf, size_t l
 	commit_lookup(repo, label, sha, subj);
 	if (subj[0])
 		snprintf(buf, len, "%.10s (\"%s\")", sha, subj);
+	else if (sha[0])
+		snprintf(buf, len, "%.10s", sha);
 	else
-		snprintf(buf, len, "%.10s", sha[0] ? sha : label);
+		snprintf(buf, len, "%s", label);
 }
 
 static void write_body(FILE *f, struct job_cmp *jobs, size_t n, size_t main_job, const char *repo,
@@ -220,13 +223,16 @@ static void write_body(FILE *f, struct job_cmp *jobs, size_t n, size_t main_job,
 			for (int k = 0; k < 2; k++) {
 				v[k] = calloc(j->g[k].nruns + 1, sizeof(double));
 				s[k] = (struct plot_series){
-				    .label = NULL,
+				    .label = j->g[k].commit,
 				    .y = v[k],
 				    .n = v[k] ? group_values(&j->g[k], r->name, v[k]) : 0};
 			}
+			char title[1024];
+
+			group_plot_title(&j->g[0], r->name, title, sizeof(title));
 			fprintf(f, "\n\n");
 			if (v[0] && v[1] &&
-			    plot_samples(r->name, s, 2, PLOT_TEXT, NULL, f, err, sizeof(err)))
+			    plot_samples(title, s, 2, PLOT_TEXT, NULL, f, err, sizeof(err)))
 				sb_error("plot of %s: %s", r->name, err);
 			free(v[0]);
 			free(v[1]);
@@ -267,8 +273,8 @@ static char *compose(struct job_cmp *jobs, size_t n, size_t main_job, const char
 	host[sizeof(host) - 1] = '\0';
 	fprintf(f, "From: %s\n", from);
 	fprintf(f, "To: %s\n", to);
-	fprintf(f, "Subject: [%s] %s%.10s: %s %s %s\n", branch, subj_pfx, sha[0] ? sha : head,
-		j->best->name, change, change_word(j->best));
+	fprintf(f, "Subject: [%s] %s%.*s: %s %s %s\n", branch, subj_pfx, sha[0] ? 10 : INT_MAX,
+		sha[0] ? sha : head, j->best->name, change, change_word(j->best));
 	fprintf(f, "Date: %s\n", date);
 	fprintf(f, "Message-ID: <%lld.%d.%.10s@%s>\n", (long long)now, (int)getpid(),
 		sha[0] ? sha : head, host);

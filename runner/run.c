@@ -4,6 +4,7 @@
  * analyzer needs to read them (meta.json) written, and the run moved to its number.  An
  * interrupted or unwritable run is removed whole. */
 #include "run.h"
+#include "load.h"
 #include "machine.h"
 #include "tally.h"
 #include "../core/core.h"
@@ -44,6 +45,8 @@ struct run_state {
 	FILE *output;
 	bool output_measuring;
 	struct monitor_set mons;
+	struct machine_load load; /* what else ran over the window */
+	bool load_started;
 	struct core_result res;
 	struct run_summary sum;
 	double run_elapsed_s;
@@ -103,10 +106,15 @@ static void on_window(int phase, void *arg)
 {
 	struct run_state *rs = arg;
 
-	if (phase == CORE_WINDOW_START)
+	if (phase == CORE_WINDOW_START) {
 		monitor_set_start(&rs->mons);
-	else
+		machine_load_start(&rs->load);
+		rs->load_started = true;
+	} else {
 		monitor_set_stop(&rs->mons);
+		if (rs->load_started)
+			machine_load_stop(&rs->load);
+	}
 }
 
 static void on_sample(const struct sample_window *w, size_t i, void *arg)
@@ -115,6 +123,8 @@ static void on_sample(const struct sample_window *w, size_t i, void *arg)
 	struct interval_rates r;
 	char line[128];
 
+	if (i > w->measure_start && rs->load_started)
+		machine_load_sample(&rs->load);
 	if (interval_line(w, i, line, sizeof(line)) == 0) {
 		if (i == 1 && w->measure_start != 0)
 			fprintf(rs->output, "warmup\n");
@@ -180,6 +190,7 @@ static int run_measure(struct run_state *rs)
 			 strerror(ENOMEM));
 		return -1;
 	}
+	machine_load_init(&rs->load, NULL, NULL, rs->m->threads, aj->nr_task);
 	rs->window_end_s = aj->warmup_s + aj->runtime_s;
 	if (!rs->o->quiet && !rs->o->tty) {
 		printf("[%u/%u] %s run %u/%u: %.0f s\n", rs->index, rs->total, aj->name, rs->k,
@@ -249,6 +260,8 @@ static json_t *run_meta(struct run_state *rs, json_t *monitors, json_t *failures
 	if (!meta)
 		return NULL;
 	json_object_set_new(meta, "machine", machine_json(rs->m));
+	if (rs->load_started)
+		json_object_set_new(meta, "machine_load", machine_load_json(&rs->load));
 	if (res->status != CORE_OK)
 		json_object_set_new(meta, "failure", json_string(res->failure));
 	if (res->cpus) {
@@ -423,6 +436,44 @@ static int dry_run(const struct job_file *job, const struct runner_opts *o, cons
 	return 0;
 }
 
+/* The runs measured on a busy machine, each with its reason, for the warning at the end. */
+struct busy_runs {
+	char **v;
+	size_t n;
+};
+
+static void busy_add(struct busy_runs *b, const struct run_state *rs)
+{
+	char **v = realloc(b->v, (b->n + 1) * sizeof(*v));
+
+	if (!v)
+		return;
+	b->v = v;
+	if (asprintf(&b->v[b->n], "%s run %u/%u: %s", rs->aj->name, rs->k, rs->o->repeat,
+		     rs->load.reason) >= 0)
+		b->n++;
+}
+
+/* Said at the end, where it is read with the results: their spread and even their means may
+ * be the other tasks', not the kernel's. */
+static void busy_warn(const struct busy_runs *b)
+{
+	if (!b->n)
+		return;
+	sb_error("warning: %zu run%s measured on a busy machine (compare will say so; rerun on "
+		 "an idle one to trust them):",
+		 b->n, b->n == 1 ? " was" : "s were");
+	for (size_t i = 0; i < b->n; i++)
+		fprintf(stderr, "  %s\n", b->v[i]);
+}
+
+static void busy_free(struct busy_runs *b)
+{
+	for (size_t i = 0; i < b->n; i++)
+		free(b->v[i]);
+	free(b->v);
+}
+
 int runner_run(const struct job_file *job, const struct runner_opts *o)
 {
 	struct machine m;
@@ -432,6 +483,7 @@ int runner_run(const struct job_file *job, const struct runner_opts *o)
 	unsigned total = (unsigned)job->n_atomic * o->repeat, stored = 0;
 	bool failed = false, interrupted = false;
 	struct job_tally *tally;
+	struct busy_runs busy = {0};
 
 	if (!kconfig && json_is_string(json_object_get(job->tree, "kconfig")))
 		kconfig = json_string_value(json_object_get(job->tree, "kconfig"));
@@ -466,14 +518,19 @@ int runner_run(const struct job_file *job, const struct runner_opts *o)
 			break;
 		r = run_one(&rs, &tally[a]);
 		if (r == RUN_ERROR) {
+			busy_free(&busy);
 			free(tally);
 			return 1;
 		}
+		if ((r == RUN_STORED || r == RUN_FAILED_STORED) && rs.load.busy)
+			busy_add(&busy, &rs);
 		interrupted = r == RUN_INTERRUPTED;
 		failed |= r == RUN_FAILED_STORED;
 		stored += r == RUN_STORED || r == RUN_FAILED_STORED;
 	}
 	if (interrupted || core_interrupted()) {
+		busy_warn(&busy);
+		busy_free(&busy);
 		free(tally);
 		sb_error(
 		    "interrupted by signal %d; the run in progress was discarded, %u completed "
@@ -483,6 +540,10 @@ int runner_run(const struct job_file *job, const struct runner_opts *o)
 	}
 	if (!o->quiet)
 		tally_print(job, tally);
+	/* Last, after the table: what it says may be the other tasks' doing. */
+	fflush(stdout);
+	busy_warn(&busy);
+	busy_free(&busy);
 	free(tally);
 	return failed ? 1 : 0;
 }

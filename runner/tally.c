@@ -28,10 +28,17 @@ static void print_sweep(const struct job_file *job, const struct job_tally *t,
 		if (!base)
 			base = tx;
 		double linear = base->per_copy_ops / base->ok * x->nr_task;
+		double pct = linear > 0 ? 100.0 * (tx->total_ops / tx->ok) / linear : 0.0;
+
 		printf("%-14s %-8s %7u %5u %15.0f %14.0f %11.1f%%\n", x->test, mode_name(x->mode),
 		       x->nr_task, tx->ok + tx->failed, tx->per_copy_ops / tx->ok,
-		       tx->total_ops / tx->ok,
-		       linear > 0 ? 100.0 * (tx->total_ops / tx->ok) / linear : 0.0);
+		       tx->total_ops / tx->ok, pct);
+		/* More than linear is not a kernel scaling well: the base was slowed (a busy
+		 * machine) or the measure is broken.  A line of its own: scripts read the rows. */
+		if (pct >= 100.5)
+			printf("  note: %.1f%% is above linear: suspect (a busy machine at the "
+			       "smallest count, or a broken measure)\n",
+			       pct);
 	}
 }
 

@@ -28,6 +28,6 @@ const struct testcase tc_page_fault1 = {
     .name = "page_fault1",
     .description = "Anonymous memory page fault",
     .suite = "will-it-scale",
-    .op = "page fault",
+    .op = "page touched",
     .run = page_fault1_run,
 };

@@ -11,7 +11,7 @@ const struct testcase tc_page_fault2 = {
     .name = "page_fault2",
     .description = "Separate file private mapping page fault (copy on write)",
     .suite = "will-it-scale",
-    .op = "page fault",
+    .op = "page touched",
     .prepare = page_fault_file_prepare,
     .run = page_fault2_run,
 };

@@ -11,7 +11,7 @@ const struct testcase tc_page_fault3 = {
     .name = "page_fault3",
     .description = "Separate file shared mapping page fault",
     .suite = "will-it-scale",
-    .op = "page fault",
+    .op = "page touched",
     .prepare = page_fault_file_prepare,
     .run = page_fault3_run,
 };

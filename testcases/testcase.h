@@ -62,7 +62,7 @@ struct testcase {
 	const char *name;	 /* "page_fault3" */
 	const char *description; /* one line, as will-it-scale's testcase_description */
 	const char *suite;	 /* stat prefix: "will-it-scale" */
-	const char *op;		 /* what one counted op is: "page fault", "exec" */
+	const char *op;		 /* what one counted op is: "page touched", "exec" */
 	/* The headline stat is a cost: with cost_stat set ("us_per_event"), the run reports
 	 * <suite>.<cost_stat> = 1e6 / (ops/s of one copy), microseconds per op. */
 	const char *cost_stat;

@@ -26,7 +26,7 @@ for t in page_fault1 page_fault2 page_fault3 fallocate1 fallocate2 exec1 fork1 g
 done
 check "list hides test-only testcases" bash -c "! grep -q selftest $WORK/out"
 sb list -l
-check "list -l shows the suite and op" grep -Eq "^ +suite will-it-scale, op: page fault" "$WORK/out"
+check "list -l shows the suite and op" grep -Eq "^ +suite will-it-scale, op: page touched" "$WORK/out"
 
 # Bad input: one-line message naming the value, non-zero exit.
 sb bench nope

@@ -28,11 +28,11 @@ check "--all shows every stat, -v the test columns" bash -c \
 
 sb compare --json "$G/base" "$G/patched"
 check "--json: verdicts, intervals and q-values per stat" json_true "$WORK/out" \
-	"d['stats']['will-it-scale.per_process_ops']['groups'][1]['verdict'] == 'regression' and d['regression'] and d['stats']['will-it-scale.per_process_ops']['groups'][1]['interval'][1] < -20 and d['stats']['meminfo.MemFree']['groups'][1]['verdict'] in ('no-change', 'inconclusive')"
+	"d['jobs'][0]['stats']['will-it-scale.per_process_ops']['groups'][1]['verdict'] == 'regression' and d['jobs'][0]['regression'] and d['jobs'][0]['stats']['will-it-scale.per_process_ops']['groups'][1]['interval'][1] < -20 and d['jobs'][0]['stats']['meminfo.MemFree']['groups'][1]['verdict'] in ('no-change', 'inconclusive')"
 check "--json: runs per group and the skipped run" json_true "$WORK/out" \
-	"[g['runs'] for g in d['groups']] == [4, 5] and 'incomplete' in d['groups'][0]['notes'][0]"
+	"[g['runs'] for g in d['jobs'][0]['groups']] == [4, 5] and 'incomplete' in d['jobs'][0]['groups'][0]['notes'][0]"
 check "--json: direction from the name" json_true "$WORK/out" \
-	"d['stats']['will-it-scale.per_process_ops']['direction'] == 'higher' and d['stats']['time.user_time']['direction'] == 'lower' and d['stats']['proc-vmstat.pgfault']['direction'] == 'neutral'"
+	"d['jobs'][0]['stats']['will-it-scale.per_process_ops']['direction'] == 'higher' and d['jobs'][0]['stats']['time.user_time']['direction'] == 'lower' and d['jobs'][0]['stats']['proc-vmstat.pgfault']['direction'] == 'neutral'"
 
 # A/A: the same group against itself, and against a copy of itself, changes nothing.
 mkdir -p "$WORK/aa/will-it-scale/p/t/r/k/c"
@@ -44,7 +44,7 @@ check "A/A: exit 0, nothing flagged" bash -c "[ $rc -eq 0 ] && grep -q 'no stat 
 # The lkp rule (needs 3 runs a side: the fixture has 4 and 5).
 sb compare --rule lkp --json "$G/base" "$G/patched"
 check "--rule lkp: the robot's rule flags the -26% drop" json_true "$WORK/out" \
-	"d['rule'] == 'lkp' and d['stats']['will-it-scale.per_process_ops']['groups'][1]['verdict'] == 'regression'"
+	"d['jobs'][0]['rule'] == 'lkp' and d['jobs'][0]['stats']['will-it-scale.per_process_ops']['groups'][1]['verdict'] == 'regression'"
 
 # Picking groups by name from a results root.
 sb compare --results "$FIX/results" --job 'process-100%-page_fault3' --commits base,patched
@@ -130,7 +130,7 @@ check "robot table, 12 commits: exit 1, all named, 11 changes on the headline ro
 	 [ \$(grep '^ .*will-it-scale.per_process_ops' $WORK/out | grep -o '%' | wc -l) -eq 11 ]"
 sb compare --json $(for c in ${C12//,/ }; do echo "$G12/$c"; done)
 check "--json, 12 commits: 12 groups, the last a regression" json_true "$WORK/out" \
-	"len(d['groups']) == 12 and d['stats']['will-it-scale.per_process_ops']['groups'][11]['verdict'] == 'regression'"
+	"len(d['jobs'][0]['groups']) == 12 and d['jobs'][0]['stats']['will-it-scale.per_process_ops']['groups'][11]['verdict'] == 'regression'"
 
 # --json over a job whose first atomic job has no runs: still one valid document.
 printf 'nr_task: [4, 1, 2]\nwill-it-scale: {mode: process, test: page_fault3}\n' >"$WORK/gap.yaml"
@@ -138,7 +138,7 @@ sb compare --json --results "$WORK/r12" --job "$WORK/gap.yaml" --commits c01,c12
 check "--json, a job without runs: valid JSON (json.tool), exit 2" bash -c \
 	"[ $rc -eq 2 ] && python3 -m json.tool $WORK/out >/dev/null"
 check "--json, a job without runs: its entry says why, the others compared" json_true "$WORK/out" \
-	"[e['job'] for e in d] == ['gap-process-4-page_fault3', 'gap-process-1-page_fault3', 'gap-process-2-page_fault3'] and 'no directory holds' in d[0]['error'] and d[1]['regression'] and d[2]['stats']['will-it-scale.per_process_ops']['groups'][1]['verdict'] == 'regression'"
+	"[e['job'] for e in d['jobs']] == ['gap-process-4-page_fault3', 'gap-process-1-page_fault3', 'gap-process-2-page_fault3'] and 'no directory holds' in d['jobs'][0]['error'] and d['jobs'][1]['regression'] and d['jobs'][2]['stats']['will-it-scale.per_process_ops']['groups'][1]['verdict'] == 'regression'"
 check "--json, a job without runs: named on stderr" \
 	grep -q "no directory holds runs of job 'process-4-page_fault3' at commit 'c01'" "$WORK/err"
 
@@ -155,7 +155,7 @@ check "declared headline: a faster latency is an improvement (exit 0)" bash -c \
 	"[ $rc -eq 0 ] && grep -q 'lat.p99_us  \[improvement\]' $WORK/out"
 sb compare --json --results "$WORK/lat" --job process-1-ping --commits fast,slow
 check "declared headline in JSON: stat, direction and verdict" json_true "$WORK/out" \
-	"d['headline'] == {'stat': 'lat.p99_us', 'direction': 'lower'} and d['stats']['lat.p99_us']['direction'] == 'lower' and d['stats']['lat.p99_us']['headline'] and d['stats']['lat.p99_us']['groups'][1]['verdict'] == 'regression' and not d['stats']['custommon.wait_latency']['headline'] and d['stats']['oops.BUG']['failure'] and d['regression']"
+	"d['jobs'][0]['headline'] == {'stat': 'lat.p99_us', 'direction': 'lower'} and d['jobs'][0]['stats']['lat.p99_us']['direction'] == 'lower' and d['jobs'][0]['stats']['lat.p99_us']['headline'] and d['jobs'][0]['stats']['lat.p99_us']['groups'][1]['verdict'] == 'regression' and not d['jobs'][0]['stats']['custommon.wait_latency']['headline'] and d['jobs'][0]['stats']['oops.BUG']['failure'] and d['jobs'][0]['regression']"
 python3 $FIX/make-trees.py "$WORK/ls" latsweep
 sb compare --format mmtests --results "$WORK/ls" --job "$FIX/sweep.yaml" --commits v1,v2
 check "mmtests of a lower-is-better headline: the arithmetic mean, +50% latency shown as -50%" \
@@ -164,7 +164,7 @@ check "mmtests of a lower-is-better headline: the arithmetic mean, +50% latency 
 sb compare --json "$G/base" "$G/patched"
 check "runs stored before meta.json declared: will-it-scale's headline, higher is better" \
 	json_true "$WORK/out" \
-	"d['headline'] == {'stat': 'will-it-scale.per_process_ops', 'direction': 'higher'}"
+	"d['jobs'][0]['headline'] == {'stat': 'will-it-scale.per_process_ops', 'direction': 'higher'}"
 
 # The headline always speaks (issue 12): 3 vs 3 runs, -44% in big noise, is inconclusive,
 # shown in the default table with the runs that would decide it, and exit 3; a clear
@@ -212,3 +212,76 @@ check "headline without change: exit 0, its row shown" bash -c \
 sb compare --help
 check "--help gives the exit statuses" bash -c \
 	"grep -q '3 inconclusive' $WORK/out && grep -q '1 regression' $WORK/out"
+
+# Labels that are not shas are shown whole: 20 characters alike in their first 10 (cut to 10,
+# every night read "nightly-20").
+cp -r "$FIX/results-sweep" "$WORK/nights"
+for d in "$WORK"/nights/will-it-scale/*/*/*/*/*; do
+	mv "$d/base" "$d/nightly-2026-11-03-aa"
+	mv "$d/patched" "$d/nightly-2026-11-04-bb"
+	mv "$d/fixed" "$d/nightly-2026-11-05-cc"
+done
+N=nightly-2026-11-03-aa,nightly-2026-11-04-bb,nightly-2026-11-05-cc
+sb compare --results "$WORK/nights" --job process-1-page_fault3 --commits $N
+check "robot table, 21-character labels: whole in the column titles, cells under them" bash -c \
+	"[ $rc -eq 1 ] && grep -q '^nightly-2026-11-03-aa nightly-2026-11-04-bb       *nightly-2026-11-05-cc\$' $WORK/out &&
+	 grep -q '^--------------------- ---------------------------' $WORK/out &&
+	 awk '/per_process_ops/ { print index(\$0, \"will-it-scale\") }' $WORK/out | grep -qx 80"
+sb compare --format mmtests --results "$WORK/nights" --job "$FIX/sweep.yaml" --commits $N
+check "mmtests, 21-character labels: whole, the cells as wide" bash -c \
+	"[ $rc -eq 1 ] && grep -q '^ *nightly-2026-11-03-aa  *nightly-2026-11-04-bb  *nightly-2026-11-05-cc\$' $WORK/out &&
+	 [ \$(grep '^Hmean *1 ' $WORK/out | awk '{ print length }') -eq \$(grep 'nightly-2026-11-05-cc\$' $WORK/out | head -1 | awk '{ print length }') ]"
+sb report --results "$WORK/nights" --job process-1-page_fault3 --base nightly-2026-11-03-aa \
+	--head nightly-2026-11-04-bb
+check "report email, 21-character labels: whole in the Subject, commit and base lines" bash -c \
+	"[ $rc -eq 0 ] && grep -q '^Subject: .* nightly-2026-11-04-bb: ' $WORK/out &&
+	 grep -q '^commit: nightly-2026-11-04-bb\$' $WORK/out && grep -q '^base: nightly-2026-11-03-aa\$' $WORK/out"
+
+# compare --results R --commits A,B without --job: every atomic job both commits have.
+sb compare --results "$FIX/results-sweep" --commits base,patched
+check "no --job: every atomic job compared, one table each, headed by its name" bash -c \
+	"[ $rc -eq 1 ] && grep -q '^process-1-page_fault3\$' $WORK/out && grep -q '^process-2-page_fault3\$' $WORK/out &&
+	 [ \$(grep -c '^commit:\$' $WORK/out) -eq 2 ]"
+sb compare --json --results "$FIX/results-sweep" --commits base,patched
+check "no --job, --json: {jobs: [...]}, one entry per job, named" json_true "$WORK/out" \
+	"[e['job'] for e in d['jobs']] == ['process-1-page_fault3', 'process-2-page_fault3'] and all(e['stats'] for e in d['jobs'])"
+sb compare --json --results "$FIX/results-sweep" --job process-2-page_fault3 --commits base,patched
+check "--json of one job: the same {jobs: [...]} shape, the job named" json_true "$WORK/out" \
+	"list(d) == ['jobs'] and len(d['jobs']) == 1 and d['jobs'][0]['job'] == 'process-2-page_fault3'"
+rm -r "$WORK/nights/will-it-scale/process-2-page_fault3"/*/*/*/*/nightly-2026-11-04-bb
+sb compare --results "$WORK/nights" --commits nightly-2026-11-03-aa,nightly-2026-11-04-bb
+check "no --job: a job one commit lacks is named and left out, the others compared" bash -c \
+	"[ $rc -le 1 ] && grep -q '^commit:\$' $WORK/out && ! grep -q '^process-2-page_fault3\$' $WORK/out &&
+	 grep -q \"job 'process-2-page_fault3' has runs at commit 'nightly-2026-11-03-aa' but none at 'nightly-2026-11-04-bb'\" $WORK/err"
+sb compare --results "$WORK/nights" --commits nightly-2026-11-03-aa,no-such-commit
+check "no --job, no job at every commit: exit 2, says so" bash -c \
+	"[ $rc -eq 2 ] && grep -q 'no atomic job has runs at every commit' $WORK/err"
+
+# Runs whose meta.json says the machine was busy: compare names the group and the reason under
+# the table; a scalability above 100% is flagged as suspect.
+cp -r "$FIX/results" "$WORK/busy"
+B="$WORK/busy/will-it-scale/process-100%-page_fault3/lkp-skl-4sp1/debian-12-x86_64/defconfig/gcc-12"
+python3 - "$B" <<'PY'
+import glob, json, sys
+for meta in glob.glob(sys.argv[1] + '/patched/*/meta.json'):
+    d = json.load(open(meta))
+    d['machine_load'] = {'runnable_mean': 5.6, 'runnable_max': 7, 'samples': 5, 'steal_pct': 0.0,
+                         'cpu_mhz_mean': None, 'nr_cpus': 2, 'nr_task': 2, 'busy': True,
+                         'reason': "5.6 runnable tasks on 2 CPUs besides the testcase's 2 copies"}
+    json.dump(d, open(meta, 'w'))
+for stats in glob.glob(sys.argv[1] + '/*/*/stats.json'):
+    d = json.load(open(stats))
+    d['will-it-scale.scalability'] = 196.0 if '/patched/' in stats else 98.0
+    json.dump(d, open(stats, 'w'))
+PY
+sb compare "$B/base" "$B/patched"
+check "busy machine: a note under the table names the group and the reason" bash -c \
+	"[ $rc -eq 1 ] && grep -q \"^note: patched: 5 of 5 runs measured on a busy machine: 5.6 runnable tasks on 2 CPUs besides the testcase's 2 copies\" $WORK/out &&
+	 ! grep -q '^note: base:.*busy' $WORK/out"
+check "scalability above 100%: flagged as suspect, the group named" bash -c \
+	"grep -q '^note: patched: will-it-scale.scalability 196% is above linear: suspect' $WORK/out && ! grep -q '^note: base: will-it-scale.scalability' $WORK/out"
+sb compare --json "$B/base" "$B/patched"
+check "busy machine in JSON: busy runs and the reason per group" json_true "$WORK/out" \
+	"[g['busy_runs'] for g in d['jobs'][0]['groups']] == [0, 5] and 'runnable' in d['jobs'][0]['groups'][1]['busy_reason']"
+sb compare "$G/base" "$G/patched"
+check "runs without machine_load (stored before it): no busy note" bash -c "! grep -q 'busy machine' $WORK/out"

@@ -7,8 +7,12 @@ set -u
 G=tests/fixtures/compare/results/will-it-scale/process-100%-page_fault3/lkp-skl-4sp1/debian-12-x86_64/defconfig/gcc-12
 
 sb plot "$G/base" "$G/patched"
-check "plot: exit 0, the robot's legend" bash -c \
-	"[ $rc -eq 0 ] && grep -q '^\[\*\] bisect-good sample' $WORK/out && grep -q '^\[O\] bisect-bad sample' $WORK/out"
+check "plot: exit 0, every group named in the legend, no bisect words" bash -c \
+	"[ $rc -eq 0 ] && grep -q '^\[\*\] base$' $WORK/out && grep -q '^\[O\] patched$' $WORK/out && ! grep -q bisect $WORK/out"
+check "plot: the title names the job and the stat" \
+	grep -q 'process-100%-page_fault3: will-it-scale.per_process_ops' "$WORK/out"
+check "plot: the commits along the x axis, each group's points in its own columns" bash -c \
+	"grep -q '^ *base  *patched$' $WORK/out && awk -F'|' '/\\|.*[*O]/ { for (i = 1; i <= length(\$2); i++) { c = substr(\$2, i, 1); if (c == \"*\" && i > s) s = i; if (c == \"O\" && (o == 0 || i < o)) o = i } } END { exit !(s > 0 && o > s) }' $WORK/out"
 check "plot: default stat is the headline, both groups' points" bash -c \
 	"grep -q 'will-it-scale.per_process_ops' $WORK/out && grep -q '|.*\*' $WORK/out && grep -q '|.*O' $WORK/out"
 check "plot: 80 columns at most" bash -c "[ \$(awk '{ if (length > m) m = length } END { print m }' $WORK/out) -le 80 ]"
@@ -19,7 +23,23 @@ check "plot --png writes a PNG" bash -c "[ $rc -eq 0 ] && [ \"\$(head -c 4 $WORK
 sb plot "$G/base" "$G/patched" --stat no.such.stat
 check "plot of a stat no run has: exit 2, named" bash -c "[ $rc -eq 2 ] && grep -q \"no run has the stat 'no.such.stat'\" $WORK/err"
 sb compare --plot "$G/base" "$G/patched"
-check "compare --plot: table then plots" bash -c "[ $rc -eq 1 ] && grep -q '%change' $WORK/out && grep -q 'bisect-bad sample' $WORK/out"
+check "compare --plot: table then plots, the commits named" bash -c \
+	"[ $rc -eq 1 ] && grep -q '%change' $WORK/out && grep -q '^\[O\] patched$' $WORK/out && ! grep -q bisect $WORK/out"
+
+# Labels of 20 characters, alike in their first 10: whole in the legend, the x tics, the SVG.
+mkdir -p "$WORK/long"
+cp -r tests/fixtures/compare/results "$WORK/long/"
+L="$WORK/long/results/will-it-scale/process-100%-page_fault3/lkp-skl-4sp1/debian-12-x86_64/defconfig/gcc-12"
+mv "$L/base" "$L/nightly-2026-11-03-a"
+mv "$L/patched" "$L/nightly-2026-11-04-b"
+sb plot "$L/nightly-2026-11-03-a" "$L/nightly-2026-11-04-b"
+check "plot, 20-character labels: whole in the legend and under the points" bash -c \
+	"[ $rc -eq 0 ] && grep -q '^\[\*\] nightly-2026-11-03-a$' $WORK/out && grep -q '^\[O\] nightly-2026-11-04-b$' $WORK/out &&
+	 grep -q 'nightly-2026-11-03-a .*nightly-2026-11-04-b' $WORK/out"
+sb plot "$L/nightly-2026-11-03-a" "$L/nightly-2026-11-04-b" --svg "$WORK/long.svg"
+check "plot --svg, 20-character labels: both named, the job and stat in the title" bash -c \
+	"[ $rc -eq 0 ] && grep -q 'nightly-2026-11-03-a' $WORK/long.svg && grep -q 'nightly-2026-11-04-b' $WORK/long.svg &&
+	 grep -q 'process-100%-page_fault3: will-it-scale.per_process_ops' $WORK/long.svg && ! grep -q bisect $WORK/long.svg"
 
 rc=0
 SCALEBENCH_GNUPLOT=/nonexistent/gnuplot "$SCALEBENCH" plot "$G/base" "$G/patched" >"$WORK/out" 2>"$WORK/err" || rc=$?

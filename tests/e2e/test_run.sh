@@ -20,6 +20,8 @@ YAML
 R="$WORK/results"
 sb run "$WORK/small.yaml" --results "$R" --repeat 2 --interleave --commit base
 check "small job: 2 testcases x 2 modes x 2 runs, exit 0" [ $rc -eq 0 ]
+cp "$WORK/err" "$WORK/err.small"
+busy_runs=$(grep -l '"busy": true' "$R"/will-it-scale/*/*/*/*/*/base/*/meta.json 2>/dev/null | wc -l)
 [ $rc -eq 0 ] || head -5 "$WORK/err"
 tree=$(ls -d "$R"/will-it-scale/*/*/*/*/*/base 2>/dev/null | wc -l)
 check "results tree: will-it-scale/<path_params>/<tbox>/<rootfs>/<kconfig>/<compiler>/<commit>" [ "$tree" -eq 4 ]
@@ -248,3 +250,11 @@ check "meta.json: proc-vmstat unavailable, the note names the value" json_true "
 	"d['monitors']['proc-vmstat']['status'] == 'unavailable' and \"'nan'\" in d['monitors']['proc-vmstat']['note']"
 check "interval: 0.5s used: meminfo sampled about twice a second" json_true \
 	"$(dirname "$meta")/meminfo.json" "len(d) >= 5"  # 1 s gives 4 (keys + 3 samples)
+
+# What else the machine did over the window, recorded on every run (not whether it was busy:
+# that is the machine's business, not the test's).
+check "meta.json: machine_load with the runnable tasks, steal, CPUs and the decision" \
+	json_true "$run0/meta.json" \
+	"set(['runnable_mean', 'runnable_max', 'samples', 'steal_pct', 'cpu_mhz_mean', 'nr_cpus', 'nr_task', 'busy']) <= set(d['machine_load']) and d['machine_load']['samples'] >= 1 and d['machine_load']['runnable_mean'] >= 0 and d['machine_load']['nr_cpus'] == $online and d['machine_load']['nr_task'] == 1 and isinstance(d['machine_load']['busy'], bool) and (d['machine_load']['steal_pct'] is None or 0 <= d['machine_load']['steal_pct'] <= 100) and (not d['machine_load']['busy'] or d['machine_load']['reason'])"
+check "run: a warning at the end exactly when some run was measured on a busy machine" bash -c \
+	"if [ $busy_runs -gt 0 ]; then grep -q 'measured on a busy machine' $WORK/err.small; else ! grep -q 'busy machine' $WORK/err.small; fi"

@@ -10,6 +10,7 @@
 #include "../../analyze/plot.h"
 
 #include <dirent.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -144,9 +145,10 @@ static void test_text_two_groups(void **state)
 			 0);
 	check_page(&t);
 	assert_non_null(strstr(t.line[2], "will-it-scale.per_process_ops"));
-	/* The robot's legend, alone on the last two lines. */
-	assert_string_equal(t.line[18], "[*] bisect-good sample");
-	assert_string_equal(t.line[19], "[O] bisect-bad sample");
+	/* Every group named, alone on the last two lines; no bisect words outside bisect. */
+	assert_string_equal(t.line[18], "[*] group 1");
+	assert_string_equal(t.line[19], "[O] group 2");
+	assert_false(text_has(&t, "bisect"));
 	/* All eight good runs on one row, above the six bad ones. */
 	assert_true(row_of(&t, '*') > 0 && row_of(&t, 'O') > row_of(&t, '*'));
 	assert_int_equal(count_in_area(&t, '*'), 8);
@@ -163,17 +165,75 @@ static void test_text_two_groups(void **state)
 	free(t.buf);
 }
 
-static void test_text_labels_appended(void **state)
+/* Leftmost and rightmost column of c inside the plot area's frame, over all its rows. */
+static void columns_of(const struct text *t, char c, long *lo, long *hi)
 {
-	struct plot_series s[] = {{"db9adbcbe7", good, 8}, {"42a3003535", bad, 6}};
+	size_t first, last;
+
+	*lo = LONG_MAX;
+	*hi = -1;
+	plot_area(t, &first, &last);
+	for (size_t i = first; i <= last; i++) {
+		const char *frame = strchr(t->line[i], '|');
+
+		for (const char *p = frame ? frame + 1 : ""; *p; p++) {
+			if (*p != c)
+				continue;
+			*lo = *lo < p - t->line[i] ? *lo : p - t->line[i];
+			*hi = *hi > p - t->line[i] ? *hi : p - t->line[i];
+		}
+	}
+}
+
+static void test_text_labels_whole(void **state)
+{
+	/* 20 characters each, alike in their first 10: cut, they would read the same. */
+	struct plot_series s[] = {{"nightly-2026-11-03ab", good, 8}, {"nightly-2026-11-04cd", bad, 6}};
 	struct text t = {0};
 	char err[512] = "";
+	long lo0, hi0, lo1, hi1;
 	(void)state;
 
 	assert_int_equal(text_samples("ops", s, 2, &t, err, sizeof(err)), 0);
 	check_page(&t);
-	assert_true(has_line(&t, "[*] bisect-good sample (db9adbcbe7)"));
-	assert_true(has_line(&t, "[O] bisect-bad sample (42a3003535)"));
+	assert_true(has_line(&t, "[*] nightly-2026-11-03ab"));
+	assert_true(has_line(&t, "[O] nightly-2026-11-04cd"));
+	/* The commits along the x axis: each its own columns, its label under them. */
+	columns_of(&t, '*', &lo0, &hi0);
+	columns_of(&t, 'O', &lo1, &hi1);
+	assert_true(hi0 >= 0 && hi1 >= 0 && hi0 < lo1);
+	assert_true(hi0 > lo0 && hi1 > lo1); /* runs apart, in run order */
+	bool tics = false;
+
+	for (size_t i = 0; i < t.nlines && !tics; i++) {
+		const char *a = strstr(t.line[i], "nightly-2026-11-03ab");
+		const char *b = strstr(t.line[i], "nightly-2026-11-04cd");
+
+		tics = a && b && a < b;
+	}
+	assert_true(tics);
+	free(t.buf);
+}
+
+static void test_text_same_values_apart(void **state)
+{
+	/* Three commits of identical runs: run index as x stacked them on x = 1..3. */
+	static const double v[] = {100, 100, 100};
+	struct plot_series s[] = {{"a", v, 3}, {"b", v, 3}, {"c", v, 3}};
+	struct text t = {0};
+	char err[512] = "";
+	long lo[3], hi[3];
+	(void)state;
+
+	assert_int_equal(text_samples("ops", s, 3, &t, err, sizeof(err)), 0);
+	check_page(&t);
+	columns_of(&t, '*', &lo[0], &hi[0]);
+	columns_of(&t, 'O', &lo[1], &hi[1]);
+	columns_of(&t, '#', &lo[2], &hi[2]);
+	assert_true(hi[0] >= 0 && hi[0] < lo[1] && hi[1] < lo[2]);
+	assert_int_equal(count_in_area(&t, '*'), 3);
+	assert_int_equal(count_in_area(&t, 'O'), 3);
+	assert_int_equal(count_in_area(&t, '#'), 3);
 	free(t.buf);
 }
 
@@ -219,8 +279,8 @@ static void test_hostile_labels(void **state)
 	check_page(&t);
 	assert_non_null(strstr(t.line[2], "`touch /tmp/plot-pwned` @x $s0 \\n {a}^b_c"));
 	assert_non_null(strstr(t.line[2], "it's a \"title\""));
-	assert_true(has_line(&t, "[*] bisect-good sample (it's)"));
-	assert_true(has_line(&t, "[O] bisect-bad sample (say \"hi\" there)"));
+	assert_true(has_line(&t, "[*] it's"));
+	assert_true(has_line(&t, "[O] say \"hi\" there"));
 	assert_int_equal(access("/tmp/plot-pwned", F_OK), -1);
 	free(t.buf);
 }
@@ -310,8 +370,9 @@ static void test_png_and_svg(void **state)
 	data = slurp(svg, &len);
 	assert_non_null(strstr(data, "<svg"));
 	assert_non_null(strstr(data, "</svg>")); /* complete: the output was closed */
-	assert_non_null(strstr(data, "bisect-good sample (it's \"a\")"));
-	assert_non_null(strstr(data, "bisect-bad sample"));
+	assert_non_null(strstr(data, "it's \"a\""));
+	assert_non_null(strstr(data, "group 2"));
+	assert_null(strstr(data, "bisect"));
 	free(data);
 	/* The temp files gnuplot wrote were renamed over the targets. */
 	dir_listing(dir, names, sizeof(names));
@@ -518,7 +579,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_text_two_groups),
-	    cmocka_unit_test(test_text_labels_appended),
+	    cmocka_unit_test(test_text_labels_whole),
+	    cmocka_unit_test(test_text_same_values_apart),
 	    cmocka_unit_test(test_text_more_groups),
 	    cmocka_unit_test(test_hostile_labels),
 	    cmocka_unit_test(test_png_and_svg),
