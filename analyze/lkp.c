@@ -575,7 +575,10 @@ static bool row_changed(const struct comparison *c, const struct lkp_rules *rule
 				 .b = b};
 
 	in.base_has = group_values(&c->groups[0], r->name, b) > 0;
-	in.base_has_family = has_family(&c->groups[0], r->name);
+	/* asked only where it decides: a perf-profile or lock_stat stat the base lacks */
+	in.base_has_family = !in.base_has && (starts(r->name, "perf-profile.") ||
+					      starts(r->name, "lock_stat.")) &&
+			     has_family(&c->groups[0], r->name);
 	in.nb = matrix_values(&c->groups[0], r->name, b);
 	in.na = matrix_values(&c->groups[g], r->name, a);
 	return lkp_stat_changed(rules, &in, why, whylen);
@@ -833,23 +836,18 @@ void lkp_print_table(const struct comparison *c, bool all, bool verbose, FILE *o
 	}
 	/* sort_stats: a family ranks by how many of its stats are shown, failures' families
 	 * 10000 ahead; the test's own family ranks 0 */
-	for (size_t i = 0; i < nx; i++) {
+	/* c->rows are in name order, so a family's rows are contiguous: one pass per family */
+	for (size_t i = 0, j; i < nx; i = j) {
 		size_t len = strcspn(rows[i].r->name, ".");
-		long count = 0;
-		bool first_failure = false, seen = false;
+		long rank;
 
-		for (size_t j = 0; j < nx; j++) {
-			if (strncmp(rows[j].r->name, rows[i].r->name, len) ||
-			    strcspn(rows[j].r->name, ".") != len)
-				continue;
-			if (!seen)
-				first_failure = rows[j].failure;
-			seen = true;
-			count++;
-		}
-		rows[i].base_rank = (first_failure ? -10000 : 0) + count;
-		if (rows[i].r->headline && rows[i].base_rank > 0)
-			rows[i].base_rank = 0;
+		for (j = i + 1; j < nx && strcspn(rows[j].r->name, ".") == len &&
+				!strncmp(rows[j].r->name, rows[i].r->name, len);
+		     j++)
+			;
+		rank = (rows[i].failure ? -10000 : 0) + (long)(j - i);
+		for (size_t k = i; k < j; k++)
+			rows[k].base_rank = rows[k].r->headline && rank > 0 ? 0 : rank;
 	}
 	qsort(rows, nx, sizeof(*rows), cmp_rows);
 
