@@ -494,12 +494,67 @@ static long long trunc_ll(double v)
 	return (long long)v;
 }
 
+/* Ruby's printf of a Float is not C's.  Its dtoa (missing/dtoa.c, modes 2 and 3) first tries
+ * floating-point arithmetic for up to 14 digits; when what is left after the last digit is
+ * within that arithmetic's error bound of one half, it rounds half to even on the digits it
+ * generated, where C rounds the exact binary value: Ruby prints 80.534999999999997 as 80.54
+ * and 2.675 as 2.68 under %.2f.  This returns the value C must print to show Ruby's digits:
+ * v itself, or the decimal Ruby's digits stand for.  fixed: %.Nf (N = prec), else %.Ng.
+ * keep (when not NULL) says that Ruby keeps the trailing zeros of its digits under %g: rounded
+ * down to an even digit, its digits are not trimmed (it prints 945050000000.0 as 9.450e+11). */
+static double ruby_rounded(double v, int prec, bool fixed, bool *keep)
+{
+	char e[64], digits[48], out[64];
+	int k, ilim, nd = 0;
+	double r, u, eps;
+
+	if (keep)
+		*keep = false;
+	if (!isfinite(v) || v == 0)
+		return v;
+	snprintf(e, sizeof(e), "%.40e", fabs(v)); /* glibc: the exact binary value's digits */
+	for (const char *p = e; *p && *p != 'e'; p++)
+		if (*p >= '0' && *p <= '9' && nd < (int)sizeof(digits) - 1)
+			digits[nd++] = *p;
+	digits[nd] = 0;
+	k = atoi(strchr(e, 'e') + 1);
+	ilim = fixed ? k + 1 + prec : (prec ? prec : 1);
+	if (ilim <= 0 || ilim > 14) /* Quick_max: no fast path, exact rounding as in C */
+		return v;
+	snprintf(out, sizeof(out), "0.%s", digits + ilim);
+	r = strtod(out, NULL);
+	snprintf(out, sizeof(out), "%c.%s", digits[0], digits + 1);
+	u = strtod(out, NULL);
+	eps = (2 * u + 7) * 0x1p-52; /* ieps = 2 for the exponents of stats */
+	for (int i = 1; i < ilim; i++)
+		eps *= 10;
+	if (fabs(r - 0.5) > eps)
+		return v;
+	/* half to even on the ilim digits */
+	char kept[48];
+	long long n = 0;
+
+	memcpy(kept, digits, (size_t)ilim);
+	kept[ilim] = 0;
+	n = atoll(kept);
+	if (n & 1)
+		n++;
+	else if (keep)
+		*keep = true;
+	snprintf(out, sizeof(out), "%llde%d", n, k - ilim + 1);
+	return copysign(strtod(out, NULL), v);
+}
+
 void lkp_format_avg(double avg, char *buf, size_t len)
 {
 	if (fabs(avg) < 1000)
-		snprintf(buf, len, "%*.2f", ABS_WIDTH, avg);
-	else if (fabs(avg) > 100000000)
-		snprintf(buf, len, "%*.4g", ABS_WIDTH, avg);
+		snprintf(buf, len, "%*.2f", ABS_WIDTH, ruby_rounded(avg, 2, true, NULL));
+	else if (fabs(avg) > 100000000) {
+		bool keep;
+		double r = ruby_rounded(avg, 4, false, &keep);
+
+		snprintf(buf, len, keep ? "%#*.4g" : "%*.4g", ABS_WIDTH, r);
+	}
 	else
 		snprintf(buf, len, "%*lld", ABS_WIDTH, trunc_ll(avg));
 }
@@ -516,10 +571,13 @@ void lkp_format_stddev(double stddev, double avg, char *buf, size_t len)
 
 void lkp_format_change(double p, bool absolute, char *buf, size_t len)
 {
-	const char *fmt = fabs(p) < 100000 ? (absolute ? "%+*.1f  " : "%+*.1f%% ")
-					   : (absolute ? "%+*.2g  " : "%+*.2g%% ");
+	bool fixed = fabs(p) < 100000, keep;
+	double r = ruby_rounded(p, fixed ? 1 : 2, fixed, &keep);
+	const char *fmt = fixed	 ? (absolute ? "%+*.1f  " : "%+*.1f%% ")
+			  : keep ? (absolute ? "%+#*.2g  " : "%+#*.2g%% ")
+				 : (absolute ? "%+*.2g  " : "%+*.2g%% ");
 
-	snprintf(buf, len, fmt, REL_WIDTH, p);
+	snprintf(buf, len, fmt, REL_WIDTH, r);
 }
 
 /* --- the comparison --- */
@@ -731,7 +789,7 @@ static void print_failure(const struct comparison *c, const struct lkp_row *x, b
 {
 	for (size_t g = 0; g < c->ngroups; g++) {
 		if (g)
-			fprintf(out, "%*.0f%% ", REL_WIDTH, x->chg[g]);
+			fprintf(out, "%*.0f%% ", REL_WIDTH, ruby_rounded(x->chg[g], 0, true, NULL));
 		if (x->fails[g] == 0)
 			fprintf(out, "%*s", ABS_WIDTH + 1, "");
 		else

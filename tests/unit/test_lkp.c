@@ -89,6 +89,28 @@ static void test_formats(void **state)
 	assert_string_equal(buf, "      +1.9  ");
 }
 
+/* Ruby's printf rounds a value within its dtoa fast path's error bound of a tie half to even
+ * on the digits (missing/dtoa.c "half"), where C rounds the binary value: checked against
+ * ruby 3.1's output for each case. */
+static void test_ruby_rounding(void **state)
+{
+	char buf[64];
+
+	(void)state;
+	lkp_format_avg(80.534999999999997, buf, sizeof(buf)); /* C: 80.53 */
+	assert_string_equal(buf, "     80.54");
+	lkp_format_avg(2.675, buf, sizeof(buf)); /* C: 2.67 */
+	assert_string_equal(buf, "      2.68");
+	lkp_format_avg(1.005, buf, sizeof(buf)); /* even: down, as C */
+	assert_string_equal(buf, "      1.00");
+	lkp_format_avg(945050000000.0, buf, sizeof(buf)); /* down to even keeps the zero */
+	assert_string_equal(buf, " 9.450e+11");
+	lkp_format_avg(945000000000.0, buf, sizeof(buf));
+	assert_string_equal(buf, "  9.45e+11");
+	lkp_format_change(0.35, true, buf, sizeof(buf)); /* C: +0.3 */
+	assert_string_equal(buf, "      +0.4  ");
+}
+
 /* stats.rb:292 __function_stat? with etc/failure and etc/pass */
 static void test_names(void **state)
 {
@@ -179,6 +201,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_average_stddev),
 	    cmocka_unit_test(test_formats),
+	    cmocka_unit_test(test_ruby_rounding),
 	    cmocka_unit_test(test_names),
 	    cmocka_unit_test(test_rule),
 	};
