@@ -709,9 +709,22 @@ struct lkp_row {
 	long base_rank; /* sort_stats' stat_base_map */
 	size_t key_len; /* stat_sort_key: the first 2 components for perf-profile */
 	size_t ngroups;
+	size_t seen; /* the stat's place in LKP's list of changed stats: the head's matrix order */
 	double *avg, *sd, *fails, *chg;
 	char *why;
 };
+
+/* __get_changed_stats walks the head's matrix (its stats in the order the runs' stats.json
+ * have them) and then the base's stats the head lacks. */
+static size_t first_seen(const struct comparison *c, const char *name)
+{
+	const json_t *v = json_object_get(c->groups[1].stat_index, name);
+
+	if (v)
+		return (size_t)json_integer_value(v);
+	v = json_object_get(c->groups[0].stat_index, name);
+	return c->groups[1].nstats + (v ? (size_t)json_integer_value(v) : c->groups[0].nstats);
+}
 
 static size_t sort_key_len(const char *name)
 {
@@ -736,7 +749,8 @@ static int cmp_rows(const void *x, const void *y)
 	for (size_t g = 1; g < a->ngroups; g++)
 		if (a->chg[g] != b->chg[g])
 			return a->chg[g] < b->chg[g] ? -1 : 1;
-	return strcmp(a->r->name, b->r->name);
+	/* A whole tie: Ruby's sort_by promises no order; on small lists it keeps the list's */
+	return a->seen < b->seen ? -1 : a->seen > b->seen;
 }
 
 static void print_header(const struct comparison *c, FILE *out)
@@ -866,6 +880,7 @@ void lkp_print_table(const struct comparison *c, bool all, bool verbose, FILE *o
 		x->failure = is_function(r);
 		x->key_len = sort_key_len(r->name);
 		x->ngroups = ng;
+		x->seen = first_seen(c, r->name);
 		x->avg = cells + nx * ng * 4;
 		x->sd = x->avg + ng;
 		x->fails = x->sd + ng;
