@@ -11,11 +11,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define LKP_MAX_RATIO 5		 /* stats.rb MAX_RATIO */
-#define LKP_PERF_PROFILE_THRESHOLD 5 /* compare.rb Comparer @perf_profile_threshold */
-#define ABS_WIDTH 10		 /* compare.rb */
-#define REL_WIDTH 10
-#define ERR_WIDTH 6
+#define LKP_MAX_RATIO		   5  /* stats.rb MAX_RATIO */
+#define LKP_PERF_PROFILE_THRESHOLD 5  /* compare.rb Comparer @perf_profile_threshold */
+#define ABS_WIDTH		   10 /* compare.rb */
+#define REL_WIDTH		   10
+#define ERR_WIDTH		   6
 
 static bool starts(const char *s, const char *prefix)
 {
@@ -69,26 +69,60 @@ bool lkp_function_stat(const char *name)
  * buddyinfo, zoneinfo, diskstats and pmeter.fail. */
 bool lkp_listed_out(const char *name)
 {
-	static const char *const deny_prefix[] = {
-	    "boot-meminfo.", "boot-slabinfo.", "boot-time.",	 "buddyinfo.",	    "cpuidle.",
-	    "diskstats.",    "interrupts.",    "iostat.",	 "lock_stat.",	    "max_iostat.",
-	    "meminfo.",	     "mpstat.",	       "numa-meminfo.",	 "numa-numastat.",  "numa-vmstat.",
-	    "pagetypeinfo.", "perf-profile",   "perf-stat.",	 "pmeter.fail",	    "proc-vmstat.",
-	    "sched_debug.",  "slabinfo.",      "softirqs.",	 "tcrypt.",	    "time.",
-	    "turbostat.",    "uptime.",	       "vmstat.",	 "zoneinfo.",	    "dmesg.backtrace",
-	    "dmesg.bootstage", "dmesg.boot_failures", "dmesg.boot_successes", "dmesg.calltrace",
-	    "dmesg.timestamp:", "dmesg.Mem-Info", "dmesg.page_allocation_failure",
-	    "kmsg.timestamp:", "kmsg.bootstage:", "last_state.exit_fail", "last_state.OOM",
-	    "last_state.post_run", "last_state.soft_timeout", "last_state.initrd_broken",
-	    "last_state.kvm_fail", NULL};
+	static const char *const deny_prefix[] = {"boot-meminfo.",
+						  "boot-slabinfo.",
+						  "boot-time.",
+						  "buddyinfo.",
+						  "cpuidle.",
+						  "diskstats.",
+						  "interrupts.",
+						  "iostat.",
+						  "lock_stat.",
+						  "max_iostat.",
+						  "meminfo.",
+						  "mpstat.",
+						  "numa-meminfo.",
+						  "numa-numastat.",
+						  "numa-vmstat.",
+						  "pagetypeinfo.",
+						  "perf-profile",
+						  "perf-stat.",
+						  "pmeter.fail",
+						  "proc-vmstat.",
+						  "sched_debug.",
+						  "slabinfo.",
+						  "softirqs.",
+						  "tcrypt.",
+						  "time.",
+						  "turbostat.",
+						  "uptime.",
+						  "vmstat.",
+						  "zoneinfo.",
+						  "dmesg.backtrace",
+						  "dmesg.bootstage",
+						  "dmesg.boot_failures",
+						  "dmesg.boot_successes",
+						  "dmesg.calltrace",
+						  "dmesg.timestamp:",
+						  "dmesg.Mem-Info",
+						  "dmesg.page_allocation_failure",
+						  "kmsg.timestamp:",
+						  "kmsg.bootstage:",
+						  "last_state.exit_fail",
+						  "last_state.OOM",
+						  "last_state.post_run",
+						  "last_state.soft_timeout",
+						  "last_state.initrd_broken",
+						  "last_state.kvm_fail",
+						  NULL};
 	static const char *const deny_anywhere[] = {"Modules_linked_in", "Spectre_v2_mitigation",
 						    "{#:#}", "},at", NULL};
 	/* report-allowlist: "^meminfo." and the like, the dot being any character */
 	static const char *const report_allow[] = {
-	    "boot-meminfo", "boot-slabinfo", "boot-time",     "cpuidle",     "iostat",
-	    "lock_stat",    "meminfo",	     "mpstat",	      "numa-meminfo", "numa-numastat",
-	    "numa-vmstat",  "perf-profile",  "perf-stat",     "proc-vmstat", "sched_debug",
-	    "time",	    "turbostat",     "uptime",	      "vmstat",	     NULL};
+	    "boot-meminfo", "boot-slabinfo", "boot-time", "cpuidle",	  "iostat",
+	    "lock_stat",    "meminfo",	     "mpstat",	  "numa-meminfo", "numa-numastat",
+	    "numa-vmstat",  "perf-profile",  "perf-stat", "proc-vmstat",  "sched_debug",
+	    "time",	    "turbostat",     "uptime",	  "vmstat",	  NULL};
 	bool denied = false;
 
 	/* stat-allowlist: ^kmsg\.sanitizer and ^stress-ng\..+\.fail among ours */
@@ -114,22 +148,49 @@ bool lkp_listed_out(const char *name)
 bool lkp_perf_metric(const char *name, bool headline)
 {
 	static const char *const prefixes[] = {
-	    "boot-meminfo.DirectMap1G", "boot-meminfo.DirectMap2M", "boot-meminfo.DirectMap4k",
-	    "boot-meminfo.KernelStack", "boot-meminfo.MemFree",	    "boot-meminfo.MemTotal",
-	    "boot-meminfo.PageTables",	"boot-meminfo.Slab",	    "boot-meminfo.VmallocUsed",
-	    "boot-memory.bootmem",	"boot-memory.code",	    "boot-memory.init",
-	    "boot-slabinfo.",		"boot-time.",		    "energy.",
-	    "interrupts.CAL:Function_call_interrupts",		    "iostat.",
+	    "boot-meminfo.DirectMap1G",
+	    "boot-meminfo.DirectMap2M",
+	    "boot-meminfo.DirectMap4k",
+	    "boot-meminfo.KernelStack",
+	    "boot-meminfo.MemFree",
+	    "boot-meminfo.MemTotal",
+	    "boot-meminfo.PageTables",
+	    "boot-meminfo.Slab",
+	    "boot-meminfo.VmallocUsed",
+	    "boot-memory.bootmem",
+	    "boot-memory.code",
+	    "boot-memory.init",
+	    "boot-slabinfo.",
+	    "boot-time.",
+	    "energy.",
+	    "interrupts.CAL:Function_call_interrupts",
+	    "iostat.",
 	    "perf-c2c.HITM.total",
 	    "perf-profile.children.cycles-pp.native_queued_spin_lock_slowpath",
-	    "perf-stat.",		"pmeter.",		    "proc-vmstat.",
-	    "turbostat.%Busy",		"turbostat.Bzy_MHz",	    "turbostat.C1%",
-	    "turbostat.C1E%",		"turbostat.CorWatt",	    "turbostat.Pk%pc10",
-	    "turbostat.Pkg%pc2",	"turbostat.Pkg%pc3",	    "turbostat.Pkg%pc6",
-	    "turbostat.Pkg%pc7",	"turbostat.Pkg%pc8",	    "turbostat.Pkg%pc9",
-	    "turbostat.PkgTmp",		"turbostat.PkgWatt",	    "turbostat.POLL%",
-	    "turbostat.RAMWatt",	"turbostat.SYS%LPI",	    "vmstat.cpu.",
-	    "vmstat.io.",		"vmstat.swap.",		    "vmstat.system.",
+	    "perf-stat.",
+	    "pmeter.",
+	    "proc-vmstat.",
+	    "turbostat.%Busy",
+	    "turbostat.Bzy_MHz",
+	    "turbostat.C1%",
+	    "turbostat.C1E%",
+	    "turbostat.CorWatt",
+	    "turbostat.Pk%pc10",
+	    "turbostat.Pkg%pc2",
+	    "turbostat.Pkg%pc3",
+	    "turbostat.Pkg%pc6",
+	    "turbostat.Pkg%pc7",
+	    "turbostat.Pkg%pc8",
+	    "turbostat.Pkg%pc9",
+	    "turbostat.PkgTmp",
+	    "turbostat.PkgWatt",
+	    "turbostat.POLL%",
+	    "turbostat.RAMWatt",
+	    "turbostat.SYS%LPI",
+	    "vmstat.cpu.",
+	    "vmstat.io.",
+	    "vmstat.swap.",
+	    "vmstat.system.",
 	    NULL};
 
 	if (headline)
@@ -354,7 +415,8 @@ bool lkp_stat_changed(const struct lkp_rules *rules, const struct lkp_stat_in *i
 		size_t stem = dot ? (size_t)(dot - k) : strlen(k);
 		char key[1024];
 
-		if (dot && (!strcmp(dot, ".error") || !strcmp(dot, ".warn") || !strcmp(dot, ".fail"))) {
+		if (dot &&
+		    (!strcmp(dot, ".error") || !strcmp(dot, ".warn") || !strcmp(dot, ".fail"))) {
 			snprintf(key, sizeof(key), "%.*s.pass", (int)stem, k);
 			if (!in->base_has_key(in->ctx, key)) {
 				say(why, whylen, "%s without %s in the base", dot + 1, key);
@@ -404,7 +466,8 @@ bool lkp_stat_changed(const struct lkp_rules *rules, const struct lkp_stat_in *i
 	 * stats.json values written as whole numbers; fractional ones take the general rule. */
 	if (perf_profile && integral(a.mid)) {
 		changed = a.mid > LKP_PERF_PROFILE_THRESHOLD || b.mid > LKP_PERF_PROFILE_THRESHOLD;
-		clause = changed ? "perf-profile: a median above 5%" : "perf-profile: both medians <= 5%";
+		clause = changed ? "perf-profile: a median above 5%"
+				 : "perf-profile: both medians <= 5%";
 	} else if (in->function) {
 		changed = a.max != b.max;
 		clause = changed ? "failure: max differs" : "failure: same max";
@@ -446,7 +509,8 @@ bool lkp_stat_changed(const struct lkp_rules *rules, const struct lkp_stat_in *i
 			return false;
 		}
 		if (!reasonable_perf_change(rules, k, delta, max, &r)) {
-			say(why, whylen, "%s, but %s (max %.6g, delta %.6g)", clause, r, max, delta);
+			say(why, whylen, "%s, but %s (max %.6g, delta %.6g)", clause, r, max,
+			    delta);
 			return false;
 		}
 	}
@@ -554,8 +618,7 @@ void lkp_format_avg(double avg, char *buf, size_t len)
 		double r = ruby_rounded(avg, 4, false, &keep);
 
 		snprintf(buf, len, keep ? "%#*.4g" : "%*.4g", ABS_WIDTH, r);
-	}
-	else
+	} else
 		snprintf(buf, len, "%*lld", ABS_WIDTH, trunc_ll(avg));
 }
 
@@ -634,8 +697,8 @@ static bool row_changed(const struct comparison *c, const struct lkp_rules *rule
 
 	in.base_has = group_values(&c->groups[0], r->name, b) > 0;
 	/* asked only where it decides: a perf-profile or lock_stat stat the base lacks */
-	in.base_has_family = !in.base_has && (starts(r->name, "perf-profile.") ||
-					      starts(r->name, "lock_stat.")) &&
+	in.base_has_family = !in.base_has &&
+			     (starts(r->name, "perf-profile.") || starts(r->name, "lock_stat.")) &&
 			     has_family(&c->groups[0], r->name);
 	in.nb = matrix_values(&c->groups[0], r->name, b);
 	in.na = matrix_values(&c->groups[g], r->name, a);
@@ -758,8 +821,9 @@ static void print_header(const struct comparison *c, FILE *out)
 	const struct result_group *g0 = &c->groups[0];
 	bool any = false, differs = false;
 
-	fprintf(out, "%s\n", "========================================================="
-			     "================================");
+	fprintf(out, "%s\n",
+		"========================================================="
+		"================================");
 	/* show_group_header: the axes common to the groups, sorted by name as LKP stores
 	 * them (group_axis_names is in that order) */
 	for (int pass = 0; pass < 2; pass++) {
@@ -774,7 +838,10 @@ static void print_header(const struct comparison *c, FILE *out)
 				differs = differs || g0->axes[ax];
 				continue;
 			}
-			fprintf(out, "%s%s", any ? "/" : pass ? "  " : "",
+			fprintf(out, "%s%s",
+				any    ? "/"
+				: pass ? "  "
+				       : "",
 				pass ? g0->axes[ax] : group_axis_names[ax]);
 			any = true;
 		}
@@ -782,7 +849,8 @@ static void print_header(const struct comparison *c, FILE *out)
 	}
 	if (differs)
 		/* LKP never compares such groups (it groups result roots by these axes) */
-		fprintf(out, "(not an LKP comparison: the groups differ in more than the commit)\n\n");
+		fprintf(out,
+			"(not an LKP comparison: the groups differ in more than the commit)\n\n");
 	fprintf(out, "commit: \n");
 	for (size_t g = 0; g < c->ngroups; g++)
 		fprintf(out, "  %s\n", c->groups[g].commit);
@@ -816,8 +884,7 @@ static void print_failure(const struct comparison *c, const struct lkp_row *x, b
 	fprintf(out, "\n");
 }
 
-static void print_perf(const struct comparison *c, const struct lkp_row *x, bool verbose,
-		       FILE *out)
+static void print_perf(const struct comparison *c, const struct lkp_row *x, bool verbose, FILE *out)
 {
 	char buf[64];
 

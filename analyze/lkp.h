@@ -24,10 +24,10 @@ bool lkp_perf_metric(const char *name, bool headline); /* perf-metrics-prefixes/
  * kept or dropped, in its own terms. */
 struct lkp_stat_in {
 	const char *name;
-	bool function;		 /* a failure stat (lkp_function_stat, or scalebench's role) */
-	bool headline;		 /* the testcase's own stat */
-	bool base_has;		 /* some base run has the stat */
-	bool base_has_family;	 /* some base stat has the same first component */
+	bool function;	      /* a failure stat (lkp_function_stat, or scalebench's role) */
+	bool headline;	      /* the testcase's own stat */
+	bool base_has;	      /* some base run has the stat */
+	bool base_has_family; /* some base stat has the same first component */
 	bool (*base_has_key)(const void *ctx, const char *key); /* for .pass/.fail pairs */
 	const void *ctx;
 	const double *a; /* head, na runs */

@@ -47,7 +47,8 @@ static bool changed(const char *name, bool headline, const double *a, size_t na,
 }
 
 /* lib/statistics.rb:10-37: average over a compensated sum (Ruby's Array#sum), and
- * sample_variance is 1/n * sum: the population stddev, -1 below 2 values (compare.rb calc_avg_stddev). */
+ * sample_variance is 1/n * sum: the population stddev, -1 below 2 values (compare.rb
+ * calc_avg_stddev). */
 static void test_average_stddev(void **state)
 {
 	(void)state;
@@ -138,7 +139,8 @@ static void test_names(void **state)
 }
 
 /* changed_stat.rb:74-78 (no distance): min_b > mean_a && mean_b > max_a or the reverse,
- * "mean" being sorted[size / 2] (stats.rb:352 min_mean_max); then stats.rb:599 skip_small_change? */
+ * "mean" being sorted[size / 2] (stats.rb:352 min_mean_max); then stats.rb:599 skip_small_change?
+ */
 static void test_rule(void **state)
 {
 	const double base[] = {100, 101, 102}, down[] = {90, 91, 92}, overlap[] = {99, 101.5, 103};
@@ -176,8 +178,8 @@ static void test_rule(void **state)
 	assert_false(changed("vmstat.cpu.sy", false, (const double[]){50, 50, 50}, 3,
 			     (const double[]){44, 45, 45}, 3, why));
 	/* interrupts: on the denylist whatever the change */
-	assert_false(changed("interrupts.CPU0.LOC", false, (const double[]){40000, 40001, 40002},
-			     3, b3, 3, why));
+	assert_false(changed("interrupts.CPU0.LOC", false, (const double[]){40000, 40001, 40002}, 3,
+			     b3, 3, why));
 	/* stats.rb:522: the 5% perf-profile rule only for an Integer median */
 	assert_true(changed("perf-profile.self.cycles-pp.x", false, (const double[]){7, 7, 7}, 3,
 			    (const double[]){7, 7, 7}, 3, why));
@@ -185,8 +187,8 @@ static void test_rule(void **state)
 			     (const double[]){7.01, 7.01, 7.01}, 3,
 			     (const double[]){7.01, 7.01, 7.01}, 3, why));
 	/* failures: max differs (stats.rb:483), at any run count */
-	assert_true(changed("dmesg.WARNING:x", false, (const double[]){1}, 1, (const double[]){0},
-			    1, why));
+	assert_true(
+	    changed("dmesg.WARNING:x", false, (const double[]){1}, 1, (const double[]){0}, 1, why));
 	assert_false(changed("dmesg.WARNING:x", false, (const double[]){1, 0}, 2,
 			     (const double[]){0, 1}, 2, why));
 	/* stats.rb:572 skip_function_stat?: a .fail needs the .pass in the base */
@@ -199,10 +201,8 @@ static void test_rule(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_average_stddev),
-	    cmocka_unit_test(test_formats),
-	    cmocka_unit_test(test_ruby_rounding),
-	    cmocka_unit_test(test_names),
+	    cmocka_unit_test(test_average_stddev), cmocka_unit_test(test_formats),
+	    cmocka_unit_test(test_ruby_rounding),  cmocka_unit_test(test_names),
 	    cmocka_unit_test(test_rule),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
