@@ -10,7 +10,26 @@
 #include <regex.h>
 
 enum compare_rule { RULE_STATS, RULE_LKP };
-enum test_kind { TEST_NONE, TEST_WELCH_LOG, TEST_MANN_WHITNEY, TEST_LKP, TEST_EXACT };
+/* welch-log: Welch's t on log values; yuen-log: Yuen's 20%-trimmed t on log values, when a
+ * side has an outlier; welch / yuen: the same on the stat's own values, for absolute stats
+ * and stats with zero or negative runs; exact: no spread and no counting noise on either
+ * side. */
+enum test_kind {
+	TEST_NONE,
+	TEST_WELCH_LOG,
+	TEST_YUEN_LOG,
+	TEST_WELCH,
+	TEST_YUEN,
+	TEST_LKP,
+	TEST_EXACT
+};
+
+/* Yuen's trimming: 20% from each end (1 run of 5-9, 2 of 10-14). */
+#define COMPARE_TRIM 0.2
+/* A monitor's count (integer runs) changes only when its mean moves by at least this many
+ * events per run: a handful of interrupts or page frees more or less among hundreds of stats
+ * is the machine, not the change under test. */
+#define COMPARE_COUNT_FLOOR 100.0
 
 struct compare_opts {
 	enum compare_rule rule;
@@ -26,7 +45,7 @@ struct compare_opts {
 /* clang-format off */
 #define STAT_ROW_ARRAYS(X) \
 	X(sum) X(fails) X(runs) X(has_change) X(change) X(reproduction) X(test) \
-	X(p) X(q) X(lo) X(hi) X(verdict) X(runs_needed) X(no_test)
+	X(p) X(q) X(lo) X(hi) X(verdict) X(runs_needed) X(no_test) X(reason) X(floored)
 /* clang-format on */
 
 /* One stat; each array has one entry per group g (index 0 is the base). */
@@ -35,6 +54,7 @@ struct stat_row {
 	bool failure;  /* a failure stat: fail:runs, not means */
 	bool headline; /* the testcase's own stats: a family of its own for BH */
 	bool absolute; /* change is a delta, not a % */
+	bool count;    /* a monitor's count: integer runs, counting noise, an absolute floor */
 	enum stat_direction dir;
 	struct stat_summary *sum;
 	size_t *fails, *runs;
@@ -48,6 +68,8 @@ struct stat_row {
 	enum verdict *verdict;
 	unsigned *runs_needed; /* inconclusive: per side, to decide */
 	const char **no_test;  /* why there is no test */
+	const char **reason;   /* why the verdict: kept or dropped, in words (-v) */
+	bool *floored;	       /* a side's variance was raised to its counting noise */
 };
 
 struct comparison {
@@ -71,8 +93,15 @@ void comparison_free(struct comparison *c);
 
 /* Whether a row is worth showing by default: a significant change (or a failure that moved). */
 bool row_is_notable(const struct stat_row *r, size_t ngroups);
-/* Whether a headline stat regressed in any group (the exit status). */
+/* Whether a headline stat regressed in any group (report's and bisect's exit status). */
 bool comparison_regressed(const struct comparison *c);
+/* Whether row r is the headline: the stat the runs declare, or with none declared any of the
+ * testcase's own stats. */
+bool row_is_headline(const struct comparison *c, const struct stat_row *r);
+/* The headline's verdict over every group against the base, for compare's exit status: a
+ * regression anywhere, else inconclusive (or untested) anywhere, else no-change (improvements
+ * and neutral changes included); V_NONE when no row is the headline. */
+enum verdict comparison_headline_verdict(const struct comparison *c);
 const char *test_kind_name(enum test_kind t);
 
 /* Output formats. */

@@ -167,6 +167,28 @@ static void print_failures(const struct comparison *c, bool all, FILE *out)
 	}
 }
 
+/* The headline row is always shown and says its verdict, except under --rule lkp, whose
+ * table is the robot's line for line. */
+static bool speaks_headline(const struct comparison *c, const struct stat_row *r)
+{
+	return c->opts.rule != RULE_LKP && row_is_headline(c, r);
+}
+
+/* The headline's verdict, group by group when there are several. */
+static void print_headline_mark(const struct comparison *c, const struct stat_row *r, FILE *out)
+{
+	fprintf(out, "  [");
+	for (size_t g = 1; g < c->ngroups; g++) {
+		enum verdict v = r->verdict[g];
+
+		fprintf(out, "%s%s", g > 1 ? " | " : "",
+			v == V_NONE ? "inconclusive" : verdict_name(v));
+		if (v == V_INCONCLUSIVE && r->runs_needed[g])
+			fprintf(out, ": ~%u runs/side", r->runs_needed[g]);
+	}
+	fprintf(out, "]");
+}
+
 static void print_row(const struct comparison *c, const struct stat_row *r, bool verbose, FILE *out)
 {
 	char num[64], sd[32], ch[32];
@@ -186,7 +208,9 @@ static void print_row(const struct comparison *c, const struct stat_row *r, bool
 			mark = verdict_mark(r->verdict[g]);
 	}
 	fprintf(out, "  %s", r->name);
-	if (mark)
+	if (speaks_headline(c, r))
+		print_headline_mark(c, r, out);
+	else if (mark)
 		fprintf(out, "  [%s]", mark);
 	if (verbose) {
 		for (size_t g = 1; g < c->ngroups; g++) {
@@ -203,14 +227,98 @@ static void print_row(const struct comparison *c, const struct stat_row *r, bool
 				verdict_name(r->verdict[g]));
 			if (r->verdict[g] == V_INCONCLUSIVE && r->runs_needed[g])
 				fprintf(out, " (~%u runs/side to decide)", r->runs_needed[g]);
+			if (r->floored[g])
+				fprintf(out, " (variance floored to counting noise)");
+			if (r->reason[g])
+				fprintf(out, " (%s)", r->reason[g]);
 		}
 	}
 	fprintf(out, "\n");
 }
 
+/* The atomic job's path_params from a commit directory laid out as the store lays it,
+ * RESULTS/<testcase>/<path_params>/<tbox_group>/<rootfs>/<kconfig>/<compiler>/<commit>: the
+ * sixth component from the end, or NULL when the path is shorter. */
+static const char *path_params_of(const char *dir, size_t *len)
+{
+	const char *end = dir + strlen(dir), *p = end;
+	int slashes = 0;
+
+	while (p > dir && p[-1] == '/')
+		p--;
+	end = p;
+	for (; p > dir; p--) {
+		if (p[-1] != '/')
+			continue;
+		if (++slashes == 6) {
+			*len = (size_t)(end - p);
+			return p;
+		}
+		end = p - 1;
+	}
+	return NULL;
+}
+
+/* The closing lines: the headline's verdict in words, and what to type when it is
+ * inconclusive. */
+static void print_headline_words(const struct comparison *c, FILE *out)
+{
+	for (size_t i = 0; i < c->nrows; i++) {
+		const struct stat_row *r = &c->rows[i];
+
+		if (!row_is_headline(c, r))
+			continue;
+		for (size_t g = 1; g < c->ngroups; g++) {
+			enum verdict v = r->verdict[g];
+			unsigned need = r->runs_needed[g];
+			size_t len = 0;
+			const char *pp;
+
+			fprintf(out, "\n%s, %s against %s: %s", r->name, c->groups[g].commit,
+				c->groups[0].commit,
+				v == V_NONE ? "inconclusive" : verdict_name(v));
+			if (r->has_change[g] && !isnan(r->lo[g]))
+				fprintf(out,
+					r->absolute
+					    ? " (%+.2f, 95%% interval [%+.2f, %+.2f])"
+					    : " (%+.1f%%, 95%% interval [%+.1f%%, %+.1f%%])",
+					r->change[g], r->lo[g], r->hi[g]);
+			else if (r->has_change[g])
+				fprintf(out, r->absolute ? " (%+.2f)" : " (%+.1f%%)", r->change[g]);
+			fprintf(out, ".\n");
+			if (v != V_INCONCLUSIVE && v != V_NONE)
+				continue;
+			if (!need)
+				need = c->min_runs < 3 ? 3 : (unsigned)c->min_runs + 2;
+			if (need >= 1000) {
+				fprintf(out,
+					"The noise is too large to decide this change with any "
+					"practical number of runs (1000 or more per side): quiet "
+					"the machine and run both commits again.\n");
+				continue;
+			}
+			fprintf(
+			    out,
+			    "Not enough runs to decide: about %u runs per side would.  Add runs "
+			    "to both commits, then compare again:\n",
+			    need);
+			pp = path_params_of(c->groups[0].dir, &len);
+			for (size_t k = 0; k < c->ngroups; k += g) {
+				size_t have = c->groups[k].nruns;
+
+				fprintf(out, "  scalebench run JOB.yaml --commit %s --repeat %zu\n",
+					c->groups[k].commit, need > have ? need - have : 1);
+			}
+			if (pp)
+				fprintf(out, "(JOB.yaml: the job file that ran %.*s)\n", (int)len,
+					pp);
+		}
+	}
+}
+
 void print_robot_table(const struct comparison *c, bool all, bool verbose, FILE *out)
 {
-	bool any = false;
+	bool any = false, notable = false;
 
 	if (c->opts.rule == RULE_LKP) {
 		lkp_print_table(c, all, verbose, out);
@@ -225,8 +333,10 @@ void print_robot_table(const struct comparison *c, bool all, bool verbose, FILE 
 
 			if (r->failure || r->headline != (pass == 0))
 				continue;
-			if (!all && !row_is_notable(r, c->ngroups) &&
-			    !(r->headline && c->min_runs < 2))
+			if (row_is_notable(r, c->ngroups))
+				notable = true;
+			else if (!all && !speaks_headline(c, r) &&
+				 !(r->headline && c->min_runs < 2))
 				continue;
 			if (!any) {
 				fprintf(out, "         %%stddev");
@@ -243,8 +353,10 @@ void print_robot_table(const struct comparison *c, bool all, bool verbose, FILE 
 			print_row(c, r, verbose, out);
 		}
 	}
-	if (!any)
+	if (!notable)
 		fprintf(out, "\n(no stat changed significantly; --all shows every stat)\n");
+	if (c->opts.rule != RULE_LKP)
+		print_headline_words(c, out);
 }
 
 static const char *direction_name(enum stat_direction d)
@@ -327,6 +439,10 @@ static void put_row(struct jsonw *w, const struct comparison *c, const struct st
 			}
 			if (r->no_test[g])
 				put_string(w, "no_test", r->no_test[g]);
+			if (r->reason[g])
+				put_string(w, "reason", r->reason[g]);
+			if (r->floored[g])
+				put_bool(w, "variance_floored", true);
 		}
 		jsonw_end_object(w);
 	}

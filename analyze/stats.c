@@ -252,6 +252,127 @@ int welch_log_test(const double *a, size_t na, const double *b, size_t nb, doubl
 	return 0;
 }
 
+/* One side of Yuen's test: the trimmed mean, d (the squared standard error of the trimmed
+ * mean) and h, the runs kept. */
+struct trimmed_side {
+	double tm, d;
+	size_t h;
+};
+
+static int trimmed_side(const double *x, size_t n, double trim, bool on_log, double var_floor,
+			struct trimmed_side *s, bool *floored, const char **why)
+{
+	double buf[STACK_VALUES], *v = buf, sum = 0, wsum, wm, ss = 0, lo, hi, sw2;
+	size_t g = (size_t)floor(trim * (double)n);
+
+	if (n < 2 * g + 2) {
+		*why = "the trimmed test needs at least 2 runs left on each side after trimming";
+		return -1;
+	}
+	if (n > STACK_VALUES && !(v = malloc(n * sizeof(*v)))) {
+		*why = "out of memory";
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!isfinite(x[i]) || (on_log && !(x[i] > 0))) {
+			*why = on_log ? "the log test needs every value finite and > 0"
+				      : "the trimmed test needs finite values";
+			if (v != buf)
+				free(v);
+			return -1;
+		}
+		v[i] = on_log ? log(x[i]) : x[i];
+	}
+	stat_sort(v, n);
+	s->h = n - 2 * g;
+	for (size_t i = g; i < n - g; i++)
+		sum += v[i];
+	s->tm = sum / (double)s->h;
+	lo = v[g];
+	hi = v[n - g - 1];
+	wsum = sum + (double)g * (lo + hi);
+	wm = wsum / (double)n;
+	for (size_t i = 0; i < n; i++) {
+		double w = fmin(fmax(v[i], lo), hi);
+
+		ss += (w - wm) * (w - wm);
+	}
+	sw2 = ss / (double)(n - 1);
+	if (var_floor > 0) {
+		/* Delta method: var(log x) ~ var(x) / m^2. */
+		double f = on_log ? var_floor / exp(2 * s->tm) : var_floor;
+
+		if (sw2 < f) {
+			sw2 = f;
+			*floored = true;
+		}
+	}
+	s->d = (double)(n - 1) * sw2 / ((double)s->h * (double)(s->h - 1));
+	if (v != buf)
+		free(v);
+	return 0;
+}
+
+int yuen_test(const double *a, size_t na, const double *b, size_t nb, double trim, bool on_log,
+	      const double *var_floor, double alpha, struct yuen_result *r, const char **why)
+{
+	struct trimmed_side sa, sb;
+	double se, q;
+
+	if (!(alpha > 0 && alpha < 1)) {
+		*why = "alpha must lie in (0, 1)";
+		return -1;
+	}
+	if (!(trim >= 0 && trim < 0.5)) {
+		*why = "the trimming must lie in [0, 0.5)";
+		return -1;
+	}
+	r->floored = r->exact = false;
+	if (trimmed_side(a, na, trim, on_log, var_floor ? var_floor[0] : 0, &sa, &r->floored,
+			 why) ||
+	    trimmed_side(b, nb, trim, on_log, var_floor ? var_floor[1] : 0, &sb, &r->floored, why))
+		return -1;
+	r->diff = sb.tm - sa.tm;
+	r->ratio = on_log ? exp(r->diff) : sa.tm != 0 ? sb.tm / sa.tm : NAN;
+	r->base = on_log ? exp(sa.tm) : sa.tm;
+	if (sa.d + sb.d == 0) {
+		r->exact = true;
+		r->t = r->diff == 0 ? 0 : copysign(INFINITY, r->diff);
+		r->df = (double)(sa.h + sb.h - 2);
+		r->p = r->diff == 0 ? 1 : 0;
+		r->lo = r->hi = on_log ? 100 * expm1(r->diff) : r->diff;
+		return 0;
+	}
+	se = sqrt(sa.d + sb.d);
+	r->t = r->diff / se;
+	r->df = (sa.d + sb.d) * (sa.d + sb.d) /
+		(sa.d * sa.d / (double)(sa.h - 1) + sb.d * sb.d / (double)(sb.h - 1));
+	r->p = 2 * pt(-fabs(r->t), r->df, 1, 0);
+	q = qt(1 - alpha / 2, r->df, 1, 0);
+	if (on_log) {
+		r->lo = 100 * expm1(r->diff - q * se);
+		r->hi = 100 * expm1(r->diff + q * se);
+	} else {
+		r->lo = r->diff - q * se;
+		r->hi = r->diff + q * se;
+	}
+	return 0;
+}
+
+double count_var_floor(const double *x, size_t n, bool poisson)
+{
+	double sum = 0;
+
+	if (!n)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!isfinite(x[i]) || x[i] != floor(x[i]))
+			return 0;
+		sum += x[i];
+	}
+	return poisson ? fmax(1.0 / 12, fabs(sum) / (double)n) : 1.0 / 12;
+}
+
 struct pooled {
 	double v;
 	bool from_a;

@@ -49,7 +49,7 @@ for _ in range(5):
     t = time.monotonic()
     r = subprocess.run([sb, "compare", "--json", g + "/a", g + "/b"], stdout=subprocess.DEVNULL)
     dt = time.monotonic() - t
-    assert r.returncode in (0, 1), r.returncode
+    assert r.returncode in (0, 1, 3), r.returncode  # 3: the headline inconclusive
     best = dt if best is None else min(best, dt)
 rss_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
 # What starting the binary costs (exec, dynamic linking): not the analyzer's work.

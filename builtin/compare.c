@@ -20,14 +20,23 @@ const struct command_def compare_command = {
     .details = "Each of A, B, ... is a commit directory of a results tree (all its runs are one\n"
 	       "group); A is the base.  Per stat: mean and %stddev per group, %change against A\n"
 	       "(an absolute delta for stats that are percentages and for perf-profile.*), a test\n"
-	       "(Welch's t on log values; exact Mann-Whitney when a side has outliers), q-values\n"
+	       "(Welch's t on log values; Yuen's trimmed t when a side has outliers), q-values\n"
 	       "(Benjamini-Hochberg; the testcase's own stats are a family of their own), and a\n"
 	       "verdict: regression or improvement when q <= 0.05 and the whole 95% interval of\n"
 	       "the change lies beyond the threshold, no-change when it lies inside it,\n"
 	       "inconclusive otherwise (-v says how many runs would decide).  Which way is better\n"
 	       "comes from the stat's name (ops up, time and misses down; monitors neutral).\n"
 	       "--rule lkp applies the robot's own rule instead.\n"
-	       "\nexit status: 0 no headline stat regressed, 1 one did, 2 error.\n",
+	       "\nThe headline stat (the one the runs declare) is always shown with its verdict,\n"
+	       "and the closing lines say it in words, with the runs to add when it is\n"
+	       "inconclusive.  Robust test: Yuen's 20%-trimmed t on log values (yuen-log) when a\n"
+	       "side has an outlier.  A monitor's count has at least counting noise (variance >=\n"
+	       "mean) and changes only by 100 events per run or more.\n"
+	       "\nexit status (of the headline stat; over several jobs or groups the worst):\n"
+	       "  0 no-change or improvement (or no headline stat)\n"
+	       "  1 regression\n"
+	       "  3 inconclusive: more runs needed (the closing lines say how many)\n"
+	       "  2 error (wins over the others)\n",
 };
 
 static int add_dir(char ***dirs, size_t *n, const char *d)
@@ -164,8 +173,22 @@ struct compare_output {
 	const char *job;
 };
 
-/* Compare n commit directories and print the result: 0, 1 (a headline stat regressed) or 2
- * with err set. */
+/* compare's exit status from the headline's verdict (see the details text). */
+static int verdict_status(enum verdict v)
+{
+	return v == V_REGRESSION ? 1 : v == V_INCONCLUSIVE ? 3 : 0;
+}
+
+/* The worse of two exit statuses: error, then regression, then inconclusive. */
+static int worse_status(int a, int b)
+{
+	static const int rank[] = {[0] = 0, [1] = 2, [2] = 3, [3] = 1};
+
+	return rank[b] > rank[a] ? b : a;
+}
+
+/* Compare n commit directories and print the result: 0, 1 (the headline regressed), 3 (its
+ * verdict is inconclusive) or 2 with err set. */
 static int compare_dirs(char **dirs, size_t n, const struct compare_opts *o,
 			const struct compare_output *out, char *err, size_t errlen)
 {
@@ -199,7 +222,7 @@ static int compare_dirs(char **dirs, size_t n, const struct compare_opts *o,
 			"possible (at least 2 runs per group, 3-5 to decide small changes); "
 			"means and %%change only",
 			c.min_runs);
-	rc = comparison_regressed(&c) ? 1 : 0;
+	rc = verdict_status(comparison_headline_verdict(&c));
 	if (out->json_into) {
 		comparison_write_json(&c, out->job, out->json_into);
 	} else if (out->json && print_comparison_json(&c, stdout)) {
@@ -410,8 +433,7 @@ static int compare_jobs(const struct job_file *job, const char *path_params, con
 			}
 		}
 		free_dirs(d, nd);
-		if (r > rc)
-			rc = r;
+		rc = worse_status(rc, r);
 	}
 	if (array) {
 		jsonw_end_array(&w);
@@ -449,7 +471,7 @@ int cmd_compare(int argc, char **argv)
 		 "the robot's table, JSON, or MMTests' (commits side by side per nr_task; needs "
 		 "--job JOB.yaml)"},
 	    {OPT_CHOICE("rule", 0, &rule), .choices = "stats|lkp", .def = "stats",
-	     .help = "stats: Welch on logs / Mann-Whitney, BH q-values; lkp: the robot's rule"},
+	     .help = "stats: Welch / Yuen on logs, BH q-values; lkp: the robot's rule"},
 	    {OPT_PERCENT("threshold", 0, &o.threshold_pct), .def = "1", .max = 1000,
 	     .help = "noise threshold for a verdict"},
 	    {OPT_FLAG("plot", 0, &plot),

@@ -81,8 +81,8 @@ mkdir -p "$WORK/one/a/0" "$WORK/one/b/0"
 cp "$G/base/0/stats.json" "$WORK/one/a/0/"
 cp "$G/patched/0/stats.json" "$WORK/one/b/0/"
 sb compare "$WORK/one/a" "$WORK/one/b" -v
-check "one run per side: says no test is possible, shows means" bash -c \
-	"grep -q 'no significance test is possible' $WORK/err && grep -q 'will-it-scale.per_process_ops.*needs at least 2 runs' $WORK/out && [ $rc -eq 0 ]"
+check "one run per side: says no test is possible, shows means, inconclusive (exit 3)" bash -c \
+	"grep -q 'no significance test is possible' $WORK/err && grep -q 'will-it-scale.per_process_ops.*needs at least 2 runs' $WORK/out && [ $rc -eq 3 ]"
 mkdir -p "$WORK/disjoint/a/0" "$WORK/disjoint/b/0"
 echo '{"x.a": 1}' >"$WORK/disjoint/a/0/stats.json"
 echo '{"y.b": 1}' >"$WORK/disjoint/b/0/stats.json"
@@ -127,7 +127,7 @@ G12=$WORK/r12/will-it-scale/process-1-page_fault3/box/debian-12-x86_64/defconfig
 sb compare $(for c in ${C12//,/ }; do echo "$G12/$c"; done)
 check "robot table, 12 commits: exit 1, all named, 11 changes on the headline row" bash -c \
 	"[ $rc -eq 1 ] && ! grep -q Sanitizer $WORK/err && grep -q '^  c12\$' $WORK/out && \
-	 [ \$(grep 'will-it-scale.per_process_ops' $WORK/out | grep -o '%' | wc -l) -eq 11 ]"
+	 [ \$(grep '^ .*will-it-scale.per_process_ops' $WORK/out | grep -o '%' | wc -l) -eq 11 ]"
 sb compare --json $(for c in ${C12//,/ }; do echo "$G12/$c"; done)
 check "--json, 12 commits: 12 groups, the last a regression" json_true "$WORK/out" \
 	"len(d['groups']) == 12 and d['stats']['will-it-scale.per_process_ops']['groups'][11]['verdict'] == 'regression'"
@@ -165,3 +165,50 @@ sb compare --json "$G/base" "$G/patched"
 check "runs stored before meta.json declared: will-it-scale's headline, higher is better" \
 	json_true "$WORK/out" \
 	"d['headline'] == {'stat': 'will-it-scale.per_process_ops', 'direction': 'higher'}"
+
+# The headline always speaks (issue 12): 3 vs 3 runs, -44% in big noise, is inconclusive,
+# shown in the default table with the runs that would decide it, and exit 3; a clear
+# regression exits 1; no change exits 0.
+python3 - "$WORK/hv" <<'PY'
+import json, os, sys
+root = sys.argv[1]
+groups = {
+    "base": [1000, 1450, 640],
+    "noisy": [560, 900, 300],
+    "quiet": [1000, 1002, 999],
+    "down": [800, 802, 799],
+    "same": [1001, 1000, 1002],
+}
+for commit, ops in groups.items():
+    for r, v in enumerate(ops):
+        d = os.path.join(root, "will-it-scale/process-1-page_fault3/box/debian-12-x86_64/defconfig/gcc-12", commit, str(r))
+        os.makedirs(d)
+        stats = {"will-it-scale.per_process_ops": v, "will-it-scale.workload": v,
+                 "meminfo.MemFree": 1000000 + 1000 * r,
+                 "interrupts.CPU0.virtio0-stats": 0 if commit == "noisy" else 1}
+        json.dump(stats, open(os.path.join(d, "stats.json"), "w"))
+PY
+H=$WORK/hv/will-it-scale/process-1-page_fault3/box/debian-12-x86_64/defconfig/gcc-12
+sb compare "$H/base" "$H/noisy"
+check "inconclusive headline: exit 3" [ $rc -eq 3 ]
+check "inconclusive headline: its row in the default table with the runs that decide" \
+	grep -q '^ .*will-it-scale.per_process_ops  \[inconclusive: ~[0-9]* runs/side\]' "$WORK/out"
+check "inconclusive headline: the closing lines say what to type" bash -c \
+	"grep -q 'per_process_ops, noisy against base: inconclusive (-4[0-9].[0-9]%' $WORK/out && \
+	 grep -q '^  scalebench run JOB.yaml --commit base --repeat [0-9]*\$' $WORK/out && \
+	 grep -q '^  scalebench run JOB.yaml --commit noisy --repeat [0-9]*\$' $WORK/out && \
+	 grep -q 'the job file that ran process-1-page_fault3' $WORK/out"
+check "a count 1 -> 0 in every run is not flagged" bash -c "! grep -q 'virtio0-stats' $WORK/out"
+sb compare -v --all "$H/base" "$H/noisy"
+check "-v says why a row was kept or dropped" bash -c \
+	"grep -q 'virtio0-stats.*dropped: the means differ by fewer than 100 events per run' $WORK/out && \
+	 grep -q 'per_process_ops.*dropped: ' $WORK/out"
+sb compare "$H/quiet" "$H/down"
+check "clear regression of the headline: exit 1" bash -c \
+	"[ $rc -eq 1 ] && grep -q 'per_process_ops  \[regression\]' $WORK/out"
+sb compare "$H/quiet" "$H/same"
+check "headline without change: exit 0, its row shown" bash -c \
+	"[ $rc -eq 0 ] && grep -q 'per_process_ops  \[no-change\]' $WORK/out"
+sb compare --help
+check "--help gives the exit statuses" bash -c \
+	"grep -q '3 inconclusive' $WORK/out && grep -q '1 regression' $WORK/out"
