@@ -1,4 +1,5 @@
 #include "compare.h"
+#include "lkp.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -342,6 +343,8 @@ int compare_groups(struct result_group *groups, size_t n, const struct compare_o
 			if (!c->rows[i].failure && c->rows[i].has_change[g])
 				decide(&c->rows[i], g, o);
 	}
+	if (o->rule == RULE_LKP)
+		lkp_decide(c);
 	free(names);
 	free(a);
 	free(b);

@@ -1,5 +1,6 @@
 /* The comparison as the kernel test robot prints it, and as JSON for bots. */
 #include "compare.h"
+#include "lkp.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -365,6 +366,10 @@ void print_robot_table(const struct comparison *c, bool all, bool verbose, FILE 
 {
 	bool any = false, notable = false;
 
+	if (c->opts.rule == RULE_LKP) {
+		lkp_print_table(c, all, verbose, out);
+		return;
+	}
 	print_header(c, out);
 	print_failures(c, all, out);
 	/* Headline stats first, then the monitors' in name order. */
