@@ -74,7 +74,8 @@ void print_mmtests(FILE *out, const char *title, const char *const *labels, size
 				int sign = r == 1 || r == 2 ? -1 : up;
 
 				if (!c->have || !base->have) {
-					fprintf(out, " %*s", label_width(labels[g]), c->have ? "" : "-");
+					fprintf(out, " %*s", label_width(labels[g]),
+						c->have ? "" : "-");
 					continue;
 				}
 				v = r == 0   ? (rate ? c->hmean : c->amean)
@@ -87,7 +88,8 @@ void print_mmtests(FILE *out, const char *title, const char *const *labels, size
 				    : r == 2 ? base->coeffvar
 				    : r == 3 ? base->min
 					     : base->max;
-				cell(out, label_width(labels[g]), v, g ? better_pct(b, v, sign) : 0.0,
+				cell(out, label_width(labels[g]), v,
+				     g ? better_pct(b, v, sign) : 0.0,
 				     r == 0 && g && c->significant);
 			}
 			fprintf(out, "\n");

@@ -490,8 +490,9 @@ static double sample_x(size_t group, size_t run, size_t nruns)
 {
 	double at = (double)(group + 1);
 
-	return nruns > 1 ? at - SAMPLE_SPREAD / 2 + SAMPLE_SPREAD * (double)run / (double)(nruns - 1)
-			 : at;
+	return nruns > 1
+		   ? at - SAMPLE_SPREAD / 2 + SAMPLE_SPREAD * (double)run / (double)(nruns - 1)
+		   : at;
 }
 
 /* The x tics: each group's name under its runs, cut to its share of the text width. */

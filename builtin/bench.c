@@ -298,10 +298,11 @@ static void print_table(const struct bench_opts *o, const struct run_summary *su
 	for (size_t i = 1; i < n; i++)
 		if (sums[i].status == CORE_OK && sums[0].status == CORE_OK &&
 		    scalability_pct(&sums[0], &sums[i]) >= 100.5)
-			printf("note: scalability %.1f%% at %u tasks is above linear: suspect (a busy "
-			       "machine at %u task%s, or a broken measure)\n",
-			       scalability_pct(&sums[0], &sums[i]), sums[i].nr_task, sums[0].nr_task,
-			       sums[0].nr_task == 1 ? "" : "s");
+			printf(
+			    "note: scalability %.1f%% at %u tasks is above linear: suspect (a busy "
+			    "machine at %u task%s, or a broken measure)\n",
+			    scalability_pct(&sums[0], &sums[i]), sums[i].nr_task, sums[0].nr_task,
+			    sums[0].nr_task == 1 ? "" : "s");
 }
 
 static void print_run_header(const struct bench_opts *o, enum tc_mode mode, unsigned nr_task)

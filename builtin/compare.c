@@ -564,8 +564,7 @@ static int compare_all_jobs(const char *root, const char *commits, const struct 
 	int rc = 2;
 
 	if (n == 0)
-		sb_error("no atomic job has runs at every commit of '%s' under %s", commits,
-			 root);
+		sb_error("no atomic job has runs at every commit of '%s' under %s", commits, root);
 	else if (n > 0 && !jobs)
 		sb_error("out of memory");
 	if (jobs) {

@@ -153,7 +153,8 @@ json_t *machine_load_json(const struct machine_load *l)
 	json_object_set_new(o, "runnable_mean",
 			    l->samples ? json_real(l->runnable_sum / (double)l->samples)
 				       : json_null());
-	json_object_set_new(o, "runnable_max", l->samples ? json_real(l->runnable_max) : json_null());
+	json_object_set_new(o, "runnable_max",
+			    l->samples ? json_real(l->runnable_max) : json_null());
 	json_object_set_new(o, "samples", json_integer((json_int_t)l->samples));
 	json_object_set_new(o, "steal_pct", number_or_null(l->steal_pct));
 	json_object_set_new(o, "cpu_mhz_mean", number_or_null(l->cpu_mhz_mean));

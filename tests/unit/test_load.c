@@ -94,7 +94,8 @@ static void test_busy_runnable(void **state)
 	machine_load_stop(&l);
 	assert_true(l.busy);
 	assert_true(fabs(l.runnable_sum / (double)l.samples - 6.0) < 1e-9);
-	assert_string_equal(l.reason, "6.0 runnable tasks on 2 CPUs besides the testcase's 2 copies");
+	assert_string_equal(l.reason,
+			    "6.0 runnable tasks on 2 CPUs besides the testcase's 2 copies");
 	assert_true(isnan(l.cpu_mhz_mean)); /* no cpufreq in the fixture */
 	json_t *j = machine_load_json(&l);
 	assert_true(json_is_true(json_object_get(j, "busy")));

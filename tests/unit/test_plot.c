@@ -188,7 +188,8 @@ static void columns_of(const struct text *t, char c, long *lo, long *hi)
 static void test_text_labels_whole(void **state)
 {
 	/* 20 characters each, alike in their first 10: cut, they would read the same. */
-	struct plot_series s[] = {{"nightly-2026-11-03ab", good, 8}, {"nightly-2026-11-04cd", bad, 6}};
+	struct plot_series s[] = {{"nightly-2026-11-03ab", good, 8},
+				  {"nightly-2026-11-04cd", bad, 6}};
 	struct text t = {0};
 	char err[512] = "";
 	long lo0, hi0, lo1, hi1;
