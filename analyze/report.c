@@ -457,6 +457,7 @@ static void put_summary(struct jsonw *w, const struct stat_summary *m)
 static void put_row(struct jsonw *w, const struct comparison *c, const struct stat_row *r)
 {
 	jsonw_begin_object(w);
+	put_string(w, "name", r->name);
 	put_bool(w, "failure", r->failure);
 	put_bool(w, "headline", r->headline);
 	put_bool(w, "absolute", r->absolute);
@@ -551,13 +552,12 @@ void comparison_write_json(const struct comparison *c, const char *job, struct j
 		put_string(w, "direction", direction_name(c->headline_dir));
 		jsonw_end_object(w);
 	}
+	/* A list, in the table's order; each stat names itself. */
 	jsonw_key(w, "stats");
-	jsonw_begin_object(w);
-	for (size_t i = 0; i < c->nrows; i++) {
-		jsonw_key(w, c->rows[i].name);
+	jsonw_begin_array(w);
+	for (size_t i = 0; i < c->nrows; i++)
 		put_row(w, c, &c->rows[i]);
-	}
-	jsonw_end_object(w);
+	jsonw_end_array(w);
 	jsonw_end_object(w);
 }
 

@@ -31,7 +31,7 @@ const struct command_def compare_command = {
 	       "--rule lkp applies the robot's own rule instead.\n"
 	       "With --results and --commits but no --job, every atomic job that all the commits\n"
 	       "have is compared, one table each.  --json is always {\"jobs\": [{\"job\": ...,\n"
-	       "\"groups\": [...], \"stats\": {...}}, ...]}, one entry per job compared.\n"
+	       "\"groups\": [...], \"stats\": [{\"name\": ...}, ...]}, ...]}, one entry per job.\n"
 	       "\nThe headline stat (the one the runs declare) is always shown with its verdict,\n"
 	       "and the closing lines say it in words, with the runs to add when it is\n"
 	       "inconclusive.  Robust test: Yuen's 20%-trimmed t on log values (yuen-log) when a\n"

@@ -31,9 +31,10 @@ sb() {
 	"$SCALEBENCH" "$@" >"$WORK/out" 2>"$WORK/err" || rc=$?
 }
 
-# json FILE EXPR: evaluate a Python expression over the parsed JSON document `d`.
+# json FILE EXPR: evaluate a Python expression over the parsed JSON document `d`;
+# stats(job) is a compare job's stats by name (compare --json lists them in table order).
 json() {
-	python3 -c 'import gzip,json,sys; d=json.load((gzip.open if sys.argv[1].endswith(".gz") else open)(sys.argv[1], "rt")); print(eval(sys.argv[2]))' "$1" "$2"
+	python3 -c 'import gzip,json,sys; d=json.load((gzip.open if sys.argv[1].endswith(".gz") else open)(sys.argv[1], "rt")); stats=lambda job: {s["name"]: s for s in job["stats"]}; print(eval(sys.argv[2]))' "$1" "$2"
 }
 
 # json_true FILE EXPR: succeed when the expression is true.

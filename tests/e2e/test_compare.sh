@@ -28,11 +28,11 @@ check "--all shows every stat, -v the test columns" bash -c \
 
 sb compare --json "$G/base" "$G/patched"
 check "--json: verdicts, intervals and q-values per stat" json_true "$WORK/out" \
-	"d['jobs'][0]['stats']['will-it-scale.per_process_ops']['groups'][1]['verdict'] == 'regression' and d['jobs'][0]['regression'] and d['jobs'][0]['stats']['will-it-scale.per_process_ops']['groups'][1]['interval'][1] < -20 and d['jobs'][0]['stats']['meminfo.MemFree']['groups'][1]['verdict'] in ('no-change', 'inconclusive')"
+	"stats(d['jobs'][0])['will-it-scale.per_process_ops']['groups'][1]['verdict'] == 'regression' and d['jobs'][0]['regression'] and stats(d['jobs'][0])['will-it-scale.per_process_ops']['groups'][1]['interval'][1] < -20 and stats(d['jobs'][0])['meminfo.MemFree']['groups'][1]['verdict'] in ('no-change', 'inconclusive')"
 check "--json: runs per group and the skipped run" json_true "$WORK/out" \
 	"[g['runs'] for g in d['jobs'][0]['groups']] == [4, 5] and 'incomplete' in d['jobs'][0]['groups'][0]['notes'][0]"
 check "--json: direction from the name" json_true "$WORK/out" \
-	"d['jobs'][0]['stats']['will-it-scale.per_process_ops']['direction'] == 'higher' and d['jobs'][0]['stats']['time.user_time']['direction'] == 'lower' and d['jobs'][0]['stats']['proc-vmstat.pgfault']['direction'] == 'neutral'"
+	"stats(d['jobs'][0])['will-it-scale.per_process_ops']['direction'] == 'higher' and stats(d['jobs'][0])['time.user_time']['direction'] == 'lower' and stats(d['jobs'][0])['proc-vmstat.pgfault']['direction'] == 'neutral'"
 
 # A/A: the same group against itself, and against a copy of itself, changes nothing.
 mkdir -p "$WORK/aa/will-it-scale/p/t/r/k/c"
@@ -44,7 +44,7 @@ check "A/A: exit 0, nothing flagged" bash -c "[ $rc -eq 0 ] && grep -q 'no stat 
 # The lkp rule (needs 3 runs a side: the fixture has 4 and 5).
 sb compare --rule lkp --json "$G/base" "$G/patched"
 check "--rule lkp: the robot's rule flags the -26% drop" json_true "$WORK/out" \
-	"d['jobs'][0]['rule'] == 'lkp' and d['jobs'][0]['stats']['will-it-scale.per_process_ops']['groups'][1]['verdict'] == 'regression'"
+	"d['jobs'][0]['rule'] == 'lkp' and stats(d['jobs'][0])['will-it-scale.per_process_ops']['groups'][1]['verdict'] == 'regression'"
 
 # Picking groups by name from a results root.
 sb compare --results "$FIX/results" --job 'process-100%-page_fault3' --commits base,patched
@@ -130,7 +130,7 @@ check "robot table, 12 commits: exit 1, all named, 11 changes on the headline ro
 	 [ \$(grep '^ .*will-it-scale.per_process_ops' $WORK/out | grep -o '%' | wc -l) -eq 11 ]"
 sb compare --json $(for c in ${C12//,/ }; do echo "$G12/$c"; done)
 check "--json, 12 commits: 12 groups, the last a regression" json_true "$WORK/out" \
-	"len(d['jobs'][0]['groups']) == 12 and d['jobs'][0]['stats']['will-it-scale.per_process_ops']['groups'][11]['verdict'] == 'regression'"
+	"len(d['jobs'][0]['groups']) == 12 and stats(d['jobs'][0])['will-it-scale.per_process_ops']['groups'][11]['verdict'] == 'regression'"
 
 # --json over a job whose first atomic job has no runs: still one valid document.
 printf 'nr_task: [4, 1, 2]\nwill-it-scale: {mode: process, test: page_fault3}\n' >"$WORK/gap.yaml"
@@ -138,7 +138,7 @@ sb compare --json --results "$WORK/r12" --job "$WORK/gap.yaml" --commits c01,c12
 check "--json, a job without runs: valid JSON (json.tool), exit 2" bash -c \
 	"[ $rc -eq 2 ] && python3 -m json.tool $WORK/out >/dev/null"
 check "--json, a job without runs: its entry says why, the others compared" json_true "$WORK/out" \
-	"[e['job'] for e in d['jobs']] == ['gap-process-4-page_fault3', 'gap-process-1-page_fault3', 'gap-process-2-page_fault3'] and 'no directory holds' in d['jobs'][0]['error'] and d['jobs'][1]['regression'] and d['jobs'][2]['stats']['will-it-scale.per_process_ops']['groups'][1]['verdict'] == 'regression'"
+	"[e['job'] for e in d['jobs']] == ['gap-process-4-page_fault3', 'gap-process-1-page_fault3', 'gap-process-2-page_fault3'] and 'no directory holds' in d['jobs'][0]['error'] and d['jobs'][1]['regression'] and stats(d['jobs'][2])['will-it-scale.per_process_ops']['groups'][1]['verdict'] == 'regression'"
 check "--json, a job without runs: named on stderr" \
 	grep -q "no directory holds runs of job 'process-4-page_fault3' at commit 'c01'" "$WORK/err"
 
@@ -155,7 +155,7 @@ check "declared headline: a faster latency is an improvement (exit 0)" bash -c \
 	"[ $rc -eq 0 ] && grep -q 'lat.p99_us  \[improvement\]' $WORK/out"
 sb compare --json --results "$WORK/lat" --job process-1-ping --commits fast,slow
 check "declared headline in JSON: stat, direction and verdict" json_true "$WORK/out" \
-	"d['jobs'][0]['headline'] == {'stat': 'lat.p99_us', 'direction': 'lower'} and d['jobs'][0]['stats']['lat.p99_us']['direction'] == 'lower' and d['jobs'][0]['stats']['lat.p99_us']['headline'] and d['jobs'][0]['stats']['lat.p99_us']['groups'][1]['verdict'] == 'regression' and not d['jobs'][0]['stats']['custommon.wait_latency']['headline'] and d['jobs'][0]['stats']['oops.BUG']['failure'] and d['jobs'][0]['regression']"
+	"d['jobs'][0]['headline'] == {'stat': 'lat.p99_us', 'direction': 'lower'} and stats(d['jobs'][0])['lat.p99_us']['direction'] == 'lower' and stats(d['jobs'][0])['lat.p99_us']['headline'] and stats(d['jobs'][0])['lat.p99_us']['groups'][1]['verdict'] == 'regression' and not stats(d['jobs'][0])['custommon.wait_latency']['headline'] and stats(d['jobs'][0])['oops.BUG']['failure'] and d['jobs'][0]['regression']"
 python3 $FIX/make-trees.py "$WORK/ls" latsweep
 sb compare --format mmtests --results "$WORK/ls" --job "$FIX/sweep.yaml" --commits v1,v2
 check "mmtests of a lower-is-better headline: the arithmetic mean, +50% latency shown as -50%" \
