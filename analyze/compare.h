@@ -111,7 +111,5 @@ void print_robot_table(const struct comparison *c, bool all, bool verbose, FILE 
  * object.  job, when not NULL, comes first ("job": the atomic job's name). */
 #define COMPARE_JSON_PRETTY 2
 void comparison_write_json(const struct comparison *c, const char *job, struct jsonw *w);
-/* The comparison as one JSON document on out: 0, or -1 on a write error. */
-int print_comparison_json(const struct comparison *c, FILE *out);
 
 #endif

@@ -560,12 +560,3 @@ void comparison_write_json(const struct comparison *c, const char *job, struct j
 	jsonw_end_array(w);
 	jsonw_end_object(w);
 }
-
-int print_comparison_json(const struct comparison *c, FILE *out)
-{
-	struct jsonw w;
-
-	jsonw_init(&w, out, COMPARE_JSON_PRETTY);
-	comparison_write_json(c, NULL, &w);
-	return jsonw_finish(&w);
-}
