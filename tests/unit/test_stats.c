@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "rng.h"
 #include "../../analyze/stats.h"
 
 #include <math.h>
@@ -606,23 +607,6 @@ static void test_lkp_rule_trimming(void **state)
 	assert_true(r.changed);
 }
 
-/* A deterministic generator for the synthetic groups: xorshift64* and Box-Muller. */
-static uint64_t rng_state;
-
-static double rng_uniform(void)
-{
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return (double)((rng_state * 2685821657736338717ULL) >> 11) * 0x1.0p-53;
-}
-
-static double rng_normal(void)
-{
-	double u1 = 1 - rng_uniform(), u2 = rng_uniform();
-
-	return sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
-}
 
 #define NSTATS	  200
 #define RUNS	  5

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "rng.h"
 #include "../../analyze/compare.h"
 
 #include <math.h>
@@ -86,23 +87,6 @@ static const struct stat_row *row(const struct comparison *c, const char *name)
 	return NULL;
 }
 
-/* xorshift64* and Box-Muller: the same numbers on every machine. */
-static uint64_t rng_state;
-
-static double rng_uniform(void)
-{
-	rng_state ^= rng_state >> 12;
-	rng_state ^= rng_state << 25;
-	rng_state ^= rng_state >> 27;
-	return (double)((rng_state * 2685821657736338717ULL) >> 11) * 0x1.0p-53;
-}
-
-static double rng_normal(void)
-{
-	double u1 = 1 - rng_uniform(), u2 = rng_uniform();
-
-	return sqrt(-2 * log(u1)) * cos(2 * M_PI * u2);
-}
 
 /* Reference values from independent Python (tests/unit/yuen_ref.py, python3 alone): the t
  * distribution from the regularized incomplete beta, 20% trimming on log values, winsorized
