@@ -683,10 +683,14 @@ static bool is_function(const struct stat_row *r)
 }
 
 /* Whether group g reports row r, and why. */
+/* Whether row r changed in group g by LKP's rule; a and b are left holding group g's and the
+ * base's values, na and nb of them. */
 static bool row_changed(const struct comparison *c, const struct lkp_rules *rules,
-			const struct stat_row *r, size_t g, double *a, double *b, char *why,
-			size_t whylen)
+			const struct stat_row *r, size_t g, double *a, size_t *na, double *b,
+			size_t *nb, char *why, size_t whylen)
 {
+	bool changed;
+
 	struct lkp_stat_in in = {.name = r->name,
 				 .function = is_function(r),
 				 .headline = r->headline,
@@ -702,7 +706,10 @@ static bool row_changed(const struct comparison *c, const struct lkp_rules *rule
 			     has_family(&c->groups[0], r->name);
 	in.nb = matrix_values(&c->groups[0], r->name, b);
 	in.na = matrix_values(&c->groups[g], r->name, a);
-	return lkp_stat_changed(rules, &in, why, whylen);
+	changed = lkp_stat_changed(rules, &in, why, whylen);
+	*na = in.na;
+	*nb = in.nb;
+	return changed;
 }
 
 static size_t max_runs(const struct comparison *c)
@@ -739,9 +746,9 @@ void lkp_decide(struct comparison *c)
 		if (r->failure)
 			continue;
 		for (size_t g = 1; g < c->ngroups; g++) {
-			bool changed = row_changed(c, rules, r, g, a, b, NULL, 0);
-			double avg0 = lkp_average(b, matrix_values(&c->groups[0], r->name, b));
-			double avg = lkp_average(a, matrix_values(&c->groups[g], r->name, a));
+			size_t na, nb;
+			bool changed = row_changed(c, rules, r, g, a, &na, b, &nb, NULL, 0);
+			double avg0 = lkp_average(b, nb), avg = lkp_average(a, na);
 
 			r->test[g] = TEST_LKP;
 			r->no_test[g] = NULL;
@@ -930,8 +937,9 @@ void lkp_print_table(const struct comparison *c, bool all, bool verbose, FILE *o
 		/* Compare::Group#changed_stat_keys: changed against the base in any group */
 		for (size_t g = 1; g < ng; g++) {
 			char one[256];
+			size_t na, nb;
 
-			if (row_changed(c, rules, r, g, a, b, one, sizeof(one)))
+			if (row_changed(c, rules, r, g, a, &na, b, &nb, one, sizeof(one)))
 				shown = true;
 			if (why)
 				snprintf(why + strlen(why), whylen - strlen(why), "%s%s%s",
