@@ -1,5 +1,6 @@
 /* The results-tree walker: store_find, store_list_runs and store_parse over a tree built from
- * the input, then each run's stats.json and meta.json read, as compare, plot and trend do.
+ * the input, each run's stats.json and meta.json read, then every commit directory loaded as
+ * the analyzer's group and asked what compare asks (values, roles, headline, busy runs).
  *
  * The input is a list of lines, each making one entry under a fresh root (paths relative to
  * it, parents made as needed; '..' and absolute paths are dropped, so nothing outside the root
@@ -13,6 +14,7 @@
  *
  * Corpus: tests/fuzz/corpus/results (fixture trees of tests/fixtures/compare as such lists). */
 #include "fuzz.h"
+#include "../../analyze/results.h"
 #include "../../store/layout.h"
 #include "../../store/run_read.h"
 
@@ -121,6 +123,36 @@ static void read_run(const char *run)
 	json_decref(store_read_meta(run, why, sizeof(why)));
 }
 
+/* The groups as one comparison, as compare reads them. */
+static void ask_groups(struct result_group *g, size_t n)
+{
+	double *values;
+	const char *reason;
+	char title[256];
+
+	if (!n)
+		return;
+	group_headline_stat(g, n);
+	group_headline_direction(g, n);
+	for (size_t i = 0; i < n; i++) {
+		values = malloc((g[i].nruns + 1) * sizeof(*values));
+		if (!values)
+			fuzz_die("malloc");
+		group_busy_runs(&g[i], &reason);
+		for (size_t k = 0; k < g[i].nstats; k++) {
+			const char *stat = g[i].stat_names[k];
+
+			if (group_values(&g[i], stat, values) > g[i].nruns)
+				abort();
+			group_failures(&g[i], stat);
+			group_stat_role(g, n, stat);
+			group_stat_direction(g, n, stat);
+			group_plot_title(&g[i], stat, title, sizeof(title));
+		}
+		free(values);
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static char root[PATH_MAX];
@@ -139,11 +171,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	build(root, text, &pp, &commit);
 
 	n = store_find(root, pp, commit, &dirs);
+	struct result_group *groups = calloc(n > 0 ? (size_t)n : 1, sizeof(*groups));
+	size_t ngroups = 0;
+	char err[PATH_MAX + 512];
+
+	if (!groups)
+		fuzz_die("calloc");
 	for (ssize_t i = 0; i < n; i++) {
 		char **runs;
 		ssize_t nr;
 
 		check_round_trip(dirs[i], STORE_COMMIT_DIR);
+		if (group_load(dirs[i], &groups[ngroups], err, sizeof(err)) == 0)
+			ngroups++;
 		nr = store_list_runs(dirs[i], &runs);
 		for (ssize_t j = 0; j < nr; j++) {
 			read_run(runs[j]);
@@ -155,6 +195,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (n >= 0)
 		free(dirs);
+	ask_groups(groups, ngroups);
+	for (size_t i = 0; i < ngroups; i++)
+		group_free(&groups[i]);
+	free(groups);
 
 	fuzz_rm_children(root);
 	free(text);
