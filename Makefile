@@ -205,4 +205,4 @@ format:
 clean:
 	rm -rf $(B)
 
--include $(shell find $(B) -name '*.d' 2>/dev/null)
+-include $(shell find $(B) -name '*.d' -type f 2>/dev/null)

@@ -4,7 +4,8 @@
 # detection.  Any crash, leak, timeout (FUZZ_TIMEOUT seconds for one input) or memory blow-up
 # (FUZZ_RSS_MB) fails: the input that did it is kept under build/fuzz/artifacts/NAME/ and its
 # path and the sanitizer's report are printed.  The fuzzer's own output goes to
-# build/fuzz/logs/NAME.log.
+# build/fuzz/logs/NAME.log.  FUZZ_CORPUS and FUZZ_OUT move the corpora and build/fuzz's
+# logs and artifacts (the e2e test of this script uses them).
 #
 #   tests/fuzz/run.sh build/fuzz/fuzz_job ...
 set -u
@@ -13,8 +14,10 @@ cd "$(dirname "$0")/../.."
 FUZZ_TIME=${FUZZ_TIME:-30}
 FUZZ_TIMEOUT=${FUZZ_TIMEOUT:-5}
 FUZZ_RSS_MB=${FUZZ_RSS_MB:-2048}
-LOGS=build/fuzz/logs
-ARTIFACTS=build/fuzz/artifacts
+FUZZ_CORPUS=${FUZZ_CORPUS:-tests/fuzz/corpus}
+FUZZ_OUT=${FUZZ_OUT:-build/fuzz}
+LOGS=$FUZZ_OUT/logs
+ARTIFACTS=$FUZZ_OUT/artifacts
 
 if [ $# -eq 0 ]; then
 	echo "usage: $0 build/fuzz/fuzz_NAME..." >&2
@@ -33,10 +36,15 @@ for bin in "$@"; do
 	name=$(basename "$bin")
 	name=${name#fuzz_}
 	log=$LOGS/$name.log
+	if [ ! -f "$bin" ] || [ ! -x "$bin" ]; then
+		echo "FAIL fuzz $name: $bin is not a built harness (make fuzz-build)"
+		failed=1
+		continue
+	fi
 	corpus=$WORK/$name/corpus
 	mkdir -p "$corpus" "$WORK/$name/tmp" "$WORK/$name/artifacts"
-	if [ -d "tests/fuzz/corpus/$name" ]; then
-		cp -r "tests/fuzz/corpus/$name/." "$corpus/"
+	if [ -d "$FUZZ_CORPUS/$name" ]; then
+		cp -r "$FUZZ_CORPUS/$name/." "$corpus/"
 	fi
 	dict=()
 	[ -f "tests/fuzz/$name.dict" ] && dict=(-dict="tests/fuzz/$name.dict")
