@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -23,24 +22,6 @@ static inline void fuzz_die(const char *what)
 {
 	perror(what);
 	abort();
-}
-
-/* The input as a regular file at *path, for readers that take a path: a memfd, so no disk is
- * involved and nothing is left behind; /proc/self/fd/N opens it afresh at offset 0. */
-static inline const char *fuzz_input_file(const uint8_t *data, size_t size)
-{
-	static char path[64];
-	static int fd = -1;
-
-	if (fd < 0) {
-		fd = memfd_create("fuzz-input", MFD_CLOEXEC);
-		if (fd < 0)
-			fuzz_die("memfd_create");
-		snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
-	}
-	if (ftruncate(fd, 0) || (size && pwrite(fd, data, size, 0) != (ssize_t)size))
-		fuzz_die("fuzz input file");
-	return path;
 }
 
 static inline int fuzz_rm_one(const char *path, const struct stat *st, int type, struct FTW *f)
@@ -115,6 +96,30 @@ static inline int fuzz_write(const char *dir, const char *rel, const void *data,
 		return -1;
 	}
 	return close(fd);
+}
+
+/* The input as a regular file, for readers that take a path (the scratch directory is on
+ * tmpfs when the machine has one); its path. */
+static inline const char *fuzz_input_file(const uint8_t *data, size_t size)
+{
+	static char path[PATH_MAX];
+
+	if (!path[0])
+		snprintf(path, sizeof(path), "%s/input", fuzz_scratch());
+	if (fuzz_write(fuzz_scratch(), "input", data, size))
+		fuzz_die(path);
+	return path;
+}
+
+/* A reader that cannot open the input file tests nothing: stop instead of passing.  err is
+ * the reader's message; file_read's own start "cannot read PATH:" (the input's words never
+ * come first). */
+static inline void fuzz_check_opened(const char *err)
+{
+	if (!strncmp(err, "cannot read ", 12)) {
+		fprintf(stderr, "the harness's input file cannot be read: %s\n", err);
+		abort();
+	}
 }
 
 #endif

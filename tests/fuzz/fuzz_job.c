@@ -46,8 +46,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	json_t *seen;
 
 	/* job_load reads a path, as every caller has one: the input is handed over as a file. */
-	if (job_load(fuzz_input_file(data, size), 8, &job, err, sizeof(err)))
+	if (job_load(fuzz_input_file(data, size), 8, &job, err, sizeof(err))) {
+		fuzz_check_opened(err);
 		return 0;
+	}
 	/* The cap holds for the whole file, not per document (issue 13). */
 	if (job.n_atomic < 1 || job.n_atomic > 10000) {
 		fprintf(stderr, "job_load gave %zu atomic jobs\n", job.n_atomic);

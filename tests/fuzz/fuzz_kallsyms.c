@@ -30,6 +30,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (ksyms_load(fuzz_input_file(data, size), &k, err, sizeof(err)) == 0) {
 		check_lookup(&k);
 		ksyms_free(&k);
+	} else {
+		fuzz_check_opened(err);
 	}
 
 	text = strndup((const char *)data, size < 256 ? size : 256);

@@ -72,8 +72,12 @@ for bin in "$@"; do
 		echo "  input: $ARTIFACTS/$name/$(basename "$a")" \
 			"(reproduce: $bin $ARTIFACTS/$name/$(basename "$a"))"
 	done
-	# The report: from the sanitizer's or libFuzzer's first error line to its summary.
-	sed -n '/^==[0-9]*==ERROR\|runtime error:\|^==[0-9]*== ERROR: libFuzzer\|ALARM: working on the last Unit/,/^SUMMARY/p' "$log" |
-		head -80 | sed 's/^/  /'
+	# The report: from a few lines before the first error line (a harness's own check says
+	# what it found, then aborts) to the sanitizer's or libFuzzer's summary.
+	first=$(grep -n -m1 '^==[0-9]*== *ERROR\|runtime error:\|ALARM: working on the last Unit' \
+		"$log" | cut -d: -f1)
+	[ -n "$first" ] || first=$(($(wc -l <"$log") - 40))
+	[ "$first" -gt 4 ] && first=$((first - 4)) || first=1
+	sed -n "$first,/^SUMMARY/p" "$log" | grep -v '^#[0-9]' | head -80 | sed 's/^/  /'
 done
 exit $failed
