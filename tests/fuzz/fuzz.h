@@ -112,11 +112,11 @@ static inline const char *fuzz_input_file(const uint8_t *data, size_t size)
 }
 
 /* A reader that cannot open the input file tests nothing: stop instead of passing.  err is
- * the reader's message; file_read's own start "cannot read PATH:" (the input's words never
- * come first). */
+ * the reader's message; file_read's own start "cannot read PATH:", dmesg's "cannot open PATH:"
+ * (the input's words never come first). */
 static inline void fuzz_check_opened(const char *err)
 {
-	if (!strncmp(err, "cannot read ", 12)) {
+	if (!strncmp(err, "cannot read ", 12) || !strncmp(err, "cannot open ", 12)) {
 		fprintf(stderr, "the harness's input file cannot be read: %s\n", err);
 		abort();
 	}

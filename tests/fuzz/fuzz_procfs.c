@@ -126,6 +126,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	rc = m->prepare ? m->prepare(&ctx) : 0;
 	if (!rc)
 		rc = m->start(&ctx);
+	if (rc)
+		fuzz_check_opened(ctx.note);
 	if (!rc) {
 		if (options)
 			put_files(t, data, size, true);

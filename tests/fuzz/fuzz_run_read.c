@@ -1,6 +1,6 @@
 /* A run's stats.json and meta.json: the fast stats.json reader checked against jansson (it
- * promises never to accept what jansson rejects and to give jansson's values), the whole
- * reader, and both files read from a run directory as compare reads them.
+ * promises never to accept what jansson rejects and to give jansson's values), and both files
+ * read from a run directory as compare reads them, with the answers of the text itself.
  * Corpus: tests/fuzz/corpus/run_read (stats.json and meta.json files of real runs). */
 #include "fuzz.h"
 #include "../../store/run_read.h"
@@ -55,25 +55,59 @@ static void check_fast(const uint8_t *data, size_t size)
 	free(text);
 }
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+/* stats.json read from the run directory: the answers of the text itself. */
+static void check_stats_file(const char *dir, const uint8_t *data, size_t size)
 {
-	const char *dir = fuzz_scratch();
-	struct store_stats s;
-	char why[512];
-	json_t *meta;
+	struct store_stats s, t;
+	char why[512], *text = malloc(size + 1);
+	int from_file = store_read_stats(dir, &s, why, sizeof(why)), from_text;
 
-	check_fast(data, size);
-
-	if (fuzz_write(dir, STORE_STATS_FILE, data, size) ||
-	    fuzz_write(dir, STORE_META_FILE, data, size))
-		fuzz_die("writing the run's files");
-	if (store_read_stats(dir, &s, why, sizeof(why)) == 0) {
+	if (from_file)
+		fuzz_check_opened(why);
+	if (!text)
+		fuzz_die("malloc");
+	memcpy(text, data, size);
+	text[size] = '\0';
+	from_text = store_parse_stats(text, size, &t, why, sizeof(why));
+	if (from_file != from_text)
+		mismatch("store_read_stats and store_parse_stats disagree", NULL);
+	if (!from_file) {
+		if (s.n != t.n)
+			mismatch("store_read_stats and store_parse_stats count differently", NULL);
 		for (size_t i = 0; i < s.n; i++)
 			if (strlen(s.v[i].name) != s.v[i].len)
 				mismatch("a name's length is wrong:", s.v[i].name);
 		store_stats_free(&s);
+		store_stats_free(&t);
 	}
+	free(text);
+}
+
+/* meta.json: an object exactly when jansson reads the text as one. */
+static void check_meta_file(const char *dir, const uint8_t *data, size_t size)
+{
+	char why[PATH_MAX + 512], unreadable[PATH_MAX + 64];
+	json_t *want = json_loadb((const char *)data, size, 0, NULL), *meta;
+
+	snprintf(unreadable, sizeof(unreadable), "%s/" STORE_META_FILE ": cannot read: ", dir);
 	meta = store_read_meta(dir, why, sizeof(why));
+	if (!meta && !strncmp(why, unreadable, strlen(unreadable)))
+		fuzz_check_opened("cannot read meta.json");
+	if (!meta != !json_is_object(want))
+		mismatch("store_read_meta and jansson disagree on an object", NULL);
 	json_decref(meta);
+	json_decref(want);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	const char *dir = fuzz_scratch();
+
+	check_fast(data, size);
+	if (fuzz_write(dir, STORE_STATS_FILE, data, size) ||
+	    fuzz_write(dir, STORE_META_FILE, data, size))
+		fuzz_die("writing the run's files");
+	check_stats_file(dir, data, size);
+	check_meta_file(dir, data, size);
 	return 0;
 }
