@@ -119,7 +119,7 @@ mkdir -p "$REPO"
 g() { git -C "$REPO" "$@" >/dev/null 2>&1; }
 g init -q -b main
 commit() { # NAME EMAIL SUBJECT TAG
-	echo "$4" >"$REPO/f"
+	echo "$3" >"$REPO/f"
 	g add f
 	GIT_AUTHOR_NAME=$1 GIT_AUTHOR_EMAIL=$2 GIT_COMMITTER_NAME=c GIT_COMMITTER_EMAIL=c@example.org \
 		git -C "$REPO" commit -q -m "$3" >/dev/null 2>&1
