@@ -56,8 +56,10 @@ bool mail_addr_spec_ok(const char *addr)
 {
 	const char *at = strchr(addr, '@');
 
-	return at && !strchr(at + 1, '@') && at - addr <= 64 && strlen(at + 1) <= 255 &&
-	       is_dot_atom(addr, (size_t)(at - addr)) && is_dot_atom(at + 1, strlen(at + 1));
+	/* "=?" is atext, but a lenient reader would take it for an encoded word. */
+	return at && !strchr(at + 1, '@') && !strstr(addr, "=?") && at - addr <= 64 &&
+	       strlen(at + 1) <= 255 && is_dot_atom(addr, (size_t)(at - addr)) &&
+	       is_dot_atom(at + 1, strlen(at + 1));
 }
 
 /* The length of the well-formed UTF-8 sequence at s (1 to 4), or 0: overlong forms,

@@ -22,7 +22,8 @@ const char *mail_find_ctl(const char *s);
 
 /* Whether addr is an addr-spec as written here: local@domain, both dot-atoms of printable
  * ASCII (no spaces, quotes, commas, brackets or control characters), at most 64 and 255
- * characters (RFC 5321's limits). */
+ * characters (RFC 5321's limits), and no "=?" (valid, but what a lenient reader takes for an
+ * RFC 2047 encoded word). */
 bool mail_addr_spec_ok(const char *addr);
 
 /* One address as a user writes it: "Name <local@domain>", "\"Doe, John\" <local@domain>",

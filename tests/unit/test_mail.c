@@ -316,6 +316,7 @@ static void test_addr_spec(void **state)
 	assert_false(mail_addr_spec_ok("@b"));
 	assert_false(mail_addr_spec_ok("ab"));
 	assert_false(mail_addr_spec_ok("\"a\"@b"));
+	assert_false(mail_addr_spec_ok("=?UTF-8?Q?x?=@b"));
 	memset(local, 'l', 65);
 	local[65] = '\0';
 	snprintf(domain, sizeof(domain), "%s@x", local);
