@@ -510,7 +510,7 @@ int cmd_report(int argc, char **argv)
 		sb_error("out of memory");
 		rc = 2;
 	} else if (mbox) {
-		if (mail_mbox_append(mbox, msg, len, err, sizeof(err))) {
+		if (mail_mbox_append(mbox, msg, len, MAIL_LOCK_TIMEOUT_S, err, sizeof(err))) {
 			sb_error("%s", err);
 			rc = 2;
 		}

@@ -1,4 +1,7 @@
 /* RFC 5322/2047 header lines and mboxrd appending: see mail.h. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* memmem, asprintf, dprintf: also when a fuzzer build compiles us alone */
+#endif
 #include "mail.h"
 
 #include <errno.h>
@@ -237,7 +240,8 @@ static void put_encoded(struct hbuf *h, const char *s, size_t n)
 	const unsigned char *u = (const unsigned char *)s;
 
 	for (size_t i = 0; i < n;) {
-		size_t cl = utf8_len(u + i, n - i), room, used = 0;
+		/* The text is clean UTF-8; a stray byte would still go, one at a time. */
+		size_t cl = utf8_len(u + i, n - i) ? utf8_len(u + i, n - i) : 1, room, used = 0;
 
 		for (size_t k = 0; k < cl; k++)
 			used += q_len(u[i + k]);
@@ -252,7 +256,7 @@ static void put_encoded(struct hbuf *h, const char *s, size_t n)
 		do {
 			size_t w = 0;
 
-			cl = utf8_len(u + i, n - i);
+			cl = utf8_len(u + i, n - i) ? utf8_len(u + i, n - i) : 1;
 			for (size_t k = 0; k < cl; k++)
 				w += q_len(u[i + k]);
 			if (used && used + w > room)
@@ -654,7 +658,8 @@ static int separator(int fd, off_t size, const char **sep)
 	return 0;
 }
 
-int mail_mbox_append(const char *path, const char *msg, size_t len, char *err, size_t errlen)
+int mail_mbox_append(const char *path, const char *msg, size_t len, int lock_timeout_s, char *err,
+		      size_t errlen)
 {
 	char *lock = NULL, *buf = NULL;
 	const char *sep, *what = NULL;
@@ -669,7 +674,7 @@ int mail_mbox_append(const char *path, const char *msg, size_t len, char *err, s
 	sigaddset(&held, SIGTERM);
 	sigaddset(&held, SIGHUP);
 	clock_gettime(CLOCK_MONOTONIC, &deadline);
-	deadline.tv_sec += MAIL_LOCK_TIMEOUT_S;
+	deadline.tv_sec += lock_timeout_s;
 	if (asprintf(&lock, "%s.lock", path) < 0) {
 		lock = NULL;
 		e = ENOMEM;
@@ -734,7 +739,11 @@ out_unlock:
 out_close:
 	close(fd);
 out:
-	if (e && what && strstr(what, "dotlock"))
+	if (e == ETIMEDOUT && what && strstr(what, "holds"))
+		snprintf(err, errlen, "cannot append to %s: still locked after %d s (%s%s%s)", path,
+			 lock_timeout_s, what, strstr(what, "dotlock") ? " " : "",
+			 strstr(what, "dotlock") ? lock : "");
+	else if (e && what && strstr(what, "dotlock"))
 		snprintf(err, errlen, "cannot append to %s: %s (%s %s)", path, strerror(e), what,
 			 lock);
 	else if (e)

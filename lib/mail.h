@@ -58,12 +58,13 @@ char *mail_header_msgid(const char *field, const char *left, const char *right);
  * Locks as mutt does: an fcntl write lock on the file, then the dotlock PATH.lock (created
  * O_EXCL; one older than MAIL_DOTLOCK_STALE_S is taken to be left by a dead writer and
  * removed; skipped where the directory is not writable).  Both are waited for up to
- * MAIL_LOCK_TIMEOUT_S.  All or nothing: the message is written after the old end and synced;
+ * lock_timeout_s in all (MAIL_LOCK_TIMEOUT_S is what report uses).  All or nothing: the message is written after the old end and synced;
  * on any failure the file is truncated back to its old size.  SIGINT, SIGTERM and SIGHUP are
  * held while the locks are taken, so an interrupt cannot leave a half message or a dotlock.
  * 0, or -1 with errno set and err "cannot append to PATH: <the error that stopped it>". */
 #define MAIL_LOCK_TIMEOUT_S  60
 #define MAIL_DOTLOCK_STALE_S 300
-int mail_mbox_append(const char *path, const char *msg, size_t len, char *err, size_t errlen);
+int mail_mbox_append(const char *path, const char *msg, size_t len, int lock_timeout_s, char *err,
+		      size_t errlen);
 
 #endif

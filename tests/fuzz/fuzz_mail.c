@@ -4,9 +4,8 @@
  * line after the first a folded one (starting with a space, not blank), none over 998
  * characters; an encoded word at most 75 (and "=?" anywhere else only in a Message-ID).
  * Corpus: tests/fuzz/corpus/mail.
- * Build: clang -fsanitize=fuzzer,address,undefined -D_GNU_SOURCE -Ilib tests/fuzz/fuzz_mail.c
- *        lib/mail.c */
-#include "mail.h"
+ * Build: clang -fsanitize=fuzzer,address,undefined tests/fuzz/fuzz_mail.c lib/mail.c */
+#include "../../lib/mail.h"
 
 #include <stdint.h>
 #include <stdio.h>

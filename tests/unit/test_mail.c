@@ -17,6 +17,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/types.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 /* RFC 2047's limit for a line that holds an encoded word. */
@@ -366,11 +367,11 @@ static void test_mbox_append(void **state)
 	(void)state;
 	snprintf(path, sizeof(path), "%s/box", dir);
 	/* New file; "From " lines of the body quoted, ">From " once more (mboxrd). */
-	assert_int_equal(mail_mbox_append(path, "S: 1\n\nFrom here\n>From there\nFrom\n", 33, err,
+	assert_int_equal(mail_mbox_append(path, "S: 1\n\nFrom here\n>From there\nFrom\n", 33, 5, err,
 					  sizeof(err)),
 			 0);
 	/* No final newline in the message: one added, then the blank line. */
-	assert_int_equal(mail_mbox_append(path, "S: 2\n\nbody", 10, err, sizeof(err)), 0);
+	assert_int_equal(mail_mbox_append(path, "S: 2\n\nbody", 10, 5, err, sizeof(err)), 0);
 	got = slurp(path, &len);
 	blank_from_dates(got);
 	snprintf(want, sizeof(want), "%sS: 1\n\n>From here\n>>From there\nFrom\n\n%sS: 2\n\nbody\n\n",
@@ -380,14 +381,14 @@ static void test_mbox_append(void **state)
 
 	/* An mbox cut mid-line, or ending in one newline: a blank line first. */
 	put_file(path, "From x\n\npartial");
-	assert_int_equal(mail_mbox_append(path, "S: 3\n\nb\n", 8, err, sizeof(err)), 0);
+	assert_int_equal(mail_mbox_append(path, "S: 3\n\nb\n", 8, 5, err, sizeof(err)), 0);
 	got = slurp(path, &len);
 	blank_from_dates(got);
 	snprintf(want, sizeof(want), "From x\n\npartial\n\n%sS: 3\n\nb\n\n", from);
 	assert_string_equal(got, want);
 	free(got);
 	put_file(path, "From x\n\nline\n");
-	assert_int_equal(mail_mbox_append(path, "S: 4\n\nb\n", 8, err, sizeof(err)), 0);
+	assert_int_equal(mail_mbox_append(path, "S: 4\n\nb\n", 8, 5, err, sizeof(err)), 0);
 	got = slurp(path, &len);
 	blank_from_dates(got);
 	snprintf(want, sizeof(want), "From x\n\nline\n\n%sS: 4\n\nb\n\n", from);
@@ -415,7 +416,7 @@ static void test_mbox_all_or_nothing(void **state)
 	small = (struct rlimit){.rlim_cur = 16384, .rlim_max = old.rlim_max};
 	assert_int_equal(setrlimit(RLIMIT_FSIZE, &small), 0);
 	errno = 0;
-	assert_int_equal(mail_mbox_append(path, msg, n, err, sizeof(err)), -1);
+	assert_int_equal(mail_mbox_append(path, msg, n, 5, err, sizeof(err)), -1);
 	assert_int_equal(errno, EFBIG);
 	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
 	signal(SIGXFSZ, SIG_DFL);
@@ -431,7 +432,7 @@ static void test_mbox_all_or_nothing(void **state)
 
 static void test_mbox_locks(void **state)
 {
-	char path[256], lock[300], err[512];
+	char path[256], lock[300], err[512], want[1024];
 	struct timespec old[2] = {{.tv_sec = 1000000000}, {.tv_sec = 1000000000}};
 	int fd;
 
@@ -443,14 +444,58 @@ static void test_mbox_locks(void **state)
 	assert_true(fd >= 0);
 	close(fd);
 	assert_int_equal(utimensat(AT_FDCWD, lock, old, 0), 0);
-	assert_int_equal(mail_mbox_append(path, "S: 1\n\nb\n", 8, err, sizeof(err)), 0);
+	assert_int_equal(mail_mbox_append(path, "S: 1\n\nb\n", 8, 5, err, sizeof(err)), 0);
+	assert_int_equal(access(lock, F_OK), -1);
+
+	/* Someone else's fresh dotlock: waited for, then a clear refusal; theirs is left. */
+	fd = open(lock, O_WRONLY | O_CREAT | O_EXCL, 0644);
+	assert_true(fd >= 0);
+	close(fd);
+	errno = 0;
+	assert_int_equal(mail_mbox_append(path, "S: 2\n\nb\n", 8, 1, err, sizeof(err)), -1);
+	assert_int_equal(errno, ETIMEDOUT);
+	snprintf(want, sizeof(want),
+		 "cannot append to %s: still locked after 1 s (another process holds its dotlock "
+		 "%s)",
+		 path, lock);
+	assert_string_equal(err, want);
+	assert_int_equal(access(lock, F_OK), 0);
+	assert_int_equal(unlink(lock), 0);
+
+	/* Another process's fcntl lock, likewise. */
+	int ready[2], done[2];
+	pid_t pid;
+	char c;
+
+	assert_int_equal(pipe(ready), 0);
+	assert_int_equal(pipe(done), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (!pid) {
+		struct flock fl = {.l_type = F_WRLCK, .l_whence = SEEK_SET};
+		int f = open(path, O_RDWR);
+
+		if (f < 0 || fcntl(f, F_SETLK, &fl) || write(ready[1], "x", 1) != 1)
+			_exit(1);
+		_exit(read(done[0], &c, 1) == 1 ? 0 : 1);
+	}
+	assert_int_equal(read(ready[0], &c, 1), 1);
+	assert_int_equal(mail_mbox_append(path, "S: 2\n\nb\n", 8, 1, err, sizeof(err)), -1);
+	assert_int_equal(errno, ETIMEDOUT);
+	assert_non_null(strstr(err, "still locked after 1 s (another process holds its fcntl lock)"));
+	assert_int_equal(write(done[1], "x", 1), 1);
+	assert_int_equal(waitpid(pid, NULL, 0), pid);
+	for (int i = 0; i < 2; i++) {
+		close(ready[i]);
+		close(done[i]);
+	}
 	assert_int_equal(access(lock, F_OK), -1);
 
 	/* Not a regular file: refused, named. */
-	assert_int_equal(mail_mbox_append("/dev/null", "S: 1\n\nb\n", 8, err, sizeof(err)), -1);
+	assert_int_equal(mail_mbox_append("/dev/null", "S: 1\n\nb\n", 8, 5, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "cannot append to /dev/null: "));
 	assert_non_null(strstr(err, "not a regular file"));
-	assert_int_equal(mail_mbox_append(dir, "S: 1\n\nb\n", 8, err, sizeof(err)), -1);
+	assert_int_equal(mail_mbox_append(dir, "S: 1\n\nb\n", 8, 5, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, dir));
 	assert_non_null(strstr(err, strerror(EISDIR)));
 }
