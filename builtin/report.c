@@ -389,9 +389,9 @@ int cmd_report(int argc, char **argv)
 	 * what comes from the results or the repository is made safe by the header writer. */
 	ctl = branch ? mail_find_ctl(branch) : NULL;
 	if (ctl) {
-		sb_error("--branch: '%s': a control character (0x%02x) is not allowed in a mail "
+		sb_error("--branch: a control character (0x%02x, byte %zu) is not allowed in a mail "
 			 "header",
-			 branch, (unsigned char)*ctl);
+			 (unsigned char)*ctl, (size_t)(ctl - branch) + 1);
 		return 2;
 	}
 	if (mail_addr_parse(from, &from_addr, err, sizeof(err))) {

@@ -442,8 +442,9 @@ int mail_addr_parse(const char *s, struct mail_addr *out, char *err, size_t errl
 
 	*out = (struct mail_addr){0};
 	if (ctl) {
-		snprintf(err, errlen, "'%s': a control character (0x%02x) is not allowed", s,
-			 (unsigned char)*ctl);
+		/* Not echoed: the value would carry its line break into the message. */
+		snprintf(err, errlen, "a control character (0x%02x, byte %zu) is not allowed",
+			 (unsigned char)*ctl, (size_t)(ctl - s) + 1);
 		return -1;
 	}
 	while (*b == ' ')

@@ -98,8 +98,8 @@ for opt in from to branch; do
 	val=$'Robot <robot@example.com>\nBcc: x@evil'
 	[ $opt = branch ] && val=$'main\nBcc: x@evil'
 	sb report --results "$FIX" --base base --head patched --mbox "$WORK/refused" --$opt "$val"
-	check "--$opt with a newline: exit 2, says which option, writes nothing" bash -c \
-		"[ $rc -eq 2 ] && grep -q -- '--$opt' $WORK/err && grep -qi 'control character' $WORK/err && [ ! -e $WORK/refused ]"
+	check "--$opt with a newline: exit 2, one line naming the option, writes nothing" bash -c \
+		"[ $rc -eq 2 ] && [ \$(wc -l <$WORK/err) -eq 1 ] && grep -q -- '^scalebench report: --$opt: a control character (0x0a, byte [0-9]*) is not allowed' $WORK/err && [ ! -e $WORK/refused ]"
 done
 for val in 'Doe, John <john@example.org>' 'a@example.org, b@example.org' 'not an address' \
 	'John <john at example.org>' '<>' ''; do

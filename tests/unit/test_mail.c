@@ -288,8 +288,8 @@ static void test_addr_parse(void **state)
 	parse_ok("Jöhn <j@x>", "Jöhn", "j@x");
 	parse_bad("Doe, John <john@example.org>", "expected one address");
 	parse_bad("a@example.org, b@example.org", "expected one address");
-	parse_bad("a@b\nBcc: c@d", "control character (0x0a)");
-	parse_bad("x\r <a@b>", "control character (0x0d)");
+	parse_bad("a@b\nBcc: c@d", "control character (0x0a, byte 4)");
+	parse_bad("x\r <a@b>", "control character (0x0d, byte 2)");
 	parse_bad("", "expected one address");
 	parse_bad("<>", "expected one address");
 	parse_bad("John <john at example.org>", "expected one address");
