@@ -60,8 +60,8 @@ ARCHIVESF   = $(LAYERS:%=$(BF)/lib%.a)
 FUZZ_SRC    = $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN    = $(FUZZ_SRC:tests/fuzz/%.c=$(BF)/%)
 
-.PHONY: all setup run check check-build unit e2e bench install uninstall clean format plugin-example \
-	fuzz fuzz-build
+.PHONY: all setup run check check-build unit e2e bench install uninstall clean format \
+	plugin-example fuzz fuzz-build
 
 HELPERS = scalebench-exec-helper scalebench-exec-helper-dyn
 
@@ -104,7 +104,8 @@ $(B)/gen/testcases.inc: $(TC_SRC)
 	@mkdir -p $(dir $@)
 	grep -ho '^const struct testcase tc_[a-z0-9_]*' $(TC_SRC) | sed 's/.* //' | sort | \
 		sed 's/.*/TESTCASE(&)/' >$@.tmp && mv $@.tmp $@
-$(B)/testcases/registry.o $(BA)/testcases/registry.o $(BF)/testcases/registry.o: $(B)/gen/testcases.inc
+$(B)/testcases/registry.o $(BA)/testcases/registry.o $(BF)/testcases/registry.o: \
+	$(B)/gen/testcases.inc
 
 # The monitors, likewise: every `const struct monitor mon_<name>` in monitors/.
 MON_SRC = $(filter-out monitors/monitor.c, $(wildcard monitors/*.c))

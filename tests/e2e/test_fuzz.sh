@@ -74,7 +74,8 @@ input_kept() {
 selftest none
 check "a clean harness passes" [ "$rc" -eq 0 ]
 check "a clean harness reports its inputs and coverage" run_has "fuzz selftest: ok, [0-9]* inputs"
-check "the fuzzer's output goes to its log" grep -q "Done [0-9]* runs" "$WORK/out-none/logs/selftest.log"
+check "the fuzzer's output goes to its log" \
+	grep -q "Done [0-9]* runs" "$WORK/out-none/logs/selftest.log"
 check "the checked-in corpus does not grow" \
 	bash -c "[ \"\$(ls '$WORK/corpus/selftest')\" = seed ]"
 

@@ -20,18 +20,27 @@ for f in tests/fixtures/jobs/*.yaml; do cp "$f" "$C/job/fixture-$(basename "$f")
 cp tests/fixtures/run/lkp-will-it-scale.yaml "$C/job/run-lkp-will-it-scale.yaml"
 sed -n '/^### Job files/,/^### Monitors/p' README.md | sed -n '/^```yaml/,/^```/p' | sed '1d;$d' \
 	>"$C/job/readme-example.yaml"
-printf 'will-it-scale:\n  test: page_fault3\nperf-stat:\n  events: [cpu-clock, task-clock]\n  interval: 0.5\nruntime: 5m\nnr_task: [1, 50%%]\n' \
-	>"$C/job/perf-stat-events.yaml"
+cat >"$C/job/perf-stat-events.yaml" <<'YAML'
+will-it-scale:
+  test: page_fault3
+perf-stat:
+  events: [cpu-clock, task-clock]
+  interval: 0.5
+runtime: 5m
+nr_task: [1, 50%]
+YAML
 [ -f ../lkp-tests/jobs/will-it-scale/will-it-scale-part1.yaml ] &&
 	cp ../lkp-tests/jobs/will-it-scale/will-it-scale-part1.yaml "$C/job/lkp-will-it-scale-part1.yaml"
 
 # --- run_read: stats.json and meta.json of fixture runs, and the numbers issue 13 named ----
 seeds run_read
-R=tests/fixtures/compare/results/will-it-scale/process-100%-page_fault3/lkp-skl-4sp1/debian-12-x86_64/defconfig/gcc-12
+R=tests/fixtures/compare/results/will-it-scale/process-100%-page_fault3/lkp-skl-4sp1
+R=$R/debian-12-x86_64/defconfig/gcc-12
 cp "$R/base/0/stats.json" "$C/run_read/compare-base-0-stats.json"
 cp "$R/patched/1/stats.json" "$C/run_read/compare-patched-1-stats.json"
 cp "$R/base/0/meta.json" "$C/run_read/compare-base-0-meta.json"
-S=tests/fixtures/compare/results-sweep/will-it-scale/process-2-page_fault3/box/debian-12-x86_64/defconfig/gcc-12
+S=tests/fixtures/compare/results-sweep/will-it-scale/process-2-page_fault3/box
+S=$S/debian-12-x86_64/defconfig/gcc-12
 cp "$S/base/0/stats.json" "$C/run_read/sweep-base-0-stats.json"
 printf '{"a": 0x10, "b": 1}\n' >"$C/run_read/hex.json"
 printf '{"a": -nan}\n' >"$C/run_read/nan.json"
