@@ -18,7 +18,7 @@ int store_run_begin(struct store_run *r, const char *commit_dir, char *err, size
 		snprintf(err, errlen, "%s: path too long", commit_dir);
 		return -1;
 	}
-	if (store_begin(commit_dir, r->dir, sizeof(r->dir), err, errlen))
+	if (store_begin(commit_dir, r->dir, sizeof(r->dir), &r->owner_fd, err, errlen))
 		return -1;
 	r->writing = true;
 	return 0;
@@ -211,6 +211,7 @@ int store_run_finish(struct store_run *r, const json_t *meta, const json_t *stat
 		return -1;
 	if (store_commit(r->commit_dir, r->dir, &r->number, err, errlen))
 		return -1;
+	close(r->owner_fd);
 	r->writing = false;
 	/* Shorter than the temp name it replaces: it fits. */
 	if (snprintf(r->dir, sizeof(r->dir), "%s/%u", r->commit_dir, r->number) < 0)
@@ -223,5 +224,6 @@ void store_run_abort(struct store_run *r)
 	if (!r->writing)
 		return;
 	store_abort(r->dir);
+	close(r->owner_fd);
 	r->writing = false;
 }
