@@ -120,3 +120,57 @@ done
 check "signal as the temp run directory appears: exits 128+N" [ -z "$bad" ] || echo "     $bad"
 check "signal as the temp run directory appears: no .tmp-run-* left" \
 	bash -c "! find $R -name '.tmp-run-*' | grep -q ."
+
+# plot --png interrupted while gnuplot runs (a gnuplot found first in PATH that stalls before
+# the real one, and leaves a child that ignores SIGTERM): exit 128+N, the output's temp file
+# removed, nothing of gnuplot's process group left.
+mkdir -p "$WORK/shim" "$WORK/plot"
+"$SCALEBENCH" run "$WORK/short.yaml" --results "$WORK/plotted" --commit p --no-monitors -q \
+	>/dev/null 2>&1
+P=$(find "$WORK/plotted" -type d -name p)
+cat >"$WORK/shim/gnuplot" <<EOF2
+#!/bin/sh
+# plot_available's probe passes; the plot itself (it sets an output) stalls first.
+script=\$(cat)
+case \$script in *"set output '"*)
+	echo \$\$ >"$WORK/gnuplot.pgid"
+	(trap '' TERM; sleep 30) &
+	sleep 30 ;;
+esac
+printf '%s\n' "\$script" | exec $(command -v gnuplot) "\$@"
+EOF2
+chmod +x "$WORK/shim/gnuplot"
+plot_interrupt() {
+	local sig=$1 pid rc pgid
+	rm -f "$WORK/gnuplot.pgid"
+	(
+		set -m
+		PATH="$WORK/shim:$PATH" SCALEBENCH_GNUPLOT= "$SCALEBENCH" plot "$P" "$P" \
+			--png "$WORK/plot/out.png" >/dev/null 2>"$WORK/err.plot" &
+		pid=$!
+		for _ in $(seq 1 200); do
+			[ -s "$WORK/gnuplot.pgid" ] && break
+			sleep 0.05
+		done
+		kill -$sig $pid
+		rc=0
+		wait $pid || rc=$?
+		echo $rc >"$WORK/plot.rc"
+	) 2>/dev/null
+	rc=$(cat "$WORK/plot.rc")
+	check "plot --png, SIG$sig while gnuplot runs: premise: gnuplot found through PATH" \
+		[ -s "$WORK/gnuplot.pgid" ]
+	pgid=$(cat "$WORK/gnuplot.pgid" 2>/dev/null)
+	# (pgrep -g 0 would mean our own group)
+	[ "${pgid:-0}" -gt 1 ] 2>/dev/null || pgid=999999999
+	check "plot --png, SIG$sig while gnuplot runs: exits $((128 + $(kill -l $sig)))" \
+		[ "$rc" -eq $((128 + $(kill -l $sig))) ]
+	check "plot --png, SIG$sig while gnuplot runs: says so" grep -q "interrupted by signal" "$WORK/err.plot"
+	check "plot --png, SIG$sig while gnuplot runs: no output, no temp file" \
+		[ -z "$(ls -A "$WORK/plot")" ]
+	check "plot --png, SIG$sig while gnuplot runs: gnuplot's whole group ended" \
+		bash -c "! pgrep -g $pgid -r R,S,D,T,t >/dev/null"
+	pgrep -g "$pgid" -r R,S,D,T,t | xargs -r kill -KILL # only when the check above failed
+}
+plot_interrupt TERM
+plot_interrupt INT
