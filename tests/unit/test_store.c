@@ -274,6 +274,43 @@ static void test_begin_sweeps_stale(void **state)
 	assert_int_equal(system(path), 0);
 }
 
+/* A run's files are created exclusively: a symlink found in the temp run directory (only one
+ * who can write there could plant it) is refused, never written through. */
+static void test_run_files_exclusive(void **state)
+{
+	char root[] = "/tmp/scalebench-store.XXXXXX", dir[256], err[PATH_MAX + 256];
+	char path[PATH_MAX + 64], target[300], buf[16] = "";
+	struct store_run r;
+	FILE *fp;
+	json_t *v = json_object();
+	(void)state;
+
+	assert_non_null(mkdtemp(root));
+	snprintf(dir, sizeof(dir), "%s/commit", root);
+	snprintf(target, sizeof(target), "%s/target", root);
+	fp = fopen(target, "w");
+	fputs("precious", fp);
+	fclose(fp);
+	assert_int_equal(store_run_begin(&r, dir, err, sizeof(err)), 0);
+	const char *names[] = {"output", "perf-stat.json", "perf-profile.json.gz"};
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s/%s", r.dir, names[i]);
+		assert_int_equal(symlink(target, path), 0);
+	}
+	assert_null(store_run_create(&r, "output", err, sizeof(err)));
+	assert_non_null(strstr(err, "output"));
+	assert_int_equal(store_run_write_raw(&r, "perf-stat", false, v, err, sizeof(err)), -1);
+	assert_int_equal(store_run_write_raw(&r, "perf-profile", true, v, err, sizeof(err)), -1);
+	fp = fopen(target, "r");
+	assert_non_null(fgets(buf, sizeof(buf), fp));
+	fclose(fp);
+	assert_string_equal(buf, "precious");
+	store_run_abort(&r);
+	json_decref(v);
+	snprintf(path, sizeof(path), "rm -rf %s", root);
+	assert_int_equal(system(path), 0);
+}
+
 static char *make_root(void)
 {
 	char *root = strdup("/tmp/scalebench-store.XXXXXX");
@@ -1177,6 +1214,7 @@ int main(void)
 	    cmocka_unit_test(test_component),
 	    cmocka_unit_test(test_commit_first_free_concurrent),
 	    cmocka_unit_test(test_begin_sweeps_stale),
+	    cmocka_unit_test(test_run_files_exclusive),
 	    cmocka_unit_test(test_abort_removes_everything),
 	    cmocka_unit_test(test_layout_round_trip),
 	    cmocka_unit_test(test_layout_parse),
