@@ -105,8 +105,9 @@ int store_begin(const char *commit_dir, char *tmp, size_t tmplen, int *owner_fd,
 		return -1;
 	}
 	/* Where locks do not work nothing is swept: no writer could be told from a dead one. */
-	while ((locked = flock(dfd, LOCK_EX) == 0) == false && errno == EINTR)
-		;
+	do
+		locked = flock(dfd, LOCK_EX) == 0;
+	while (!locked && errno == EINTR);
 	if (locked)
 		sweep_stale(dfd, commit_dir);
 	if (!mkdtemp(tmp)) {

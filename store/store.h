@@ -3,7 +3,8 @@
  *
  * A run is written in <commit>/.tmp-run-XXXXXX and renamed to the first free <run> number
  * with RENAME_NOREPLACE, so a crash never leaves a half run that looks whole and two runners
- * filling the same tree never take the same number. */
+ * filling the same tree never take the same number.  Its writer holds a lock on it while it
+ * lives; the temp directories of dead writers are swept by the next store_begin there. */
 #ifndef SCALEBENCH_STORE_H
 #define SCALEBENCH_STORE_H
 
