@@ -10,7 +10,9 @@ interrupt() {
 	local tmp="$WORK/tmp-$t-$mode" json="$WORK/$t-$mode.json"
 	mkdir "$tmp"
 	echo '{"old": true}' >"$json"
-	shm_before=$(ls /dev/shm | grep -c '^scalebench-' || true)
+	# Files only: a testcase's temp files are (tc_tmpfile); other work on the machine
+	# (a fuzzer's scalebench-fuzz.* directory) comes and goes.
+	shm_before=$(find /dev/shm -maxdepth 1 -type f -name 'scalebench-*' | wc -l)
 	"$SCALEBENCH" bench $t -m $mode -t 2 -s 60 -w 1 --tmpdir "$tmp" --json "$json" \
 		>"$WORK/out" 2>"$WORK/err" &
 	pid=$!
@@ -26,7 +28,8 @@ interrupt() {
 	check "$name: says it was interrupted" grep -q "interrupted by signal" "$WORK/err"
 	check "$name: no copies left" no_procs "--tmpdir $tmp"
 	check "$name: no temp files left" [ -z "$(ls -A "$tmp")" ]
-	check "$name: no new files in /dev/shm" [ "$(ls /dev/shm | grep -c '^scalebench-' || true)" -le "$shm_before" ]
+	check "$name: no new files in /dev/shm" \
+		[ "$(find /dev/shm -maxdepth 1 -type f -name 'scalebench-*' | wc -l)" -le "$shm_before" ]
 	check "$name: older JSON untouched, no temp JSON" bash -c \
 		"[ \"\$(cat $json)\" = '{\"old\": true}' ] && [ \$(ls $WORK | grep -c '\.json\.tmp') -eq 0 ]"
 }
