@@ -1,5 +1,6 @@
 /* scalebench run: a job file's atomic jobs, K runs each, into the results tree. */
 #include "builtin.h"
+#include "../core/core.h"
 #include "../runner/job.h"
 #include "../runner/run.h"
 #include "../store/store.h"
@@ -55,7 +56,12 @@ int cmd_run(int argc, char **argv)
 	};
 	struct job_file job;
 	char err[1024], helper_dir[PATH_MAX];
-	int first, rc = options_parse(&run_command, opts, argc, argv, &first, NULL);
+	int first, rc;
+
+	/* Before anything is created (the probe, the first run's temp directory): from here a
+	 * signal is a flag the runner stops at, never a death that leaves them behind. */
+	core_catch_signals();
+	rc = options_parse(&run_command, opts, argc, argv, &first, NULL);
 
 	if (rc >= 0)
 		return rc;

@@ -78,7 +78,7 @@ static void on_signal(int sig)
 
 /* Installed once and kept: a SIGINT between two runs of a sweep must stop the sweep and let
  * the command clean up, not kill scalebench with a half-written file. */
-static void install_handlers(void)
+void core_catch_signals(void)
 {
 	static bool installed;
 	struct sigaction sa = {.sa_handler = on_signal, .sa_flags = SA_RESTART};
@@ -794,7 +794,7 @@ int core_run(const struct core_config *cfg, struct core_result *res)
 
 	memset(res, 0, sizeof(*res));
 	res->samples.nr_copies = s.n;
-	install_handlers();
+	core_catch_signals();
 	if (got_signal) {
 		record_end(&s, RUN_INTERRUPTED);
 		return -1;

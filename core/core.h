@@ -92,7 +92,11 @@ enum { CORE_WINDOW_START, CORE_WINDOW_END };
 int core_run(const struct core_config *cfg, struct core_result *res);
 void core_result_free(struct core_result *res);
 
-/* True once SIGINT or SIGTERM arrived during a core_run: callers stop their loops. */
+/* SIGINT and SIGTERM only set the flag below from now on (core_run does this itself): a
+ * command that writes anything before its first core_run calls it first thing, so that no
+ * signal, however early, ends it with a half-written temp file or directory behind. */
+void core_catch_signals(void);
+/* True once SIGINT or SIGTERM arrived (after core_catch_signals): callers stop their loops. */
 bool core_interrupted(void);
 int core_interrupt_signal(void);
 
