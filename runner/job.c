@@ -40,6 +40,18 @@ void mark_set(struct loader *l, json_t *node, const yaml_mark_t *m)
 			    json_pack("[Oii]", node, (int)m->line + 1, (int)m->column + 1));
 }
 
+void mark_copy(struct loader *l, json_t *to, const json_t *from)
+{
+	yaml_mark_t m = {0};
+	int line, col;
+
+	if (!mark_get(l, from, &line, &col))
+		return;
+	m.line = (size_t)line - 1;
+	m.column = (size_t)col - 1;
+	mark_set(l, to, &m);
+}
+
 /* An error about a value: "FILE:LINE: message", or "FILE: message" when the
  * value has no line (a default, or a null). */
 int fail(struct loader *l, const json_t *at, const char *fmt, ...)

@@ -45,6 +45,8 @@ struct param_list {
 
 /* job.c: the loader's messages. */
 void mark_set(struct loader *l, json_t *node, const yaml_mark_t *m);
+/* to gets from's place in the file (a copy made for an alias). */
+void mark_copy(struct loader *l, json_t *to, const json_t *from);
 /* An error about a value: "FILE:LINE: message", or "FILE: message" when the
  * value has no line (a default, or a null).  Returns -1. */
 int fail(struct loader *l, const json_t *at, const char *fmt, ...)

@@ -345,6 +345,42 @@ static void test_syntax_errors(void **state)
 		strcat(deep, "\n");
 		expect_error(deep, "bad.yaml:1:", "nested deeper than 64 levels");
 	}
+	/* Checked while parsing, as the parser goes: maps, and aliases that would go too deep. */
+	{
+		char deep[1024] = "a: ";
+
+		for (int i = 0; i < 70; i++)
+			strcat(deep, "{a: ");
+		strcat(deep, "x");
+		for (int i = 0; i < 70; i++)
+			strcat(deep, "}");
+		strcat(deep, "\n");
+		expect_error(deep, "bad.yaml:1:", "nested deeper than 64 levels");
+	}
+	{
+		char deep[1024] = "a: &d ";
+
+		for (int i = 0; i < 40; i++)
+			strcat(deep, "[");
+		for (int i = 0; i < 40; i++)
+			strcat(deep, "]");
+		strcat(deep, "\nb: [[[[[[[[[[[[[[[[[[[[[[[[[[*d]]]]]]]]]]]]]]]]]]]]]]]]]\n");
+		expect_error(deep, "bad.yaml:2:", "nested deeper than 64 levels");
+	}
+	expect_error("a: &a [x, *a]\n", "bad.yaml:1:11: alias '*a' is inside the value it names",
+		     NULL);
+	expect_error("a: *nope\n", "bad.yaml:1:4: alias '*nope' names no anchor", NULL);
+	expect_error("a: &x 1\nb: &x 2\n", "bad.yaml:2:4: anchor '&x' is defined twice", NULL);
+	expect_error("a: &m {b: 1}\n*m : 2\n", "bad.yaml:2:1: a key must be a plain value", NULL);
+	expect_error("? [a]\n: 1\n", "bad.yaml:1:3: a key must be a plain value", NULL);
+	/* An alias is a copy: a list aliased in two places is two dimensions, and an alias may
+	 * name a key. */
+	load_ok(write_job("alias2.yaml", "nr_task: &n [1, 2]\nfoo: *n\nk: &k kconfig\n*k : a\n"
+					 "test: getppid1\n"),
+		2, &job);
+	assert_int_equal(job.n_atomic, 4);
+	assert_string_equal(json_string_value(json_object_get(job.atomic[0].tree, "kconfig")), "a");
+	job_free(&job);
 	assert_int_equal(job_load(FIX "missing.yaml", 2, &job, err, sizeof(err)), -1);
 	assert_string_equal(err, "cannot read " FIX "missing.yaml: No such file or directory");
 }
