@@ -10,6 +10,7 @@
 #include "job_internal.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,7 +138,7 @@ int job_load(const char *path, unsigned nr_online, struct job_file *job, char *e
 	struct param_list varying = {0};
 	json_t *docs = json_array(), *merged = json_array(), *names = json_object(), *d;
 	char *buf = NULL;
-	size_t len = 0, i;
+	size_t len = 0, i, total = 0;
 	int ret = -1;
 
 	memset(job, 0, sizeof(*job));
@@ -169,6 +170,21 @@ int job_load(const char *path, unsigned nr_online, struct job_file *job, char *e
 		job->tree = json_incref(docs);
 		if (doc_varying(&l, merged, &varying))
 			goto out;
+	}
+	/* The cap holds for the file: every document is counted before any is expanded. */
+	json_array_foreach (merged, i, d) {
+		size_t n;
+
+		if (count_atomic(&l, d, &n))
+			goto out;
+		total = n > SIZE_MAX - total ? SIZE_MAX : total + n;
+	}
+	if (total > JOB_MAX_ATOMIC) {
+		fail(&l, NULL,
+		     "the job file expands to %s%zu atomic jobs (%zu document%s); at most %d",
+		     total == SIZE_MAX ? "more than " : "", total, json_array_size(merged),
+		     json_array_size(merged) == 1 ? "" : "s", JOB_MAX_ATOMIC);
+		goto out;
 	}
 	json_array_foreach (merged, i, d) {
 		if (expand_document(&l, d, &varying, names))

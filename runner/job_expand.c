@@ -18,11 +18,10 @@
 #include "job_internal.h"
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define JOB_MAX_ATOMIC 10000
 
 void params_free(struct param_list *pl)
 {
@@ -397,6 +396,21 @@ static char *atomic_name(const char *stem, const char *pp)
 
 /* ---- Loading ---- */
 
+int count_atomic(struct loader *l, json_t *doc, size_t *n)
+{
+	struct param_list dims = {0};
+	json_t *root = json_array();
+	int ret = find_dims(l, doc, root, &dims);
+
+	*n = 1;
+	for (size_t i = 0; !ret && i < dims.n; i++)
+		if (__builtin_mul_overflow(*n, json_array_size(walk(doc, dims.v[i].segs)), n))
+			*n = SIZE_MAX;
+	json_decref(root);
+	params_free(&dims);
+	return ret;
+}
+
 int expand_document(struct loader *l, json_t *doc, const struct param_list *varying, json_t *names)
 {
 	struct job_file *job = l->job;
@@ -409,14 +423,9 @@ int expand_document(struct loader *l, json_t *doc, const struct param_list *vary
 
 	if (find_dims(l, doc, root, &dims))
 		goto out;
-	for (size_t i = 0; i < dims.n; i++) {
+	/* Bounded: job_load counted every document's atomic jobs first (count_atomic). */
+	for (size_t i = 0; i < dims.n; i++)
 		total *= json_array_size(walk(doc, dims.v[i].segs));
-		if (total > JOB_MAX_ATOMIC) {
-			fail(l, NULL, "the lists expand to more than %d atomic jobs",
-			     JOB_MAX_ATOMIC);
-			goto out;
-		}
-	}
 	for (size_t i = 0; i < dims.n; i++)
 		if (param_add(l, &params, dims.v[i].segs))
 			goto out;

@@ -17,6 +17,10 @@
 #define DEFAULT_RUNTIME 300.0
 #define DEFAULT_WARMUP	1.0
 
+/* Atomic jobs of one job file, all its documents together: each holds its tree in memory
+ * until the file is run or written. */
+#define JOB_MAX_ATOMIC 10000
+
 /* One job_load: where messages and notes go, and each parsed value's place in the file. */
 struct loader {
 	const char *path;
@@ -70,6 +74,9 @@ void params_free(struct param_list *pl);
 json_t *merge_revision(struct loader *l, json_t *header, json_t *rev);
 /* The keys whose values differ between the merged documents. */
 int doc_varying(struct loader *l, json_t *merged_docs, struct param_list *out);
+/* How many atomic jobs one merged document expands to (SIZE_MAX: more than a size_t holds),
+ * its lists checked; nothing is built. */
+int count_atomic(struct loader *l, json_t *doc, size_t *n);
 /* One merged document's atomic jobs appended to l->job; names: atomic names so far. */
 int expand_document(struct loader *l, json_t *doc, const struct param_list *varying, json_t *names);
 

@@ -565,6 +565,57 @@ static void test_multi_document(void **state)
 	job_free(&job);
 }
 
+/* A job file with docs documents after its header, each with a list of per_doc values. */
+static const char *write_docs(size_t docs, size_t per_doc)
+{
+	size_t cap = 64 + docs * (32 + per_doc * 8), n;
+	char *text = malloc(cap);
+	const char *path;
+
+	assert_non_null(text);
+	n = (size_t)snprintf(text, cap, "test: getppid1\n");
+	for (size_t d = 0; d < docs; d++) {
+		n += (size_t)snprintf(text + n, cap - n, "---\nkconfig: k%zu\nfoo: [", d);
+		for (size_t i = 0; i < per_doc; i++)
+			n += (size_t)snprintf(text + n, cap - n, "%s%zu", i ? ", " : "", i);
+		n += (size_t)snprintf(text + n, cap - n, "]\n");
+	}
+	path = write_job("docs.yaml", text);
+	free(text);
+	return path;
+}
+
+/* The 10000 atomic-job cap holds for the whole file, counted before any is built. */
+static void test_atomic_cap(void **state)
+{
+	struct job_file job;
+	char err[1024];
+	(void)state;
+
+	assert_int_equal(job_load(write_docs(3, 3334), 2, &job, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "docs.yaml: the job file expands to 10002 atomic jobs "
+				    "(3 documents); at most 10000"));
+	assert_int_equal(job_load(write_docs(150, 100), 2, &job, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "15000 atomic jobs (150 documents)"));
+	/* One document: the product of its lists, even past what a size_t holds. */
+	expect_error("test: getppid1\na: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]\n"
+		     "b: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\nc: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n"
+		     "d: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n",
+		     "bad.yaml: the job file expands to 11000 atomic jobs (1 document); at most "
+		     "10000",
+		     NULL);
+	{
+		char big[2048] = "test: getppid1\n";
+
+		for (int k = 0; k < 20; k++)
+			sprintf(big + strlen(big), "k%d: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]\n", k);
+		expect_error(big, "expands to more than 18446744073709551615 atomic jobs", NULL);
+	}
+	load_ok(write_docs(2, 5000), 2, &job);
+	assert_int_equal(job.n_atomic, 10000);
+	job_free(&job);
+}
+
 /* Write an atomic job, load it back: the same tree and the same parameters. */
 static void roundtrip(const struct atomic_job *a, bool same_name)
 {
@@ -695,6 +746,7 @@ int main(void)
 	    cmocka_unit_test(test_defaults_and_units),
 	    cmocka_unit_test(test_monitors_and_notes),
 	    cmocka_unit_test(test_multi_document),
+	    cmocka_unit_test(test_atomic_cap),
 	    cmocka_unit_test(test_roundtrip),
 	    cmocka_unit_test(test_write_yaml_layout),
 	};
