@@ -27,6 +27,11 @@ static bool in_list(const char *const *list, const char *s)
 	return false;
 }
 
+bool is_monitor_key(const char *key)
+{
+	return monitor_find(key) || family_is_lkp_monitor(key);
+}
+
 /* ---- Checking one atomic job ---- */
 
 static bool known_suite(const char *s)
@@ -169,7 +174,7 @@ int check_atomic(struct loader *l, json_t *t, struct atomic_job *a)
 
 		if (in_list(own_keys, k))
 			continue;
-		if (monitor_find(k) || family_is_lkp_monitor(k))
+		if (is_monitor_key(k))
 			ret = check_monitor(l, k, v, a);
 		else
 			ret = note(l, "key '%s' is kept but not used by scalebench", k);

@@ -1,6 +1,12 @@
 /* Job files, second step: LKP's documents merged and each expanded into atomic jobs.
  *
- * Every list is a dimension; the atomic jobs are the cartesian product of the
+ * A list is a dimension, as in LKP, except in a monitor's options: LKP
+ * (lib/job.rb) expands only its EXPAND_DIMS (kconfig, commit, rootfs, ...), the
+ * programs a job runs and those programs' options, never a monitor's, so
+ * `perf-stat: {events: [cycles, instructions]}` is one job counting both events.
+ * scalebench cannot tell an LKP setup program (cpufreq_governor, fs) from any
+ * other key it does not use, so a list anywhere else stays a dimension, as LKP's
+ * would be for those.  The atomic jobs are the cartesian product of the
  * dimensions, first dimension outermost.  A file of several YAML documents
  * follows LKP: the first document is a header, and each later one updates a
  * copy of it key by key (a later value replaces the header's; a dotted key
@@ -153,17 +159,20 @@ static json_t *walk(json_t *root, const json_t *segs)
 	return root;
 }
 
-/* The dimensions of one document: every list, checked to be a non-empty list of
- * values. */
+/* The dimensions of one document: every list outside the monitors' options, checked to be a
+ * non-empty list of values. */
 static int find_dims(struct loader *l, json_t *obj, const json_t *segs, struct param_list *dims)
 {
 	const char *k;
 	json_t *v;
 
 	json_object_foreach (obj, k, v) {
-		json_t *path = segs_push(segs, k);
+		json_t *path;
 		int ret = 0;
 
+		if (json_array_size(segs) == 0 && is_monitor_key(k))
+			continue; /* its lists are values: the monitor checks them */
+		path = segs_push(segs, k);
 		if (json_is_array(v)) {
 			size_t i;
 			json_t *e;
@@ -219,7 +228,7 @@ static bool contains_list(const json_t *v)
 
 /* The atomic tree for one choice per dimension.  Parts without a list are
  * shared with the document (and deep-copied once checked), so values keep their
- * lines. */
+ * lines; a list that is not a dimension is a value, kept whole. */
 static json_t *instantiate(json_t *node, json_t *const *lists, const size_t *choice, size_t n)
 {
 	const char *k;
@@ -229,7 +238,7 @@ static json_t *instantiate(json_t *node, json_t *const *lists, const size_t *cho
 		for (size_t i = 0; i < n; i++)
 			if (lists[i] == node)
 				return json_incref(json_array_get(node, choice[i]));
-		return json_incref(json_array_get(node, 0));
+		return json_incref(node);
 	}
 	if (!contains_list(node))
 		return json_incref(node);

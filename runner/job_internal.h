@@ -81,6 +81,8 @@ int count_atomic(struct loader *l, json_t *doc, size_t *n);
 int expand_document(struct loader *l, json_t *doc, const struct param_list *varying, json_t *names);
 
 /* job_check.c: one atomic job checked. */
+/* A top-level key that names a monitor, scalebench's or only LKP's (turbostat). */
+bool is_monitor_key(const char *key);
 /* obj's key, or NULL when it is absent or null. */
 json_t *get_set(json_t *obj, const char *key);
 int check_atomic(struct loader *l, json_t *t, struct atomic_job *a);

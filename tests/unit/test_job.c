@@ -166,11 +166,12 @@ static void test_matrix_counts(void **state)
 			assert_string_not_equal(job.atomic[i].name, job.atomic[k].name);
 	job_free(&job);
 
-	/* Lists inside nested maps: 2 (tuning.sysctl.vm.max_map_count) x 2 (time.interval). */
+	/* Lists inside nested maps: 2 (tuning.sysctl.vm.max_map_count) x 2
+	 * (cpufreq.governor); time.interval is a monitor's option, a value. */
 	load_ok(FIX "nested-maps.yaml", 4, &job);
 	assert_int_equal(job.n_atomic, 4);
 	const struct atomic_job *a =
-	    find_atomic(&job, "nested-maps-5-process-100%-getppid1-262144");
+	    find_atomic(&job, "nested-maps-powersave-process-100%-getppid1-262144");
 	json_t *sysctl = json_object_get(json_object_get(a->tree, "tuning"), "sysctl");
 	assert_string_equal(json_string_value(json_object_get(sysctl, "vm.max_map_count")),
 			    "262144");
@@ -178,11 +179,14 @@ static void test_matrix_counts(void **state)
 				json_object_get(json_object_get(a->tree, "tuning"), "fixed"), "a")),
 			    "b");
 	assert_string_equal(
-	    json_string_value(json_object_get(json_object_get(a->tree, "time"), "interval")), "5");
+	    json_string_value(json_object_get(json_object_get(a->tree, "cpufreq"), "governor")),
+	    "powersave");
+	assert_int_equal(
+	    json_array_size(json_object_get(json_object_get(a->tree, "time"), "interval")), 2);
 	if (monitor_find("time"))
-		assert_string_equal(json_string_value(json_object_get(
-					json_object_get(a->monitors, "time"), "interval")),
-				    "5");
+		assert_int_equal(json_array_size(json_object_get(
+				     json_object_get(a->monitors, "time"), "interval")),
+				 2);
 	job_free(&job);
 
 	/* 2 x 2 */
@@ -537,6 +541,45 @@ static void test_monitors_and_notes(void **state)
 	}
 }
 
+/* LKP's rule: a monitor's options are values, lists included (the README's
+ * `perf-stat: {events: [a, b]}` is one job counting both); the testcase's parameters, LKP's
+ * EXPAND_DIMS and keys scalebench does not use still expand. */
+static void test_monitor_lists(void **state)
+{
+	struct job_file job;
+	json_t *events;
+	(void)state;
+
+	load_ok(write_job("ev.yaml", "test: getppid1\nperf-stat:\n  events: [cpu-clock, task-clock]\n"
+				     "proc-vmstat: {interval: 2, nested: {x: [1, 2]}}\n"
+				     "turbostat: [a, b]\n"),
+		2, &job);
+	assert_int_equal(job.n_atomic, 1);
+	assert_string_equal(job.atomic[0].name, "ev-process-100%-getppid1");
+	events = json_object_get(json_object_get(job.atomic[0].monitors, "perf-stat"), "events");
+	assert_int_equal(json_array_size(events), 2);
+	assert_string_equal(json_string_value(json_array_get(events, 0)), "cpu-clock");
+	assert_string_equal(json_string_value(json_array_get(events, 1)), "task-clock");
+	events = json_object_get(json_object_get(job.atomic[0].tree, "perf-stat"), "events");
+	assert_int_equal(json_array_size(events), 2);
+	assert_int_equal(json_array_size(json_object_get(job.atomic[0].tree, "turbostat")), 2);
+	job_free(&job);
+
+	load_ok(write_job("ev.yaml", "perf-stat: {events: [cpu-clock, task-clock]}\n"
+				     "nr_task: [1, 2]\nkconfig: [a, b]\nfs: [xfs, ext4]\n"
+				     "will-it-scale: {test: getppid1, mode: [process, thread]}\n"),
+		2, &job);
+	assert_int_equal(job.n_atomic, 16);
+	for (size_t i = 0; i < job.n_atomic; i++)
+		assert_int_equal(json_array_size(json_object_get(
+				     json_object_get(job.atomic[i].monitors, "perf-stat"), "events")),
+				 2);
+	job_free(&job);
+	/* A monitor takes a map of options: a list in its place is refused, not expanded. */
+	expect_error("test: getppid1\nperf-stat: [a, b]\n",
+		     "bad.yaml:2: perf-stat: expected a map of monitor options", "got a list");
+}
+
 static void test_multi_document(void **state)
 {
 	struct job_file job;
@@ -745,6 +788,7 @@ int main(void)
 	    cmocka_unit_test(test_mode_unsupported),
 	    cmocka_unit_test(test_defaults_and_units),
 	    cmocka_unit_test(test_monitors_and_notes),
+	    cmocka_unit_test(test_monitor_lists),
 	    cmocka_unit_test(test_multi_document),
 	    cmocka_unit_test(test_atomic_cap),
 	    cmocka_unit_test(test_roundtrip),
