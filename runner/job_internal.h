@@ -16,6 +16,10 @@
 #define DEFAULT_NR_TASK "100%"
 #define DEFAULT_RUNTIME 300.0
 #define DEFAULT_WARMUP	1.0
+/* The shortest measurement window: a copy that does not advance in it is a failure (stuck),
+ * and below a sampling interval (1 s) a copy sharing its CPU may simply not have been
+ * scheduled yet: 32 copies on 2 CPUs failed half their 0.1 s runs. */
+#define JOB_MIN_RUNTIME 1.0
 
 /* Atomic jobs of one job file, all its documents together: each holds its tree in memory
  * until the file is run or written. */

@@ -482,7 +482,7 @@ static void test_defaults_and_units(void **state)
 		const char *runtime;
 		double s;
 	} cases[] = {{"300", 300},   {"300s", 300}, {"5m", 300},
-		     {"1.5h", 5400}, {"0.5", 0.5},  {"2d", 172800}};
+		     {"1.5h", 5400}, {"1", 1},	    {"2d", 172800}, {"30d", 2592000}};
 	struct job_file job;
 	(void)state;
 
@@ -503,6 +503,17 @@ static void test_defaults_and_units(void **state)
 		assert_float_equal(job.atomic[0].warmup_s, 0, 0);
 		job_free(&job);
 	}
+	/* The shortest window the core measures is a sampling interval; the warmup may be
+	 * anything from 0. */
+	expect_error("test: getppid1\nruntime: 0.5\n",
+		     "bad.yaml:2: runtime '0.5': expected at least 1s", "once a second");
+	expect_error("test: getppid1\nruntime: 0.0000001\n", "runtime '0.0000001'", "from 1us");
+	expect_error("test: getppid1\nruntime: 31d\n", "runtime '31d'", "to 30d");
+	expect_error("test: getppid1\nwarmup: 31d\n", "warmup '31d'", "to 30d");
+	expect_error("test: getppid1\nwarmup: inf\n", "warmup 'inf'", NULL);
+	load_ok(write_job("w.yaml", "test: getppid1\nruntime: 30d\nwarmup: 0.000001\n"), 2, &job);
+	assert_float_equal(job.atomic[0].warmup_s, 1e-6, 1e-12);
+	job_free(&job);
 	/* `nr_task:` with nothing is unset, as in LKP. */
 	load_ok(write_job("n.yaml", "test: getppid1\nnr_task:\nruntime: ~\n"), 3, &job);
 	assert_int_equal(job.atomic[0].nr_task, 3);
