@@ -126,6 +126,63 @@ static char *file_stem(const char *path)
 	return strndup(base, n);
 }
 
+static size_t add_sat(size_t a, size_t b)
+{
+	return b > SIZE_MAX - a ? SIZE_MAX : a + b;
+}
+
+static size_t mul_sat(size_t a, size_t b)
+{
+	size_t r;
+
+	return __builtin_mul_overflow(a, b, &r) ? SIZE_MAX : r;
+}
+
+/* Each later document is merged with a copy of the header: the values those copies would
+ * hold, counted before any is made. */
+static int check_merge(struct loader *l, json_t *docs)
+{
+	size_t header = count_values(json_array_get(docs, 0)), total = 0, i;
+	json_t *d;
+
+	json_array_foreach (docs, i, d) {
+		if (i)
+			total = add_sat(total, add_sat(header, count_values(d)));
+	}
+	if (total > JOB_MAX_COPIED)
+		return fail(l, NULL,
+			    "the job file's %zu documents, each merged with the header, hold %zu "
+			    "values together; at most %d (fewer documents, or a smaller header)",
+			    json_array_size(docs) - 1, total, JOB_MAX_COPIED);
+	return 0;
+}
+
+/* The caps hold for the whole file: every document's atomic jobs, and the values they would
+ * hold, counted before any is built. */
+static int check_expansion(struct loader *l, json_t *merged)
+{
+	size_t jobs = 0, values = 0, n, each, i;
+	json_t *d;
+
+	json_array_foreach (merged, i, d) {
+		if (count_atomic(l, d, &n, &each))
+			return -1;
+		jobs = add_sat(jobs, n);
+		values = add_sat(values, mul_sat(n, each));
+	}
+	if (jobs > JOB_MAX_ATOMIC)
+		return fail(l, NULL,
+			    "the job file expands to %s%zu atomic jobs (%zu document%s); at most %d",
+			    jobs == SIZE_MAX ? "more than " : "", jobs, json_array_size(merged),
+			    json_array_size(merged) == 1 ? "" : "s", JOB_MAX_ATOMIC);
+	if (values > JOB_MAX_COPIED)
+		return fail(l, NULL,
+			    "the job file's %zu atomic jobs would hold %zu values together; at most "
+			    "%d (fewer atomic jobs, or smaller ones)",
+			    jobs, values, JOB_MAX_COPIED);
+	return 0;
+}
+
 int job_load(const char *path, unsigned nr_online, struct job_file *job, char *err, size_t errlen)
 {
 	struct loader l = {.path = path,
@@ -138,7 +195,7 @@ int job_load(const char *path, unsigned nr_online, struct job_file *job, char *e
 	struct param_list varying = {0};
 	json_t *docs = json_array(), *merged = json_array(), *names = json_object(), *d;
 	char *buf = NULL;
-	size_t len = 0, i, total = 0;
+	size_t len = 0, i;
 	int ret = -1;
 
 	memset(job, 0, sizeof(*job));
@@ -156,6 +213,8 @@ int job_load(const char *path, unsigned nr_online, struct job_file *job, char *e
 		json_array_append(merged, json_array_get(docs, 0));
 		job->tree = json_incref(json_array_get(docs, 0));
 	} else {
+		if (check_merge(&l, docs))
+			goto out;
 		/* LKP: the first document is a header for each of the others. */
 		json_array_foreach (docs, i, d) {
 			json_t *m;
@@ -168,24 +227,10 @@ int job_load(const char *path, unsigned nr_online, struct job_file *job, char *e
 			json_array_append_new(merged, m);
 		}
 		job->tree = json_incref(docs);
-		if (doc_varying(&l, merged, &varying))
-			goto out;
 	}
-	/* The cap holds for the file: every document is counted before any is expanded. */
-	json_array_foreach (merged, i, d) {
-		size_t n;
-
-		if (count_atomic(&l, d, &n))
-			goto out;
-		total = n > SIZE_MAX - total ? SIZE_MAX : total + n;
-	}
-	if (total > JOB_MAX_ATOMIC) {
-		fail(&l, NULL,
-		     "the job file expands to %s%zu atomic jobs (%zu document%s); at most %d",
-		     total == SIZE_MAX ? "more than " : "", total, json_array_size(merged),
-		     json_array_size(merged) == 1 ? "" : "s", JOB_MAX_ATOMIC);
+	if (check_expansion(&l, merged) ||
+	    (json_array_size(docs) > 1 && doc_varying(&l, merged, &varying)))
 		goto out;
-	}
 	json_array_foreach (merged, i, d) {
 		if (expand_document(&l, d, &varying, names))
 			goto out;

@@ -405,16 +405,39 @@ static char *atomic_name(const char *stem, const char *pp)
 
 /* ---- Loading ---- */
 
-int count_atomic(struct loader *l, json_t *doc, size_t *n)
+size_t count_values(const json_t *v)
+{
+	size_t n = 1, i;
+	const char *k;
+	json_t *c;
+
+	if (json_is_array(v))
+		json_array_foreach (v, i, c) {
+			n += count_values(c);
+		}
+	else if (json_is_object(v))
+		json_object_foreach ((json_t *)v, k, c) {
+			n += count_values(c);
+		}
+	return n;
+}
+
+int count_atomic(struct loader *l, json_t *doc, size_t *n, size_t *values)
 {
 	struct param_list dims = {0};
 	json_t *root = json_array();
 	int ret = find_dims(l, doc, root, &dims);
 
 	*n = 1;
-	for (size_t i = 0; !ret && i < dims.n; i++)
-		if (__builtin_mul_overflow(*n, json_array_size(walk(doc, dims.v[i].segs)), n))
+	/* An atomic job holds one value where the document holds a list of k. */
+	*values = count_values(doc);
+	for (size_t i = 0; !ret && i < dims.n; i++) {
+		size_t k = json_array_size(walk(doc, dims.v[i].segs));
+
+		if (__builtin_mul_overflow(*n, k, n))
 			*n = SIZE_MAX;
+		*values -= k;
+	}
 	json_decref(root);
 	params_free(&dims);
 	return ret;

@@ -24,6 +24,10 @@
 /* Atomic jobs of one job file, all its documents together: each holds its tree in memory
  * until the file is run or written. */
 #define JOB_MAX_ATOMIC 10000
+/* Values in the copies loading makes, all together: every later document merged with the
+ * header, and every atomic job.  A file's own values are few (JOB_MAX_NODES), but a header
+ * of 10000 keys over 1000 documents took 60 s and 5 GB to expand. */
+#define JOB_MAX_COPIED 1000000
 
 /* One job_load: where messages and notes go, and each parsed value's place in the file. */
 struct loader {
@@ -78,9 +82,11 @@ void params_free(struct param_list *pl);
 json_t *merge_revision(struct loader *l, json_t *header, json_t *rev);
 /* The keys whose values differ between the merged documents. */
 int doc_varying(struct loader *l, json_t *merged_docs, struct param_list *out);
-/* How many atomic jobs one merged document expands to (SIZE_MAX: more than a size_t holds),
- * its lists checked; nothing is built. */
-int count_atomic(struct loader *l, json_t *doc, size_t *n);
+/* The values in v, v included (a list or map counts one, and each value in it). */
+size_t count_values(const json_t *v);
+/* How many atomic jobs one merged document expands to (SIZE_MAX: more than a size_t holds)
+ * and how many values each holds, its lists checked; nothing is built. */
+int count_atomic(struct loader *l, json_t *doc, size_t *n, size_t *values);
 /* One merged document's atomic jobs appended to l->job; names: atomic names so far. */
 int expand_document(struct loader *l, json_t *doc, const struct param_list *varying, json_t *names);
 

@@ -48,6 +48,14 @@ check "150 x 100: refused before materialising (${cpu} s CPU < 3 s)" \
 timed "$SCALEBENCH" run "$WORK/many.yaml" --dry-run
 check "run --dry-run: the same refusal" bash -c "[ $rc -eq 2 ] && grep -q '15000 atomic jobs' $WORK/err"
 
+# A wide header over many documents: 10000 keys merged into 1000 documents took 60 s and 5 GB.
+python3 -c "import sys; open(sys.argv[1],'w').write('test: getppid1\n' + ''.join('k%d: v\n' % i for i in range(10000)) + '---\n{}\n' * 1000)" "$WORK/wide.yaml"
+timed "$SCALEBENCH" split "$WORK/wide.yaml"
+check "a 10000-key header over 1000 documents: refused, with the count and the limit" bash -c \
+	"[ $rc -eq 2 ] && grep -q 'wide.yaml: the job file.s 1000 documents, each merged with the header, hold 10003000 values together; at most 1000000' $WORK/err"
+check "a 10000-key header over 1000 documents: refused in ${cpu} s of CPU (< 3 s)" \
+	python3 -c "import sys; sys.exit(not $cpu < 3)"
+
 # ---- nesting and aliases: refused while parsing ----
 
 # deep FILE N OPEN CLOSE: "a: " then N times OPEN, a value, N times CLOSE.

@@ -668,6 +668,33 @@ static void test_atomic_cap(void **state)
 	load_ok(write_docs(2, 5000), 2, &job);
 	assert_int_equal(job.n_atomic, 10000);
 	job_free(&job);
+
+	/* What the copies would hold is capped too: a wide header over many documents, or
+	 * many atomic jobs of a wide document, is refused before any copy is made. */
+	{
+		size_t cap = 2000000, n = 0;
+		char *text = malloc(cap);
+
+		assert_non_null(text);
+		n += (size_t)snprintf(text + n, cap - n, "test: getppid1\n");
+		for (int k = 0; k < 2000; k++)
+			n += (size_t)snprintf(text + n, cap - n, "k%d: v\n", k);
+		for (int d = 0; d < 500; d++)
+			n += (size_t)snprintf(text + n, cap - n, "---\nkconfig: c%d\n", d);
+		expect_error(text, "bad.yaml: the job file's 500 documents, each merged with the "
+				   "header, hold 1002000 values together; at most 1000000",
+			     NULL);
+		n = (size_t)snprintf(text, cap, "test: getppid1\nfoo: [");
+		for (int i = 0; i < 9000; i++)
+			n += (size_t)snprintf(text + n, cap - n, "%s%d", i ? ", " : "", i);
+		n += (size_t)snprintf(text + n, cap - n, "]\n");
+		for (int k = 0; k < 120; k++)
+			n += (size_t)snprintf(text + n, cap - n, "k%d: v\n", k);
+		expect_error(text, "bad.yaml: the job file's 9000 atomic jobs would hold 1107000 values "
+				   "together; at most 1000000",
+			     NULL);
+		free(text);
+	}
 }
 
 /* Write an atomic job, load it back: the same tree and the same parameters. */
