@@ -152,6 +152,21 @@ check "maxima: the first run started, SIGINT ends it (exit 130)" bash -c \
 	"grep -q 'run 1/100000' $WORK/out && [ $rc -eq 130 ]"
 check "maxima: no sanitizer report" bash -c "! grep -q 'runtime error\|Sanitizer' $WORK/err"
 
+# bench at its maxima, with the shortest sampling interval it takes.
+"$SCALEBENCH" bench getppid1 -s 30d -w 30d --interval 0.01 --tmpdir "$WORK" >"$WORK/out" 2>"$WORK/err" &
+pid=$!
+for _ in $(seq 1 100); do
+	[ -s "$WORK/out" ] && break
+	sleep 0.2
+done
+sleep 1
+kill -INT $pid
+rc=0
+timeout 30 tail --pid=$pid -f /dev/null || true
+wait $pid || rc=$?
+check "bench maxima: started, SIGINT ends it (exit 130)" bash -c "[ -s $WORK/out ] && [ $rc -eq 130 ]"
+check "bench maxima: no sanitizer report" bash -c "! grep -q 'runtime error\|Sanitizer' $WORK/err"
+
 # ---- a list-valued monitor option is a value, not a dimension ----
 
 cat >"$WORK/events.yaml" <<'Y'
