@@ -203,14 +203,22 @@ check "nr_task and kconfig lists are dimensions beside a monitor's list: 4 jobs"
 
 printf 'runtime: 1s\nwarmup: 0\nnr_task: [1, 2]\nwill-it-scale: {test: getppid1}\n' >"$WORK/two.yaml"
 touch "$WORK/afile"
-# Missing, a file, a directory where no file can be created (ENOENT in /proc, EACCES in
-# /sys even for root).
-for t in /nonexistent "$WORK/afile" /proc /sys; do
+# Missing, a file, a directory where no file can be created even by root (a read-only
+# mount; /proc).
+dirs=(/nonexistent "$WORK/afile")
+mountpoint -q /proc && dirs+=(/proc)
+mkdir "$WORK/ro"
+if mount -t tmpfs -o ro,size=1m tmpfs "$WORK/ro" 2>/dev/null; then
+	trap 'umount "$WORK/ro" 2>/dev/null; rm -rf "$WORK"' EXIT
+	dirs+=("$WORK/ro")
+fi
+for t in "${dirs[@]}"; do
 	sb run "$WORK/two.yaml" -r 3 --tmpdir "$t" --results "$WORK/tmp-results" -q
 	check "run --tmpdir $t: refused up front (exit 2), one line naming it" bash -c \
 		"[ $rc -eq 2 ] && grep -q \"temp dir '$t' is not usable\" $WORK/err && [ \$(grep -c . $WORK/err) -eq 1 ]"
 	check "run --tmpdir $t: no run stored, no results root made" [ ! -e "$WORK/tmp-results" ]
 done
+mountpoint -q "$WORK/ro" && umount "$WORK/ro"
 TMPDIR=/nonexistent sb run "$WORK/two.yaml" --results "$WORK/tmp-results" -q
 check "run with TMPDIR=/nonexistent: refused up front, names TMPDIR" bash -c \
 	"[ $rc -eq 2 ] && grep -q \"temp dir '/nonexistent' is not usable.*TMPDIR\" $WORK/err"
