@@ -74,8 +74,6 @@ int cmd_run(int argc, char **argv)
 			 first >= argc ? "which job file?" : "one job file at a time");
 		return 2;
 	}
-	if (!o.tmpdir)
-		o.tmpdir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
 	if (job_load(argv[first], (unsigned)sysconf(_SC_NPROCESSORS_ONLN), &job, err,
 		     sizeof(err))) {
 		sb_error("%s", err);
@@ -84,9 +82,15 @@ int cmd_run(int argc, char **argv)
 	for (size_t i = 0; i < job.n_notes; i++)
 		sb_note("%s", job.notes[i]);
 	if (!o.dry_run) {
-		/* Fail on an unusable results root before the first run, not after it. */
 		char probe[PATH_MAX];
 
+		/* Every run would fail in an unusable temp dir, each stored as a failure. */
+		o.tmpdir = tmpdir_checked(o.tmpdir);
+		if (!o.tmpdir) {
+			job_free(&job);
+			return 2;
+		}
+		/* Fail on an unusable results root before the first run, not after it. */
 		if (store_mkdirs(o.results_root) ||
 		    snprintf(probe, sizeof(probe), "%s/.probe-XXXXXX", o.results_root) >=
 			(int)sizeof(probe) ||

@@ -83,7 +83,7 @@ check "premise: git's first midpoint is the unbuildable commit" \
 cat >"$WORK/job.yaml" <<'Y'
 suite: will-it-scale
 testcase: will-it-scale
-runtime: 0.3s
+runtime: 1s
 warmup: 0
 nr_task: 2
 will-it-scale:
