@@ -9,7 +9,7 @@ set -u
 cat >"$WORK/job.yaml" <<'Y'
 suite: will-it-scale
 testcase: will-it-scale
-runtime: 0.4s
+runtime: 1s
 warmup: 0
 nr_task: 1
 will-it-scale:
@@ -88,8 +88,8 @@ check "premise: the commit directory exists" [ -d "$C" ]
 # 20 seeds: 8 plain delays from the start (spread over startup, the copies, the end), 12 at
 # events of the temp directory's life.  The last ones leave a temp directory behind for the
 # final run to sweep.
-points="delay:0 delay:30 delay:70 delay:120 delay:180 delay:250 delay:320 delay:400
-renamed renamed closed:stats.json tmp:5 tmp:0 tmp:2 tmp:50 tmp:200
+points="delay:0 delay:30 delay:70 delay:150 delay:300 delay:500 delay:800 delay:1100
+renamed renamed closed:stats.json tmp:5 tmp:0 tmp:2 tmp:100 tmp:600
 create:proc-vmstat.json create:stats.json closed:meta.json create:meta.json"
 had=$(python3 "$WORK/runs.py" "$C")
 half="" lost="" left="" piled="" missed="" seed=0
@@ -133,7 +133,7 @@ check "after the kills: the normal run swept every stale .tmp-run-*" \
 check "after the kills: every run whole, numbers dense" bash -c "python3 $WORK/runs.py $C >/dev/null"
 # A live runner's temp directory is never taken for stale: a second runner on the same commit
 # directory runs (and sweeps) while the first one's run is in progress.
-sed 's/^runtime: 0.4s$/runtime: 3s/' "$WORK/job.yaml" >"$WORK/long.yaml"
+sed 's/^runtime: 1s$/runtime: 3s/' "$WORK/job.yaml" >"$WORK/long.yaml"
 "$SCALEBENCH" run "$WORK/long.yaml" --results "$R" --commit crash -q >/dev/null 2>&1 &
 long=$!
 for _ in $(seq 1 100); do
