@@ -83,6 +83,13 @@ struct core_result {
 	bool sys_valid;
 	uint64_t sys_ctxt;
 	uint64_t sys_pgfault;
+	/* The same counted for the copy host and every task it started (copies, their threads,
+	 * helpers and children) alone: what the testcase did, whatever else the machine runs.
+	 * Inherited software perf events (no PMU needed); task_valid is false where they cannot
+	 * be opened (perf_event_paranoid for a user without CAP_PERFMON, seccomp). */
+	bool task_valid;
+	uint64_t task_ctxt;
+	uint64_t task_pgfault;
 };
 
 #define CORE_MAX_COPIES 4096
