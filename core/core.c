@@ -13,12 +13,12 @@
  * child subreaper so that those orphans come back to it and are reaped before the next run
  * starts.  Everything below PR_SET_PDEATHSIG dies with its parent. */
 #include "core.h"
+#include "taskcount.h"
 
 #include <errno.h>
 #include <poll.h>
 #include <limits.h>
 #include <linux/futex.h>
-#include <linux/perf_event.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -54,7 +54,6 @@ struct core_ctl {
 	int fail_code;
 	pid_t fail_pid;
 	char host_msg[512];
-	int counters_go; /* futex word: 1 once the sampler has attached its task counters */
 };
 
 static volatile sig_atomic_t got_signal; /* SIGINT or SIGTERM: sticky, the command stops */
@@ -275,14 +274,6 @@ static void init_copy(struct copy_args *a, const struct core_config *cfg, struct
 	};
 }
 
-/* The task counters must be on the host before it starts a task, or that task (and what it
- * starts) would not inherit them. */
-static void await_task_counters(struct core_ctl *ctl)
-{
-	while (!__atomic_load_n(&ctl->counters_go, __ATOMIC_ACQUIRE))
-		syscall(SYS_futex, &ctl->counters_go, FUTEX_WAIT, 0, NULL, NULL, 0);
-}
-
 static _Noreturn void host_main(const struct core_config *cfg, struct counter_area *sh,
 				const int *cpus)
 {
@@ -296,7 +287,6 @@ static _Noreturn void host_main(const struct core_config *cfg, struct counter_ar
 	};
 	pid_t host = getpid();
 
-	await_task_counters(sh->ctl);
 	int ret = cfg->tc->global_prepare ? cfg->tc->global_prepare(&run) : 0;
 
 	if (ret) {
@@ -528,9 +518,8 @@ struct sampler {
 	struct rusage ru0;
 	bool window_open, sys0;
 	uint64_t ctxt0, pgfault0;
-	int task_fd[2]; /* task counters: context switches, page faults; -1 when not open */
-	bool task_tried, task_open, task0; /* opened (each fd then >= 0 or -1), both open */
-	uint64_t task_start[2];
+	bool task0; /* task_start taken */
+	struct task_snapshot task_start;
 };
 
 /* How a phase of the run ended. */
@@ -654,64 +643,22 @@ static enum run_end wait_for_setup(struct sampler *s)
 	}
 }
 
-/* Context switches and page faults of the host and, inherited, of every task it starts:
- * opened before the host starts any (it waits for counters_go), read at both ends of the
- * window.  Reading the host's event adds up all its inherited copies, live or exited.  The
- * host is released whether or not they open: without them the run goes on uncounted. */
-static void task_counters_open(struct sampler *s)
+/* At the window's last sample: what the host and every task below it did over the window. */
+static void task_counts_end(struct sampler *s)
 {
-	static const uint64_t config[2] = {PERF_COUNT_SW_CONTEXT_SWITCHES,
-					   PERF_COUNT_SW_PAGE_FAULTS};
+	struct task_snapshot end;
 
-	s->task_tried = s->task_open = true;
-	for (int i = 0; i < 2; i++) {
-		struct perf_event_attr attr = {
-		    .type = PERF_TYPE_SOFTWARE,
-		    .size = sizeof(attr),
-		    .config = config[i],
-		    .inherit = 1,
-		};
-
-		s->task_fd[i] = (int)syscall(SYS_perf_event_open, &attr, s->host, -1, -1,
-					     PERF_FLAG_FD_CLOEXEC);
-		s->task_open = s->task_open && s->task_fd[i] >= 0;
-	}
-	__atomic_store_n(&s->sh.ctl->counters_go, 1, __ATOMIC_RELEASE);
-	syscall(SYS_futex, &s->sh.ctl->counters_go, FUTEX_WAKE, INT_MAX, NULL, NULL, 0);
-}
-
-static bool task_counters_read(const struct sampler *s, uint64_t v[2])
-{
-	for (int i = 0; i < 2 && s->task_open; i++)
-		if (read(s->task_fd[i], &v[i], sizeof(v[i])) != (ssize_t)sizeof(v[i]))
-			return false;
-	return s->task_open;
-}
-
-/* At the window's last sample: the task counts over the window. */
-static void task_counters_end(struct sampler *s)
-{
-	uint64_t v[2];
-
-	if (!s->task0 || !task_counters_read(s, v))
+	if (!s->task0 || task_snapshot_take("/proc", s->host, &end))
 		return;
-	s->res->task_ctxt = v[0] - s->task_start[0];
-	s->res->task_pgfault = v[1] - s->task_start[1];
+	task_snapshot_delta(&s->task_start, &end, &s->res->task_pgfault, &s->res->task_ctxt);
 	s->res->task_valid = true;
+	task_snapshot_free(&end);
 }
 
-static void task_counters_close(struct sampler *s)
-{
-	for (int i = 0; i < 2 && s->task_tried; i++)
-		if (s->task_fd[i] >= 0)
-			close(s->task_fd[i]);
-	s->task_tried = s->task_open = false;
-}
-
-/* The measurement window opens: monitors start, system counters are read. */
+/* The measurement window opens: monitors start, system and task counters are read. */
 static void open_window(struct sampler *s)
 {
-	s->task0 = task_counters_read(s, s->task_start);
+	s->task0 = task_snapshot_take("/proc", s->host, &s->task_start) == 0;
 	s->sys0 = read_sys_counters(&s->ctxt0, &s->pgfault0);
 	s->window_open = true;
 	if (s->cfg->on_window)
@@ -769,7 +716,7 @@ static enum run_end sample_loop(struct sampler *s)
 			res->sys_valid = true;
 		}
 		if (k + 1 == s->nsched)
-			task_counters_end(s);
+			task_counts_end(s);
 		if (cfg->on_sample)
 			cfg->on_sample(&res->samples, res->samples.n - 1, cfg->arg);
 	}
@@ -852,7 +799,7 @@ static void sampler_free(struct sampler *s)
 {
 	if (s->masked)
 		sigprocmask(SIG_SETMASK, &s->old_mask, NULL);
-	task_counters_close(s);
+	task_snapshot_free(&s->task_start);
 	counter_area_unmap(&s->sh);
 	free(s->counts);
 	free(s->schedule);
@@ -877,7 +824,6 @@ int core_run(const struct core_config *cfg, struct core_result *res)
 	if (!err)
 		err = spawn_host(&s);
 	if (!err) {
-		task_counters_open(&s);
 		end = wait_for_setup(&s);
 		if (end == RUN_ON)
 			end = release_copies(&s);
