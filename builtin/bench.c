@@ -233,6 +233,17 @@ static json_t *run_to_json(const struct bench_opts *o, const struct core_result 
 				    json_real((double)res->sys_pgfault / (double)s->window_ops));
 		json_object_set_new(run, "system", sys);
 	}
+	if (res->task_valid && s->window_ops) {
+		json_t *tasks = json_object();
+
+		json_object_set_new(tasks, "ctxt", json_integer((json_int_t)res->task_ctxt));
+		json_object_set_new(tasks, "pgfault", json_integer((json_int_t)res->task_pgfault));
+		json_object_set_new(tasks, "ctxt_per_op",
+				    json_real((double)res->task_ctxt / (double)s->window_ops));
+		json_object_set_new(tasks, "pgfault_per_op",
+				    json_real((double)res->task_pgfault / (double)s->window_ops));
+		json_object_set_new(run, "tasks", tasks);
+	}
 	json_object_set_new(run, "sampler_cpu_s", json_real(res->sampler_cpu_s));
 	testcase_stats(o->tc, s, stats);
 	json_object_set_new(run, "stats", stats);

@@ -83,6 +83,12 @@ struct core_result {
 	bool sys_valid;
 	uint64_t sys_ctxt;
 	uint64_t sys_pgfault;
+	/* The same counted for the copy host and every task below it (copies, their threads,
+	 * helpers and children) alone: what the testcase did, whatever else the machine runs
+	 * (taskcount.h).  task_valid is false when /proc could not be read. */
+	bool task_valid;
+	uint64_t task_ctxt;
+	uint64_t task_pgfault;
 };
 
 #define CORE_MAX_COPIES 4096
