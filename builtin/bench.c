@@ -425,9 +425,13 @@ int cmd_bench(int argc, char **argv)
 	struct outfile json_out = {0};
 	json_t *runs = NULL;
 	char err[512] = "";
-	int rc = parse_bench_args(argc, argv, &o);
 	bool failed = false;
+	int rc;
 
+	/* Before the --json temp file exists: from here a signal is a flag the loop stops at
+	 * (the temp file then removed), never a death that leaves it behind. */
+	core_catch_signals();
+	rc = parse_bench_args(argc, argv, &o);
 	if (rc >= 0)
 		goto out;
 	rc = 1;

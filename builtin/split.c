@@ -34,10 +34,11 @@ const struct command_def split_command = {
 	"be written.\n",
 };
 
-/* mkdir -p, remembering what it created so a failed split can remove it again. */
+/* mkdir -p, remembering what it created so a failed split can remove it again: everything
+ * below the first directory it had to create was created too, so that one's length says all. */
 struct made_dirs {
-	char path[32][PATH_MAX];
-	size_t n;
+	char path[PATH_MAX];
+	size_t first; /* the length of the first created prefix of path; 0: none created */
 };
 
 static int make_dirs(const char *dir, struct made_dirs *made, char *err, size_t errlen)
@@ -58,8 +59,10 @@ static int make_dirs(const char *dir, struct made_dirs *made, char *err, size_t 
 			continue;
 		*p = '\0';
 		if (mkdir(buf, 0777) == 0) {
-			if (made->n < sizeof(made->path) / sizeof(made->path[0]))
-				memcpy(made->path[made->n++], buf, (size_t)(p - buf) + 1);
+			if (!made->first) {
+				made->first = (size_t)(p - buf);
+				memcpy(made->path, dir, len + 1);
+			}
 		} else if (errno != EEXIST) {
 			snprintf(err, errlen, "cannot create directory '%s': %s", buf,
 				 strerror(errno));
@@ -78,8 +81,16 @@ static int make_dirs(const char *dir, struct made_dirs *made, char *err, size_t 
 
 static void remove_made(struct made_dirs *made)
 {
-	while (made->n)
-		rmdir(made->path[--made->n]);
+	char *p = made->path, *slash;
+	size_t n = strlen(p);
+
+	if (!made->first)
+		return;
+	while (n > 1 && p[n - 1] == '/')
+		p[--n] = '\0';
+	/* From the deepest up to the first created, one component at a time. */
+	while (!rmdir(p) && (slash = strrchr(p, '/')) && (size_t)(slash - p) >= made->first)
+		*slash = '\0';
 }
 
 static int write_files(const struct job_file *job, const char *dir)

@@ -3,6 +3,7 @@
 #define _GNU_SOURCE /* memmem, asprintf, dprintf: also when a fuzzer build compiles us alone */
 #endif
 #include "mail.h"
+#include "utf8.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -65,39 +66,6 @@ bool mail_addr_spec_ok(const char *addr)
 	       is_dot_atom(at + 1, strlen(at + 1));
 }
 
-/* The length of the well-formed UTF-8 sequence at s (1 to 4), or 0: overlong forms,
- * surrogates and code points past U+10FFFF are not well-formed (Unicode 3.9, table 3-7). */
-static size_t utf8_len(const unsigned char *s, size_t n)
-{
-	unsigned char lo = 0x80, hi = 0xbf;
-	size_t len;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		len = 2;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		len = 3;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		len = 4;
-	else
-		return 0;
-	if (s[0] == 0xe0)
-		lo = 0xa0;
-	else if (s[0] == 0xed)
-		hi = 0x9f;
-	else if (s[0] == 0xf0)
-		lo = 0x90;
-	else if (s[0] == 0xf4)
-		hi = 0x8f;
-	if (n < len || s[1] < lo || s[1] > hi)
-		return 0;
-	for (size_t i = 2; i < len; i++)
-		if (s[i] < 0x80 || s[i] > 0xbf)
-			return 0;
-	return len;
-}
-
 /* A header value made safe to write: a control character becomes a space (a "\nBcc: x"
  * stays visible text, its words still apart), a byte that is not UTF-8 becomes '?', runs of
  * spaces one space (so no folded line is ever blank), the ends trimmed.  NULL on ENOMEM. */
@@ -111,7 +79,7 @@ static char *clean(const char *s, bool *eight_bit)
 		return NULL;
 	for (size_t i = 0; i < n;) {
 		unsigned char c = (unsigned char)s[i];
-		size_t l = utf8_len((const unsigned char *)s + i, n - i);
+		size_t l = utf8_seq_len((const unsigned char *)s + i, n - i);
 
 		if (c >= 0x80 && l) {
 			memcpy(o, s + i, l);
@@ -241,8 +209,10 @@ static void put_encoded(struct hbuf *h, const char *s, size_t n)
 
 	for (size_t i = 0; i < n;) {
 		/* The text is clean UTF-8; a stray byte would still go, one at a time. */
-		size_t cl = utf8_len(u + i, n - i) ? utf8_len(u + i, n - i) : 1, room, used = 0;
+		size_t cl = utf8_seq_len(u + i, n - i), room, used = 0;
 
+		if (!cl)
+			cl = 1;
 		for (size_t k = 0; k < cl; k++)
 			used += q_len(u[i + k]);
 		sep(h, EW_OVERHEAD + used, EW_LINE_MAX);
@@ -256,7 +226,9 @@ static void put_encoded(struct hbuf *h, const char *s, size_t n)
 		do {
 			size_t w = 0;
 
-			cl = utf8_len(u + i, n - i) ? utf8_len(u + i, n - i) : 1;
+			cl = utf8_seq_len(u + i, n - i);
+			if (!cl)
+				cl = 1;
 			for (size_t k = 0; k < cl; k++)
 				w += q_len(u[i + k]);
 			if (used && used + w > room)

@@ -1,33 +1,19 @@
 #include "text.h"
+#include "utf8.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* The length of the valid UTF-8 sequence at s that is not a control character (C1 included),
- * or 0: overlong forms, surrogates and code points past U+10FFFF are not valid. */
+/* The length of the well-formed UTF-8 sequence at s that is not a control character (C0, DEL
+ * or C1: U+0080..U+009F, encoded 0xc2 0x80..0x9f), or 0. */
 static size_t printable_seq(const unsigned char *s)
 {
-	uint32_t cp;
-	size_t len;
+	size_t len = utf8_seq_len(s, SIZE_MAX);
 
-	if (s[0] < 0x80)
+	if (len == 1)
 		return s[0] >= 0x20 && s[0] != 0x7f;
-	if (s[0] >= 0xc2 && s[0] <= 0xdf)
-		len = 2, cp = s[0] & 0x1f;
-	else if (s[0] >= 0xe0 && s[0] <= 0xef)
-		len = 3, cp = s[0] & 0x0f;
-	else if (s[0] >= 0xf0 && s[0] <= 0xf4)
-		len = 4, cp = s[0] & 0x07;
-	else
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80) /* also stops at the terminating NUL */
-			return 0;
-		cp = cp << 6 | (s[i] & 0x3f);
-	}
-	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff) || (cp >= 0x80 && cp <= 0x9f))
+	if (len == 2 && s[0] == 0xc2 && s[1] <= 0x9f)
 		return 0;
 	return len;
 }

@@ -77,6 +77,20 @@ rc=0
 timeout 60 "$SCALEBENCH" compare "$G/base" "$WORK/odd" >"$WORK/out" 2>"$WORK/err" || rc=$?
 check "FIFO and directory as stats.json: refused at once, named, the other runs used" bash -c \
 	"grep -q '$WORK/odd/0/stats.json: corrupt (cannot read: not a regular file), run skipped' $WORK/err && grep -q '$WORK/odd/1/stats.json: corrupt (cannot read: not a regular file)' $WORK/err && [ $rc -eq 1 ]"
+# Run directories whose numbers overflow an int (UBSan: signed overflow) or any integer.
+cp -r "$G/patched" "$WORK/bignum"
+mv "$WORK/bignum/1" "$WORK/bignum/2147483648"
+mv "$WORK/bignum/2" "$WORK/bignum/99999999999999999999"
+sb compare "$G/base" "$WORK/bignum"
+check "run directories 2147483648 and 10^20: no sanitizer report, the group still compared" bash -c \
+	"[ $rc -eq 1 ] && ! grep -q 'runtime error\|Sanitizer' $WORK/err"
+mkdir -p "$WORK/bigroot"
+cp -r "$FIX/results/." "$WORK/bigroot/"
+B=$(find "$WORK/bigroot" -type d -name base)
+mv "$B/1" "$B/2147483648"
+sb compare --results "$WORK/bigroot" --commits base,patched
+check "--results with a run directory 2147483648: no sanitizer report" bash -c \
+	"[ $rc -eq 1 ] && ! grep -q 'runtime error\|Sanitizer' $WORK/err"
 mkdir -p "$WORK/one/a/0" "$WORK/one/b/0"
 cp "$G/base/0/stats.json" "$WORK/one/a/0/"
 cp "$G/patched/0/stats.json" "$WORK/one/b/0/"

@@ -90,10 +90,10 @@ check "signal 0-300 ms into run: no copies left" no_procs "--results $R"
 # The moment the run's temp directory exists, the signal: the window that was open before the
 # handlers (store_begin came first).  inotify, so it is hit every time, not by luck.
 cat >"$WORK/watch.py" <<'PY'
-# watch.py DIR SIG CMD...: run CMD; the moment a .tmp-run-* directory appears in DIR (inotify),
-# send it SIG.  Prints its exit status the shell's way (128+N for a signal).
+# watch.py DIR PREFIX SIG CMD...: run CMD; the moment an entry named PREFIX* appears in DIR
+# (inotify), send it SIG.  Prints its exit status the shell's way (128+N for a signal).
 import ctypes, os, signal, struct, subprocess, sys
-d, sig, cmd = sys.argv[1], getattr(signal, 'SIG' + sys.argv[2]), sys.argv[3:]
+d, prefix, sig, cmd = sys.argv[1], sys.argv[2].encode(), getattr(signal, 'SIG' + sys.argv[3]), sys.argv[4:]
 libc = ctypes.CDLL(None, use_errno=True)
 fd = libc.inotify_init()
 if fd < 0 or libc.inotify_add_watch(fd, d.encode(), 0x100) < 0:  # IN_CREATE
@@ -107,7 +107,7 @@ while not sent:
         _, mask, _, n = struct.unpack_from('iIII', buf, off)
         name = buf[off + 16:off + 16 + n].rstrip(b'\0')
         off += 16 + n
-        if name.startswith(b'.tmp-run-') and not sent:
+        if name.startswith(prefix) and not sent:
             p.send_signal(sig)
             sent = True
 rc = p.wait()
@@ -116,13 +116,25 @@ PY
 C=$(find "$R" -regex '.*/c1' -type d)
 bad=""
 for sig in INT TERM INT TERM; do
-	got=$(python3 "$WORK/watch.py" "$C" $sig "$SCALEBENCH" run "$WORK/short.yaml" \
+	got=$(python3 "$WORK/watch.py" "$C" .tmp-run- $sig "$SCALEBENCH" run "$WORK/short.yaml" \
 		--results "$R" --commit c1 -q)
 	[ "$got" = $((128 + $(kill -l $sig))) ] || bad="$bad SIG$sig:exit$got"
 done
 check "signal as the temp run directory appears: exits 128+N" [ -z "$bad" ] || echo "     $bad"
 check "signal as the temp run directory appears: no .tmp-run-* left" \
 	bash -c "! find $R -name '.tmp-run-*' | grep -q ."
+
+# The same for bench --json: the signal the moment its temp file appears (it used to come
+# before bench's handlers were installed, and the temp file stayed).
+mkdir "$WORK/bj"
+bad=""
+for sig in INT TERM; do
+	got=$(python3 "$WORK/watch.py" "$WORK/bj" out.json.tmp. $sig "$SCALEBENCH" bench getppid1 \
+		-t 1 -s 5 -w 0 --json "$WORK/bj/out.json")
+	[ "$got" = $((128 + $(kill -l $sig))) ] || bad="$bad SIG$sig:exit$got"
+done
+check "bench --json, signal as its temp file appears: exits 128+N" [ -z "$bad" ] || echo "     $bad"
+check "bench --json, signal as its temp file appears: no file left" [ -z "$(ls -A "$WORK/bj")" ]
 
 # plot --png interrupted while gnuplot runs (a gnuplot found first in PATH that stalls before
 # the real one, and leaves a child that ignores SIGTERM): exit 128+N, the output's temp file

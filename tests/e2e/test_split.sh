@@ -115,6 +115,15 @@ check "-o under a file: nothing on stdout" [ ! -s "$WORK/out" ]
 mkdir -p "$WORK/newparent"
 sb split jobs/default.yaml -o "$WORK/newparent/a/b/c/deep"
 check "-o: missing parents are created" bash -c "[ $rc -eq 0 ] && [ \$(ls $WORK/newparent/a/b/c/deep | wc -l) -eq 12 ]"
+# A failed split removes every directory it made, however many (it used to remember 32): 40
+# new levels whose files' paths come out too long once the job names are added.
+mkdir "$WORK/made"
+deep=$(python3 -c "import sys; d = sys.argv[1]
+while len(d) < 3980: d += '/' + 'd' * 99
+print(d + '/' + 'e' * (4080 - len(d) - 1))" "$WORK/made")
+sb split jobs/default.yaml -o "$deep"
+check "-o whose file paths are too long: exit 1, the directories it made removed" bash -c \
+	"[ $rc -ne 0 ] && grep -q 'path too long' $WORK/err && [ -z \"\$(ls -A $WORK/made)\" ]"
 if [ "$(id -u)" -ne 0 ]; then
 	mkdir "$WORK/ro" && chmod 555 "$WORK/ro"
 	sb split jobs/default.yaml -o "$WORK/ro"
