@@ -4,7 +4,8 @@
 #   make            build build/scalebench and its helper binaries
 #   make run        the main job (jobs/default.yaml): page_fault3, fallocate1, exec1 at 1 and
 #                   nproc copies, both modes, with the default monitors, into ./results
-#   make check      build with ASan+UBSan and run every test (unit and end-to-end)
+#   make check      build with ASan+UBSan and run every test (unit, end-to-end, fuzzers)
+#   make fuzz       build the libFuzzer harnesses (clang) and run each for FUZZ_TIME seconds
 #   make bench      the benchmarks in bench/ (harness, monitors, analyzer)
 #   make plugin-example  build/examples/uname_plugin.so, the example plug-in
 #   make install    PREFIX=/usr/local DESTDIR=
@@ -41,13 +42,26 @@ ANALYZE_UNITS = test_stats test_verdicts test_plot test_bisect test_sweep test_j
 
 B  = build
 BA = build/asan
+BF = build/fuzz
 
 ARCHIVES  = $(LAYERS:%=$(B)/lib%.a)
 ARCHIVESA = $(LAYERS:%=$(BA)/lib%.a)
 ANALYZE_ARCHIVESA = $(BA)/libanalyze.a $(BA)/libstore.a $(BA)/liblib.a
 UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BA)/tests/%)
 
-.PHONY: all setup run check check-build unit e2e bench install uninstall clean format plugin-example
+# Fuzzing: every tests/fuzz/fuzz_NAME.c is a libFuzzer harness.  The layers are built a third
+# time, by clang with coverage and ASan+UBSan, into archives each harness links against, so a
+# new harness needs no rule and no list of sources.  FUZZ_TIME: seconds per harness.
+FUZZ_CC    ?= clang
+FUZZ_TIME  ?= 30
+FUZZ_CFLAGS = -std=c11 $(WARN) -D_GNU_SOURCE -pthread -MMD -MP -I$(B)/gen \
+	      -DSCALEBENCH_LIBEXECDIR='"$(LIBEXECDIR)"' -g -O1 $(SANITIZE)
+ARCHIVESF   = $(LAYERS:%=$(BF)/lib%.a)
+FUZZ_SRC    = $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_BIN    = $(FUZZ_SRC:tests/fuzz/%.c=$(BF)/%)
+
+.PHONY: all setup run check check-build unit e2e bench install uninstall clean format \
+	plugin-example fuzz fuzz-build
 
 HELPERS = scalebench-exec-helper scalebench-exec-helper-dyn
 
@@ -70,6 +84,10 @@ $(BA)/%.o: %.c | $(B)/layers.ok
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(SANITIZE) -c -o $@ $<
 
+$(BF)/%.o: %.c | $(B)/layers.ok
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
 # One archive per layer; objects are pulled in only when a layer above calls them.
 define layer_archive
 $(1)/lib$(2).a: $$(patsubst %.c,$(1)/%.o,$$(wildcard $(2)/*.c))
@@ -78,6 +96,7 @@ $(1)/lib$(2).a: $$(patsubst %.c,$(1)/%.o,$$(wildcard $(2)/*.c))
 endef
 $(foreach l,$(LAYERS),$(eval $(call layer_archive,$(B),$(l))))
 $(foreach l,$(LAYERS),$(eval $(call layer_archive,$(BA),$(l))))
+$(foreach l,$(LAYERS),$(eval $(call layer_archive,$(BF),$(l))))
 
 # The built-in testcases: every `const struct testcase tc_<name>` in testcases/.
 TC_SRC = $(filter-out testcases/registry.c, $(wildcard testcases/*.c))
@@ -85,7 +104,8 @@ $(B)/gen/testcases.inc: $(TC_SRC)
 	@mkdir -p $(dir $@)
 	grep -ho '^const struct testcase tc_[a-z0-9_]*' $(TC_SRC) | sed 's/.* //' | sort | \
 		sed 's/.*/TESTCASE(&)/' >$@.tmp && mv $@.tmp $@
-$(B)/testcases/registry.o $(BA)/testcases/registry.o: $(B)/gen/testcases.inc
+$(B)/testcases/registry.o $(BA)/testcases/registry.o $(BF)/testcases/registry.o: \
+	$(B)/gen/testcases.inc
 
 # The monitors, likewise: every `const struct monitor mon_<name>` in monitors/.
 MON_SRC = $(filter-out monitors/monitor.c, $(wildcard monitors/*.c))
@@ -93,7 +113,7 @@ $(B)/gen/monitors.inc: $(MON_SRC)
 	@mkdir -p $(dir $@)
 	grep -ho '^const struct monitor mon_[a-z0-9_]*' /dev/null $(MON_SRC) | sed 's/.* //' | \
 		sort | sed 's/.*/MONITOR(&)/' >$@.tmp && mv $@.tmp $@
-$(B)/monitors/monitor.o $(BA)/monitors/monitor.o: $(B)/gen/monitors.inc
+$(B)/monitors/monitor.o $(BA)/monitors/monitor.o $(BF)/monitors/monitor.o: $(B)/gen/monitors.inc
 
 $(B)/scalebench: $(B)/main.o $(ARCHIVES)
 	$(CC) $(ALL_CFLAGS) $(EXPORTS) -o $@ $(B)/main.o $(ARCHIVES) $(LIBS)
@@ -122,6 +142,9 @@ $(ANALYZE_UNITS:%=$(BA)/tests/%): $(BA)/tests/%: tests/unit/%.c $(ANALYZE_ARCHIV
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(SANITIZE) -o $@ $< $(ANALYZE_ARCHIVESA) -lcmocka $(ANALYZE_LIBS)
 
+$(BF)/fuzz_%: tests/fuzz/fuzz_%.c $(ARCHIVESF)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(ARCHIVESF) $(LIBS)
+
 $(B)/bench/bare_getppid: bench/bare_getppid.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 $(WARN) -O2 -D_GNU_SOURCE -o $@ $<
@@ -147,10 +170,17 @@ run: all
 	$(B)/scalebench run jobs/default.yaml
 
 # Everything the tests need, built; `./tests/run.sh NAME` then runs the tests whose name has NAME.
-check-build: all $(BA)/scalebench $(HELPERS:%=$(BA)/%) $(UNIT_BIN) $(PLUGIN_EXAMPLE)
+check-build: all $(BA)/scalebench $(HELPERS:%=$(BA)/%) $(UNIT_BIN) $(PLUGIN_EXAMPLE) $(FUZZ_BIN)
 
 check: check-build
-	./tests/run.sh
+	FUZZ_TIME=$(FUZZ_TIME) ./tests/run.sh
+
+fuzz-build: $(FUZZ_BIN)
+
+# Each harness on a copy of its corpus (tests/fuzz/corpus/NAME); any crash, leak or timeout
+# fails it, naming the input and printing the sanitizer's report (tests/fuzz/run.sh).
+fuzz: fuzz-build
+	FUZZ_TIME=$(FUZZ_TIME) ./tests/fuzz/run.sh $(FUZZ_BIN)
 
 # Both run even when the first misses its target; make fails if either does.
 bench: all $(B)/bench/bare_getppid $(B)/bench/bare_sampling
@@ -176,4 +206,4 @@ format:
 clean:
 	rm -rf $(B)
 
--include $(shell find $(B) -name '*.d' 2>/dev/null)
+-include $(shell find $(B) -name '*.d' -type f 2>/dev/null)

@@ -1,7 +1,7 @@
 #!/bin/bash
-# Run every test: the unit tests (cmocka, built with ASan+UBSan) and the end-to-end tests
-# (the real binary, sanitizer build, plus valgrind on the plain build).  Ends with the line
-# CI reads: "N passed, N failed".
+# Run every test: the unit tests (cmocka, built with ASan+UBSan), the end-to-end tests (the
+# real binary, sanitizer build, plus valgrind on the plain build) and the fuzzers.  Ends with
+# the line CI reads: "N passed, N failed".
 set -u
 cd "$(dirname "$0")/.."
 
@@ -44,6 +44,19 @@ for t in tests/e2e/test_*.sh; do
 		echo fail >>"$RESULTS"
 	elif [ "$(wc -l <"$RESULTS")" -eq "$before" ]; then
 		echo "FAIL $t ran no check"
+		echo fail >>"$RESULTS"
+	fi
+done
+
+# The libFuzzer harnesses (build/fuzz, from tests/fuzz/fuzz_*.c): each runs FUZZ_TIME seconds
+# (default 30) on a copy of its corpus; a crash, leak or timeout fails it (tests/fuzz/run.sh).
+for t in build/fuzz/fuzz_*; do
+	[ -f "$t" ] && [ -x "$t" ] || continue
+	[ -z "$only" ] || [[ "$t" == *"$only"* ]] || continue
+	echo "== fuzz: $t"
+	if tests/fuzz/run.sh "$t"; then
+		echo pass >>"$RESULTS"
+	else
 		echo fail >>"$RESULTS"
 	fi
 done

@@ -1,0 +1,105 @@
+#!/bin/bash
+# tests/fuzz/run.sh, the fuzzing step of make check: a harness that crashes, trips UBSan, leaks
+# or hangs fails it, with the input kept and named and the sanitizer's report printed; a clean
+# one passes; the checked-in corpus is used by copy and never grows.
+set -u
+. "$(dirname "$0")/../lib.sh"
+
+if ! command -v clang >/dev/null; then
+	fail "clang is installed (make setup)"
+	exit 0
+fi
+
+# One harness, its misdeed chosen by SELFTEST for every input.
+cat >"$WORK/fuzz_selftest.c" <<'C'
+#include <limits.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	const char *mode = getenv("SELFTEST");
+	if (!mode)
+		return 0;
+	if (!strcmp(mode, "asan")) {
+		char *p = malloc(4);
+		p[4 + size % 2] = 1;
+		free(p);
+	} else if (!strcmp(mode, "ubsan")) {
+		volatile int x = INT_MAX;
+		x += (int)size + 1;
+	} else if (!strcmp(mode, "leak")) {
+		char *volatile lost = malloc(16);
+
+		lost[0] = 1;
+		lost = NULL;
+	} else if (!strcmp(mode, "hang")) {
+		for (;;)
+			pause();
+	}
+	(void)data;
+	return 0;
+}
+C
+if ! clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+	-o "$WORK/fuzz_selftest" "$WORK/fuzz_selftest.c" 2>"$WORK/cc"; then
+	fail "selftest harness builds (clang, libclang-rt-14-dev)" "$(head -5 "$WORK/cc")"
+	exit 0
+fi
+mkdir -p "$WORK/corpus/selftest"
+printf 'seed' >"$WORK/corpus/selftest/seed"
+
+# selftest MODE [VAR=VALUE...]: run the harness through run.sh; output in $WORK/run, $rc.
+selftest() {
+	local mode=$1
+	shift
+	rc=0
+	env SELFTEST="$mode" FUZZ_TIME=3 FUZZ_TIMEOUT=2 FUZZ_CORPUS="$WORK/corpus" \
+		FUZZ_OUT="$WORK/out-$mode" "$@" tests/fuzz/run.sh "$WORK/fuzz_selftest" \
+		>"$WORK/run" 2>&1 || rc=$?
+}
+run_has() {
+	grep -q -- "$1" "$WORK/run"
+}
+# input_kept MODE KIND: the input named in the output is kept under FUZZ_OUT (libFuzzer runs
+# the empty input first, so it may be empty).
+input_kept() {
+	local path
+	path=$(sed -n 's/^  input: \([^ ]*\) .*/\1/p' "$WORK/run" | head -1)
+	[ -n "$path" ] && [[ "$path" == "$WORK/out-$1/artifacts/selftest/$2"* ]] && [ -f "$path" ]
+}
+
+selftest none
+check "a clean harness passes" [ "$rc" -eq 0 ]
+check "a clean harness reports its inputs and coverage" run_has "fuzz selftest: ok, [0-9]* inputs"
+check "the fuzzer's output goes to its log" \
+	grep -q "Done [0-9]* runs" "$WORK/out-none/logs/selftest.log"
+check "the checked-in corpus does not grow" \
+	bash -c "[ \"\$(ls '$WORK/corpus/selftest')\" = seed ]"
+
+selftest asan
+check "an ASan report fails the run" [ "$rc" -ne 0 ]
+check "an ASan failure names its input" input_kept asan crash-
+check "an ASan failure prints the report" run_has "ERROR: AddressSanitizer: heap-buffer-overflow"
+check "an ASan failure says how to reproduce" run_has "reproduce: $WORK/fuzz_selftest "
+
+selftest ubsan
+check "a UBSan report fails the run" [ "$rc" -ne 0 ]
+check "a UBSan failure names its input" input_kept ubsan crash-
+check "a UBSan failure prints the report" run_has "runtime error: signed integer overflow"
+
+selftest leak
+check "a leak fails the run" [ "$rc" -ne 0 ]
+check "a leak names its input" input_kept leak leak-
+check "a leak prints the report" run_has "ERROR: LeakSanitizer: detected memory leaks"
+
+selftest hang
+check "an input over FUZZ_TIMEOUT fails the run" [ "$rc" -ne 0 ]
+check "a timeout names its input" input_kept hang timeout-
+check "a timeout prints the report" run_has "ERROR: libFuzzer: timeout"
+
+rc=0
+FUZZ_OUT="$WORK/out-missing" tests/fuzz/run.sh "$WORK/fuzz_missing" >"$WORK/run" 2>&1 || rc=$?
+check "a harness that is not built fails the run" [ "$rc" -ne 0 ]
