@@ -1,0 +1,174 @@
+#!/bin/bash
+# Fault injection through the real binary, each part asserting what survives: a results root
+# that fills up mid-run and mid-plot, concurrent runners on one tree, a monitor whose /proc file
+# vanishes mid-run, and copies that crash, hang, or leave a grandchild that ignores SIGTERM.
+set -u
+. "$(dirname "$0")/../lib.sh"
+
+# Nothing of ours may outlive the script: mounts by path, processes by pid or by our marker.
+MNT=()
+PIDS=()
+MARK="sbf-$$"
+cleanup() {
+	for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
+	pkill -KILL -x "$MARK" 2>/dev/null
+	for m in "${MNT[@]}"; do umount "$m" 2>/dev/null; done
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+
+# tree_sum DIR: one line per file under DIR, its content's hash and its path.
+tree_sum() {
+	(cd "$1" && find . -type f -print0 | sort -z | xargs -0 -r sha256sum)
+}
+
+# half_runs DIR: the temp run directories and the numbered runs without stats.json or
+# meta.json under DIR (empty when every run is whole).
+half_runs() {
+	find "$1" -name '.tmp-run-*'
+	find "$1" -type d -regex '.*/[0-9]+' | while read -r d; do
+		[ -s "$d/stats.json" ] && [ -s "$d/meta.json" ] || echo "$d"
+	done
+}
+
+# ---- 4. copies that crash, hang, or leave a grandchild behind -------------------------------
+
+mkdir -p "$WORK/include/scalebench"
+cp testcases/testcase.h "$WORK/include/scalebench/"
+cat >"$WORK/faulty.c" <<'C'
+#define _GNU_SOURCE
+#include <scalebench/testcase.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <fcntl.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+static int segv_run(struct tc_copy *copy, volatile uint64_t *iterations)
+{
+	(void)copy;
+	for (int i = 0; i < 1000; i++)
+		(*iterations)++;
+	usleep(300000);
+	raise(SIGSEGV);
+	return 0;
+}
+
+/* Counts through the warmup, then stops: the window sees no progress. */
+static int hang_run(struct tc_copy *copy, volatile uint64_t *iterations)
+{
+	(void)copy;
+	for (int i = 0; i < 1000; i++)
+		(*iterations)++;
+	for (;;)
+		pause();
+	return 0;
+}
+
+/* A grandchild that ignores SIGTERM, named so the test can find it; with leave, it also
+ * leaves the copies' process group and session, as a daemon would. */
+static void grandchild(int leave)
+{
+	pid_t pid = fork();
+
+	if (pid != 0)
+		return;
+	if (leave)
+		setsid();
+	/* Proof that it was born: the test checks it is gone, not that it never was. */
+	if (getenv("SBFAULT_BORN"))
+		close(open(getenv("SBFAULT_BORN"), O_WRONLY | O_CREAT | O_CLOEXEC, 0644));
+	prctl(PR_SET_NAME, getenv("SBFAULT_MARK") ? getenv("SBFAULT_MARK") : "sbf-unnamed");
+	signal(SIGTERM, SIG_IGN);
+	signal(SIGINT, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	for (;;)
+		pause();
+}
+
+static int fork_ignore_run(struct tc_copy *copy, volatile uint64_t *iterations)
+{
+	(void)copy;
+	grandchild(0);
+	for (;;)
+		(*iterations)++;
+	return 0;
+}
+
+static int fork_escape_run(struct tc_copy *copy, volatile uint64_t *iterations)
+{
+	(void)copy;
+	grandchild(1);
+	for (;;)
+		(*iterations)++;
+	return 0;
+}
+
+static const struct testcase tc_segv = {
+	.name = "segv", .description = "segfaults", .suite = "plugin", .run = segv_run,
+};
+static const struct testcase tc_hang = {
+	.name = "hang", .description = "stops counting", .suite = "plugin", .run = hang_run,
+};
+static const struct testcase tc_fork_ignore = {
+	.name = "fork_ignore", .description = "a grandchild ignoring SIGTERM", .suite = "plugin",
+	.run = fork_ignore_run,
+};
+static const struct testcase tc_fork_escape = {
+	.name = "fork_escape", .description = "a daemonized grandchild ignoring SIGTERM",
+	.suite = "plugin", .run = fork_escape_run,
+};
+SCALEBENCH_PLUGIN(&tc_segv, &tc_hang, &tc_fork_ignore, &tc_fork_escape);
+C
+cc -std=c11 -Wall -Wextra -Werror -O2 -I"$WORK/include" -shared -fPIC -o "$WORK/faulty.so" \
+	"$WORK/faulty.c" 2>"$WORK/cc.err"
+check "fault plug-in builds" [ -f "$WORK/faulty.so" ]
+
+# fault_run TEST MODE: one run of the faulty testcase into $WORK/rf; $rc, $secs, $run set.
+fault_run() {
+	local t=$1 mode=$2 start=$SECONDS
+	rm -f "$WORK/born"
+	cat >"$WORK/f.yaml" <<YAML
+runtime: 1s
+warmup: 0.5s
+nr_task: 1
+will-it-scale: {mode: $mode, test: $t}
+YAML
+	rc=0
+	# A SIGSEGV is the testcase's own: ASan's handler would turn it into an exit status.
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0 SBFAULT_MARK=$MARK SBFAULT_BORN=$WORK/born timeout -s KILL 60 "$SCALEBENCH" run "$WORK/f.yaml" \
+		--plugin "$WORK/faulty.so" --results "$WORK/rf" --commit c --no-monitors \
+		--tmpdir "$WORK/tmp" -q >"$WORK/out" 2>"$WORK/err" || rc=$?
+	secs=$((SECONDS - start))
+	run=$(ls -d "$WORK"/rf/*/"$mode-1-$t"/*/*/*/*/c/0 2>/dev/null)
+}
+mkdir -p "$WORK/tmp"
+for mode in process thread; do
+	fault_run segv $mode
+	check "segv ($mode): exit 1 within 30 s, stored as failed" bash -c \
+		"[ $rc -eq 1 ] && [ $secs -le 30 ] && [ -n '$run' ]"
+	check "segv ($mode): the failure names signal 11" json_true "$run/meta.json" \
+		"d['status'] == 'failed' and 'signal 11' in d['failure'] and d['failure_stats']"
+	fault_run hang $mode
+	check "hang ($mode): exit 1 within 30 s, stored as failed" bash -c \
+		"[ $rc -eq 1 ] && [ $secs -le 30 ] && [ -n '$run' ]"
+	check "hang ($mode): the failure says no progress" json_true "$run/meta.json" \
+		"d['status'] == 'failed' and 'no progress' in d['failure']"
+	fault_run fork_ignore $mode
+	check "fork_ignore ($mode): stored within 30 s" bash -c \
+		"[ $rc -eq 0 ] && [ $secs -le 30 ] && [ -n '$run' ]"
+	check "fork_ignore ($mode): the grandchild was born, and is gone" bash -c \
+		"[ -e $WORK/born ] && ! pgrep -x $MARK >/dev/null"
+	pkill -KILL -x "$MARK"
+done
+# A grandchild that left the group and ignores SIGTERM is killed after the grace (5 s).
+fault_run fork_escape process
+check "fork_escape: stored within 30 s" bash -c "[ $rc -eq 0 ] && [ $secs -le 30 ] && [ -n '$run' ]"
+check "fork_escape: the grandchild was born, and is gone" bash -c \
+	"[ -e $WORK/born ] && ! pgrep -x $MARK >/dev/null"
+pkill -KILL -x "$MARK"
+check "faulty copies: no temp files left" [ -z "$(ls -A "$WORK/tmp")" ]
+check "faulty copies: no half runs" [ -z "$(half_runs "$WORK/rf")" ]
+fault_run fork_ignore process
+check "after the faulty copies, the next run on the tree works" bash -c \
+	"[ $rc -eq 0 ] && [ -s $WORK/rf/plugin/process-1-fork_ignore/*/*/*/*/c/1/stats.json ]"
