@@ -31,6 +31,80 @@ half_runs() {
 	done
 }
 
+# ---- 1. a results root that fills up mid-run and mid-plot ------------------------------------
+
+FULL=$WORK/full
+mkdir "$FULL"
+if mount -t tmpfs -o size=1m tmpfs "$FULL"; then
+	MNT+=("$FULL")
+	cat >"$WORK/m.yaml" <<YAML
+runtime: 1s
+warmup: 0
+nr_task: 1
+will-it-scale: {mode: process, test: getppid1}
+meminfo:
+proc-vmstat:
+YAML
+	sb run "$WORK/m.yaml" --results "$FULL" --commit c1 -r 2 -q
+	check "full disk: two runs stored while there is room" [ $rc -eq 0 ]
+	commit_dir=$(dirname "$(ls -d "$FULL"/will-it-scale/*/*/*/*/*/c1/0)")
+	tree_sum "$FULL" >"$WORK/before.sum"
+	# Fill the disk once the run has begun, leaving FREE KiB: the store fails at the output,
+	# a monitor's raw file, meta.json or stats.json depending on how much.
+	for free in 0 8 20 24; do
+		"$SCALEBENCH" run "$WORK/m.yaml" --results "$FULL" --commit c1 -q \
+			>"$WORK/out" 2>"$WORK/err" &
+		pid=$!
+		PIDS+=($pid)
+		for _ in $(seq 1 200); do
+			ls -d "$commit_dir"/.tmp-run-* >/dev/null 2>&1 && break
+			sleep 0.02
+		done
+		dd if=/dev/zero of="$FULL/filler" bs=4k 2>/dev/null
+		truncate -s "-${free}K" "$FULL/filler"
+		rc=0
+		wait $pid || rc=$?
+		check "full disk ($free KiB left): exit 1, naming the run directory and ENOSPC" bash -c \
+			"[ $rc -eq 1 ] && grep -q 'cannot write $commit_dir/.tmp-run-[^/]*/[^ ]*: No space left on device; the run was discarded' $WORK/err"
+		check "full disk ($free KiB left): no temp run, no half run" [ -z "$(half_runs "$FULL")" ]
+		check "full disk ($free KiB left): only the earlier runs" \
+			[ "$(ls -A "$commit_dir" | tr '\n' ' ')" = "0 1 " ]
+		check "full disk ($free KiB left): no sanitizer report" bash -c "! grep -q Sanitizer $WORK/err"
+		rm -f "$FULL/filler"
+	done
+	tree_sum "$FULL" >"$WORK/after.sum"
+	check "full disk: the earlier runs are intact, byte for byte" cmp -s "$WORK/before.sum" "$WORK/after.sum"
+	sb run "$WORK/m.yaml" --results "$FULL" --commit c2 -r 2 -q
+	check "full disk: once space is freed, runs are stored" bash -c \
+		"[ $rc -eq 0 ] && [ -z \"\$(find $FULL -name '.tmp-run-*')\" ] && ls -d $FULL/will-it-scale/*/*/*/*/*/c2/1 >/dev/null"
+	sb compare --results "$FULL" --commits c1,c2 --json
+	check "full disk: compare reads every run (2 and 2)" json_true "$WORK/out" \
+		"[g['runs'] for g in d['jobs'][0]['groups']] == [2, 2]"
+
+	# Mid-plot, with nothing or a few KiB left (gnuplot used to write the file itself, and a
+	# truncated image replaced the old one with exit 0): the new file is not written at all,
+	# the old one is kept.
+	for fmt in png svg; do
+		plot=$FULL/plot.$fmt
+		sb plot "$commit_dir" "${commit_dir%/c1}/c2" --$fmt "$plot"
+		check "plot --$fmt with room: written" bash -c "[ $rc -eq 0 ] && [ -s $plot ]"
+		old=$(sha256sum <"$plot")
+		for free in 0 8; do
+			dd if=/dev/zero of="$FULL/filler" bs=4k 2>/dev/null
+			truncate -s "-${free}K" "$FULL/filler"
+			sb plot "$commit_dir" "${commit_dir%/c1}/c2" --$fmt "$plot"
+			check "plot --$fmt, $free KiB left: fails, naming the file and ENOSPC" bash -c \
+				"[ $rc -ne 0 ] && grep -q 'cannot write $plot: No space left on device' $WORK/err"
+			check "plot --$fmt, $free KiB left: the old file intact, no temp file" bash -c \
+				"[ \"\$(sha256sum <$plot)\" = '$old' ] && [ -z \"\$(ls $FULL | grep '\.tmp\.')\" ]"
+			rm -f "$FULL/filler"
+		done
+	done
+	umount "$FULL"
+else
+	fail "full disk: cannot mount a tmpfs (tests run as root)"
+fi
+
 # ---- 4. copies that crash, hang, or leave a grandchild behind -------------------------------
 
 mkdir -p "$WORK/include/scalebench"
