@@ -31,6 +31,13 @@ half_runs() {
 	done
 }
 
+# checkv NAME FILE CONDITION...: check, and on failure show the head of FILE (stderr, failures).
+checkv() {
+	local name=$1 info=$2
+	shift 2
+	if "$@"; then pass "$name"; else fail "$name" "condition failed: $*" "$(head -c 2000 "$info")"; fi
+}
+
 # ---- 1. a results root that fills up mid-run and mid-plot ------------------------------------
 
 FULL=$WORK/full
@@ -51,7 +58,7 @@ YAML
 	tree_sum "$FULL" >"$WORK/before.sum"
 	# Fill the disk once the run has begun, leaving FREE KiB: the store fails at the output,
 	# a monitor's raw file, meta.json or stats.json depending on how much.
-	for free in 0 8 20 24; do
+	for free in 0 8 16 24; do
 		"$SCALEBENCH" run "$WORK/m.yaml" --results "$FULL" --commit c1 -q \
 			>"$WORK/out" 2>"$WORK/err" &
 		pid=$!
@@ -64,7 +71,7 @@ YAML
 		truncate -s "-${free}K" "$FULL/filler"
 		rc=0
 		wait $pid || rc=$?
-		check "full disk ($free KiB left): exit 1, naming the run directory and ENOSPC" bash -c \
+		checkv "full disk ($free KiB left): exit 1, naming the run directory and ENOSPC" "$WORK/err" bash -c \
 			"[ $rc -eq 1 ] && grep -q 'cannot write $commit_dir/.tmp-run-[^/]*/[^ ]*: No space left on device; the run was discarded' $WORK/err"
 		check "full disk ($free KiB left): no temp run, no half run" [ -z "$(half_runs "$FULL")" ]
 		check "full disk ($free KiB left): only the earlier runs" \
@@ -104,6 +111,39 @@ YAML
 else
 	fail "full disk: cannot mount a tmpfs (tests run as root)"
 fi
+
+# ---- 2. concurrent runners on one results tree -------------------------------------------------
+
+cat >"$WORK/c.yaml" <<YAML
+runtime: 0.5s
+warmup: 0
+nr_task: 1
+will-it-scale: {mode: process, test: getppid1}
+YAML
+for n in 2 4; do
+	pids=()
+	for i in $(seq 1 $n); do
+		"$SCALEBENCH" run "$WORK/c.yaml" --results "$WORK/rc" --commit "c$n" -r 3 \
+			--no-monitors -q >"$WORK/out.$n.$i" 2>"$WORK/err.$n.$i" &
+		pids+=($!)
+		PIDS+=($!)
+	done
+	bad=0
+	for p in "${pids[@]}"; do wait "$p" || bad=$((bad + 1)); done
+	dir=$(ls -d "$WORK"/rc/will-it-scale/*/*/*/*/*/c$n)
+	cat "$WORK"/err.$n.* >"$WORK/err.$n"
+	grep -h '"failure"' "$dir"/*/meta.json >>"$WORK/err.$n"
+	checkv "$n concurrent runners: all exit 0" "$WORK/err.$n" [ $bad -eq 0 ]
+	check "$n concurrent runners: runs 0..$((3 * n - 1)), each number once" \
+		[ "$(ls "$dir" | sort -n | tr '\n' ' ')" = "$(seq -s ' ' 0 $((3 * n - 1))) " ]
+	check "$n concurrent runners: every run complete, no temp run" [ -z "$(half_runs "$WORK/rc")" ]
+	check "$n concurrent runners: every run ok" bash -c \
+		"[ \$(grep -l '\"status\": \"ok\"' $dir/*/meta.json | wc -l) -eq $((3 * n)) ]"
+	check "$n concurrent runners: no sanitizer report" bash -c "! grep -q Sanitizer $WORK/err.$n"
+done
+sb compare --results "$WORK/rc" --commits c2,c4 --json
+check "concurrent runners: compare reads them all (6 and 12 runs)" json_true "$WORK/out" \
+	"[g['runs'] for g in d['jobs'][0]['groups']] == [6, 12]"
 
 # ---- 4. copies that crash, hang, or leave a grandchild behind -------------------------------
 
