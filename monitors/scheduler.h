@@ -16,6 +16,8 @@ struct monitor_run {
 	struct monitor_ctx ctx;
 	bool prepared; /* prepare() succeeded (or there is none): start owed */
 	bool started;  /* start() succeeded: stop/reduce owed */
+	bool lost;     /* a sample or the stop failed (its file vanished): no more calls */
+	double lost_s; /* when, in seconds since the window opened */
 	double next_s;
 };
 
@@ -51,8 +53,11 @@ struct monitor_window {
 };
 
 /* After the window: every monitor that ran adds its stats to `stats`; meta (an object) gets
- * each monitor's entry for meta.json, {"status": "ok" | "not run" | "unavailable", "note",
- * and what the monitor adds}.  The raw samples stay in v[i].ctx.raw for those started. */
+ * each monitor's entry for meta.json, {"status": "ok" | "not run" | "unavailable" |
+ * "incomplete", "note", and what the monitor adds}.  An incomplete monitor lost its source
+ * during the window: its stats would cover only part of it, so they go to its entry's
+ * "partial_stats", not to `stats`, and the note says what failed and when.  The raw samples
+ * stay in v[i].ctx.raw for those started. */
 void monitor_set_reduce(struct monitor_set *ms, const struct monitor_window *w, json_t *stats,
 			json_t *meta);
 

@@ -145,6 +145,68 @@ sb compare --results "$WORK/rc" --commits c2,c4 --json
 check "concurrent runners: compare reads them all (6 and 12 runs)" json_true "$WORK/out" \
 	"[g['runs'] for g in d['jobs'][0]['groups']] == [6, 12]"
 
+# ---- 3. a monitor whose /proc file vanishes mid-run ---------------------------------------------
+
+# SCALEBENCH_PROCFS re-roots the procfs monitors: meminfo and vmstat are copies the test owns.
+PROCFS=$WORK/procfs
+mkdir "$PROCFS"
+cat >"$WORK/v.yaml" <<YAML
+runtime: 3s
+warmup: 0
+nr_task: 1
+will-it-scale: {mode: process, test: getppid1}
+meminfo: {interval: 0.2s}
+proc-vmstat: {interval: 0.2s}
+YAML
+# vanish HOW: run with the fixture files, and 1 s into the window do HOW to meminfo.
+vanish() {
+	local how=$1 pid start
+	cp /proc/meminfo /proc/vmstat "$PROCFS/"
+	start=$SECONDS
+	SCALEBENCH_PROCFS=$PROCFS "$SCALEBENCH" run "$WORK/v.yaml" --results "$WORK/rv" \
+		--commit "$how" -q >"$WORK/out" 2>"$WORK/err" &
+	pid=$!
+	PIDS+=($pid)
+	for _ in $(seq 1 200); do
+		ls -d "$WORK"/rv/*/*/*/*/*/*/"$how"/.tmp-run-* >/dev/null 2>&1 && break
+		sleep 0.02
+	done
+	sleep 1
+	case $how in
+	deleted) rm "$PROCFS/meminfo" ;;
+	fifo) rm "$PROCFS/meminfo" && mkfifo "$PROCFS/meminfo" ;;
+	garbage) printf 'this is not\x00meminfo\n' >"$PROCFS/meminfo" ;;
+	esac
+	rc=0
+	timeout 60 tail --pid=$pid -f /dev/null
+	wait $pid || rc=$?
+	secs=$((SECONDS - start))
+	meta=$(ls "$WORK"/rv/*/*/*/*/*/*/"$how"/0/meta.json 2>/dev/null)
+	rm -rf "$PROCFS"/*
+}
+for how in deleted fifo garbage; do
+	vanish $how
+	checkv "meminfo $how mid-run: the run is stored, exit 0, within 60 s" "$WORK/err" bash -c \
+		"[ $rc -eq 0 ] && [ -n '$meta' ] && [ $secs -lt 60 ] && ! grep -q Sanitizer $WORK/err"
+	stats=$(dirname "$meta")/stats.json
+	[ -n "${FAULTS_DEBUG:-}" ] && json "$meta" "d['monitors']" && cat "$WORK/err"
+	check "meminfo $how mid-run: the run itself is ok, proc-vmstat whole" json_true "$meta" \
+		"d['status'] == 'ok' and d['monitors']['proc-vmstat']['status'] == 'ok'"
+	[ $how = garbage ] && break
+	check "meminfo $how mid-run: marked incomplete, the note says what and when" json_true "$meta" \
+		"d['monitors']['meminfo']['status'] == 'incomplete' and '$PROCFS/meminfo' in d['monitors']['meminfo']['note'] and 'into the 3 s window' in d['monitors']['meminfo']['note'] and 'not provided' not in d['monitors']['meminfo']['note']"
+	check "meminfo $how mid-run: its stats before are kept aside in meta.json" json_true "$meta" \
+		"d['monitors']['meminfo']['partial_stats']['meminfo.MemTotal'] > 0"
+	check "meminfo $how mid-run: none of them in stats.json, proc-vmstat's are" json_true "$stats" \
+		"not [k for k in d if k.startswith('meminfo.')] and d['proc-vmstat.pgfault'] >= 0"
+	check "meminfo $how mid-run: said once on stderr" bash -c \
+		"[ \$(grep -c 'monitor meminfo incomplete: stopped' $WORK/err) -eq 1 ]"
+	check "meminfo $how mid-run: its readings up to then are kept" json_true \
+		"$(dirname "$meta")/meminfo.json" "len(d) >= 3"
+done
+check "meminfo with garbage mid-run: the bad lines are counted in the note" json_true "$meta" \
+	"d['monitors']['meminfo']['skipped_lines'] > 0 and 'malformed' in d['monitors']['meminfo']['note']"
+
 # ---- 4. copies that crash, hang, or leave a grandchild behind -------------------------------
 
 mkdir -p "$WORK/include/scalebench"
