@@ -56,6 +56,16 @@ YAML
 	check "full disk: two runs stored while there is room" [ $rc -eq 0 ]
 	commit_dir=$(dirname "$(ls -d "$FULL"/will-it-scale/*/*/*/*/*/c1/0)")
 	tree_sum "$FULL" >"$WORK/before.sum"
+	# Full before the run: refused at its first file, before anything is measured.
+	dd if=/dev/zero of="$FULL/filler" bs=4k 2>/dev/null
+	start=$SECONDS
+	sed 's/^runtime: 1s/runtime: 30s/' "$WORK/m.yaml" >"$WORK/m30.yaml"
+	sb run "$WORK/m30.yaml" --results "$FULL" --commit c1 -r 2 -q
+	checkv "full disk before the run: exit 1 at job.yaml, naming ENOSPC, nothing measured" \
+		"$WORK/err" bash -c "[ $rc -eq 1 ] && [ $((SECONDS - start)) -lt 10 ] &&
+		grep -q 'cannot write $commit_dir/.tmp-run-[^/]*/job.yaml: No space left on device; the run was discarded' $WORK/err"
+	check "full disk before the run: no temp run, no half run" [ -z "$(half_runs "$FULL")" ]
+	rm -f "$FULL/filler"
 	# Fill the disk once the run has begun, leaving FREE KiB: the store fails at the output,
 	# a monitor's raw file, meta.json or stats.json depending on how much.
 	for free in 0 8 16 24; do
