@@ -12,7 +12,7 @@ MARK="sbf-$$"
 cleanup() {
 	for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
 	pkill -KILL -x "$MARK" 2>/dev/null
-	for m in "${MNT[@]}"; do umount "$m" 2>/dev/null; done
+	for m in "${MNT[@]}"; do umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null; done
 	rm -rf "$WORK"
 }
 trap cleanup EXIT
@@ -35,7 +35,11 @@ half_runs() {
 checkv() {
 	local name=$1 info=$2
 	shift 2
-	if "$@"; then pass "$name"; else fail "$name" "condition failed: $*" "$(head -c 2000 "$info")"; fi
+	if "$@"; then
+		pass "$name"
+	else
+		fail "$name" "condition failed: $*" "$(head -c 2000 "$info")"
+	fi
 }
 
 # ---- 1. a results root that fills up mid-run and mid-plot ------------------------------------
@@ -56,6 +60,7 @@ YAML
 	check "full disk: two runs stored while there is room" [ $rc -eq 0 ]
 	commit_dir=$(dirname "$(ls -d "$FULL"/will-it-scale/*/*/*/*/*/c1/0)")
 	tree_sum "$FULL" >"$WORK/before.sum"
+	discarded="No space left on device; the run was discarded"
 	# Full before the run: refused at its first file, before anything is measured.
 	dd if=/dev/zero of="$FULL/filler" bs=4k 2>/dev/null
 	start=$SECONDS
@@ -63,7 +68,7 @@ YAML
 	sb run "$WORK/m30.yaml" --results "$FULL" --commit c1 -r 2 -q
 	checkv "full disk before the run: exit 1 at job.yaml, naming ENOSPC, nothing measured" \
 		"$WORK/err" bash -c "[ $rc -eq 1 ] && [ $((SECONDS - start)) -lt 10 ] &&
-		grep -q 'cannot write $commit_dir/.tmp-run-[^/]*/job.yaml: No space left on device; the run was discarded' $WORK/err"
+		grep -q 'cannot write $commit_dir/.tmp-run-[^/]*/job.yaml: $discarded' $WORK/err"
 	check "full disk before the run: no temp run, no half run" [ -z "$(half_runs "$FULL")" ]
 	rm -f "$FULL/filler"
 	# Fill the disk once the run has begun, leaving FREE KiB: the store fails at the output,
@@ -81,19 +86,23 @@ YAML
 		truncate -s "-${free}K" "$FULL/filler"
 		rc=0
 		wait $pid || rc=$?
-		checkv "full disk ($free KiB left): exit 1, naming the run directory and ENOSPC" "$WORK/err" bash -c \
-			"[ $rc -eq 1 ] && grep -q 'cannot write $commit_dir/.tmp-run-[^/]*/[^ ]*: No space left on device; the run was discarded' $WORK/err"
+		checkv "full disk ($free KiB left): exit 1, naming the run's file and ENOSPC" \
+			"$WORK/err" bash -c "[ $rc -eq 1 ] &&
+			grep -q 'cannot write $commit_dir/.tmp-run-[^/]*/[^ ]*: $discarded' $WORK/err"
 		check "full disk ($free KiB left): no temp run, no half run" [ -z "$(half_runs "$FULL")" ]
 		check "full disk ($free KiB left): only the earlier runs" \
 			[ "$(ls -A "$commit_dir" | tr '\n' ' ')" = "0 1 " ]
-		check "full disk ($free KiB left): no sanitizer report" bash -c "! grep -q Sanitizer $WORK/err"
+		check "full disk ($free KiB left): no sanitizer report" \
+			bash -c "! grep -q Sanitizer $WORK/err"
 		rm -f "$FULL/filler"
 	done
 	tree_sum "$FULL" >"$WORK/after.sum"
-	check "full disk: the earlier runs are intact, byte for byte" cmp -s "$WORK/before.sum" "$WORK/after.sum"
+	check "full disk: the earlier runs are intact, byte for byte" \
+		cmp -s "$WORK/before.sum" "$WORK/after.sum"
 	sb run "$WORK/m.yaml" --results "$FULL" --commit c2 -r 2 -q
 	check "full disk: once space is freed, runs are stored" bash -c \
-		"[ $rc -eq 0 ] && [ -z \"\$(find $FULL -name '.tmp-run-*')\" ] && ls -d $FULL/will-it-scale/*/*/*/*/*/c2/1 >/dev/null"
+		"[ $rc -eq 0 ] && [ -z \"\$(find $FULL -name '.tmp-run-*')\" ] &&
+		 ls -d $FULL/will-it-scale/*/*/*/*/*/c2/1 >/dev/null"
 	sb compare --results "$FULL" --commits c1,c2 --json
 	check "full disk: compare reads every run (2 and 2)" json_true "$WORK/out" \
 		"[g['runs'] for g in d['jobs'][0]['groups']] == [2, 2]"
@@ -203,8 +212,11 @@ for how in deleted fifo garbage; do
 	check "meminfo $how mid-run: the run itself is ok, proc-vmstat whole" json_true "$meta" \
 		"d['status'] == 'ok' and d['monitors']['proc-vmstat']['status'] == 'ok'"
 	[ $how = garbage ] && break
-	check "meminfo $how mid-run: marked incomplete, the note says what and when" json_true "$meta" \
-		"d['monitors']['meminfo']['status'] == 'incomplete' and '$PROCFS/meminfo' in d['monitors']['meminfo']['note'] and 'into the 3 s window' in d['monitors']['meminfo']['note'] and 'not provided' not in d['monitors']['meminfo']['note']"
+	check "meminfo $how mid-run: marked incomplete, the note says what and when" \
+		json_true "$meta" "d['monitors']['meminfo']['status'] == 'incomplete' and
+		'$PROCFS/meminfo' in d['monitors']['meminfo']['note'] and
+		'into the 3 s window' in d['monitors']['meminfo']['note'] and
+		'not provided' not in d['monitors']['meminfo']['note']"
 	check "meminfo $how mid-run: its stats before are kept aside in meta.json" json_true "$meta" \
 		"d['monitors']['meminfo']['partial_stats']['meminfo.MemTotal'] > 0"
 	check "meminfo $how mid-run: none of them in stats.json, proc-vmstat's are" json_true "$stats" \
@@ -322,7 +334,9 @@ will-it-scale: {mode: $mode, test: $t}
 YAML
 	rc=0
 	# A SIGSEGV is the testcase's own: ASan's handler would turn it into an exit status.
-	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0 SBFAULT_MARK=$MARK SBFAULT_BORN=$WORK/born timeout -s KILL 60 "$SCALEBENCH" run "$WORK/f.yaml" \
+	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0 \
+		SBFAULT_MARK=$MARK SBFAULT_BORN=$WORK/born \
+		timeout -s KILL 60 "$SCALEBENCH" run "$WORK/f.yaml" \
 		--plugin "$WORK/faulty.so" --results "$WORK/rf" --commit c --no-monitors \
 		--tmpdir "$WORK/tmp" -q >"$WORK/out" 2>"$WORK/err" || rc=$?
 	secs=$((SECONDS - start))
