@@ -181,7 +181,7 @@ static void *monitor_thread(void *arg)
 		double next = -1;
 
 		for (size_t i = 0; i < ms->n; i++)
-			if (ms->v[i].started && !ms->v[i].lost && ms->v[i].m->sample &&
+			if (ms->v[i].started && ms->v[i].m->sample &&
 			    (next < 0 || ms->v[i].next_s < next))
 				next = ms->v[i].next_s;
 		if (next < 0) {
@@ -199,13 +199,10 @@ static void *monitor_thread(void *arg)
 		for (size_t i = 0; i < ms->n; i++) {
 			struct monitor_run *r = &ms->v[i];
 
-			if (!r->started || r->lost || !r->m->sample || r->next_s > t + 1e-3)
+			if (!r->started || !r->m->sample || r->next_s > t + 1e-3)
 				continue;
-			if (r->m->sample(&r->ctx, t)) {
-				r->lost = true;
-				r->lost_s = t;
-				continue;
-			}
+			if (r->m->sample(&r->ctx, t) && !r->nr_failed++)
+				r->failed_s = t;
 			monitor_schedule(r, t);
 		}
 		pthread_mutex_lock(&ms->lock);
@@ -216,9 +213,10 @@ static void *monitor_thread(void *arg)
 		struct monitor_run *r = &ms->v[i];
 		double t = ts_s(&now) - ts_s(&ms->t0);
 
-		if (r->started && !r->lost && r->m->stop && r->m->stop(&r->ctx, t)) {
+		if (r->started && r->m->stop && r->m->stop(&r->ctx, t)) {
 			r->lost = true;
-			r->lost_s = t;
+			if (!r->nr_failed++)
+				r->failed_s = t;
 		}
 	}
 	return NULL;
@@ -271,24 +269,33 @@ void monitor_set_reduce(struct monitor_set *ms, const struct monitor_window *w, 
 		r->ctx.window_ops = w->ops;
 		r->ctx.window_s = w->window_s;
 		r->ctx.run_elapsed_s = w->run_elapsed_s;
-		/* A monitor that lost its source mid-window: counters over part of the window
-		 * would read as a change against whole-window runs, so its stats are kept aside
-		 * for a person, out of what compare reads. */
+		/* A monitor whose last reading failed: counters over part of the window would
+		 * read as a change against whole-window runs, so its stats are kept aside for a
+		 * person, out of what compare reads. */
 		json_t *partial = r->lost ? json_object() : NULL;
 		if (r->m->reduce && r->m->reduce(&r->ctx, partial ? partial : stats) < 0)
 			json_object_set_new(mm, "reduce", json_string("failed"));
 		json_object_set_new(mm, "status", json_string(r->lost ? "incomplete" : "ok"));
 		json_object_update(mm, r->ctx.meta);
-		if (r->lost) {
-			char note[sizeof(r->ctx.note) + 160];
+		if (r->nr_failed) {
+			char note[sizeof(r->ctx.note) + 200];
+			const char *why = r->ctx.note[0] ? r->ctx.note : "a read failed";
 
-			snprintf(note, sizeof(note),
-				 "stopped %.3g s into the %.3g s window: %s; its stats up to then are "
-				 "in partial_stats, not in stats.json",
-				 r->lost_s, w->window_s, r->ctx.note[0] ? r->ctx.note : "a read failed");
-			sb_error("monitor %s incomplete: %s", r->m->name, note);
+			if (r->lost)
+				snprintf(note, sizeof(note),
+					 "%s; failing from %.3g s into the %.3g s window to its end, so "
+					 "its stats up to then are in partial_stats, not in stats.json",
+					 why, r->failed_s, w->window_s);
+			else
+				snprintf(note, sizeof(note),
+					 "%s; %u reading%s failed, the first %.3g s into the %.3g s "
+					 "window; its stats are from the others",
+					 why, r->nr_failed, r->nr_failed == 1 ? "" : "s", r->failed_s,
+					 w->window_s);
+			sb_error("monitor %s%s: %s", r->m->name, r->lost ? " incomplete" : "", note);
 			json_object_set_new(mm, "note", json_string(note));
-			json_object_set_new(mm, "partial_stats", partial);
+			if (partial)
+				json_object_set_new(mm, "partial_stats", partial);
 		} else if (r->ctx.note[0]) {
 			json_object_set_new(mm, "note", json_string(r->ctx.note));
 		}

@@ -194,6 +194,8 @@ vanish() {
 	case $how in
 	deleted) rm "$PROCFS/meminfo" ;;
 	fifo) rm "$PROCFS/meminfo" && mkfifo "$PROCFS/meminfo" ;;
+	back) mv "$PROCFS/meminfo" "$PROCFS/meminfo.away" && sleep 0.6 &&
+		mv "$PROCFS/meminfo.away" "$PROCFS/meminfo" ;;
 	garbage) printf 'this is not\x00meminfo\n' >"$PROCFS/meminfo" ;;
 	esac
 	rc=0
@@ -203,7 +205,7 @@ vanish() {
 	meta=$(ls "$WORK"/rv/*/*/*/*/*/*/"$how"/0/meta.json 2>/dev/null)
 	rm -rf "$PROCFS"/*
 }
-for how in deleted fifo garbage; do
+for how in back deleted fifo garbage; do
 	vanish $how
 	checkv "meminfo $how mid-run: the run is stored, exit 0, within 60 s" "$WORK/err" bash -c \
 		"[ $rc -eq 0 ] && [ -n '$meta' ] && [ $secs -lt 60 ] && ! grep -q Sanitizer $WORK/err"
@@ -212,6 +214,16 @@ for how in deleted fifo garbage; do
 	check "meminfo $how mid-run: the run itself is ok, proc-vmstat whole" json_true "$meta" \
 		"d['status'] == 'ok' and d['monitors']['proc-vmstat']['status'] == 'ok'"
 	[ $how = garbage ] && break
+	if [ $how = back ]; then
+		check "meminfo gone for a while: still ok, the note counts the failed readings" \
+			json_true "$meta" "d['monitors']['meminfo']['status'] == 'ok' and
+			'$PROCFS/meminfo' in d['monitors']['meminfo']['note'] and
+			'readings failed, the first' in d['monitors']['meminfo']['note']"
+		check "meminfo gone for a while: its stats are in stats.json" json_true "$stats" \
+			"d['meminfo.MemTotal'] > 0"
+		check "meminfo gone for a while: said on stderr" grep -q 'monitor meminfo: ' "$WORK/err"
+		continue
+	fi
 	check "meminfo $how mid-run: marked incomplete, the note says what and when" \
 		json_true "$meta" "d['monitors']['meminfo']['status'] == 'incomplete' and
 		'$PROCFS/meminfo' in d['monitors']['meminfo']['note'] and
@@ -222,7 +234,7 @@ for how in deleted fifo garbage; do
 	check "meminfo $how mid-run: none of them in stats.json, proc-vmstat's are" json_true "$stats" \
 		"not [k for k in d if k.startswith('meminfo.')] and d['proc-vmstat.pgfault'] >= 0"
 	check "meminfo $how mid-run: said once on stderr" bash -c \
-		"[ \$(grep -c 'monitor meminfo incomplete: stopped' $WORK/err) -eq 1 ]"
+		"[ \$(grep -c 'monitor meminfo incomplete: .*partial_stats' $WORK/err) -eq 1 ]"
 	check "meminfo $how mid-run: its readings up to then are kept" json_true \
 		"$(dirname "$meta")/meminfo.json" "len(d) >= 3"
 done
