@@ -167,8 +167,27 @@ check "concurrent runners: compare reads them all (6 and 12 runs)" json_true "$W
 # ---- 3. a monitor whose /proc file vanishes mid-run ---------------------------------------------
 
 # SCALEBENCH_PROCFS re-roots the procfs monitors: meminfo and vmstat are copies the test owns.
+# On a tmpfs with strictatime, every read of a file shows in its access time: the test acts
+# after the monitor has read meminfo twice (at the window's start and once more), however long
+# the run takes to get there on a busy machine.
 PROCFS=$WORK/procfs
 mkdir "$PROCFS"
+mount -t tmpfs -o size=4m,strictatime tmpfs "$PROCFS" && MNT+=("$PROCFS")
+# wait_reads N FILE: until FILE has been read N times (30 s at most).
+wait_reads() {
+	local n=$1 seen=0 last cur
+	last=$(stat -c %x "$2")
+	for _ in $(seq 1 3000); do
+		cur=$(stat -c %x "$2")
+		if [ "$cur" != "$last" ]; then
+			last=$cur
+			seen=$((seen + 1))
+			[ $seen -ge "$n" ] && return 0
+		fi
+		sleep 0.01
+	done
+	return 1
+}
 cat >"$WORK/v.yaml" <<YAML
 runtime: 3s
 warmup: 0
@@ -177,7 +196,7 @@ will-it-scale: {mode: process, test: getppid1}
 meminfo: {interval: 0.2s}
 proc-vmstat: {interval: 0.2s}
 YAML
-# vanish HOW: run with the fixture files, and 1 s into the window do HOW to meminfo.
+# vanish HOW: run with the fixture files, and once the window is under way do HOW to meminfo.
 vanish() {
 	local how=$1 pid start
 	cp /proc/meminfo /proc/vmstat "$PROCFS/"
@@ -186,11 +205,7 @@ vanish() {
 		--commit "$how" -q >"$WORK/out" 2>"$WORK/err" &
 	pid=$!
 	PIDS+=($pid)
-	for _ in $(seq 1 200); do
-		ls -d "$WORK"/rv/*/*/*/*/*/*/"$how"/.tmp-run-* >/dev/null 2>&1 && break
-		sleep 0.02
-	done
-	sleep 1
+	wait_reads 2 "$PROCFS/meminfo"
 	case $how in
 	deleted) rm "$PROCFS/meminfo" ;;
 	fifo) rm "$PROCFS/meminfo" && mkfifo "$PROCFS/meminfo" ;;
@@ -218,7 +233,7 @@ for how in back deleted fifo garbage; do
 		check "meminfo gone for a while: still ok, the note counts the failed readings" \
 			json_true "$meta" "d['monitors']['meminfo']['status'] == 'ok' and
 			'$PROCFS/meminfo' in d['monitors']['meminfo']['note'] and
-			'readings failed, the first' in d['monitors']['meminfo']['note']"
+			'failed, the first' in d['monitors']['meminfo']['note']"
 		check "meminfo gone for a while: its stats are in stats.json" json_true "$stats" \
 			"d['meminfo.MemTotal'] > 0"
 		check "meminfo gone for a while: said on stderr" grep -q 'monitor meminfo: ' "$WORK/err"
@@ -227,7 +242,7 @@ for how in back deleted fifo garbage; do
 	check "meminfo $how mid-run: marked incomplete, the note says what and when" \
 		json_true "$meta" "d['monitors']['meminfo']['status'] == 'incomplete' and
 		'$PROCFS/meminfo' in d['monitors']['meminfo']['note'] and
-		'into the 3 s window' in d['monitors']['meminfo']['note'] and
+		__import__('re').search(r's into the 3[.0-9]* s window', d['monitors']['meminfo']['note']) and
 		'not provided' not in d['monitors']['meminfo']['note']"
 	check "meminfo $how mid-run: its stats before are kept aside in meta.json" json_true "$meta" \
 		"d['monitors']['meminfo']['partial_stats']['meminfo.MemTotal'] > 0"
@@ -236,7 +251,7 @@ for how in back deleted fifo garbage; do
 	check "meminfo $how mid-run: said once on stderr" bash -c \
 		"[ \$(grep -c 'monitor meminfo incomplete: .*partial_stats' $WORK/err) -eq 1 ]"
 	check "meminfo $how mid-run: its readings up to then are kept" json_true \
-		"$(dirname "$meta")/meminfo.json" "len(d) >= 3"
+		"$(dirname "$meta")/meminfo.json" "len(d) >= 2"
 done
 check "meminfo with garbage mid-run: the bad lines are counted in the note" json_true "$meta" \
 	"d['monitors']['meminfo']['skipped_lines'] > 0 and 'malformed' in d['monitors']['meminfo']['note']"
