@@ -3,6 +3,7 @@
  * lib/compare.rb, lib/statistics.rb and the lists in etc/.  Where lkp-tests has a quirk, it is
  * kept and named: the point of --rule lkp is to say what the robot would say. */
 #include "lkp.h"
+#include "../lib/text.h"
 
 #include <math.h>
 #include <regex.h>
@@ -849,7 +850,7 @@ static void print_header(const struct comparison *c, FILE *out)
 				any    ? "/"
 				: pass ? "  "
 				       : "",
-				pass ? g0->axes[ax] : group_axis_names[ax]);
+				pass ? text_safe(g0->axes[ax]) : group_axis_names[ax]);
 			any = true;
 		}
 		fprintf(out, pass ? "\n\n" : ":\n");
@@ -860,12 +861,13 @@ static void print_header(const struct comparison *c, FILE *out)
 			"(not an LKP comparison: the groups differ in more than the commit)\n\n");
 	fprintf(out, "commit: \n");
 	for (size_t g = 0; g < c->ngroups; g++)
-		fprintf(out, "  %s\n", c->groups[g].commit);
+		fprintf(out, "  %s\n", text_safe(c->groups[g].commit));
 	/* compare_axeses' values cut to the column: 16 for the base, 27 for the others */
-	fprintf(out, "\n%*.*s ", ABS_WIDTH + ERR_WIDTH, ABS_WIDTH + ERR_WIDTH, g0->commit);
+	fprintf(out, "\n%*.*s ", ABS_WIDTH + ERR_WIDTH, ABS_WIDTH + ERR_WIDTH,
+		text_safe(g0->commit));
 	for (size_t g = 1; g < c->ngroups; g++)
 		fprintf(out, "%*.*s ", ABS_WIDTH + ERR_WIDTH + REL_WIDTH + 1,
-			ABS_WIDTH + ERR_WIDTH + REL_WIDTH + 1, c->groups[g].commit);
+			ABS_WIDTH + ERR_WIDTH + REL_WIDTH + 1, text_safe(c->groups[g].commit));
 	fprintf(out, "\n%.*s ", ABS_WIDTH + ERR_WIDTH, "--------------------------------");
 	for (size_t g = 1; g < c->ngroups; g++)
 		fprintf(out, "%.*s ", ABS_WIDTH + ERR_WIDTH + REL_WIDTH + 1,
@@ -885,7 +887,7 @@ static void print_failure(const struct comparison *c, const struct lkp_row *x, b
 			fprintf(out, "%*lld", ABS_WIDTH + 1, trunc_ll(x->fails[g]));
 		fprintf(out, ":%-*zu", ERR_WIDTH - 2, c->groups[g].nruns);
 	}
-	fprintf(out, "  %s", x->r->name);
+	fprintf(out, "  %s", text_safe(x->r->name));
 	if (verbose && x->why)
 		fprintf(out, "  (lkp: %s)", x->why);
 	fprintf(out, "\n");
@@ -905,7 +907,7 @@ static void print_perf(const struct comparison *c, const struct lkp_row *x, bool
 		lkp_format_stddev(x->sd[g], x->avg[g], buf, sizeof(buf));
 		fputs(buf, out);
 	}
-	fprintf(out, "  %s", x->r->name);
+	fprintf(out, "  %s", text_safe(x->r->name));
 	if (verbose && x->why)
 		fprintf(out, "  (lkp: %s)", x->why);
 	fprintf(out, "\n");

@@ -1,7 +1,9 @@
 #include "mmtests.h"
+#include "../lib/text.h"
 
 #include <ctype.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 void mm_cell_fill(struct mm_cell *c, const double *x, size_t n)
@@ -50,16 +52,27 @@ static int label_width(const char *l)
 	return (sha && n >= 12) || n <= 23 ? 23 : (int)n;
 }
 
-void print_mmtests(FILE *out, const char *title, const char *const *labels, size_t ngroups,
+void print_mmtests(FILE *out, const char *title, const char *const *raw_labels, size_t ngroups,
 		   const unsigned *tasks, size_t ntasks, const struct mm_cell *cells,
 		   enum stat_direction dir)
 {
+	/* Labels from the tree, escaped for the terminal, kept for the whole table. */
+	char **labels = calloc(ngroups ? ngroups : 1, sizeof(*labels));
 	bool rate = dir == DIR_HIGHER_BETTER;
 	const char *const rows[] = {rate ? "Hmean" : "Amean", "Stddev", "CoeffVar", "Min", "Max"};
 	/* Higher-better stats improve upwards; a spread always improves downwards. */
 	int up = dir == DIR_LOWER_BETTER ? -1 : 1;
 
-	fprintf(out, "%s\n\n%-15s", title, "");
+	if (!labels) {
+		fputs("(out of memory)\n", out);
+		return;
+	}
+	for (size_t g = 0; g < ngroups; g++)
+		if (!(labels[g] = text_escape(raw_labels[g]))) {
+			fputs("(out of memory)\n", out);
+			goto out;
+		}
+	fprintf(out, "%s\n\n%-15s", text_safe(title), "");
 	for (size_t g = 0; g < ngroups; g++)
 		fprintf(out, " %*.*s", label_width(labels[g]), label_width(labels[g]), labels[g]);
 	fprintf(out, "\n");
@@ -95,4 +108,8 @@ void print_mmtests(FILE *out, const char *title, const char *const *labels, size
 			fprintf(out, "\n");
 		}
 	}
+out:
+	for (size_t g = 0; g < ngroups; g++)
+		free(labels[g]);
+	free(labels);
 }

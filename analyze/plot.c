@@ -139,6 +139,9 @@ static int gnuplot_run(const char *script, size_t len, struct run_buf *out, char
 
 		if (cmd.pid < 0 && errno == ENOENT && n < errlen)
 			snprintf(err + n, errlen - n, "; " MISSING_HINT);
+	} else if (cmd.interrupted) {
+		/* Its group is ended already: the caller removes the output and stops. */
+		snprintf(err, errlen, "interrupted by signal %d while %s ran", cmd.interrupted, bin);
 	} else if (cmd.timed_out) {
 		snprintf(err, errlen, "%s did not finish within %d s; killed", bin,
 			 GNUPLOT_TIMEOUT_MS / 1000);

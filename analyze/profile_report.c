@@ -19,15 +19,59 @@
 
 /* Far above any real run's profile file (some MB compressed). */
 #define PROFILE_FILE_MAX (1u << 30)
+/* Far above any real run's profile inflated (tens of MB); a gzip bomb (1000:1 for zeros)
+ * stops here instead of at the end of memory. */
+#define PROFILE_INFLATED_MAX (256u << 20)
+
+/* Inflate every gzip member of raw into out (out_cap bytes), or when out is NULL only count
+ * the bytes, stopping past max.  Z_STREAM_END with *n the inflated size, Z_BUF_ERROR past max
+ * or out_cap, Z_DATA_ERROR / Z_MEM_ERROR. */
+static int inflate_all(const char *raw, size_t rawlen, char *out, size_t out_cap, size_t max,
+		       size_t *n)
+{
+	unsigned char scratch[65536];
+	z_stream z = {0};
+	int rc = Z_OK;
+
+	*n = 0;
+	if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK)
+		return Z_MEM_ERROR;
+	z.next_in = (unsigned char *)raw;
+	z.avail_in = (unsigned)(rawlen < UINT_MAX ? rawlen : UINT_MAX);
+	while (rc == Z_OK || (rc == Z_STREAM_END && z.avail_in)) {
+		unsigned char *dst = out ? (unsigned char *)out + *n : scratch;
+		size_t room = out ? out_cap - *n : sizeof(scratch);
+
+		if (rc == Z_STREAM_END)
+			rc = inflateReset(&z); /* the next member */
+		if (*n > max || !room) {
+			rc = Z_BUF_ERROR;
+			break;
+		}
+		z.next_out = dst;
+		z.avail_out = (unsigned)(room < UINT_MAX ? room : UINT_MAX);
+		rc = inflate(&z, Z_NO_FLUSH);
+		*n += (size_t)(z.next_out - dst);
+		if (rc == Z_BUF_ERROR) {
+			/* No progress with room to write: the input ends inside a member. */
+			rc = Z_DATA_ERROR;
+			break;
+		}
+	}
+	inflateEnd(&z);
+	if (rc == Z_NEED_DICT || rc == Z_STREAM_ERROR)
+		rc = Z_DATA_ERROR;
+	return *n > max ? Z_BUF_ERROR : rc;
+}
 
 /* The whole of a file, gunzipped if it is gzip (every member of it), as it is if not.  NULL with
- * err naming the file. */
+ * err naming the file.  The inflated size is counted first, without keeping the bytes, so that
+ * a file inflating past PROFILE_INFLATED_MAX is refused without the memory it asks for. */
 static char *slurp_gz(const char *path, size_t *len, char *err, size_t errlen)
 {
-	z_stream z = {0};
 	char *raw, *out = NULL;
-	size_t rawlen, cap = 0, n = 0;
-	int rc = Z_OK;
+	size_t rawlen, n, got;
+	int rc;
 
 	if (file_read(path, PROFILE_FILE_MAX, &raw, &rawlen, err, errlen))
 		return NULL;
@@ -35,39 +79,23 @@ static char *slurp_gz(const char *path, size_t *len, char *err, size_t errlen)
 		*len = rawlen;
 		return raw;
 	}
-	if (inflateInit2(&z, 16 + MAX_WBITS) != Z_OK) {
-		snprintf(err, errlen, "%s: cannot read: out of memory", path);
-		free(raw);
-		return NULL;
+	rc = inflate_all(raw, rawlen, NULL, 0, PROFILE_INFLATED_MAX, &n);
+	if (rc == Z_STREAM_END) {
+		out = malloc(n + 1);
+		rc = !out ? Z_MEM_ERROR : inflate_all(raw, rawlen, out, n, n, &got);
+		if (rc == Z_STREAM_END && got != n)
+			rc = Z_DATA_ERROR;
 	}
-	z.next_in = (unsigned char *)raw;
-	z.avail_in = (unsigned)(rawlen < UINT_MAX ? rawlen : UINT_MAX);
-	while (rc == Z_OK || (rc == Z_STREAM_END && z.avail_in)) {
-		if (rc == Z_STREAM_END)
-			rc = inflateReset(&z); /* the next member */
-		if (cap - n < 65536 + 1) {
-			char *g = realloc(out, cap = cap ? cap * 2 : 4 * rawlen + 65536);
-
-			if (!g) {
-				rc = Z_MEM_ERROR;
-				break;
-			}
-			out = g;
-		}
-		z.next_out = (unsigned char *)out + n;
-		z.avail_out = (unsigned)(cap - n - 1 < UINT_MAX ? cap - n - 1 : UINT_MAX);
-		rc = inflate(&z, Z_NO_FLUSH);
-		n = (size_t)((char *)z.next_out - out);
-		if (rc == Z_BUF_ERROR && z.avail_out)
-			break; /* the input ends inside a member */
-		if (rc == Z_BUF_ERROR)
-			rc = Z_OK;
-	}
-	inflateEnd(&z);
 	free(raw);
 	if (rc != Z_STREAM_END) {
-		snprintf(err, errlen, "%s: cannot read: %s", path,
-			 rc == Z_MEM_ERROR ? "out of memory" : "not gzip or JSON");
+		if (rc == Z_BUF_ERROR)
+			snprintf(err, errlen,
+				 "%s: cannot read: inflates to more than %u MiB, far more than a "
+				 "profile holds (a gzip bomb?)",
+				 path, PROFILE_INFLATED_MAX >> 20);
+		else
+			snprintf(err, errlen, "%s: cannot read: %s", path,
+				 rc == Z_MEM_ERROR ? "out of memory" : "not gzip or JSON");
 		free(out);
 		return NULL;
 	}
@@ -88,6 +116,8 @@ static int load_run(const char *path, struct profile_runs *t, char *err, size_t 
 {
 	char why[512];
 	struct profile_record rec;
+	uint64_t before = t->p.samples, in_chains;
+	int found;
 	json_error_t jerr;
 	json_t *root;
 	size_t len;
@@ -102,7 +132,15 @@ static int load_run(const char *path, struct profile_runs *t, char *err, size_t 
 		snprintf(err, errlen, "%s:%d: %s", path, jerr.line, jerr.text);
 		return -1;
 	}
-	if (profile_record_find(root, &rec)) {
+	found = profile_record_find(root, &rec);
+	if (found == -2) {
+		snprintf(err, errlen,
+			 "%s: corrupt: \"lost\" and \"samples\" must be whole numbers of at least 0",
+			 path);
+		json_decref(root);
+		return -1;
+	}
+	if (found) {
 		snprintf(err, errlen,
 			 "%s: expected a list holding an object with \"chains\" (the monitor did "
 			 "not finish?)",
@@ -121,8 +159,22 @@ static int load_run(const char *path, struct profile_runs *t, char *err, size_t 
 		json_decref(root);
 		return -1;
 	}
+	in_chains = t->p.samples - before;
+	if (rec.samples >= 0 && in_chains > (uint64_t)rec.samples) {
+		snprintf(err, errlen,
+			 "%s: corrupt: its chains hold %" PRIu64 " samples, more than the %lld it "
+			 "took",
+			 path, in_chains, (long long)rec.samples);
+		json_decref(root);
+		return -1;
+	}
+	if (__builtin_add_overflow(t->lost, rec.lost, &t->lost)) {
+		snprintf(err, errlen, "%s: corrupt: the lost counts add up to more than %lld", path,
+			 (long long)INT64_MAX);
+		json_decref(root);
+		return -1;
+	}
 	snprintf(t->event, sizeof(t->event), "%s", rec.event);
-	t->lost += rec.lost;
 	t->runs++;
 	json_decref(root);
 	return 0;
@@ -270,6 +322,8 @@ static int entry_self_cmp(const void *a, const void *b)
 	return entry_children_cmp(a, b);
 }
 
+/* The sums below need no overflow check: a chain counts at most once toward an entry, a
+ * branch or a self count, so each is at most p->samples, which profile_add keeps in range. */
 void profile_print_report(const struct profile *p, FILE *out, bool by_self, double min_pct)
 {
 	json_t *idx = json_object(), *seen = json_object();

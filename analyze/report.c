@@ -1,10 +1,12 @@
 /* The comparison as the kernel test robot prints it, and as JSON for bots. */
 #include "compare.h"
 #include "lkp.h"
+#include "../lib/text.h"
 
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Numbers as the robot prints them: integers when large, two decimals otherwise. */
@@ -90,7 +92,7 @@ static bool label_is_sha(const char *l)
 static int column_width(const struct comparison *c, size_t g)
 {
 	int base = g ? 27 : 16;
-	size_t len = strlen(c->groups[g].commit);
+	size_t len = strlen(text_safe(c->groups[g].commit));
 
 	return label_is_sha(c->groups[g].commit) || len <= (size_t)base ? base : (int)len;
 }
@@ -121,7 +123,7 @@ static void print_header(const struct comparison *c, FILE *out)
 		snprintf(keys + strlen(keys), sizeof(keys) - strlen(keys), "%s%s",
 			 keys[0] ? "/" : "", group_axis_names[a]);
 		snprintf(vals + strlen(vals), sizeof(vals) - strlen(vals), "%s%s",
-			 vals[0] ? "/" : "", g0->axes[a]);
+			 vals[0] ? "/" : "", text_safe(g0->axes[a]));
 	}
 	fprintf(out, "%s:\n  %s\n", keys, vals);
 	if (differs) {
@@ -138,21 +140,22 @@ static void print_header(const struct comparison *c, FILE *out)
 			fprintf(out, "  %s:", group_axis_names[a]);
 			for (size_t g = 0; g < c->ngroups; g++)
 				fprintf(out, "%s %s", g ? " |" : "",
-					c->groups[g].axes[a] ? c->groups[g].axes[a] : "?");
+					c->groups[g].axes[a] ? text_safe(c->groups[g].axes[a])
+							     : "?");
 			fprintf(out, "\n");
 		}
 	}
 	fprintf(out, "\ncommit:\n");
 	for (size_t g = 0; g < c->ngroups; g++)
-		fprintf(out, "  %s\n", c->groups[g].commit);
+		fprintf(out, "  %s\n", text_safe(c->groups[g].commit));
 	for (size_t g = 0; g < c->ngroups; g++) {
 		int w = column_width(c, g);
 
 		fprintf(out, g ? " " : "\n");
 		if (g + 1 < c->ngroups)
-			fprintf(out, "%-*.*s", w, w, c->groups[g].commit);
+			fprintf(out, "%-*.*s", w, w, text_safe(c->groups[g].commit));
 		else
-			fprintf(out, "%.*s", w, c->groups[g].commit);
+			fprintf(out, "%.*s", w, text_safe(c->groups[g].commit));
 	}
 	for (size_t g = 0; g < c->ngroups; g++) {
 		fprintf(out, g ? " " : "\n");
@@ -207,7 +210,7 @@ static void print_failures(const struct comparison *c, bool all, FILE *out)
 			put_extra(c, g, out);
 			fprintf(out, "%11s%14s   ", rep, cell);
 		}
-		fprintf(out, "  %s\n", r->name);
+		fprintf(out, "  %s\n", text_safe(r->name));
 	}
 }
 
@@ -253,7 +256,7 @@ static void print_row(const struct comparison *c, const struct stat_row *r, bool
 		if (!mark)
 			mark = verdict_mark(r->verdict[g]);
 	}
-	fprintf(out, "  %s", r->name);
+	fprintf(out, "  %s", text_safe(r->name));
 	if (speaks_headline(c, r))
 		print_headline_mark(c, r, out);
 	else if (mark)
@@ -320,8 +323,8 @@ static void print_headline_words(const struct comparison *c, FILE *out)
 			size_t len = 0;
 			const char *pp;
 
-			fprintf(out, "\n%s, %s against %s: %s", r->name, c->groups[g].commit,
-				c->groups[0].commit,
+			fprintf(out, "\n%s, %s against %s: %s", text_safe(r->name),
+				text_safe(c->groups[g].commit), text_safe(c->groups[0].commit),
 				v == V_NONE ? "inconclusive" : verdict_name(v));
 			if (r->has_change[g] && !isnan(r->lo[g]))
 				fprintf(out,
@@ -353,11 +356,15 @@ static void print_headline_words(const struct comparison *c, FILE *out)
 				size_t have = c->groups[k].nruns;
 
 				fprintf(out, "  scalebench run JOB.yaml --commit %s --repeat %zu\n",
-					c->groups[k].commit, need > have ? need - have : 1);
+					text_safe(c->groups[k].commit), need > have ? need - have : 1);
 			}
-			if (pp)
-				fprintf(out, "(JOB.yaml: the job file that ran %.*s)\n", (int)len,
-					pp);
+			if (pp) {
+				char *job = strndup(pp, len);
+
+				fprintf(out, "(JOB.yaml: the job file that ran %s)\n",
+					job ? text_safe(job) : "?");
+				free(job);
+			}
 		}
 	}
 }

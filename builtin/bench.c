@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 const struct command_def bench_command = {
@@ -69,20 +70,6 @@ static void print_testcases(FILE *out)
 			     25);
 		free(text);
 	}
-}
-
-static int check_tmpdir(const char *dir)
-{
-	int fd = tc_tmpfile(dir, "probe", 0);
-
-	if (fd < 0) {
-		sb_error("temp dir '%s' is not usable: %s; expected a writable directory (--tmpdir "
-			 "or TMPDIR)",
-			 dir, strerror(errno));
-		return -1;
-	}
-	close(fd);
-	return 0;
 }
 
 /* The options into o, the testcase resolved: -1 to go on, else the exit status.  o->tasks.v
@@ -163,9 +150,8 @@ static int parse_bench_args(int argc, char **argv, struct bench_opts *o)
 		if (o->nmodes == 1 && !o->quiet)
 			sb_note("%s runs in %s mode only", o->tc->name, testcase_modes_name(o->tc));
 	}
+	o->tmpdir = tmpdir_checked(o->tmpdir);
 	if (!o->tmpdir)
-		o->tmpdir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
-	if (check_tmpdir(o->tmpdir))
 		return 2;
 	testcase_helper_dir(o->helper_dir, sizeof(o->helper_dir));
 	return -1;
@@ -246,6 +232,17 @@ static json_t *run_to_json(const struct bench_opts *o, const struct core_result 
 		json_object_set_new(sys, "pgfault_per_op",
 				    json_real((double)res->sys_pgfault / (double)s->window_ops));
 		json_object_set_new(run, "system", sys);
+	}
+	if (res->task_valid && s->window_ops) {
+		json_t *tasks = json_object();
+
+		json_object_set_new(tasks, "ctxt", json_integer((json_int_t)res->task_ctxt));
+		json_object_set_new(tasks, "pgfault", json_integer((json_int_t)res->task_pgfault));
+		json_object_set_new(tasks, "ctxt_per_op",
+				    json_real((double)res->task_ctxt / (double)s->window_ops));
+		json_object_set_new(tasks, "pgfault_per_op",
+				    json_real((double)res->task_pgfault / (double)s->window_ops));
+		json_object_set_new(run, "tasks", tasks);
 	}
 	json_object_set_new(run, "sampler_cpu_s", json_real(res->sampler_cpu_s));
 	testcase_stats(o->tc, s, stats);
@@ -428,9 +425,13 @@ int cmd_bench(int argc, char **argv)
 	struct outfile json_out = {0};
 	json_t *runs = NULL;
 	char err[512] = "";
-	int rc = parse_bench_args(argc, argv, &o);
 	bool failed = false;
+	int rc;
 
+	/* Before the --json temp file exists: from here a signal is a flag the loop stops at
+	 * (the temp file then removed), never a death that leaves it behind. */
+	core_catch_signals();
+	rc = parse_bench_args(argc, argv, &o);
 	if (rc >= 0)
 		goto out;
 	rc = 1;
@@ -442,6 +443,15 @@ int cmd_bench(int argc, char **argv)
 		}
 	}
 	if (o.json_path) {
+		struct stat st;
+
+		/* The temp file beside it would be created, and the rename over a directory
+		 * fail only after the whole benchmark. */
+		if (stat(o.json_path, &st) == 0 && S_ISDIR(st.st_mode)) {
+			sb_error("--json: '%s' is a directory; expected a file name", o.json_path);
+			rc = 2;
+			goto out;
+		}
 		if (outfile_open(&json_out, o.json_path, err, sizeof(err))) {
 			sb_error("--json: %s", err);
 			rc = 2;

@@ -191,18 +191,31 @@ static int prepare(struct bisect *b, const char *sha)
 {
 	char out[4096], env_commit[80], err[512];
 	const char *env[] = {env_commit, NULL};
-	/* Its chatter to stderr: on stdout it would drown the bisection's own lines. */
-	struct child_process prep = {
-	    .shell = b->prepare, .dir = b->repo, .env = env, .out = RUN_OUT_FD, .out_fd = 2};
+	/* Its chatter to stderr: on stdout it would drown the bisection's own lines.  What it
+	 * leaves running in its group (a build's background job) is ended with it: nothing of it
+	 * may go on while the next commit is checked out or the repository reset under it. */
+	struct child_process prep = {.shell = b->prepare,
+				     .dir = b->repo,
+				     .env = env,
+				     .out = RUN_OUT_FD,
+				     .out_fd = 2,
+				     .end_group = true};
 	int rc;
 
 	if (!strcmp(b->prepared, sha))
 		return 0;
 	b->prepared[0] = '\0';
+	if (interrupted)
+		return 130;
 	if (GIT(b, out, sizeof(out), "checkout", "-q", "--detach", sha)) {
+		if (interrupted)
+			return 130;
 		msg("git checkout %s in %s failed: %s", sha, b->repo, out);
 		return -1;
 	}
+	/* A signal during the checkout: child_run forgets it once the next command starts. */
+	if (interrupted)
+		return 130;
 	snprintf(env_commit, sizeof(env_commit), "SCALEBENCH_COMMIT=%s", sha);
 	if (child_run(&prep, err, sizeof(err))) {
 		msg("%s", err);
@@ -224,11 +237,13 @@ static int run_job(struct bisect *b, const char *sha, unsigned k)
 {
 	const char *argv[48];
 	char reps[16];
-	struct child_process run = {.argv = argv, .path = "/proc/self/exe"};
+	struct child_process run = {.argv = argv, .path = "/proc/self/exe", .end_group = true};
 	char err[512];
 	size_t n = 0;
 	int rc;
 
+	if (interrupted)
+		return 130;
 	snprintf(reps, sizeof(reps), "%u", k);
 	argv[n++] = "scalebench";
 	argv[n++] = "run";
@@ -576,7 +591,11 @@ static int write_log(struct bisect *b)
 	json_object_set_new(b->log, "runs_spent", runs);
 	text = json_dumps(b->log, JSON_INDENT(1));
 	if (!text || file_write(path, text, strlen(text), err, sizeof(err))) {
-		msg("cannot write the bisect log %s: %s", path, strerror(text ? errno : ENOMEM));
+		/* err names the file and why */
+		if (text)
+			msg("bisect log: %s", err);
+		else
+			msg("cannot write the bisect log %s: %s", path, strerror(ENOMEM));
 		free(text);
 		return -1;
 	}

@@ -31,4 +31,8 @@ extern const struct command_def report_command;
  * value, when not NULL, is a size_t counting the plug-ins loaded. */
 int plugin_option(const struct option_def *opt, const char *arg, char *err, size_t errlen);
 
+/* The testcases' temp dir: opt (--tmpdir), else $TMPDIR, else /tmp, checked by creating a
+ * temp file in it.  NULL after a message naming it. */
+const char *tmpdir_checked(const char *opt);
+
 #endif

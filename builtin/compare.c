@@ -6,6 +6,7 @@
 #include "../runner/job.h"
 #include "../store/layout.h"
 #include "../store/sweep.h"
+#include "../lib/text.h"
 
 #include <regex.h>
 #include <stdio.h>
@@ -75,12 +76,13 @@ static char *find_dir(const char *root, const char *path_params, const char *com
 	} else {
 		int len = snprintf(err, errlen, "%s runs of job '%s' at commit '%s' under %s",
 				   k ? "ambiguous: several directories hold" : "no directory holds",
-				   path_params, commit, root);
+				   text_safe(path_params), text_safe(commit), text_safe(root));
 
 		for (size_t i = 0; i < k; i++) {
 			if (len >= 0 && (size_t)len < errlen)
 				len +=
-				    snprintf(err + len, errlen - (size_t)len, "\n  %s", found[i]);
+				    snprintf(err + len, errlen - (size_t)len, "\n  %s",
+					     text_safe(found[i]));
 			free(found[i]);
 		}
 	}
@@ -118,7 +120,7 @@ static int load_groups(char **dirs, size_t n, struct result_group *g, char *err,
 			return -1;
 		}
 		for (size_t k = 0; k < g[i].nnotes; k++)
-			sb_note("%s", g[i].notes[k]);
+			sb_note("%s", text_safe(g[i].notes[k]));
 	}
 	return 0;
 }
@@ -151,7 +153,7 @@ static void plot_headline(const struct comparison *c, bool all)
 		v = calloc(at + 1, sizeof(*v));
 		printf("\n");
 		if (!s || !v) {
-			sb_error("plot of %s: out of memory", r->name);
+			sb_error("plot of %s: out of memory", text_safe(r->name));
 		} else {
 			at = 0;
 			for (size_t g = 0; g < c->ngroups; g++) {
@@ -166,7 +168,7 @@ static void plot_headline(const struct comparison *c, bool all)
 			group_plot_title(&c->groups[0], r->name, title, sizeof(title));
 			if (plot_samples(title, s, c->ngroups, PLOT_TEXT, NULL, stdout, err,
 					 sizeof(err)))
-				sb_error("plot of %s: %s", r->name, err);
+				sb_error("plot of %s: %s", text_safe(r->name), err);
 		}
 		free(s);
 		free(v);
@@ -184,8 +186,8 @@ static void print_machine_notes(const struct comparison *c)
 		if (n)
 			printf("\nnote: %s: %zu of %zu runs measured on a busy machine%s%s; their "
 			       "spread and mean may be other tasks', not the kernel's\n",
-			       c->groups[g].commit, n, c->groups[g].nruns, why ? ": " : "",
-			       why ? why : "");
+			       text_safe(c->groups[g].commit), n, c->groups[g].nruns,
+			       why ? ": " : "", why ? text_safe(why) : "");
 	}
 	for (size_t i = 0; i < c->nrows; i++) {
 		const char *name = c->rows[i].name;
@@ -197,7 +199,8 @@ static void print_machine_notes(const struct comparison *c)
 			if (c->rows[i].sum[g].n && c->rows[i].sum[g].mean > 100)
 				printf("\nnote: %s: %s %.0f%% is above linear: suspect (a busy "
 				       "machine at the smallest task count, or a broken measure)\n",
-				       c->groups[g].commit, name, c->rows[i].sum[g].mean);
+				       text_safe(c->groups[g].commit), text_safe(name),
+				       c->rows[i].sum[g].mean);
 	}
 }
 
@@ -483,7 +486,7 @@ static int compare_jobs(const struct job_ref *jobs, size_t nj, const char *root,
 		jo.json_into = out->json ? &w : NULL;
 		jo.job = jobs[j].name;
 		if (nj > 1 && !out->json)
-			printf("%s%s\n", j ? "\n" : "", jobs[j].name);
+			printf("%s%s\n", j ? "\n" : "", text_safe(jobs[j].name));
 		if (pick_dirs(root, jobs[j].path_params, labels, (size_t)nc, &d, &nd, err,
 			      sizeof(err)) == 0)
 			r = compare_dirs(d, nd, o, &jo, err, sizeof(err));
@@ -537,7 +540,8 @@ static ssize_t common_jobs(const char *root, const char *commits, char ***out)
 			if (!nf) {
 				sb_note("job '%s' has runs at commit '%s' but none at '%s': not "
 					"compared",
-					a.path_params, labels[0], labels[c]);
+					text_safe(a.path_params), text_safe(labels[0]),
+					text_safe(labels[c]));
 				everywhere = false;
 			}
 		}

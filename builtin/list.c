@@ -1,6 +1,7 @@
 /* scalebench list: the testcases, generated from their descriptors. */
 #include "builtin.h"
 #include "../testcases/registry.h"
+#include "../lib/text.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -40,13 +41,14 @@ static json_t *testcase_json(const struct testcase *tc, bool plugin)
 
 static void print_one(const struct testcase *tc, bool lng, bool plugin)
 {
-	printf("%-18s %-15s %-7s %s%s\n", tc->name, testcase_modes_name(tc),
-	       tc->lower_is_better ? "lower" : "higher", tc->description,
+	/* A plug-in's descriptor is text from outside: escaped for the terminal. */
+	printf("%-18s %-15s %-7s %s%s\n", text_safe(tc->name), testcase_modes_name(tc),
+	       tc->lower_is_better ? "lower" : "higher", text_safe(tc->description),
 	       plugin ? " (plug-in)" : "");
 	if (lng)
 		printf("%-18s suite %s, op: %s, stat: %s\n", "",
-		       tc->suite ? tc->suite : "will-it-scale", tc->op ? tc->op : "op",
-		       headline_stat(tc));
+		       text_safe(tc->suite ? tc->suite : "will-it-scale"),
+		       text_safe(tc->op ? tc->op : "op"), text_safe(headline_stat(tc)));
 }
 
 int cmd_list(int argc, char **argv)

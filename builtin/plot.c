@@ -6,6 +6,7 @@
 #include "../runner/job.h"
 #include "../store/sweep.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,13 @@ const struct command_def plot_command = {
 	       "scalability plot shows the mean ops/s of one copy's stat against nr_task for each\n"
 	       "commit, with the standard deviation as error bars.\n",
 };
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	interrupted = sig;
+}
 
 static int sample_plot(char **dirs, size_t n, const char *stat, enum plot_format fmt,
 		       const char *path)
@@ -76,8 +84,11 @@ static int sample_plot(char **dirs, size_t n, const char *stat, enum plot_format
 		}
 	}
 	group_plot_title(&g[0], stat, title, sizeof(title));
+	if (interrupted)
+		goto out;
 	if (plot_samples(title, s, n, fmt, path, stdout, err, sizeof(err))) {
-		sb_error("%s", err);
+		if (!interrupted)
+			sb_error("%s", err);
 		goto out;
 	}
 	rc = 0;
@@ -205,9 +216,12 @@ static int scalability_plot(const char *job_path, const char *root, const char *
 			goto out;
 		}
 	}
+	if (interrupted)
+		goto out;
 	if (plot_scalability("scalability", stat ? stat : ylabel, s, nlines, fmt, path, stdout, err,
 			     sizeof(err))) {
-		sb_error("%s", err);
+		if (!interrupted)
+			sb_error("%s", err);
 		goto out;
 	}
 	rc = 0;
@@ -225,7 +239,36 @@ out:
 	return rc;
 }
 
+/* SIGINT and SIGTERM become a flag from the start: with a handler of ours, child_run ends
+ * gnuplot's whole group and returns instead of letting us die of the signal, so the output's
+ * temp file is removed on the way out.  A signal we were started ignoring stays ignored. */
+static void catch_signals(void)
+{
+	static const int sigs[] = {SIGINT, SIGTERM};
+	struct sigaction sa = {.sa_handler = on_signal}, old;
+
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(*sigs); i++)
+		if (!sigaction(sigs[i], NULL, &old) && old.sa_handler != SIG_IGN)
+			sigaction(sigs[i], &sa, NULL);
+}
+
+static int plot_main(int argc, char **argv);
+
 int cmd_plot(int argc, char **argv)
+{
+	int rc;
+
+	catch_signals();
+	rc = plot_main(argc, argv);
+	if (!interrupted)
+		return rc;
+	sb_error("interrupted by signal %d; %s", (int)interrupted,
+		 rc ? "no plot written" : "the plot was already complete");
+	return 128 + interrupted;
+}
+
+static int plot_main(int argc, char **argv)
 {
 	const char *stat = NULL, *png = NULL, *svg = NULL, *path, *job = NULL, *root = NULL,
 		   *commits = NULL;
@@ -259,7 +302,8 @@ int cmd_plot(int argc, char **argv)
 	fmt = png ? PLOT_PNG : svg ? PLOT_SVG : PLOT_TEXT;
 	path = png ? png : svg;
 	if (!plot_available(err, sizeof(err))) {
-		sb_error("%s", err);
+		if (!interrupted)
+			sb_error("%s", err);
 		return 2;
 	}
 	if (job) {

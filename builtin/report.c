@@ -3,6 +3,7 @@
 #include "../analyze/compare.h"
 #include "../analyze/plot.h"
 #include "../analyze/results.h"
+#include "../lib/mail.h"
 #include "../lib/run_command.h"
 #include "../store/layout.h"
 
@@ -244,21 +245,22 @@ static void write_body(FILE *f, struct job_cmp *jobs, size_t n, size_t main_job,
 		   "runs; please verify them on your own setup.\n\n-- \nscalebench\n");
 }
 
-/* The whole message: headers, blank line, body.  "From " lines of the body are quoted by the
- * mbox writer, not here. */
+/* The headers, each from lib/mail's writer (quoted, encoded, folded; a control character in
+ * a stat name, commit subject or branch becomes a space there), then the body.  "From " lines
+ * of the body are quoted by the mbox writer, not here.  NULL on ENOMEM. */
 static char *compose(struct job_cmp *jobs, size_t n, size_t main_job, const char *repo,
-		     const char *base, const char *head, const char *branch, const char *from,
-		     const char *to, size_t *len)
+		     const char *base, const char *head, const char *branch,
+		     const struct mail_addr *from, const struct mail_addr *to, size_t *len)
 {
-	char *buf = NULL, date[64], subj_pfx[300] = "", sha[64], subj[512], host[128];
-	FILE *f = open_memstream(&buf, len);
+	char *buf = NULL, date[64], subj_pfx[300] = "", sha[64], subj[512], host[128], *subject;
+	char *hdr[4] = {NULL}, *id_left = NULL;
+	FILE *f;
 	time_t now = time(NULL);
 	struct tm tm;
 	char change[32];
 	struct job_cmp *j = &jobs[main_job];
+	bool ok;
 
-	if (!f)
-		return NULL;
 	localtime_r(&now, &tm);
 	strftime(date, sizeof(date), "%a, %d %b %Y %H:%M:%S %z", &tm);
 	commit_lookup(repo, head, sha, subj);
@@ -271,62 +273,35 @@ static char *compose(struct job_cmp *jobs, size_t n, size_t main_job, const char
 	if (gethostname(host, sizeof(host)))
 		snprintf(host, sizeof(host), "localhost");
 	host[sizeof(host) - 1] = '\0';
-	fprintf(f, "From: %s\n", from);
-	fprintf(f, "To: %s\n", to);
-	fprintf(f, "Subject: [%s] %s%.*s: %s %s %s\n", branch, subj_pfx, sha[0] ? 10 : INT_MAX,
-		sha[0] ? sha : head, j->best->name, change, change_word(j->best));
-	fprintf(f, "Date: %s\n", date);
-	fprintf(f, "Message-ID: <%lld.%d.%.10s@%s>\n", (long long)now, (int)getpid(),
-		sha[0] ? sha : head, host);
-	fprintf(f, "MIME-Version: 1.0\nContent-Type: text/plain; charset=utf-8\n"
-		   "Content-Transfer-Encoding: 8bit\n\n");
-	write_body(f, jobs, n, main_job, repo, base, head, branch);
-	if (fclose(f)) {
-		free(buf);
+	if (asprintf(&subject, "[%s] %s%.*s: %s %s %s", branch, subj_pfx, sha[0] ? 10 : INT_MAX,
+		     sha[0] ? sha : head, j->best->name, change, change_word(j->best)) < 0)
 		return NULL;
+	if (asprintf(&id_left, "%lld.%d.%.10s", (long long)now, (int)getpid(),
+		     sha[0] ? sha : head) < 0)
+		id_left = NULL;
+	hdr[0] = mail_header_addr("From", from->name, from->addr);
+	hdr[1] = mail_header_addr("To", to->name, to->addr);
+	hdr[2] = mail_header_text("Subject", subject);
+	hdr[3] = id_left ? mail_header_msgid("Message-ID", id_left, host) : NULL;
+	ok = hdr[0] && hdr[1] && hdr[2] && hdr[3];
+	f = ok ? open_memstream(&buf, len) : NULL;
+	if (f) {
+		fprintf(f, "%s%s%s", hdr[0], hdr[1], hdr[2]);
+		fprintf(f, "Date: %s\n", date);
+		fputs(hdr[3], f);
+		fprintf(f, "MIME-Version: 1.0\nContent-Type: text/plain; charset=utf-8\n"
+			   "Content-Transfer-Encoding: 8bit\n\n");
+		write_body(f, jobs, n, main_job, repo, base, head, branch);
+		if (fclose(f)) {
+			free(buf);
+			buf = NULL;
+		}
 	}
+	for (size_t i = 0; i < 4; i++)
+		free(hdr[i]);
+	free(id_left);
+	free(subject);
 	return buf;
-}
-
-/* Append as one mboxrd message: a From_ line, ">From " quoting, a blank line after. */
-static int write_mbox(const char *path, const char *msg, size_t len)
-{
-	char *buf = NULL, date[64];
-	size_t blen = 0;
-	FILE *f = open_memstream(&buf, &blen);
-	time_t now = time(NULL);
-	struct tm tm;
-	int fd, rc = 0;
-
-	if (!f)
-		return -1;
-	gmtime_r(&now, &tm);
-	strftime(date, sizeof(date), "%a %b %e %H:%M:%S %Y", &tm);
-	fprintf(f, "From scalebench@localhost %s\n", date);
-	for (size_t i = 0; i < len;) {
-		const char *nl = memchr(msg + i, '\n', len - i);
-		size_t l = nl ? (size_t)(nl - (msg + i)) + 1 : len - i;
-		size_t k = i;
-
-		while (k < i + l && msg[k] == '>')
-			k++;
-		if (len - k >= 5 && !strncmp(msg + k, "From ", 5))
-			fputc('>', f);
-		fwrite(msg + i, 1, l, f);
-		i += l;
-	}
-	if (len && msg[len - 1] != '\n')
-		fputc('\n', f);
-	fputc('\n', f);
-	if (fclose(f))
-		return -1;
-	fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666);
-	if (fd < 0 || write(fd, buf, blen) != (ssize_t)blen)
-		rc = -1;
-	if (fd >= 0 && close(fd))
-		rc = -1;
-	free(buf);
-	return rc;
 }
 
 static int run_sendmail(const char *msg, size_t len)
@@ -381,14 +356,18 @@ int cmd_report(int argc, char **argv)
 	     .help = "append the message to an mbox file"},
 	    {OPT_FLAG("sendmail", 0, &sendmail), .help = "pipe the message to sendmail -t"},
 	    {OPT_STRING("from", 0, &from), .arg = "ADDR",
-	     .def = "scalebench robot <scalebench@localhost>", .help = "From:"},
+	     .def = "scalebench robot <scalebench@localhost>",
+	     .help = "From: one address, 'Name <local@domain>' or 'local@domain'"},
 	    {OPT_STRING("to", 0, &to), .arg = "ADDR",
-	     .def_doc = "the head commit's author with --repo, else root@localhost", .help = "To:"},
+	     .def_doc = "the head commit's author with --repo, else root@localhost",
+	     .help = "To: one address, as --from"},
 	    {OPT_STRING("branch", 0, &branch), .arg = "NAME", .def_doc = "the repo's branch",
 	     .help = "the [branch] of the subject"},
 	    {OPT_END},
 	};
-	char err[1024], branch_buf[256], to_buf[512], base_buf[64], head_buf[64];
+	char err[1024], branch_buf[256], base_buf[64], head_buf[64];
+	struct mail_addr from_addr = {0}, to_addr = {0};
+	const char *ctl;
 	struct job_cmp *jobs = NULL;
 	size_t n = 0, main_job = 0;
 	char **dirs = NULL;
@@ -406,6 +385,24 @@ int cmd_report(int argc, char **argv)
 		sb_error("--mbox and --sendmail: one or the other");
 		return 2;
 	}
+	/* What the user gives that reaches a header is refused when it could break out of it;
+	 * what comes from the results or the repository is made safe by the header writer. */
+	ctl = branch ? mail_find_ctl(branch) : NULL;
+	if (ctl) {
+		sb_error("--branch: a control character (0x%02x, byte %zu) is not allowed in a mail "
+			 "header",
+			 (unsigned char)*ctl, (size_t)(ctl - branch) + 1);
+		return 2;
+	}
+	if (mail_addr_parse(from, &from_addr, err, sizeof(err))) {
+		sb_error("--from: %s", err);
+		return 2;
+	}
+	if (to && mail_addr_parse(to, &to_addr, err, sizeof(err))) {
+		sb_error("--to: %s", err);
+		rc = 2;
+		goto out;
+	}
 	/* Labels as stored; with --repo, revisions (HEAD~1, a short sha) name the full sha
 	 * that bisect labels runs with. */
 	if (!label_stored(root, job, base, repo, base_buf, sizeof(base_buf)))
@@ -415,12 +412,14 @@ int cmd_report(int argc, char **argv)
 	if (strchr(base, '/') || strchr(head, '/') || strpbrk(base, "*?[") ||
 	    strpbrk(head, "*?[")) {
 		sb_error("--base/--head: expected commit labels");
-		return 2;
+		rc = 2;
+		goto out;
 	}
 	ndirs = store_find(root, job, base, &dirs);
 	if (ndirs <= 0) {
 		sb_error("no runs of commit '%s' under %s", base, root);
-		return 2;
+		rc = 2;
+		goto out;
 	}
 	jobs = calloc((size_t)ndirs, sizeof(*jobs));
 	for (size_t i = 0; jobs && i < (size_t)ndirs; i++) {
@@ -484,21 +483,35 @@ int cmd_report(int argc, char **argv)
 			     "HEAD");
 		branch = branch_buf[0] && strcmp(branch_buf, "HEAD") ? branch_buf : "unknown";
 	}
+	/* The head commit's author: name and address apart, so a name "Doe, John" is quoted
+	 * as one display name, not read as two addresses. */
 	if (!to) {
-		to_buf[0] = '\0';
-		if (repo)
-			GITL(repo, to_buf, sizeof(to_buf), "log", "-1", "--format=%an <%ae>", head);
-		to = to_buf[0] ? to_buf : "root@localhost";
+		char name[512] = "", addr[512] = "";
+
+		if (repo) {
+			GITL(repo, name, sizeof(name), "log", "-1", "--format=%an", head);
+			GITL(repo, addr, sizeof(addr), "log", "-1", "--format=%ae", head);
+		}
+		if (addr[0] && !mail_addr_spec_ok(addr)) {
+			sb_error("the author of %s has the address '%s', not local@domain: give --to",
+				 head, addr);
+			rc = 2;
+			goto out;
+		}
+		to_addr.name = strdup(addr[0] ? name : "");
+		to_addr.addr = strdup(addr[0] ? addr : "root@localhost");
 	}
 	size_t len = 0;
-	char *msg = compose(jobs, n, main_job, repo, base, head, branch, from, to, &len);
+	char *msg = to_addr.name && to_addr.addr ? compose(jobs, n, main_job, repo, base, head,
+							   branch, &from_addr, &to_addr, &len)
+						 : NULL;
 
 	if (!msg) {
 		sb_error("out of memory");
 		rc = 2;
 	} else if (mbox) {
-		if (write_mbox(mbox, msg, len)) {
-			sb_error("cannot append to %s: %s", mbox, strerror(errno));
+		if (mail_mbox_append(mbox, msg, len, MAIL_LOCK_TIMEOUT_S, err, sizeof(err))) {
+			sb_error("%s", err);
 			rc = 2;
 		}
 	} else if (sendmail) {
@@ -517,5 +530,7 @@ out:
 		group_free(&jobs[i].g[1]);
 	}
 	free(jobs);
+	mail_addr_free(&from_addr);
+	mail_addr_free(&to_addr);
 	return rc;
 }

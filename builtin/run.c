@@ -1,5 +1,6 @@
 /* scalebench run: a job file's atomic jobs, K runs each, into the results tree. */
 #include "builtin.h"
+#include "../core/core.h"
 #include "../runner/job.h"
 #include "../runner/run.h"
 #include "../store/store.h"
@@ -55,7 +56,12 @@ int cmd_run(int argc, char **argv)
 	};
 	struct job_file job;
 	char err[1024], helper_dir[PATH_MAX];
-	int first, rc = options_parse(&run_command, opts, argc, argv, &first, NULL);
+	int first, rc;
+
+	/* Before anything is created (the probe, the first run's temp directory): from here a
+	 * signal is a flag the runner stops at, never a death that leaves them behind. */
+	core_catch_signals();
+	rc = options_parse(&run_command, opts, argc, argv, &first, NULL);
 
 	if (rc >= 0)
 		return rc;
@@ -68,8 +74,6 @@ int cmd_run(int argc, char **argv)
 			 first >= argc ? "which job file?" : "one job file at a time");
 		return 2;
 	}
-	if (!o.tmpdir)
-		o.tmpdir = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp";
 	if (job_load(argv[first], (unsigned)sysconf(_SC_NPROCESSORS_ONLN), &job, err,
 		     sizeof(err))) {
 		sb_error("%s", err);
@@ -78,9 +82,15 @@ int cmd_run(int argc, char **argv)
 	for (size_t i = 0; i < job.n_notes; i++)
 		sb_note("%s", job.notes[i]);
 	if (!o.dry_run) {
-		/* Fail on an unusable results root before the first run, not after it. */
 		char probe[PATH_MAX];
 
+		/* Every run would fail in an unusable temp dir, each stored as a failure. */
+		o.tmpdir = tmpdir_checked(o.tmpdir);
+		if (!o.tmpdir) {
+			job_free(&job);
+			return 2;
+		}
+		/* Fail on an unusable results root before the first run, not after it. */
 		if (store_mkdirs(o.results_root) ||
 		    snprintf(probe, sizeof(probe), "%s/.probe-XXXXXX", o.results_root) >=
 			(int)sizeof(probe) ||

@@ -17,8 +17,10 @@ const struct command_def split_command = {
     .args = "JOB.yaml",
     .summary = "Expand a job file into its atomic jobs, one per combination of its lists.",
     .details =
-	"A job file is LKP-style YAML: scalar keys are parameters and every list is a\n"
-	"dimension; the atomic jobs are the cartesian product of the lists.  Each is named\n"
+	"A job file is LKP-style YAML: scalar keys are parameters and a list is a dimension,\n"
+	"except in a monitor's options (perf-stat: {events: [a, b]} is one job counting\n"
+	"both, as in LKP); the atomic jobs are the cartesian product of the dimensions, at\n"
+	"most 10000 for the whole file.  Each is named\n"
 	"<job>-<path_params>: <job> is the file name without .yaml, <path_params> the values\n"
 	"of mode, nr_task and test (defaults when absent: process, 100%) and of every key\n"
 	"that varies, sorted by key name and joined by '-' (process-100%-page_fault3).\n"

@@ -13,6 +13,7 @@
  * child subreaper so that those orphans come back to it and are reaped before the next run
  * starts.  Everything below PR_SET_PDEATHSIG dies with its parent. */
 #include "core.h"
+#include "taskcount.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -84,7 +85,7 @@ static void on_signal(int sig)
 
 /* Installed once and kept: a SIGINT between two runs of a sweep must stop the sweep and let
  * the command clean up, not kill scalebench with a half-written file. */
-static void install_handlers(void)
+void core_catch_signals(void)
 {
 	static bool installed;
 	struct sigaction sa = {.sa_handler = on_signal, .sa_flags = SA_RESTART};
@@ -576,6 +577,8 @@ struct sampler {
 	struct rusage ru0;
 	bool window_open, sys0;
 	uint64_t ctxt0, pgfault0;
+	bool task0; /* task_start taken */
+	struct task_snapshot task_start;
 };
 
 /* How a phase of the run ended. */
@@ -699,9 +702,22 @@ static enum run_end wait_for_setup(struct sampler *s)
 	}
 }
 
-/* The measurement window opens: monitors start, system counters are read. */
+/* At the window's last sample: what the host and every task below it did over the window. */
+static void task_counts_end(struct sampler *s)
+{
+	struct task_snapshot end;
+
+	if (!s->task0 || task_snapshot_take("/proc", s->host, &end))
+		return;
+	task_snapshot_delta(&s->task_start, &end, &s->res->task_pgfault, &s->res->task_ctxt);
+	s->res->task_valid = true;
+	task_snapshot_free(&end);
+}
+
+/* The measurement window opens: monitors start, system and task counters are read. */
 static void open_window(struct sampler *s)
 {
+	s->task0 = task_snapshot_take("/proc", s->host, &s->task_start) == 0;
 	s->sys0 = read_sys_counters(&s->ctxt0, &s->pgfault0);
 	s->window_open = true;
 	if (s->cfg->on_window)
@@ -758,6 +774,8 @@ static enum run_end sample_loop(struct sampler *s)
 			res->sys_pgfault -= s->pgfault0;
 			res->sys_valid = true;
 		}
+		if (k + 1 == s->nsched)
+			task_counts_end(s);
 		if (cfg->on_sample)
 			cfg->on_sample(&res->samples, res->samples.n - 1, cfg->arg);
 	}
@@ -840,6 +858,7 @@ static void sampler_free(struct sampler *s)
 {
 	if (s->masked)
 		sigprocmask(SIG_SETMASK, &s->old_mask, NULL);
+	task_snapshot_free(&s->task_start);
 	counter_area_unmap(&s->sh);
 	free(s->counts);
 	free(s->schedule);
@@ -853,7 +872,7 @@ int core_run(const struct core_config *cfg, struct core_result *res)
 
 	memset(res, 0, sizeof(*res));
 	res->samples.nr_copies = s.n;
-	install_handlers();
+	core_catch_signals();
 	if (got_signal) {
 		record_end(&s, RUN_INTERRUPTED);
 		return -1;

@@ -83,6 +83,12 @@ struct core_result {
 	bool sys_valid;
 	uint64_t sys_ctxt;
 	uint64_t sys_pgfault;
+	/* The same counted for the copy host and every task below it (copies, their threads,
+	 * helpers and children) alone: what the testcase did, whatever else the machine runs
+	 * (taskcount.h).  task_valid is false when /proc could not be read. */
+	bool task_valid;
+	uint64_t task_ctxt;
+	uint64_t task_pgfault;
 };
 
 #define CORE_MAX_COPIES 4096
@@ -92,7 +98,11 @@ enum { CORE_WINDOW_START, CORE_WINDOW_END };
 int core_run(const struct core_config *cfg, struct core_result *res);
 void core_result_free(struct core_result *res);
 
-/* True once SIGINT or SIGTERM arrived during a core_run: callers stop their loops. */
+/* SIGINT and SIGTERM only set the flag below from now on (core_run does this itself): a
+ * command that writes anything before its first core_run calls it first thing, so that no
+ * signal, however early, ends it with a half-written temp file or directory behind. */
+void core_catch_signals(void);
+/* True once SIGINT or SIGTERM arrived (after core_catch_signals): callers stop their loops. */
 bool core_interrupted(void);
 int core_interrupt_signal(void);
 

@@ -1,6 +1,8 @@
 #include "jsonw.h"
+#include "utf8.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -54,37 +56,6 @@ static void value_ends(struct jsonw *w)
 		w->done = true;
 }
 
-/* The longest valid UTF-8 sequence at s (RFC 3629: no overlong forms, no surrogates, nothing
- * above U+10FFFF), 0 when the byte at s starts none. */
-static size_t utf8_len(const unsigned char *s)
-{
-	unsigned char c = s[0], lo = 0x80, hi = 0xbf;
-	size_t n;
-
-	if (c >= 0xc2 && c <= 0xdf)
-		n = 2;
-	else if (c >= 0xe0 && c <= 0xef)
-		n = 3;
-	else if (c >= 0xf0 && c <= 0xf4)
-		n = 4;
-	else
-		return 0;
-	if (c == 0xe0)
-		lo = 0xa0;
-	else if (c == 0xed)
-		hi = 0x9f;
-	else if (c == 0xf0)
-		lo = 0x90;
-	else if (c == 0xf4)
-		hi = 0x8f;
-	if (s[1] < lo || s[1] > hi)
-		return 0;
-	for (size_t i = 2; i < n; i++)
-		if (s[i] < 0x80 || s[i] > 0xbf)
-			return 0;
-	return n;
-}
-
 static void put_string(struct jsonw *w, const char *str)
 {
 	const unsigned char *s = (const unsigned char *)str;
@@ -111,7 +82,7 @@ static void put_string(struct jsonw *w, const char *str)
 			else
 				fprintf(w->out, "\\u%04x", *s);
 			s++;
-		} else if ((n = utf8_len(s))) {
+		} else if ((n = utf8_seq_len(s, SIZE_MAX))) {
 			fwrite(s, 1, n, w->out);
 			s += n;
 		} else {

@@ -10,6 +10,7 @@
 #include "job_internal.h"
 
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,6 +39,18 @@ void mark_set(struct loader *l, json_t *node, const yaml_mark_t *m)
 	snprintf(key, sizeof(key), "%p", (void *)node);
 	json_object_set_new(l->marks, key,
 			    json_pack("[Oii]", node, (int)m->line + 1, (int)m->column + 1));
+}
+
+void mark_copy(struct loader *l, json_t *to, const json_t *from)
+{
+	yaml_mark_t m = {0};
+	int line, col;
+
+	if (!mark_get(l, from, &line, &col))
+		return;
+	m.line = (size_t)line - 1;
+	m.column = (size_t)col - 1;
+	mark_set(l, to, &m);
 }
 
 /* An error about a value: "FILE:LINE: message", or "FILE: message" when the
@@ -113,6 +126,63 @@ static char *file_stem(const char *path)
 	return strndup(base, n);
 }
 
+static size_t add_sat(size_t a, size_t b)
+{
+	return b > SIZE_MAX - a ? SIZE_MAX : a + b;
+}
+
+static size_t mul_sat(size_t a, size_t b)
+{
+	size_t r;
+
+	return __builtin_mul_overflow(a, b, &r) ? SIZE_MAX : r;
+}
+
+/* Each later document is merged with a copy of the header: the values those copies would
+ * hold, counted before any is made. */
+static int check_merge(struct loader *l, json_t *docs)
+{
+	size_t header = count_values(json_array_get(docs, 0)), total = 0, i;
+	json_t *d;
+
+	json_array_foreach (docs, i, d) {
+		if (i)
+			total = add_sat(total, add_sat(header, count_values(d)));
+	}
+	if (total > JOB_MAX_COPIED)
+		return fail(l, NULL,
+			    "the job file's %zu documents, each merged with the header, hold %zu "
+			    "values together; at most %d (fewer documents, or a smaller header)",
+			    json_array_size(docs) - 1, total, JOB_MAX_COPIED);
+	return 0;
+}
+
+/* The caps hold for the whole file: every document's atomic jobs, and the values they would
+ * hold, counted before any is built. */
+static int check_expansion(struct loader *l, json_t *merged)
+{
+	size_t jobs = 0, values = 0, n, each, i;
+	json_t *d;
+
+	json_array_foreach (merged, i, d) {
+		if (count_atomic(l, d, &n, &each))
+			return -1;
+		jobs = add_sat(jobs, n);
+		values = add_sat(values, mul_sat(n, each));
+	}
+	if (jobs > JOB_MAX_ATOMIC)
+		return fail(l, NULL,
+			    "the job file expands to %s%zu atomic jobs (%zu document%s); at most %d",
+			    jobs == SIZE_MAX ? "more than " : "", jobs, json_array_size(merged),
+			    json_array_size(merged) == 1 ? "" : "s", JOB_MAX_ATOMIC);
+	if (values > JOB_MAX_COPIED)
+		return fail(l, NULL,
+			    "the job file's %zu atomic jobs would hold %zu values together; at most "
+			    "%d (fewer atomic jobs, or smaller ones)",
+			    jobs, values, JOB_MAX_COPIED);
+	return 0;
+}
+
 int job_load(const char *path, unsigned nr_online, struct job_file *job, char *err, size_t errlen)
 {
 	struct loader l = {.path = path,
@@ -143,6 +213,8 @@ int job_load(const char *path, unsigned nr_online, struct job_file *job, char *e
 		json_array_append(merged, json_array_get(docs, 0));
 		job->tree = json_incref(json_array_get(docs, 0));
 	} else {
+		if (check_merge(&l, docs))
+			goto out;
 		/* LKP: the first document is a header for each of the others. */
 		json_array_foreach (docs, i, d) {
 			json_t *m;
@@ -155,9 +227,10 @@ int job_load(const char *path, unsigned nr_online, struct job_file *job, char *e
 			json_array_append_new(merged, m);
 		}
 		job->tree = json_incref(docs);
-		if (doc_varying(&l, merged, &varying))
-			goto out;
 	}
+	if (check_expansion(&l, merged) ||
+	    (json_array_size(docs) > 1 && doc_varying(&l, merged, &varying)))
+		goto out;
 	json_array_foreach (merged, i, d) {
 		if (expand_document(&l, d, &varying, names))
 			goto out;

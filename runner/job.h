@@ -1,6 +1,7 @@
 /* Job files: LKP-compatible YAML, expanded into atomic jobs.
  *
- * A job file's scalar keys are parameters; a list value is a dimension; the job expands to the
+ * A job file's scalar keys are parameters; a list value is a dimension, except in a monitor's
+ * options (LKP's rule: `perf-stat: {events: [a, b]}` is one job); the job expands to the
  * cartesian product of its dimensions, nested maps included
  * (`will-it-scale: {mode: [process, thread], test: [page_fault3, fallocate1]}`).  Keys that
  * name a monitor switch it on (with an optional map of options). */

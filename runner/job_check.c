@@ -27,6 +27,11 @@ static bool in_list(const char *const *list, const char *s)
 	return false;
 }
 
+bool is_monitor_key(const char *key)
+{
+	return monitor_find(key) || family_is_lkp_monitor(key);
+}
+
 /* ---- Checking one atomic job ---- */
 
 static bool known_suite(const char *s)
@@ -154,6 +159,12 @@ int check_atomic(struct loader *l, json_t *t, struct atomic_job *a)
 	if (v && num_parse_duration(json_string_value(v), NUM_DURATION_MIN, NUM_DURATION_MAX,
 				    &a->runtime_s, b, sizeof(b)))
 		return fail(l, v, "runtime %s", b);
+	if (a->runtime_s < JOB_MIN_RUNTIME)
+		return fail(l, v,
+			    "runtime '%s': expected at least 1s: the counter core samples every copy "
+			    "once a second, and a shorter window can close before every copy has run "
+			    "(the run would be stored as failed, 'stuck?')",
+			    json_string_value(v));
 	a->warmup_s = DEFAULT_WARMUP;
 	v = get_set(t, "warmup");
 	if (v && !json_is_string(v))
@@ -169,7 +180,7 @@ int check_atomic(struct loader *l, json_t *t, struct atomic_job *a)
 
 		if (in_list(own_keys, k))
 			continue;
-		if (monitor_find(k) || family_is_lkp_monitor(k))
+		if (is_monitor_key(k))
 			ret = check_monitor(l, k, v, a);
 		else
 			ret = note(l, "key '%s' is kept but not used by scalebench", k);

@@ -1,6 +1,12 @@
 /* Job files, second step: LKP's documents merged and each expanded into atomic jobs.
  *
- * Every list is a dimension; the atomic jobs are the cartesian product of the
+ * A list is a dimension, as in LKP, except in a monitor's options: LKP
+ * (lib/job.rb) expands only its EXPAND_DIMS (kconfig, commit, rootfs, ...), the
+ * programs a job runs and those programs' options, never a monitor's, so
+ * `perf-stat: {events: [cycles, instructions]}` is one job counting both events.
+ * scalebench cannot tell an LKP setup program (cpufreq_governor, fs) from any
+ * other key it does not use, so a list anywhere else stays a dimension, as LKP's
+ * would be for those.  The atomic jobs are the cartesian product of the
  * dimensions, first dimension outermost.  A file of several YAML documents
  * follows LKP: the first document is a header, and each later one updates a
  * copy of it key by key (a later value replaces the header's; a dotted key
@@ -18,11 +24,10 @@
 #include "job_internal.h"
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#define JOB_MAX_ATOMIC 10000
 
 void params_free(struct param_list *pl)
 {
@@ -154,17 +159,20 @@ static json_t *walk(json_t *root, const json_t *segs)
 	return root;
 }
 
-/* The dimensions of one document: every list, checked to be a non-empty list of
- * values. */
+/* The dimensions of one document: every list outside the monitors' options, checked to be a
+ * non-empty list of values. */
 static int find_dims(struct loader *l, json_t *obj, const json_t *segs, struct param_list *dims)
 {
 	const char *k;
 	json_t *v;
 
 	json_object_foreach (obj, k, v) {
-		json_t *path = segs_push(segs, k);
+		json_t *path;
 		int ret = 0;
 
+		if (json_array_size(segs) == 0 && is_monitor_key(k))
+			continue; /* its lists are values: the monitor checks them */
+		path = segs_push(segs, k);
 		if (json_is_array(v)) {
 			size_t i;
 			json_t *e;
@@ -220,7 +228,7 @@ static bool contains_list(const json_t *v)
 
 /* The atomic tree for one choice per dimension.  Parts without a list are
  * shared with the document (and deep-copied once checked), so values keep their
- * lines. */
+ * lines; a list that is not a dimension is a value, kept whole. */
 static json_t *instantiate(json_t *node, json_t *const *lists, const size_t *choice, size_t n)
 {
 	const char *k;
@@ -230,7 +238,7 @@ static json_t *instantiate(json_t *node, json_t *const *lists, const size_t *cho
 		for (size_t i = 0; i < n; i++)
 			if (lists[i] == node)
 				return json_incref(json_array_get(node, choice[i]));
-		return json_incref(json_array_get(node, 0));
+		return json_incref(node);
 	}
 	if (!contains_list(node))
 		return json_incref(node);
@@ -397,6 +405,44 @@ static char *atomic_name(const char *stem, const char *pp)
 
 /* ---- Loading ---- */
 
+size_t count_values(const json_t *v)
+{
+	size_t n = 1, i;
+	const char *k;
+	json_t *c;
+
+	if (json_is_array(v))
+		json_array_foreach (v, i, c) {
+			n += count_values(c);
+		}
+	else if (json_is_object(v))
+		json_object_foreach ((json_t *)v, k, c) {
+			n += count_values(c);
+		}
+	return n;
+}
+
+int count_atomic(struct loader *l, json_t *doc, size_t *n, size_t *values)
+{
+	struct param_list dims = {0};
+	json_t *root = json_array();
+	int ret = find_dims(l, doc, root, &dims);
+
+	*n = 1;
+	/* An atomic job holds one value where the document holds a list of k. */
+	*values = count_values(doc);
+	for (size_t i = 0; !ret && i < dims.n; i++) {
+		size_t k = json_array_size(walk(doc, dims.v[i].segs));
+
+		if (__builtin_mul_overflow(*n, k, n))
+			*n = SIZE_MAX;
+		*values -= k;
+	}
+	json_decref(root);
+	params_free(&dims);
+	return ret;
+}
+
 int expand_document(struct loader *l, json_t *doc, const struct param_list *varying, json_t *names)
 {
 	struct job_file *job = l->job;
@@ -409,14 +455,9 @@ int expand_document(struct loader *l, json_t *doc, const struct param_list *vary
 
 	if (find_dims(l, doc, root, &dims))
 		goto out;
-	for (size_t i = 0; i < dims.n; i++) {
+	/* Bounded: job_load counted every document's atomic jobs first (count_atomic). */
+	for (size_t i = 0; i < dims.n; i++)
 		total *= json_array_size(walk(doc, dims.v[i].segs));
-		if (total > JOB_MAX_ATOMIC) {
-			fail(l, NULL, "the lists expand to more than %d atomic jobs",
-			     JOB_MAX_ATOMIC);
-			goto out;
-		}
-	}
 	for (size_t i = 0; i < dims.n; i++)
 		if (param_add(l, &params, dims.v[i].segs))
 			goto out;

@@ -16,6 +16,18 @@
 #define DEFAULT_NR_TASK "100%"
 #define DEFAULT_RUNTIME 300.0
 #define DEFAULT_WARMUP	1.0
+/* The shortest measurement window: a copy that does not advance in it is a failure (stuck),
+ * and below a sampling interval (1 s) a copy sharing its CPU may simply not have been
+ * scheduled yet: 32 copies on 2 CPUs failed half their 0.1 s runs. */
+#define JOB_MIN_RUNTIME 1.0
+
+/* Atomic jobs of one job file, all its documents together: each holds its tree in memory
+ * until the file is run or written. */
+#define JOB_MAX_ATOMIC 10000
+/* Values in the copies loading makes, all together: every later document merged with the
+ * header, and every atomic job.  A file's own values are few (JOB_MAX_NODES), but a header
+ * of 10000 keys over 1000 documents took 60 s and 5 GB to expand. */
+#define JOB_MAX_COPIED 1000000
 
 /* One job_load: where messages and notes go, and each parsed value's place in the file. */
 struct loader {
@@ -45,6 +57,8 @@ struct param_list {
 
 /* job.c: the loader's messages. */
 void mark_set(struct loader *l, json_t *node, const yaml_mark_t *m);
+/* to gets from's place in the file (a copy made for an alias). */
+void mark_copy(struct loader *l, json_t *to, const json_t *from);
 /* An error about a value: "FILE:LINE: message", or "FILE: message" when the
  * value has no line (a default, or a null).  Returns -1. */
 int fail(struct loader *l, const json_t *at, const char *fmt, ...)
@@ -68,10 +82,17 @@ void params_free(struct param_list *pl);
 json_t *merge_revision(struct loader *l, json_t *header, json_t *rev);
 /* The keys whose values differ between the merged documents. */
 int doc_varying(struct loader *l, json_t *merged_docs, struct param_list *out);
+/* The values in v, v included (a list or map counts one, and each value in it). */
+size_t count_values(const json_t *v);
+/* How many atomic jobs one merged document expands to (SIZE_MAX: more than a size_t holds)
+ * and how many values each holds, its lists checked; nothing is built. */
+int count_atomic(struct loader *l, json_t *doc, size_t *n, size_t *values);
 /* One merged document's atomic jobs appended to l->job; names: atomic names so far. */
 int expand_document(struct loader *l, json_t *doc, const struct param_list *varying, json_t *names);
 
 /* job_check.c: one atomic job checked. */
+/* A top-level key that names a monitor, scalebench's or only LKP's (turbostat). */
+bool is_monitor_key(const char *key);
 /* obj's key, or NULL when it is absent or null. */
 json_t *get_set(json_t *obj, const char *key);
 int check_atomic(struct loader *l, json_t *t, struct atomic_job *a);

@@ -81,85 +81,263 @@ bool is_null_word(const char *s, size_t n)
 		(!memcmp(s, "null", 4) || !memcmp(s, "Null", 4) || !memcmp(s, "NULL", 4)));
 }
 
-static json_t *convert(struct loader *l, yaml_document_t *doc, yaml_node_t *node, int depth)
+/* ---- Events to trees ----
+ *
+ * The tree is built from libyaml's events, not from a loaded document, so every limit holds
+ * while parsing: the first value nested deeper than JOB_MAX_DEPTH, or past JOB_MAX_NODES
+ * values (aliases counted at their full size), stops the parser there.  A loaded document
+ * would have cost the whole file first (a 100k-deep list took 14 s of CPU). */
+
+/* A list or map being filled. */
+struct frame {
+	json_t *v;	   /* owned by its parent (or the builder's root) */
+	char *key;	   /* a map's key waiting for its value; NULL: a key comes next */
+	char *anchor;	   /* registered with the value when it ends */
+	size_t nodes0;	   /* l->nodes before it: its size, for its aliases */
+	int depth, deepest; /* its depth, and its deepest value's */
+};
+
+/* One document being built. */
+struct builder {
+	struct loader *l;
+	struct frame *stack;
+	size_t n, cap;
+	json_t *root;
+	/* name -> [value, values in it, levels below it, its text as written (scalars, for keys)];
+	 * name -> null while its list or map is still open. */
+	json_t *anchors;
+};
+
+static void builder_reset(struct builder *b)
 {
+	for (size_t i = 0; i < b->n; i++) {
+		free(b->stack[i].key);
+		free(b->stack[i].anchor);
+	}
+	b->n = 0;
+	json_decref(b->root);
+	b->root = NULL;
+	json_object_clear(b->anchors);
+}
+
+/* Room for one more value at depth, of height levels below it, counting nodes values. */
+static int check_limits(struct builder *b, const yaml_mark_t *m, int depth, int height,
+			size_t nodes)
+{
+	struct loader *l = b->l;
+
+	if (depth + height > JOB_MAX_DEPTH)
+		return fail_mark(l, m, "nested deeper than %d levels", JOB_MAX_DEPTH);
+	if (nodes > JOB_MAX_NODES - l->nodes)
+		return fail_mark(l, m, "more than %d values (aliases of aliases?)", JOB_MAX_NODES);
+	l->nodes += nodes;
+	return 0;
+}
+
+/* An anchor's entry (takes it); ends: the list or map it was opened with is complete. */
+static int add_anchor(struct builder *b, const char *name, json_t *entry, bool ends,
+		      const yaml_mark_t *m)
+{
+	/* libyaml's loader refused a second anchor of one name; so does this. */
+	if (!ends && json_object_get(b->anchors, name)) {
+		json_decref(entry);
+		return fail_mark(b->l, m, "anchor '&%s' is defined twice", name);
+	}
+	if (json_object_set_new(b->anchors, name, entry))
+		return fail_mark(b->l, m, "out of memory");
+	return 0;
+}
+
+/* A value in its place: the document's root, the next item of a list, or the value of the
+ * pending key of a map.  Takes v. */
+static int place(struct builder *b, json_t *v, int depth, int height, const yaml_mark_t *m)
+{
+	struct frame *top = b->n ? &b->stack[b->n - 1] : NULL;
+	int bad;
+
+	if (!v)
+		return fail_mark(b->l, m, "out of memory");
+	if (!top) {
+		b->root = v;
+		return 0;
+	}
+	if (json_is_array(top->v)) {
+		bad = json_array_append_new(top->v, v);
+	} else {
+		bad = json_object_set_new(top->v, top->key, v);
+		free(top->key);
+		top->key = NULL;
+	}
+	if (depth + height > top->deepest)
+		top->deepest = depth + height;
+	return bad ? fail_mark(b->l, m, "out of memory") : 0;
+}
+
+/* A map's key: plain text, unique in its map. */
+static int take_key(struct builder *b, const char *text, size_t len, const yaml_mark_t *m)
+{
+	struct frame *top = &b->stack[b->n - 1];
+
+	if (!text)
+		return fail_mark(b->l, m, "a key must be a plain value, not a list or a map");
+	if (strlen(text) != len)
+		return fail_mark(b->l, m, "a key contains a NUL character");
+	if (json_object_get(top->v, text))
+		return fail_mark(b->l, m, "duplicate key '%s'", text);
+	top->key = strndup(text, len);
+	return top->key ? 0 : fail_mark(b->l, m, "out of memory");
+}
+
+static bool wants_key(const struct builder *b)
+{
+	return b->n && json_is_object(b->stack[b->n - 1].v) && !b->stack[b->n - 1].key;
+}
+
+static int on_scalar(struct builder *b, const yaml_event_t *ev)
+{
+	const char *s = (const char *)ev->data.scalar.value, *anchor;
+	size_t n = ev->data.scalar.length;
+	int depth = (int)b->n;
 	json_t *v;
 
-	if (depth > JOB_MAX_DEPTH) {
-		fail_mark(l, &node->start_mark, "nested deeper than %d levels", JOB_MAX_DEPTH);
-		return NULL;
+	anchor = (const char *)ev->data.scalar.anchor;
+	if (wants_key(b)) {
+		if (anchor && add_anchor(b, anchor, json_pack("[s%iis%]", s, n, 1, 0, s, n), false,
+					 &ev->start_mark))
+			return -1;
+		return take_key(b, s, n, &ev->start_mark);
 	}
-	if (++l->nodes > JOB_MAX_NODES) {
-		fail_mark(l, &node->start_mark, "more than %d values (aliases of aliases?)",
-			  JOB_MAX_NODES);
-		return NULL;
-	}
-	switch (node->type) {
-	case YAML_SCALAR_NODE: {
-		const char *s = (const char *)node->data.scalar.value;
-		size_t n = node->data.scalar.length;
-
-		if (node->data.scalar.style == YAML_PLAIN_SCALAR_STYLE && is_null_word(s, n))
-			return json_null();
+	if (check_limits(b, &ev->start_mark, depth, 0, 1))
+		return -1;
+	if (ev->data.scalar.style == YAML_PLAIN_SCALAR_STYLE && is_null_word(s, n)) {
+		v = json_null();
+	} else {
 		v = json_stringn(s, n);
-		if (!v) {
-			fail_mark(l, &node->start_mark, "value is not valid UTF-8 text");
-			return NULL;
-		}
-		break;
+		if (!v)
+			return fail_mark(b->l, &ev->start_mark, "value is not valid UTF-8 text");
+		mark_set(b->l, v, &ev->start_mark);
 	}
-	case YAML_SEQUENCE_NODE:
-		v = json_array();
-		for (yaml_node_item_t *it = node->data.sequence.items.start;
-		     it < node->data.sequence.items.top; it++) {
-			json_t *child =
-			    convert(l, doc, yaml_document_get_node(doc, *it), depth + 1);
-
-			if (!child) {
-				json_decref(v);
-				return NULL;
-			}
-			json_array_append_new(v, child);
-		}
-		break;
-	case YAML_MAPPING_NODE:
-		v = json_object();
-		for (yaml_node_pair_t *pr = node->data.mapping.pairs.start;
-		     pr < node->data.mapping.pairs.top; pr++) {
-			yaml_node_t *kn = yaml_document_get_node(doc, pr->key);
-			const char *key = (const char *)kn->data.scalar.value;
-			json_t *child;
-
-			if (kn->type != YAML_SCALAR_NODE) {
-				fail_mark(l, &kn->start_mark,
-					  "a key must be a plain value, not a list or a map");
-				json_decref(v);
-				return NULL;
-			}
-			if (strlen(key) != kn->data.scalar.length) {
-				fail_mark(l, &kn->start_mark, "a key contains a NUL character");
-				json_decref(v);
-				return NULL;
-			}
-			if (json_object_get(v, key)) {
-				fail_mark(l, &kn->start_mark, "duplicate key '%s'", key);
-				json_decref(v);
-				return NULL;
-			}
-			child = convert(l, doc, yaml_document_get_node(doc, pr->value), depth + 1);
-			if (!child) {
-				json_decref(v);
-				return NULL;
-			}
-			json_object_set_new(v, key, child);
-		}
-		break;
-	default:
-		fail_mark(l, &node->start_mark, "empty node");
-		return NULL;
+	if (anchor && add_anchor(b, anchor, json_pack("[Oiis%]", v, 1, 0, s, n), false,
+				   &ev->start_mark)) {
+		json_decref(v);
+		return -1;
 	}
-	mark_set(l, v, &node->start_mark);
-	return v;
+	return place(b, v, depth, 0, &ev->start_mark);
+}
+
+/* A copy of an anchored value for one of its aliases: lists and maps copied (a list is a
+ * dimension by where it is, so one list must not sit in two places), with the anchor's
+ * lines; text shared. */
+static json_t *copy_marked(struct loader *l, json_t *v)
+{
+	const char *k;
+	json_t *c, *e;
+	size_t i;
+
+	if (json_is_array(v)) {
+		c = json_array();
+		json_array_foreach (v, i, e) {
+			if (json_array_append_new(c, copy_marked(l, e)))
+				goto fail;
+		}
+	} else if (json_is_object(v)) {
+		c = json_object();
+		json_object_foreach (v, k, e) {
+			if (json_object_set_new(c, k, copy_marked(l, e)))
+				goto fail;
+		}
+	} else {
+		return json_incref(v);
+	}
+	if (c)
+		mark_copy(l, c, v);
+	return c;
+fail:
+	json_decref(c);
+	return NULL;
+}
+
+static int on_alias(struct builder *b, const yaml_event_t *ev)
+{
+	const char *name = (const char *)ev->data.alias.anchor;
+	json_t *a = json_object_get(b->anchors, name);
+	int depth = (int)b->n, height;
+
+	if (!a)
+		return fail_mark(b->l, &ev->start_mark, "alias '*%s' names no anchor before it",
+				 name);
+	if (json_is_null(a))
+		return fail_mark(b->l, &ev->start_mark,
+				 "alias '*%s' is inside the value it names (a value cannot contain "
+				 "itself)",
+				 name);
+	if (wants_key(b))
+		return take_key(b, json_string_value(json_array_get(a, 3)),
+				json_string_length(json_array_get(a, 3)), &ev->start_mark);
+	height = (int)json_integer_value(json_array_get(a, 2));
+	if (check_limits(b, &ev->start_mark, depth, height,
+			 (size_t)json_integer_value(json_array_get(a, 1))))
+		return -1;
+	return place(b, copy_marked(b->l, json_array_get(a, 0)), depth, height, &ev->start_mark);
+}
+
+static int on_start(struct builder *b, const yaml_event_t *ev)
+{
+	bool map = ev->type == YAML_MAPPING_START_EVENT;
+	const char *anchor = (const char *)(map ? ev->data.mapping_start.anchor
+					       : ev->data.sequence_start.anchor);
+	int depth = (int)b->n;
+	struct frame *f;
+	json_t *v;
+
+	if (wants_key(b))
+		return take_key(b, NULL, 0, &ev->start_mark);
+	if (check_limits(b, &ev->start_mark, depth, 0, 1))
+		return -1;
+	if (b->n == b->cap) {
+		size_t cap = b->cap ? 2 * b->cap : 16;
+		struct frame *st = realloc(b->stack, cap * sizeof(*st));
+
+		if (!st)
+			return fail_mark(b->l, &ev->start_mark, "out of memory");
+		b->stack = st;
+		b->cap = cap;
+	}
+	v = map ? json_object() : json_array();
+	if (!v)
+		return fail_mark(b->l, &ev->start_mark, "out of memory");
+	mark_set(b->l, v, &ev->start_mark);
+	if (anchor && add_anchor(b, anchor, json_null(), false, &ev->start_mark)) {
+		json_decref(v);
+		return -1;
+	}
+	if (place(b, json_incref(v), depth, 0, &ev->start_mark)) {
+		json_decref(v);
+		return -1;
+	}
+	f = &b->stack[b->n++];
+	*f = (struct frame){.v = v, .nodes0 = b->l->nodes - 1, .depth = depth, .deepest = depth};
+	json_decref(v); /* its parent (or root) holds it */
+	if (anchor && !(f->anchor = strdup(anchor)))
+		return fail_mark(b->l, &ev->start_mark, "out of memory");
+	return 0;
+}
+
+static int on_end(struct builder *b, const yaml_event_t *ev)
+{
+	struct frame f = b->stack[--b->n];
+	int ret = 0;
+
+	if (f.anchor)
+		ret = add_anchor(b, f.anchor,
+				 json_pack("[OIin]", f.v, (json_int_t)(b->l->nodes - f.nodes0),
+					   f.deepest - f.depth),
+				 true, &ev->start_mark);
+	if (b->n && f.deepest > b->stack[b->n - 1].deepest)
+		b->stack[b->n - 1].deepest = f.deepest;
+	free(f.anchor);
+	free(f.key);
+	return ret;
 }
 
 static int syntax_error(struct loader *l, const yaml_parser_t *p)
@@ -182,41 +360,67 @@ static int syntax_error(struct loader *l, const yaml_parser_t *p)
 /* Every document of the file, each an object, appended to docs. */
 int parse_documents(struct loader *l, const char *buf, size_t len, json_t *docs)
 {
+	struct builder b = {.l = l, .anchors = json_object()};
 	yaml_parser_t parser;
+	bool done = false;
 	int ret = -1;
 
-	if (!yaml_parser_initialize(&parser))
+	if (!b.anchors || !yaml_parser_initialize(&parser)) {
+		json_decref(b.anchors);
 		return fail(l, NULL, "out of memory");
+	}
 	yaml_parser_set_input_string(&parser, (const unsigned char *)buf, len);
-	for (;;) {
-		yaml_document_t doc;
-		yaml_node_t *root;
-		json_t *v;
+	while (!done) {
+		yaml_event_t ev;
+		int bad = 0;
 
-		if (!yaml_parser_load(&parser, &doc)) {
+		if (!yaml_parser_parse(&parser, &ev)) {
 			syntax_error(l, &parser);
 			goto out;
 		}
-		root = yaml_document_get_root_node(&doc);
-		if (!root) {
-			yaml_document_delete(&doc);
+		switch (ev.type) {
+		case YAML_SCALAR_EVENT:
+			bad = on_scalar(&b, &ev);
+			break;
+		case YAML_ALIAS_EVENT:
+			bad = on_alias(&b, &ev);
+			break;
+		case YAML_SEQUENCE_START_EVENT:
+		case YAML_MAPPING_START_EVENT:
+			bad = on_start(&b, &ev);
+			break;
+		case YAML_SEQUENCE_END_EVENT:
+		case YAML_MAPPING_END_EVENT:
+			bad = on_end(&b, &ev);
+			break;
+		case YAML_DOCUMENT_START_EVENT:
+			builder_reset(&b); /* anchors are the document's own */
+			break;
+		case YAML_DOCUMENT_END_EVENT:
+			if (json_is_null(b.root) || !b.root) {
+				/* an empty document: LKP takes it as {} */
+				json_decref(b.root);
+				b.root = json_object();
+			} else if (!json_is_object(b.root)) {
+				char d[64];
+
+				bad = fail(l, b.root,
+					   "expected keys (key: value) at the top of the document, "
+					   "got %s",
+					   describe(b.root, d, sizeof(d)));
+			}
+			if (!bad && json_array_append(docs, b.root))
+				bad = fail(l, NULL, "out of memory");
+			break;
+		case YAML_STREAM_END_EVENT:
+			done = true;
+			break;
+		default:
 			break;
 		}
-		v = convert(l, &doc, root, 0);
-		yaml_document_delete(&doc);
-		if (!v)
+		yaml_event_delete(&ev);
+		if (bad)
 			goto out;
-		if (json_is_null(v)) {
-			v = json_object(); /* an empty document: LKP takes it as {} */
-		} else if (!json_is_object(v)) {
-			char b[64];
-
-			fail(l, v, "expected keys (key: value) at the top of the document, got %s",
-			     describe(v, b, sizeof(b)));
-			json_decref(v);
-			goto out;
-		}
-		json_array_append_new(docs, v);
 	}
 	if (json_array_size(docs) == 0) {
 		fail(l, NULL, "empty job file; expected keys such as 'will-it-scale: {test: ...}'");
@@ -224,6 +428,9 @@ int parse_documents(struct loader *l, const char *buf, size_t len, json_t *docs)
 	}
 	ret = 0;
 out:
+	builder_reset(&b);
+	free(b.stack);
+	json_decref(b.anchors);
 	yaml_parser_delete(&parser);
 	return ret;
 }

@@ -499,8 +499,11 @@ int runner_run(const struct job_file *job, const struct runner_opts *o)
 		snprintf(commit, sizeof(commit), "%s", o->commit);
 	else
 		snprintf(commit, sizeof(commit), "%s", uname(&u) == 0 ? u.release : "unknown");
-	if (o->dry_run)
-		return dry_run(job, o, &m, commit);
+	if (o->dry_run) {
+		int rc = dry_run(job, o, &m, commit);
+
+		return core_interrupted() ? 128 + core_interrupt_signal() : rc;
+	}
 
 	tally = calloc(job->n_atomic, sizeof(*tally));
 	if (!tally)

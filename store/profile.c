@@ -3,6 +3,7 @@
  * read by `scalebench profile`). */
 #include "profile.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,15 +42,21 @@ static char *join(const char *const *frames, size_t depth, char sep)
 int profile_add(struct profile *p, const char *const *frames, size_t depth, uint64_t count)
 {
 	struct profile_chain *c;
-	char *key = join(frames, depth, '\x1f');
+	uint64_t total;
+	char *key;
 	json_t *idx;
 
+	/* Every chain's count is at most the total: checking the total checks them all.  It
+	 * stays a json_int_t so that the profile can be written back. */
+	if (__builtin_add_overflow(p->samples, count, &total) || total > INT64_MAX)
+		return -EOVERFLOW;
+	key = join(frames, depth, '\x1f');
 	if (!key)
-		return -1;
+		return -ENOMEM;
 	idx = json_object_get(p->index, key);
 	if (idx) {
 		p->chain[json_integer_value(idx)].count += count;
-		p->samples += count;
+		p->samples = total;
 		free(key);
 		return 0;
 	}
@@ -82,12 +89,12 @@ int profile_add(struct profile *p, const char *const *frames, size_t depth, uint
 		goto nomem;
 	}
 	p->n++;
-	p->samples += count;
+	p->samples = total;
 	free(key);
 	return 0;
 nomem:
 	free(key);
-	return -1;
+	return -ENOMEM;
 }
 
 void profile_free(struct profile *p)
@@ -173,8 +180,17 @@ int profile_add_json(const json_t *chains, struct profile *p, char *err, size_t 
 			}
 			frames[j] = json_string_value(f);
 		}
-		if (profile_add(p, frames, depth, (uint64_t)json_integer_value(count)))
+		switch (profile_add(p, frames, depth, (uint64_t)json_integer_value(count))) {
+		case 0:
+			break;
+		case -EOVERFLOW:
+			snprintf(err, errlen,
+				 "corrupt: chains[%zu]: the sample counts add up to more than %lld",
+				 i, (long long)INT64_MAX);
+			goto fail;
+		default:
 			goto nomem;
+		}
 	}
 	free(frames);
 	return 0;
@@ -211,7 +227,7 @@ json_t *profile_record_new(const struct profile *p, double t_s, const char *even
 
 int profile_record_find(const json_t *file, struct profile_record *r)
 {
-	const json_t *rec = NULL, *v;
+	const json_t *rec = NULL, *v, *lost, *samples;
 	size_t i;
 
 	json_array_foreach (file, i, v) {
@@ -222,7 +238,13 @@ int profile_record_find(const json_t *file, struct profile_record *r)
 		return -1;
 	v = json_object_get(rec, "event");
 	r->event = json_is_string(v) ? json_string_value(v) : "?";
-	r->lost = json_integer_value(json_object_get(rec, "lost"));
+	lost = json_object_get(rec, "lost");
+	samples = json_object_get(rec, "samples");
+	if ((lost && (!json_is_integer(lost) || json_integer_value(lost) < 0)) ||
+	    (samples && (!json_is_integer(samples) || json_integer_value(samples) < 0)))
+		return -2;
+	r->lost = lost ? json_integer_value(lost) : 0;
+	r->samples = samples ? json_integer_value(samples) : -1;
 	r->chains = json_object_get(rec, "chains");
 	return 0;
 }

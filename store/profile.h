@@ -23,13 +23,15 @@ struct profile {
 };
 
 int profile_init(struct profile *p);
-/* Count one more (or count more) sample(s) of the chain frames[0..depth), leaf first. */
+/* Count one more (or count more) sample(s) of the chain frames[0..depth), leaf first.
+ * Returns 0, -ENOMEM, or -EOVERFLOW (p unchanged) when the total would pass INT64_MAX. */
 int profile_add(struct profile *p, const char *const *frames, size_t depth, uint64_t count);
 void profile_free(struct profile *p);
 
 /* [{"count": n, "chain": [leaf, caller, ...]}, ...], most samples first. */
 json_t *profile_to_json(const struct profile *p);
-/* The reverse; -1 with err naming what was wrong. */
+/* The reverse; -1 with err naming what was wrong ("corrupt: ..." when the counts add up past
+ * INT64_MAX). */
 int profile_from_json(const json_t *chains, struct profile *p, char *err, size_t errlen);
 /* The same, added to p (initialized): several runs in one profile.  On error p keeps what
  * was added before it. */
@@ -39,7 +41,8 @@ int profile_add_json(const json_t *chains, struct profile *p, char *err, size_t 
  * {"t_s", "event", "samples", "lost", "chains"}. */
 struct profile_record {
 	const char *event;    /* the event sampled; "?" when the record does not say */
-	json_int_t lost;      /* samples the kernel could not report */
+	json_int_t lost;      /* samples the kernel could not report; 0 when not said */
+	json_int_t samples;   /* samples taken, >= the chains' sum; -1 when not said */
 	const json_t *chains; /* for profile_add_json */
 };
 
@@ -47,7 +50,8 @@ struct profile_record {
 json_t *profile_record_new(const struct profile *p, double t_s, const char *event, uint64_t samples,
 			   uint64_t lost);
 /* The record of a raw file (parsed) that holds chains, the last if several do; -1 when
- * none does (not a list, or the monitor did not finish).  r points into file. */
+ * none does (not a list, or the monitor did not finish), -2 when its "lost" or "samples" is
+ * not a whole number >= 0 (corrupt).  r points into file. */
 int profile_record_find(const json_t *file, struct profile_record *r);
 
 #endif

@@ -18,7 +18,7 @@ int store_run_begin(struct store_run *r, const char *commit_dir, char *err, size
 		snprintf(err, errlen, "%s: path too long", commit_dir);
 		return -1;
 	}
-	if (store_begin(commit_dir, r->dir, sizeof(r->dir), err, errlen))
+	if (store_begin(commit_dir, r->dir, sizeof(r->dir), &r->owner_fd, err, errlen))
 		return -1;
 	r->writing = true;
 	return 0;
@@ -40,7 +40,9 @@ FILE *store_run_create(struct store_run *r, const char *name, char *err, size_t 
 
 	if (run_file(r, name, path, sizeof(path), err, errlen))
 		return NULL;
-	fp = fopen(path, "we");
+	/* Each file of a run is made once, in a directory only we can write: exclusively, so
+	 * nothing already there (a symlink least of all) is written through. */
+	fp = fopen(path, "wex");
 	if (!fp)
 		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
 	return fp;
@@ -74,7 +76,7 @@ static int write_json(struct store_run *r, const char *name, const json_t *v, ch
 
 	if (run_file(r, name, path, sizeof(path), err, errlen))
 		return -1;
-	fp = fopen(path, "we");
+	fp = fopen(path, "wex");
 	if (!fp) {
 		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
 		return -1;
@@ -105,7 +107,7 @@ static int write_json_gz(struct store_run *r, const char *name, const json_t *v,
 
 	if (run_file(r, name, path, sizeof(path), err, errlen))
 		return -1;
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 	gz = fd >= 0 ? gzdopen(fd, "wb6") : NULL;
 	if (!gz) {
 		snprintf(err, errlen, "cannot write %s: %s", path,
@@ -215,6 +217,7 @@ int store_run_finish(struct store_run *r, const json_t *meta, const json_t *stat
 		return -1;
 	if (store_commit(r->commit_dir, r->dir, &r->number, err, errlen))
 		return -1;
+	close(r->owner_fd);
 	r->writing = false;
 	/* Shorter than the temp name it replaces: it fits. */
 	if (snprintf(r->dir, sizeof(r->dir), "%s/%u", r->commit_dir, r->number) < 0)
@@ -227,5 +230,6 @@ void store_run_abort(struct store_run *r)
 	if (!r->writing)
 		return;
 	store_abort(r->dir);
+	close(r->owner_fd);
 	r->writing = false;
 }

@@ -20,6 +20,7 @@ struct store_run {
 	char commit_dir[PATH_MAX];
 	char dir[PATH_MAX]; /* the temp directory; the run directory once finished */
 	unsigned number;    /* the run number, once finished */
+	int owner_fd;	    /* while writing: its lock says the writer is alive (store.h) */
 	bool writing;	    /* begun, neither finished nor aborted */
 };
 

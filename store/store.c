@@ -1,11 +1,15 @@
 #include "store.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <limits.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -32,21 +36,97 @@ int store_mkdirs(const char *path)
 	return 0;
 }
 
-int store_begin(const char *commit_dir, char *tmp, size_t tmplen, char *err, size_t errlen)
+/* Remove a tree, not following symlinks: what a run directory holds is ours to remove, what
+ * a link in it points to is not. */
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
 {
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	remove(path);
+	return 0;
+}
+
+static void remove_tree(const char *path)
+{
+	nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* Every temp run directory of the commit directory whose writer is gone, removed.  Called with
+ * the commit directory's lock held, so none is between its mkdtemp and its writer's lock: one
+ * whose lock we can take has no writer (a SIGKILL'd one's lock went with it, whatever became
+ * of its pid).  One we cannot lock or open is left alone. */
+static void sweep_stale(int dfd, const char *commit_dir)
+{
+	int fd = dup(dfd);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	struct dirent *e;
+
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return;
+	}
+	while ((e = readdir(d))) {
+		char path[PATH_MAX];
+		int run;
+
+		if (strncmp(e->d_name, STORE_TMP_PREFIX, strlen(STORE_TMP_PREFIX)))
+			continue;
+		run = openat(dfd, e->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (run < 0)
+			continue;
+		if (flock(run, LOCK_EX | LOCK_NB) == 0 &&
+		    snprintf(path, sizeof(path), "%s/%s", commit_dir, e->d_name) < (int)sizeof(path))
+			remove_tree(path);
+		close(run);
+	}
+	closedir(d);
+}
+
+int store_begin(const char *commit_dir, char *tmp, size_t tmplen, int *owner_fd, char *err,
+		size_t errlen)
+{
+	int dfd, fd;
+	bool locked;
+
+	*owner_fd = -1;
 	if (store_mkdirs(commit_dir)) {
 		snprintf(err, errlen, "cannot create %s: %s", commit_dir, strerror(errno));
 		return -1;
 	}
-	if (snprintf(tmp, tmplen, "%s/.tmp-run-XXXXXX", commit_dir) >= (int)tmplen) {
+	if (snprintf(tmp, tmplen, "%s/" STORE_TMP_PREFIX "XXXXXX", commit_dir) >= (int)tmplen) {
 		snprintf(err, errlen, "%s: path too long", commit_dir);
 		return -1;
 	}
+	dfd = open(commit_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0) {
+		snprintf(err, errlen, "cannot open %s: %s", commit_dir, strerror(errno));
+		return -1;
+	}
+	/* Where locks do not work nothing is swept: no writer could be told from a dead one. */
+	do
+		locked = flock(dfd, LOCK_EX) == 0;
+	while (!locked && errno == EINTR);
+	if (locked)
+		sweep_stale(dfd, commit_dir);
 	if (!mkdtemp(tmp)) {
 		snprintf(err, errlen, "cannot create a run directory in %s: %s", commit_dir,
 			 strerror(errno));
+		close(dfd);
 		return -1;
 	}
+	fd = open(tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 || (locked && flock(fd, LOCK_EX | LOCK_NB))) {
+		snprintf(err, errlen, "cannot lock the run directory %s: %s", tmp, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		rmdir(tmp);
+		close(dfd);
+		return -1;
+	}
+	close(dfd); /* and with it the commit directory's lock */
+	*owner_fd = fd;
 	return 0;
 }
 
@@ -70,17 +150,8 @@ int store_commit(const char *commit_dir, const char *tmp, unsigned *run, char *e
 	return -1;
 }
 
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	remove(path);
-	return 0;
-}
-
 void store_abort(const char *tmp)
 {
 	if (tmp && tmp[0])
-		nftw(tmp, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+		remove_tree(tmp);
 }

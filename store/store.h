@@ -3,7 +3,8 @@
  *
  * A run is written in <commit>/.tmp-run-XXXXXX and renamed to the first free <run> number
  * with RENAME_NOREPLACE, so a crash never leaves a half run that looks whole and two runners
- * filling the same tree never take the same number. */
+ * filling the same tree never take the same number.  Its writer holds a lock on it while it
+ * lives; the temp directories of dead writers are swept by the next store_begin there. */
 #ifndef SCALEBENCH_STORE_H
 #define SCALEBENCH_STORE_H
 
@@ -11,8 +12,16 @@
 
 #include <stddef.h>
 
-/* Create (mkdir -p) the commit directory and a temp run directory inside it. */
-int store_begin(const char *commit_dir, char *tmp, size_t tmplen, char *err, size_t errlen);
+/* The temp run directories' prefix.  Hidden: no reader takes them for runs. */
+#define STORE_TMP_PREFIX ".tmp-run-"
+
+/* Create (mkdir -p) the commit directory and a temp run directory inside it (tmp).  *owner_fd
+ * holds an exclusive flock on the temp directory: it says its writer is alive.  Keep it open
+ * until the run is committed or aborted, then close it.  On the way, every temp run directory
+ * of the commit directory whose writer died (SIGKILL, a crash, a power cut) is removed: one
+ * whose lock is free; a live writer's is never touched, whatever its pid became. */
+int store_begin(const char *commit_dir, char *tmp, size_t tmplen, int *owner_fd, char *err,
+		size_t errlen);
 /* Rename tmp to the first free run number; *run gets the number. */
 int store_commit(const char *commit_dir, const char *tmp, unsigned *run, char *err, size_t errlen);
 /* Remove a temp run directory and everything in it. */

@@ -55,3 +55,40 @@ out_has() {
 no_procs() {
 	! pgrep -f -- "$1" >/dev/null
 }
+
+# per_op_json NAME JSON EXPR: EXPR holds for every run of a `bench --json` file, over pf and
+# cs: page faults and context switches per op of the run's own tasks (its "tasks" object: the
+# copy host and everything it started, over the measurement window).  Never the machine's
+# counts ("system"): other work on a busy machine faults and switches too.
+per_op_json() {
+	local got
+	got=$(python3 - "$2" "$3" <<'PY' 2>&1
+import json, sys
+runs, seen, ok = json.load(open(sys.argv[1]))['runs'], [], True
+for r in runs:
+    t = r.get('tasks')
+    if r['status'] != 'ok' or t is None:
+        seen.append(f"{r['mode']} x{r['nr_task']}: {r['status']}, {'no tasks object' if t is None else ''} {r.get('failure', '')}")
+        ok = False
+        continue
+    pf, cs = t['pgfault_per_op'], t['ctxt_per_op']
+    seen.append(f"{r['mode']} x{r['nr_task']}: pf {pf:.4g} cs {cs:.4g} per op")
+    ok = ok and bool(eval(sys.argv[2]))
+print('; '.join(seen))
+sys.exit(0 if ok and runs else 1)
+PY
+	) && pass "$1: $3 ($got)" || fail "$1: $3" "got: $got"
+}
+
+# per_op NAME JSON EXPR BENCH-ARGS...: run `bench BENCH-ARGS --json JSON` ($rc, $WORK/out,
+# $WORK/err as sb sets them) with the plain build (ASan's shadow memory and quarantine fault
+# pages of their own), then per_op_json NAME JSON EXPR.
+per_op() {
+	local name=$1 json=$2 cond=$3
+	shift 3
+	rc=0
+	"${SCALEBENCH_PLAIN:-build/scalebench}" bench "$@" --json "$json" >"$WORK/out" \
+		2>"$WORK/err" || rc=$?
+	[ $rc -eq 0 ] || cat "$WORK/err"
+	per_op_json "$name" "$json" "$cond"
+}

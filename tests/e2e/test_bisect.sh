@@ -83,7 +83,7 @@ check "premise: git's first midpoint is the unbuildable commit" \
 cat >"$WORK/job.yaml" <<'Y'
 suite: will-it-scale
 testcase: will-it-scale
-runtime: 0.3s
+runtime: 1s
 warmup: 0
 nr_task: 2
 will-it-scale:
@@ -197,6 +197,71 @@ check "SIGINT during prepare: no process of the prepare command is left" no_proc
 check "SIGINT during prepare: bisect state reset, back on main" \
 	bash -c "[ ! -e $REPO/.git/BISECT_LOG ] && [ \"\$(git -C $REPO symbolic-ref --short HEAD)\" = main ]"
 pgrep -f "^sleep $MARK" | xargs -r kill # only when the check above failed
+
+# SIGINT while a prepare command runs that left a background job in its group and another
+# that ignores SIGTERM (a build's stray daemon): the group is ended whole (TERM, then KILL after
+# the grace), before bisect resets the repository and exits 130.
+# (The SIGINT above may have cut the compiler writing the plug-in: build it whole again.)
+cc -std=c11 -O2 -I"$WORK/include" -shared -fPIC -o "$PLUGIN" "$REPO/counter.c"
+MARK2="3001.$$$RANDOM"
+MARK3="3002.$$$RANDOM"
+"$SB" bisect --repo "$REPO" --job "$WORK/job.yaml" --stat plugin.per_thread_ops \
+	--prepare "sleep $MARK2 & (trap '' TERM; exec sleep $MARK3) & sleep 300" \
+	--plugin "$PLUGIN" --no-monitors --results "$WORK/results7" --good "$GOOD" --bad "$BAD" \
+	>"$WORK/out" 2>"$WORK/err" &
+pid=$!
+for _ in $(seq 1 200); do
+	pgrep -f "^sleep $MARK3" >/dev/null && pgrep -f "^sleep $MARK2" >/dev/null && break
+	sleep 0.05
+done
+if pgrep -f "^sleep $MARK2" >/dev/null && pgrep -f "^sleep $MARK3" >/dev/null; then
+	pass "premise: the prepare command's background jobs run"
+else
+	fail "premise: the prepare command's background jobs run" "$(cat "$WORK/err")"
+fi
+start=$SECONDS
+kill -INT $pid
+rc=0
+wait $pid || rc=$?
+check "SIGINT, prepare with a TERM-ignoring child: exit 130 within the grace period" \
+	bash -c "[ $rc -eq 130 ] && [ $((SECONDS - start)) -le 15 ]"
+check "SIGINT, prepare with a TERM-ignoring child: nothing of its group is left" \
+	bash -c "! pgrep -f '^sleep $MARK2' >/dev/null && ! pgrep -f '^sleep $MARK3' >/dev/null"
+check "SIGINT, prepare with a TERM-ignoring child: bisect state reset, back on main" \
+	bash -c "[ ! -e $REPO/.git/BISECT_LOG ] && [ \"\$(git -C $REPO symbolic-ref --short HEAD)\" = main ]"
+pgrep -f "^sleep ($MARK2|$MARK3)" | xargs -r kill -KILL # only when a check above failed
+
+# A prepare command that exits leaving a background job behind: the job is ended with it, not
+# left running while the next commit is checked out under it.  (An absent stat ends the
+# bisection after the first endpoint's runs.)
+MARK4="3003.$$$RANDOM"
+bisect --good "$GOOD" --bad "$BAD" --stat no.such_stat --results "$WORK/results8" \
+	--prepare "$PREP && { sleep $MARK4 & }"
+check "prepare's leftover background job: ended when prepare exits" \
+	bash -c "[ $rc -eq 2 ] && ! pgrep -f '^sleep $MARK4' >/dev/null"
+pgrep -f "^sleep $MARK4" | xargs -r kill -KILL # only when the check above failed
+
+# The bisect log is written whole through a random temp name: a symlink planted at the old fixed
+# temp name, at likely temp names or at the log's own (derived) path is never written through.
+L4="$WORK/results4/bisect-${GOOD:0:10}-${BAD:0:10}.json"
+for t in 1 2 3 4; do echo precious >"$WORK/target$t"; done
+ln -sf "$WORK/target1" "$L4.tmp"
+ln -sf "$WORK/target2" "$L4.tmp.XXXXXX"
+ln -sf "$WORK/target3" "$L4.tmp.000000"
+ln -sf "$WORK/target4" "$L4"
+bisect --good "$GOOD" --bad "$BAD" --stat no.such_stat --results "$WORK/results4"
+check "bisect log: planted symlinks' targets untouched" \
+	bash -c "[ $rc -eq 2 ] && for t in 1 2 3 4; do [ \"\$(cat $WORK/target\$t)\" = precious ] || exit 1; done"
+check "bisect log: a regular file of its own in place of the symlink at its path" \
+	bash -c "[ -f '$L4' ] && [ ! -L '$L4' ]"
+check "bisect log: complete" json_true "$L4" "d['status'] == 'failed'"
+check "bisect log: no temp file left but the planted ones" \
+	bash -c "[ \$(ls -A $WORK/results4 | grep -c '\.tmp') -eq 3 ]"
+ln -sf "$WORK/target1" "$WORK/named.json.tmp"
+bisect --good "$GOOD" --bad "$BAD" --stat no.such_stat --results "$WORK/results4" \
+	--log "$WORK/named.json"
+check "bisect --log FILE: a symlink at FILE.tmp is not written through" \
+	bash -c "[ \"\$(cat $WORK/target1)\" = precious ] && [ -f $WORK/named.json ] && [ ! -L $WORK/named.json ]"
 
 # The robot's email on the culprit against its parent, appended to an mbox.
 PARENT=$(git -C "$REPO" rev-parse "$GUILTY^")

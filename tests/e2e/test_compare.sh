@@ -285,3 +285,70 @@ check "busy machine in JSON: busy runs and the reason per group" json_true "$WOR
 	"[g['busy_runs'] for g in d['jobs'][0]['groups']] == [0, 5] and 'runnable' in d['jobs'][0]['groups'][1]['busy_reason']"
 sb compare "$G/base" "$G/patched"
 check "runs without machine_load (stored before it): no busy note" bash -c "! grep -q 'busy machine' $WORK/out"
+
+# --json over a tree whose first job (in listing order) has no runs at one commit: every
+# --job form and none, the commit directory gone, empty, or holding only incomplete runs.
+# Each output is one valid JSON document; the other job is still compared.
+python3 $FIX/make-trees.py "$WORK/gaps" twelve
+P1=will-it-scale/process-1-page_fault3/box/debian-12-x86_64/defconfig/gcc-12
+for shape in gone empty incomplete; do
+	cp -r "$WORK/gaps" "$WORK/gap-$shape"
+	case $shape in
+	gone) rm -r "$WORK/gap-$shape/$P1/c12" ;;
+	empty) rm -r "$WORK/gap-$shape/$P1/c12"/* ;;
+	incomplete) rm "$WORK/gap-$shape/$P1/c12"/*/stats.json ;;
+	esac
+	for form in none name file; do
+		case $form in
+		none) jobarg=() ;;
+		name) jobarg=(--job process-1-page_fault3) ;;
+		file) jobarg=(--job "$FIX/sweep.yaml") ;;
+		esac
+		sb compare --json --results "$WORK/gap-$shape" "${jobarg[@]}" --commits c01,c12
+		check "--json, first job without runs at c12 ($shape, --job $form): one valid document" \
+			bash -c "[ $rc -le 2 ] && python3 -m json.tool $WORK/out >/dev/null"
+		[ $form = name ] && continue
+		check "--json, first job without runs at c12 ($shape, --job $form): the second job compared" \
+			json_true "$WORK/out" \
+			"[e['job'].split('-', 1)[-1] if e['job'].startswith('sweep-') else e['job'] for e in d['jobs'] if 'stats' in e] == ['process-2-page_fault3'] and d['jobs'][-1]['regression']"
+	done
+done
+
+# Names from the tree reach the terminal escaped: a stat named with a newline and a terminal
+# escape, a commit label with a tab, a headline declared with both.  No raw ESC, no row split.
+python3 - "$WORK/evil" <<'PY'
+import json, os, sys
+evil = "evil\nstat\x1b[2J"
+meta = {"suite": "ev", "testcase": "page_fault3", "mode": "process",
+        "headline": {"stat": "ev." + evil, "direction": "higher"}, "families": {"ev": "headline"}}
+for commit, v in (("base", 1000), ("lab\tel", 700)):
+    for tasks in (1, 2):
+        for run in range(3):
+            d = f"{sys.argv[1]}/will-it-scale/process-{tasks}-page_fault3/box/debian-12-x86_64/defconfig/gcc-12/{commit}/{run}"
+            os.makedirs(d)
+            json.dump({"ev." + evil: v * tasks + run, "will-it-scale.workload": v * tasks + run,
+                       "x." + evil: 5 * run + (50 if commit == "base" else 0)},
+                      open(f"{d}/stats.json", "w"))
+            json.dump(dict(meta, nr_task=tasks), open(f"{d}/meta.json", "w"))
+PY
+E=$WORK/evil/will-it-scale/process-1-page_fault3/box/debian-12-x86_64/defconfig/gcc-12
+# escaped_out NAME: stdout holds no ESC, no line starting with the name's second half, and
+# the escaped forms of the names it shows.
+escaped_out() {
+	check "$1: no raw ESC or control character, no row split" bash -c \
+		"! grep -q \$'[\x01-\x08\x0b-\x1f\x7f]' $WORK/out && ! grep -q '^stat' $WORK/out && ! grep -q \$'\t' $WORK/out"
+	check "$1: the names shown escaped" bash -c \
+		"grep -qF 'evil\\nstat\\x1b[2J' $WORK/out && grep -qF 'lab\\tel' $WORK/out"
+}
+sb compare --all -v "$E/base" "$E/lab	el"
+check "escaping: compare of the evil tree runs (exit 1)" [ $rc -eq 1 ]
+escaped_out "compare table"
+sb compare --rule lkp --all "$E/base" "$E/lab	el"
+escaped_out "compare --rule lkp table"
+sb compare --format mmtests --results "$WORK/evil" --job "$FIX/sweep.yaml" --commits "base,lab	el"
+escaped_out "compare --format mmtests"
+sb compare --results "$WORK/evil" --commits "base,lab	el"
+escaped_out "compare without --job (job headings)"
+sb compare --json "$E/base" "$E/lab	el"
+check "compare --json: the names exact (JSON escapes them itself)" json_true "$WORK/out" \
+	"d['jobs'][0]['groups'][1]['commit'] == 'lab\tel' and 'x.evil\nstat\x1b[2J' in stats(d['jobs'][0])"

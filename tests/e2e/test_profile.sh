@@ -5,6 +5,69 @@
 set -u
 . "$(dirname "$0")/../lib.sh"
 
+# --- Crafted profile files: refused as corrupt, named, before anything is printed. ---
+# craft DIR CHAINS-JSON [RECORD-EXTRAS]: DIR/perf-profile.json holding one record.
+craft() {
+	mkdir -p "$WORK/$1"
+	printf '[{"t_s": 1, "event": "cpu-clock"%s, "chains": %s}]\n' "${3:-}" "$2" \
+		>"$WORK/$1/perf-profile.json"
+}
+big=9223372036854775807
+craft wrap "[{\"count\": $big, \"chain\": [\"a\"]}, {\"count\": $big, \"chain\": [\"b\"]}, {\"count\": 4, \"chain\": [\"c\"]}]"
+sb profile "$WORK/wrap" --min 0
+check "profile: chain counts that overflow the total: refused as corrupt, file named, exit 1" \
+	bash -c "[ $rc -eq 1 ] && grep -q '$WORK/wrap/perf-profile.json: corrupt' $WORK/err && ! grep -q '%' $WORK/out"
+craft lost1 '[{"count": 3, "chain": ["a"]}]' ", \"samples\": 3, \"lost\": $big"
+craft lost2 '[{"count": 3, "chain": ["a"]}]' ", \"samples\": 3, \"lost\": $big"
+sb profile "$WORK/lost1" "$WORK/lost2"
+check "profile: lost counts whose sum overflows: refused as corrupt, the second file named" \
+	bash -c "[ $rc -eq 1 ] && grep -q '$WORK/lost2/perf-profile.json: corrupt' $WORK/err && ! grep -q Sanitizer $WORK/err"
+craft neg '[{"count": 3, "chain": ["a"]}]' ', "samples": 3, "lost": -5'
+sb profile "$WORK/neg"
+check "profile: a negative lost count: refused as corrupt, exit 1" \
+	bash -c "[ $rc -eq 1 ] && grep -q '$WORK/neg/perf-profile.json: corrupt' $WORK/err"
+craft negc '[{"count": -3, "chain": ["a"]}]'
+sb profile "$WORK/negc"
+check "profile: a negative chain count: refused, file named, exit 1" \
+	bash -c "[ $rc -eq 1 ] && grep -q '$WORK/negc/perf-profile.json' $WORK/err"
+craft more '[{"count": 7, "chain": ["a"]}, {"count": 5, "chain": ["b", "a"]}]' ', "samples": 10, "lost": 0'
+sb profile "$WORK/more"
+check "profile: chains holding more samples than the record's total: refused as corrupt" \
+	bash -c "[ $rc -eq 1 ] && grep -q '$WORK/more/perf-profile.json: corrupt' $WORK/err"
+craft fine '[{"count": 7, "chain": ["a"]}, {"count": 3, "chain": ["b", "a"]}]' ', "samples": 10, "lost": 2'
+sb profile "$WORK/fine" --min 0
+check "profile: a consistent crafted file prints, children at most 100%" bash -c \
+	"[ $rc -eq 0 ] && grep -q '^# event cpu-clock, 1 run, 2 lost' $WORK/out && grep -q '^   100.00%   70.00%  a$' $WORK/out"
+
+# A gzip bomb: 16 members of 64 MiB of zeros, 1 GiB inflated from about 1 MB.  Refused
+# before it is inflated into memory, the file and the limit named.
+mkdir -p "$WORK/bomb"
+python3 - "$WORK/bomb/perf-profile.json.gz" <<'PY'
+import gzip, sys
+member = gzip.compress(bytes(64 << 20), compresslevel=9)
+with open(sys.argv[1], "wb") as f:
+    for _ in range(16):
+        f.write(member)
+PY
+cat >"$WORK/maxrss.py" <<'PY'
+import resource, subprocess, sys, time
+t = time.monotonic()
+p = subprocess.run(sys.argv[1:], capture_output=True, text=True, timeout=120)
+sys.stderr.write(p.stderr)
+print(p.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss // 1024,
+      round(time.monotonic() - t, 1))
+PY
+read -r rc rss_mb secs < <(python3 "$WORK/maxrss.py" "$SCALEBENCH" profile "$WORK/bomb" 2>"$WORK/err")
+echo "     gzip bomb: exit $rc, peak RSS $rss_mb MB, $secs s"
+check "profile of a gzip bomb: refused, naming the file and the limit, exit 1" bash -c \
+	"[ $rc -eq 1 ] && grep -q '$WORK/bomb/perf-profile.json.gz: .*more than 256 MiB' $WORK/err"
+check "profile of a gzip bomb: memory stays bounded (peak RSS under 200 MB)" [ "$rss_mb" -lt 200 ]
+
+for v in nan inf -inf -1 101 1e1; do
+	sb profile "$WORK/fine" --min "$v"
+	check "profile --min $v: refused, exit 2" bash -c "[ $rc -eq 2 ] && grep -q -- \"--min '$v'\" $WORK/err"
+done
+
 cat >"$WORK/job.yaml" <<YAML
 runtime: 2s
 warmup: 0.5

@@ -10,7 +10,9 @@ interrupt() {
 	local tmp="$WORK/tmp-$t-$mode" json="$WORK/$t-$mode.json"
 	mkdir "$tmp"
 	echo '{"old": true}' >"$json"
-	shm_before=$(ls /dev/shm | grep -c '^scalebench-' || true)
+	# Files only: a testcase's temp files are (tc_tmpfile); other work on the machine
+	# (a fuzzer's scalebench-fuzz.* directory) comes and goes.
+	shm_before=$(find /dev/shm -maxdepth 1 -type f -name 'scalebench-*' | wc -l)
 	"$SCALEBENCH" bench $t -m $mode -t 2 -s 60 -w 1 --tmpdir "$tmp" --json "$json" \
 		>"$WORK/out" 2>"$WORK/err" &
 	pid=$!
@@ -26,7 +28,8 @@ interrupt() {
 	check "$name: says it was interrupted" grep -q "interrupted by signal" "$WORK/err"
 	check "$name: no copies left" no_procs "--tmpdir $tmp"
 	check "$name: no temp files left" [ -z "$(ls -A "$tmp")" ]
-	check "$name: no new files in /dev/shm" [ "$(ls /dev/shm | grep -c '^scalebench-' || true)" -le "$shm_before" ]
+	check "$name: no new files in /dev/shm" \
+		[ "$(find /dev/shm -maxdepth 1 -type f -name 'scalebench-*' | wc -l)" -le "$shm_before" ]
 	check "$name: older JSON untouched, no temp JSON" bash -c \
 		"[ \"\$(cat $json)\" = '{\"old\": true}' ] && [ \$(ls $WORK | grep -c '\.json\.tmp') -eq 0 ]"
 }
@@ -44,3 +47,145 @@ kill -KILL $pid
 wait $pid 2>/dev/null
 sleep 1
 check "SIGKILL of scalebench: copies die with it" no_procs "bench getppid1 -t 2 -s 60 -w 0 --tmpdir $WORK"
+
+# A signal at any moment of `run`, from its very start (before 8a the handlers came only with
+# the first run, ~70 ms in, and a signal before them left a .tmp-run-* behind): exit 128+N,
+# no temp run directory, every numbered run whole.  Job control on: a background job of a
+# script would otherwise start with SIGINT ignored.
+cat >"$WORK/short.yaml" <<'Y'
+suite: will-it-scale
+testcase: will-it-scale
+runtime: 1s
+warmup: 0
+nr_task: 1
+will-it-scale:
+  mode: process
+  test: getppid1
+Y
+R="$WORK/early"
+# (A subshell: job control's "[1]+ Interrupt" notes go nowhere.)
+bad=$(
+	set -m
+	for i in $(seq 0 19); do
+		sig=INT
+		[ $((i % 2)) -eq 1 ] && sig=TERM
+		delay=$(printf '0.%03d' $((i * 16)))
+		"$SCALEBENCH" run "$WORK/short.yaml" --results "$R" --commit c1 --no-monitors -q \
+			>/dev/null 2>"$WORK/err.early" &
+		pid=$!
+		sleep "$delay"
+		kill -$sig $pid
+		rc=0
+		wait $pid || rc=$?
+		[ $rc -eq $((128 + $(kill -l $sig))) ] || echo -n " ${delay}s:SIG$sig:exit$rc"
+	done 2>/dev/null
+)
+check "signal 0-300 ms into run: exits 128+N every time" [ -z "$bad" ] || echo "     $bad"
+check "signal 0-300 ms into run: no .tmp-run-* left" \
+	bash -c "! find $R -name '.tmp-run-*' | grep -q ."
+check "signal 0-300 ms into run: every numbered run has stats.json and meta.json" bash -c \
+	"for d in \$(find $R -regex '.*/c1/[0-9]+'); do [ -s \$d/stats.json ] && [ -s \$d/meta.json ] || exit 1; done"
+check "signal 0-300 ms into run: no copies left" no_procs "--results $R"
+
+# The moment the run's temp directory exists, the signal: the window that was open before the
+# handlers (store_begin came first).  inotify, so it is hit every time, not by luck.
+cat >"$WORK/watch.py" <<'PY'
+# watch.py DIR PREFIX SIG CMD...: run CMD; the moment an entry named PREFIX* appears in DIR
+# (inotify), send it SIG.  Prints its exit status the shell's way (128+N for a signal).
+import ctypes, os, signal, struct, subprocess, sys
+d, prefix, sig, cmd = sys.argv[1], sys.argv[2].encode(), getattr(signal, 'SIG' + sys.argv[3]), sys.argv[4:]
+libc = ctypes.CDLL(None, use_errno=True)
+fd = libc.inotify_init()
+if fd < 0 or libc.inotify_add_watch(fd, d.encode(), 0x100) < 0:  # IN_CREATE
+    sys.exit('inotify: ' + os.strerror(ctypes.get_errno()))
+p = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+sent = False
+while not sent:
+    buf = os.read(fd, 65536)
+    off = 0
+    while off < len(buf):
+        _, mask, _, n = struct.unpack_from('iIII', buf, off)
+        name = buf[off + 16:off + 16 + n].rstrip(b'\0')
+        off += 16 + n
+        if name.startswith(prefix) and not sent:
+            p.send_signal(sig)
+            sent = True
+rc = p.wait()
+print(128 - rc if rc < 0 else rc)
+PY
+C=$(find "$R" -regex '.*/c1' -type d)
+bad=""
+for sig in INT TERM INT TERM; do
+	got=$(python3 "$WORK/watch.py" "$C" .tmp-run- $sig "$SCALEBENCH" run "$WORK/short.yaml" \
+		--results "$R" --commit c1 -q)
+	[ "$got" = $((128 + $(kill -l $sig))) ] || bad="$bad SIG$sig:exit$got"
+done
+check "signal as the temp run directory appears: exits 128+N" [ -z "$bad" ] || echo "     $bad"
+check "signal as the temp run directory appears: no .tmp-run-* left" \
+	bash -c "! find $R -name '.tmp-run-*' | grep -q ."
+
+# The same for bench --json: the signal the moment its temp file appears (it used to come
+# before bench's handlers were installed, and the temp file stayed).
+mkdir "$WORK/bj"
+bad=""
+for sig in INT TERM; do
+	got=$(python3 "$WORK/watch.py" "$WORK/bj" out.json.tmp. $sig "$SCALEBENCH" bench getppid1 \
+		-t 1 -s 5 -w 0 --json "$WORK/bj/out.json")
+	[ "$got" = $((128 + $(kill -l $sig))) ] || bad="$bad SIG$sig:exit$got"
+done
+check "bench --json, signal as its temp file appears: exits 128+N" [ -z "$bad" ] || echo "     $bad"
+check "bench --json, signal as its temp file appears: no file left" [ -z "$(ls -A "$WORK/bj")" ]
+
+# plot --png interrupted while gnuplot runs (a gnuplot found first in PATH that stalls before
+# the real one, and leaves a child that ignores SIGTERM): exit 128+N, the output's temp file
+# removed, nothing of gnuplot's process group left.
+mkdir -p "$WORK/shim" "$WORK/plot"
+"$SCALEBENCH" run "$WORK/short.yaml" --results "$WORK/plotted" --commit p --no-monitors -q \
+	>/dev/null 2>&1
+P=$(find "$WORK/plotted" -type d -name p)
+cat >"$WORK/shim/gnuplot" <<EOF2
+#!/bin/sh
+# plot_available's probe passes; the plot itself (it sets an output) stalls first.
+script=\$(cat)
+case \$script in *"set output '"*)
+	echo \$\$ >"$WORK/gnuplot.pgid"
+	(trap '' TERM; sleep 30) &
+	sleep 30 ;;
+esac
+printf '%s\n' "\$script" | exec $(command -v gnuplot) "\$@"
+EOF2
+chmod +x "$WORK/shim/gnuplot"
+plot_interrupt() {
+	local sig=$1 pid rc pgid
+	rm -f "$WORK/gnuplot.pgid"
+	(
+		set -m
+		PATH="$WORK/shim:$PATH" SCALEBENCH_GNUPLOT= "$SCALEBENCH" plot "$P" "$P" \
+			--png "$WORK/plot/out.png" >/dev/null 2>"$WORK/err.plot" &
+		pid=$!
+		for _ in $(seq 1 200); do
+			[ -s "$WORK/gnuplot.pgid" ] && break
+			sleep 0.05
+		done
+		kill -$sig $pid
+		rc=0
+		wait $pid || rc=$?
+		echo $rc >"$WORK/plot.rc"
+	) 2>/dev/null
+	rc=$(cat "$WORK/plot.rc")
+	check "plot --png, SIG$sig while gnuplot runs: premise: gnuplot found through PATH" \
+		[ -s "$WORK/gnuplot.pgid" ]
+	pgid=$(cat "$WORK/gnuplot.pgid" 2>/dev/null)
+	# (pgrep -g 0 would mean our own group)
+	[ "${pgid:-0}" -gt 1 ] 2>/dev/null || pgid=999999999
+	check "plot --png, SIG$sig while gnuplot runs: exits $((128 + $(kill -l $sig)))" \
+		[ "$rc" -eq $((128 + $(kill -l $sig))) ]
+	check "plot --png, SIG$sig while gnuplot runs: says so" grep -q "interrupted by signal" "$WORK/err.plot"
+	check "plot --png, SIG$sig while gnuplot runs: no output, no temp file" \
+		[ -z "$(ls -A "$WORK/plot")" ]
+	check "plot --png, SIG$sig while gnuplot runs: gnuplot's whole group ended" \
+		bash -c "! pgrep -g $pgid -r R,S,D,T,t >/dev/null"
+	pgrep -g "$pgid" -r R,S,D,T,t | xargs -r kill -KILL # only when the check above failed
+}
+plot_interrupt TERM
+plot_interrupt INT

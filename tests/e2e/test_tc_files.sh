@@ -86,13 +86,13 @@ else
 	echo "     (no ramfs mount: O_DIRECT skip not checked)"
 fi
 
-# On a block filesystem an O_DIRECT read waits for the device: about two context switches per
-# read (sleep + wakeup), where a page-cache read has none.
+# On a block filesystem an O_DIRECT read waits for the device: the copy sleeps, one context switch per
+# read, where a page-cache read has none.
 fstype=$(stat -f -c %T "$WORK")
 sb bench read3 -m process -t 1 -s 1 -w 0.5 -q --tmpdir "$WORK" --json "$WORK/read3.json"
 if [ "$fstype" != tmpfs ] && json_true "$WORK/read3.json" "d['runs'][0]['status'] == 'ok'"; then
-	check "read3 on $fstype: O_DIRECT reads sleep on the device (>= 0.3 context switches/op)" \
-		json_true "$WORK/read3.json" "d['runs'][0]['system']['ctxt_per_op'] >= 0.3"
+	per_op_json "read3 on $fstype: O_DIRECT reads sleep on the device" "$WORK/read3.json" \
+		"cs >= 0.3"
 else
 	check "read3 on $fstype: runs or skips naming O_DIRECT" json_true "$WORK/read3.json" \
 		"d['runs'][0]['status'] == 'ok' or 'O_DIRECT' in d['runs'][0]['failure']"
@@ -100,13 +100,8 @@ fi
 
 # ---- what the loops do -------------------------------------------------------------------
 
-# read1 reads the page cache through read(): no page faults (the band allows system noise;
-# one retry for a noisy second).
-read1_faults() {
-	sb bench read1 -t 1 -s 1 -w 0.5 -q --json "$WORK/read1.json"
-	json_true "$WORK/read1.json" "d['runs'][0]['system']['pgfault_per_op'] < 0.1"
-}
-check "read1: ~0 page faults per read" eval "read1_faults || read1_faults"
+# read1 reads the page cache through read(): no page faults.
+per_op "read1: no page faults per read" "$WORK/read1.json" "pf < 0.001" read1 -t 1 -s 1 -w 0.5 -q
 
 # Lock and unlock count one op each, as in will-it-scale: every copy's count moves by pairs.
 for t in lock1 lock2; do

@@ -166,11 +166,12 @@ static void test_matrix_counts(void **state)
 			assert_string_not_equal(job.atomic[i].name, job.atomic[k].name);
 	job_free(&job);
 
-	/* Lists inside nested maps: 2 (tuning.sysctl.vm.max_map_count) x 2 (time.interval). */
+	/* Lists inside nested maps: 2 (tuning.sysctl.vm.max_map_count) x 2
+	 * (cpufreq.governor); time.interval is a monitor's option, a value. */
 	load_ok(FIX "nested-maps.yaml", 4, &job);
 	assert_int_equal(job.n_atomic, 4);
 	const struct atomic_job *a =
-	    find_atomic(&job, "nested-maps-5-process-100%-getppid1-262144");
+	    find_atomic(&job, "nested-maps-powersave-process-100%-getppid1-262144");
 	json_t *sysctl = json_object_get(json_object_get(a->tree, "tuning"), "sysctl");
 	assert_string_equal(json_string_value(json_object_get(sysctl, "vm.max_map_count")),
 			    "262144");
@@ -178,11 +179,14 @@ static void test_matrix_counts(void **state)
 				json_object_get(json_object_get(a->tree, "tuning"), "fixed"), "a")),
 			    "b");
 	assert_string_equal(
-	    json_string_value(json_object_get(json_object_get(a->tree, "time"), "interval")), "5");
+	    json_string_value(json_object_get(json_object_get(a->tree, "cpufreq"), "governor")),
+	    "powersave");
+	assert_int_equal(
+	    json_array_size(json_object_get(json_object_get(a->tree, "time"), "interval")), 2);
 	if (monitor_find("time"))
-		assert_string_equal(json_string_value(json_object_get(
-					json_object_get(a->monitors, "time"), "interval")),
-				    "5");
+		assert_int_equal(json_array_size(json_object_get(
+				     json_object_get(a->monitors, "time"), "interval")),
+				 2);
 	job_free(&job);
 
 	/* 2 x 2 */
@@ -345,6 +349,42 @@ static void test_syntax_errors(void **state)
 		strcat(deep, "\n");
 		expect_error(deep, "bad.yaml:1:", "nested deeper than 64 levels");
 	}
+	/* Checked while parsing, as the parser goes: maps, and aliases that would go too deep. */
+	{
+		char deep[1024] = "a: ";
+
+		for (int i = 0; i < 70; i++)
+			strcat(deep, "{a: ");
+		strcat(deep, "x");
+		for (int i = 0; i < 70; i++)
+			strcat(deep, "}");
+		strcat(deep, "\n");
+		expect_error(deep, "bad.yaml:1:", "nested deeper than 64 levels");
+	}
+	{
+		char deep[1024] = "a: &d ";
+
+		for (int i = 0; i < 40; i++)
+			strcat(deep, "[");
+		for (int i = 0; i < 40; i++)
+			strcat(deep, "]");
+		strcat(deep, "\nb: [[[[[[[[[[[[[[[[[[[[[[[[[[*d]]]]]]]]]]]]]]]]]]]]]]]]]\n");
+		expect_error(deep, "bad.yaml:2:", "nested deeper than 64 levels");
+	}
+	expect_error("a: &a [x, *a]\n", "bad.yaml:1:11: alias '*a' is inside the value it names",
+		     NULL);
+	expect_error("a: *nope\n", "bad.yaml:1:4: alias '*nope' names no anchor", NULL);
+	expect_error("a: &x 1\nb: &x 2\n", "bad.yaml:2:4: anchor '&x' is defined twice", NULL);
+	expect_error("a: &m {b: 1}\n*m : 2\n", "bad.yaml:2:1: a key must be a plain value", NULL);
+	expect_error("? [a]\n: 1\n", "bad.yaml:1:3: a key must be a plain value", NULL);
+	/* An alias is a copy: a list aliased in two places is two dimensions, and an alias may
+	 * name a key. */
+	load_ok(write_job("alias2.yaml", "nr_task: &n [1, 2]\nfoo: *n\nk: &k kconfig\n*k : a\n"
+					 "test: getppid1\n"),
+		2, &job);
+	assert_int_equal(job.n_atomic, 4);
+	assert_string_equal(json_string_value(json_object_get(job.atomic[0].tree, "kconfig")), "a");
+	job_free(&job);
 	assert_int_equal(job_load(FIX "missing.yaml", 2, &job, err, sizeof(err)), -1);
 	assert_string_equal(err, "cannot read " FIX "missing.yaml: No such file or directory");
 }
@@ -442,7 +482,7 @@ static void test_defaults_and_units(void **state)
 		const char *runtime;
 		double s;
 	} cases[] = {{"300", 300},   {"300s", 300}, {"5m", 300},
-		     {"1.5h", 5400}, {"0.5", 0.5},  {"2d", 172800}};
+		     {"1.5h", 5400}, {"1", 1},	    {"2d", 172800}, {"30d", 2592000}};
 	struct job_file job;
 	(void)state;
 
@@ -463,6 +503,17 @@ static void test_defaults_and_units(void **state)
 		assert_float_equal(job.atomic[0].warmup_s, 0, 0);
 		job_free(&job);
 	}
+	/* The shortest window the core measures is a sampling interval; the warmup may be
+	 * anything from 0. */
+	expect_error("test: getppid1\nruntime: 0.5\n",
+		     "bad.yaml:2: runtime '0.5': expected at least 1s", "once a second");
+	expect_error("test: getppid1\nruntime: 0.0000001\n", "runtime '0.0000001'", "from 1us");
+	expect_error("test: getppid1\nruntime: 31d\n", "runtime '31d'", "to 30d");
+	expect_error("test: getppid1\nwarmup: 31d\n", "warmup '31d'", "to 30d");
+	expect_error("test: getppid1\nwarmup: inf\n", "warmup 'inf'", NULL);
+	load_ok(write_job("w.yaml", "test: getppid1\nruntime: 30d\nwarmup: 0.000001\n"), 2, &job);
+	assert_float_equal(job.atomic[0].warmup_s, 1e-6, 1e-12);
+	job_free(&job);
 	/* `nr_task:` with nothing is unset, as in LKP. */
 	load_ok(write_job("n.yaml", "test: getppid1\nnr_task:\nruntime: ~\n"), 3, &job);
 	assert_int_equal(job.atomic[0].nr_task, 3);
@@ -501,6 +552,45 @@ static void test_monitors_and_notes(void **state)
 	}
 }
 
+/* LKP's rule: a monitor's options are values, lists included (the README's
+ * `perf-stat: {events: [a, b]}` is one job counting both); the testcase's parameters, LKP's
+ * EXPAND_DIMS and keys scalebench does not use still expand. */
+static void test_monitor_lists(void **state)
+{
+	struct job_file job;
+	json_t *events;
+	(void)state;
+
+	load_ok(write_job("ev.yaml", "test: getppid1\nperf-stat:\n  events: [cpu-clock, task-clock]\n"
+				     "proc-vmstat: {interval: 2, nested: {x: [1, 2]}}\n"
+				     "turbostat: [a, b]\n"),
+		2, &job);
+	assert_int_equal(job.n_atomic, 1);
+	assert_string_equal(job.atomic[0].name, "ev-process-100%-getppid1");
+	events = json_object_get(json_object_get(job.atomic[0].monitors, "perf-stat"), "events");
+	assert_int_equal(json_array_size(events), 2);
+	assert_string_equal(json_string_value(json_array_get(events, 0)), "cpu-clock");
+	assert_string_equal(json_string_value(json_array_get(events, 1)), "task-clock");
+	events = json_object_get(json_object_get(job.atomic[0].tree, "perf-stat"), "events");
+	assert_int_equal(json_array_size(events), 2);
+	assert_int_equal(json_array_size(json_object_get(job.atomic[0].tree, "turbostat")), 2);
+	job_free(&job);
+
+	load_ok(write_job("ev.yaml", "perf-stat: {events: [cpu-clock, task-clock]}\n"
+				     "nr_task: [1, 2]\nkconfig: [a, b]\nfs: [xfs, ext4]\n"
+				     "will-it-scale: {test: getppid1, mode: [process, thread]}\n"),
+		2, &job);
+	assert_int_equal(job.n_atomic, 16);
+	for (size_t i = 0; i < job.n_atomic; i++)
+		assert_int_equal(json_array_size(json_object_get(
+				     json_object_get(job.atomic[i].monitors, "perf-stat"), "events")),
+				 2);
+	job_free(&job);
+	/* A monitor takes a map of options: a list in its place is refused, not expanded. */
+	expect_error("test: getppid1\nperf-stat: [a, b]\n",
+		     "bad.yaml:2: perf-stat: expected a map of monitor options", "got a list");
+}
+
 static void test_multi_document(void **state)
 {
 	struct job_file job;
@@ -527,6 +617,84 @@ static void test_multi_document(void **state)
 	assert_true(json_is_array(job.tree));
 	assert_int_equal(json_array_size(job.tree), 3);
 	job_free(&job);
+}
+
+/* A job file with docs documents after its header, each with a list of per_doc values. */
+static const char *write_docs(size_t docs, size_t per_doc)
+{
+	size_t cap = 64 + docs * (32 + per_doc * 8), n;
+	char *text = malloc(cap);
+	const char *path;
+
+	assert_non_null(text);
+	n = (size_t)snprintf(text, cap, "test: getppid1\n");
+	for (size_t d = 0; d < docs; d++) {
+		n += (size_t)snprintf(text + n, cap - n, "---\nkconfig: k%zu\nfoo: [", d);
+		for (size_t i = 0; i < per_doc; i++)
+			n += (size_t)snprintf(text + n, cap - n, "%s%zu", i ? ", " : "", i);
+		n += (size_t)snprintf(text + n, cap - n, "]\n");
+	}
+	path = write_job("docs.yaml", text);
+	free(text);
+	return path;
+}
+
+/* The 10000 atomic-job cap holds for the whole file, counted before any is built. */
+static void test_atomic_cap(void **state)
+{
+	struct job_file job;
+	char err[1024];
+	(void)state;
+
+	assert_int_equal(job_load(write_docs(3, 3334), 2, &job, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "docs.yaml: the job file expands to 10002 atomic jobs "
+				    "(3 documents); at most 10000"));
+	assert_int_equal(job_load(write_docs(150, 100), 2, &job, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "15000 atomic jobs (150 documents)"));
+	/* One document: the product of its lists, even past what a size_t holds. */
+	expect_error("test: getppid1\na: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]\n"
+		     "b: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\nc: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n"
+		     "d: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n",
+		     "bad.yaml: the job file expands to 11000 atomic jobs (1 document); at most "
+		     "10000",
+		     NULL);
+	{
+		char big[2048] = "test: getppid1\n";
+
+		for (int k = 0; k < 20; k++)
+			sprintf(big + strlen(big), "k%d: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]\n", k);
+		expect_error(big, "expands to more than 18446744073709551615 atomic jobs", NULL);
+	}
+	load_ok(write_docs(2, 5000), 2, &job);
+	assert_int_equal(job.n_atomic, 10000);
+	job_free(&job);
+
+	/* What the copies would hold is capped too: a wide header over many documents, or
+	 * many atomic jobs of a wide document, is refused before any copy is made. */
+	{
+		size_t cap = 2000000, n = 0;
+		char *text = malloc(cap);
+
+		assert_non_null(text);
+		n += (size_t)snprintf(text + n, cap - n, "test: getppid1\n");
+		for (int k = 0; k < 2000; k++)
+			n += (size_t)snprintf(text + n, cap - n, "k%d: v\n", k);
+		for (int d = 0; d < 500; d++)
+			n += (size_t)snprintf(text + n, cap - n, "---\nkconfig: c%d\n", d);
+		expect_error(text, "bad.yaml: the job file's 500 documents, each merged with the "
+				   "header, hold 1002000 values together; at most 1000000",
+			     NULL);
+		n = (size_t)snprintf(text, cap, "test: getppid1\nfoo: [");
+		for (int i = 0; i < 9000; i++)
+			n += (size_t)snprintf(text + n, cap - n, "%s%d", i ? ", " : "", i);
+		n += (size_t)snprintf(text + n, cap - n, "]\n");
+		for (int k = 0; k < 120; k++)
+			n += (size_t)snprintf(text + n, cap - n, "k%d: v\n", k);
+		expect_error(text, "bad.yaml: the job file's 9000 atomic jobs would hold 1107000 values "
+				   "together; at most 1000000",
+			     NULL);
+		free(text);
+	}
 }
 
 /* Write an atomic job, load it back: the same tree and the same parameters. */
@@ -658,7 +826,9 @@ int main(void)
 	    cmocka_unit_test(test_mode_unsupported),
 	    cmocka_unit_test(test_defaults_and_units),
 	    cmocka_unit_test(test_monitors_and_notes),
+	    cmocka_unit_test(test_monitor_lists),
 	    cmocka_unit_test(test_multi_document),
+	    cmocka_unit_test(test_atomic_cap),
 	    cmocka_unit_test(test_roundtrip),
 	    cmocka_unit_test(test_write_yaml_layout),
 	};

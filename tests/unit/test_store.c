@@ -13,11 +13,14 @@
 #include "../../store/store.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -104,18 +107,21 @@ static void test_commit_first_free_concurrent(void **state)
 	char root[] = "/tmp/scalebench-store.XXXXXX", dir[256], tmp[512], err[256], path[600];
 	unsigned run;
 	struct stat st;
+	int fd;
 	(void)state;
 
 	assert_non_null(mkdtemp(root));
 	snprintf(dir, sizeof(dir), "%s/a/b/commit", root);
-	assert_int_equal(store_begin(dir, tmp, sizeof(tmp), err, sizeof(err)), 0);
+	assert_int_equal(store_begin(dir, tmp, sizeof(tmp), &fd, err, sizeof(err)), 0);
 	assert_int_equal(store_commit(dir, tmp, &run, err, sizeof(err)), 0);
+	close(fd);
 	assert_int_equal(run, 0);
 	/* A hole at 1 is taken before 3. */
 	snprintf(path, sizeof(path), "%s/2", dir);
 	assert_int_equal(mkdir(path, 0755), 0);
-	assert_int_equal(store_begin(dir, tmp, sizeof(tmp), err, sizeof(err)), 0);
+	assert_int_equal(store_begin(dir, tmp, sizeof(tmp), &fd, err, sizeof(err)), 0);
 	assert_int_equal(store_commit(dir, tmp, &run, err, sizeof(err)), 0);
+	close(fd);
 	assert_int_equal(run, 1);
 
 	/* 8 processes x 5 runs at once: 40 distinct numbers, no temp left over. */
@@ -125,8 +131,9 @@ static void test_commit_first_free_concurrent(void **state)
 				char t[512], e[256], f[600];
 				unsigned r;
 				FILE *fp;
+				int o;
 
-				if (store_begin(dir, t, sizeof(t), e, sizeof(e)))
+				if (store_begin(dir, t, sizeof(t), &o, e, sizeof(e)))
 					_exit(1);
 				snprintf(f, sizeof(f), "%s/who", t);
 				fp = fopen(f, "w");
@@ -134,6 +141,7 @@ static void test_commit_first_free_concurrent(void **state)
 				fclose(fp);
 				if (store_commit(dir, t, &r, e, sizeof(e)))
 					_exit(1);
+				close(o);
 			}
 			_exit(0);
 		}
@@ -159,10 +167,11 @@ static void test_abort_removes_everything(void **state)
 	char root[] = "/tmp/scalebench-store.XXXXXX", tmp[512], err[256], path[600];
 	struct stat st;
 	FILE *fp;
+	int fd;
 	(void)state;
 
 	assert_non_null(mkdtemp(root));
-	assert_int_equal(store_begin(root, tmp, sizeof(tmp), err, sizeof(err)), 0);
+	assert_int_equal(store_begin(root, tmp, sizeof(tmp), &fd, err, sizeof(err)), 0);
 	snprintf(path, sizeof(path), "%s/stats.json", tmp);
 	fp = fopen(path, "w");
 	fputs("{}", fp);
@@ -170,11 +179,136 @@ static void test_abort_removes_everything(void **state)
 	snprintf(path, sizeof(path), "%s/sub", tmp);
 	mkdir(path, 0755);
 	store_abort(tmp);
+	close(fd);
 	assert_int_not_equal(stat(tmp, &st), 0);
 	assert_int_equal(rmdir(root), 0); /* empty: nothing left */
 	/* An unwritable place is an error naming it. */
-	assert_int_equal(store_begin("/proc/nope/x", tmp, sizeof(tmp), err, sizeof(err)), -1);
+	assert_int_equal(store_begin("/proc/nope/x", tmp, sizeof(tmp), &fd, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "/proc/nope/x"));
+}
+
+/* A temp run directory whose writer died is removed by the next store_begin in its commit
+ * directory; a live writer's (its lock held), a symlink, and what a link points to are not. */
+static void test_begin_sweeps_stale(void **state)
+{
+	char root[] = "/tmp/scalebench-store.XXXXXX", dir[256], tmp[512], err[256], path[600];
+	char child_tmp[512] = "";
+	struct stat st;
+	int fd, live_fd, p[2], status;
+	pid_t child;
+	FILE *fp;
+	(void)state;
+
+	assert_non_null(mkdtemp(root));
+	snprintf(dir, sizeof(dir), "%s/commit", root);
+	assert_int_equal(store_mkdirs(dir), 0);
+	/* dead: never locked (a writer SIGKILL'd between mkdtemp and its lock, or long ago) */
+	snprintf(path, sizeof(path), "%s/.tmp-run-dead", dir);
+	assert_int_equal(mkdir(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/.tmp-run-dead/stats.json", dir);
+	fp = fopen(path, "w");
+	fputs("{\"half\":", fp);
+	fclose(fp);
+	/* live: its lock is held (by another open file description, as another writer's) */
+	snprintf(path, sizeof(path), "%s/.tmp-run-live", dir);
+	assert_int_equal(mkdir(path, 0700), 0);
+	live_fd = open(path, O_RDONLY | O_DIRECTORY);
+	assert_true(live_fd >= 0);
+	assert_int_equal(flock(live_fd, LOCK_EX), 0);
+	/* a link to somewhere else: neither it nor its target is ours */
+	snprintf(path, sizeof(path), "%s/outside", root);
+	assert_int_equal(mkdir(path, 0700), 0);
+	snprintf(path, sizeof(path), "%s/outside/keep", root);
+	fp = fopen(path, "w");
+	fclose(fp);
+	snprintf(path, sizeof(path), "%s/.tmp-run-link", dir);
+	snprintf(tmp, sizeof(tmp), "%s/outside", root);
+	assert_int_equal(symlink(tmp, path), 0);
+	/* a writer in another process, alive, then SIGKILL'd */
+	assert_int_equal(pipe(p), 0);
+	child = fork();
+	if (child == 0) {
+		char t[512], e[256];
+		int o;
+
+		if (store_begin(dir, t, sizeof(t), &o, e, sizeof(e)) ||
+		    write(p[1], t, strlen(t) + 1) < 0)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(p[1]);
+	assert_true(read(p[0], child_tmp, sizeof(child_tmp)) > 0);
+	close(p[0]);
+
+	assert_int_equal(store_begin(dir, tmp, sizeof(tmp), &fd, err, sizeof(err)), 0);
+	snprintf(path, sizeof(path), "%s/.tmp-run-dead", dir);
+	assert_int_not_equal(lstat(path, &st), 0);
+	snprintf(path, sizeof(path), "%s/.tmp-run-live", dir);
+	assert_int_equal(stat(path, &st), 0);
+	snprintf(path, sizeof(path), "%s/.tmp-run-link", dir);
+	assert_int_equal(lstat(path, &st), 0);
+	snprintf(path, sizeof(path), "%s/outside/keep", root);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(stat(child_tmp, &st), 0); /* its writer is alive */
+	assert_int_equal(stat(tmp, &st), 0);
+	store_abort(tmp);
+	close(fd);
+
+	/* The writer dies (its pid may be anyone's next): its directory goes with the next run;
+	 * the live one stays until its lock is let go. */
+	kill(child, SIGKILL);
+	assert_int_equal(waitpid(child, &status, 0), child);
+	assert_int_equal(store_begin(dir, tmp, sizeof(tmp), &fd, err, sizeof(err)), 0);
+	assert_int_not_equal(stat(child_tmp, &st), 0);
+	snprintf(path, sizeof(path), "%s/.tmp-run-live", dir);
+	assert_int_equal(stat(path, &st), 0);
+	assert_int_equal(store_commit(dir, tmp, &(unsigned){0}, err, sizeof(err)), 0);
+	close(fd);
+	close(live_fd);
+	assert_int_equal(store_begin(dir, tmp, sizeof(tmp), &fd, err, sizeof(err)), 0);
+	assert_int_not_equal(stat(path, &st), 0);
+	store_abort(tmp);
+	close(fd);
+	snprintf(path, sizeof(path), "rm -rf %s", root);
+	assert_int_equal(system(path), 0);
+}
+
+/* A run's files are created exclusively: a symlink found in the temp run directory (only one
+ * who can write there could plant it) is refused, never written through. */
+static void test_run_files_exclusive(void **state)
+{
+	char root[] = "/tmp/scalebench-store.XXXXXX", dir[256], err[PATH_MAX + 256];
+	char path[PATH_MAX + 64], target[300], buf[16] = "";
+	struct store_run r;
+	FILE *fp;
+	json_t *v = json_object();
+	(void)state;
+
+	assert_non_null(mkdtemp(root));
+	snprintf(dir, sizeof(dir), "%s/commit", root);
+	snprintf(target, sizeof(target), "%s/target", root);
+	fp = fopen(target, "w");
+	fputs("precious", fp);
+	fclose(fp);
+	assert_int_equal(store_run_begin(&r, dir, err, sizeof(err)), 0);
+	const char *names[] = {"output", "perf-stat.json", "perf-profile.json.gz"};
+	for (size_t i = 0; i < 3; i++) {
+		snprintf(path, sizeof(path), "%s/%s", r.dir, names[i]);
+		assert_int_equal(symlink(target, path), 0);
+	}
+	assert_null(store_run_create(&r, "output", err, sizeof(err)));
+	assert_non_null(strstr(err, "output"));
+	assert_int_equal(store_run_write_raw(&r, "perf-stat", false, v, err, sizeof(err)), -1);
+	assert_int_equal(store_run_write_raw(&r, "perf-profile", true, v, err, sizeof(err)), -1);
+	fp = fopen(target, "r");
+	assert_non_null(fgets(buf, sizeof(buf), fp));
+	fclose(fp);
+	assert_string_equal(buf, "precious");
+	store_run_abort(&r);
+	json_decref(v);
+	snprintf(path, sizeof(path), "rm -rf %s", root);
+	assert_int_equal(system(path), 0);
 }
 
 static char *make_root(void)
@@ -1079,6 +1213,8 @@ int main(void)
 	    cmocka_unit_test(test_rootfs),
 	    cmocka_unit_test(test_component),
 	    cmocka_unit_test(test_commit_first_free_concurrent),
+	    cmocka_unit_test(test_begin_sweeps_stale),
+	    cmocka_unit_test(test_run_files_exclusive),
 	    cmocka_unit_test(test_abort_removes_everything),
 	    cmocka_unit_test(test_layout_round_trip),
 	    cmocka_unit_test(test_layout_parse),

@@ -1,0 +1,125 @@
+#include "text.h"
+#include "utf8.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The length of the well-formed UTF-8 sequence at s that is not a control character (C0, DEL
+ * or C1: U+0080..U+009F, encoded 0xc2 0x80..0x9f), or 0. */
+static size_t printable_seq(const unsigned char *s)
+{
+	size_t len = utf8_seq_len(s, SIZE_MAX);
+
+	if (len == 1)
+		return s[0] >= 0x20 && s[0] != 0x7f;
+	if (len == 2 && s[0] == 0xc2 && s[1] <= 0x9f)
+		return 0;
+	return len;
+}
+
+/* The escape of the byte c that starts no printable sequence, into buf (5 bytes). */
+static const char *byte_escape(unsigned char c, char buf[5])
+{
+	switch (c) {
+	case '\n':
+		return "\\n";
+	case '\t':
+		return "\\t";
+	case '\r':
+		return "\\r";
+	default:
+		snprintf(buf, 5, "\\x%02x", c);
+		return buf;
+	}
+}
+
+bool text_is_clean(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	while (*p) {
+		size_t n = printable_seq(p);
+
+		if (!n)
+			return false;
+		p += n;
+	}
+	return true;
+}
+
+/* Writes the escaped form of s to out when out is not NULL; returns its length. */
+static size_t escape_into(const char *s, char *out)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t len = 0;
+
+	while (*p) {
+		size_t n = printable_seq(p);
+		char buf[5];
+		const char *e = buf;
+
+		if (n) {
+			if (out)
+				memcpy(out + len, p, n);
+			len += n;
+			p += n;
+			continue;
+		}
+		e = byte_escape(*p++, buf);
+		if (out)
+			memcpy(out + len, e, strlen(e));
+		len += strlen(e);
+	}
+	return len;
+}
+
+char *text_escape(const char *s)
+{
+	size_t len = escape_into(s, NULL);
+	char *out = malloc(len + 1);
+
+	if (!out)
+		return NULL;
+	escape_into(s, out);
+	out[len] = '\0';
+	return out;
+}
+
+void fput_escaped(const char *s, FILE *out)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	while (*p) {
+		size_t n = printable_seq(p);
+		char buf[5];
+
+		if (n) {
+			fwrite(p, 1, n, out);
+			p += n;
+		} else {
+			fputs(byte_escape(*p++, buf), out);
+		}
+	}
+}
+
+/* Enough for every argument of one printf, and freed as they are reused: the ring never
+ * holds more than its 16 strings. */
+#define TEXT_SAFE_RING 16
+
+const char *text_safe(const char *s)
+{
+	static _Thread_local char *ring[TEXT_SAFE_RING];
+	static _Thread_local unsigned next;
+	char *e;
+
+	if (text_is_clean(s))
+		return s;
+	e = text_escape(s);
+	if (!e)
+		return "?";
+	free(ring[next]);
+	ring[next] = e;
+	next = (next + 1) % TEXT_SAFE_RING;
+	return e;
+}

@@ -1,0 +1,25 @@
+/* Text read from a results tree or a plug-in (stat names, commit labels, path axes,
+ * descriptions) on its way to a terminal.  A name holding a newline would split a table row
+ * and one holding ESC would drive the terminal ("\x1b[2J" clears it): control characters
+ * (below 0x20, DEL, and U+0080..U+009F, which some terminals read as ESC sequences too) are
+ * written as \n, \t, \r or \xNN, and bytes that are not valid UTF-8 as \xNN.  Everything
+ * else, valid UTF-8 included, is written as it is.  JSON output needs none of this: its
+ * writer escapes strings by itself. */
+#ifndef SCALEBENCH_TEXT_H
+#define SCALEBENCH_TEXT_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+/* True when s would be written unchanged. */
+bool text_is_clean(const char *s);
+/* The escaped form of s (malloc: free it), or NULL when out of memory. */
+char *text_escape(const char *s);
+/* s escaped onto out. */
+void fput_escaped(const char *s, FILE *out);
+/* For printf arguments: s itself when clean, else its escaped form, kept until the 16th call
+ * after it on the same thread ("?" when out of memory), so one printf may take several:
+ * printf("%-20s %s\n", text_safe(a), text_safe(b)). */
+const char *text_safe(const char *s);
+
+#endif

@@ -1,0 +1,14 @@
+/* UTF-8 well-formedness, the one check the JSON writer, the mail header writer and the terminal
+ * escaper share. */
+#ifndef SCALEBENCH_UTF8_H
+#define SCALEBENCH_UTF8_H
+
+#include <stddef.h>
+
+/* The length (1 to 4) of the well-formed UTF-8 sequence at s, of at most n bytes, or 0: overlong
+ * forms, surrogates and code points past U+10FFFF are not well-formed (Unicode 3.9, table 3-7).
+ * The bytes are checked in order and the first bad one stops it, so a NUL-terminated string may
+ * pass n = SIZE_MAX: its NUL is never a continuation byte. */
+size_t utf8_seq_len(const unsigned char *s, size_t n);
+
+#endif

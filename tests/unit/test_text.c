@@ -1,0 +1,74 @@
+/* lib/text: names from a results tree reach the terminal with their control characters and
+ * invalid bytes escaped, valid UTF-8 untouched. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "../../lib/text.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void escaped(const char *in, const char *want)
+{
+	char *got = text_escape(in), *mem = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&mem, &len);
+
+	assert_non_null(got);
+	assert_string_equal(got, want);
+	assert_string_equal(text_safe(in), want);
+	assert_int_equal(text_is_clean(in), strcmp(in, want) == 0);
+	assert_non_null(f);
+	fput_escaped(in, f);
+	fclose(f);
+	assert_string_equal(mem, want);
+	free(mem);
+	free(got);
+}
+
+static void test_escapes(void **state)
+{
+	(void)state;
+	escaped("will-it-scale.per_process_ops", "will-it-scale.per_process_ops");
+	escaped("", "");
+	escaped("evil\nstat\x1b[2J", "evil\\nstat\\x1b[2J");
+	escaped("a\tb\rc\x7f\x01", "a\\tb\\rc\\x7f\\x01");
+	/* Valid UTF-8 stays, whatever its length. */
+	escaped("\u00b1 caf\u00e9 \u20ac \U0001F600", "\u00b1 caf\u00e9 \u20ac \U0001F600");
+	/* C1 controls (0x9b is CSI), lone continuation bytes, a cut sequence, an overlong '/',
+	 * a surrogate, past U+10FFFF. */
+	escaped("\xc2\x9b" "2J", "\\xc2\\x9b2J");
+	escaped("a\x80z", "a\\x80z");
+	escaped("\xe2\x82", "\\xe2\\x82");
+	escaped("\xc0\xaf", "\\xc0\\xaf");
+	escaped("\xed\xa0\x80", "\\xed\\xa0\\x80");
+	escaped("\xf4\x90\x80\x80", "\\xf4\\x90\\x80\\x80");
+}
+
+/* text_safe's results stay valid for the arguments of one printf. */
+static void test_safe_ring(void **state)
+{
+	const char *a, *b, *c = "clean";
+
+	(void)state;
+	a = text_safe("one\n");
+	b = text_safe("two\x1b");
+	assert_ptr_equal(text_safe(c), c);
+	assert_string_equal(a, "one\\n");
+	assert_string_equal(b, "two\\x1b");
+	for (int i = 0; i < 100; i++)
+		assert_string_equal(text_safe("x\ty"), "x\\ty");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_escapes),
+	    cmocka_unit_test(test_safe_ring),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
