@@ -134,7 +134,7 @@ fi
 # ---- 2. concurrent runners on one results tree -------------------------------------------------
 
 cat >"$WORK/c.yaml" <<YAML
-runtime: 0.5s
+runtime: 1s
 warmup: 0
 nr_task: 1
 will-it-scale: {mode: process, test: getppid1}
