@@ -77,7 +77,7 @@ YAML
 		"$SCALEBENCH" run "$WORK/m.yaml" --results "$FULL" --commit c1 -q \
 			>"$WORK/out" 2>"$WORK/err" &
 		pid=$!
-		PIDS+=($pid)
+		PIDS+=("$pid")
 		for _ in $(seq 1 200); do
 			ls -d "$commit_dir"/.tmp-run-* >/dev/null 2>&1 && break
 			sleep 0.02
@@ -204,7 +204,7 @@ vanish() {
 	SCALEBENCH_PROCFS=$PROCFS "$SCALEBENCH" run "$WORK/v.yaml" --results "$WORK/rv" \
 		--commit "$how" -q >"$WORK/out" 2>"$WORK/err" &
 	pid=$!
-	PIDS+=($pid)
+	PIDS+=("$pid")
 	wait_reads 2 "$PROCFS/meminfo"
 	case $how in
 	deleted) rm "$PROCFS/meminfo" ;;
@@ -218,7 +218,7 @@ vanish() {
 	wait $pid || rc=$?
 	secs=$((SECONDS - start))
 	meta=$(ls "$WORK"/rv/*/*/*/*/*/*/"$how"/0/meta.json 2>/dev/null)
-	rm -rf "$PROCFS"/*
+	rm -rf "${PROCFS:?}"/*
 }
 for how in back deleted fifo garbage; do
 	vanish $how
