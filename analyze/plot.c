@@ -288,7 +288,9 @@ static int text_legend(FILE *f, char (*entry)[4 * TEXT_COLS], size_t n)
 	return (int)lines;
 }
 
-static void put_terminal(FILE *f, enum plot_format fmt, const char *tmp_path)
+/* No `set output`: gnuplot writes the plot to its stdout and render() writes the file, so a
+ * write error (a full disk) is seen, not a truncated image renamed into place. */
+static void put_terminal(FILE *f, enum plot_format fmt)
 {
 	switch (fmt) {
 	case PLOT_TEXT:
@@ -309,11 +311,6 @@ static void put_terminal(FILE *f, enum plot_format fmt, const char *tmp_path)
 	}
 	/* Plain text: enhanced mode would turn _ and ^ in stat names into sub/superscripts. */
 	fputs("set termoption noenhanced\n", f);
-	if (tmp_path) {
-		fputs("set output ", f);
-		put_quoted(f, tmp_path);
-		fputc('\n', f);
-	}
 }
 
 /* ---- running one plot ---- */
@@ -397,7 +394,6 @@ static int render(enum plot_format fmt, const char *out_path, FILE *text_out, sc
 	char *script = NULL;
 	size_t len = 0;
 	locale_t c_locale, old;
-	struct stat st;
 	FILE *f;
 	int rc = -1;
 
@@ -412,7 +408,7 @@ static int render(enum plot_format fmt, const char *out_path, FILE *text_out, sc
 		goto out;
 	}
 	old = uselocale(c_locale);
-	put_terminal(f, fmt, fmt == PLOT_TEXT ? NULL : of.tmp);
+	put_terminal(f, fmt);
 	body(f, fmt, arg);
 	/* Closing the output makes the svg terminal finish its document. */
 	fputs("set output\n", f);
@@ -427,10 +423,12 @@ static int render(enum plot_format fmt, const char *out_path, FILE *text_out, sc
 		rc = write_text(&out, text_out, err, errlen);
 		goto out;
 	}
-	if (stat(of.tmp, &st) || !st.st_size) {
+	if (!out.len) {
 		snprintf(err, errlen, "gnuplot wrote nothing for %s", out_path);
 		goto out;
 	}
+	/* A short write shows in outfile_commit's flush, with its errno. */
+	fwrite(out.p, 1, out.len, of.fp);
 	rc = outfile_commit(&of, err, errlen);
 out:
 	if (rc && fmt != PLOT_TEXT)

@@ -15,7 +15,9 @@
 #include "core.h"
 #include "taskcount.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <limits.h>
 #include <linux/futex.h>
@@ -38,6 +40,10 @@ enum fail_kind { FAIL_NONE, FAIL_EXIT, FAIL_SIGNAL, FAIL_ERROR, FAIL_GLOBAL, FAI
 
 #define HOST_EXIT_COPY_DIED 4
 #define HOST_EXIT_GLOBAL    5
+
+/* How long processes that left the copies' group get to end after SIGTERM at teardown: the
+ * janitor's cleanup retries for about 5 s while files keep appearing. */
+#define LEFTOVER_GRACE_NS (5 * 1000000000ull)
 
 /* Written only at setup and on failure: kept apart from the counters. */
 struct copy_status {
@@ -454,8 +460,47 @@ static void describe_failure(const struct core_config *cfg, const struct counter
 	}
 }
 
+/* Send sig to every child of ours.  Those left after the group kill are processes that left
+ * the copies' group (a janitor, or a testcase's daemon) and came back to us as orphans.  A pid
+ * whose parent is us cannot be reused before we reap it, so the kill never hits a stranger. */
+static void signal_children(int sig)
+{
+	pid_t self = getpid();
+	DIR *d = opendir("/proc");
+	struct dirent *e;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		char path[64], buf[512], *p;
+		int ppid = 0;
+		ssize_t n;
+		int fd;
+
+		if (e->d_name[0] < '1' || e->d_name[0] > '9' ||
+		    snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name) >= (int)sizeof(path))
+			continue;
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		n = read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		buf[n] = '\0';
+		/* "pid (comm) state ppid ...": comm may hold anything, so after its last ')'. */
+		p = strrchr(buf, ')');
+		if (p && sscanf(p + 1, " %*c %d", &ppid) == 1 && ppid == self)
+			kill((pid_t)atoi(e->d_name), sig);
+	}
+	closedir(d);
+}
+
 static void teardown(pid_t host, bool host_reaped)
 {
+	uint64_t deadline = now_ns() + LEFTOVER_GRACE_NS;
+	const struct timespec pause_10ms = {.tv_nsec = 10 * 1000 * 1000};
+	bool killed = false;
 	int st;
 
 	kill(-host, SIGKILL);
@@ -469,9 +514,23 @@ static void teardown(pid_t host, bool host_reaped)
 		;
 	/* Helpers that left the group on purpose (a testcase's janitor, which must outlive
 	 * the copies to clean up after them) come back to us too: reaping them here also
-	 * means their cleanup is over before the next run starts. */
-	while (waitpid(-1, &st, 0) > 0 || errno == EINTR)
-		;
+	 * means their cleanup is over before the next run starts.  They are asked to end
+	 * (the janitor cleans on SIGTERM), and whatever is still there after the grace,
+	 * ignoring SIGTERM or stopped, is killed, with anything it forks meanwhile. */
+	signal_children(SIGTERM);
+	for (;;) {
+		pid_t pid = waitpid(-1, &st, WNOHANG);
+
+		if (pid > 0 || (pid < 0 && errno == EINTR))
+			continue;
+		if (pid < 0)
+			break; /* ECHILD: nothing of the run is left */
+		if (killed || now_ns() >= deadline) {
+			signal_children(SIGKILL);
+			killed = true;
+		}
+		nanosleep(&pause_10ms, NULL);
+	}
 }
 
 /* The sample schedule, in ns after release: every interval through the warmup, its end,

@@ -28,6 +28,7 @@ struct monitor_ctx {
 	const char *proc_root; /* "/proc" (tests point it at fixture trees) */
 	const char *sys_root;  /* "/sys" */
 	double runtime_s;      /* the measurement window planned, 0 if unknown */
+	bool started;	       /* set by the runner once start succeeded */
 	/* Set by start or sample to be called again sooner than the next interval tick: the
 	 * time (seconds since start) of one extra sample call; 0: none. */
 	double wake_s;

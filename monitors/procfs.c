@@ -39,10 +39,12 @@ int procfs_fail(struct monitor_ctx *ctx, const char *err, int errnum)
 	bool absent = errnum == ENOENT || errnum == ENOTDIR;
 	bool denied = errnum == EACCES || errnum == EPERM;
 
+	/* Once started the file was there: its kernel does provide it. */
 	snprintf(ctx->note, sizeof(ctx->note), "%s%s", err,
-		 denied	  ? " (needs root)"
-		 : absent ? " (not provided by this kernel)"
-			  : "");
+		 ctx->started ? ""
+		 : denied     ? " (needs root)"
+		 : absent     ? " (not provided by this kernel)"
+			      : "");
 	return absent || denied ? MONITOR_UNAVAILABLE : -1;
 }
 

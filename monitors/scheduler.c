@@ -120,6 +120,12 @@ int monitor_set_init(struct monitor_set *ms, const json_t *wanted, bool none, un
 			ms->v[ms->n++].m = m;
 		}
 	}
+	/* A test hook, read here only: the procfs monitors read their files under another
+	 * directory, which a test controls (a file deleted or replaced mid-run). */
+	const char *proc_root = getenv("SCALEBENCH_PROCFS");
+
+	if (!proc_root || !*proc_root)
+		proc_root = "/proc";
 	for (size_t i = 0; i < ms->n; i++) {
 		struct monitor_run *r = &ms->v[i];
 		const json_t *opts = wanted ? json_object_get(wanted, r->m->name) : NULL;
@@ -128,7 +134,7 @@ int monitor_set_init(struct monitor_set *ms, const json_t *wanted, bool none, un
 		    .name = r->m->name,
 		    .options = json_is_object(opts) ? opts : NULL,
 		    .nr_cpus = nr_cpus,
-		    .proc_root = "/proc",
+		    .proc_root = proc_root,
 		    .sys_root = "/sys",
 		    .runtime_s = runtime_s,
 		    .raw = json_array(),
@@ -164,7 +170,7 @@ static void *monitor_thread(void *arg)
 		if (!r->prepared)
 			continue;
 		if (!r->m->start || r->m->start(&r->ctx) == 0) {
-			r->started = true;
+			r->started = r->ctx.started = true;
 			monitor_schedule(r, 0);
 		} else {
 			monitor_skip(ms, r);
@@ -195,16 +201,24 @@ static void *monitor_thread(void *arg)
 
 			if (!r->started || !r->m->sample || r->next_s > t + 1e-3)
 				continue;
-			r->m->sample(&r->ctx, t);
+			if (r->m->sample(&r->ctx, t) && !r->nr_failed++)
+				r->failed_s = t;
 			monitor_schedule(r, t);
 		}
 		pthread_mutex_lock(&ms->lock);
 	}
 	pthread_mutex_unlock(&ms->lock);
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	for (size_t i = 0; i < ms->n; i++)
-		if (ms->v[i].started && ms->v[i].m->stop)
-			ms->v[i].m->stop(&ms->v[i].ctx, ts_s(&now) - ts_s(&ms->t0));
+	for (size_t i = 0; i < ms->n; i++) {
+		struct monitor_run *r = &ms->v[i];
+		double t = ts_s(&now) - ts_s(&ms->t0);
+
+		if (r->started && r->m->stop && r->m->stop(&r->ctx, t)) {
+			r->lost = true;
+			if (!r->nr_failed++)
+				r->failed_s = t;
+		}
+	}
 	return NULL;
 }
 
@@ -255,12 +269,36 @@ void monitor_set_reduce(struct monitor_set *ms, const struct monitor_window *w, 
 		r->ctx.window_ops = w->ops;
 		r->ctx.window_s = w->window_s;
 		r->ctx.run_elapsed_s = w->run_elapsed_s;
-		if (r->m->reduce && r->m->reduce(&r->ctx, stats) < 0)
+		/* A monitor whose last reading failed: counters over part of the window would
+		 * read as a change against whole-window runs, so its stats are kept aside for a
+		 * person, out of what compare reads. */
+		json_t *partial = r->lost ? json_object() : NULL;
+		if (r->m->reduce && r->m->reduce(&r->ctx, partial ? partial : stats) < 0)
 			json_object_set_new(mm, "reduce", json_string("failed"));
-		json_object_set_new(mm, "status", json_string("ok"));
+		json_object_set_new(mm, "status", json_string(r->lost ? "incomplete" : "ok"));
 		json_object_update(mm, r->ctx.meta);
-		if (r->ctx.note[0])
+		if (r->nr_failed) {
+			char note[sizeof(r->ctx.note) + 200];
+			const char *why = r->ctx.note[0] ? r->ctx.note : "a read failed";
+
+			if (r->lost)
+				snprintf(note, sizeof(note),
+					 "%s; failing from %.3g s into the %.3g s window to its end, so "
+					 "its stats up to then are in partial_stats, not in stats.json",
+					 why, r->failed_s, w->window_s);
+			else
+				snprintf(note, sizeof(note),
+					 "%s; %u reading%s failed, the first %.3g s into the %.3g s "
+					 "window; its stats are from the others",
+					 why, r->nr_failed, r->nr_failed == 1 ? "" : "s", r->failed_s,
+					 w->window_s);
+			sb_error("monitor %s%s: %s", r->m->name, r->lost ? " incomplete" : "", note);
+			json_object_set_new(mm, "note", json_string(note));
+			if (partial)
+				json_object_set_new(mm, "partial_stats", partial);
+		} else if (r->ctx.note[0]) {
 			json_object_set_new(mm, "note", json_string(r->ctx.note));
+		}
 		json_object_set_new(meta, r->m->name, mm);
 	}
 	json_object_foreach (ms->skipped, name, note)

@@ -16,6 +16,9 @@ struct monitor_run {
 	struct monitor_ctx ctx;
 	bool prepared; /* prepare() succeeded (or there is none): start owed */
 	bool started;  /* start() succeeded: stop/reduce owed */
+	unsigned nr_failed; /* samples and stop that failed (a file vanished) */
+	double failed_s;    /* the first of them, in seconds since the window opened */
+	bool lost;	    /* the stop failed too: the stats end before the window does */
 	double next_s;
 };
 
@@ -51,8 +54,13 @@ struct monitor_window {
 };
 
 /* After the window: every monitor that ran adds its stats to `stats`; meta (an object) gets
- * each monitor's entry for meta.json, {"status": "ok" | "not run" | "unavailable", "note",
- * and what the monitor adds}.  The raw samples stay in v[i].ctx.raw for those started. */
+ * each monitor's entry for meta.json, {"status": "ok" | "not run" | "unavailable" |
+ * "incomplete", "note", and what the monitor adds}.  A monitor whose source failed during the
+ * window keeps being sampled: when it came back by the end, its stats are whole (counters
+ * need the first and last readings) and the note counts the failed readings; when its last
+ * reading failed too it is incomplete: its stats would cover only part of the window, so
+ * they go to its entry's "partial_stats", not to `stats`.  Either way the note says what
+ * failed and when, on stderr too.  The raw samples stay in v[i].ctx.raw for those started. */
 void monitor_set_reduce(struct monitor_set *ms, const struct monitor_window *w, json_t *stats,
 			json_t *meta);
 

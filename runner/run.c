@@ -176,6 +176,13 @@ static int run_begin(struct run_state *rs)
 		"testcase:%s\n%s: %s mode, %u copies, warmup %.3g s, measurement %.3g s\n",
 		rs->tc->description, rs->tc->name, mode_name(rs->aj->mode), rs->aj->nr_task,
 		rs->aj->warmup_s, rs->aj->runtime_s);
+	/* Written now: the core's fflush(NULL) before it forks would otherwise write it, and a
+	 * full disk would surface at the end as an error without its errno. */
+	if (fflush(rs->output)) {
+		snprintf(rs->err, sizeof(rs->err), "cannot write %s/output: %s", rs->run.dir,
+			 strerror(errno));
+		return -1;
+	}
 	return 0;
 }
 

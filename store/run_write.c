@@ -50,13 +50,17 @@ FILE *store_run_create(struct store_run *r, const char *name, char *err, size_t 
 
 int store_run_close(struct store_run *r, FILE *fp, const char *name, char *err, size_t errlen)
 {
-	bool bad;
+	int e = 0;
 
+	/* The errno of the call that failed, taken at once: what runs after it may change errno
+	 * (a full disk was once reported as "Input/output error" here, 1 run in 84). */
 	errno = 0;
-	bad = fflush(fp) || ferror(fp);
-	if (fclose(fp) || bad) {
-		snprintf(err, errlen, "cannot write %s/%s: %s", r->dir, name,
-			 strerror(errno ? errno : EIO));
+	if (fflush(fp) || ferror(fp))
+		e = errno ? errno : EIO;
+	if (fclose(fp) && !e)
+		e = errno ? errno : EIO;
+	if (e) {
+		snprintf(err, errlen, "cannot write %s/%s: %s", r->dir, name, strerror(e));
 		return -1;
 	}
 	return 0;

@@ -147,7 +147,7 @@ cat >"$WORK/shim/gnuplot" <<EOF2
 #!/bin/sh
 # plot_available's probe passes; the plot itself (it sets an output) stalls first.
 script=\$(cat)
-case \$script in *"set output '"*)
+case \$script in *"set output"*)
 	echo \$\$ >"$WORK/gnuplot.pgid"
 	(trap '' TERM; sleep 30) &
 	sleep 30 ;;

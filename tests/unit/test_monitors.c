@@ -12,6 +12,7 @@
 #include "../../monitors/mon_dmesg.h"
 #include "../../monitors/monitor.h"
 #include "../../monitors/procfs.h"
+#include "../../monitors/scheduler.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static char fixtures[4096];
@@ -458,6 +460,104 @@ static void test_file_vanishes(void **state)
 	rmdir(dir);
 }
 
+static void sleep_s(double s)
+{
+	struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+
+	while (nanosleep(&ts, &ts) && errno == EINTR)
+		;
+}
+
+/* Whether path was read since st0 was taken (its access time moved). */
+static bool read_since(const char *path, const struct stat *st0)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && (st.st_atim.tv_sec != st0->st_atim.tv_sec ||
+					st.st_atim.tv_nsec != st0->st_atim.tv_nsec);
+}
+
+/* The scheduler over a meminfo that goes away mid-window (SCALEBENCH_PROCFS points the monitor
+ * at dir): with back, it returns before the end; returns the monitor's meta entry and, in
+ * *stats, what went to stats.json. */
+static json_t *window_with_gap(bool back, json_t **stats)
+{
+	char dir[] = "/tmp/scalebench-monitors-XXXXXX", path[64], away[80], cmd[4300];
+	struct monitor_set ms;
+	struct monitor_window w = {.ops = 1, .window_s = 0.6, .run_elapsed_s = 0.6};
+	json_t *wanted = json_pack("{s:{s:f}}", "meminfo", "interval", 0.05);
+	json_t *meta = json_object(), *entry;
+	struct stat st0;
+
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/meminfo", dir);
+	snprintf(away, sizeof(away), "%s.away", path);
+	snprintf(cmd, sizeof(cmd), "cp %s %s", fx("t0/proc/meminfo"), path);
+	assert_int_equal(system(cmd), 0);
+	setenv("SCALEBENCH_PROCFS", dir, 1);
+	assert_int_equal(monitor_set_init(&ms, wanted, false, 1, 0.6), 0);
+	unsetenv("SCALEBENCH_PROCFS");
+	assert_int_equal(stat(path, &st0), 0);
+	monitor_set_start(&ms);
+	/* The start's reading shows in the access time (relatime: the first read after the
+	 * copy's write); a busy machine may take a while to get there. */
+	for (int i = 0; i < 1000 && !read_since(path, &st0); i++)
+		sleep_s(0.01);
+	sleep_s(0.1);
+	assert_int_equal(rename(path, away), 0);
+	sleep_s(0.4);
+	if (back)
+		assert_int_equal(rename(away, path), 0);
+	sleep_s(0.2);
+	monitor_set_stop(&ms);
+	*stats = json_object();
+	monitor_set_reduce(&ms, &w, *stats, meta);
+	entry = json_incref(json_object_get(meta, "meminfo"));
+	monitor_set_free(&ms);
+	unlink(path);
+	unlink(away);
+	rmdir(dir);
+	json_decref(wanted);
+	json_decref(meta);
+	assert_non_null(entry);
+	return entry;
+}
+
+/* A file gone for part of the window and back by its end: the monitor stays ok (a counter
+ * needs only the first and last readings), its stats are used, the note counts the failures. */
+static void test_scheduler_file_back(void **state)
+{
+	json_t *stats, *m = window_with_gap(true, &stats);
+	const char *note = json_string_value(json_object_get(m, "note"));
+	(void)state;
+
+	assert_string_equal(json_string_value(json_object_get(m, "status")), "ok");
+	assert_non_null(note);
+	assert_non_null(strstr(note, "failed, the first"));
+	assert_non_null(json_object_get(stats, "meminfo.MemTotal"));
+	assert_null(json_object_get(m, "partial_stats"));
+	json_decref(m);
+	json_decref(stats);
+}
+
+/* A file gone at the end: incomplete, its stats aside in partial_stats, none in stats. */
+static void test_scheduler_file_gone(void **state)
+{
+	json_t *stats, *m = window_with_gap(false, &stats);
+	const char *note = json_string_value(json_object_get(m, "note"));
+	(void)state;
+
+	assert_string_equal(json_string_value(json_object_get(m, "status")), "incomplete");
+	assert_non_null(note);
+	assert_non_null(strstr(note, "No such file"));
+	assert_null(strstr(note, "not provided"));
+	assert_non_null(strstr(note, "partial_stats"));
+	assert_non_null(json_object_get(json_object_get(m, "partial_stats"), "meminfo.MemTotal"));
+	assert_int_equal(json_object_size(stats), 0);
+	json_decref(m);
+	json_decref(stats);
+}
+
 /* Start on files with malformed lines, stop on clean ones: the bad lines are skipped and
  * counted, everything else is read. */
 static json_t *run_bad(const struct monitor *m, struct monitor_ctx *ctx)
@@ -868,6 +968,8 @@ int main(void)
 	    cmocka_unit_test(test_dmesg_records),
 	    cmocka_unit_test(test_dmesg_unavailable),
 	    cmocka_unit_test(test_real_proc),
+	    cmocka_unit_test(test_scheduler_file_back),
+	    cmocka_unit_test(test_scheduler_file_gone),
 	};
 
 	return cmocka_run_group_tests(tests, find_fixtures, NULL);
