@@ -81,6 +81,7 @@ struct perf_profile {
 	size_t nr_procs;
 	json_t *proc_index; /* decimal pid -> index in procs */
 	json_t *run_pids;   /* the run's processes: decimal pid -> true */
+	int self;	    /* this process: the run's processes are those below it */
 	/* The records of one drain of every ring, handled in time order. */
 	unsigned char *batch;
 	size_t batch_len, batch_cap;
@@ -299,6 +300,7 @@ static int perf_profile_prepare(struct monitor_ctx *ctx)
 	}
 	ctx->priv = pp;
 	pp->on_s = pp->off_s = -1;
+	pp->self = (int)getpid();
 	/* The default slice: from half the window, 10 s or what is left of it. */
 	if (option(ctx, "freq", false, 1000, &freq) ||
 	    option(ctx, "pages", false, DATA_PAGES, &pages) ||
@@ -381,6 +383,7 @@ static int perf_profile_prepare(struct monitor_ctx *ctx)
 }
 
 static void scan_run_pids(struct perf_profile *pp, const char *proc_root);
+static int read_ppid(const char *proc_root, int pid);
 
 /* Sampling starts now or at the slice's start (a call of its own, off the interval grid). */
 static void perf_profile_toggle(struct monitor_ctx *ctx, struct perf_profile *pp, double t_s)
@@ -650,26 +653,18 @@ static void scan_run_pids(struct perf_profile *pp, const char *proc_root)
 	bool grew = true;
 	struct dirent *e;
 	DIR *d = opendir(proc_root);
-	int self = (int)getpid();
+	int self = pp->self;
 
 	if (!d)
 		return;
 	while ((e = readdir(d))) {
-		char path[4096], buf[1024], *rp;
 		int pid, ppid;
-		FILE *f;
 
 		if (e->d_name[0] < '1' || e->d_name[0] > '9')
 			continue;
 		pid = atoi(e->d_name);
-		snprintf(path, sizeof(path), "%s/%d/stat", proc_root, pid);
-		f = fopen(path, "r");
-		if (!f)
-			continue;
-		rp = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
-		fclose(f);
-		/* "PID (COMM) STATE PPID ...": COMM may hold spaces and parentheses. */
-		if (!rp || sscanf(rp + 1, " %*c %d", &ppid) != 1)
+		ppid = read_ppid(proc_root, pid);
+		if (ppid < 0)
 			continue;
 		if (n == cap) {
 			size_t c = cap ? 2 * cap : 512;
@@ -722,8 +717,27 @@ static const char *mapping_symbol(struct perf_profile *pp, const struct mapping 
 	return elf_syms_lookup_offset(&pp->elfs[m->elf].syms, addr - m->start + m->pgoff);
 }
 
+/* The parent of a process from /proc, -1 when it is gone. */
+static int read_ppid(const char *proc_root, int pid)
+{
+	char path[4096], buf[1024], *rp;
+	int ppid = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%d/stat", proc_root, pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	rp = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
+	fclose(f);
+	/* "PID (COMM) STATE PPID ...": COMM may hold spaces and parentheses. */
+	if (!rp || sscanf(rp + 1, " %*c %d", &ppid) != 1)
+		return -1;
+	return ppid;
+}
+
 /* An unlinked binary (exec1 execs its helper copy by fd): the parent that holds it open. */
-static int elf_of_deleted(struct perf_profile *pp, const char *proc_root, int ppid,
+static int elf_of_deleted(struct perf_profile *pp, const char *proc_root, int pid, int ppid,
 			  const char *path, dev_t dev, uint64_t ino)
 {
 	char dir[4096], alt[4096 + 256];
@@ -734,8 +748,14 @@ static int elf_of_deleted(struct perf_profile *pp, const char *proc_root, int pp
 	for (size_t i = 0; i < pp->nr_elfs; i++)
 		if (!strcmp(pp->elfs[i].path, path))
 			return pp->elfs[i].ok ? (int)i : -1;
+	if (ppid < 0)
+		ppid = read_ppid(proc_root, pid);
+	/* Forked before sampling started and gone: not a reason to give up on the file, which
+	 * the next process to map it may tell. */
+	if (ppid <= 0)
+		return -1;
 	snprintf(dir, sizeof(dir), "%s/%d/fd", proc_root, ppid);
-	d = ppid > 0 ? opendir(dir) : NULL;
+	d = opendir(dir);
 	while (d && (e = readdir(d))) {
 		struct stat st;
 
@@ -787,7 +807,7 @@ static void on_mmap2(struct perf_profile *pp, const char *proc_root, const unsig
 	mp.end = addr + size;
 	mp.pgoff = pgoff;
 	if (name[0] == '/') {
-		mp.elf = is_deleted(name) ? elf_of_deleted(pp, proc_root, pm->ppid, name,
+		mp.elf = is_deleted(name) ? elf_of_deleted(pp, proc_root, pm->pid, pm->ppid, name,
 							   makedev(maj, min), ino)
 					  : elf_index(pp, name);
 		mp.dso = dso_name(pp, name);
@@ -850,7 +870,7 @@ static void on_task(struct perf_profile *pp, const char *proc_root, uint32_t typ
 	}
 	if (pid == ppid)
 		return; /* a new thread shares its process's table */
-	if (is_run_pid(pp, (int)ppid))
+	if ((int)ppid == pp->self || is_run_pid(pp, (int)ppid))
 		add_run_pid(pp, (int)pid);
 	pm = find_proc(pp, proc_root, (int)pid);
 	parent = find_proc(pp, proc_root, (int)ppid);
