@@ -7,7 +7,7 @@
 
 const struct command_def profile_command = {
     .name = "profile",
-    .args = "DIR... | --diff BASE HEAD",
+    .args = "DIR...",
     .summary = "Show perf-profile call chains as a perf-report-like tree.",
     .details = "Each DIR is a run's directory, written by 'scalebench run' with the perf-profile\n"
 	       "monitor in the job (perf-profile: {freq: 1000}), or a commit's directory: all\n"
@@ -39,7 +39,7 @@ int cmd_profile(int argc, char **argv)
 	    {OPT_FLAG("all-tasks", 0, &all_tasks),
 	     .help = "every task's samples, not only the run's own processes'"},
 	    {OPT_FLAG("diff", 0, &diff),
-	     .help = "compare two sides (BASE HEAD): the robot's perf-profile rows"},
+	     .help = "compare two DIRs, BASE then HEAD: the robot's perf-profile rows"},
 	    {OPT_PERCENT("min", 0, &min_pct), .def = "0.5",
 	     .help = "leave out symbols and branches under this share of the samples"},
 	    {OPT_END},
