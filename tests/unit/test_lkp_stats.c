@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "../../monitors/monitor.h"
+#include "../../monitors/perf_metrics.h"
 #include "../../monitors/procfs.h"
 
 #include <errno.h>
@@ -423,6 +424,145 @@ static void test_time(void **state)
 	json_decref(ctx.meta);
 }
 
+/* perf-stat: LKP parsed `perf stat -a -I 1000 -x ,` (raw/perf-stat); scalebench's reduction
+ * of the same per-interval counts must give LKP's i.<event> and i.metric.<unit>.  LKP never
+ * reports perf's last interval (its parse waits for the next timestamp), so neither does this;
+ * a scalebench window ends with a reading, so its last interval is a whole one.  LKP's
+ * ps.<event> divides the reported intervals' counts by a time that includes the unreported
+ * one: not compared (scalebench divides by the time those counts cover). */
+static void test_perf_stat(void **state)
+{
+	char path[4200], *text, *line, *save = NULL;
+	const char *events[32];
+	double deltas[64 * 32], dt_s[64], t_prev = 0, t_cur = -1;
+	size_t nr_events = 0, nr_rows = 0, col = 0;
+	struct perf_metric m[PERF_MAX_METRICS];
+	size_t nr_m, compared = 0;
+	const char *key;
+	json_t *v;
+
+	(void)state;
+	snprintf(path, sizeof(path), "%s/raw/perf-stat", fixtures);
+	text = slurp(path);
+	assert_non_null(text);
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *f[8], *p = line, *comma;
+		size_t nf = 0;
+		double t;
+
+		while (nf < 8) {
+			f[nf++] = p;
+			comma = strchr(p, ',');
+			if (!comma)
+				break;
+			*comma = '\0';
+			p = comma + 1;
+		}
+		if (nf < 7 || sscanf(f[0], "%lf", &t) != 1)
+			continue; /* perf's version, the command line */
+		if (t != t_cur) {
+			if (t_cur >= 0) {
+				assert_true(col == nr_events);
+				dt_s[nr_rows] = t_cur - t_prev;
+				t_prev = t_cur;
+				nr_rows++;
+			}
+			assert_true(nr_rows < 64);
+			t_cur = t;
+			col = 0;
+		}
+		if (!nr_rows) {
+			assert_true(nr_events < 32);
+			events[nr_events++] = f[3];
+		}
+		assert_true(col < nr_events);
+		assert_string_equal(events[col], f[3]);
+		deltas[nr_rows * nr_events + col++] = strtod(f[1], NULL);
+	}
+	/* rows 0 .. nr_rows - 1 are complete; the one being read when the file ended is the
+	 * last interval, which LKP does not report */
+	assert_true(nr_rows >= 3 && nr_events >= 5);
+
+	for (size_t e = 0; e < nr_events; e++) {
+		double col_deltas[64];
+		struct perf_series s;
+		char name[128];
+		const json_t *want;
+
+		for (size_t k = 0; k < nr_rows; k++)
+			col_deltas[k] = deltas[k * nr_events + e];
+		assert_int_equal(perf_reduce_series(dt_s, col_deltas, nr_rows, 0.5, &s), 0);
+		snprintf(name, sizeof(name), "perf-stat.i.%s", events[e]);
+		want = json_object_get(lkp_stats, name);
+		if (!want) {
+			assert_float_equal(s.mean_rate, 0, 0); /* all 0: LKP dropped it */
+			continue;
+		}
+		assert_float_equal(s.mean_rate, json_number_value(want),
+				   1e-9 * fabs(json_number_value(want)));
+		compared++;
+	}
+	/* LKP sums perf's printed figures, rounded to 3 decimals: 0.0005 each at most. */
+	nr_m = perf_unit_metrics(events, nr_events, deltas, dt_s, nr_rows, 0.5, m);
+	for (size_t j = 0; j < nr_m; j++) {
+		char name[128];
+		const json_t *want;
+
+		snprintf(name, sizeof(name), "perf-stat.i.%s", m[j].name);
+		want = json_object_get(lkp_stats, name);
+		if (!want)
+			print_error("scalebench has %s = %g, LKP has not\n", name, m[j].value);
+		assert_non_null(want);
+		assert_float_equal(m[j].value, json_number_value(want), 0.0005 * nr_events);
+	}
+	json_object_foreach (lkp_stats, key, v) {
+		bool found = false;
+
+		if (!has_prefix(key, "perf-stat.i.metric."))
+			continue;
+		for (size_t j = 0; j < nr_m; j++)
+			found |= strcmp(key + strlen("perf-stat.i."), m[j].name) == 0;
+		if (!found)
+			print_error("LKP has %s, scalebench has not\n", key);
+		assert_true(found);
+		compared++;
+	}
+	assert_true(compared >= 6);
+	free(text);
+}
+
+/* The units this machine cannot show (no PMU): GHz from cycles, G/sec, and /sec left out. */
+static void test_perf_unit_rules(void **state)
+{
+	const char *const events[] = {"cpu-cycles",	  "task-clock",	      "cache-references",
+				      "branch-misses",	  "context-switches", "page-faults"};
+	/* two 1 s intervals of 2 CPUs: 2000 msec of task-clock each */
+	const double deltas[] = {4e9, 2000, 3e9, 1e9, 500, 4000, /* */
+				 2e9, 2000, 3e9, 1e9, 500, NAN};
+	const double dt_s[] = {1, 1};
+	struct perf_metric m[PERF_MAX_METRICS];
+	size_t n;
+	double ghz = NAN, g = NAN, k = NAN;
+
+	(void)state;
+	n = perf_unit_metrics(events, 6, deltas, dt_s, 2, 0.5, m);
+	for (size_t i = 0; i < n; i++) {
+		if (!strcmp(m[i].name, "metric.GHz"))
+			ghz = m[i].value;
+		else if (!strcmp(m[i].name, "metric.G/sec"))
+			g = m[i].value;
+		else if (!strcmp(m[i].name, "metric.K/sec"))
+			k = m[i].value;
+		else
+			fail_msg("unexpected %s", m[i].name);
+	}
+	assert_int_equal(n, 3);
+	assert_float_equal(ghz, (2.0 + 1.0) / 2, 1e-12);   /* cycles per ns of task-clock */
+	assert_float_equal(g, 1.5, 1e-12);		    /* branch-misses: a ratio of its own */
+	assert_float_equal(k, (2.0 + 0) / 2, 1e-12);	    /* 2000/s, then not counted */
+	/* context-switches at 250/s print "/sec", which LKP does not take */
+}
+
 /* LKP's rule, by name. */
 static void test_event_counter_rule(void **state)
 {
@@ -451,6 +591,7 @@ int main(void)
 	    cmocka_unit_test(test_slabinfo),   cmocka_unit_test(test_interrupts),
 	    cmocka_unit_test(test_softirqs),   cmocka_unit_test(test_vmstat),
 	    cmocka_unit_test(test_proc_stat),  cmocka_unit_test(test_time),
+	    cmocka_unit_test(test_perf_stat),  cmocka_unit_test(test_perf_unit_rules),
 	    cmocka_unit_test(test_event_counter_rule),
 	};
 
