@@ -51,6 +51,17 @@ static const struct difference {
     {"time.socket_messages_", DIFF_NAME, "0 on Linux (dropped by LKP)"},
     {"time.signals_delivered", DIFF_NAME, "the signals sent to /usr/bin/time's child: none"},
     {"time.exit_status", DIFF_NAME, "a failed copy is a failure stat in scalebench"},
+    /* perf-stat (test_perf_stat compares i.* only) */
+    {"perf-stat.ps.", DIFF_VALUE,
+     "LKP divides the reported intervals' counts by a time that includes perf's last, "
+     "unreported interval; scalebench by the time the counts cover"},
+    {"perf-stat.overall.path-length", DIFF_NAME,
+     "LKP's is total instructions / will-it-scale.workload, an ops/s sum, not per op; "
+     "scalebench's per-op figure is perf-stat.overall.instructions-per-op"},
+    {"perf-stat.overall.instructions-per-op", DIFF_NAME, "see path-length"},
+    {"perf-stat.overall.MPKI", DIFF_VALUE,
+     "cache-references per 1000 instructions, as the robot's published reports show it; "
+     "lkp-tests' parse at HEAD divides cache-misses: the reports win"},
 };
 
 static const struct difference *difference_of(const char *stat, int what)
