@@ -219,6 +219,22 @@ static const double *stat_column(const struct result_group *g, const char *stat)
 	return v ? &g->values[(size_t)json_integer_value(v) * g->runs_cap] : NULL;
 }
 
+/* Whether run's monitor of stat's family ran to the end of the window: its meta.json says
+ * "monitors": {"<family>": {"status": "ok"}}.  Monitors leave out stats that stayed zero, as
+ * LKP's dump-stat does; such a run's zero is a value (LKP fills it in too:
+ * matrix_fill_missing_zeros), while a monitor that failed or was incomplete measured nothing. */
+static bool monitor_ran(const struct run_record *run, const char *stat)
+{
+	const char *dot = strchr(stat, '.');
+	const json_t *mons = json_object_get(run->meta, "monitors"), *m;
+
+	if (!dot || !json_is_object(mons))
+		return false;
+	m = json_object_getn(mons, stat, (size_t)(dot - stat));
+	return m && json_is_string(json_object_get(m, "status")) &&
+	       !strcmp(json_string_value(json_object_get(m, "status")), "ok");
+}
+
 size_t group_values(const struct result_group *g, const char *stat, double *out)
 {
 	const double *col = stat_column(g, stat);
@@ -227,6 +243,8 @@ size_t group_values(const struct result_group *g, const char *stat, double *out)
 	for (size_t i = 0; col && i < g->nruns; i++)
 		if (!isnan(col[i]))
 			out[n++] = col[i];
+		else if (monitor_ran(&g->runs[i], stat))
+			out[n++] = 0;
 	return n;
 }
 

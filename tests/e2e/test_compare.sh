@@ -91,6 +91,22 @@ mv "$B/1" "$B/2147483648"
 sb compare --results "$WORK/bigroot" --commits base,patched
 check "--results with a run directory 2147483648: no sanitizer report" bash -c \
 	"[ $rc -eq 1 ] && ! grep -q 'runtime error\|Sanitizer' $WORK/err"
+# A monitor leaves out stats that stayed zero (as LKP's dump-stat does): in a run whose
+# monitor ran (meta.json: status ok) the missing stat is a 0, as LKP's matrix fills it; in a
+# run whose monitor did not run it is no value at all.
+for g in a b; do
+	for r in 0 1 2; do
+		mkdir -p "$WORK/zf/$g/$r"
+		echo '{"will-it-scale.per_process_ops": 100}' >"$WORK/zf/$g/$r/stats.json"
+		echo '{"monitors": {"softirqs": {"status": "ok"}}}' >"$WORK/zf/$g/$r/meta.json"
+	done
+done
+echo '{"will-it-scale.per_process_ops": 100, "softirqs.NET_RX": 6}' >"$WORK/zf/a/0/stats.json"
+echo '{"monitors": {"softirqs": {"status": "failed"}}}' >"$WORK/zf/b/2/meta.json"
+for r in 0 1; do echo '{"will-it-scale.per_process_ops": 100, "softirqs.NET_RX": 3}' >"$WORK/zf/b/$r/stats.json"; done
+sb compare --all --json "$WORK/zf/a" "$WORK/zf/b"
+check "a stat an ok monitor left out counts 0 (mean 2 of 6,0,0), not where it failed (3 of 3,3)" \
+	json_true "$WORK/out" "[(g['summary']['n'], g['summary']['mean']) for g in stats(d['jobs'][0])['softirqs.NET_RX']['groups']] == [(3, 2), (2, 3)]"
 mkdir -p "$WORK/one/a/0" "$WORK/one/b/0"
 cp "$G/base/0/stats.json" "$WORK/one/a/0/"
 cp "$G/patched/0/stats.json" "$WORK/one/b/0/"
