@@ -536,9 +536,8 @@ static void sweep_stale(const char *parent)
 	while ((e = readdir(d))) {
 		char path[PATH_MAX];
 		unsigned long pid;
-		int used;
 
-		if (sscanf(e->d_name, "run.%lu.%*u%n", &pid, &used) < 1 || pid == 0 ||
+		if (sscanf(e->d_name, "run.%lu.", &pid) != 1 || pid == 0 ||
 		    pid > INT_MAX || (pid_t)pid == getpid())
 			continue;
 		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)

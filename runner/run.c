@@ -460,13 +460,22 @@ static int dry_run(const struct job_file *job, const struct runner_opts *o, cons
  * cannot enable is said once. */
 static int cgroup_precheck(const struct job_file *job)
 {
-	json_t *said = json_object();
+	json_t *said = json_object(), *checked = json_array();
 	int ret = 0;
 
 	for (size_t a = 0; a < job->n_atomic && !ret; a++) {
+		json_t *spec = json_object_get(job->atomic[a].tree, "cgroup2");
 		struct cgroup_run cg;
 		char err[PATH_MAX + 1024];
+		size_t k;
 
+		/* Atomic jobs mostly share one cgroup2 map: each different one is made once. */
+		for (k = 0; spec && k < json_array_size(checked); k++)
+			if (json_equal(spec, json_array_get(checked, k)))
+				break;
+		if (!spec || k < json_array_size(checked))
+			continue;
+		json_array_append(checked, spec);
 		if (cgroup_begin(&cg, job->atomic[a].tree, err, sizeof(err))) {
 			sb_error("%s: %s", job->atomic[a].name, err);
 			ret = -1;
@@ -486,6 +495,7 @@ static int cgroup_precheck(const struct job_file *job)
 		cgroup_free(&cg);
 	}
 	json_decref(said);
+	json_decref(checked);
 	return ret;
 }
 
