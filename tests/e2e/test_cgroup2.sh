@@ -43,7 +43,9 @@ half=$((memtotal_kb * 1024 / 2 / page * page))
 hugetlb=false
 offers hugetlb && [ -d /sys/kernel/mm/hugepages/hugepages-2048kB ] && hugetlb=true
 
-# runtime long enough to look into the cgroup while the copies run.
+# runtime long enough to look into the cgroup while the copies run.  memory.high is above
+# page_fault3's 2 x 128 MB of file pages: on a tmpfs /tmp without swap they cannot be
+# reclaimed, and a lower limit would throttle the copies until the run failed as stuck.
 job() {
 	cat >"$WORK/$1.yaml" <<Y
 suite: will-it-scale
@@ -55,7 +57,7 @@ will-it-scale:
   test: page_fault3
   mode: process
 cgroup2:
-  memory.high: 64M
+  memory.high: 1G
   memory.low: 50%
   memory.max: max
   memory.swap.max:
@@ -123,15 +125,15 @@ if $hugetlb; then
 		"d['cgroup2']['settings']['hugetlb.2MB.max'] == {'asked': '0', 'applied': True, 'written': '0'} and '$hugetlb_during' == '0'"
 fi
 if offers memory; then
-	check "cgroup2 run: memory.high 64M and memory.low 50% (of MemTotal, whole pages) written" \
-		json_true "$meta" "d['cgroup2']['settings']['memory.high']['written'] == '64M' and d['cgroup2']['settings']['memory.low']['written'] == '$half' and not d['cgroup2']['controllers_missing'].get('memory')"
+	check "cgroup2 run: memory.high 1G and memory.low 50% (of MemTotal, whole pages) written" \
+		json_true "$meta" "d['cgroup2']['settings']['memory.high']['written'] == '1G' and d['cgroup2']['settings']['memory.low']['written'] == '$half' and not d['cgroup2']['controllers_missing'].get('memory')"
 	check "cgroup2 run: the copies' faults are the cgroup's (cgroup.memory.pgfault)" \
 		json_true "$stats" "d['cgroup.memory.pgfault'] > 0"
 else
 	# The memory controller is bound to cgroup v1 here (or absent): said once, the run made
 	# without its settings and the reason recorded.
 	check "cgroup2 run: one note naming the memory controller and why it cannot be enabled" \
-		bash -c "[ \$(grep -c 'note: cgroup2: the memory controller' '$WORK/err') -eq 1 ] && grep -q 'not applying memory.high 64M, memory.low 50%, memory.max max' '$WORK/err'"
+		bash -c "[ \$(grep -c 'note: cgroup2: the memory controller' '$WORK/err') -eq 1 ] && grep -q 'not applying memory.high 1G, memory.low 50%, memory.max max' '$WORK/err'"
 	check "cgroup2 run: memory recorded missing, its settings not applied" json_true "$meta" \
 		"'memory' in d['cgroup2']['controllers_missing'] and not d['cgroup2']['settings']['memory.high']['applied'] and 'written' not in d['cgroup2']['settings']['memory.high']"
 fi
