@@ -3,12 +3,14 @@
 #include "profile_report.h"
 #include "../lib/file.h"
 #include "../store/layout.h"
+#include "../store/profile_reduce.h"
 #include "../store/run_read.h"
 
 #include <errno.h>
 #include <inttypes.h>
 #include <jansson.h>
 #include <limits.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -151,14 +153,20 @@ static int load_run(const char *path, struct profile_runs *t, char *err, size_t 
 	if (t->event[0] && strcmp(t->event, rec.event)) {
 		snprintf(err, errlen, "%s: sampled %s, the runs before it %s: one event at a time",
 			 path, rec.event, t->event);
+		json_decref(rec.run_pids);
 		json_decref(root);
 		return -1;
 	}
-	if (profile_add_json(rec.chains, &t->p, why, sizeof(why))) {
+	if (profile_add_json_pids(rec.chains, t->all_tasks ? NULL : rec.run_pids, &t->p, why,
+				  sizeof(why))) {
 		snprintf(err, errlen, "%s: %s", path, why);
+		json_decref(rec.run_pids);
 		json_decref(root);
 		return -1;
 	}
+	if (!rec.run_pids)
+		t->unattributed++;
+	json_decref(rec.run_pids);
 	in_chains = t->p.samples - before;
 	if (rec.samples >= 0 && in_chains > (uint64_t)rec.samples) {
 		snprintf(err, errlen,
@@ -398,4 +406,203 @@ out:
 	free(sites);
 	json_decref(idx);
 	json_decref(seen);
+}
+
+/* --- diff --- */
+
+/* One side of a diff: each run's stats (perf-profile.* -> percentage), and their event. */
+struct diff_side {
+	json_t **stats;
+	size_t n;
+	char event[64];
+};
+
+static void diff_side_free(struct diff_side *d)
+{
+	for (size_t i = 0; i < d->n; i++)
+		json_decref(d->stats[i]);
+	free(d->stats);
+}
+
+static int diff_add_run(struct diff_side *d, const char *run, bool all_tasks, char *err,
+			size_t errlen)
+{
+	struct profile_runs t;
+	json_t **g, *stats = NULL;
+	int rc = -1;
+
+	if (profile_runs_init(&t)) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	t.all_tasks = all_tasks;
+	if (profile_runs_add(&t, run, err, errlen))
+		goto out;
+	if (d->event[0] && strcmp(d->event, t.event)) {
+		snprintf(err, errlen, "%s: sampled %s, the runs before it %s: one event at a time",
+			 run, t.event, d->event);
+		goto out;
+	}
+	snprintf(d->event, sizeof(d->event), "%s", t.event);
+	g = realloc(d->stats, (d->n + 1) * sizeof(*g));
+	stats = json_object();
+	if (!g || !stats || profile_reduce(&t.p, t.event, 0, stats)) {
+		if (g)
+			d->stats = g;
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	d->stats = g;
+	d->stats[d->n++] = stats;
+	stats = NULL;
+	rc = 0;
+out:
+	json_decref(stats);
+	profile_runs_free(&t);
+	return rc;
+}
+
+/* Every run of dir (a run, or a commit's numbered runs), each reduced on its own: the spread
+ * between runs is what tells a change from noise. */
+static int diff_side_load(struct diff_side *d, const char *dir, bool all_tasks, char *err,
+			  size_t errlen)
+{
+	char path[4096], **runs = NULL;
+	struct stat st;
+	ssize_t n;
+	int bad = 0;
+
+	memset(d, 0, sizeof(*d));
+	errno = 0;
+	if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "%s: %s", dir, errno ? strerror(errno) : "not a directory");
+		return -1;
+	}
+	if (profile_file(dir, path, sizeof(path)) == 0)
+		return diff_add_run(d, dir, all_tasks, err, errlen);
+	n = store_list_runs(dir, &runs);
+	for (ssize_t i = 0; i < n; i++) {
+		if (!bad && profile_file(runs[i], path, sizeof(path)) == 0)
+			bad = diff_add_run(d, runs[i], all_tasks, err, errlen);
+		free(runs[i]);
+	}
+	free(runs);
+	if (!bad && !d->n) {
+		snprintf(err, errlen,
+			 "%s: no perf-profile.json.gz, here or in its numbered runs: the runs had "
+			 "no perf-profile monitor (name 'perf-profile:' in the job's monitors)",
+			 dir);
+		bad = -1;
+	}
+	if (bad)
+		diff_side_free(d);
+	return bad ? -1 : 0;
+}
+
+struct diff_row {
+	const char *name;
+	double mean[2], sd_pct[2];
+	size_t n[2];
+};
+
+/* A stat absent from a run was under the reduction's floor there: 0, as the robot counts it. */
+static void side_summary(const struct diff_side *d, const char *name, double *mean, double *sd_pct)
+{
+	double sum = 0, sq = 0;
+
+	for (size_t i = 0; i < d->n; i++)
+		sum += json_real_value(json_object_get(d->stats[i], name));
+	*mean = sum / (double)d->n;
+	for (size_t i = 0; i < d->n; i++) {
+		double x = json_real_value(json_object_get(d->stats[i], name)) - *mean;
+
+		sq += x * x;
+	}
+	*sd_pct = d->n > 1 && *mean > 0 ? 100 * sqrt(sq / (double)(d->n - 1)) / *mean : 0;
+}
+
+static int diff_row_cmp(const void *a, const void *b)
+{
+	const struct diff_row *x = a, *y = b;
+	double dx = fabs(x->mean[1] - x->mean[0]), dy = fabs(y->mean[1] - y->mean[0]);
+
+	if (dx != dy)
+		return dx < dy ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+/* The robot's cell: a value with two decimals, and " ±N%" when the runs spread over 2%. */
+static void put_cell(FILE *out, double mean, double sd_pct, size_t n)
+{
+	fprintf(out, "%10.2f", mean);
+	if (n > 1 && sd_pct > 2)
+		fprintf(out, " \u00b1%3.0f%%", sd_pct);
+	else
+		fprintf(out, "      ");
+}
+
+int profile_print_diff(const char *base, const char *head, bool all_tasks, double min_pct,
+		       FILE *out, char *err, size_t errlen)
+{
+	struct diff_side d[2];
+	struct diff_row *rows = NULL;
+	json_t *names = json_object(), *v;
+	const char *name;
+	size_t nr = 0;
+	int rc = -1;
+
+	if (!names) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (diff_side_load(&d[0], base, all_tasks, err, errlen)) {
+		json_decref(names);
+		return -1;
+	}
+	if (diff_side_load(&d[1], head, all_tasks, err, errlen)) {
+		diff_side_free(&d[0]);
+		json_decref(names);
+		return -1;
+	}
+	if (strcmp(d[0].event, d[1].event)) {
+		snprintf(err, errlen, "%s sampled %s, %s sampled %s: one event at a time", base,
+			 d[0].event, head, d[1].event);
+		goto out;
+	}
+	for (int s = 0; s < 2; s++)
+		for (size_t i = 0; i < d[s].n; i++)
+			json_object_foreach (d[s].stats[i], name, v)
+				json_object_set(names, name, json_true());
+	rows = calloc(json_object_size(names) + 1, sizeof(*rows));
+	if (!rows) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	json_object_foreach (names, name, v) {
+		struct diff_row r = {.name = name, .n = {d[0].n, d[1].n}};
+
+		for (int s = 0; s < 2; s++)
+			side_summary(&d[s], name, &r.mean[s], &r.sd_pct[s]);
+		if (r.mean[0] >= min_pct || r.mean[1] >= min_pct)
+			rows[nr++] = r;
+	}
+	qsort(rows, nr, sizeof(*rows), diff_row_cmp);
+	fprintf(out, "# event %s, %zu run%s of %s, %zu run%s of %s, %s\n", d[0].event, d[0].n,
+		d[0].n == 1 ? "" : "s", base, d[1].n, d[1].n == 1 ? "" : "s", head,
+		all_tasks ? "all tasks" : "the run's own processes");
+	fprintf(out, "%10s%-6s%11s%11s\n", "base", "", "change", "head");
+	for (size_t i = 0; i < nr; i++) {
+		put_cell(out, rows[i].mean[0], rows[i].sd_pct[0], rows[i].n[0]);
+		fprintf(out, "%+11.1f", rows[i].mean[1] - rows[i].mean[0]);
+		fputc(' ', out);
+		put_cell(out, rows[i].mean[1], rows[i].sd_pct[1], rows[i].n[1]);
+		fprintf(out, "  %s\n", rows[i].name);
+	}
+	rc = 0;
+out:
+	free(rows);
+	json_decref(names);
+	diff_side_free(&d[0]);
+	diff_side_free(&d[1]);
+	return rc;
 }

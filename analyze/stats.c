@@ -131,6 +131,7 @@ static const struct direction_rule direction_rules[] = {
     {false, "*miss*", DIR_LOWER_BETTER},
     {false, "MPKI", DIR_LOWER_BETTER},
     {false, "path-length", DIR_LOWER_BETTER},
+    {false, "instructions-per-op", DIR_LOWER_BETTER},
     /* higher is better */
     {false, "*_ops", DIR_HIGHER_BETTER},
     {false, "workload", DIR_HIGHER_BETTER},

@@ -1,17 +1,21 @@
-/* interrupts and softirqs: the per-CPU tables /proc/interrupts and /proc/softirqs, as deltas
- * over the window.
+/* interrupts and softirqs: the per-CPU tables /proc/interrupts and /proc/softirqs.
  *
- * Names follow LKP.  An interrupts line gives interrupts.<irq>:<description> for the all-CPU
- * total and interrupts.CPU<n>.<irq>:<description> per CPU; a named line's description has its
- * spaces turned into '_' (interrupts.CAL:Function_call_interrupts), a numbered line's fields
- * (chip, hwirq-type, devices) are joined by '.' (interrupts.32:PCI-MSI.26738689-edge.eth0-TxRx-0).
- * A line with a single count and no description (ERR, MIS) is system-wide: interrupts.ERR
- * only.  softirqs gives softirqs.RCU and softirqs.CPU1.RCU.
+ * Names follow LKP (programs/interrupts/parse, programs/softirqs/parse).  An interrupts line
+ * gives interrupts.<irq>:<description> for the all-CPU total and
+ * interrupts.CPU<n>.<irq>:<description> per CPU; a named line's description has its spaces
+ * turned into '_' (interrupts.CAL:Function_call_interrupts), a numbered line's fields (chip,
+ * hwirq-type, devices) are joined by '.', a '.' after a ',' dropped
+ * (interrupts.32:PCI-MSI.26738689-edge.eth0-TxRx-0).  A line with a single count and no
+ * description (ERR, MIS) is system-wide: interrupts.ERR only.  softirqs gives softirqs.RCU and
+ * softirqs.CPU1.RCU.
  *
- * Every line's total is kept; a per-CPU entry that is 0 at both ends of the window is left
- * out, which keeps stats.json small on machines with hundreds of CPUs.  For the same reason
- * the raw samples carry the per-line totals at every reading and the per-CPU values
- * ("percpu_keys", "percpu_values") only at start and stop, the readings the deltas use. */
+ * Values follow LKP's rule (procfs_lkp_event_counter): interrupts.* count events, reduced to
+ * end - start over the window; softirqs.* are not in lkp-tests' event-counter list, so, as in
+ * the robot's tables, they are the mean of the readings of the cumulative counts.  A key that
+ * reads 0 throughout is left out, as LKP's dump-stat leaves it out, which also keeps
+ * stats.json small on machines with hundreds of CPUs.  The raw samples carry the per-line
+ * totals at every reading; the per-CPU values ("percpu_keys", "percpu_values") at start and
+ * stop for interrupts (the readings its deltas use), at every reading for softirqs. */
 #include "procfs.h"
 
 #include <ctype.h>
@@ -49,7 +53,8 @@ static void irq_stat_name(const struct percpu_row *row, bool interrupts, char *o
 			space = true;
 			continue;
 		}
-		if (space)
+		/* LKP joins a numbered line's fields by '.', then turns ",." into "," */
+		if (space && !(sep == '.' && n > 0 && out[n - 1] == ','))
 			out[n++] = sep;
 		space = false;
 		if (n + 1 < len)
@@ -145,12 +150,30 @@ static int softirqs_start(struct monitor_ctx *ctx)
 
 static int percpu_sample(struct monitor_ctx *ctx, double t_s)
 {
-	return percpu_read(ctx, t_s, false);
+	const struct percpu_priv *p = ctx->priv;
+
+	/* means use every reading, deltas only the first and the last */
+	return percpu_read(ctx, t_s, !p->interrupts);
 }
 
 static int percpu_stop(struct monitor_ctx *ctx, double t_s)
 {
 	return percpu_read(ctx, t_s, true);
+}
+
+static int percpu_reduce_series(struct monitor_ctx *ctx, const struct series *s, json_t *stats)
+{
+	for (size_t i = 0; i < s->nr_keys; i++) {
+		const struct series_key *k = &s->keys[i];
+		bool counter = procfs_lkp_event_counter(ctx->name, k->name);
+
+		if (series_all_zero(k))
+			continue;
+		if (stats_put(stats, counter ? series_delta(k) : series_mean(k), "%s.%s", ctx->name,
+			      k->name))
+			return -1;
+	}
+	return 0;
 }
 
 static int percpu_reduce(struct monitor_ctx *ctx, json_t *stats)
@@ -159,20 +182,9 @@ static int percpu_reduce(struct monitor_ctx *ctx, json_t *stats)
 
 	if (!p)
 		return 0;
-	for (size_t i = 0; i < p->total.nr_keys; i++) {
-		const struct series_key *k = &p->total.keys[i];
-
-		if (stats_put(stats, series_delta(k), "%s.%s", ctx->name, k->name))
-			return -1;
-	}
-	for (size_t i = 0; i < p->percpu.nr_keys; i++) {
-		const struct series_key *k = &p->percpu.keys[i];
-
-		if (k->first == 0 && k->last == 0)
-			continue;
-		if (stats_put(stats, series_delta(k), "%s.%s", ctx->name, k->name))
-			return -1;
-	}
+	if (percpu_reduce_series(ctx, &p->total, stats) ||
+	    percpu_reduce_series(ctx, &p->percpu, stats))
+		return -1;
 	series_report_bad(&p->total, ctx);
 	return 0;
 }
@@ -202,7 +214,7 @@ const struct monitor mon_interrupts = {
 
 const struct monitor mon_softirqs = {
     .name = "softirqs",
-    .description = "/proc/softirqs: per-CPU and total deltas of every softirq",
+    .description = "/proc/softirqs: per-CPU and total means of every softirq's count (LKP's rule)",
     .start = softirqs_start,
     .sample = percpu_sample,
     .stop = percpu_stop,

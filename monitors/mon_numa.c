@@ -1,7 +1,7 @@
 /* numa-meminfo, numa-numastat, numa-vmstat: the per-node files under
  * /sys/devices/system/node/node<N>/, named numa-meminfo.node0.MemFree (means),
- * numa-numastat.node0.numa_hit (deltas) and numa-vmstat.node0.nr_free_pages (nr_* means, the
- * other keys deltas).  Nodes are listed again at every reading, so a node that comes online
+ * numa-numastat.node0.numa_hit (deltas) and numa-vmstat.node0.nr_free_pages (LKP's rule:
+ * nr_dirtied, nr_written, nr_vmscan_immediate_reclaim, numa_* and pg* deltas, the rest means).  Nodes are listed again at every reading, so a node that comes online
  * mid-window simply starts its keys there. */
 #include "procfs.h"
 
@@ -112,20 +112,17 @@ static int numa_vmstat_read(struct monitor_ctx *ctx, struct series *s)
 	return read_nodes(ctx, s, "vmstat");
 }
 
-static bool all_counters(const char *key)
-{
-	(void)key;
-	return false;
-}
-
-static const struct series_source numa_meminfo_source = {.read = numa_meminfo_read};
+static const struct series_source numa_meminfo_source = {
+    .read = numa_meminfo_read,
+    .lkp_rule = true,
+};
 static const struct series_source numa_numastat_source = {
     .read = numa_numastat_read,
-    .is_gauge = all_counters,
+    .lkp_rule = true,
 };
 static const struct series_source numa_vmstat_source = {
     .read = numa_vmstat_read,
-    .is_gauge = procfs_nr_is_gauge,
+    .lkp_rule = true,
 };
 
 static int numa_meminfo_start(struct monitor_ctx *ctx)
@@ -167,7 +164,7 @@ const struct monitor mon_numa_numastat = {
 
 const struct monitor mon_numa_vmstat = {
     .name = "numa-vmstat",
-    .description = "per-node vmstat: event counters as deltas, nr_* gauges as means",
+    .description = "per-node vmstat: LKP's event counters as deltas, the rest as means",
     .start = numa_vmstat_start,
     .sample = series_monitor_sample,
     .stop = series_monitor_sample,

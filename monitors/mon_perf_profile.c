@@ -1,10 +1,11 @@
 /* perf-profile: call chains sampled on every CPU (cycles:pp, or cpu-clock without a PMU),
- * symbolized while the testcase's processes live, reduced to the robot's
- * perf-profile.{self,children,calltrace}.<event>.* percentages. */
+ * each with its task, symbolized by following the processes' forks, execs and mappings,
+ * reduced to the robot's perf-profile.{self,children,calltrace}.<event>.* percentages of the
+ * run's own processes' samples. */
 #include "../lib/num.h"
 #include "monitor.h"
 #include "perf_events.h"
-#include "profile_reduce.h"
+#include "../store/profile_reduce.h"
 #include "symbols.h"
 #include "../store/profile.h"
 
@@ -14,7 +15,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
@@ -37,14 +41,22 @@ struct mapping {
 	uint64_t start, end, pgoff;
 	int elf;	     /* index in the ELF cache, -1: no file, -2: [vdso] and the like */
 	const char *special; /* interned in perf_profile.names: a re-read maps file can't free it */
+	const char *dso;     /* the file or [vdso], interned; NULL: anonymous */
 };
 
+/* A process: its name and what its user addresses map. */
 struct proc_maps {
-	int pid;
+	int pid, ppid; /* ppid -1: not seen forking */
+	char comm[17];
 	struct mapping *m;
-	size_t n;
+	size_t n, cap;
 	unsigned generation; /* the read() batch it was last read in */
+	bool maps_read;	     /* /proc/PID/maps read once */
+	bool from_records;   /* built from FORK/COMM/MMAP2 records: /proc no longer says */
+	bool exited;
 };
+
+struct rec_ref;
 
 struct elf_entry {
 	char *path;
@@ -65,8 +77,16 @@ struct perf_profile {
 	double cpu_s;	  /* spent in drain_all */
 	struct ksyms ksyms;
 	bool have_ksyms;
-	struct proc_maps *procs;
+	struct proc_maps **procs;
 	size_t nr_procs;
+	json_t *proc_index; /* decimal pid -> index in procs */
+	json_t *run_pids;   /* the run's processes: decimal pid -> true */
+	int self;	    /* this process: the run's processes are those below it */
+	/* The records of one drain of every ring, handled in time order. */
+	unsigned char *batch;
+	size_t batch_len, batch_cap;
+	struct rec_ref *refs;
+	size_t nr_refs, refs_cap;
 	struct elf_entry *elfs;
 	size_t nr_elfs;
 	unsigned generation;
@@ -165,8 +185,17 @@ static void base_attr(struct perf_event_attr *a, double freq)
 	a->size = sizeof(*a);
 	a->freq = 1;
 	a->sample_freq = (uint64_t)freq;
-	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_CALLCHAIN;
+	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_CALLCHAIN;
 	a->disabled = 1;
+	/* Processes born, exec'd and mapping files while sampled, as perf record follows them;
+	 * every record timed (sample_id_all) to be put in order with the samples. */
+	/* mmap alone turns the records on (nr_mmap_events); mmap2 gives their MMAP2 form. */
+	a->mmap = 1;
+	a->mmap2 = 1;
+	a->comm = 1;
+	a->comm_exec = 1;
+	a->task = 1;
+	a->sample_id_all = 1;
 }
 
 /* cycles at the most precise level the PMU takes, else cpu-clock.  Returns the fd open on
@@ -259,13 +288,19 @@ static int perf_profile_prepare(struct monitor_ctx *ctx)
 	int *cpus = NULL, fd;
 	size_t nr = 0;
 
-	if (!pp || profile_init(&pp->prof)) {
+	if (!pp || profile_init(&pp->prof) || !(pp->proc_index = json_object()) ||
+	    !(pp->run_pids = json_object())) {
+		if (pp) {
+			profile_free(&pp->prof);
+			json_decref(pp->proc_index);
+		}
 		free(pp);
 		snprintf(ctx->note, sizeof(ctx->note), "perf-profile: out of memory");
 		return -1;
 	}
 	ctx->priv = pp;
 	pp->on_s = pp->off_s = -1;
+	pp->self = (int)getpid();
 	/* The default slice: from half the window, 10 s or what is left of it. */
 	if (option(ctx, "freq", false, 1000, &freq) ||
 	    option(ctx, "pages", false, DATA_PAGES, &pages) ||
@@ -347,12 +382,17 @@ static int perf_profile_prepare(struct monitor_ctx *ctx)
 	return 0;
 }
 
+static void scan_run_pids(struct perf_profile *pp, const char *proc_root);
+static int read_ppid(const char *proc_root, int pid);
+
 /* Sampling starts now or at the slice's start (a call of its own, off the interval grid). */
 static void perf_profile_toggle(struct monitor_ctx *ctx, struct perf_profile *pp, double t_s)
 {
 	if (!pp->enabled && !pp->finished && t_s >= pp->delay_s - 1e-3) {
 		set_enabled(pp, true);
 		pp->on_s = t_s;
+		/* After enabling: a process forked in between is in the scan or in a record. */
+		scan_run_pids(pp, ctx->proc_root ? ctx->proc_root : "/proc");
 	} else if (pp->enabled && t_s >= pp->delay_s + pp->duration_s - 1e-3) {
 		set_enabled(pp, false);
 		pp->off_s = t_s;
@@ -372,9 +412,15 @@ static int perf_profile_start(struct monitor_ctx *ctx)
 	return 0;
 }
 
-/* --- user space symbols --- */
+/* --- tasks: who each sample belongs to and what its user addresses map --- */
 
-static int elf_index(struct perf_profile *pp, const char *path)
+/* "comm" and the pids come from the records (PERF_RECORD_COMM, FORK, EXIT, MMAP2) as perf
+ * follows them, so that a process that lived between two reads of the ring buffers (exec1's
+ * children) is still named and its user frames resolved; a process that was there before
+ * sampling started has no records yet: its maps are read from /proc the first time one of
+ * its user frames is seen, as perf synthesizes them at its start. */
+
+static int elf_open(struct perf_profile *pp, const char *path, const char *alt)
 {
 	struct elf_entry *g;
 	char err[512];
@@ -390,33 +436,76 @@ static int elf_index(struct perf_profile *pp, const char *path)
 	g->path = strdup(path);
 	if (!g->path)
 		return -1;
-	g->ok = elf_syms_load(path, &g->syms, err, sizeof(err)) == 0;
+	g->ok = elf_syms_load(path, &g->syms, err, sizeof(err)) == 0 ||
+		(alt && elf_syms_load(alt, &g->syms, err, sizeof(err)) == 0);
 	pp->nr_elfs++;
 	return g->ok ? (int)pp->nr_elfs - 1 : -1;
+}
+
+static int elf_index(struct perf_profile *pp, const char *path)
+{
+	return elf_open(pp, path, NULL);
+}
+
+/* The binary's name as frames carry it: without the " (deleted)" of an unlinked file. */
+static const char *dso_name(struct perf_profile *pp, const char *path)
+{
+	size_t n = strlen(path);
+	char buf[4096];
+
+	if (n > 10 && n - 10 < sizeof(buf) && !strcmp(path + n - 10, " (deleted)")) {
+		memcpy(buf, path, n - 10);
+		buf[n - 10] = '\0';
+		return intern(pp, buf);
+	}
+	return intern(pp, path);
+}
+
+static bool is_deleted(const char *path)
+{
+	size_t n = strlen(path);
+
+	return n > 10 && !strcmp(path + n - 10, " (deleted)");
 }
 
 static void free_maps(struct proc_maps *pm)
 {
 	free(pm->m);
 	pm->m = NULL;
-	pm->n = 0;
+	pm->n = pm->cap = 0;
 }
 
+static int push_mapping(struct proc_maps *pm, const struct mapping *mp)
+{
+	if (pm->n == pm->cap) {
+		size_t c = pm->cap ? 2 * pm->cap : 32;
+		struct mapping *g = realloc(pm->m, c * sizeof(*g));
+
+		if (!g)
+			return -1;
+		pm->m = g;
+		pm->cap = c;
+	}
+	pm->m[pm->n++] = *mp;
+	return 0;
+}
+
+/* The maps of a living process, from /proc.  Kept as they were when it is gone. */
 static void read_maps(struct perf_profile *pp, const char *proc_root, struct proc_maps *pm)
 {
 	char path[4096], line[4096 + 256];
-	size_t cap = 0;
 	FILE *f;
 
-	free_maps(pm);
 	pm->generation = pp->generation;
+	pm->maps_read = true;
 	snprintf(path, sizeof(path), "%s/%d/maps", proc_root, pm->pid);
 	f = fopen(path, "r");
 	if (!f)
 		return;
+	free_maps(pm);
 	while (fgets(line, sizeof(line), f)) {
 		unsigned long long start, end, pgoff;
-		char perms[8];
+		char perms[8], alt[4096];
 		int off = 0;
 		const char *file;
 		struct mapping mp = {.elf = -1};
@@ -430,97 +519,403 @@ static void read_maps(struct perf_profile *pp, const char *proc_root, struct pro
 		mp.start = start;
 		mp.end = end;
 		mp.pgoff = pgoff;
-		if (file[0] == '/')
-			mp.elf = elf_index(pp, file);
-		else if (file[0] == '[')
-			mp.special = intern(pp, file);
-		if (pm->n == cap) {
-			size_t c = cap ? 2 * cap : 32;
-			struct mapping *g = realloc(pm->m, c * sizeof(*g));
-
-			if (!g)
-				break;
-			pm->m = g;
-			cap = c;
+		if (file[0] == '/') {
+			/* An unlinked file is still there through map_files while it is mapped. */
+			snprintf(alt, sizeof(alt), "%s/%d/map_files/%llx-%llx", proc_root,
+				 pm->pid, start, end);
+			mp.elf = elf_open(pp, file, is_deleted(file) ? alt : NULL);
+			mp.dso = dso_name(pp, file);
+		} else if (file[0] == '[') {
+			mp.special = mp.dso = intern(pp, file);
 		}
-		pm->m[pm->n++] = mp;
+		if (push_mapping(pm, &mp))
+			break;
 	}
 	fclose(f);
 }
 
+static void read_comm(const char *proc_root, struct proc_maps *pm)
+{
+	char path[4096];
+	FILE *f;
+
+	pm->comm[0] = '\0';
+	if (pm->pid == 0) {
+		snprintf(pm->comm, sizeof(pm->comm), "swapper");
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/%d/comm", proc_root, pm->pid);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	if (!fgets(pm->comm, sizeof(pm->comm), f))
+		pm->comm[0] = '\0';
+	pm->comm[strcspn(pm->comm, "\n")] = '\0';
+	fclose(f);
+}
+
+static struct proc_maps *lookup_proc(struct perf_profile *pp, int pid)
+{
+	char key[16];
+	json_t *v;
+
+	snprintf(key, sizeof(key), "%d", pid);
+	v = json_object_get(pp->proc_index, key);
+	return v ? pp->procs[json_integer_value(v)] : NULL;
+}
+
+/* The table of pid, new (comm from /proc, maps read when first needed) when there is none. */
 static struct proc_maps *find_proc(struct perf_profile *pp, const char *proc_root, int pid)
 {
-	struct proc_maps *g;
+	struct proc_maps *pm = lookup_proc(pp, pid), **g;
+	char key[16];
 
-	for (size_t i = 0; i < pp->nr_procs; i++)
-		if (pp->procs[i].pid == pid)
-			return &pp->procs[i];
+	if (pm)
+		return pm;
 	g = realloc(pp->procs, (pp->nr_procs + 1) * sizeof(*g));
 	if (!g)
 		return NULL;
 	pp->procs = g;
-	g = &pp->procs[pp->nr_procs++];
-	memset(g, 0, sizeof(*g));
-	g->pid = pid;
-	read_maps(pp, proc_root, g);
-	return g;
+	pm = calloc(1, sizeof(*pm));
+	snprintf(key, sizeof(key), "%d", pid);
+	if (!pm || json_object_set_new(pp->proc_index, key, json_integer((json_int_t)pp->nr_procs))) {
+		free(pm);
+		return NULL;
+	}
+	pm->pid = pid;
+	pm->ppid = -1;
+	pp->procs[pp->nr_procs++] = pm;
+	read_comm(proc_root, pm);
+	return pm;
+}
+
+/* Tables of processes that exited go once the batch that saw them exit is read. */
+static void sweep_procs(struct perf_profile *pp)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < pp->nr_procs; i++) {
+		struct proc_maps *pm = pp->procs[i];
+
+		if (pm->exited) {
+			free_maps(pm);
+			free(pm);
+			continue;
+		}
+		pp->procs[k++] = pm;
+	}
+	if (k != pp->nr_procs) {
+		json_object_clear(pp->proc_index);
+		for (size_t i = 0; i < k; i++) {
+			char key[16];
+
+			snprintf(key, sizeof(key), "%d", pp->procs[i]->pid);
+			json_object_set_new(pp->proc_index, key, json_integer((json_int_t)i));
+		}
+	}
+	pp->nr_procs = k;
 }
 
 static const struct mapping *find_mapping(const struct proc_maps *pm, uint64_t addr)
 {
-	for (size_t i = 0; i < pm->n; i++)
+	/* Newest first: a mapping laid over an older one hides it. */
+	for (size_t i = pm->n; i-- > 0;)
 		if (addr >= pm->m[i].start && addr < pm->m[i].end)
 			return &pm->m[i];
 	return NULL;
 }
 
-static const char *user_symbol(struct perf_profile *pp, const char *proc_root, int pid,
-			       uint64_t addr)
+static bool is_run_pid(const struct perf_profile *pp, int pid)
 {
-	struct proc_maps *pm = find_proc(pp, proc_root, pid);
-	const struct mapping *m;
-	const char *name;
+	char key[16];
 
-	if (!pm)
-		return NULL;
+	snprintf(key, sizeof(key), "%d", pid);
+	return json_object_get(pp->run_pids, key) != NULL;
+}
+
+static void add_run_pid(struct perf_profile *pp, int pid)
+{
+	char key[16];
+
+	snprintf(key, sizeof(key), "%d", pid);
+	json_object_set_new(pp->run_pids, key, json_true());
+}
+
+/* The run's processes when sampling starts: every process below this one (the copy host,
+ * the copies, their children), not this one (the monitors' own thread is in it).  Those
+ * forked later are added from the FORK records. */
+static void scan_run_pids(struct perf_profile *pp, const char *proc_root)
+{
+	struct {
+		int pid, ppid;
+	} *t = NULL;
+	size_t n = 0, cap = 0;
+	bool grew = true;
+	struct dirent *e;
+	DIR *d = opendir(proc_root);
+	int self = pp->self;
+
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		int pid, ppid;
+
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		pid = atoi(e->d_name);
+		ppid = read_ppid(proc_root, pid);
+		if (ppid < 0)
+			continue;
+		if (n == cap) {
+			size_t c = cap ? 2 * cap : 512;
+			void *g = realloc(t, c * sizeof(*t));
+
+			if (!g)
+				break;
+			t = g;
+			cap = c;
+		}
+		t[n].pid = pid;
+		t[n++].ppid = ppid;
+	}
+	closedir(d);
+	while (grew) {
+		grew = false;
+		for (size_t i = 0; i < n; i++)
+			if (!is_run_pid(pp, t[i].pid) &&
+			    (t[i].ppid == self || is_run_pid(pp, t[i].ppid))) {
+				add_run_pid(pp, t[i].pid);
+				grew = true;
+			}
+	}
+	free(t);
+}
+
+/* The process's maps from /proc (the first time, and again once per batch when an address
+ * is not in them: a library loaded late), unless the records built them. */
+static const struct mapping *user_mapping(struct perf_profile *pp, const char *proc_root,
+					  struct proc_maps *pm, uint64_t addr)
+{
+	const struct mapping *m;
+
+	if (!pm->maps_read && !pm->from_records)
+		read_maps(pp, proc_root, pm);
 	m = find_mapping(pm, addr);
-	/* Mapped since we read it (a library loaded late): read it again, once per batch. */
-	if (!m && pm->generation != pp->generation) {
+	if (!m && !pm->from_records && pm->generation != pp->generation) {
 		read_maps(pp, proc_root, pm);
 		m = find_mapping(pm, addr);
 	}
-	if (!m)
-		return NULL;
+	return m;
+}
+
+static const char *mapping_symbol(struct perf_profile *pp, const struct mapping *m, uint64_t addr)
+{
 	if (m->special)
 		return m->special;
 	if (m->elf < 0)
 		return NULL;
-	name = elf_syms_lookup_offset(&pp->elfs[m->elf].syms, addr - m->start + m->pgoff);
-	return name;
+	return elf_syms_lookup_offset(&pp->elfs[m->elf].syms, addr - m->start + m->pgoff);
+}
+
+/* The parent of a process from /proc, -1 when it is gone. */
+static int read_ppid(const char *proc_root, int pid)
+{
+	char path[4096], buf[1024], *rp;
+	int ppid = -1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%d/stat", proc_root, pid);
+	f = fopen(path, "r");
+	if (!f)
+		return -1;
+	rp = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
+	fclose(f);
+	/* "PID (COMM) STATE PPID ...": COMM may hold spaces and parentheses. */
+	if (!rp || sscanf(rp + 1, " %*c %d", &ppid) != 1)
+		return -1;
+	return ppid;
+}
+
+/* An unlinked binary (exec1 execs its helper copy by fd): the parent that holds it open. */
+static int elf_of_deleted(struct perf_profile *pp, const char *proc_root, int pid, int ppid,
+			  const char *path, dev_t dev, uint64_t ino)
+{
+	char dir[4096], alt[4096 + 256];
+	struct dirent *e;
+	int idx = -1;
+	DIR *d;
+
+	for (size_t i = 0; i < pp->nr_elfs; i++)
+		if (!strcmp(pp->elfs[i].path, path))
+			return pp->elfs[i].ok ? (int)i : -1;
+	if (ppid < 0)
+		ppid = read_ppid(proc_root, pid);
+	/* Forked before sampling started and gone: not a reason to give up on the file, which
+	 * the next process to map it may tell. */
+	if (ppid <= 0)
+		return -1;
+	snprintf(dir, sizeof(dir), "%s/%d/fd", proc_root, ppid);
+	d = opendir(dir);
+	while (d && (e = readdir(d))) {
+		struct stat st;
+
+		snprintf(alt, sizeof(alt), "%s/%s", dir, e->d_name);
+		if (e->d_name[0] != '.' && stat(alt, &st) == 0 && st.st_ino == ino &&
+		    st.st_dev == dev) {
+			idx = elf_open(pp, path, alt);
+			break;
+		}
+	}
+	if (d)
+		closedir(d);
+	return idx >= 0 ? idx : elf_index(pp, path);
+}
+
+/* PERF_RECORD_MMAP2: u32 pid, tid; u64 addr, len, pgoff; u32 maj, min; u64 ino, ino_gen;
+ * u32 prot, flags; char filename[]; then the sample_id. */
+static void on_mmap2(struct perf_profile *pp, const char *proc_root, const unsigned char *b,
+		     size_t len)
+{
+	uint32_t pid, maj, min;
+	uint64_t addr, size, pgoff, ino;
+	struct mapping mp = {.elf = -1};
+	struct proc_maps *pm;
+	char name[4096];
+	size_t k = 0, flen;
+
+	if (len < 64 + 16 + 1)
+		return;
+	memcpy(&pid, b, 4);
+	memcpy(&addr, b + 8, 8);
+	memcpy(&size, b + 16, 8);
+	memcpy(&pgoff, b + 24, 8);
+	memcpy(&maj, b + 32, 4);
+	memcpy(&min, b + 36, 4);
+	memcpy(&ino, b + 40, 8);
+	flen = strnlen((const char *)b + 64, len - 64 - 16);
+	if (flen >= sizeof(name))
+		return;
+	memcpy(name, b + 64, flen);
+	name[flen] = '\0';
+	pm = find_proc(pp, proc_root, (int)pid);
+	if (!pm)
+		return;
+	/* Known to /proc before its first record: what was mapped before it is read now. */
+	if (!pm->maps_read && !pm->from_records)
+		read_maps(pp, proc_root, pm);
+	mp.start = addr;
+	mp.end = addr + size;
+	mp.pgoff = pgoff;
+	if (name[0] == '/') {
+		mp.elf = is_deleted(name) ? elf_of_deleted(pp, proc_root, pm->pid, pm->ppid, name,
+							   makedev(maj, min), ino)
+					  : elf_index(pp, name);
+		mp.dso = dso_name(pp, name);
+	} else if (name[0] == '[') {
+		mp.special = mp.dso = intern(pp, name);
+	}
+	/* What the new mapping covers whole is gone. */
+	for (size_t i = 0; i < pm->n; i++)
+		if (!(pm->m[i].start >= mp.start && pm->m[i].end <= mp.end))
+			pm->m[k++] = pm->m[i];
+	pm->n = k;
+	push_mapping(pm, &mp);
+}
+
+/* PERF_RECORD_COMM: u32 pid, tid; char comm[]; an exec (misc COMM_EXEC) starts a new image. */
+static void on_comm(struct perf_profile *pp, const char *proc_root, uint16_t misc,
+		    const unsigned char *b, size_t len)
+{
+	uint32_t pid, tid;
+	struct proc_maps *pm;
+	size_t n;
+
+	if (len < 8 + 16 + 1)
+		return;
+	memcpy(&pid, b, 4);
+	memcpy(&tid, b + 4, 4);
+	if (pid != tid)
+		return; /* a thread's name: the process keeps its own */
+	pm = find_proc(pp, proc_root, (int)pid);
+	if (!pm)
+		return;
+	n = strnlen((const char *)b + 8, len - 8 - 16);
+	if (n >= sizeof(pm->comm))
+		n = sizeof(pm->comm) - 1;
+	memcpy(pm->comm, b + 8, n);
+	pm->comm[n] = '\0';
+	if (misc & PERF_RECORD_MISC_COMM_EXEC) {
+		free_maps(pm);
+		pm->from_records = true;
+	}
+}
+
+/* PERF_RECORD_FORK / EXIT: u32 pid, ppid, tid, ptid; u64 time. */
+static void on_task(struct perf_profile *pp, const char *proc_root, uint32_t type,
+		    const unsigned char *b, size_t len)
+{
+	uint32_t pid, ppid, tid;
+	struct proc_maps *pm, *parent;
+
+	if (len < 24)
+		return;
+	memcpy(&pid, b, 4);
+	memcpy(&ppid, b + 4, 4);
+	memcpy(&tid, b + 8, 4);
+	if (type == PERF_RECORD_EXIT) {
+		pm = pid == tid ? lookup_proc(pp, (int)pid) : NULL;
+		if (pm)
+			pm->exited = true;
+		return;
+	}
+	if (pid == ppid)
+		return; /* a new thread shares its process's table */
+	if ((int)ppid == pp->self || is_run_pid(pp, (int)ppid))
+		add_run_pid(pp, (int)pid);
+	pm = find_proc(pp, proc_root, (int)pid);
+	parent = find_proc(pp, proc_root, (int)ppid);
+	if (!pm || !parent)
+		return;
+	/* A pid used again: the old table's process is gone. */
+	free_maps(pm);
+	pm->exited = false;
+	pm->ppid = (int)ppid;
+	if (!parent->maps_read && !parent->from_records)
+		read_maps(pp, proc_root, parent);
+	memcpy(pm->comm, parent->comm, sizeof(pm->comm));
+	for (size_t i = 0; i < parent->n; i++)
+		if (push_mapping(pm, &parent->m[i]))
+			break;
+	pm->from_records = true;
 }
 
 /* --- the ring buffers --- */
 
+/* sample: ip, pid/tid, time, nr, ips[nr] */
 static void add_sample(struct monitor_ctx *ctx, struct perf_profile *pp, const uint64_t *p,
 		       size_t words)
 {
 	const char *proc_root = ctx->proc_root ? ctx->proc_root : "/proc";
-	const char *frames[MAX_FRAMES];
+	const char *frames[MAX_FRAMES], *dsos[MAX_FRAMES];
+	struct proc_maps *pm = NULL;
+	struct profile_task task;
 	size_t depth = 0;
 	uint64_t nr;
-	uint32_t pid;
+	uint32_t pid, tid;
 	bool user = false;
 
-	/* ip, pid/tid, nr, ips[nr] */
-	if (words < 3)
+	if (words < 4)
 		return;
 	pid = (uint32_t)(p[1] & 0xffffffff);
-	nr = p[2];
-	if (nr > words - 3)
+	tid = (uint32_t)(p[1] >> 32);
+	nr = p[3];
+	if (nr > words - 4)
 		return;
 	pp->samples++;
+	pm = find_proc(pp, proc_root, (int)pid);
 	for (uint64_t i = 0; i < nr && depth < MAX_FRAMES; i++) {
-		uint64_t a = p[3 + i];
+		uint64_t a = p[4 + i];
+		const struct mapping *m;
 		const char *name;
 
 		if (a >= (uint64_t)PERF_CONTEXT_MAX) {
@@ -529,23 +924,130 @@ static void add_sample(struct monitor_ctx *ctx, struct perf_profile *pp, const u
 		}
 		if (!user) {
 			name = pp->have_ksyms ? ksyms_lookup(&pp->ksyms, a) : NULL;
+			dsos[depth] = "[kernel.kallsyms]";
 			frames[depth++] = name					? name
 					  : pp->have_ksyms && !pp->ksyms.zeroed ? "[unknown]"
 										: "[kernel]";
-		} else {
-			name = pid ? user_symbol(pp, proc_root, (int)pid, a) : NULL;
-			frames[depth++] = name ? name : "[unknown]";
+			continue;
 		}
+		m = pid && pm ? user_mapping(pp, proc_root, pm, a) : NULL;
+		name = m ? mapping_symbol(pp, m, a) : NULL;
+		dsos[depth] = m ? m->dso : NULL;
+		frames[depth++] = name ? name : "[unknown]";
 	}
 	/* A user stack walked without frame pointers ends in garbage: keep what resolved. */
 	while (depth > 1 && !strcmp(frames[depth - 1], "[unknown]"))
 		depth--;
-	if (!depth)
+	if (!depth) {
+		dsos[depth] = NULL;
 		frames[depth++] = "[unknown]";
-	profile_add(&pp->prof, frames, depth, 1);
+	}
+	task = (struct profile_task){
+	    .pid = (int)pid, .tid = (int)tid, .comm = pm && pm->comm[0] ? pm->comm : NULL};
+	profile_add_task(&pp->prof, &task, frames, dsos, depth, 1);
 }
 
-static void drain(struct monitor_ctx *ctx, struct perf_profile *pp, struct cpu_buf *b)
+/* One record copied out of a ring, to be handled in time order with every CPU's. */
+struct rec_ref {
+	uint64_t time;
+	size_t seq, off; /* off: into pp->batch */
+};
+
+static int rec_cmp(const void *a, const void *b)
+{
+	const struct rec_ref *x = a, *y = b;
+
+	if (x->time != y->time)
+		return x->time < y->time ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int batch_push(struct perf_profile *pp, const unsigned char *rec, size_t size)
+{
+	struct perf_event_header h;
+	uint64_t time = 0;
+
+	memcpy(&h, rec, sizeof(h));
+	/* The time: a sample's third word, every other record's sample_id ends with it. */
+	if (h.type == PERF_RECORD_SAMPLE && size >= sizeof(h) + 24)
+		memcpy(&time, rec + sizeof(h) + 16, 8);
+	else if (size >= sizeof(h) + 16)
+		memcpy(&time, rec + size - 8, 8);
+	if (pp->batch_len + size > pp->batch_cap) {
+		size_t c = pp->batch_cap ? 2 * pp->batch_cap : 1 << 20;
+		unsigned char *g;
+
+		while (c < pp->batch_len + size)
+			c *= 2;
+		g = realloc(pp->batch, c);
+		if (!g)
+			return -1;
+		pp->batch = g;
+		pp->batch_cap = c;
+	}
+	if (pp->nr_refs == pp->refs_cap) {
+		size_t c = pp->refs_cap ? 2 * pp->refs_cap : 4096;
+		struct rec_ref *g = realloc(pp->refs, c * sizeof(*g));
+
+		if (!g)
+			return -1;
+		pp->refs = g;
+		pp->refs_cap = c;
+	}
+	memcpy(pp->batch + pp->batch_len, rec, size);
+	pp->refs[pp->nr_refs] =
+	    (struct rec_ref){.time = time, .seq = pp->nr_refs, .off = pp->batch_len};
+	pp->nr_refs++;
+	pp->batch_len += size;
+	return 0;
+}
+
+static void handle(struct monitor_ctx *ctx, struct perf_profile *pp, const unsigned char *rec)
+{
+	const char *proc_root = ctx->proc_root ? ctx->proc_root : "/proc";
+	struct perf_event_header h;
+	const unsigned char *body = rec + sizeof(h);
+	size_t len;
+
+	memcpy(&h, rec, sizeof(h));
+	len = h.size - sizeof(h);
+	switch (h.type) {
+	case PERF_RECORD_SAMPLE: {
+		uint64_t words[MAX_FRAMES + 8];
+
+		/* Copied to an aligned buffer; a chain past MAX_FRAMES is cut. */
+		if (len > sizeof(words))
+			len = sizeof(words);
+		memcpy(words, body, len);
+		if (len / 8 >= 4 && words[3] > len / 8 - 4)
+			words[3] = len / 8 - 4;
+		add_sample(ctx, pp, words, len / 8);
+		break;
+	}
+	case PERF_RECORD_LOST:
+		if (len >= 16) {
+			uint64_t lost;
+
+			memcpy(&lost, body + 8, sizeof(lost));
+			pp->lost += lost;
+		}
+		break;
+	case PERF_RECORD_MMAP2:
+		on_mmap2(pp, proc_root, body, len);
+		break;
+	case PERF_RECORD_COMM:
+		on_comm(pp, proc_root, h.misc, body, len);
+		break;
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+		on_task(pp, proc_root, h.type, body, len);
+		break;
+	default:
+		break;
+	}
+}
+
+static void drain(struct perf_profile *pp, struct cpu_buf *b)
 {
 	struct perf_event_mmap_page *meta = b->base;
 	unsigned char *data = (unsigned char *)b->base + sysconf(_SC_PAGESIZE);
@@ -580,23 +1082,8 @@ static void drain(struct monitor_ctx *ctx, struct perf_profile *pp, struct cpu_b
 			memcpy(pp->scratch + first, data, h.size - first);
 			rec = pp->scratch;
 		}
-		if (h.type == PERF_RECORD_SAMPLE) {
-			uint64_t words[MAX_FRAMES + 8];
-			size_t len = h.size - sizeof(h);
-
-			/* Copied to an aligned buffer; a chain past MAX_FRAMES is cut. */
-			if (len > sizeof(words))
-				len = sizeof(words);
-			memcpy(words, rec + sizeof(h), len);
-			if (len / 8 >= 3 && words[2] > len / 8 - 3)
-				words[2] = len / 8 - 3;
-			add_sample(ctx, pp, words, len / 8);
-		} else if (h.type == PERF_RECORD_LOST && h.size >= sizeof(h) + 16) {
-			uint64_t lost;
-
-			memcpy(&lost, rec + sizeof(h) + 8, sizeof(lost));
-			pp->lost += lost;
-		}
+		if (batch_push(pp, rec, h.size))
+			break;
 		tail += h.size;
 	}
 	__atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
@@ -616,9 +1103,17 @@ static void drain_all(struct monitor_ctx *ctx, struct perf_profile *pp)
 	double t0 = thread_cpu_s();
 
 	pp->generation++;
+	pp->nr_refs = pp->batch_len = 0;
 	for (size_t i = 0; i < pp->nr_cpus; i++)
 		if (pp->cpu[i].base)
-			drain(ctx, pp, &pp->cpu[i]);
+			drain(pp, &pp->cpu[i]);
+	/* Each CPU's ring is in time order, but a process forks or maps on one CPU and is
+	 * sampled on another: perf's order, by time over all of them. */
+	if (pp->nr_refs)
+		qsort(pp->refs, pp->nr_refs, sizeof(*pp->refs), rec_cmp);
+	for (size_t i = 0; i < pp->nr_refs; i++)
+		handle(ctx, pp, pp->batch + pp->refs[i].off);
+	sweep_procs(pp);
 	pp->cpu_s += thread_cpu_s() - t0;
 }
 
@@ -658,6 +1153,21 @@ static int perf_profile_stop(struct monitor_ctx *ctx, double t_s)
 			pp->lost = total;
 	}
 	record = profile_record_new(&pp->prof, t_s, pp->event, pp->samples, pp->lost);
+	if (record) {
+		int *pids = malloc((json_object_size(pp->run_pids) + 1) * sizeof(*pids));
+		size_t n = 0;
+		const char *key;
+		json_t *v;
+
+		json_object_foreach (pp->run_pids, key, v)
+			if (pids)
+				pids[n++] = atoi(key);
+		if (!pids || profile_record_set_run_pids(record, pids, n)) {
+			json_decref(record);
+			record = NULL;
+		}
+		free(pids);
+	}
 	if (record && json_is_array(ctx->raw))
 		json_array_append_new(ctx->raw, record);
 	else
@@ -668,6 +1178,8 @@ static int perf_profile_stop(struct monitor_ctx *ctx, double t_s)
 static int perf_profile_reduce(struct monitor_ctx *ctx, json_t *stats)
 {
 	struct perf_profile *pp = ctx->priv;
+	struct profile own;
+	int rc = 0;
 
 	if (!pp)
 		return -1;
@@ -686,13 +1198,27 @@ static int perf_profile_reduce(struct monitor_ctx *ctx, json_t *stats)
 		/* After the kallsyms note, if there is one. */
 		snprintf(ctx->note + n, sizeof(ctx->note) - n, "%s%s", n ? "; " : "", lost);
 	}
+	/* The stats are the run's own processes': percentages of their samples, whatever else
+	 * the machine ran meanwhile.  The raw file keeps every task's. */
+	if (profile_init(&own))
+		return -1;
+	for (size_t i = 0; i < pp->prof.n && rc == 0; i++) {
+		const struct profile_chain *c = &pp->prof.chain[i];
+
+		if (c->pid >= 0 && is_run_pid(pp, c->pid))
+			rc = profile_add(&own, (const char *const *)c->frames, c->depth, c->count);
+	}
 	if (ctx->meta)
 		json_object_set_new(ctx->meta, "profile",
-				    json_pack("{s:s,s:I,s:I,s:f,s:f,s:f}", "event", pp->event,
-					      "samples", (json_int_t)pp->samples, "lost",
-					      (json_int_t)pp->lost, "cpu_s", pp->cpu_s, "from_s",
-					      pp->on_s, "to_s", pp->off_s));
-	return profile_reduce(&pp->prof, pp->event, PROFILE_MIN_PCT, stats);
+				    json_pack("{s:s,s:I,s:I,s:I,s:f,s:f,s:f}", "event", pp->event,
+					      "samples", (json_int_t)pp->samples, "run_samples",
+					      (json_int_t)own.samples, "lost", (json_int_t)pp->lost,
+					      "cpu_s", pp->cpu_s, "from_s", pp->on_s, "to_s",
+					      pp->off_s));
+	if (rc == 0)
+		rc = profile_reduce(&own, pp->event, PROFILE_MIN_PCT, stats);
+	profile_free(&own);
+	return rc ? -1 : 0;
 }
 
 static void perf_profile_cleanup(struct monitor_ctx *ctx)
@@ -711,9 +1237,15 @@ static void perf_profile_cleanup(struct monitor_ctx *ctx)
 	free(pp->cpu);
 	if (pp->have_ksyms)
 		ksyms_free(&pp->ksyms);
-	for (size_t i = 0; i < pp->nr_procs; i++)
-		free_maps(&pp->procs[i]);
+	for (size_t i = 0; i < pp->nr_procs; i++) {
+		free_maps(pp->procs[i]);
+		free(pp->procs[i]);
+	}
 	free(pp->procs);
+	json_decref(pp->proc_index);
+	json_decref(pp->run_pids);
+	free(pp->batch);
+	free(pp->refs);
 	for (size_t i = 0; i < pp->nr_elfs; i++) {
 		if (pp->elfs[i].ok)
 			elf_syms_free(&pp->elfs[i].syms);

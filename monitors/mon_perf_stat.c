@@ -388,6 +388,9 @@ static int perf_stat_reduce(struct monitor_ctx *ctx, json_t *stats)
 	nr_m = perf_interval_metrics(names, n, ps->deltas, ps->dt_s, ps->nr_intervals, min_dt_s, m);
 	for (size_t j = 0; j < nr_m; j++)
 		set_stat(stats, "i", m[j].name, m[j].value);
+	nr_m = perf_unit_metrics(names, n, ps->deltas, ps->dt_s, ps->nr_intervals, min_dt_s, m);
+	for (size_t j = 0; j < nr_m; j++)
+		set_stat(stats, "i", m[j].name, m[j].value);
 	/* The most each event was scaled up in any interval: how much of it is estimate. */
 	if (ctx->meta && json_object_size(mux))
 		json_object_set(ctx->meta, "multiplexed", mux);

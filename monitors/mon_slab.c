@@ -1,5 +1,8 @@
-/* slabinfo: /proc/slabinfo (readable by root only) as slabinfo.<cache>.active_objs and
- * slabinfo.<cache>.num_objs, means of the readings. */
+/* slabinfo: /proc/slabinfo (readable by root only) as slabinfo.<cache>.active_objs,
+ * .num_objs, .active_slabs and .num_slabs, means of the readings (lkp-tests'
+ * programs/slabinfo/parse takes the same four columns; LKP reduces them to means).  The
+ * columns are found by their names in the "# name <active_objs> ..." header; a row with
+ * another number of fields than the header is skipped, as LKP skips it. */
 #include "procfs.h"
 
 #include <errno.h>
@@ -7,34 +10,87 @@
 #include <stdlib.h>
 #include <string.h>
 
+static const char *const slab_columns[] = {"active_objs", "num_objs", "active_slabs",
+					   "num_slabs"};
+
+#define NR_SLAB_COLUMNS (sizeof(slab_columns) / sizeof(*slab_columns))
+
+/* slabinfo 2.1's layout, for a file without the header line. */
+static const unsigned slab_default_index[NR_SLAB_COLUMNS] = {1, 2, 13, 14};
+#define SLAB_DEFAULT_FIELDS 16
+
+/* The field numbers (the cache name is field 0) of the wanted columns, from the header. */
+static void slab_header(char *line, unsigned index[NR_SLAB_COLUMNS], unsigned *nr_fields)
+{
+	char *save = NULL;
+	unsigned n = 0;
+
+	/* "# name <active_objs> ...": '#' is not a field of the rows, "name" is field 0 */
+	for (char *t = strtok_r(line + 1, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
+		size_t len = strlen(t);
+
+		for (size_t c = 0; c < NR_SLAB_COLUMNS; c++)
+			if (len > 2 && t[0] == '<' && t[len - 1] == '>' &&
+			    len - 2 == strlen(slab_columns[c]) &&
+			    !strncmp(t + 1, slab_columns[c], len - 2))
+				index[c] = n;
+		n++;
+	}
+	*nr_fields = n;
+}
+
 static int slabinfo_parse(struct series *s, char *text)
 {
-	char *cursor = text, *line;
+	unsigned index[NR_SLAB_COLUMNS], nr_fields = SLAB_DEFAULT_FIELDS;
+	char *cursor = text, *line, **tok = NULL;
+	size_t cap = 0;
+	int rc = 0;
 
-	while ((line = procfs_next_line(&cursor))) {
-		char copy[96], *tok[3], *save = NULL;
-		double active, total;
-		int n = 0;
+	memcpy(index, slab_default_index, sizeof(index));
+	while (!rc && (line = procfs_next_line(&cursor))) {
+		char copy[96], *save = NULL;
+		double v[NR_SLAB_COLUMNS];
+		unsigned n = 0;
+		bool ok = true;
 
-		/* "slabinfo - version: 2.1" and the "# name <active_objs> ..." header. */
-		if (strncmp(line, "slabinfo -", 10) == 0 || line[0] == '#')
+		if (strncmp(line, "slabinfo -", 10) == 0)
 			continue;
+		if (line[0] == '#') {
+			slab_header(line, index, &nr_fields);
+			continue;
+		}
 		snprintf(copy, sizeof(copy), "%s", line);
-		for (char *t = strtok_r(line, " \t", &save); t && n < 3;
-		     t = strtok_r(NULL, " \t", &save))
+		for (char *t = strtok_r(line, " \t", &save); t; t = strtok_r(NULL, " \t", &save)) {
+			if (n == cap) {
+				char **nt = realloc(tok, (cap ? 2 * cap : 32) * sizeof(*nt));
+
+				if (!nt) {
+					rc = -1;
+					break;
+				}
+				tok = nt;
+				cap = cap ? 2 * cap : 32;
+			}
 			tok[n++] = t;
-		if (!n)
+		}
+		if (rc || !n)
 			continue;
-		if (n < 3 || !procfs_number(tok[1], tok[1] + strlen(tok[1]), &active) ||
-		    !procfs_number(tok[2], tok[2] + strlen(tok[2]), &total)) {
+		if (n != nr_fields) {
 			series_bad(s, "slabinfo", copy);
 			continue;
 		}
-		if (series_putf(s, active, "%s.active_objs", tok[0]) ||
-		    series_putf(s, total, "%s.num_objs", tok[0]))
-			return -1;
+		for (size_t c = 0; c < NR_SLAB_COLUMNS && ok; c++)
+			ok = index[c] < n &&
+			     procfs_number(tok[index[c]], tok[index[c]] + strlen(tok[index[c]]), &v[c]);
+		if (!ok) {
+			series_bad(s, "slabinfo", copy);
+			continue;
+		}
+		for (size_t c = 0; c < NR_SLAB_COLUMNS && !rc; c++)
+			rc = series_putf(s, v[c], "%s.%s", tok[0], slab_columns[c]);
 	}
-	return 0;
+	free(tok);
+	return rc;
 }
 
 static int slabinfo_read(struct monitor_ctx *ctx, struct series *s)
@@ -52,7 +108,7 @@ static int slabinfo_read(struct monitor_ctx *ctx, struct series *s)
 	return rc;
 }
 
-static const struct series_source slabinfo_source = {.read = slabinfo_read};
+static const struct series_source slabinfo_source = {.read = slabinfo_read, .lkp_rule = true};
 
 static int slabinfo_start(struct monitor_ctx *ctx)
 {
@@ -61,7 +117,7 @@ static int slabinfo_start(struct monitor_ctx *ctx)
 
 const struct monitor mon_slabinfo = {
     .name = "slabinfo",
-    .description = "/proc/slabinfo (root): active_objs and num_objs of every cache, means",
+    .description = "/proc/slabinfo (root): active/num objs and slabs of every cache, means",
     .start = slabinfo_start,
     .sample = series_monitor_sample,
     .stop = series_monitor_sample,

@@ -1,7 +1,9 @@
 /* proc-vmstat, vmstat and proc-stat: the system-wide counters of /proc/vmstat and /proc/stat.
  *
- * proc-vmstat.<key>: every /proc/vmstat key; nr_* keys are gauges (mean of the readings), the
- * others count events (end - start over the window).
+ * proc-vmstat.<key>: every /proc/vmstat key that is not 0 throughout, reduced by LKP's rule
+ * (procfs_lkp_event_counter): pg*, pswp*, numa_*, thp_*, compact_*, nr_dirtied, nr_written and
+ * the few others lkp-tests lists count events (end - start over the window); every other key,
+ * workingset_* and oom_kill included, is the mean of the readings, as in LKP's tables.
  *
  * proc-stat.<key>: /proc/stat's all-CPU time as deltas in USER_HZ ticks (proc-stat.cpu.user,
  * .nice, .system, .idle, .iowait, .irq, .softirq, .steal, .guest, .guest_nice), the ctxt,
@@ -61,7 +63,7 @@ static int proc_vmstat_read(struct monitor_ctx *ctx, struct series *s)
 
 static const struct series_source proc_vmstat_source = {
     .read = proc_vmstat_read,
-    .is_gauge = procfs_nr_is_gauge,
+    .lkp_rule = true,
 };
 
 static int proc_vmstat_start(struct monitor_ctx *ctx)
@@ -71,7 +73,7 @@ static int proc_vmstat_start(struct monitor_ctx *ctx)
 
 const struct monitor mon_proc_vmstat = {
     .name = "proc-vmstat",
-    .description = "/proc/vmstat: event counters as deltas, nr_* gauges as means",
+    .description = "/proc/vmstat: LKP's event counters as deltas, the rest as means",
     .start = proc_vmstat_start,
     .sample = series_monitor_sample,
     .stop = series_monitor_sample,
@@ -275,6 +277,17 @@ static int vmstat_sample(struct monitor_ctx *ctx, double t_s)
 	return vmstat_read(ctx, t_s);
 }
 
+/* A column that is 0 is left out: its rows were all 0 (the columns are never negative), and
+ * LKP's dump-stat drops such a stat. */
+static int vmstat_put(json_t *stats, const char *monitor, const char *column, double v)
+{
+	if (v == 0)
+		return 0;
+	if (strchr(column, '.'))
+		return stats_put(stats, v, "%s.%s", monitor, column);
+	return stats_put(stats, v, "%s.cpu.%s", monitor, column);
+}
+
 static int vmstat_reduce(struct monitor_ctx *ctx, json_t *stats)
 {
 	struct vmstat_priv *p = ctx->priv;
@@ -284,24 +297,23 @@ static int vmstat_reduce(struct monitor_ctx *ctx, json_t *stats)
 	if (!p || !p->s.nr_readings)
 		return 0;
 	vmstat_compute(p, VIEW_WINDOW, p->s.last_t_s - p->s.first_t_s, VIEW_MEAN, &w);
-	rc |= stats_put(stats, w.r, "%s.procs.r", ctx->name);
-	rc |= stats_put(stats, w.b, "%s.procs.b", ctx->name);
-	rc |= stats_put(stats, w.swpd, "%s.memory.swpd", ctx->name);
-	rc |= stats_put(stats, w.free, "%s.memory.free", ctx->name);
-	rc |= stats_put(stats, w.buff, "%s.memory.buff", ctx->name);
-	rc |= stats_put(stats, w.cache, "%s.memory.cache", ctx->name);
+	rc |= vmstat_put(stats, ctx->name, "procs.r", w.r);
+	rc |= vmstat_put(stats, ctx->name, "procs.b", w.b);
+	rc |= vmstat_put(stats, ctx->name, "memory.swpd", w.swpd);
+	rc |= vmstat_put(stats, ctx->name, "memory.free", w.free);
+	rc |= vmstat_put(stats, ctx->name, "memory.buff", w.buff);
+	rc |= vmstat_put(stats, ctx->name, "memory.cache", w.cache);
 	if (w.have_rates) {
-		rc |= stats_put(stats, w.si, "%s.swap.si", ctx->name);
-		rc |= stats_put(stats, w.so, "%s.swap.so", ctx->name);
-		rc |= stats_put(stats, w.bi, "%s.io.bi", ctx->name);
-		rc |= stats_put(stats, w.bo, "%s.io.bo", ctx->name);
-		rc |= stats_put(stats, w.in, "%s.system.in", ctx->name);
-		rc |= stats_put(stats, w.cs, "%s.system.cs", ctx->name);
+		rc |= vmstat_put(stats, ctx->name, "swap.si", w.si);
+		rc |= vmstat_put(stats, ctx->name, "swap.so", w.so);
+		rc |= vmstat_put(stats, ctx->name, "io.bi", w.bi);
+		rc |= vmstat_put(stats, ctx->name, "io.bo", w.bo);
+		rc |= vmstat_put(stats, ctx->name, "system.in", w.in);
+		rc |= vmstat_put(stats, ctx->name, "system.cs", w.cs);
 	}
 	if (w.have_cpu)
 		for (size_t i = 0; i < NR_VMSTAT_CPU; i++)
-			rc |= stats_put(stats, w.cpu[i], "%s.cpu.%s", ctx->name,
-					vmstat_cpu[i].column);
+			rc |= vmstat_put(stats, ctx->name, vmstat_cpu[i].column, w.cpu[i]);
 	series_report_bad(&p->s, ctx);
 	return rc ? -1 : 0;
 }

@@ -111,7 +111,9 @@ static const struct metric_rule {
     {"MPKI", "cache-references", "instructions", DEN_EVENT, 1000},
     {"cycles-between-cache-misses", "cpu-cycles", "cache-misses", DEN_EVENT, 1},
     {"instructions-per-iTLB-miss", "instructions", "iTLB-load-misses", DEN_EVENT, 1},
-    {"path-length", "instructions", NULL, DEN_OPS, 1},
+    /* Not LKP's path-length: that divides the run's instructions by will-it-scale.workload,
+     * a sum of ops/s, which is not per op; this is the figure it was meant to be. */
+    {"instructions-per-op", "instructions", NULL, DEN_OPS, 1},
 };
 
 _Static_assert(sizeof(metric_rules) / sizeof(metric_rules[0]) <= PERF_MAX_METRICS,
@@ -139,6 +141,84 @@ size_t perf_derive_metrics(const struct perf_count *counts, size_t n, double ops
 			continue;
 		out[nr_out].name = r->name;
 		out[nr_out].value = v;
+		nr_out++;
+	}
+	return nr_out;
+}
+
+/* perf's generic-rate rule applies to an event with no metric of its own. */
+static bool has_own_perf_metric(const char *event)
+{
+	static const char *const own[] = {
+	    "cpu-clock",	    "task-clock",	     "instructions",
+	    "cpu-cycles",	    "cycles",		     "branch-misses",
+	    "cache-misses",	    "dTLB-load-misses",	     "iTLB-load-misses",
+	    "L1-dcache-load-misses", "L1-icache-load-misses", "LLC-load-misses",
+	    "stalled-cycles-frontend", "stalled-cycles-backend",
+	};
+
+	for (size_t i = 0; i < sizeof(own) / sizeof(*own); i++)
+		if (strcmp(own[i], event) == 0)
+			return true;
+	return false;
+}
+
+static const char *const unit_names[] = {"metric.GHz", "metric.K/sec", "metric.M/sec",
+					 "metric.G/sec"};
+
+size_t perf_unit_metrics(const char *const *events, size_t nr_events, const double *deltas,
+			 const double *dt_s, size_t nr_intervals, double min_dt_s,
+			 struct perf_metric *out)
+{
+	enum { NR_UNITS = sizeof(unit_names) / sizeof(*unit_names) };
+	bool short_only = all_short(dt_s, nr_intervals, min_dt_s);
+	double sum[NR_UNITS] = {0};
+	size_t nr = 0, nr_out = 0;
+
+	for (size_t k = 0; k < nr_intervals; k++) {
+		const double *row = deltas + k * nr_events;
+		double clock = 0;
+		unsigned nr_clocks = 0;
+
+		if (!long_enough(dt_s, k, min_dt_s, short_only))
+			continue;
+		nr++;
+		for (size_t e = 0; e < nr_events; e++)
+			if ((!strcmp(events[e], "task-clock") || !strcmp(events[e], "cpu-clock")) &&
+			    !isnan(row[e])) {
+				clock += row[e];
+				nr_clocks++;
+			}
+		if (!nr_clocks || clock <= 0)
+			continue;
+		clock = clock / nr_clocks * 1e6; /* the deltas hold the clocks in msec, as perf */
+		for (size_t e = 0; e < nr_events; e++) {
+			double rate;
+			unsigned u = 0;
+
+			if (isnan(row[e]))
+				continue;
+			if (!strcmp(events[e], "cpu-cycles") || !strcmp(events[e], "cycles")) {
+				sum[0] += row[e] / clock;
+				continue;
+			}
+			if (has_own_perf_metric(events[e]))
+				continue;
+			/* perf's convert_unit_double: strictly above each step */
+			rate = 1e9 * row[e] / clock;
+			while (u < 3 && rate > 1000.0) {
+				rate /= 1000.0;
+				u++;
+			}
+			if (u)
+				sum[u] += rate;
+		}
+	}
+	for (size_t u = 0; nr && u < NR_UNITS; u++) {
+		if (sum[u] == 0)
+			continue;
+		out[nr_out].name = unit_names[u];
+		out[nr_out].value = sum[u] / nr;
 		nr_out++;
 	}
 	return nr_out;

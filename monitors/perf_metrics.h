@@ -41,8 +41,8 @@ struct perf_metric {
 #define PERF_MAX_METRICS 16
 
 /* The derived metrics whose inputs are all in counts (and whose denominator is not 0), into
- * out[PERF_MAX_METRICS]; ops is the testcase's operations over the same span, for path-length
- * (0: unknown, no path-length).  Returns how many were written. */
+ * out[PERF_MAX_METRICS]; ops is the testcase's operations over the same span, for
+ * instructions-per-op (0: unknown, none).  Returns how many were written. */
 size_t perf_derive_metrics(const struct perf_count *counts, size_t n, double ops,
 			   struct perf_metric *out);
 
@@ -53,5 +53,19 @@ size_t perf_derive_metrics(const struct perf_count *counts, size_t n, double ops
 size_t perf_interval_metrics(const char *const *events, size_t nr_events, const double *deltas,
 			     const double *dt_s, size_t nr_intervals, double min_dt_s,
 			     struct perf_metric *out);
+
+/* perf-stat.i.metric.<unit>: LKP's programs/perf-stat/parse adds up, per interval, the figure
+ * `perf stat -I` prints beside each event when that figure's unit is one word starting with a
+ * capital (GHz, K/sec, M/sec, G/sec), and its stats are the means of those sums over the
+ * intervals (0 where an interval printed none).  perf (6.x) prints, with the clock being the
+ * mean of the task-clock and cpu-clock counted (msec in deltas, as perf prints them): cycles / clock in GHz; for the events
+ * without a ratio of their own (everything but the clocks, instructions, cycles and the
+ * misses perf relates to their accesses) 1e9 * count / clock per second, in K, M or G when
+ * above 1e3, 1e6, 1e9 (below 1e3 the unit is "/sec", which LKP does not take).  Same
+ * arguments and returns as perf_interval_metrics; names are "metric.GHz" etc., sums that are
+ * 0 throughout are left out. */
+size_t perf_unit_metrics(const char *const *events, size_t nr_events, const double *deltas,
+			 const double *dt_s, size_t nr_intervals, double min_dt_s,
+			 struct perf_metric *out);
 
 #endif

@@ -574,12 +574,93 @@ int stats_put(json_t *stats, double value, const char *fmt, ...)
 	return json_object_set_new(stats, name, json_number(value));
 }
 
-bool procfs_nr_is_gauge(const char *key)
-{
-	const char *dot = strrchr(key, '.');
+/* lkp-tests' etc/event-counter-prefixes: a stat whose name starts with one of these counts
+ * events.  Note "softirq.": no softirqs.* stat matches it, so LKP reduces softirqs to means. */
+static const char *const lkp_event_counter_prefixes[] = {
+    "cpuidle.",
+    "diskstats.io_ticks.",
+    "diskstats.read_ios.",
+    "diskstats.read_merges.",
+    "diskstats.read_sectors.",
+    "diskstats.read_ticks.",
+    "diskstats.write_ios.",
+    "diskstats.write_merges.",
+    "diskstats.write_sectors.",
+    "diskstats.write_ticks.",
+    "energy.",
+    "ethtool.",
+    "interrupts.",
+    "numa-numastat.",
+    "numa-vmstat.nr_dirtied",
+    "numa-vmstat.nr_vmscan_immediate_reclaim",
+    "numa-vmstat.nr_written",
+    "numa-vmstat.numa_",
+    "pmu-numa.total_moved",
+    "proc-vmstat.allocstall",
+    "proc-vmstat.compact_",
+    "proc-vmstat.htlb_buddy_alloc_",
+    "proc-vmstat.kswapd_",
+    "proc-vmstat.nr_dirtied",
+    "proc-vmstat.nr_promoted",
+    "proc-vmstat.nr_promote_fail",
+    "proc-vmstat.nr_promote_isolate_fail",
+    "proc-vmstat.nr_promote_ratelimit",
+    "proc-vmstat.nr_vmscan_immediate_reclaim",
+    "proc-vmstat.nr_written",
+    "proc-vmstat.numa_",
+    "proc-vmstat.pageoutrun",
+    "proc-vmstat.pg",
+    "proc-vmstat.pswp",
+    "proc-vmstat.slabs_scanned",
+    "proc-vmstat.thp_",
+    "proc-vmstat.unevictable_pgs_",
+    "proc-vmstat.zone_reclaim_failed",
+    "softirq.",
+};
 
-	/* numa-vmstat keys carry their node ("node0.nr_free_pages"). */
-	return strncmp(dot ? dot + 1 : key, "nr_", 3) == 0;
+/* etc/event-counter-patterns: numa-vmstat.node[0-9]+.<one of these>... */
+static const char *const lkp_numa_vmstat_node_counters[] = {
+    "nr_dirtied", "nr_vmscan_immediate_reclaim", "nr_written", "numa_", "pg",
+};
+
+static bool starts_with(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* Whether prefix starts "<family>.<key>", without building that string. */
+static bool prefix_of_stat(const char *prefix, const char *family, const char *key)
+{
+	for (; *family; family++, prefix++) {
+		if (!*prefix)
+			return true;
+		if (*prefix != *family)
+			return false;
+	}
+	if (!*prefix)
+		return true;
+	return *prefix == '.' && starts_with(key, prefix + 1);
+}
+
+bool procfs_lkp_event_counter(const char *family, const char *key)
+{
+	for (size_t i = 0; i < sizeof(lkp_event_counter_prefixes) / sizeof(char *); i++)
+		if (prefix_of_stat(lkp_event_counter_prefixes[i], family, key))
+			return true;
+	if (strcmp(family, "numa-vmstat") == 0 && starts_with(key, "node")) {
+		const char *p = key + 4;
+
+		if (*p < '0' || *p > '9')
+			return false;
+		while (*p >= '0' && *p <= '9')
+			p++;
+		if (*p++ == '\0')
+			return false;
+		for (size_t i = 0; i < sizeof(lkp_numa_vmstat_node_counters) / sizeof(char *); i++)
+			if (starts_with(p, lkp_numa_vmstat_node_counters[i]))
+				return true;
+	}
+	return false;
 }
 
 struct series_monitor {
@@ -631,7 +712,14 @@ int series_monitor_reduce(struct monitor_ctx *ctx, json_t *stats)
 		return 0;
 	for (size_t i = 0; i < m->s.nr_keys; i++) {
 		const struct series_key *k = &m->s.keys[i];
-		bool gauge = !m->src->is_gauge || m->src->is_gauge(k->name);
+		bool gauge;
+
+		if (series_all_zero(k))
+			continue;
+		if (m->src->lkp_rule)
+			gauge = !procfs_lkp_event_counter(ctx->name, k->name);
+		else
+			gauge = !m->src->is_gauge || m->src->is_gauge(k->name);
 
 		if (stats_put(stats, gauge ? series_mean(k) : series_delta(k), "%s.%s", ctx->name,
 			      k->name))

@@ -83,6 +83,13 @@ static inline double series_mean(const struct series_key *k)
 	return k->n ? k->sum / k->n : 0;
 }
 
+/* lkp-tests' sbin/dump-stat leaves out a stat whose readings are all 0 (first, last and sum),
+ * whether it counts or not, and LKP's tables never show it: nor does scalebench. */
+static inline bool series_all_zero(const struct series_key *k)
+{
+	return k->first == 0 && k->last == 0 && k->sum == 0;
+}
+
 /* Add the current reading's "keys" (when new keys came) and "values" to obj under the given
  * member names. */
 int series_raw_values(struct series *s, json_t *obj, const char *keys_member,
@@ -134,12 +141,14 @@ int stats_put(json_t *stats, double value, const char *fmt, ...)
 
 /* A monitor that is one series read from files: start, sample and stop take a reading and
  * append it to the raw samples; reduce gives each key as "<monitor name>.<key>", a gauge's
- * mean or a counter's delta. */
+ * mean or a counter's delta, leaving out the keys that read 0 throughout. */
 struct series_source {
 	/* One reading into s: 0, or MONITOR_UNAVAILABLE / -1 with ctx->note set. */
 	int (*read)(struct monitor_ctx *ctx, struct series *s);
 	/* Gauges reduce to means, the rest to deltas; NULL: everything is a gauge. */
 	bool (*is_gauge)(const char *key);
+	/* Instead of is_gauge: LKP's rule (procfs_lkp_event_counter) on "<monitor>.<key>". */
+	bool lkp_rule;
 };
 
 int series_monitor_start(struct monitor_ctx *ctx, const struct series_source *src);
@@ -149,7 +158,10 @@ void series_monitor_cleanup(struct monitor_ctx *ctx);
 /* The series of a started series monitor (for a monitor with its own reduce), else NULL. */
 struct series *series_monitor_series(struct monitor_ctx *ctx);
 
-/* vmstat's rule: nr_* values are gauges, everything else counts events. */
-bool procfs_nr_is_gauge(const char *key);
+/* LKP's rule for the stat <family>.<key>: the names lkp-tests' etc/event-counter-prefixes and
+ * etc/event-counter-patterns match are event counters, reduced to last - first; every other
+ * stat is a level, reduced to the mean of its readings, even where the kernel counts up
+ * (softirqs.*, proc-vmstat.workingset_*): LKP's tables compare those means. */
+bool procfs_lkp_event_counter(const char *family, const char *key);
 
 #endif

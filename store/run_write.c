@@ -1,7 +1,10 @@
 #include "run_write.h"
 #include "families.h"
+#include "matrix.h"
 #include "run_read.h"
 #include "store.h"
+
+#include "../lib/errors.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -222,6 +225,9 @@ int store_run_finish(struct store_run *r, const json_t *meta, const json_t *stat
 	/* Shorter than the temp name it replaces: it fits. */
 	if (snprintf(r->dir, sizeof(r->dir), "%s/%u", r->commit_dir, r->number) < 0)
 		r->dir[0] = '\0';
+	/* The run is stored whatever becomes of LKP's view of it, which can be rebuilt. */
+	if (store_matrix_write(r->commit_dir, err, errlen))
+		sb_note("%s; 'scalebench lkp-matrix %s' rebuilds it", err, r->commit_dir);
 	return 0;
 }
 

@@ -149,8 +149,8 @@ check "--json, 12 commits: 12 groups, the last a regression" json_true "$WORK/ou
 # --json over a job whose first atomic job has no runs: still one valid document.
 printf 'nr_task: [4, 1, 2]\nwill-it-scale: {mode: process, test: page_fault3}\n' >"$WORK/gap.yaml"
 sb compare --json --results "$WORK/r12" --job "$WORK/gap.yaml" --commits c01,c12
-check "--json, a job without runs: valid JSON (json.tool), exit 2" bash -c \
-	"[ $rc -eq 2 ] && python3 -m json.tool $WORK/out >/dev/null"
+check "--json, a job without runs: valid JSON (json.tool), exit 1 (the compared jobs' regression)" bash -c \
+	"[ $rc -eq 1 ] && python3 -m json.tool $WORK/out >/dev/null"
 check "--json, a job without runs: its entry says why, the others compared" json_true "$WORK/out" \
 	"[e['job'] for e in d['jobs']] == ['gap-process-4-page_fault3', 'gap-process-1-page_fault3', 'gap-process-2-page_fault3'] and 'no directory holds' in d['jobs'][0]['error'] and d['jobs'][1]['regression'] and stats(d['jobs'][2])['will-it-scale.per_process_ops']['groups'][1]['verdict'] == 'regression'"
 check "--json, a job without runs: named on stderr" \

@@ -55,7 +55,10 @@ nr_task: 1
 will-it-scale: {mode: process, test: getppid1}
 meminfo:
 proc-vmstat:
+interrupts:
 YAML
+	# (interrupts: a run must take more than the 24 KiB the last case leaves, now that stats
+	# that read 0 throughout are left out of stats.json)
 	sb run "$WORK/m.yaml" --results "$FULL" --commit c1 -r 2 -q
 	check "full disk: two runs stored while there is room" [ $rc -eq 0 ]
 	commit_dir=$(dirname "$(ls -d "$FULL"/will-it-scale/*/*/*/*/*/c1/0)")
@@ -91,7 +94,7 @@ YAML
 			grep -q 'cannot write $commit_dir/.tmp-run-[^/]*/[^ ]*: $discarded' $WORK/err"
 		check "full disk ($free KiB left): no temp run, no half run" [ -z "$(half_runs "$FULL")" ]
 		check "full disk ($free KiB left): only the earlier runs" \
-			[ "$(ls -A "$commit_dir" | tr '\n' ' ')" = "0 1 " ]
+			[ "$(ls -A "$commit_dir" | grep -vx matrix.json | tr '\n' ' ')" = "0 1 " ]
 		check "full disk ($free KiB left): no sanitizer report" \
 			bash -c "! grep -q Sanitizer $WORK/err"
 		rm -f "$FULL/filler"
@@ -154,7 +157,7 @@ for n in 2 4; do
 	grep -h '"failure"' "$dir"/*/meta.json >>"$WORK/err.$n"
 	checkv "$n concurrent runners: all exit 0" "$WORK/err.$n" [ $bad -eq 0 ]
 	check "$n concurrent runners: runs 0..$((3 * n - 1)), each number once" \
-		[ "$(ls "$dir" | sort -n | tr '\n' ' ')" = "$(seq -s ' ' 0 $((3 * n - 1))) " ]
+		[ "$(ls "$dir" | grep -vx matrix.json | sort -n | tr '\n' ' ')" = "$(seq -s ' ' 0 $((3 * n - 1))) " ]
 	check "$n concurrent runners: every run complete, no temp run" [ -z "$(half_runs "$WORK/rc")" ]
 	check "$n concurrent runners: every run ok" bash -c \
 		"[ \$(grep -l '\"status\": \"ok\"' $dir/*/meta.json | wc -l) -eq $((3 * n)) ]"

@@ -85,3 +85,63 @@ check "-v: LKP's reason for a kept row" grep -q 'will-it-scale.per_process_ops  
 check "-v: LKP's reason for a dropped row (denylist, thresholds)" bash -c \
 	"grep -q 'interrupts.CPU0.LOC:Local_timer_interrupts  (lkp: on lkp-tests. stat-denylist' $WORK/out && grep -q 'proc-vmstat.pgreuse  (lkp: .*max <= 1000' $WORK/out"
 check "-v: no p or q values under --rule lkp" bash -c "! grep -Eq ' p=| q=' $WORK/out"
+
+# Commit directories given relative to the working directory (as a user in the tree types
+# them): the same tables.
+SB=$(realpath "$SCALEBENCH")
+for t in "$FIX"/trees/*/; do
+	name=$(basename "$t")
+	mapfile -t rel <"$t/commits"
+	rc=0
+	(cd "$t" && "$SB" compare --rule lkp "${rel[@]}") >"$WORK/out" 2>"$WORK/err" || rc=$?
+	if [ $rc -le 1 ] && diff -u "$FIX/expected/$name.txt" "$WORK/out" >"$WORK/diff"; then
+		pass "$name, relative commit directories: the table lkp-tests prints"
+	else
+		fail "$name, relative commit directories: the table lkp-tests prints" \
+			"exit $rc" "$(head -20 "$WORK/diff" "$WORK/err")"
+	fi
+done
+
+# --job with an LKP job file whose mode, nr_task and test are in its header (LKP's will-it-scale
+# jobs put nr_task there, and mode/test under will-it-scale:, or all in the header), with atomic
+# jobs that have no runs in the tree: the ones that have are compared (the table lkp-tests
+# prints), each of the others named in a note, and the status is the compared ones'.
+T3="$FIX/trees/sha3"
+C3=$(while read -r c; do basename "$c"; done <"$T3/commits" | paste -sd,)
+cat >"$WORK/header.yaml" <<'Y'
+suite: will-it-scale
+testcase: will-it-scale
+nr_task: 16
+mode: process
+test:
+- page_fault2
+- page_fault3
+- page_fault1
+Y
+cat >"$WORK/nested.yaml" <<'Y'
+suite: will-it-scale
+testcase: will-it-scale
+nr_task: 16
+will-it-scale:
+  mode: process
+  test:
+  - page_fault2
+  - page_fault3
+Y
+for j in header nested; do
+	sb compare --rule lkp --results "$T3/results" --job "$WORK/$j.yaml" --commits "$C3"
+	tail -n +2 "$WORK/out" >"$WORK/table"
+	check "--job, $j: the job with runs compared, exit 1 (its regression)" bash -c \
+		"[ $rc -eq 1 ] && [ \"\$(head -1 $WORK/out)\" = '$j-process-16-page_fault3' ] &&
+		 diff -q $FIX/expected/sha3.txt $WORK/table >/dev/null"
+	check "--job, $j: the jobs without runs named in a note, not compared" bash -c \
+		"grep -q \"note: no directory holds runs of job 'process-16-page_fault2' at commit .*: not compared\" $WORK/err &&
+		 ! grep -q 'page_fault2' $WORK/out && ! grep -q 'scalebench compare: [^n]' $WORK/err"
+	[ $j = nested ] ||
+		check "--job, $j: page_fault1 named too" grep -q "job 'process-16-page_fault1' at commit" "$WORK/err"
+done
+printf 'suite: will-it-scale\nnr_task: 16\nmode: process\ntest: [page_fault1, page_fault2]\n' \
+	>"$WORK/none.yaml"
+sb compare --rule lkp --results "$T3/results" --job "$WORK/none.yaml" --commits "$C3"
+check "--job, no atomic job has runs: exit 2, said" bash -c \
+	"[ $rc -eq 2 ] && grep -q 'none of the 2 atomic jobs has runs at every commit' $WORK/err"

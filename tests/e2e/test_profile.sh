@@ -1,7 +1,9 @@
 #!/bin/bash
 # perf-profile on this machine: page_fault3's profile shows the kernel fault path and the
 # testcase's own loop, getppid1's is dominated by the syscall path; `scalebench profile` prints
-# the run's tree and refuses a run without a profile.
+# the run's tree and refuses a run without a profile.  Samples are attributed: the run's own
+# processes by default, every task with --all-tasks; exec1's short-lived helper processes
+# have their user frames named; --diff prints the robot's perf-profile rows of two sides.
 set -u
 . "$(dirname "$0")/../lib.sh"
 
@@ -68,6 +70,41 @@ for v in nan inf -inf -1 101 1e1; do
 	check "profile --min $v: refused, exit 2" bash -c "[ $rc -eq 2 ] && grep -q -- \"--min '$v'\" $WORK/err"
 done
 
+# --- Stored profiles (tests/fixtures/profile/diff, regenerate.sh there): --diff and the
+# attribution, deterministic. ---
+fx=tests/fixtures/profile/diff
+sb profile --diff "$fx/base" "$fx/head"
+check "profile --diff (fixtures): exit 0, both sides and the attribution in the header" bash -c \
+	"[ $rc -eq 0 ] && head -1 $WORK/out | grep -qx \"# event cpu-clock, 2 runs of $fx/base, 2 runs of $fx/head, the run's own processes\""
+# base memcg 10% and 12% of the run's samples (11 +- 13%), head 40% and 44% (42 +- 7%).
+cat >"$WORK/expect" <<'ROWS'
+     11.00 ± 13%      +31.0      42.00 ±  7%  perf-profile.calltrace.cpu-clock.__mod_memcg_lruvec_state.do_fault.handle_mm_fault.exc_page_fault.asm_exc_page_fault
+     59.00 ±  2%      -31.0      28.00 ± 10%  perf-profile.self.cpu-clock.clear_page_erms
+    100.00             +0.0     100.00        perf-profile.children.cpu-clock.page_fault3_run
+ROWS
+check "profile --diff: the robot's rows (mean ± stddev over 2%, change in points, head)" bash -c \
+	"[ \$(grep -cxF -f $WORK/expect $WORK/out) -eq 3 ]"
+check "profile --diff: the largest absolute change first" bash -c \
+	"sed -n 3p $WORK/out | grep -q '+31.0' && awk 'NR > 2 { c = \$0; sub(/^ *[0-9.]+ *(± *[0-9]+%)? */, \"\", c); split(c, f, \" \"); v = f[1] < 0 ? -f[1] : f[1]; if (NR > 3 && v > last + 1e-9) bad = 1; last = v } END { exit bad }' $WORK/out"
+check "profile --diff: the foreign task (sh, not a run pid) left out" bash -c "! grep -qF '[unknown]' $WORK/out"
+sb profile --diff "$fx/base" "$fx/head" --all-tasks
+check "profile --diff --all-tasks: every task, the foreign one's 20% in" bash -c \
+	"[ $rc -eq 0 ] && head -1 $WORK/out | grep -q ', all tasks\$' && grep -qF '     20.00             +0.0      20.00        perf-profile.self.cpu-clock.[unknown]' $WORK/out && grep -qF '     47.20 ±  2%      -24.8      22.40 ± 10%  perf-profile.self.cpu-clock.clear_page_erms' $WORK/out"
+sb profile --diff "$fx/base"
+check "profile --diff with one side: usage error, exit 2" bash -c "[ $rc -eq 2 ] && grep -q 'BASE and HEAD' $WORK/err"
+sb profile --diff "$fx/base" "$WORK/nonexistent"
+check "profile --diff with a missing side: named, exit 1" bash -c "[ $rc -eq 1 ] && grep -q '$WORK/nonexistent' $WORK/err"
+sb profile "$fx/base/0" --min 0
+check "profile RUN: the run's own processes by default, saying so" bash -c \
+	"[ $rc -eq 0 ] && head -1 $WORK/out | grep -q \"lost, the run's own processes\$\" && grep -q '^# 1000 samples' $WORK/out && ! grep -qF '[unknown]' $WORK/out"
+sb profile "$fx/base/0" --min 0 --all-tasks
+check "profile RUN --all-tasks: every task's samples" bash -c \
+	"[ $rc -eq 0 ] && grep -q '^# 1250 samples' $WORK/out && grep -qF '[unknown]' $WORK/out"
+# A profile stored before samples were attributed (no pid, comm, dsos, run_pids) still reads.
+sb profile "$fx/old" --min 0
+check "profile of an older profile (no attribution): read whole, the header says so" bash -c \
+	"[ $rc -eq 0 ] && head -1 $WORK/out | grep -q 'all tasks (stored before samples were attributed)' && grep -q '^    70.00%   70.00%  clear_page_erms' $WORK/out"
+
 cat >"$WORK/job.yaml" <<YAML
 runtime: 2s
 warmup: 0.5
@@ -94,7 +131,7 @@ fi
 check "page_fault3: perf-profile.json.gz keeps the chains" json_true "$pf/perf-profile.json.gz" \
 	"d[0]['samples'] > 500 and d[0]['chains'][0]['count'] > 0 and len(d[0]['chains'][0]['chain']) > 0"
 check "page_fault3: meta has event, samples, lost, its own cpu_s" json_true "$pf/meta.json" \
-	"set(d['monitors']['perf-profile']['profile']) == {'event', 'samples', 'lost', 'cpu_s', 'from_s', 'to_s'}"
+	"set(d['monitors']['perf-profile']['profile']) == {'event', 'samples', 'run_samples', 'lost', 'cpu_s', 'from_s', 'to_s'}"
 # The default slice: from half the 2 s window to its end, sampled at 1000 Hz on every CPU.
 check "page_fault3: sampled from 1 s to 2 s of the window, 1000 samples per CPU-second" \
 	json_true "$pf/meta.json" \
@@ -215,7 +252,8 @@ will-it-scale: {mode: process, test: getppid1}
 YAML
 sb run "$WORK/two.yaml" --results "$WORK/two" -r 2 -q
 commit_dir=$(dirname "$(ls -d "$WORK"/two/will-it-scale/*/*/*/*/*/*/0 | head -1)")
-sum=$(python3 -c 'import json,sys; print(sum(json.load(open(f"{sys.argv[1]}/{r}/meta.json"))["monitors"]["perf-profile"]["profile"]["samples"] for r in (0, 1)))' "$commit_dir")
+# The report counts the run's own processes' samples (run_samples), not every task's.
+sum=$(python3 -c 'import json,sys; print(sum(json.load(open(f"{sys.argv[1]}/{r}/meta.json"))["monitors"]["perf-profile"]["profile"]["run_samples"] for r in (0, 1)))' "$commit_dir")
 sb profile "$commit_dir" --min 50
 check "profile COMMIT_DIR: both runs, their samples summed" bash -c \
 	"[ $rc -eq 0 ] && grep -q '^# event .*, 2 runs, ' $WORK/out && grep -q '^# $sum samples' $WORK/out"
@@ -229,3 +267,91 @@ gunzip -c "$commit_dir/1/perf-profile.json.gz" |
 sb profile "$commit_dir/0" "$WORK/other"
 check "profile of runs with different events: refused, naming the file and both events" bash -c \
 	"[ $rc -eq 1 ] && grep -q '$WORK/other/perf-profile.json: sampled cycles-pp, the runs before it' $WORK/err"
+
+# --- Attribution, live: a process of "another user" spins through the run. ---
+cat >"$WORK/spin.c" <<'C'
+void spin_elsewhere(void)
+{
+	for (;;)
+		__asm__ volatile("");
+}
+
+int main(void)
+{
+	spin_elsewhere();
+	return 0;
+}
+C
+cc -O0 -o "$WORK/spin-elsewhere" "$WORK/spin.c"
+"$WORK/spin-elsewhere" &
+busy=$!
+trap 'kill "$busy" 2>/dev/null; rm -rf "$WORK"' EXIT
+cat >"$WORK/attr.yaml" <<YAML
+runtime: 2s
+warmup: 0.5
+nr_task: 1
+perf-profile:
+will-it-scale: {mode: process, test: getppid1}
+YAML
+sb run "$WORK/attr.yaml" --results "$WORK/attr" -q
+kill "$busy"
+wait "$busy" 2>/dev/null
+at=$(ls -d "$WORK"/attr/will-it-scale/*/*/*/*/*/*/0 2>/dev/null | head -1)
+check "attribution run: exit 0" bash -c "[ $rc -eq 0 ] && [ -n '$at' ]"
+check "raw profile keeps every task: the spinner's samples with its pid, comm and binary, not a run pid" \
+	json_true "$at/perf-profile.json.gz" \
+	"any(c.get('pid') == $busy and c.get('comm') == 'spin-elsewhere' and 'spin_elsewhere' in c['chain'] and c['dsos'][c['chain'].index('spin_elsewhere')].endswith('/spin-elsewhere') for c in d[0]['chains']) and $busy not in d[0]['run_pids'] and len(d[0]['run_pids']) >= 2"
+check "stats.json: the run's processes only (the spinner's loop is not there)" json_true \
+	"$at/stats.json" \
+	"not any('spin_elsewhere' in k for k in d) and any(k.startswith('perf-profile.self.') for k in d)"
+check "meta: run_samples, the run's share of the samples" json_true "$at/meta.json" \
+	"0 < d['monitors']['perf-profile']['profile']['run_samples'] < d['monitors']['perf-profile']['profile']['samples']"
+sb profile "$at" --min 0
+check "profile RUN: no frame of the other process" bash -c \
+	"[ $rc -eq 0 ] && ! grep -q spin_elsewhere $WORK/out && grep -q getppid $WORK/out"
+sb profile "$at" --min 0 --all-tasks
+check "profile RUN --all-tasks: the other process's frames are there" bash -c \
+	"[ $rc -eq 0 ] && grep -q spin_elsewhere $WORK/out && head -1 $WORK/out | grep -q 'all tasks'"
+
+# --- exec1: each exec's helper lives for a fraction of a millisecond, gone before the ring is
+# read; its user frames are named from the MMAP2/COMM/FORK records and its unlinked binary. ---
+cat >"$WORK/exec1.yaml" <<YAML
+runtime: 2s
+warmup: 0.5
+nr_task: 1
+perf-profile:
+will-it-scale: {mode: process, test: exec1}
+YAML
+sb run "$WORK/exec1.yaml" --results "$WORK/exec1" -q
+e1=$(ls -d "$WORK"/exec1/will-it-scale/*/*/*/*/*/*/0 2>/dev/null | head -1)
+check "exec1 run: exit 0" bash -c "[ $rc -eq 0 ] && [ -n '$e1' ]"
+cat >"$WORK/exec1.py" <<'PY'
+import gzip, json, sys
+d = json.load(gzip.open(sys.argv[1]))[0]
+run = set(d["run_pids"])
+user = unknown = helper = 0
+for c in d["chains"]:
+    if c.get("pid") not in run:
+        continue
+    for name, dso in zip(c["chain"], c["dsos"]):
+        if dso == "[kernel.kallsyms]":
+            continue
+        user += c["count"]
+        unknown += c["count"] if name == "[unknown]" else 0
+        if dso and "/scalebench-exec1." in dso and name != "[unknown]" and c.get("comm") == "scalebench-exec":
+            helper += c["count"]
+print(f"exec1: {user} user frames of the run, {unknown} [unknown], {helper} named in the helper", file=sys.stderr)
+sys.exit(0 if user and unknown * 10 < user and helper > 0 else 1)
+PY
+check "exec1: the helper's user frames named from its binary, under 10% of the run's user frames [unknown]" \
+	python3 "$WORK/exec1.py" "$e1/perf-profile.json.gz"
+
+# --- --diff, live: two commits' runs of getppid1. ---
+for c in base head; do
+	sb run "$WORK/two.yaml" --results "$WORK/diff" --commit "$c" -q
+done
+db=$(ls -d "$WORK"/diff/will-it-scale/*/*/*/*/*/base 2>/dev/null | head -1)
+dh=$(ls -d "$WORK"/diff/will-it-scale/*/*/*/*/*/head 2>/dev/null | head -1)
+sb profile --diff "$db" "$dh" --min 1
+check "profile --diff of two commits' runs: exit 0, the robot's rows" bash -c \
+	"[ $rc -eq 0 ] && head -1 $WORK/out | grep -q '^# event .*, 1 run of .*, 1 run of ' && grep -Eq '^ +[0-9]+\.[0-9]{2} .* [-+][0-9]+\.[0-9] +[0-9]+\.[0-9]{2} .* perf-profile\.children\.[a-z-]+\.' $WORK/out"

@@ -26,7 +26,7 @@ busy_runs=$(grep -l '"busy": true' "$R"/will-it-scale/*/*/*/*/*/base/*/meta.json
 tree=$(ls -d "$R"/will-it-scale/*/*/*/*/*/base 2>/dev/null | wc -l)
 check "results tree: will-it-scale/<path_params>/<tbox>/<rootfs>/<kconfig>/<compiler>/<commit>" [ "$tree" -eq 4 ]
 for pp in process-1-page_fault3 thread-1-page_fault3 process-1-getppid1 thread-1-getppid1; do
-	check "$pp: runs 0 and 1, nothing else" bash -c "[ \"\$(ls -A $R/will-it-scale/$pp/*/*/defconfig/*/base | tr '\n' ' ')\" = '0 1 ' ]"
+	check "$pp: runs 0 and 1, nothing else" bash -c "[ \"\$(ls -A $R/will-it-scale/$pp/*/*/defconfig/*/base | grep -vx matrix.json | tr '\n' ' ')\" = '0 1 ' ]"
 done
 run0=$(ls -d "$R"/will-it-scale/process-1-page_fault3/*/*/defconfig/*/base/0)
 for f in job.yaml output stats.json meta.json; do
@@ -95,7 +95,7 @@ YAML
 "$SCALEBENCH" run "$WORK/one.yaml" --results "$WORK/r2" -r 2 -q 2>/dev/null
 wait
 check "two runners at once: four distinct runs 0-3" bash -c \
-	"[ \"\$(ls $WORK/r2/will-it-scale/*/*/*/*/*/* | sort -n | tr '\n' ' ')\" = '0 1 2 3 ' ]"
+	"[ \"\$(ls $WORK/r2/will-it-scale/*/*/*/*/*/* | grep -vx matrix.json | sort -n | tr '\n' ' ')\" = '0 1 2 3 ' ]"
 
 # An LKP job file runs unchanged; the LKP keys are kept and noted.
 sb run tests/fixtures/run/lkp-will-it-scale.yaml --results "$WORK/lkp" --kconfig lkp-test --dry-run
@@ -181,7 +181,7 @@ wait $pid || rc=$?
 check "SIGINT: exit 130" [ $rc -eq 130 ]
 check "SIGINT: says what was kept" grep -q "interrupted by signal 2; the run in progress was discarded, 1 completed run kept" "$WORK/err"
 check "SIGINT: only the complete run is left" bash -c \
-	"[ \"\$(ls -A $WORK/ri/will-it-scale/*/*/*/*/*/* | tr '\n' ' ')\" = '0 ' ] && [ -s $WORK/ri/will-it-scale/*/*/*/*/*/*/0/stats.json ]"
+	"[ \"\$(ls -A $WORK/ri/will-it-scale/*/*/*/*/*/* | grep -vx matrix.json | tr '\n' ' ')\" = '0 ' ] && [ -s $WORK/ri/will-it-scale/*/*/*/*/*/*/0/stats.json ]"
 check "SIGINT: no copies left" no_procs "results $WORK/ri"
 
 # A full disk while writing: the partial run is removed, earlier runs untouched.
@@ -197,7 +197,7 @@ if mkdir "$WORK/full" && mount -t tmpfs -o size=2m tmpfs "$WORK/full" 2>/dev/nul
 	sb run "$WORK/one.yaml" --results "$WORK/full" -q
 	check "full disk: exit 1 with the file and the reason" bash -c \
 		"[ $rc -eq 1 ] && grep -q 'No space left on device; the run was discarded' $WORK/err"
-	check "full disk: no partial run left" bash -c "[ \"\$(ls -A $(dirname "$first") | tr '\n' ' ')\" = '0 ' ]"
+	check "full disk: no partial run left" bash -c "[ \"\$(ls -A $(dirname "$first") | grep -vx matrix.json | tr '\n' ' ')\" = '0 ' ]"
 	check "full disk: the earlier run is untouched" bash -c "[ \"\$(cat $first/stats.json)\" = '$before' ]"
 	umount "$WORK/full"
 fi

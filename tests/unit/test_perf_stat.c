@@ -72,7 +72,9 @@ static void test_derived_metrics(void **state)
 	assert_float_equal(metric(m, n, "MPKI"), 250.0, 1e-12);
 	assert_float_equal(metric(m, n, "cycles-between-cache-misses"), 40.0, 1e-12);
 	assert_float_equal(metric(m, n, "instructions-per-iTLB-miss"), 200.0, 1e-12);
-	assert_float_equal(metric(m, n, "path-length"), 40.0, 1e-12);
+	/* per op: not LKP's path-length, which divides by an ops/s figure */
+	assert_float_equal(metric(m, n, "instructions-per-op"), 40.0, 1e-12);
+	assert_null(find_metric(m, n, "path-length"));
 }
 
 /* The robot's page_fault3 report (../shared/reference/robot-report-page_fault3.txt): its
@@ -125,7 +127,7 @@ static void test_missing_inputs_emit_nothing(void **state)
 	assert_float_equal(metric(m, n, "instructions-per-iTLB-miss"), 250.0, 1e-12);
 	assert_null(find_metric(m, n, "ipc"));
 	assert_null(find_metric(m, n, "cache-miss-rate%"));
-	assert_null(find_metric(m, n, "path-length"));
+	assert_null(find_metric(m, n, "instructions-per-op"));
 	/* perf's other spellings of the same events. */
 	n = perf_derive_metrics(aliased, 4, 0, m);
 	assert_float_equal(metric(m, n, "ipc"), 2.0, 1e-12);
@@ -440,7 +442,7 @@ static void test_real_window_default_events(void **state)
 		assert_true(stat(&w, "perf-stat.total.instructions") > 0);
 		assert_true(stat(&w, "perf-stat.overall.ipc") > 0);
 		assert_true(stat(&w, "perf-stat.i.ipc") > 0);
-		assert_float_equal(stat(&w, "perf-stat.overall.path-length"),
+		assert_float_equal(stat(&w, "perf-stat.overall.instructions-per-op"),
 				   stat(&w, "perf-stat.total.instructions") / 1000, 1e-6);
 		assert_null(unsupported_reason(&w, "cpu-cycles"));
 	} else {
@@ -453,7 +455,7 @@ static void test_real_window_default_events(void **state)
 		assert_null(json_object_get(w.stats, "perf-stat.ps.instructions"));
 		assert_null(json_object_get(w.stats, "perf-stat.overall.ipc"));
 		assert_null(json_object_get(w.stats, "perf-stat.i.ipc"));
-		assert_null(json_object_get(w.stats, "perf-stat.overall.path-length"));
+		assert_null(json_object_get(w.stats, "perf-stat.overall.instructions-per-op"));
 		assert_non_null(strstr(w.err, "scalebench: perf-stat: not supported here: "
 					      "cpu-cycles, instructions, cache-references,"));
 		assert_non_null(strstr(w.err, "node-store-misses (no hardware PMU?)\n"));

@@ -10,7 +10,7 @@
 #include <cmocka.h>
 
 #include "../../monitors/monitor.h"
-#include "../../monitors/profile_reduce.h"
+#include "../../store/profile_reduce.h"
 #include "../../monitors/symbols.h"
 
 #include <math.h>
@@ -315,6 +315,29 @@ static void test_live_window(void **state)
 	 * this machine runs, so only "well above noise" is asked. */
 	assert_true(stat_of(stats, key) > 1);
 	assert_non_null(json_object_get(json_object_get(ctx.meta, "profile"), "lost"));
+	/* The child is below this process: one of the run's, its samples named by pid and
+	 * comm, its spin_here frame by the binary it is in. */
+	{
+		const json_t *pids = json_object_get(run, "run_pids"), *c, *p;
+		bool listed = false, named = false;
+		size_t i, j;
+
+		json_array_foreach (pids, i, p)
+			listed |= json_integer_value(p) == child;
+		assert_true(listed);
+		json_array_foreach (json_object_get(run, "chains"), i, c) {
+			const json_t *f, *dsos = json_object_get(c, "dsos");
+
+			if (json_integer_value(json_object_get(c, "pid")) != child)
+				continue;
+			assert_non_null(json_string_value(json_object_get(c, "comm")));
+			json_array_foreach (json_object_get(c, "chain"), j, f)
+				if (!strcmp(json_string_value(f), "spin_here"))
+					named |= strstr(json_string_value(json_array_get(dsos, j)),
+							"test_profile") != NULL;
+		}
+		assert_true(named);
+	}
 	live_free(&ctx);
 	json_decref(opts);
 	json_decref(stats);

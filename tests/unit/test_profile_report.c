@@ -139,18 +139,109 @@ static void test_record(void **state)
 	profile_free(&p);
 }
 
+static void add_task(struct profile *p, int pid, const char *comm, uint64_t count, size_t n, ...)
+{
+	const char *frames[16], *dsos[16];
+	struct profile_task task = {.pid = pid, .tid = pid + 1, .comm = comm};
+	va_list ap;
+
+	va_start(ap, n);
+	for (size_t i = 0; i < n; i++) {
+		frames[i] = va_arg(ap, const char *);
+		dsos[i] = i ? "/bin/x" : NULL;
+	}
+	va_end(ap);
+	assert_int_equal(profile_add_task(p, &task, frames, dsos, n, count), 0);
+}
+
+/* Chains told apart by task in the monitor, written with pid/tid/comm/dsos, merged by frames
+ * when read back, filtered by the run's pids. */
+static void test_task_chains(void **state)
+{
+	struct profile p, q;
+	struct profile_record r;
+	json_t *js, *file, *rec, *c0;
+	char err[256];
+	int pids[] = {30, 10};
+
+	(void)state;
+	assert_int_equal(profile_init(&p), 0);
+	add_task(&p, 10, "page_fault3", 5, 2, "clear_page", "testcase");
+	add_task(&p, 10, "page_fault3", 2, 2, "clear_page", "testcase");
+	add_task(&p, 20, "sh", 4, 2, "clear_page", "testcase");
+	add_task(&p, 30, NULL, 1, 1, "do_idle");
+	assert_int_equal(p.n, 3);
+	assert_int_equal(p.samples, 12);
+	js = profile_to_json(&p);
+	c0 = json_array_get(js, 0);
+	assert_int_equal(json_integer_value(json_object_get(c0, "count")), 7);
+	assert_int_equal(json_integer_value(json_object_get(c0, "pid")), 10);
+	assert_int_equal(json_integer_value(json_object_get(c0, "tid")), 11);
+	assert_string_equal(json_string_value(json_object_get(c0, "comm")), "page_fault3");
+	assert_true(json_is_null(json_array_get(json_object_get(c0, "dsos"), 0)));
+	assert_string_equal(json_string_value(json_array_get(json_object_get(c0, "dsos"), 1)),
+			    "/bin/x");
+	assert_null(json_object_get(json_array_get(js, 2), "comm"));
+	/* Read back: one chain per frames, whatever the task. */
+	assert_int_equal(profile_from_json(js, &q, err, sizeof(err)), 0);
+	assert_int_equal(q.n, 2);
+	assert_int_equal(q.samples, 12);
+	assert_int_equal(q.chain[0].pid, -1);
+	profile_free(&q);
+
+	file = json_array();
+	rec = profile_record_new(&p, 2, "cpu-clock", 12, 0);
+	assert_int_equal(profile_record_set_run_pids(rec, pids, 2), 0);
+	assert_int_equal(json_integer_value(json_array_get(json_object_get(rec, "run_pids"), 0)),
+			 10);
+	json_array_append_new(file, rec);
+	assert_int_equal(profile_record_find(file, &r), 0);
+	assert_non_null(r.run_pids);
+	assert_int_equal(profile_init(&q), 0);
+	assert_int_equal(profile_add_json_pids(r.chains, r.run_pids, &q, err, sizeof(err)), 0);
+	assert_int_equal(q.samples, 8); /* pid 10 and 30, not the shell */
+	json_decref(r.run_pids);
+	profile_free(&q);
+
+	/* Corrupt run_pids: refused. */
+	json_object_set_new(rec, "run_pids", json_pack("[i,s]", 1, "x"));
+	assert_int_equal(profile_record_find(file, &r), -2);
+	json_object_set_new(rec, "run_pids", json_pack("[i]", -4));
+	assert_int_equal(profile_record_find(file, &r), -2);
+	json_object_set_new(rec, "run_pids", json_string("10"));
+	assert_int_equal(profile_record_find(file, &r), -2);
+	/* Older records have none. */
+	json_object_del(rec, "run_pids");
+	assert_int_equal(profile_record_find(file, &r), 0);
+	assert_null(r.run_pids);
+	/* A chain's pid must be a whole number. */
+	json_object_set_new(json_array_get(json_object_get(rec, "chains"), 0), "pid",
+			    json_string("10"));
+	assert_int_equal(profile_init(&q), 0);
+	assert_int_equal(profile_add_json(json_object_get(rec, "chains"), &q, err, sizeof(err)),
+			 -1);
+	assert_non_null(strstr(err, "chains[0]: \"pid\": expected a whole number"));
+	profile_free(&q);
+	json_decref(file);
+	json_decref(js);
+	profile_free(&p);
+}
+
 /* TMPDIR/rel/name holding one record of chains as the runner writes it: gzip-compressed
  * unless name is the plain perf-profile.json of older runs. */
-static void write_run(const char *rel, const char *name, const char *event, uint64_t lost,
-		      struct profile *p)
+static void write_run_pids(const char *rel, const char *name, const char *event, uint64_t lost,
+			   struct profile *p, int *pids, size_t nr_pids)
 {
 	char path[512];
-	json_t *file = json_array();
+	json_t *file = json_array(), *rec;
 	char *text;
 
 	snprintf(path, sizeof(path), "%s/%s", tmpdir, rel);
 	assert_int_equal(mkdir(path, 0755), 0);
-	json_array_append_new(file, profile_record_new(p, 2, event, p->samples, lost));
+	rec = profile_record_new(p, 2, event, p->samples, lost);
+	if (pids)
+		assert_int_equal(profile_record_set_run_pids(rec, pids, nr_pids), 0);
+	json_array_append_new(file, rec);
 	text = json_dumps(file, JSON_COMPACT);
 	assert_non_null(text);
 	snprintf(path, sizeof(path), "%s/%s/%s", tmpdir, rel, name);
@@ -169,6 +260,12 @@ static void write_run(const char *rel, const char *name, const char *event, uint
 	}
 	free(text);
 	json_decref(file);
+}
+
+static void write_run(const char *rel, const char *name, const char *event, uint64_t lost,
+		      struct profile *p)
+{
+	write_run_pids(rel, name, event, lost, p, NULL, 0);
 }
 
 static void write_text(const char *rel, const char *text)
@@ -261,6 +358,114 @@ static void test_runs_add(void **state)
 	profile_free(&b);
 }
 
+/* The run's own processes by default, every task with all_tasks, every task of older runs. */
+static void test_runs_attributed(void **state)
+{
+	struct profile p;
+	struct profile_runs t;
+	char err[8192];
+	int pids[] = {10};
+
+	(void)state;
+	assert_int_equal(profile_init(&p), 0);
+	add_task(&p, 10, "page_fault3", 6, 2, "clear_page", "testcase");
+	add_task(&p, 20, "sh", 4, 1, "[unknown]");
+	make_dir("attr");
+	write_run_pids("attr/0", "perf-profile.json.gz", "cpu-clock", 0, &p, pids, 1);
+	write_run("attr/1", "perf-profile.json.gz", "cpu-clock", 0, &p);
+	assert_int_equal(profile_runs_init(&t), 0);
+	assert_int_equal(add_dir(&t, "attr/0", err, sizeof(err)), 0);
+	assert_int_equal(t.p.samples, 6);
+	assert_int_equal(t.unattributed, 0);
+	assert_int_equal(add_dir(&t, "attr/1", err, sizeof(err)), 0);
+	assert_int_equal(t.p.samples, 16);
+	assert_int_equal(t.unattributed, 1);
+	profile_runs_free(&t);
+	assert_int_equal(profile_runs_init(&t), 0);
+	t.all_tasks = true;
+	assert_int_equal(add_dir(&t, "attr/0", err, sizeof(err)), 0);
+	assert_int_equal(t.p.samples, 10);
+	profile_runs_free(&t);
+	profile_free(&p);
+}
+
+static char *diff_text(const char *a, const char *b, bool all, double min)
+{
+	char pa[512], pb[512], err[8192], *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+
+	snprintf(pa, sizeof(pa), "%s/%s", tmpdir, a);
+	snprintf(pb, sizeof(pb), "%s/%s", tmpdir, b);
+	assert_non_null(out);
+	if (profile_print_diff(pa, pb, all, min, out, err, sizeof(err))) {
+		fclose(out);
+		free(buf);
+		return strdup(err);
+	}
+	fclose(out);
+	return buf;
+}
+
+/* Two commits' runs: each side's mean over its runs (a stat missing from a run counts 0),
+ * the spread shown over 2%, the change in points, the largest change first. */
+static void test_diff(void **state)
+{
+	struct profile a0, a1, b0;
+	int pids[] = {10};
+	char *text, *x, *y;
+
+	(void)state;
+	assert_int_equal(profile_init(&a0), 0);
+	assert_int_equal(profile_init(&a1), 0);
+	assert_int_equal(profile_init(&b0), 0);
+	/* base: clear_page 60% and 40% of the run's samples; head: 90% */
+	add_task(&a0, 10, "t", 6, 2, "clear_page", "testcase");
+	add_task(&a0, 10, "t", 4, 1, "testcase");
+	add_task(&a0, 20, "sh", 50, 1, "busy");
+	add_task(&a1, 10, "t", 4, 2, "clear_page", "testcase");
+	add_task(&a1, 10, "t", 6, 1, "testcase");
+	add_task(&b0, 10, "t", 9, 2, "clear_page", "testcase");
+	add_task(&b0, 10, "t", 1, 1, "testcase");
+	make_dir("base");
+	make_dir("head");
+	write_run_pids("base/0", "perf-profile.json.gz", "cpu-clock", 0, &a0, pids, 1);
+	write_run_pids("base/1", "perf-profile.json.gz", "cpu-clock", 0, &a1, pids, 1);
+	write_run_pids("head/0", "perf-profile.json.gz", "cpu-clock", 0, &b0, pids, 1);
+	text = diff_text("base", "head", false, 0.5);
+	assert_non_null(strstr(text, "# event cpu-clock, 2 runs of "));
+	assert_non_null(strstr(text, "1 run of "));
+	/* self.clear_page: 50 (+-28%) -> 90, +40 points; first row of all (ties by name). */
+	x = strstr(text, "perf-profile.calltrace.cpu-clock.clear_page.testcase\n");
+	assert_non_null(x);
+	assert_non_null(strstr(text, "     50.00 \u00b1 28%      +40.0      90.00        "
+				     "perf-profile.calltrace.cpu-clock.clear_page.testcase\n"));
+	/* Children of testcase: 100 on both sides, no change: last. */
+	y = strstr(text, "    100.00             +0.0     100.00        "
+			 "perf-profile.children.cpu-clock.testcase\n");
+	assert_non_null(y);
+	assert_true(x < y);
+	assert_null(strstr(text, "busy"));
+	free(text);
+	text = diff_text("base", "head", true, 0.5);
+	assert_non_null(strstr(text, "perf-profile.self.cpu-clock.busy\n"));
+	assert_non_null(strstr(text, "all tasks"));
+	free(text);
+	/* Another event on one side, a side without profiles: refused, named. */
+	write_run_pids("other", "perf-profile.json.gz", "cycles-pp", 0, &b0, pids, 1);
+	text = diff_text("base", "other", false, 0.5);
+	assert_non_null(strstr(text, "sampled cpu-clock"));
+	assert_non_null(strstr(text, "sampled cycles-pp: one event at a time"));
+	free(text);
+	make_dir("none");
+	text = diff_text("none", "head", false, 0.5);
+	assert_non_null(strstr(text, "none: no perf-profile.json.gz"));
+	free(text);
+	profile_free(&a0);
+	profile_free(&a1);
+	profile_free(&b0);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -282,6 +487,9 @@ int main(void)
 	    cmocka_unit_test(test_json_round_trip_and_report),
 	    cmocka_unit_test(test_record),
 	    cmocka_unit_test(test_runs_add),
+	    cmocka_unit_test(test_task_chains),
+	    cmocka_unit_test(test_runs_attributed),
+	    cmocka_unit_test(test_diff),
 	};
 
 	return cmocka_run_group_tests_name("profile_report", tests, setup, teardown);

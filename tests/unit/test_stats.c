@@ -144,6 +144,7 @@ static void test_direction(void **state)
 	    {"perf-stat.i.cache-misses", ROLE_MONITOR, DIR_LOWER_BETTER},
 	    {"perf-stat.overall.branch-miss-rate%", ROLE_MONITOR, DIR_LOWER_BETTER},
 	    {"perf-stat.overall.path-length", ROLE_MONITOR, DIR_LOWER_BETTER},
+	    {"perf-stat.overall.instructions-per-op", ROLE_MONITOR, DIR_LOWER_BETTER},
 	    {"time.user_time", ROLE_MONITOR, DIR_LOWER_BETTER},
 	    {"time.system_time", ROLE_MONITOR, DIR_LOWER_BETTER},
 	    {"time.elapsed_time", ROLE_MONITOR, DIR_LOWER_BETTER},

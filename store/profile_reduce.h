@@ -3,7 +3,7 @@
 #ifndef SCALEBENCH_PROFILE_REDUCE_H
 #define SCALEBENCH_PROFILE_REDUCE_H
 
-#include "../store/profile.h"
+#include "profile.h"
 
 #include <jansson.h>
 
