@@ -280,6 +280,30 @@ static void init_copy(struct copy_args *a, const struct core_config *cfg, struct
 	};
 }
 
+/* The host into the run's cgroup, before anything of the testcase runs: the copies it forks
+ * (or its threads) are born in it.  Not clone3(CLONE_INTO_CGROUP) from the sampler: a raw
+ * clone3 skips what glibc's fork does for a child that goes on running C code (its cached
+ * thread id, the malloc locks, the sanitizers' fork hooks); a write of "0" by the host itself,
+ * first thing, leaves nothing of the testcase outside either. */
+static int join_cgroup(const char *dir, char *msg, size_t len)
+{
+	char path[PATH_MAX];
+	int fd, e = 0;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/cgroup.procs", dir) >= sizeof(path)) {
+		snprintf(msg, len, "cannot join cgroup %s: path too long", dir);
+		return -1;
+	}
+	fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0 || write(fd, "0", 1) != 1)
+		e = errno;
+	if (fd >= 0)
+		close(fd);
+	if (e)
+		snprintf(msg, len, "cannot join cgroup %s: %s", dir, strerror(e));
+	return e ? -1 : 0;
+}
+
 static _Noreturn void host_main(const struct core_config *cfg, struct counter_area *sh,
 				const int *cpus)
 {
@@ -293,6 +317,10 @@ static _Noreturn void host_main(const struct core_config *cfg, struct counter_ar
 	};
 	pid_t host = getpid();
 
+	if (cfg->cgroup_dir && join_cgroup(cfg->cgroup_dir, run.errbuf, run.errbuf_size)) {
+		record_failure(sh->ctl, -2, FAIL_GLOBAL, 0, host);
+		_exit(HOST_EXIT_GLOBAL);
+	}
 	int ret = cfg->tc->global_prepare ? cfg->tc->global_prepare(&run) : 0;
 
 	if (ret) {

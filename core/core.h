@@ -62,6 +62,9 @@ struct core_config {
 	bool smt;
 	const char *tmpdir;
 	const char *helper_dir;
+	/* A cgroup v2 directory (cgroup.h) the copies run in, or NULL: the copy host joins it
+	 * before its global_prepare, so the copies and all they start are in it from birth. */
+	const char *cgroup_dir;
 	/* Called after each sample is stored (progress output); may be NULL. */
 	void (*on_sample)(const struct sample_window *w, size_t i, void *arg);
 	/* Called in the sampler when the measurement window opens (CORE_WINDOW_START, right

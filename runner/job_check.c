@@ -3,6 +3,7 @@
 #include "job_internal.h"
 #include "../lib/num.h"
 #include "../store/families.h"
+#include "../core/cgroup.h"
 #include "../core/core.h"
 #include "../testcases/registry.h"
 #include "../monitors/monitor.h"
@@ -33,6 +34,17 @@ bool is_monitor_key(const char *key)
 }
 
 /* ---- Checking one atomic job ---- */
+
+/* cgroup2: LKP's setup/cgroup2 map, checked here so that a bad key or value stops the job
+ * before anything runs (the runner makes the cgroup, runner/run.c). */
+static int check_cgroup2(struct loader *l, json_t *v)
+{
+	char err[512];
+
+	if (cgroup_spec_check(v, err, sizeof(err)))
+		return fail(l, v, "%s", err);
+	return 0;
+}
 
 static bool known_suite(const char *s)
 {
@@ -180,7 +192,9 @@ int check_atomic(struct loader *l, json_t *t, struct atomic_job *a)
 
 		if (in_list(own_keys, k))
 			continue;
-		if (is_monitor_key(k))
+		if (!strcmp(k, "cgroup2"))
+			ret = check_cgroup2(l, v);
+		else if (is_monitor_key(k))
 			ret = check_monitor(l, k, v, a);
 		else
 			ret = note(l, "key '%s' is kept but not used by scalebench", k);

@@ -7,6 +7,7 @@
 #include "load.h"
 #include "machine.h"
 #include "tally.h"
+#include "../core/cgroup.h"
 #include "../core/core.h"
 #include "../core/summary.h"
 #include "../lib/errors.h"
@@ -48,6 +49,7 @@ struct run_state {
 	struct machine_load load; /* what else ran over the window */
 	bool load_started;
 	struct core_result res;
+	struct cgroup_run cg; /* the job's cgroup2, when it has one */
 	struct run_summary sum;
 	double run_elapsed_s;
 	json_t *stats, *meta;
@@ -106,6 +108,7 @@ static void on_window(int phase, void *arg)
 {
 	struct run_state *rs = arg;
 
+	cgroup_count(&rs->cg, phase);
 	if (phase == CORE_WINDOW_START) {
 		monitor_set_start(&rs->mons);
 		machine_load_start(&rs->load);
@@ -216,6 +219,7 @@ static int run_measure(struct run_state *rs)
 	    .affinity = true,
 	    .tmpdir = rs->o->tmpdir,
 	    .helper_dir = rs->o->helper_dir,
+	    .cgroup_dir = rs->cg.created ? rs->cg.path : NULL,
 	    .on_sample = on_sample,
 	    .on_window = on_window,
 	    .arg = rs,
@@ -223,6 +227,8 @@ static int run_measure(struct run_state *rs)
 	double t = now_s();
 	core_run(&cfg, &rs->res);
 	rs->run_elapsed_s = now_s() - t;
+	if (cgroup_remove(&rs->cg, rs->err, sizeof(rs->err)))
+		sb_error("%s: %s", aj->name, rs->err);
 	monitor_set_stop(&rs->mons);
 	if (rs->o->tty && !rs->o->quiet)
 		printf("\r\033[K");
@@ -271,6 +277,8 @@ static json_t *run_meta(struct run_state *rs, json_t *monitors, json_t *failures
 		json_object_set_new(meta, "machine_load", machine_load_json(&rs->load));
 	if (res->status != CORE_OK)
 		json_object_set_new(meta, "failure", json_string(res->failure));
+	if (rs->cg.created)
+		json_object_set_new(meta, "cgroup2", cgroup_meta(&rs->cg));
 	if (res->cpus) {
 		json_t *cpus = json_array();
 
@@ -333,6 +341,7 @@ static int run_store(struct run_state *rs)
 	failures = json_array();
 	rs->stats = json_object();
 	testcase_stats(rs->tc, &rs->sum, rs->stats);
+	cgroup_stats(&rs->cg, rs->stats);
 	const struct monitor_window window = {
 	    .ops = rs->sum.window_ops,
 	    .window_s = rs->sum.window_s > 0 ? rs->sum.window_s : rs->aj->runtime_s,
@@ -368,6 +377,8 @@ static void run_free(struct run_state *rs)
 	store_run_abort(&rs->run);
 	monitor_set_free(&rs->mons);
 	core_result_free(&rs->res);
+	cgroup_remove(&rs->cg, NULL, 0);
+	cgroup_free(&rs->cg);
 	json_decref(rs->stats);
 	json_decref(rs->meta);
 }
@@ -403,7 +414,8 @@ static enum run_outcome run_one(struct run_state *rs, struct job_tally *tally)
 	enum run_outcome out;
 
 	rs->started = time(NULL);
-	if (run_begin(rs) || run_measure(rs)) {
+	if (run_begin(rs) || cgroup_begin(&rs->cg, aj->tree, rs->err, sizeof(rs->err)) ||
+	    run_measure(rs)) {
 		out = RUN_ERROR;
 	} else if (rs->res.status == CORE_INTERRUPTED) {
 		out = RUN_INTERRUPTED;
@@ -441,6 +453,50 @@ static int dry_run(const struct job_file *job, const struct runner_opts *o, cons
 		       aj->warmup_s, o->repeat, o->repeat == 1 ? "" : "s", dir);
 	}
 	return 0;
+}
+
+/* Every atomic job's cgroup2 made once and removed before the first run: a key or value the
+ * kernel refuses stops the command before anything runs, and each controller the hierarchy
+ * cannot enable is said once. */
+static int cgroup_precheck(const struct job_file *job)
+{
+	json_t *said = json_object(), *checked = json_array();
+	int ret = 0;
+
+	for (size_t a = 0; a < job->n_atomic && !ret; a++) {
+		json_t *spec = json_object_get(job->atomic[a].tree, "cgroup2");
+		struct cgroup_run cg;
+		char err[PATH_MAX + 1024];
+		size_t k;
+
+		/* Atomic jobs mostly share one cgroup2 map: each different one is made once. */
+		for (k = 0; spec && k < json_array_size(checked); k++)
+			if (json_equal(spec, json_array_get(checked, k)))
+				break;
+		if (!spec || k < json_array_size(checked))
+			continue;
+		json_array_append(checked, spec);
+		if (cgroup_begin(&cg, job->atomic[a].tree, err, sizeof(err))) {
+			sb_error("%s: %s", job->atomic[a].name, err);
+			ret = -1;
+			break;
+		}
+		for (size_t i = 0; i < cg.n_missing; i++) {
+			cgroup_missing_note(&cg, i, err, sizeof(err));
+			if (!json_object_get(said, err)) {
+				sb_note("%s", err);
+				json_object_set_new(said, err, json_null());
+			}
+		}
+		if (cgroup_remove(&cg, err, sizeof(err))) {
+			sb_error("%s: %s", job->atomic[a].name, err);
+			ret = -1;
+		}
+		cgroup_free(&cg);
+	}
+	json_decref(said);
+	json_decref(checked);
+	return ret;
 }
 
 /* The runs measured on a busy machine, each with its reason, for the warning at the end. */
@@ -505,6 +561,8 @@ int runner_run(const struct job_file *job, const struct runner_opts *o)
 		return core_interrupted() ? 128 + core_interrupt_signal() : rc;
 	}
 
+	if (cgroup_precheck(job))
+		return 1;
 	tally = calloc(job->n_atomic, sizeof(*tally));
 	if (!tally)
 		return 1;

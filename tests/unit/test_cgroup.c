@@ -1,0 +1,134 @@
+/* core/cgroup: a job's cgroup2 map checked (each refusal names the key and the value), and a
+ * percentage of memory resolved to whole pages of MemTotal. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "../../core/cgroup.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* spec from JSON text: 0 or -1, err checked to hold want (when refused). */
+static int check(const char *text, const char *want)
+{
+	json_error_t je;
+	json_t *spec = json_loads(text, JSON_DECODE_ANY, &je);
+	char err[512] = "";
+	int ret;
+
+	assert_non_null(spec);
+	ret = cgroup_spec_check(spec, err, sizeof(err));
+	if (want && !strstr(err, want))
+		fail_msg("%s: got '%s', want '%s'", text, err, want);
+	json_decref(spec);
+	return ret;
+}
+
+static void test_lkp_keys(void **state)
+{
+	(void)state;
+	/* lkp-tests' jobs/cgroup2.yaml as the job loader gives it (scalars are strings). */
+	assert_int_equal(check("{\"memory.high\": \"90%\", \"memory.low\": \"50%\", "
+			       "\"memory.max\": \"max\", \"memory.swap.max\": null, "
+			       "\"io.max\": null, \"io.weight\": null, \"rdma.max\": null, "
+			       "\"pids.max\": \"10000\"}",
+			       NULL),
+			 0);
+	assert_int_equal(check("null", NULL), 0);
+	assert_int_equal(check("{\"cg_count\": \"1\", \"cg_bind\": \"1\"}", NULL), 0);
+	assert_int_equal(check("{\"memory.high\": \"8G\", \"cpuset.mems\": \"1,3\", "
+			       "\"cpu.max\": \"50000 100000\", \"cpu.weight\": \"100\", "
+			       "\"hugetlb.2MB.max\": \"0\", \"hugetlb.1GB.rsvd.max\": \"max\", "
+			       "\"memory.oom.group\": \"1\", \"cpuset.cpus.partition\": \"root\"}",
+			       NULL),
+			 0);
+	assert_int_equal(check("{\"memory.high\": \"12.5%\", \"memory.max\": \"512m\"}", NULL), 0);
+}
+
+static void test_refusals(void **state)
+{
+	(void)state;
+	assert_int_equal(check("{\"memory.hihg\": \"1G\"}",
+			       "cgroup2.memory.hihg: not a cgroup v2 interface file"),
+			 -1);
+	assert_int_equal(check("{\"cgroup.procs\": \"1\"}", "cgroup2.cgroup.procs: not a"), -1);
+	assert_int_equal(check("{\"memory.high\": \"lots\"}",
+			       "cgroup2.memory.high 'lots': expected max, a size"),
+			 -1);
+	assert_int_equal(check("{\"memory.high\": \"150%\"}", "'150%'"), -1);
+	assert_int_equal(check("{\"memory.max\": \"1Q\"}", "'1Q'"), -1);
+	assert_int_equal(check("{\"memory.max\": \"99999999999999999999\"}", "expected max"), -1);
+	assert_int_equal(check("{\"pids.max\": \"-1\"}", "cgroup2.pids.max '-1': expected max or"),
+			 -1);
+	assert_int_equal(check("{\"cpu.weight\": \"0\"}", "cgroup2.cpu.weight '0'"), -1);
+	assert_int_equal(check("{\"cpu.max\": \"max 1 2\"}", "cgroup2.cpu.max 'max 1 2'"), -1);
+	/* A value that would reach a shell in LKP is not run: refused as a cpu list. */
+	assert_int_equal(check("{\"cpuset.cpus\": \"$(cat /sys/devices/system/node/node0/cpulist)\"}",
+			       "expected a list of numbers and ranges"),
+			 -1);
+	assert_int_equal(check("{\"io.max\": \"8:0 rbps=1\\n\"}", "one line of printable text"),
+			 -1);
+	assert_int_equal(check("{\"cg_count\": \"2\"}", "cgroup2.cg_count '2'"), -1);
+	assert_int_equal(check("{\"pids.max\": [\"1\", \"2\"]}", "cgroup2.pids.max: expected one"),
+			 -1);
+	assert_int_equal(check("[\"memory.high\"]", "cgroup2: expected a map"), -1);
+	assert_int_equal(check("{\"hugetlb..max\": \"0\"}", "not a cgroup v2 interface"), -1);
+}
+
+/* 50% of memory: half of MemTotal, down to a whole page, whether or not the memory controller
+ * can be enabled here (a controller that cannot is listed, its keys not applied). */
+static void test_percentage(void **state)
+{
+	json_t *spec = json_pack("{s:s, s:s, s:n}", "memory.high", "50%", "memory.max", "1G",
+				 "memory.low");
+	struct cgroup_run cg;
+	unsigned long long kb = 0, want;
+	char err[512], line[256];
+	FILE *f = fopen("/proc/meminfo", "r");
+
+	(void)state;
+	assert_non_null(spec);
+	assert_non_null(f);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "MemTotal: %llu kB", &kb) == 1)
+			break;
+	fclose(f);
+	if (cgroup_plan(&cg, spec, err, sizeof(err))) {
+		json_decref(spec);
+		cgroup_free(&cg);
+		if (strstr(err, "no cgroup v2 hierarchy"))
+			skip();
+		fail_msg("%s", err);
+	}
+	want = kb * 1024 / 2 / (unsigned long long)sysconf(_SC_PAGESIZE) *
+	       (unsigned long long)sysconf(_SC_PAGESIZE);
+	assert_int_equal(cg.n_set, 2); /* memory.low: empty, skipped as LKP skips it */
+	for (size_t i = 0; i < cg.n_set; i++) {
+		if (!strcmp(cg.set[i].key, "memory.high")) {
+			assert_string_equal(cg.set[i].asked, "50%");
+			assert_int_equal(strtoull(cg.set[i].value, NULL, 10), want);
+		} else {
+			assert_string_equal(cg.set[i].value, "1G"); /* written as asked */
+		}
+		assert_true(cg.set[i].applied == (cg.n_missing == 0));
+	}
+	assert_false(cg.created);
+	cgroup_free(&cg);
+	json_decref(spec);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_lkp_keys),
+	    cmocka_unit_test(test_refusals),
+	    cmocka_unit_test(test_percentage),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
