@@ -21,13 +21,14 @@ static int fail_mark(struct loader *l, const yaml_mark_t *m, const char *fmt, ..
     __attribute__((format(printf, 3, 4)));
 static int fail_mark(struct loader *l, const yaml_mark_t *m, const char *fmt, ...)
 {
-	char msg[768];
+	char msg[768], w[4200];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	snprintf(l->err, l->errlen, "%s:%zu:%zu: %s", l->path, m->line + 1, m->column + 1, msg);
+	snprintf(l->err, l->errlen, "%s:%zu: %s", where_line(l, m->line + 1, w, sizeof(w)),
+		 m->column + 1, msg);
 	return -1;
 }
 
@@ -59,12 +60,14 @@ int check_erb(struct loader *l, const char *buf, size_t len)
 			   (open && memmem(open + 2, (size_t)(eol - open - 2), "%>", 2));
 
 		if (erb) {
+			char w[4200];
+
 			snprintf(
 			    l->err, l->errlen,
-			    "%s:%zu: ERB templates ('%%' lines, '<%% ... %%>') are not "
+			    "%s: ERB templates ('%%' lines, '<%% ... %%>') are not "
 			    "supported; expand the template first (LKP's split-job writes plain "
 			    "YAML)",
-			    l->path, line);
+			    where_line(l, line, w, sizeof(w)));
 			return -1;
 		}
 		if (!nl)
@@ -182,7 +185,8 @@ static int take_key(struct builder *b, const char *text, size_t len, const yaml_
 		return fail_mark(b->l, m, "a key must be a plain value, not a list or a map");
 	if (strlen(text) != len)
 		return fail_mark(b->l, m, "a key contains a NUL character");
-	if (json_object_get(top->v, text))
+	/* Included text may set a key again: the last value wins, as in LKP. */
+	if (json_object_get(top->v, text) && !b->l->included)
 		return fail_mark(b->l, m, "duplicate key '%s'", text);
 	top->key = strndup(text, len);
 	return top->key ? 0 : fail_mark(b->l, m, "out of memory");
