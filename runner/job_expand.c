@@ -437,7 +437,8 @@ char *job_path_params(json_t *tree)
 	job_programs(tree, &opts, &dims);
 	if (collect_params(tree, NULL, opts, &e, &n, &cap))
 		goto out;
-	qsort(e, n, sizeof(e[0]), cmp_pp);
+	if (n)
+		qsort(e, n, sizeof(e[0]), cmp_pp);
 	for (size_t i = 0; i < n; i++)
 		len += strlen(e[i].key) + 2 + (json_is_string(e[i].value) ? json_string_length(e[i].value) : 0);
 	out = p = malloc(len);

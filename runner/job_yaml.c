@@ -98,6 +98,7 @@ struct frame {
 	char *anchor;	   /* registered with the value when it ends */
 	size_t nodes0;	   /* l->nodes before it: its size, for its aliases */
 	int depth, deepest; /* its depth, and its deepest value's */
+	json_t *merged;	   /* keys a YAML merge (`<<: *ref`) set: the map's own may override */
 };
 
 /* One document being built. */
@@ -116,6 +117,7 @@ static void builder_reset(struct builder *b)
 	for (size_t i = 0; i < b->n; i++) {
 		free(b->stack[i].key);
 		free(b->stack[i].anchor);
+		json_decref(b->stack[i].merged);
 	}
 	b->n = 0;
 	json_decref(b->root);
@@ -151,6 +153,23 @@ static int add_anchor(struct builder *b, const char *name, json_t *entry, bool e
 	return 0;
 }
 
+/* A map, or a list of maps: what YAML's merge key `<<` takes. */
+static bool merge_value(const json_t *v)
+{
+	size_t i;
+	json_t *e;
+
+	if (json_is_object(v))
+		return true;
+	if (!json_is_array(v) || !json_array_size(v))
+		return false;
+	json_array_foreach (v, i, e) {
+		if (!json_is_object(e))
+			return false;
+	}
+	return true;
+}
+
 /* A value in its place: the document's root, the next item of a list, or the value of the
  * pending key of a map.  Takes v. */
 static int place(struct builder *b, json_t *v, int depth, int height, const yaml_mark_t *m)
@@ -166,6 +185,26 @@ static int place(struct builder *b, json_t *v, int depth, int height, const yaml
 	}
 	if (json_is_array(top->v)) {
 		bad = json_array_append_new(top->v, v);
+	} else if (!strcmp(top->key, "<<") && merge_value(v)) {
+		/* YAML's merge key (LKP's `<<: *REF`): the maps' keys, the map's own first, then
+		 * the earlier of the merged maps. */
+		json_t *one, *e;
+		const char *k;
+		size_t i;
+
+		bad = !top->merged && !(top->merged = json_object());
+		for (i = 0; !bad && i < (json_is_array(v) ? json_array_size(v) : 1); i++) {
+			one = json_is_array(v) ? json_array_get(v, i) : v;
+			json_object_foreach (one, k, e) {
+				if (json_object_get(top->v, k))
+					continue;
+				bad |= json_object_set(top->v, k, e) ||
+				       json_object_set_new(top->merged, k, json_null());
+			}
+		}
+		json_decref(v);
+		free(top->key);
+		top->key = NULL;
 	} else {
 		bad = json_object_set_new(top->v, top->key, v);
 		free(top->key);
@@ -186,7 +225,8 @@ static int take_key(struct builder *b, const char *text, size_t len, const yaml_
 	if (strlen(text) != len)
 		return fail_mark(b->l, m, "a key contains a NUL character");
 	/* Included text may set a key again: the last value wins, as in LKP. */
-	if (json_object_get(top->v, text) && !b->l->included)
+	if (json_object_get(top->v, text) && !b->l->included &&
+	    !json_object_get(top->merged, text))
 		return fail_mark(b->l, m, "duplicate key '%s'", text);
 	top->key = strndup(text, len);
 	return top->key ? 0 : fail_mark(b->l, m, "out of memory");
@@ -341,6 +381,7 @@ static int on_end(struct builder *b, const yaml_event_t *ev)
 		b->stack[b->n - 1].deepest = f.deepest;
 	free(f.anchor);
 	free(f.key);
+	json_decref(f.merged);
 	return ret;
 }
 
