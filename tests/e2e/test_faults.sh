@@ -397,4 +397,4 @@ check "faulty copies: no temp files left" [ -z "$(ls -A "$WORK/tmp")" ]
 check "faulty copies: no half runs" [ -z "$(half_runs "$WORK/rf")" ]
 fault_run fork_ignore process
 check "after the faulty copies, the next run on the tree works" bash -c \
-	"[ $rc -eq 0 ] && [ -s $WORK/rf/plugin/process-1-fork_ignore/*/*/*/*/c/1/stats.json ]"
+	"[ $rc -eq 0 ] && [ -s $WORK/rf/plugin/process-1-1s-fork_ignore/*/*/*/*/c/1/stats.json ]"

@@ -179,7 +179,7 @@ will-it-scale: {test: getppid1}
 Y
 sb split "$WORK/events.yaml"
 check "perf-stat events: [a, b]: one atomic job" bash -c \
-	"[ $rc -eq 0 ] && [ \$(grep -c '^# ' $WORK/out) -eq 1 ] && grep -q '^# events-process-1-getppid1.yaml' $WORK/out"
+	"[ $rc -eq 0 ] && [ \$(grep -c '^# ' $WORK/out) -eq 1 ] && grep -q '^# events-1-1s-getppid1.yaml' $WORK/out"
 check "perf-stat events: [a, b]: the job keeps both events" bash -c \
 	"grep -A2 '^  events:' $WORK/out | grep -q -- '- cpu-clock' && grep -A2 '^  events:' $WORK/out | grep -q -- '- task-clock'"
 sb run "$WORK/events.yaml" --dry-run --results "$WORK/ev-results"

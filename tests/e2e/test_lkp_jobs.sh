@@ -1,6 +1,8 @@
 #!/bin/bash
 # lkp-tests' own will-it-scale job files (tests/fixtures/lkp-jobs/jobs, copied from
-# lkp-tests) split into the atomic jobs LKP's split-job makes of them, with LKP's names
+# lkp-tests), and scalebench's (jobs/scalebench: two shipped jobs and a robot-style one with
+# commits, a rootfs, setup programs and a long value), split into the atomic jobs LKP's
+# split-job makes of them, with LKP's names
 # (FILE.yaml.names, printed by LKP's split-job: tests/fixtures/lkp-jobs/regenerate.sh):
 # multi-document files (the header is a job too), `<<:` includes, path_params with every
 # program option (runtime, cgroup2's values), and LKP's own split-job output loading back.
