@@ -81,8 +81,8 @@ static char *join(const char *dir, const char *file)
 }
 
 /* Ruby's Dir.glob of ROOT, "**" and FILE, first match: ROOT itself first, then its
- * directories in sorted
- * order (symbolic links to directories not followed, as ** does not follow them). */
+ * directories in sorted order (symbolic links to directories not followed, as ** does not
+ * follow them). */
 static char *search_below(const char *root, const char *file, int depth)
 {
 	struct dirent **ents = NULL;
@@ -420,6 +420,13 @@ static int include_one(struct loader *l, const char *where, const char *c, size_
 		fail(l, NULL, "%s: include '%s': %s", where, found, strerror(errno));
 		goto out;
 	}
+	/* Kernel files are no job files, and some never end (/proc/kmsg). */
+	if (!strncmp(real, "/proc/", 6) || !strncmp(real, "/sys/", 5) ||
+	    !strncmp(real, "/dev/", 5)) {
+		fail(l, NULL, "%s: include '%s': not a job file (under /proc, /sys or /dev)", where,
+		     real);
+		goto out;
+	}
 	json_array_foreach (chain, i, c2) {
 		if (!strcmp(json_string_value(c2), real)) {
 			fail(l, NULL, "%s: include loop: '%s' includes itself (through %zu file%s)",
@@ -487,6 +494,12 @@ static int expand(struct loader *l, const char *buf, size_t len, const char *pat
 		} else if (put_line(out, indent, ni, p, n, path, line)) {
 			return fail(l, NULL, "out of memory");
 		}
+		/* A file including another twice, which includes another twice...: the text
+		 * grows with every level, so its size is what is bounded. */
+		if (out->n > JOB_MAX_INCLUDE_BYTES)
+			return fail(l, NULL,
+				    "%s:%zu: the job file with its includes is larger than %u MiB",
+				    path, line, JOB_MAX_INCLUDE_BYTES >> 20);
 		if (!nl)
 			break;
 		p = nl + 1;

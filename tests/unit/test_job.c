@@ -758,6 +758,32 @@ static void test_includes(void **state)
 				  sizeof(err)),
 			 -1);
 	assert_non_null(strstr(err, "include loop"));
+	/* Includes that multiply (each file including the next one twice, 12 deep, over 5000
+	 * bytes: 20 MB) are bounded by the size of the text they make. */
+	{
+		char name[32], text[5100];
+
+		for (int i = 0; i < 12; i++) {
+			snprintf(name, sizeof(name), "jobs/sub/m%d.yaml", i);
+			snprintf(text, sizeof(text), "<<: m%d.yaml\n<<: m%d.yaml\n", i + 1, i + 1);
+			write_job(name, text);
+		}
+		memset(text, 'x', 5000);
+		memcpy(text, "a: ", 3);
+		strcpy(text + 5000, "\n");
+		write_job("jobs/sub/m12.yaml", text);
+		assert_int_equal(job_load(write_job("jobs/sub/mult.yaml", "<<: m0.yaml\n"), 2, &job,
+					  err, sizeof(err)),
+				 -1);
+		if (!strstr(err, "larger than 16 MiB"))
+			print_error("%s\n", err);
+		assert_non_null(strstr(err, "larger than 16 MiB"));
+	}
+	/* Kernel files are refused, not read. */
+	assert_int_equal(job_load(write_job("jobs/sub/k.yaml", "<<: /proc/self/status\n"), 2, &job,
+				  err, sizeof(err)),
+			 -1);
+	assert_non_null(strstr(err, "not a job file"));
 	/* YAML's own merge key (LKP's `<< : *REF`) is not an include: it merges, and the map's
 	 * own keys win over the merged ones. */
 	load_ok(write_job("jobs/sub/merge.yaml", "b: &b {test: getppid1, mode: thread}\n"
