@@ -491,16 +491,47 @@ static void rootfs_filename(const char *rootfs, char *out, size_t len)
 	snprintf(out, len, "%.*s", (int)(end - start), start);
 }
 
+/* stem ends with "-<suffix>-<kconfig>" (the kconfig's characters mapped as path_params'). */
+static bool ends_with_kconfig(const char *stem, const char *suffix, const char *kc)
+{
+	size_t ls = strlen(stem), lp = strlen(suffix), lk = strlen(kc);
+	const char *p;
+
+	if (ls < lp + lk + 2)
+		return false;
+	p = stem + ls - lp - lk - 2;
+	if (p[0] != '-' || strncmp(p + 1, suffix, lp) || p[lp + 1] != '-')
+		return false;
+	p += lp + 2;
+	for (size_t i = 0; i < lk; i++)
+		if (p[i] != (pp_char_ok(kc[i]) ? kc[i] : '_'))
+			return false;
+	return true;
+}
+
 /* split-job's file name: <job>-<path_params>, then each commit of the job and its rootfs.  An
  * atomic job file already named so (split's own output, or LKP's) keeps its name, so
- * splitting it again gives the same file. */
-static char *atomic_name(const char *stem, const char *pp, json_t *t)
+ * splitting it again gives the same file.  with_kconfig: the file gives several kconfigs,
+ * which LKP's names leave out (its split-job writes them all to one file): the kconfig is
+ * added after path_params, so each atomic job has a name of its own. */
+static char *atomic_name(const char *stem, const char *pp, json_t *t, bool with_kconfig)
 {
+	const char *kc = json_string_value(json_object_get(t, "kconfig"));
 	size_t ls = strlen(stem), lp;
 	char *suffix = NULL, *name, *next;
 
 	if (asprintf(&suffix, "%s", pp) < 0)
 		return NULL;
+	if (with_kconfig && kc) {
+		if (asprintf(&next, "%s-%s", suffix, kc) < 0)
+			next = NULL;
+		free(suffix);
+		if (!(suffix = next))
+			return NULL;
+		for (char *c = suffix + strlen(pp); *c; c++)
+			if (!pp_char_ok(*c))
+				*c = '_';
+	}
 	for (size_t i = 0; name_commits[i]; i++) {
 		const char *c = json_string_value(json_object_get(t, name_commits[i]));
 
@@ -525,6 +556,8 @@ static char *atomic_name(const char *stem, const char *pp, json_t *t)
 	lp = strlen(suffix);
 	if (ls > lp && stem[ls - lp - 1] == '-' && !strcmp(stem + ls - lp, suffix))
 		name = strdup(stem);
+	else if (!with_kconfig && kc && ends_with_kconfig(stem, suffix, kc))
+		name = strdup(stem); /* split's own file of one of several kconfigs */
 	else if (asprintf(&name, "%s-%s", stem, suffix) < 0)
 		name = NULL;
 	free(suffix);
@@ -584,11 +617,15 @@ int expand_document(struct loader *l, json_t *doc, json_t *names)
 	size_t total = 1, *choice = NULL;
 	struct atomic_job *grown;
 	json_t **lists = NULL;
+	bool kconfig_dim = false;
 	int ret = -1;
 
 	job_programs(doc, &opts, &dims_set);
 	if (find_dims(l, doc, root, dims_set, &dims))
 		goto out;
+	for (size_t i = 0; i < dims.n; i++)
+		kconfig_dim |= json_array_size(dims.v[i].segs) == 1 &&
+			       !strcmp(json_string_value(json_array_get(dims.v[i].segs, 0)), "kconfig");
 	/* Bounded: job_load counted every document's atomic jobs first (count_atomic). */
 	for (size_t i = 0; i < dims.n; i++)
 		total *= json_array_size(walk(doc, dims.v[i].segs));
@@ -618,7 +655,8 @@ int expand_document(struct loader *l, json_t *doc, json_t *names)
 			goto out;
 		}
 		a->path_params = job_path_params(t);
-		a->name = a->path_params ? atomic_name(job->name, a->path_params, t) : NULL;
+		a->name = a->path_params ? atomic_name(job->name, a->path_params, t, kconfig_dim)
+					 : NULL;
 		/* Independent of the document and of the other atomic jobs: a caller may
 		 * add keys to one before writing it. */
 		a->tree = json_deep_copy(t);

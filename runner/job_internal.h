@@ -10,8 +10,8 @@
 #include <stddef.h>
 #include <yaml.h>
 
-/* What a key the job file leaves out means (job_check.c reads them, job_expand.c puts mode
- * and nr_task in path_params). */
+/* What a key the job file leaves out means (job_check.c reads them; path_params, as LKP's,
+ * names only what the job gives). */
 #define DEFAULT_MODE	"process"
 #define DEFAULT_NR_TASK "100%"
 #define DEFAULT_RUNTIME 300.0

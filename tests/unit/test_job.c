@@ -300,6 +300,18 @@ static void test_path_params(void **state)
 	assert_string_equal(job.atomic[1].path_params, "getppid1");
 	job_free(&job);
 
+	/* Several kconfigs: each name gets its kconfig (LKP's would be one name for both). */
+	load_ok(write_job("kc.yaml", "test: getppid1\nkconfig: [x86_64-rhel, \"a b\"]\n"), 2, &job);
+	assert_int_equal(job.n_atomic, 2);
+	assert_string_equal(job.atomic[0].name, "kc-getppid1-x86_64-rhel");
+	assert_string_equal(job.atomic[1].name, "kc-getppid1-a_b");
+	assert_string_equal(job.atomic[1].path_params, "getppid1");
+	job_free(&job);
+	/* ... and one of them split again keeps its name. */
+	load_ok(write_job("kc-getppid1-a_b.yaml", "test: getppid1\nkconfig: a b\n"), 2, &job);
+	assert_string_equal(job.atomic[0].name, "kc-getppid1-a_b");
+	job_free(&job);
+
 	/* Top-level test and mode count as the will-it-scale ones; .yml is stripped too. */
 	load_ok(write_job("top.yml", "test: getppid1\nmode: thread\nnr_task: 3\n"), 2, &job);
 	assert_string_equal(job.atomic[0].name, "top-thread-3-getppid1");
