@@ -58,7 +58,8 @@ const char *where_line(const struct loader *l, size_t line, char *buf, size_t le
 	json_t *m = l->srcmap ? json_array_get(l->srcmap, line - 1) : NULL;
 
 	if (m)
-		snprintf(buf, len, "%s:%" JSON_INTEGER_FORMAT, json_string_value(json_array_get(m, 0)),
+		snprintf(buf, len, "%s:%" JSON_INTEGER_FORMAT,
+			 json_string_value(json_array_get(m, 0)),
 			 json_integer_value(json_array_get(m, 1)));
 	else
 		snprintf(buf, len, "%s:%zu", l->path, line);

@@ -197,7 +197,7 @@ static json_t *instantiate(json_t *node, json_t *const *lists, const size_t *cho
 
 /* lib/job.rb's EXPAND_DIMS: expanded whatever programs the job uses. */
 static const char *const expand_dims[] = {
-    "kconfig",	    "commit",	      "rootfs",		  "ltp_commit",	  "nvml_commit",
+    "kconfig",	       "commit",      "rootfs",		  "ltp_commit",	  "nvml_commit",
     "blktests_commit", "qemu_commit", "perf_test_commit", "linux_commit", NULL,
 };
 
@@ -327,20 +327,22 @@ static int find_dims(struct loader *l, json_t *obj, const json_t *segs, json_t *
 				if (ret)
 					break;
 				if (what)
-					ret = fail(l, e,
-						   "%s[%zu]: %s is not supported (a list under '%s' "
-						   "is a dimension: give a list of values)",
-						   dims->v[dims->n - 1].shown, i, what, k);
+					ret =
+					    fail(l, e,
+						 "%s[%zu]: %s is not supported (a list under '%s' "
+						 "is a dimension: give a list of values)",
+						 dims->v[dims->n - 1].shown, i, what, k);
 				else if (json_is_null(e))
 					ret =
 					    fail(l, v, "%s[%zu]: empty list item; expected a value",
 						 dims->v[dims->n - 1].shown, i);
 				else if (is_template(e))
-					ret = fail(l, e,
-						   "%s[%zu]: LKP's '{{ ... }}' expressions are Ruby "
-						   "and are not supported; expand the job first (lkp "
-						   "split-job)",
-						   dims->v[dims->n - 1].shown, i);
+					ret =
+					    fail(l, e,
+						 "%s[%zu]: LKP's '{{ ... }}' expressions are Ruby "
+						 "and are not supported; expand the job first (lkp "
+						 "split-job)",
+						 dims->v[dims->n - 1].shown, i);
 			}
 		} else if (json_is_object(v)) {
 			ret = find_dims(l, v, path, dims_set, dims);
@@ -391,7 +393,8 @@ static int collect_params(json_t *obj, const char *parent, json_t *opts, struct 
 				*e = g;
 				*cap = c;
 			}
-			(*e)[*n] = (struct pp_entry){k, v, type ? json_string_value(type)[0] : 0, *n};
+			(*e)[*n] =
+			    (struct pp_entry){k, v, type ? json_string_value(type)[0] : 0, *n};
 			(*n)++;
 		}
 		if (json_is_object(v) && collect_params(v, k, opts, e, n, cap))
@@ -403,8 +406,10 @@ static int collect_params(json_t *obj, const char *parent, json_t *opts, struct 
 /* A YAML 1.1 boolean word: LKP's YAML reads it as true or false (and leaves false out). */
 static int yaml_bool(const char *s)
 {
-	static const char *const t[] = {"true", "True", "TRUE", "yes", "Yes", "YES", "on", "On", "ON", NULL};
-	static const char *const f[] = {"false", "False", "FALSE", "no", "No", "NO", "off", "Off", "OFF", NULL};
+	static const char *const t[] = {"true", "True", "TRUE", "yes", "Yes",
+					"YES",	"on",	"On",	"ON",  NULL};
+	static const char *const f[] = {"false", "False", "FALSE", "no",  "No",
+					"NO",	 "off",	  "Off",   "OFF", NULL};
 
 	return in_names(t, s) ? 1 : in_names(f, s) ? 0 : -1;
 }
@@ -440,7 +445,8 @@ char *job_path_params(json_t *tree)
 	if (n)
 		qsort(e, n, sizeof(e[0]), cmp_pp);
 	for (size_t i = 0; i < n; i++)
-		len += strlen(e[i].key) + 2 + (json_is_string(e[i].value) ? json_string_length(e[i].value) : 0);
+		len += strlen(e[i].key) + 2 +
+		       (json_is_string(e[i].value) ? json_string_length(e[i].value) : 0);
 	out = p = malloc(len);
 	if (!out)
 		goto out;
@@ -624,8 +630,9 @@ int expand_document(struct loader *l, json_t *doc, json_t *names)
 	if (find_dims(l, doc, root, dims_set, &dims))
 		goto out;
 	for (size_t i = 0; i < dims.n; i++)
-		kconfig_dim |= json_array_size(dims.v[i].segs) == 1 &&
-			       !strcmp(json_string_value(json_array_get(dims.v[i].segs, 0)), "kconfig");
+		kconfig_dim |=
+		    json_array_size(dims.v[i].segs) == 1 &&
+		    !strcmp(json_string_value(json_array_get(dims.v[i].segs, 0)), "kconfig");
 	/* Bounded: job_load counted every document's atomic jobs first (count_atomic). */
 	for (size_t i = 0; i < dims.n; i++)
 		total *= json_array_size(walk(doc, dims.v[i].segs));
@@ -655,8 +662,8 @@ int expand_document(struct loader *l, json_t *doc, json_t *names)
 			goto out;
 		}
 		a->path_params = job_path_params(t);
-		a->name = a->path_params ? atomic_name(job->name, a->path_params, t, kconfig_dim)
-					 : NULL;
+		a->name =
+		    a->path_params ? atomic_name(job->name, a->path_params, t, kconfig_dim) : NULL;
 		/* Independent of the document and of the other atomic jobs: a caller may
 		 * add keys to one before writing it. */
 		a->tree = json_deep_copy(t);

@@ -273,7 +273,8 @@ static int parse_spec(struct loader *l, const char *where, const char *c, size_t
 						if (ok)
 							json_array_append_new(
 							    spec->ignore,
-							    json_string((const char *)e->data.scalar.value));
+							    json_string((const char *)
+									    e->data.scalar.value));
 					}
 				} else if (v->type != YAML_SCALAR_NODE) {
 					ok = 0;
@@ -282,7 +283,8 @@ static int parse_spec(struct loader *l, const char *where, const char *c, size_t
 					spec->file = strdup((const char *)v->data.scalar.value);
 				} else if (!strcmp(ks, "ignore")) {
 					json_array_append_new(
-					    spec->ignore, json_string((const char *)v->data.scalar.value));
+					    spec->ignore,
+					    json_string((const char *)v->data.scalar.value));
 				} else {
 					json_object_set_new(
 					    spec->overrides, ks,
@@ -294,10 +296,11 @@ static int parse_spec(struct loader *l, const char *where, const char *c, size_t
 		yaml_parser_delete(&p);
 		if (ok && spec->file && *spec->file)
 			return 0;
-		return fail(l, NULL,
-			    "%s: include '%.*s': expected {file: FILE} with optional ignore: [KEY...] "
-			    "and KEY: VALUE overrides",
-			    where, (int)n, c);
+		return fail(
+		    l, NULL,
+		    "%s: include '%.*s': expected {file: FILE} with optional ignore: [KEY...] "
+		    "and KEY: VALUE overrides",
+		    where, (int)n, c);
 	}
 	if (n >= 2 && (c[0] == '\'' || c[0] == '"') && c[n - 1] == c[0]) {
 		c++;
@@ -335,8 +338,8 @@ static int apply_spec(const struct include_spec *spec, char **buf, size_t *len)
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *eol = nl ? nl : end;
 		size_t n = (size_t)(eol - p), i;
-		bool doc_end = !nl || (n >= 3 && !strncmp(p, "---", 3) &&
-				       strspn(p + 3, " \t") == n - 3);
+		bool doc_end =
+		    !nl || (n >= 3 && !strncmp(p, "---", 3) && strspn(p + 3, " \t") == n - 3);
 		bool drop = false;
 		json_t *ig;
 

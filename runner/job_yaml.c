@@ -98,7 +98,7 @@ struct frame {
 	char *anchor;	   /* registered with the value when it ends */
 	size_t nodes0;	   /* l->nodes before it: its size, for its aliases */
 	int depth, deepest; /* its depth, and its deepest value's */
-	json_t *merged;	   /* keys a YAML merge (`<<: *ref`) set: the map's own may override */
+	json_t *merged;	    /* keys a YAML merge (`<<: *ref`) set: the map's own may override */
 };
 
 /* One document being built. */
@@ -225,8 +225,7 @@ static int take_key(struct builder *b, const char *text, size_t len, const yaml_
 	if (strlen(text) != len)
 		return fail_mark(b->l, m, "a key contains a NUL character");
 	/* Included text may set a key again: the last value wins, as in LKP. */
-	if (json_object_get(top->v, text) && !b->l->included &&
-	    !json_object_get(top->merged, text))
+	if (json_object_get(top->v, text) && !b->l->included && !json_object_get(top->merged, text))
 		return fail_mark(b->l, m, "duplicate key '%s'", text);
 	top->key = strndup(text, len);
 	return top->key ? 0 : fail_mark(b->l, m, "out of memory");

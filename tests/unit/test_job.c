@@ -176,10 +176,10 @@ static void test_matrix_counts(void **state)
 	json_t *sysctl = json_object_get(json_object_get(a->tree, "setup"), "sysctl");
 	assert_string_equal(json_string_value(json_object_get(sysctl, "sc_max_map_count")),
 			    "262144");
-	assert_int_equal(json_array_size(json_object_get(
-			     json_object_get(json_object_get(a->tree, "tuning"), "sysctl"),
-			     "vm.max_map_count")),
-			 2);
+	assert_int_equal(
+	    json_array_size(json_object_get(
+		json_object_get(json_object_get(a->tree, "tuning"), "sysctl"), "vm.max_map_count")),
+	    2);
 	assert_string_equal(json_string_value(json_object_get(
 				json_object_get(json_object_get(a->tree, "tuning"), "fixed"), "a")),
 			    "b");
@@ -241,11 +241,12 @@ static void test_path_params(void **state)
 	 * (cpu_node_bind, cpufreq_governor, memory.max, mode, nr_task, test), whatever the
 	 * file's order and depth; characters outside [-a-zA-Z0-9+=:.%] become '_', byte by
 	 * byte; keys that are no program's option (zeta, warmup) are not in it. */
-	load_ok(write_job("pp.yaml", "zeta: [\"b/c d\", \"x*y\"]\nwarmup: 0\n"
-				     "will-it-scale:\n  test: getppid1\n  mode: [thread]\n"
-				     "nr_task: [50%]\ncgroup2: {memory.max: [\"k=v:1.0+\", \"\xc3\xa9\"]}\n"
-				     "cpufreq_governor: \"b/c d\"\n"
-				     "setup: {cpu_node_bind: x*y}\n"),
+	load_ok(write_job("pp.yaml",
+			  "zeta: [\"b/c d\", \"x*y\"]\nwarmup: 0\n"
+			  "will-it-scale:\n  test: getppid1\n  mode: [thread]\n"
+			  "nr_task: [50%]\ncgroup2: {memory.max: [\"k=v:1.0+\", \"\xc3\xa9\"]}\n"
+			  "cpufreq_governor: \"b/c d\"\n"
+			  "setup: {cpu_node_bind: x*y}\n"),
 		2, &job);
 	assert_int_equal(job.n_atomic, 2);
 	a = &job.atomic[0];
@@ -259,9 +260,12 @@ static void test_path_params(void **state)
 	/* Values cut to 31 characters (UTF-8 characters, as Ruby's [0..30]); absent (null)
 	 * options, and false ones, left out; '=' options (LKP's '# = name' in a program)
 	 * would show as name=value. */
-	load_ok(write_job("cut.yaml", "test: getppid1\nmode: ~\nno_affinity: false\n"
-				      "smt: yes\nsysctl: {sc_pid_max: \"123456789012345678901234567890\xc3\xa9XYZ\"}\n"),
-		2, &job);
+	load_ok(
+	    write_job(
+		"cut.yaml",
+		"test: getppid1\nmode: ~\nno_affinity: false\n"
+		"smt: yes\nsysctl: {sc_pid_max: \"123456789012345678901234567890\xc3\xa9XYZ\"}\n"),
+	    2, &job);
 	assert_string_equal(job.atomic[0].path_params,
 			    "123456789012345678901234567890__-true-getppid1");
 	job_free(&job);
@@ -478,11 +482,12 @@ static void test_semantic_errors(void **state)
 				     "foo: [[1, 2], ~]\n"),
 		2, &job);
 	assert_int_equal(job.n_atomic, 1);
-	assert_int_equal(json_array_size(json_object_get(job.atomic[0].tree, "need_kconfig_hw")), 2);
+	assert_int_equal(json_array_size(json_object_get(job.atomic[0].tree, "need_kconfig_hw")),
+			 2);
 	job_free(&job);
 	/* LKP's {{ }} expressions are Ruby: refused, like ERB. */
-	expect_error("test: getppid1\nnr_task: \"{{ nr_cpu / 2 }}\"\n", "bad.yaml:2: nr_task: LKP's '{{ ... }}'",
-		     NULL);
+	expect_error("test: getppid1\nnr_task: \"{{ nr_cpu / 2 }}\"\n",
+		     "bad.yaml:2: nr_task: LKP's '{{ ... }}'", NULL);
 	expect_error("suite: will-it-scale\n", "bad.yaml: no testcase", "scalebench list");
 	expect_error("test: getppid1\nwill-it-scale:\n  test: getppid1\n",
 		     "test and will-it-scale.test are both set", NULL);
@@ -638,9 +643,10 @@ static void test_monitor_lists(void **state)
 	assert_int_equal(json_array_size(json_object_get(job.atomic[0].tree, "turbostat")), 2);
 	job_free(&job);
 
-	load_ok(write_job("ev.yaml", "perf-stat: {events: [cpu-clock, task-clock]}\n"
-				     "nr_task: [1, 2]\ncommit: [a, b]\nfs: [xfs, ext4]\nfoo: [x, y]\n"
-				     "will-it-scale: {test: getppid1, mode: [process, thread]}\n"),
+	load_ok(write_job("ev.yaml",
+			  "perf-stat: {events: [cpu-clock, task-clock]}\n"
+			  "nr_task: [1, 2]\ncommit: [a, b]\nfs: [xfs, ext4]\nfoo: [x, y]\n"
+			  "will-it-scale: {test: getppid1, mode: [process, thread]}\n"),
 		2, &job);
 	assert_int_equal(job.n_atomic, 16);
 	for (size_t i = 0; i < job.n_atomic; i++)
@@ -689,9 +695,10 @@ static void test_header_job(void **state)
 	struct job_file job;
 	(void)state;
 
-	load_ok(write_job("part.yaml", "nr_task: [100%]\nwill-it-scale:\n  mode: [process, thread]\n"
-				       "  test: [getppid1, lock1]\n---\nwill-it-scale:\n"
-				       "  mode: [process]\n  test: [malloc1]\n"),
+	load_ok(write_job("part.yaml",
+			  "nr_task: [100%]\nwill-it-scale:\n  mode: [process, thread]\n"
+			  "  test: [getppid1, lock1]\n---\nwill-it-scale:\n"
+			  "  mode: [process]\n  test: [malloc1]\n"),
 		2, &job);
 	assert_int_equal(job.n_atomic, 5);
 	assert_string_equal(job.atomic[0].name, "part-process-100%-getppid1");
@@ -723,21 +730,25 @@ static void test_includes(void **state)
 	write_job("jobs/cg.yaml", "cgroup2:\n  memory.high: 90%\n  pids.max: 10000\nruntime: 5s\n");
 	write_job("jobs/sub/wis.yaml", "will-it-scale:\n  test:\n    - getppid1\n    - lock1\n");
 	write_job("jobs/sub/nested.yaml", "setup:\n  <<: ../cg.yaml\n");
-	load_ok(write_job("jobs/sub/both.yaml", "<<: cg.yaml\n<<: wis.yaml\nruntime: 7s\n"), 2, &job);
+	load_ok(write_job("jobs/sub/both.yaml", "<<: cg.yaml\n<<: wis.yaml\nruntime: 7s\n"), 2,
+		&job);
 	assert_int_equal(job.n_atomic, 2);
 	/* runtime: the file's own, after the include, wins */
 	assert_string_equal(job.atomic[0].name, "both-90%-10000-7s-getppid1");
 	assert_float_equal(job.atomic[1].runtime_s, 7, 0);
 	job_free(&job);
 	/* before the include, the included value wins */
-	load_ok(write_job("jobs/sub/first.yaml", "runtime: 7s\n<<: cg.yaml\ntest: getppid1\n"), 2, &job);
+	load_ok(write_job("jobs/sub/first.yaml", "runtime: 7s\n<<: cg.yaml\ntest: getppid1\n"), 2,
+		&job);
 	assert_float_equal(job.atomic[0].runtime_s, 5, 0);
 	job_free(&job);
 	/* indented: the included keys land in the map; an included file's own include too */
 	load_ok(write_job("jobs/sub/ind.yaml", "test: getppid1\n<<: nested.yaml\n"), 2, &job);
-	assert_string_equal(json_string_value(json_object_get(json_object_get(json_object_get(
-				job.atomic[0].tree, "setup"), "cgroup2"), "pids.max")),
-			    "10000");
+	assert_string_equal(
+	    json_string_value(json_object_get(
+		json_object_get(json_object_get(job.atomic[0].tree, "setup"), "cgroup2"),
+		"pids.max")),
+	    "10000");
 	job_free(&job);
 	/* {file:, ignore:, KEY: VALUE}: as in LKP, the lines that set an ignored key are dropped,
 	 * and an override replaces the line that sets the key at the start of a line, or is
@@ -748,27 +759,30 @@ static void test_includes(void **state)
 	assert_null(json_object_get(job.atomic[0].tree, "runtime"));
 	assert_int_equal(job.atomic[0].nr_task, 3);
 	job_free(&job);
-	load_ok(write_job("jobs/sub/opt2.yaml", "test: getppid1\n<<: {file: cg.yaml, runtime: 9s}\n"),
-		2, &job);
+	load_ok(
+	    write_job("jobs/sub/opt2.yaml", "test: getppid1\n<<: {file: cg.yaml, runtime: 9s}\n"),
+	    2, &job);
 	assert_float_equal(job.atomic[0].runtime_s, 9, 0);
 	job_free(&job);
 	/* A missing file: the including file and line. */
-	assert_int_equal(job_load(write_job("jobs/sub/miss.yaml", "test: getppid1\n<<: nope.yaml\n"), 2,
-				  &job, err, sizeof(err)),
-			 -1);
+	assert_int_equal(
+	    job_load(write_job("jobs/sub/miss.yaml", "test: getppid1\n<<: nope.yaml\n"), 2, &job,
+		     err, sizeof(err)),
+	    -1);
 	assert_non_null(strstr(err, "jobs/sub/miss.yaml:2: included file 'nope.yaml' not found"));
 	/* An error in included text names the included file and its line. */
 	write_job("jobs/sub/badinc.yaml", "a: 1\nnr_task: 0\n");
-	assert_int_equal(job_load(write_job("jobs/sub/usebad.yaml", "test: getppid1\n<<: badinc.yaml\n"),
-				  2, &job, err, sizeof(err)),
-			 -1);
+	assert_int_equal(
+	    job_load(write_job("jobs/sub/usebad.yaml", "test: getppid1\n<<: badinc.yaml\n"), 2,
+		     &job, err, sizeof(err)),
+	    -1);
 	assert_non_null(strstr(err, "jobs/sub/badinc.yaml:2: nr_task '0'"));
 	/* Loops, direct or not, are refused. */
 	write_job("jobs/sub/l1.yaml", "<<: l2.yaml\n");
 	write_job("jobs/sub/l2.yaml", "test: getppid1\n<<: l1.yaml\n");
-	assert_int_equal(job_load(write_job("jobs/sub/loop.yaml", "<<: l1.yaml\n"), 2, &job, err,
-				  sizeof(err)),
-			 -1);
+	assert_int_equal(
+	    job_load(write_job("jobs/sub/loop.yaml", "<<: l1.yaml\n"), 2, &job, err, sizeof(err)),
+	    -1);
 	assert_non_null(strstr(err, "include loop"));
 	/* Includes that multiply (each file including the next one twice, 12 deep, over 5000
 	 * bytes: 20 MB) are bounded by the size of the text they make. */
@@ -816,7 +830,8 @@ static const char *write_docs(size_t docs, size_t per_doc)
 	assert_non_null(text);
 	n = (size_t)snprintf(text, cap, "test: getppid1\n");
 	for (size_t d = 0; d < docs; d++) {
-		n += (size_t)snprintf(text + n, cap - n, "---\nkconfig: k%zu\ncpufreq_governor: [", d);
+		n += (size_t)snprintf(text + n, cap - n, "---\nkconfig: k%zu\ncpufreq_governor: [",
+				      d);
 		for (size_t i = 0; i < per_doc; i++)
 			n += (size_t)snprintf(text + n, cap - n, "%s%zu-%zu", i ? ", " : "", d, i);
 		n += (size_t)snprintf(text + n, cap - n, "]\n");
@@ -840,24 +855,40 @@ static void test_atomic_cap(void **state)
 	assert_int_equal(job_load(write_docs(150, 100), 2, &job, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "15001 atomic jobs (151 documents)"));
 	/* One document: the product of its lists, even past what a size_t holds. */
-	expect_error("test: getppid1\naspm: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]\n"
-		     "chrt: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\ndisk: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n"
-		     "fuse: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n",
-		     "bad.yaml: the job file expands to 11000 atomic jobs (1 document); at most "
-		     "10000",
-		     NULL);
+	expect_error(
+	    "test: getppid1\naspm: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]\n"
+	    "chrt: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\ndisk: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n"
+	    "fuse: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n",
+	    "bad.yaml: the job file expands to 11000 atomic jobs (1 document); at most "
+	    "10000",
+	    NULL);
 	{
 		/* 20 of LKP's setup programs, each given 10 values */
-		static const char *const progs[] = {
-		    "acpi_cpufreq", "aspm",	    "autonuma_migration", "block_queue",
-		    "boot_params",  "cgroup",	    "cgroup2",		  "chrt",
-		    "cooling_device", "cpufreq",    "cpufreq_governor",	  "cpuidle_cstate",
-		    "cpuoffline",   "dirty_thresh", "disk",		  "drop_caches",
-		    "fs",	    "fs1",	    "fs2",		  "fuse"};
+		static const char *const progs[] = {"acpi_cpufreq",
+						    "aspm",
+						    "autonuma_migration",
+						    "block_queue",
+						    "boot_params",
+						    "cgroup",
+						    "cgroup2",
+						    "chrt",
+						    "cooling_device",
+						    "cpufreq",
+						    "cpufreq_governor",
+						    "cpuidle_cstate",
+						    "cpuoffline",
+						    "dirty_thresh",
+						    "disk",
+						    "drop_caches",
+						    "fs",
+						    "fs1",
+						    "fs2",
+						    "fuse"};
 		char big[2048] = "test: getppid1\n";
 
 		for (int k = 0; k < 20; k++)
-			sprintf(big + strlen(big), "%s: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]\n", progs[k]);
+			sprintf(big + strlen(big), "%s: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]\n",
+				progs[k]);
 		expect_error(big, "expands to more than 18446744073709551615 atomic jobs", NULL);
 	}
 	load_ok(write_docs(3, 3333), 2, &job);
