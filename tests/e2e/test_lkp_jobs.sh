@@ -28,7 +28,7 @@ for f in "$FIX"/*/*.yaml; do
 	skip=$(skipped_on_purpose "$base")
 	grep -vxF "${skip:-/}" "$f.names" >"$WORK/want"
 	check "$base: exit 0" [ $rc -eq 0 ]
-	check "$base: LKP's atomic job names, in LKP's order ($(wc -l <"$WORK/want") jobs)" \
+	check "LKP's atomic job names, in LKP's order: $base ($(wc -l <"$WORK/want") jobs)" \
 		diff "$WORK/want" "$WORK/got"
 	if [ -n "$skip" ]; then
 		check "$base: the job skipped on purpose is noted" \
