@@ -53,11 +53,24 @@ void mark_copy(struct loader *l, json_t *to, const json_t *from)
 	mark_set(l, to, &m);
 }
 
+const char *where_line(const struct loader *l, size_t line, char *buf, size_t len)
+{
+	json_t *m = l->srcmap ? json_array_get(l->srcmap, line - 1) : NULL;
+
+	if (m)
+		snprintf(buf, len, "%s:%" JSON_INTEGER_FORMAT,
+			 json_string_value(json_array_get(m, 0)),
+			 json_integer_value(json_array_get(m, 1)));
+	else
+		snprintf(buf, len, "%s:%zu", l->path, line);
+	return buf;
+}
+
 /* An error about a value: "FILE:LINE: message", or "FILE: message" when the
  * value has no line (a default, or a null). */
 int fail(struct loader *l, const json_t *at, const char *fmt, ...)
 {
-	char msg[768];
+	char msg[768], w[4200];
 	va_list ap;
 	int line;
 
@@ -65,7 +78,8 @@ int fail(struct loader *l, const json_t *at, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	if (mark_get(l, at, &line, NULL))
-		snprintf(l->err, l->errlen, "%s:%d: %s", l->path, line, msg);
+		snprintf(l->err, l->errlen, "%s: %s", where_line(l, (size_t)line, w, sizeof(w)),
+			 msg);
 	else
 		snprintf(l->err, l->errlen, "%s: %s", l->path, msg);
 	return -1;
@@ -183,6 +197,12 @@ static int check_expansion(struct loader *l, json_t *merged)
 	return 0;
 }
 
+/* will-it-scale.test or test, set: the document names a testcase. */
+static bool has_test(json_t *doc)
+{
+	return get_set(json_object_get(doc, "will-it-scale"), "test") || get_set(doc, "test");
+}
+
 int job_load(const char *path, unsigned nr_online, struct job_file *job, char *err, size_t errlen)
 {
 	struct loader l = {.path = path,
@@ -192,7 +212,6 @@ int job_load(const char *path, unsigned nr_online, struct job_file *job, char *e
 			   .marks = json_object(),
 			   .notes_seen = json_object(),
 			   .job = job};
-	struct param_list varying = {0};
 	json_t *docs = json_array(), *merged = json_array(), *names = json_object(), *d;
 	char *buf = NULL;
 	size_t len = 0, i;
@@ -206,6 +225,7 @@ int job_load(const char *path, unsigned nr_online, struct job_file *job, char *e
 		goto out;
 	}
 	if (read_whole(&l, &buf, &len) || check_erb(&l, buf, len) ||
+	    expand_includes(&l, &buf, &len) || check_erb(&l, buf, len) ||
 	    parse_documents(&l, buf, len, docs))
 		goto out;
 
@@ -213,38 +233,49 @@ int job_load(const char *path, unsigned nr_online, struct job_file *job, char *e
 		json_array_append(merged, json_array_get(docs, 0));
 		job->tree = json_incref(json_array_get(docs, 0));
 	} else {
+		json_t *header = json_array_get(docs, 0);
+
 		if (check_merge(&l, docs))
 			goto out;
-		/* LKP: the first document is a header for each of the others. */
+		/* LKP (Job#each_jobs): the first document is a job itself, and a header for
+		 * each of the others.  A header naming no testcase would be LKP's
+		 * '<job>-defaults', a job that runs no benchmark: scalebench has nothing to
+		 * run for it. */
+		if (has_test(header))
+			json_array_append(merged, header);
+		else if (note(&l,
+			      "the first document names no testcase: LKP makes a '%s-defaults' "
+			      "job of it that runs no benchmark; scalebench skips it",
+			      job->name))
+			goto out;
 		json_array_foreach (docs, i, d) {
 			json_t *m;
 
 			if (i == 0)
 				continue;
-			m = merge_revision(&l, json_array_get(docs, 0), d);
+			m = merge_revision(&l, header, d);
 			if (!m)
 				goto out;
 			json_array_append_new(merged, m);
 		}
 		job->tree = json_incref(docs);
 	}
-	if (check_expansion(&l, merged) ||
-	    (json_array_size(docs) > 1 && doc_varying(&l, merged, &varying)))
+	if (check_expansion(&l, merged))
 		goto out;
 	json_array_foreach (merged, i, d) {
-		if (expand_document(&l, d, &varying, names))
+		if (expand_document(&l, d, names))
 			goto out;
 	}
 	ret = 0;
 out:
 	if (ret)
 		job_free(job);
-	params_free(&varying);
 	json_decref(docs);
 	json_decref(merged);
 	json_decref(names);
 	json_decref(l.marks);
 	json_decref(l.notes_seen);
+	json_decref(l.srcmap);
 	free(buf);
 	return ret;
 }

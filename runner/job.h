@@ -1,10 +1,12 @@
-/* Job files: LKP-compatible YAML, expanded into atomic jobs.
+/* Job files: LKP-compatible YAML, expanded into atomic jobs as lkp-tests' split-job does.
  *
- * A job file's scalar keys are parameters; a list value is a dimension, except in a monitor's
- * options (LKP's rule: `perf-stat: {events: [a, b]}` is one job); the job expands to the
+ * A list is a dimension where LKP expands one (a program's option such as will-it-scale's
+ * test, mode, nr_task, runtime; a program; kconfig, commit, rootfs): the job expands to the
  * cartesian product of its dimensions, nested maps included
- * (`will-it-scale: {mode: [process, thread], test: [page_fault3, fallocate1]}`).  Keys that
- * name a monitor switch it on (with an optional map of options). */
+ * (`will-it-scale: {mode: [process, thread], test: [page_fault3, fallocate1]}`); any other
+ * list is a value.  `<<: FILE` lines include other job files; several documents make the
+ * first one a job and a header for the others.  Keys that name a monitor switch it on (with
+ * an optional map of options). */
 #ifndef SCALEBENCH_JOB_H
 #define SCALEBENCH_JOB_H
 
@@ -14,9 +16,9 @@
 #include <stddef.h>
 
 struct atomic_job {
-	char *name;	   /* "<job>-<path_params>" */
-	char *path_params; /* varying parameter values sorted by key name, joined by '-',
-			    * characters outside [-a-zA-Z0-9+=:.%] mapped to '_' */
+	char *name;	   /* "<job>-<path_params>[-<commit>...][-<rootfs>]", split-job's */
+	char *path_params; /* LKP's: every program option's value sorted by key name,
+			    * joined by '-' (job_path_params) */
 	json_t *tree;	   /* the atomic job: the job file with every list replaced by one of
 			    * its values; scalars are strings (as written), bare keys null */
 	/* What the runner needs, extracted and validated: */
@@ -44,6 +46,12 @@ struct job_file {
  * and what was expected. */
 int job_load(const char *path, unsigned nr_online, struct job_file *job, char *err, size_t errlen);
 void job_free(struct job_file *job);
+
+/* LKP's Job#path_params of an atomic job's tree (see job_expand.c): every option of the
+ * programs it uses, sorted by key, values cut to 31 characters, "defaults" when none.  A
+ * caller that changes a tree after job_load (an override) names it again with this.  NULL:
+ * out of memory. */
+char *job_path_params(json_t *tree);
 
 /* Write an atomic job's tree as YAML (the run's job.yaml, split's output). */
 int job_write_yaml(const json_t *tree, FILE *out);

@@ -1,28 +1,28 @@
-/* Job files, second step: LKP's documents merged and each expanded into atomic jobs.
+/* Job files, second step: LKP's documents merged and each expanded into atomic jobs, as
+ * lkp-tests' lib/job.rb (Job#each_jobs, #each_job, #path_params) does.
  *
- * A list is a dimension, as in LKP, except in a monitor's options: LKP
- * (lib/job.rb) expands only its EXPAND_DIMS (kconfig, commit, rootfs, ...), the
- * programs a job runs and those programs' options, never a monitor's, so
- * `perf-stat: {events: [cycles, instructions]}` is one job counting both events.
- * scalebench cannot tell an LKP setup program (cpufreq_governor, fs) from any
- * other key it does not use, so a list anywhere else stays a dimension, as LKP's
- * would be for those.  The atomic jobs are the cartesian product of the
- * dimensions, first dimension outermost.  A file of several YAML documents
- * follows LKP: the first document is a header, and each later one updates a
- * copy of it key by key (a later value replaces the header's; a dotted key
- * `will-it-scale.test: x` sets a nested key), each giving its own set of atomic
- * jobs.
+ * Dimensions: a list is a dimension only where LKP expands it: under a key in its EXPAND_DIMS
+ * (kconfig, commit, rootfs, the *_commit keys), a key naming a program the job uses (LKP's
+ * setup, run and daemon scripts: will-it-scale, cgroup2, cpufreq_governor...), or a key naming
+ * an option of one of those programs (will-it-scale's runtime, test, mode, nr_task...), at any
+ * depth.  Every other list is a value, kept whole: `perf-stat: {events: [a, b]}` is one job,
+ * and split-job's `need_kconfig_hw: [{E1000E: y}]` loads.  The atomic jobs are the cartesian
+ * product of the dimensions, first dimension outermost.  A file of several YAML documents
+ * follows LKP: the first document is a job of its own and a header for each later one, which
+ * updates a copy of it key by key (a later value replaces the header's; a dotted key
+ * `will-it-scale.test: x` sets a nested key).
  *
- * path_params: the values of mode, nr_task and test (as written; defaults when
- * absent), plus those of every key that varies (a list value, or a value that
- * differs between documents), sorted by leaf key name and joined by '-'.  LKP
- * puts every parameter of the testcase in the results path, not only the
- * varying ones; always including mode, nr_task and test does the same for
- * scalebench's parameters, so page_fault3.yaml and fallocate1.yaml never share
- * a results directory, and a job with no list at all still lands in a
- * meaningful place. */
+ * path_params (the results directory, and the atomic job's name after the file's): every
+ * option of the programs the job uses, varying or not, wherever it sits (except inside a
+ * monitor's options), and every program given a plain value (`cpufreq_governor: performance`),
+ * sorted by key; each value cut to 31 characters, absent (null) ones left out, joined by '-',
+ * characters outside [-a-zA-Z0-9+=:.%] mapped to '_'; "defaults" when nothing is left.
+ * scalebench runs will-it-scale's testcases whatever the job says, so will-it-scale's options
+ * count even in a job without a will-it-scale block (LKP's would then name no program).
+ * Which programs and options LKP has is job_lkp_programs.c, generated from lkp-tests. */
 #include "job_internal.h"
 
+#include <ctype.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -37,11 +37,6 @@ void params_free(struct param_list *pl)
 	}
 	free(pl->v);
 	memset(pl, 0, sizeof(*pl));
-}
-
-static const char *leaf_of(const struct param *p)
-{
-	return json_string_value(json_array_get(p->segs, json_array_size(p->segs) - 1));
 }
 
 /* ---- Documents and dimensions ---- */
@@ -159,57 +154,6 @@ static json_t *walk(json_t *root, const json_t *segs)
 	return root;
 }
 
-/* The dimensions of one document: every list outside the monitors' options, checked to be a
- * non-empty list of values. */
-static int find_dims(struct loader *l, json_t *obj, const json_t *segs, struct param_list *dims)
-{
-	const char *k;
-	json_t *v;
-
-	json_object_foreach (obj, k, v) {
-		json_t *path;
-		int ret = 0;
-
-		if (json_array_size(segs) == 0 && is_monitor_key(k))
-			continue; /* its lists are values: the monitor checks them */
-		path = segs_push(segs, k);
-		if (json_is_array(v)) {
-			size_t i;
-			json_t *e;
-
-			ret = param_add(l, dims, path);
-			if (!ret && json_array_size(v) == 0)
-				ret = fail(l, v,
-					   "%s: empty list; a list is a dimension and needs at "
-					   "least one value",
-					   dims->v[dims->n - 1].shown);
-			json_array_foreach (v, i, e) {
-				const char *what = json_is_object(e)  ? "a list of maps"
-						   : json_is_array(e) ? "a list of lists"
-								      : NULL;
-
-				if (ret)
-					break;
-				if (what)
-					ret = fail(l, e,
-						   "%s[%zu]: %s is not supported (a list is a "
-						   "dimension: give a list of values)",
-						   dims->v[dims->n - 1].shown, i, what);
-				else if (json_is_null(e))
-					ret =
-					    fail(l, v, "%s[%zu]: empty list item; expected a value",
-						 dims->v[dims->n - 1].shown, i);
-			}
-		} else if (json_is_object(v)) {
-			ret = find_dims(l, v, path, dims);
-		}
-		json_decref(path);
-		if (ret)
-			return -1;
-	}
-	return 0;
-}
-
 static bool contains_list(const json_t *v)
 {
 	const char *k;
@@ -249,77 +193,237 @@ static json_t *instantiate(json_t *node, json_t *const *lists, const size_t *cho
 	return o;
 }
 
-/* Scalar leaves by path, to find the keys whose values differ between
- * documents. */
-static void flatten(json_t *obj, const json_t *segs, json_t *flat)
+/* ---- LKP's programs and options ---- */
+
+/* lib/job.rb's EXPAND_DIMS: expanded whatever programs the job uses. */
+static const char *const expand_dims[] = {
+    "kconfig",	       "commit",      "rootfs",		  "ltp_commit",	  "nvml_commit",
+    "blktests_commit", "qemu_commit", "perf_test_commit", "linux_commit", NULL,
+};
+
+/* The EXPAND_DIMS that split-job adds to an atomic job's file name after its path_params. */
+static const char *const name_commits[] = {
+    "commit",	   "ltp_commit",       "nvml_commit",  "blktests_commit",
+    "qemu_commit", "perf_test_commit", "linux_commit", NULL,
+};
+
+static bool in_names(const char *const *list, const char *s)
+{
+	for (size_t i = 0; list[i]; i++)
+		if (!strcmp(list[i], s))
+			return true;
+	return false;
+}
+
+/* A workload program (setup, run or daemon script); the wrappers' options are always the
+ * job's, but they are not programs a job names. */
+static const struct lkp_program *program_find(const char *name)
+{
+	if (!strcmp(name, "wrapper") || !strcmp(name, "dwrapper"))
+		return NULL;
+	for (size_t i = 0; lkp_programs[i].name; i++)
+		if (!strcmp(lkp_programs[i].name, name))
+			return &lkp_programs[i];
+	return NULL;
+}
+
+static void add_options(json_t *opts, const char *program)
+{
+	for (size_t i = 0; lkp_programs[i].name; i++) {
+		if (strcmp(lkp_programs[i].name, program))
+			continue;
+		for (const char *const *o = lkp_programs[i].options; *o; o++) {
+			size_t n = strlen(*o);
+
+			json_object_setn_new(opts, *o, n - 1, json_stringn(*o + n - 1, 1));
+		}
+	}
+}
+
+/* The programs a tree names, at any depth (LKP's for_each_in), with their options. */
+static void find_programs(json_t *obj, json_t *opts, json_t *progs)
+{
+	const char *k;
+	json_t *v;
+
+	json_object_foreach (obj, k, v) {
+		if (program_find(k)) {
+			json_object_set_new(progs, k, json_null());
+			add_options(opts, k);
+		}
+		if (json_is_object(v))
+			find_programs(v, opts, progs);
+	}
+}
+
+/* LKP's Job#init_program_options: option name -> its type ("-" or "="), and the keys whose
+ * lists are dimensions (each_job_init). */
+static void job_programs(json_t *tree, json_t **opts, json_t **dims)
+{
+	json_t *progs = json_object();
+	const char *k;
+	json_t *v;
+
+	*opts = json_pack("{ss}", "cluster", "-");
+	*dims = json_object();
+	find_programs(tree, *opts, progs);
+	add_options(*opts, "will-it-scale");
+	add_options(*opts, "wrapper");
+	add_options(*opts, "dwrapper");
+	json_object_set_new(progs, "will-it-scale", json_null());
+	for (size_t i = 0; expand_dims[i]; i++)
+		json_object_set_new(*dims, expand_dims[i], json_null());
+	json_object_foreach (progs, k, v) {
+		json_object_set_new(*dims, k, json_null());
+	}
+	json_object_foreach (*opts, k, v) {
+		json_object_set_new(*dims, k, json_null());
+	}
+	json_decref(progs);
+}
+
+/* LKP's {{ }} values are Ruby expressions, evaluated while expanding. */
+static bool is_template(const json_t *v)
+{
+	const char *s = json_string_value(v), *open;
+
+	return s && (open = strstr(s, "{{")) && strstr(open + 2, "}}");
+}
+
+/* The dimensions of one document: every list under a key LKP expands, checked to be a
+ * non-empty list of values; dims_set: those keys. */
+static int find_dims(struct loader *l, json_t *obj, const json_t *segs, json_t *dims_set,
+		     struct param_list *dims)
 {
 	const char *k;
 	json_t *v;
 
 	json_object_foreach (obj, k, v) {
 		json_t *path = segs_push(segs, k);
+		int ret = 0;
 
-		if (json_is_object(v) && json_object_size(v)) {
-			flatten(v, path, flat);
-		} else {
-			char *key = json_dumps(path, JSON_COMPACT);
+		if (is_template(v)) {
+			json_decref(path);
+			return fail(l, v,
+				    "%s: LKP's '{{ ... }}' expressions are Ruby and are not "
+				    "supported; expand the job first (lkp split-job)",
+				    k);
+		}
+		if (json_is_array(v) && json_object_get(dims_set, k)) {
+			size_t i;
+			json_t *e;
 
-			if (key)
-				json_object_set_new(flat, key, json_pack("[OO]", path, v));
-			free(key);
+			ret = param_add(l, dims, path);
+			if (!ret && json_array_size(v) == 0)
+				ret = fail(l, v,
+					   "%s: empty list; a list under '%s' is a dimension and "
+					   "needs at least one value",
+					   dims->v[dims->n - 1].shown, k);
+			json_array_foreach (v, i, e) {
+				const char *what = json_is_object(e)  ? "a list of maps"
+						   : json_is_array(e) ? "a list of lists"
+								      : NULL;
+
+				if (ret)
+					break;
+				if (what)
+					ret =
+					    fail(l, e,
+						 "%s[%zu]: %s is not supported (a list under '%s' "
+						 "is a dimension: give a list of values)",
+						 dims->v[dims->n - 1].shown, i, what, k);
+				else if (json_is_null(e))
+					ret =
+					    fail(l, v, "%s[%zu]: empty list item; expected a value",
+						 dims->v[dims->n - 1].shown, i);
+				else if (is_template(e))
+					ret =
+					    fail(l, e,
+						 "%s[%zu]: LKP's '{{ ... }}' expressions are Ruby "
+						 "and are not supported; expand the job first (lkp "
+						 "split-job)",
+						 dims->v[dims->n - 1].shown, i);
+			}
+		} else if (json_is_object(v)) {
+			ret = find_dims(l, v, path, dims_set, dims);
 		}
 		json_decref(path);
+		if (ret)
+			return -1;
 	}
-}
-
-int doc_varying(struct loader *l, json_t *merged_docs, struct param_list *out)
-{
-	json_t *flats = json_array(), *all = json_object(), *f, *e;
-	const char *k;
-	size_t i;
-	int ret = 0;
-
-	json_array_foreach (merged_docs, i, f) {
-		json_t *flat = json_object(), *root = json_array();
-
-		flatten(f, root, flat);
-		json_decref(root);
-		json_array_append_new(flats, flat);
-		json_object_update(all, flat);
-	}
-	json_object_foreach (all, k, e) {
-		json_t *first = json_object_get(json_array_get(flats, 0), k);
-		bool varies = false;
-
-		json_array_foreach (flats, i, f) {
-			json_t *mine = json_object_get(f, k);
-
-			if (!mine || !first ||
-			    !json_equal(json_array_get(mine, 1), json_array_get(first, 1)))
-				varies = true;
-		}
-		if (varies && param_add(l, out, json_array_get(e, 0))) {
-			ret = -1;
-			break;
-		}
-	}
-	json_decref(flats);
-	json_decref(all);
-	return ret;
+	return 0;
 }
 
 /* ---- Names ---- */
 
 struct pp_entry {
-	const char *leaf, *shown, *value;
+	const char *key;
+	json_t *value;
+	char type; /* '-', '=', or 0: a program given a plain value */
+	size_t order;
 };
 
 static int cmp_pp(const void *a, const void *b)
 {
 	const struct pp_entry *x = a, *y = b;
-	int c = strcmp(x->leaf, y->leaf);
+	int c = strcmp(x->key, y->key);
 
-	return c ? c : strcmp(x->shown, y->shown);
+	return c ? c : (x->order > y->order) - (x->order < y->order);
+}
+
+/* LKP's each_param: (key, value) of every option and program at any depth, except in a
+ * monitor's options. */
+static int collect_params(json_t *obj, const char *parent, json_t *opts, struct pp_entry **e,
+			  size_t *n, size_t *cap)
+{
+	const char *k;
+	json_t *v;
+
+	json_object_foreach (obj, k, v) {
+		json_t *type = json_object_get(opts, k);
+
+		if ((type || program_find(k)) && !json_is_object(v) &&
+		    !(parent && in_names(lkp_monitor_names, parent))) {
+			if (*n == *cap) {
+				size_t c = *cap ? 2 * *cap : 16;
+				struct pp_entry *g = realloc(*e, c * sizeof(*g));
+
+				if (!g)
+					return -1;
+				*e = g;
+				*cap = c;
+			}
+			(*e)[*n] =
+			    (struct pp_entry){k, v, type ? json_string_value(type)[0] : 0, *n};
+			(*n)++;
+		}
+		if (json_is_object(v) && collect_params(v, k, opts, e, n, cap))
+			return -1;
+	}
+	return 0;
+}
+
+/* A YAML 1.1 boolean word: LKP's YAML reads it as true or false (and leaves false out). */
+static int yaml_bool(const char *s)
+{
+	static const char *const t[] = {"true", "True", "TRUE", "yes", "Yes",
+					"YES",	"on",	"On",	"ON",  NULL};
+	static const char *const f[] = {"false", "False", "FALSE", "no",  "No",
+					"NO",	 "off",	  "Off",   "OFF", NULL};
+
+	return in_names(t, s) ? 1 : in_names(f, s) ? 0 : -1;
+}
+
+/* Ruby's value.to_s[0..30]: the first 31 characters (UTF-8), appended to out. */
+static void put_cut(char **out, const char *s)
+{
+	size_t chars = 0;
+
+	for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+		if ((*c & 0xc0) != 0x80 && chars++ == 31)
+			break;
+		*(*out)++ = (char)*c;
+	}
 }
 
 static bool pp_char_ok(char c)
@@ -328,78 +432,141 @@ static bool pp_char_ok(char c)
 	       strchr("-+=:.%", c);
 }
 
-static char *path_params(json_t *t, const struct param_list *pl)
+char *job_path_params(json_t *tree)
 {
-	/* mode and test may sit in the will-it-scale block or at the top; nr_task at
-	 * the top. */
-	static const struct {
-		const char *leaf, *block_shown, *dflt;
-	} always[] = {
-	    {"mode", "will-it-scale.mode", DEFAULT_MODE},
-	    {"nr_task", NULL, DEFAULT_NR_TASK},
-	    {"test", "will-it-scale.test", NULL},
-	};
-	struct pp_entry *e = calloc(pl->n + 3, sizeof(*e));
-	size_t n = 0, len = 1;
+	struct pp_entry *e = NULL;
+	size_t n = 0, cap = 0, len = sizeof("defaults");
+	json_t *opts, *dims;
 	char *out = NULL, *p;
 
-	if (!e)
-		return NULL;
-	for (size_t i = 0; i < pl->n; i++) {
-		json_t *v = walk(t, pl->v[i].segs);
-
-		if (json_is_string(v))
-			e[n++] = (struct pp_entry){leaf_of(&pl->v[i]), pl->v[i].shown,
-						   json_string_value(v)};
-	}
-	for (size_t i = 0; i < 3; i++) {
-		const char *leaf = always[i].leaf, *shown = leaf;
-		json_t *v = NULL;
-		bool dup = false;
-
-		if (always[i].block_shown)
-			v = get_set(json_object_get(t, "will-it-scale"), leaf);
-		if (v)
-			shown = always[i].block_shown;
-		else
-			v = get_set(t, leaf);
-		for (size_t j = 0; j < n; j++)
-			dup |= !strcmp(e[j].shown, shown);
-		if (dup)
-			continue;
-		if (json_is_string(v))
-			e[n++] = (struct pp_entry){leaf, shown, json_string_value(v)};
-		else if (!v && always[i].dflt)
-			e[n++] = (struct pp_entry){leaf, shown, always[i].dflt};
-	}
-	qsort(e, n, sizeof(e[0]), cmp_pp);
+	job_programs(tree, &opts, &dims);
+	if (collect_params(tree, NULL, opts, &e, &n, &cap))
+		goto out;
+	if (n)
+		qsort(e, n, sizeof(e[0]), cmp_pp);
 	for (size_t i = 0; i < n; i++)
-		len += strlen(e[i].value) + 1;
+		len += strlen(e[i].key) + 2 +
+		       (json_is_string(e[i].value) ? json_string_length(e[i].value) : 0);
 	out = p = malloc(len);
-	if (out) {
-		for (size_t i = 0; i < n; i++) {
-			if (i)
-				*p++ = '-';
-			for (const char *c = e[i].value; *c; c++)
-				*p++ = pp_char_ok(*c) ? *c : '_';
+	if (!out)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		const char *s = json_string_value(e[i].value);
+		int b = s ? yaml_bool(s) : -1;
+
+		if (b == 1)
+			s = "true";
+		if (e[i].type == '=') {
+			put_cut(&p, e[i].key);
+			if (s && *s && b != 0) {
+				*p++ = '=';
+				put_cut(&p, s);
+			}
+		} else if (s && b != 0) {
+			put_cut(&p, s);
+		} else {
+			continue; /* nothing (null), false, or a list LKP would not expand */
 		}
-		*p = '\0';
+		*p++ = '-';
 	}
+	if (p == out) {
+		strcpy(out, "defaults");
+	} else {
+		*--p = '\0';
+		for (p = out; *p; p++)
+			if (!pp_char_ok(*p))
+				*p = '_';
+	}
+out:
 	free(e);
+	json_decref(opts);
+	json_decref(dims);
 	return out;
 }
 
-/* <job>-<path_params>; an atomic job file already named so (split's own output)
- * keeps its name, so splitting it again gives the same file. */
-static char *atomic_name(const char *stem, const char *pp)
+/* lib/job.rb's rootfs_filename: the last run of [a-zA-Z0-9._-]. */
+static void rootfs_filename(const char *rootfs, char *out, size_t len)
 {
-	size_t ls = strlen(stem), lp = strlen(pp);
-	char *name;
+	const char *end = rootfs + strlen(rootfs), *start;
 
-	if (ls > lp && stem[ls - lp - 1] == '-' && !strcmp(stem + ls - lp, pp))
-		return strdup(stem);
-	if (asprintf(&name, "%s-%s", stem, pp) < 0)
+	while (end > rootfs && !(isalnum((unsigned char)end[-1]) || strchr("._-", end[-1])))
+		end--;
+	start = end;
+	while (start > rootfs && (isalnum((unsigned char)start[-1]) || strchr("._-", start[-1])))
+		start--;
+	snprintf(out, len, "%.*s", (int)(end - start), start);
+}
+
+/* stem ends with "-<suffix>-<kconfig>" (the kconfig's characters mapped as path_params'). */
+static bool ends_with_kconfig(const char *stem, const char *suffix, const char *kc)
+{
+	size_t ls = strlen(stem), lp = strlen(suffix), lk = strlen(kc);
+	const char *p;
+
+	if (ls < lp + lk + 2)
+		return false;
+	p = stem + ls - lp - lk - 2;
+	if (p[0] != '-' || strncmp(p + 1, suffix, lp) || p[lp + 1] != '-')
+		return false;
+	p += lp + 2;
+	for (size_t i = 0; i < lk; i++)
+		if (p[i] != (pp_char_ok(kc[i]) ? kc[i] : '_'))
+			return false;
+	return true;
+}
+
+/* split-job's file name: <job>-<path_params>, then each commit of the job and its rootfs.  An
+ * atomic job file already named so (split's own output, or LKP's) keeps its name, so
+ * splitting it again gives the same file.  with_kconfig: the file gives several kconfigs,
+ * which LKP's names leave out (its split-job writes them all to one file): the kconfig is
+ * added after path_params, so each atomic job has a name of its own. */
+static char *atomic_name(const char *stem, const char *pp, json_t *t, bool with_kconfig)
+{
+	const char *kc = json_string_value(json_object_get(t, "kconfig"));
+	size_t ls = strlen(stem), lp;
+	char *suffix = NULL, *name, *next;
+
+	if (asprintf(&suffix, "%s", pp) < 0)
 		return NULL;
+	if (with_kconfig && kc) {
+		if (asprintf(&next, "%s-%s", suffix, kc) < 0)
+			next = NULL;
+		free(suffix);
+		if (!(suffix = next))
+			return NULL;
+		for (char *c = suffix + strlen(pp); *c; c++)
+			if (!pp_char_ok(*c))
+				*c = '_';
+	}
+	for (size_t i = 0; name_commits[i]; i++) {
+		const char *c = json_string_value(json_object_get(t, name_commits[i]));
+
+		if (!c)
+			continue;
+		if (asprintf(&next, "%s-%s", suffix, c) < 0)
+			next = NULL;
+		free(suffix);
+		if (!(suffix = next))
+			return NULL;
+	}
+	if (json_is_string(json_object_get(t, "rootfs"))) {
+		char r[256];
+
+		rootfs_filename(json_string_value(json_object_get(t, "rootfs")), r, sizeof(r));
+		if (asprintf(&next, "%s-%s", suffix, r) < 0)
+			next = NULL;
+		free(suffix);
+		if (!(suffix = next))
+			return NULL;
+	}
+	lp = strlen(suffix);
+	if (ls > lp && stem[ls - lp - 1] == '-' && !strcmp(stem + ls - lp, suffix))
+		name = strdup(stem);
+	else if (!with_kconfig && kc && ends_with_kconfig(stem, suffix, kc))
+		name = strdup(stem); /* split's own file of one of several kconfigs */
+	else if (asprintf(&name, "%s-%s", stem, suffix) < 0)
+		name = NULL;
+	free(suffix);
 	return name;
 }
 
@@ -425,8 +592,13 @@ size_t count_values(const json_t *v)
 int count_atomic(struct loader *l, json_t *doc, size_t *n, size_t *values)
 {
 	struct param_list dims = {0};
-	json_t *root = json_array();
-	int ret = find_dims(l, doc, root, &dims);
+	json_t *root = json_array(), *opts, *dims_set;
+	int ret;
+
+	job_programs(doc, &opts, &dims_set);
+	ret = find_dims(l, doc, root, dims_set, &dims);
+	json_decref(opts);
+	json_decref(dims_set);
 
 	*n = 1;
 	/* An atomic job holds one value where the document holds a list of k. */
@@ -443,27 +615,27 @@ int count_atomic(struct loader *l, json_t *doc, size_t *n, size_t *values)
 	return ret;
 }
 
-int expand_document(struct loader *l, json_t *doc, const struct param_list *varying, json_t *names)
+int expand_document(struct loader *l, json_t *doc, json_t *names)
 {
 	struct job_file *job = l->job;
-	struct param_list dims = {0}, params = {0};
-	json_t *root = json_array();
+	struct param_list dims = {0};
+	json_t *root = json_array(), *opts, *dims_set;
 	size_t total = 1, *choice = NULL;
 	struct atomic_job *grown;
 	json_t **lists = NULL;
+	bool kconfig_dim = false;
 	int ret = -1;
 
-	if (find_dims(l, doc, root, &dims))
+	job_programs(doc, &opts, &dims_set);
+	if (find_dims(l, doc, root, dims_set, &dims))
 		goto out;
+	for (size_t i = 0; i < dims.n; i++)
+		kconfig_dim |=
+		    json_array_size(dims.v[i].segs) == 1 &&
+		    !strcmp(json_string_value(json_array_get(dims.v[i].segs, 0)), "kconfig");
 	/* Bounded: job_load counted every document's atomic jobs first (count_atomic). */
 	for (size_t i = 0; i < dims.n; i++)
 		total *= json_array_size(walk(doc, dims.v[i].segs));
-	for (size_t i = 0; i < dims.n; i++)
-		if (param_add(l, &params, dims.v[i].segs))
-			goto out;
-	for (size_t i = 0; i < varying->n; i++)
-		if (param_add(l, &params, varying->v[i].segs))
-			goto out;
 	choice = calloc(dims.n + 1, sizeof(*choice));
 	lists = calloc(dims.n + 1, sizeof(*lists));
 	if (!choice || !lists) {
@@ -489,8 +661,9 @@ int expand_document(struct loader *l, json_t *doc, const struct param_list *vary
 			json_decref(t);
 			goto out;
 		}
-		a->path_params = path_params(t, &params);
-		a->name = a->path_params ? atomic_name(job->name, a->path_params) : NULL;
+		a->path_params = job_path_params(t);
+		a->name =
+		    a->path_params ? atomic_name(job->name, a->path_params, t, kconfig_dim) : NULL;
 		/* Independent of the document and of the other atomic jobs: a caller may
 		 * add keys to one before writing it. */
 		a->tree = json_deep_copy(t);
@@ -501,8 +674,8 @@ int expand_document(struct loader *l, json_t *doc, const struct param_list *vary
 		}
 		if (json_object_get(names, a->name)) {
 			fail(l, NULL,
-			     "two atomic jobs have the same parameters (%s); does a list repeat a "
-			     "value?",
+			     "two atomic jobs have the same name (%s): they differ only in values "
+			     "LKP leaves out of path_params (kconfig?), or a list repeats a value",
 			     a->name);
 			goto out;
 		}
@@ -519,7 +692,8 @@ out:
 	free(choice);
 	free(lists);
 	json_decref(root);
+	json_decref(opts);
+	json_decref(dims_set);
 	params_free(&dims);
-	params_free(&params);
 	return ret;
 }

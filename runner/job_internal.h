@@ -10,8 +10,8 @@
 #include <stddef.h>
 #include <yaml.h>
 
-/* What a key the job file leaves out means (job_check.c reads them, job_expand.c puts mode
- * and nr_task in path_params). */
+/* What a key the job file leaves out means (job_check.c reads them; path_params, as LKP's,
+ * names only what the job gives). */
 #define DEFAULT_MODE	"process"
 #define DEFAULT_NR_TASK "100%"
 #define DEFAULT_RUNTIME 300.0
@@ -42,6 +42,11 @@ struct loader {
 	json_t *notes_seen; /* note text -> null, to give each note once */
 	struct job_file *job;
 	size_t nodes; /* values parsed: aliases of aliases must not eat the machine */
+	/* Set by expand_includes when the file includes others: per line of the text
+	 * parsed, [file, line] (messages name the file a line came from), and duplicate
+	 * keys keep the last value, as LKP's textual includes need. */
+	json_t *srcmap;
+	bool included;
 };
 
 /* A parameter: where it is in a tree (key segments) and how it is shown. */
@@ -56,6 +61,8 @@ struct param_list {
 };
 
 /* job.c: the loader's messages. */
+/* "FILE:LINE" of a line of the parsed text, in buf. */
+const char *where_line(const struct loader *l, size_t line, char *buf, size_t len);
 void mark_set(struct loader *l, json_t *node, const yaml_mark_t *m);
 /* to gets from's place in the file (a copy made for an alias). */
 void mark_copy(struct loader *l, json_t *to, const json_t *from);
@@ -80,15 +87,26 @@ bool is_null_word(const char *s, size_t n);
 void params_free(struct param_list *pl);
 /* A later document applied to a copy of the header. */
 json_t *merge_revision(struct loader *l, json_t *header, json_t *rev);
-/* The keys whose values differ between the merged documents. */
-int doc_varying(struct loader *l, json_t *merged_docs, struct param_list *out);
 /* The values in v, v included (a list or map counts one, and each value in it). */
 size_t count_values(const json_t *v);
 /* How many atomic jobs one merged document expands to (SIZE_MAX: more than a size_t holds)
  * and how many values each holds, its lists checked; nothing is built. */
 int count_atomic(struct loader *l, json_t *doc, size_t *n, size_t *values);
 /* One merged document's atomic jobs appended to l->job; names: atomic names so far. */
-int expand_document(struct loader *l, json_t *doc, const struct param_list *varying, json_t *names);
+int expand_document(struct loader *l, json_t *doc, json_t *names);
+
+/* job_lkp_programs.c (generated from lkp-tests): its workload programs, each with the options
+ * its script declares ("name-", or "name=" for an option path_params shows as name=value), and
+ * its monitors. */
+struct lkp_program {
+	const char *name;
+	const char *const *options;
+};
+extern const struct lkp_program lkp_programs[];
+extern const char *const lkp_monitor_names[];
+
+/* job_include.c: LKP's `<<: FILE` includes, expanded in the text before YAML sees it. */
+int expand_includes(struct loader *l, char **buf, size_t *len);
 
 /* job_check.c: one atomic job checked. */
 /* A top-level key that names a monitor, scalebench's or only LKP's (turbostat). */

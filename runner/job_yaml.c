@@ -21,13 +21,14 @@ static int fail_mark(struct loader *l, const yaml_mark_t *m, const char *fmt, ..
     __attribute__((format(printf, 3, 4)));
 static int fail_mark(struct loader *l, const yaml_mark_t *m, const char *fmt, ...)
 {
-	char msg[768];
+	char msg[768], w[4200];
 	va_list ap;
 
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	snprintf(l->err, l->errlen, "%s:%zu:%zu: %s", l->path, m->line + 1, m->column + 1, msg);
+	snprintf(l->err, l->errlen, "%s:%zu: %s", where_line(l, m->line + 1, w, sizeof(w)),
+		 m->column + 1, msg);
 	return -1;
 }
 
@@ -59,12 +60,14 @@ int check_erb(struct loader *l, const char *buf, size_t len)
 			   (open && memmem(open + 2, (size_t)(eol - open - 2), "%>", 2));
 
 		if (erb) {
+			char w[4200];
+
 			snprintf(
 			    l->err, l->errlen,
-			    "%s:%zu: ERB templates ('%%' lines, '<%% ... %%>') are not "
+			    "%s: ERB templates ('%%' lines, '<%% ... %%>') are not "
 			    "supported; expand the template first (LKP's split-job writes plain "
 			    "YAML)",
-			    l->path, line);
+			    where_line(l, line, w, sizeof(w)));
 			return -1;
 		}
 		if (!nl)
@@ -95,6 +98,7 @@ struct frame {
 	char *anchor;	   /* registered with the value when it ends */
 	size_t nodes0;	   /* l->nodes before it: its size, for its aliases */
 	int depth, deepest; /* its depth, and its deepest value's */
+	json_t *merged;	    /* keys a YAML merge (`<<: *ref`) set: the map's own may override */
 };
 
 /* One document being built. */
@@ -113,6 +117,7 @@ static void builder_reset(struct builder *b)
 	for (size_t i = 0; i < b->n; i++) {
 		free(b->stack[i].key);
 		free(b->stack[i].anchor);
+		json_decref(b->stack[i].merged);
 	}
 	b->n = 0;
 	json_decref(b->root);
@@ -148,6 +153,23 @@ static int add_anchor(struct builder *b, const char *name, json_t *entry, bool e
 	return 0;
 }
 
+/* A map, or a list of maps: what YAML's merge key `<<` takes. */
+static bool merge_value(const json_t *v)
+{
+	size_t i;
+	json_t *e;
+
+	if (json_is_object(v))
+		return true;
+	if (!json_is_array(v) || !json_array_size(v))
+		return false;
+	json_array_foreach (v, i, e) {
+		if (!json_is_object(e))
+			return false;
+	}
+	return true;
+}
+
 /* A value in its place: the document's root, the next item of a list, or the value of the
  * pending key of a map.  Takes v. */
 static int place(struct builder *b, json_t *v, int depth, int height, const yaml_mark_t *m)
@@ -163,6 +185,26 @@ static int place(struct builder *b, json_t *v, int depth, int height, const yaml
 	}
 	if (json_is_array(top->v)) {
 		bad = json_array_append_new(top->v, v);
+	} else if (!strcmp(top->key, "<<") && merge_value(v)) {
+		/* YAML's merge key (LKP's `<<: *REF`): the maps' keys, the map's own first, then
+		 * the earlier of the merged maps. */
+		json_t *one, *e;
+		const char *k;
+		size_t i;
+
+		bad = !top->merged && !(top->merged = json_object());
+		for (i = 0; !bad && i < (json_is_array(v) ? json_array_size(v) : 1); i++) {
+			one = json_is_array(v) ? json_array_get(v, i) : v;
+			json_object_foreach (one, k, e) {
+				if (json_object_get(top->v, k))
+					continue;
+				bad |= json_object_set(top->v, k, e) ||
+				       json_object_set_new(top->merged, k, json_null());
+			}
+		}
+		json_decref(v);
+		free(top->key);
+		top->key = NULL;
 	} else {
 		bad = json_object_set_new(top->v, top->key, v);
 		free(top->key);
@@ -182,7 +224,8 @@ static int take_key(struct builder *b, const char *text, size_t len, const yaml_
 		return fail_mark(b->l, m, "a key must be a plain value, not a list or a map");
 	if (strlen(text) != len)
 		return fail_mark(b->l, m, "a key contains a NUL character");
-	if (json_object_get(top->v, text))
+	/* Included text may set a key again: the last value wins, as in LKP. */
+	if (json_object_get(top->v, text) && !b->l->included && !json_object_get(top->merged, text))
 		return fail_mark(b->l, m, "duplicate key '%s'", text);
 	top->key = strndup(text, len);
 	return top->key ? 0 : fail_mark(b->l, m, "out of memory");
@@ -337,6 +380,7 @@ static int on_end(struct builder *b, const yaml_event_t *ev)
 		b->stack[b->n - 1].deepest = f.deepest;
 	free(f.anchor);
 	free(f.key);
+	json_decref(f.merged);
 	return ret;
 }
 

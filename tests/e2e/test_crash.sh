@@ -133,7 +133,9 @@ check "after the kills: the normal run swept every stale .tmp-run-*" \
 check "after the kills: every run whole, numbers dense" bash -c "python3 $WORK/runs.py $C >/dev/null"
 # A live runner's temp directory is never taken for stale: a second runner on the same commit
 # directory runs (and sweeps) while the first one's run is in progress.
-sed 's/^runtime: 1s$/runtime: 3s/' "$WORK/job.yaml" >"$WORK/long.yaml"
+# (longer by its warmup, not its runtime: the runtime is in path_params, so a longer one would
+# be another atomic job, in another directory)
+sed 's/^warmup: 0$/warmup: 2/' "$WORK/job.yaml" >"$WORK/long.yaml"
 "$SCALEBENCH" run "$WORK/long.yaml" --results "$R" --commit crash -q >/dev/null 2>&1 &
 long=$!
 for _ in $(seq 1 100); do

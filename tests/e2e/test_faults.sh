@@ -67,11 +67,12 @@ YAML
 	# Full before the run: refused at its first file, before anything is measured.
 	dd if=/dev/zero of="$FULL/filler" bs=4k 2>/dev/null
 	start=$SECONDS
+	# (runtime 30s names its own results directory: path_params has the runtime)
 	sed 's/^runtime: 1s/runtime: 30s/' "$WORK/m.yaml" >"$WORK/m30.yaml"
 	sb run "$WORK/m30.yaml" --results "$FULL" --commit c1 -r 2 -q
 	checkv "full disk before the run: exit 1 at job.yaml, naming ENOSPC, nothing measured" \
 		"$WORK/err" bash -c "[ $rc -eq 1 ] && [ $((SECONDS - start)) -lt 10 ] &&
-		grep -q 'cannot write $commit_dir/.tmp-run-[^/]*/job.yaml: $discarded' $WORK/err"
+		grep -q 'cannot write ${commit_dir/-1s-/-30s-}/.tmp-run-[^/]*/job.yaml: $discarded' $WORK/err"
 	check "full disk before the run: no temp run, no half run" [ -z "$(half_runs "$FULL")" ]
 	rm -f "$FULL/filler"
 	# Fill the disk once the run has begun, leaving FREE KiB: the store fails at the output,
@@ -369,7 +370,7 @@ YAML
 		--plugin "$WORK/faulty.so" --results "$WORK/rf" --commit c --no-monitors \
 		--tmpdir "$WORK/tmp" -q >"$WORK/out" 2>"$WORK/err" || rc=$?
 	secs=$((SECONDS - start))
-	run=$(ls -d "$WORK"/rf/*/"$mode-1-$t"/*/*/*/*/c/0 2>/dev/null)
+	run=$(ls -d "$WORK"/rf/*/"$mode-1-1s-$t"/*/*/*/*/c/0 2>/dev/null)
 }
 mkdir -p "$WORK/tmp"
 for mode in process thread; do
@@ -400,4 +401,4 @@ check "faulty copies: no temp files left" [ -z "$(ls -A "$WORK/tmp")" ]
 check "faulty copies: no half runs" [ -z "$(half_runs "$WORK/rf")" ]
 fault_run fork_ignore process
 check "after the faulty copies, the next run on the tree works" bash -c \
-	"[ $rc -eq 0 ] && [ -s $WORK/rf/plugin/process-1-fork_ignore/*/*/*/*/c/1/stats.json ]"
+	"[ $rc -eq 0 ] && [ -s $WORK/rf/plugin/process-1-1s-fork_ignore/*/*/*/*/c/1/stats.json ]"

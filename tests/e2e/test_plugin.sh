@@ -97,7 +97,7 @@ will-it-scale: {mode: thread, test: uname1}
 YAML
 sb run "$WORK/pjob.yaml" --plugin "$WORK/uname.so" --results "$WORK/pr" --commit c1 -q
 check "run --plugin: the plug-in's testcase stored like a built-in" bash -c \
-	"[ $rc -eq 0 ] && ls $WORK/pr/plugin/thread-1-uname1/*/*/*/*/c1/0/stats.json >/dev/null"
+	"[ $rc -eq 0 ] && ls $WORK/pr/plugin/thread-1-1s-uname1/*/*/*/*/c1/0/stats.json >/dev/null"
 sb run "$WORK/pjob.yaml" --results "$WORK/pr"
 check "run without the plug-in: the job's testcase is unknown" bash -c "[ $rc -eq 2 ] && grep -q uname1 $WORK/err"
 
@@ -105,15 +105,15 @@ check "run without the plug-in: the job's testcase is unknown" bash -c "[ $rc -e
 # headline stat, its direction, each stat family's role) is in the runs' meta.json.
 sb run "$WORK/pjob.yaml" --plugin "$WORK/uname.so" --results "$WORK/pr" --commit c1 -q --repeat 2
 sb run "$WORK/pjob.yaml" --plugin "$WORK/uname.so" --results "$WORK/pr" --commit c2 -q --repeat 3
-c1=$(echo "$WORK"/pr/plugin/thread-1-uname1/*/*/*/*/c1)
-c2=$(echo "$WORK"/pr/plugin/thread-1-uname1/*/*/*/*/c2)
+c1=$(echo "$WORK"/pr/plugin/thread-1-1s-uname1/*/*/*/*/c1)
+c2=$(echo "$WORK"/pr/plugin/thread-1-1s-uname1/*/*/*/*/c2)
 sb compare "$c1" "$c2" --json
 check "compare of a plug-in's runs, no --plugin: succeeds" bash -c "[ $rc -ne 2 ] && [ -s $WORK/out ]"
 check "compare: the plug-in's headline stat and direction, from meta.json" json_true "$WORK/out" \
 	"d['jobs'][0]['headline'] == {'stat': 'plugin.per_thread_ops', 'direction': 'higher'} and stats(d['jobs'][0])['plugin.per_thread_ops']['headline'] and stats(d['jobs'][0])['plugin.per_thread_ops']['direction'] == 'higher' and not stats(d['jobs'][0])['proc-vmstat.pgfault']['headline']"
 sb compare "$c1" "$c2" --all
 check "compare table: the plug-in's headline row" bash -c "[ $rc -ne 2 ] && grep -q 'plugin.per_thread_ops' $WORK/out && ! grep -q 'expected will-it-scale' $WORK/err"
-sb compare --results "$WORK/pr" --job thread-1-uname1 --commits c1,c2 --all
+sb compare --results "$WORK/pr" --job thread-1-1s-uname1 --commits c1,c2 --all
 check "compare --job PATH_PARAMS of a plug-in: no --plugin needed" bash -c "[ $rc -ne 2 ] && grep -q 'plugin.per_thread_ops' $WORK/out"
 sb plot "$c1" "$c2"
 check "plot of a plug-in's runs, no --plugin: the headline stat" bash -c "[ $rc -eq 0 ] && grep -q 'plugin.per_thread_ops' $WORK/out"

@@ -26,7 +26,7 @@ check "README table has every listed testcase" bash -c \
 # jobs/will-it-scale.yaml runs the whole catalogue: every listed testcase, both modes.
 "$SCALEBENCH" split jobs/will-it-scale.yaml >"$WORK/split" 2>/dev/null
 check "jobs/will-it-scale.yaml: every catalogue testcase in both modes at 100%" bash -c \
-	"[ \"\$(grep '^# ' $WORK/split | sort | tr '\n' ' ')\" = \"\$($SCALEBENCH list --json | python3 -c 'import json,sys; print(\" \".join(sorted(\"# will-it-scale-%s-100%%-%s.yaml\" % (m, t[\"name\"]) for t in json.load(sys.stdin) for m in t[\"modes\"])))') \" ]"
+	"[ \"\$(grep '^# ' $WORK/split | sort | tr '\n' ' ')\" = \"\$($SCALEBENCH list --json | python3 -c 'import json,sys; print(\" \".join(sorted(\"# will-it-scale-%s-100%%-300s-%s.yaml\" % (m, t[\"name\"]) for t in json.load(sys.stdin) for m in t[\"modes\"])))') \" ]"
 
 # The Guarantees section: every promise names its proof, and every check it names exists (a
 # quoted name ending in "…" is a prefix); unit tests are named by binary and function.

@@ -25,15 +25,15 @@ busy_runs=$(grep -l '"busy": true' "$R"/will-it-scale/*/*/*/*/*/base/*/meta.json
 [ $rc -eq 0 ] || head -5 "$WORK/err"
 tree=$(ls -d "$R"/will-it-scale/*/*/*/*/*/base 2>/dev/null | wc -l)
 check "results tree: will-it-scale/<path_params>/<tbox>/<rootfs>/<kconfig>/<compiler>/<commit>" [ "$tree" -eq 4 ]
-for pp in process-1-page_fault3 thread-1-page_fault3 process-1-getppid1 thread-1-getppid1; do
+for pp in process-1-1s-page_fault3 thread-1-1s-page_fault3 process-1-1s-getppid1 thread-1-1s-getppid1; do
 	check "$pp: runs 0 and 1, nothing else" bash -c "[ \"\$(ls -A $R/will-it-scale/$pp/*/*/defconfig/*/base | grep -vx matrix.json | tr '\n' ' ')\" = '0 1 ' ]"
 done
-run0=$(ls -d "$R"/will-it-scale/process-1-page_fault3/*/*/defconfig/*/base/0)
+run0=$(ls -d "$R"/will-it-scale/process-1-1s-page_fault3/*/*/defconfig/*/base/0)
 for f in job.yaml output stats.json meta.json; do
 	check "a run holds $f" [ -s "$run0/$f" ]
 done
 check "interleaved: the runs alternate between atomic jobs" bash -c \
-	"[ \$(grep -c '^\[[0-9]/8\] small-' $WORK/out) -ge 8 ] && grep -q '^\[2/8\] small-process-1-getppid1 run 1/2' $WORK/out && grep -q '^\[5/8\] small-process-1-page_fault3 run 2/2' $WORK/out"
+	"[ \$(grep -c '^\[[0-9]/8\] small-' $WORK/out) -ge 8 ] && grep -q '^\[2/8\] small-process-1-1s-getppid1 run 1/2' $WORK/out && grep -q '^\[5/8\] small-process-1-1s-page_fault3 run 2/2' $WORK/out"
 check "stats: testcase stats" json_true "$run0/stats.json" "d['will-it-scale.per_process_ops'] > 0 and d['will-it-scale.workload'] > 0"
 check "stats: default monitors (proc-vmstat, vmstat, perf-stat, meminfo, time)" json_true "$run0/stats.json" \
 	"all(k in d for k in ['proc-vmstat.pgfault', 'vmstat.system.cs', 'perf-stat.ps.page-faults', 'meminfo.MemFree', 'time.user_time'])"
@@ -44,7 +44,7 @@ check "stats: every value a number" json_true "$run0/stats.json" \
 	"all(isinstance(v, (int, float)) for v in d.values())"
 check "raw monitor samples kept with timestamps" json_true "$run0/perf-stat.json" "len(d) >= 1 and 't_s' in d[0]"
 check "meta: machine, commit, job, status" json_true "$run0/meta.json" \
-	"d['machine']['threads'] == $online and d['commit'] == 'base' and d['status'] == 'ok' and d['atomic_job'] == 'small-process-1-page_fault3'"
+	"d['machine']['threads'] == $online and d['commit'] == 'base' and d['status'] == 'ok' and d['atomic_job'] == 'small-process-1-1s-page_fault3'"
 if ! perf stat -e instructions true >/dev/null 2>&1 && [ ! -e /sys/bus/event_source/devices/cpu/events/instructions ]; then
 	check "no hardware PMU: unsupported events in meta.json, not fatal" json_true "$run0/meta.json" \
 		"'cpu-cycles' in [u['event'] for u in d['monitors']['perf-stat']['unsupported']]"
@@ -70,7 +70,7 @@ if not ok:
 sys.exit(0 if ok else 1)
 PY
 }
-thread0=$(ls -d "$R"/will-it-scale/thread-1-getppid1/*/*/defconfig/*/base/0)
+thread0=$(ls -d "$R"/will-it-scale/thread-1-1s-getppid1/*/*/defconfig/*/base/0)
 check "meta: roles of a process-mode run" roles_ok "$run0" will-it-scale will-it-scale.per_process_ops higher
 check "meta: roles of a thread-mode run" roles_ok "$thread0" will-it-scale will-it-scale.per_thread_ops higher
 check "meta: the testcase's family is the headline, the monitors' are monitors" json_true "$run0/meta.json" \
@@ -82,7 +82,7 @@ check "no temp run directory left" bash -c "! find $R -name '.tmp-run-*' | grep 
 # A second invocation takes the next free numbers.
 sb run "$WORK/small.yaml" --results "$R" --commit base -q
 check "second run of the job: runs 2 and 3... no, one more each: run 2" bash -c \
-	"[ -d $R/will-it-scale/thread-1-getppid1/*/*/defconfig/*/base/2 ] && [ ! -e $R/will-it-scale/thread-1-getppid1/*/*/defconfig/*/base/3 ]"
+	"[ -d $R/will-it-scale/thread-1-1s-getppid1/*/*/defconfig/*/base/2 ] && [ ! -e $R/will-it-scale/thread-1-1s-getppid1/*/*/defconfig/*/base/3 ]"
 
 # Two runners filling the same tree at once never collide.
 cat >"$WORK/one.yaml" <<YAML
@@ -103,7 +103,7 @@ check "LKP job: dry run lists 4 atomic jobs" bash -c "[ $rc -eq 0 ] && [ \$(grep
 sb run tests/fixtures/run/lkp-will-it-scale.yaml --results "$WORK/lkp" -q
 check "LKP job runs unchanged" [ $rc -eq 0 ]
 check "LKP job: unused keys noted, once each" bash -c "[ \$(grep -c \"note: .*key 'testbox' is kept\" $WORK/err) -eq 1 ]"
-lkprun=$(ls -d "$WORK"/lkp/will-it-scale/thread-100%-page_fault3/*/*/*/*/*/0)
+lkprun=$(ls -d "$WORK"/lkp/will-it-scale/performance-thread-100%-2s-page_fault3/*/*/*/*/*/0)
 check "LKP job: the job's kconfig is the kconfig axis, not noted as unused" bash -c \
 	"[[ '$lkprun' == */x86_64-rhel-8.3/* ]] && ! grep -q \"key 'kconfig' is kept\" $WORK/err"
 check "LKP job: its monitors and only those" json_true "$lkprun/meta.json" \
@@ -154,8 +154,8 @@ nr_task: 1
 will-it-scale: {mode: [process, thread], test: uname1}
 YAML
 sb run "$WORK/pjob.yaml" --plugin "$plugin" --results "$WORK/rp" --commit c1 -q
-prun=$(ls -d "$WORK"/rp/*/process-1-uname1/*/*/*/*/c1/0 2>/dev/null)
-ptrun=$(ls -d "$WORK"/rp/*/thread-1-uname1/*/*/*/*/c1/0 2>/dev/null)
+prun=$(ls -d "$WORK"/rp/*/process-1-1s-uname1/*/*/*/*/c1/0 2>/dev/null)
+ptrun=$(ls -d "$WORK"/rp/*/thread-1-1s-uname1/*/*/*/*/c1/0 2>/dev/null)
 check "plug-in job: both modes stored" bash -c "[ $rc -eq 0 ] && [ -n '$prun' ] && [ -n '$ptrun' ]"
 check "plug-in: meta.json declares its suite and headline (process)" roles_ok "$prun" plugin plugin.per_process_ops higher
 check "plug-in: meta.json declares its suite and headline (thread)" roles_ok "$ptrun" plugin plugin.per_thread_ops higher

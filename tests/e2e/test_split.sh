@@ -19,7 +19,7 @@ grep '^# ' "$WORK/out" | sed 's/^# //' >"$WORK/names"
 for nr in 1 100%; do
 	for mode in process thread; do
 		for t in page_fault3 fallocate1 exec1; do
-			echo "default-$mode-$nr-$t.yaml"
+			echo "default-$mode-$nr-3s-$t.yaml"
 		done
 	done
 done >"$WORK/want"
@@ -40,7 +40,7 @@ will-it-scale:
   mode: thread
   test: exec1
 EOF
-awk '/^# default-thread-100%-exec1.yaml$/ {on = 1; next} /^---$/ {on = 0} on' "$WORK/out" >"$WORK/one.yaml"
+awk '/^# default-thread-100%-3s-exec1.yaml$/ {on = 1; next} /^---$/ {on = 0} on' "$WORK/out" >"$WORK/one.yaml"
 check "default.yaml: an atomic job's YAML, exactly" cmp -s "$WORK/want.yaml" "$WORK/one.yaml"
 
 # -o: one file per atomic job, DIR created, the paths printed.
@@ -48,8 +48,8 @@ sb split jobs/default.yaml -o "$WORK/split/default"
 check "-o: exit 0" [ $rc -eq 0 ]
 check "-o: 12 files, named <job>-<path_params>.yaml" bash -c \
 	"[ \"\$(cd $WORK/split/default && ls | sort)\" = \"\$(sort $WORK/want)\" ]"
-check "-o: prints the paths written" bash -c "[ \$(wc -l <$WORK/out) -eq 12 ] && grep -qx '$WORK/split/default/default-process-1-page_fault3.yaml' $WORK/out"
-check "-o: the file is the printed YAML" cmp -s "$WORK/want.yaml" "$WORK/split/default/default-thread-100%-exec1.yaml"
+check "-o: prints the paths written" bash -c "[ \$(wc -l <$WORK/out) -eq 12 ] && grep -qx '$WORK/split/default/default-process-1-3s-page_fault3.yaml' $WORK/out"
+check "-o: the file is the printed YAML" cmp -s "$WORK/want.yaml" "$WORK/split/default/default-thread-100%-3s-exec1.yaml"
 
 # Round trip: an atomic job file splits to itself, same name and same bytes.
 roundtrip_ok=true
@@ -133,10 +133,10 @@ fi
 
 # Whole or nothing: the last file cannot be put in place (a directory has its name), so the
 # eleven already renamed are taken back and no temp file is left.
-mkdir -p "$WORK/half/default-thread-100%-exec1.yaml"
+mkdir -p "$WORK/half/default-thread-100%-3s-exec1.yaml"
 sb split jobs/default.yaml -o "$WORK/half"
-check "failed commit: exit 1, named" bash -c "[ $rc -eq 1 ] && grep -q \"cannot rename .* to $WORK/half/default-thread-100%-exec1.yaml\" $WORK/err"
-check "failed commit: no file left behind" bash -c "[ \"\$(ls -A $WORK/half)\" = 'default-thread-100%-exec1.yaml' ]"
+check "failed commit: exit 1, named" bash -c "[ $rc -eq 1 ] && grep -q \"cannot rename .* to $WORK/half/default-thread-100%-3s-exec1.yaml\" $WORK/err"
+check "failed commit: no file left behind" bash -c "[ \"\$(ls -A $WORK/half)\" = 'default-thread-100%-3s-exec1.yaml' ]"
 check "failed commit: nothing on stdout" [ ! -s "$WORK/out" ]
 
 # A job file from a pipe (`<(generate-job)`) is read to its end; a directory is refused.

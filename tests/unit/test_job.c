@@ -153,11 +153,12 @@ static void test_matrix_counts(void **state)
 	load_ok(FIX "three-dims.yaml", 4, &job);
 	assert_int_equal(job.n_atomic, 12);
 	/* First dimension outermost, last fastest. */
-	assert_string_equal(job.atomic[0].name, "three-dims-process-1-page_fault3");
-	assert_string_equal(job.atomic[1].name, "three-dims-process-1-getppid1");
-	assert_string_equal(job.atomic[2].name, "three-dims-thread-1-page_fault3");
-	assert_string_equal(job.atomic[11].name, "three-dims-thread-100%-getppid1");
-	assert_int_equal(find_atomic(&job, "three-dims-thread-50%-getppid1")->nr_task, 2);
+	/* LKP's path_params: runtime is a will-it-scale option, so it names the job too. */
+	assert_string_equal(job.atomic[0].name, "three-dims-process-1-5m-page_fault3");
+	assert_string_equal(job.atomic[1].name, "three-dims-process-1-5m-getppid1");
+	assert_string_equal(job.atomic[2].name, "three-dims-thread-1-5m-page_fault3");
+	assert_string_equal(job.atomic[11].name, "three-dims-thread-100%-5m-getppid1");
+	assert_int_equal(find_atomic(&job, "three-dims-thread-50%-5m-getppid1")->nr_task, 2);
 	assert_float_equal(job.atomic[0].runtime_s, 300, 0);
 	assert_float_equal(job.atomic[0].warmup_s, 2, 0);
 	/* Every name distinct. */
@@ -166,21 +167,24 @@ static void test_matrix_counts(void **state)
 			assert_string_not_equal(job.atomic[i].name, job.atomic[k].name);
 	job_free(&job);
 
-	/* Lists inside nested maps: 2 (tuning.sysctl.vm.max_map_count) x 2
-	 * (cpufreq.governor); time.interval is a monitor's option, a value. */
+	/* LKP's dimensions inside nested maps: 2 (setup.sysctl.sc_max_map_count, an option
+	 * of LKP's sysctl program) x 2 (cpufreq_governor, a program); tuning.sysctl.vm.* and
+	 * time.interval (a monitor's option) are values. */
 	load_ok(FIX "nested-maps.yaml", 4, &job);
 	assert_int_equal(job.n_atomic, 4);
-	const struct atomic_job *a =
-	    find_atomic(&job, "nested-maps-powersave-process-100%-getppid1-262144");
-	json_t *sysctl = json_object_get(json_object_get(a->tree, "tuning"), "sysctl");
-	assert_string_equal(json_string_value(json_object_get(sysctl, "vm.max_map_count")),
+	const struct atomic_job *a = find_atomic(&job, "nested-maps-powersave-262144-getppid1");
+	json_t *sysctl = json_object_get(json_object_get(a->tree, "setup"), "sysctl");
+	assert_string_equal(json_string_value(json_object_get(sysctl, "sc_max_map_count")),
 			    "262144");
+	assert_int_equal(
+	    json_array_size(json_object_get(
+		json_object_get(json_object_get(a->tree, "tuning"), "sysctl"), "vm.max_map_count")),
+	    2);
 	assert_string_equal(json_string_value(json_object_get(
 				json_object_get(json_object_get(a->tree, "tuning"), "fixed"), "a")),
 			    "b");
-	assert_string_equal(
-	    json_string_value(json_object_get(json_object_get(a->tree, "cpufreq"), "governor")),
-	    "powersave");
+	assert_string_equal(json_string_value(json_object_get(a->tree, "cpufreq_governor")),
+			    "powersave");
 	assert_int_equal(
 	    json_array_size(json_object_get(json_object_get(a->tree, "time"), "interval")), 2);
 	if (monitor_find("time"))
@@ -232,33 +236,84 @@ static void test_path_params(void **state)
 	const struct atomic_job *a;
 	(void)state;
 
-	/* Sorted by leaf key name (alpha, mode, nr_task, test, zeta), whatever the file's
-	 * order; characters outside [-a-zA-Z0-9+=:.%] become '_', byte by byte. */
-	load_ok(write_job("pp.yaml", "zeta: [\"b/c d\", \"x*y\"]\n"
-				     "will-it-scale:\n  test: getppid1\n  mode: [thread]\n"
-				     "nr_task: [50%]\nalpha: [\"k=v:1.0+\", \"\xc3\xa9\"]\n"),
+	/* LKP's Job#path_params: the options of the programs the job uses (will-it-scale's,
+	 * cgroup2's, a program given a plain value, the wrapper's) sorted by key
+	 * (cpu_node_bind, cpufreq_governor, memory.max, mode, nr_task, test), whatever the
+	 * file's order and depth; characters outside [-a-zA-Z0-9+=:.%] become '_', byte by
+	 * byte; keys that are no program's option (zeta, warmup) are not in it. */
+	load_ok(write_job("pp.yaml",
+			  "zeta: [\"b/c d\", \"x*y\"]\nwarmup: 0\n"
+			  "will-it-scale:\n  test: getppid1\n  mode: [thread]\n"
+			  "nr_task: [50%]\ncgroup2: {memory.max: [\"k=v:1.0+\", \"\xc3\xa9\"]}\n"
+			  "cpufreq_governor: \"b/c d\"\n"
+			  "setup: {cpu_node_bind: x*y}\n"),
 		2, &job);
-	assert_int_equal(job.n_atomic, 4);
+	assert_int_equal(job.n_atomic, 2);
 	a = &job.atomic[0];
-	assert_string_equal(a->path_params, "k=v:1.0+-thread-50%-getppid1-b_c_d");
-	assert_string_equal(a->name, "pp-k=v:1.0+-thread-50%-getppid1-b_c_d");
-	assert_string_equal(job.atomic[3].path_params, "__-thread-50%-getppid1-x_y");
-	/* The tree keeps the value as written. */
-	assert_string_equal(json_string_value(json_object_get(a->tree, "zeta")), "b/c d");
+	assert_string_equal(a->path_params, "x_y-b_c_d-k=v:1.0+-thread-50%-getppid1");
+	assert_string_equal(a->name, "pp-x_y-b_c_d-k=v:1.0+-thread-50%-getppid1");
+	assert_string_equal(job.atomic[1].path_params, "x_y-b_c_d-__-thread-50%-getppid1");
+	/* zeta is no dimension: the tree keeps the list, as written. */
+	assert_int_equal(json_array_size(json_object_get(a->tree, "zeta")), 2);
 	job_free(&job);
 
-	/* No list at all: mode, nr_task and test, defaults included. */
+	/* Values cut to 31 characters (UTF-8 characters, as Ruby's [0..30]); absent (null)
+	 * options, and false ones, left out; '=' options (LKP's '# = name' in a program)
+	 * would show as name=value. */
+	load_ok(
+	    write_job(
+		"cut.yaml",
+		"test: getppid1\nmode: ~\nno_affinity: false\n"
+		"smt: yes\nsysctl: {sc_pid_max: \"123456789012345678901234567890\xc3\xa9XYZ\"}\n"),
+	    2, &job);
+	assert_string_equal(job.atomic[0].path_params,
+			    "123456789012345678901234567890__-true-getppid1");
+	job_free(&job);
+
+	/* No option at all: "defaults", as LKP names it. */
+	{
+		json_t *t = json_pack("{s{ss}}", "perf-stat", "events", "cycles");
+		char *pp = job_path_params(t);
+
+		assert_string_equal(pp, "defaults");
+		free(pp);
+		json_decref(t);
+	}
+
+	/* No list at all: the options given, none filled in. */
 	load_ok(FIX "no-dimension.yaml", 2, &job);
 	assert_int_equal(job.n_atomic, 1);
-	assert_string_equal(job.atomic[0].path_params, "process-100%-getppid1");
-	assert_string_equal(job.atomic[0].name, "no-dimension-process-100%-getppid1");
+	assert_string_equal(job.atomic[0].path_params, "getppid1");
+	assert_string_equal(job.atomic[0].name, "no-dimension-getppid1");
 	assert_int_equal(job.atomic[0].nr_task, 2);
 	job_free(&job);
 
-	/* A fixed test still names the results place (page_fault3.yaml vs fallocate1.yaml). */
+	/* Every option, varying or not: runtime names the results place too. */
 	load_ok("jobs/page_fault3.yaml", 2, &job);
 	assert_int_equal(job.n_atomic, 6);
-	find_atomic(&job, "page_fault3-thread-50%-page_fault3");
+	find_atomic(&job, "page_fault3-thread-50%-300s-page_fault3");
+	job_free(&job);
+
+	/* split-job's file name adds the job's commits and its rootfs (rootfs_filename: the
+	 * last run of [a-zA-Z0-9._-]) after path_params; path_params does not have them. */
+	load_ok(write_job("cr.yaml", "test: getppid1\ncommit: [abc, def]\n"
+				     "rootfs: /osimage/debian/debian-12-x86_64.cgz\n"),
+		2, &job);
+	assert_int_equal(job.n_atomic, 2);
+	assert_string_equal(job.atomic[1].name, "cr-getppid1-def-debian-12-x86_64.cgz");
+	assert_string_equal(job.atomic[1].path_params, "getppid1");
+	job_free(&job);
+
+	/* Several kconfigs: each name gets its kconfig (LKP's would be one name for both). */
+	load_ok(write_job("kc.yaml", "test: getppid1\nkconfig: [x86_64-rhel, \"a b\"]\n"), 2, &job);
+	assert_int_equal(job.n_atomic, 2);
+	assert_string_equal(job.atomic[0].name, "kc-getppid1-x86_64-rhel");
+	assert_string_equal(job.atomic[1].name, "kc-getppid1-a_b");
+	assert_string_equal(job.atomic[1].path_params, "getppid1");
+	job_free(&job);
+	/* ... and one of them split again keeps its name. */
+	load_ok(write_job("kc-getppid1-a_b.yaml", "test: getppid1\nkconfig: a b\n"), 2, &job);
+	assert_string_equal(job.atomic[0].name, "kc-getppid1-a_b");
 	job_free(&job);
 
 	/* Top-level test and mode count as the will-it-scale ones; .yml is stripped too. */
@@ -379,7 +434,7 @@ static void test_syntax_errors(void **state)
 	expect_error("? [a]\n: 1\n", "bad.yaml:1:3: a key must be a plain value", NULL);
 	/* An alias is a copy: a list aliased in two places is two dimensions, and an alias may
 	 * name a key. */
-	load_ok(write_job("alias2.yaml", "nr_task: &n [1, 2]\nfoo: *n\nk: &k kconfig\n*k : a\n"
+	load_ok(write_job("alias2.yaml", "nr_task: &n [1, 2]\nsmt: *n\nk: &k kconfig\n*k : a\n"
 					 "test: getppid1\n"),
 		2, &job);
 	assert_int_equal(job.n_atomic, 4);
@@ -416,11 +471,23 @@ static void test_semantic_errors(void **state)
 	expect_error("test: getppid1\nwarmup: -1\n", "bad.yaml:2: warmup '-1'", NULL);
 	expect_error("test: getppid1\nwill-it-scale:\n  mode: []\n",
 		     "bad.yaml:3: will-it-scale.mode: empty list", NULL);
-	expect_error("test: getppid1\nfoo:\n  - a: 1\n  - b: 2\n",
-		     "bad.yaml:3: foo[0]: a list of maps is not supported", NULL);
-	expect_error("test: getppid1\nfoo: [[1, 2]]\n", "foo[0]: a list of lists is not supported",
+	expect_error("test: getppid1\nfs:\n  - a: 1\n  - b: 2\n",
+		     "bad.yaml:3: fs[0]: a list of maps is not supported", NULL);
+	expect_error("test: getppid1\nfs: [[1, 2]]\n", "fs[0]: a list of lists is not supported",
 		     NULL);
-	expect_error("test: getppid1\nfoo: [a, ~]\n", "bad.yaml:2: foo[1]: empty list item", NULL);
+	expect_error("test: getppid1\nfs: [a, ~]\n", "bad.yaml:2: fs[1]: empty list item", NULL);
+	/* A list under a key LKP does not expand is a value, lists of maps included (LKP's
+	 * split-job writes need_kconfig_hw so). */
+	load_ok(write_job("lm.yaml", "test: getppid1\nneed_kconfig_hw:\n  - E1000E: y\n  - ATA\n"
+				     "foo: [[1, 2], ~]\n"),
+		2, &job);
+	assert_int_equal(job.n_atomic, 1);
+	assert_int_equal(json_array_size(json_object_get(job.atomic[0].tree, "need_kconfig_hw")),
+			 2);
+	job_free(&job);
+	/* LKP's {{ }} expressions are Ruby: refused, like ERB. */
+	expect_error("test: getppid1\nnr_task: \"{{ nr_cpu / 2 }}\"\n",
+		     "bad.yaml:2: nr_task: LKP's '{{ ... }}'", NULL);
 	expect_error("suite: will-it-scale\n", "bad.yaml: no testcase", "scalebench list");
 	expect_error("test: getppid1\nwill-it-scale:\n  test: getppid1\n",
 		     "test and will-it-scale.test are both set", NULL);
@@ -430,7 +497,7 @@ static void test_semantic_errors(void **state)
 		     "scalebench list -l");
 	expect_error("testcase: unixbench\ntest: getppid1\n", "bad.yaml:1: testcase 'unixbench'",
 		     NULL);
-	expect_error("test: getppid1\nmode: [process, process]\n", "same parameters", NULL);
+	expect_error("test: getppid1\nmode: [process, process]\n", "the same name", NULL);
 	expect_error("test: getppid1\n---\nnr_task+: 2\n", "'+'/'-' revision keys", NULL);
 	assert_int_equal(job_load(FIX "nr-task-zero.yaml", 2, &job, err, sizeof(err)), -1);
 	assert_string_equal(err, FIX "nr-task-zero.yaml:5: nr_task '0': expected at least 1 task");
@@ -566,7 +633,7 @@ static void test_monitor_lists(void **state)
 				     "turbostat: [a, b]\n"),
 		2, &job);
 	assert_int_equal(job.n_atomic, 1);
-	assert_string_equal(job.atomic[0].name, "ev-process-100%-getppid1");
+	assert_string_equal(job.atomic[0].name, "ev-getppid1");
 	events = json_object_get(json_object_get(job.atomic[0].monitors, "perf-stat"), "events");
 	assert_int_equal(json_array_size(events), 2);
 	assert_string_equal(json_string_value(json_array_get(events, 0)), "cpu-clock");
@@ -576,9 +643,10 @@ static void test_monitor_lists(void **state)
 	assert_int_equal(json_array_size(json_object_get(job.atomic[0].tree, "turbostat")), 2);
 	job_free(&job);
 
-	load_ok(write_job("ev.yaml", "perf-stat: {events: [cpu-clock, task-clock]}\n"
-				     "nr_task: [1, 2]\nkconfig: [a, b]\nfs: [xfs, ext4]\n"
-				     "will-it-scale: {test: getppid1, mode: [process, thread]}\n"),
+	load_ok(write_job("ev.yaml",
+			  "perf-stat: {events: [cpu-clock, task-clock]}\n"
+			  "nr_task: [1, 2]\ncommit: [a, b]\nfs: [xfs, ext4]\nfoo: [x, y]\n"
+			  "will-it-scale: {test: getppid1, mode: [process, thread]}\n"),
 		2, &job);
 	assert_int_equal(job.n_atomic, 16);
 	for (size_t i = 0; i < job.n_atomic; i++)
@@ -619,6 +687,139 @@ static void test_multi_document(void **state)
 	job_free(&job);
 }
 
+/* LKP's Job#each_jobs: the first document is a job of its own when it names a testcase
+ * (will-it-scale-part2.yaml), and the header of the others; one naming none (LKP's
+ * '-defaults' job, which runs no benchmark) is skipped with a note. */
+static void test_header_job(void **state)
+{
+	struct job_file job;
+	(void)state;
+
+	load_ok(write_job("part.yaml",
+			  "nr_task: [100%]\nwill-it-scale:\n  mode: [process, thread]\n"
+			  "  test: [getppid1, lock1]\n---\nwill-it-scale:\n"
+			  "  mode: [process]\n  test: [malloc1]\n"),
+		2, &job);
+	assert_int_equal(job.n_atomic, 5);
+	assert_string_equal(job.atomic[0].name, "part-process-100%-getppid1");
+	assert_string_equal(job.atomic[3].name, "part-thread-100%-lock1");
+	assert_string_equal(job.atomic[4].name, "part-process-100%-malloc1");
+	assert_int_equal(job.n_notes, 0);
+	job_free(&job);
+
+	load_ok(write_job("lm.yaml", "nr_task: 100%\n---\nwill-it-scale:\n  test: [page_fault2]\n"),
+		2, &job);
+	assert_int_equal(job.n_atomic, 1);
+	assert_string_equal(job.atomic[0].name, "lm-100%-page_fault2");
+	assert_true(has_note(&job, "LKP makes a 'lm-defaults' job of it that runs no benchmark"));
+	job_free(&job);
+}
+
+/* LKP's `<<: FILE`: textual, at the line's place and indentation; several in one file; a
+ * later key overrides an earlier one; found beside the file or below the nearest jobs/
+ * directory; {file:, ignore:, overrides}; missing files and loops refused with file:line. */
+static void test_includes(void **state)
+{
+	char dir[600], path[700], err[1024];
+	struct job_file job;
+	(void)state;
+
+	snprintf(dir, sizeof(dir), "%s/jobs/sub", tmpdir);
+	snprintf(path, sizeof(path), "mkdir -p %s", dir);
+	assert_int_equal(system(path), 0);
+	write_job("jobs/cg.yaml", "cgroup2:\n  memory.high: 90%\n  pids.max: 10000\nruntime: 5s\n");
+	write_job("jobs/sub/wis.yaml", "will-it-scale:\n  test:\n    - getppid1\n    - lock1\n");
+	write_job("jobs/sub/nested.yaml", "setup:\n  <<: ../cg.yaml\n");
+	load_ok(write_job("jobs/sub/both.yaml", "<<: cg.yaml\n<<: wis.yaml\nruntime: 7s\n"), 2,
+		&job);
+	assert_int_equal(job.n_atomic, 2);
+	/* runtime: the file's own, after the include, wins */
+	assert_string_equal(job.atomic[0].name, "both-90%-10000-7s-getppid1");
+	assert_float_equal(job.atomic[1].runtime_s, 7, 0);
+	job_free(&job);
+	/* before the include, the included value wins */
+	load_ok(write_job("jobs/sub/first.yaml", "runtime: 7s\n<<: cg.yaml\ntest: getppid1\n"), 2,
+		&job);
+	assert_float_equal(job.atomic[0].runtime_s, 5, 0);
+	job_free(&job);
+	/* indented: the included keys land in the map; an included file's own include too */
+	load_ok(write_job("jobs/sub/ind.yaml", "test: getppid1\n<<: nested.yaml\n"), 2, &job);
+	assert_string_equal(
+	    json_string_value(json_object_get(
+		json_object_get(json_object_get(job.atomic[0].tree, "setup"), "cgroup2"),
+		"pids.max")),
+	    "10000");
+	job_free(&job);
+	/* {file:, ignore:, KEY: VALUE}: as in LKP, the lines that set an ignored key are dropped,
+	 * and an override replaces the line that sets the key at the start of a line, or is
+	 * appended to each document without one. */
+	load_ok(write_job("jobs/sub/opt.yaml",
+			  "test: getppid1\n<<: {file: cg.yaml, ignore: [runtime], nr_task: 3}\n"),
+		2, &job);
+	assert_null(json_object_get(job.atomic[0].tree, "runtime"));
+	assert_int_equal(job.atomic[0].nr_task, 3);
+	job_free(&job);
+	load_ok(
+	    write_job("jobs/sub/opt2.yaml", "test: getppid1\n<<: {file: cg.yaml, runtime: 9s}\n"),
+	    2, &job);
+	assert_float_equal(job.atomic[0].runtime_s, 9, 0);
+	job_free(&job);
+	/* A missing file: the including file and line. */
+	assert_int_equal(
+	    job_load(write_job("jobs/sub/miss.yaml", "test: getppid1\n<<: nope.yaml\n"), 2, &job,
+		     err, sizeof(err)),
+	    -1);
+	assert_non_null(strstr(err, "jobs/sub/miss.yaml:2: included file 'nope.yaml' not found"));
+	/* An error in included text names the included file and its line. */
+	write_job("jobs/sub/badinc.yaml", "a: 1\nnr_task: 0\n");
+	assert_int_equal(
+	    job_load(write_job("jobs/sub/usebad.yaml", "test: getppid1\n<<: badinc.yaml\n"), 2,
+		     &job, err, sizeof(err)),
+	    -1);
+	assert_non_null(strstr(err, "jobs/sub/badinc.yaml:2: nr_task '0'"));
+	/* Loops, direct or not, are refused. */
+	write_job("jobs/sub/l1.yaml", "<<: l2.yaml\n");
+	write_job("jobs/sub/l2.yaml", "test: getppid1\n<<: l1.yaml\n");
+	assert_int_equal(
+	    job_load(write_job("jobs/sub/loop.yaml", "<<: l1.yaml\n"), 2, &job, err, sizeof(err)),
+	    -1);
+	assert_non_null(strstr(err, "include loop"));
+	/* Includes that multiply (each file including the next one twice, 12 deep, over 5000
+	 * bytes: 20 MB) are bounded by the size of the text they make. */
+	{
+		char name[32], text[5100];
+
+		for (int i = 0; i < 12; i++) {
+			snprintf(name, sizeof(name), "jobs/sub/m%d.yaml", i);
+			snprintf(text, sizeof(text), "<<: m%d.yaml\n<<: m%d.yaml\n", i + 1, i + 1);
+			write_job(name, text);
+		}
+		memset(text, 'x', 5000);
+		memcpy(text, "a: ", 3);
+		strcpy(text + 5000, "\n");
+		write_job("jobs/sub/m12.yaml", text);
+		assert_int_equal(job_load(write_job("jobs/sub/mult.yaml", "<<: m0.yaml\n"), 2, &job,
+					  err, sizeof(err)),
+				 -1);
+		if (!strstr(err, "larger than 16 MiB"))
+			print_error("%s\n", err);
+		assert_non_null(strstr(err, "larger than 16 MiB"));
+	}
+	/* Kernel files are refused, not read. */
+	assert_int_equal(job_load(write_job("jobs/sub/k.yaml", "<<: /proc/self/status\n"), 2, &job,
+				  err, sizeof(err)),
+			 -1);
+	assert_non_null(strstr(err, "not a job file"));
+	/* YAML's own merge key (LKP's `<< : *REF`) is not an include: it merges, and the map's
+	 * own keys win over the merged ones. */
+	load_ok(write_job("jobs/sub/merge.yaml", "b: &b {test: getppid1, mode: thread}\n"
+						 "will-it-scale:\n  <<: *b\n  mode: process\n"),
+		2, &job);
+	assert_string_equal(job.atomic[0].test, "getppid1");
+	assert_int_equal(job.atomic[0].mode, TC_MODE_PROCESS);
+	job_free(&job);
+}
+
 /* A job file with docs documents after its header, each with a list of per_doc values. */
 static const char *write_docs(size_t docs, size_t per_doc)
 {
@@ -629,9 +830,10 @@ static const char *write_docs(size_t docs, size_t per_doc)
 	assert_non_null(text);
 	n = (size_t)snprintf(text, cap, "test: getppid1\n");
 	for (size_t d = 0; d < docs; d++) {
-		n += (size_t)snprintf(text + n, cap - n, "---\nkconfig: k%zu\nfoo: [", d);
+		n += (size_t)snprintf(text + n, cap - n, "---\nkconfig: k%zu\ncpufreq_governor: [",
+				      d);
 		for (size_t i = 0; i < per_doc; i++)
-			n += (size_t)snprintf(text + n, cap - n, "%s%zu", i ? ", " : "", i);
+			n += (size_t)snprintf(text + n, cap - n, "%s%zu-%zu", i ? ", " : "", d, i);
 		n += (size_t)snprintf(text + n, cap - n, "]\n");
 	}
 	path = write_job("docs.yaml", text);
@@ -639,7 +841,8 @@ static const char *write_docs(size_t docs, size_t per_doc)
 	return path;
 }
 
-/* The 10000 atomic-job cap holds for the whole file, counted before any is built. */
+/* The 10000 atomic-job cap holds for the whole file (the header a job too), counted before any
+ * is built. */
 static void test_atomic_cap(void **state)
 {
 	struct job_file job;
@@ -647,25 +850,48 @@ static void test_atomic_cap(void **state)
 	(void)state;
 
 	assert_int_equal(job_load(write_docs(3, 3334), 2, &job, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "docs.yaml: the job file expands to 10002 atomic jobs "
-				    "(3 documents); at most 10000"));
+	assert_non_null(strstr(err, "docs.yaml: the job file expands to 10003 atomic jobs "
+				    "(4 documents); at most 10000"));
 	assert_int_equal(job_load(write_docs(150, 100), 2, &job, err, sizeof(err)), -1);
-	assert_non_null(strstr(err, "15000 atomic jobs (150 documents)"));
+	assert_non_null(strstr(err, "15001 atomic jobs (151 documents)"));
 	/* One document: the product of its lists, even past what a size_t holds. */
-	expect_error("test: getppid1\na: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]\n"
-		     "b: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\nc: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n"
-		     "d: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n",
-		     "bad.yaml: the job file expands to 11000 atomic jobs (1 document); at most "
-		     "10000",
-		     NULL);
+	expect_error(
+	    "test: getppid1\naspm: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]\n"
+	    "chrt: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\ndisk: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n"
+	    "fuse: [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]\n",
+	    "bad.yaml: the job file expands to 11000 atomic jobs (1 document); at most "
+	    "10000",
+	    NULL);
 	{
+		/* 20 of LKP's setup programs, each given 10 values */
+		static const char *const progs[] = {"acpi_cpufreq",
+						    "aspm",
+						    "autonuma_migration",
+						    "block_queue",
+						    "boot_params",
+						    "cgroup",
+						    "cgroup2",
+						    "chrt",
+						    "cooling_device",
+						    "cpufreq",
+						    "cpufreq_governor",
+						    "cpuidle_cstate",
+						    "cpuoffline",
+						    "dirty_thresh",
+						    "disk",
+						    "drop_caches",
+						    "fs",
+						    "fs1",
+						    "fs2",
+						    "fuse"};
 		char big[2048] = "test: getppid1\n";
 
 		for (int k = 0; k < 20; k++)
-			sprintf(big + strlen(big), "k%d: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]\n", k);
+			sprintf(big + strlen(big), "%s: [0, 1, 2, 3, 4, 5, 6, 7, 8, 9]\n",
+				progs[k]);
 		expect_error(big, "expands to more than 18446744073709551615 atomic jobs", NULL);
 	}
-	load_ok(write_docs(2, 5000), 2, &job);
+	load_ok(write_docs(3, 3333), 2, &job);
 	assert_int_equal(job.n_atomic, 10000);
 	job_free(&job);
 
@@ -684,7 +910,7 @@ static void test_atomic_cap(void **state)
 		expect_error(text, "bad.yaml: the job file's 500 documents, each merged with the "
 				   "header, hold 1002000 values together; at most 1000000",
 			     NULL);
-		n = (size_t)snprintf(text, cap, "test: getppid1\nfoo: [");
+		n = (size_t)snprintf(text, cap, "test: getppid1\ncpufreq_governor: [");
 		for (int i = 0; i < 9000; i++)
 			n += (size_t)snprintf(text + n, cap - n, "%s%d", i ? ", " : "", i);
 		n += (size_t)snprintf(text + n, cap - n, "]\n");
@@ -828,6 +1054,8 @@ int main(void)
 	    cmocka_unit_test(test_monitors_and_notes),
 	    cmocka_unit_test(test_monitor_lists),
 	    cmocka_unit_test(test_multi_document),
+	    cmocka_unit_test(test_header_job),
+	    cmocka_unit_test(test_includes),
 	    cmocka_unit_test(test_atomic_cap),
 	    cmocka_unit_test(test_roundtrip),
 	    cmocka_unit_test(test_write_yaml_layout),
