@@ -185,6 +185,12 @@ static int check_expansion(struct loader *l, json_t *merged)
 
 int job_load(const char *path, unsigned nr_online, struct job_file *job, char *err, size_t errlen)
 {
+	return job_load_overrides(path, nr_online, NULL, 0, job, err, errlen);
+}
+
+int job_load_overrides(const char *path, unsigned nr_online, const struct job_override *ov,
+		       size_t n_ov, struct job_file *job, char *err, size_t errlen)
+{
 	struct loader l = {.path = path,
 			   .nr_online = nr_online ? nr_online : 1,
 			   .err = err,
@@ -206,7 +212,7 @@ int job_load(const char *path, unsigned nr_online, struct job_file *job, char *e
 		goto out;
 	}
 	if (read_whole(&l, &buf, &len) || check_erb(&l, buf, len) ||
-	    parse_documents(&l, buf, len, docs))
+	    parse_documents(&l, buf, len, docs) || apply_overrides(&l, docs, ov, n_ov))
 		goto out;
 
 	if (json_array_size(docs) == 1) {

@@ -45,6 +45,19 @@ struct job_file {
 int job_load(const char *path, unsigned nr_online, struct job_file *job, char *err, size_t errlen);
 void job_free(struct job_file *job);
 
+/* A value given on the command line (scalebench run --set KEY=VALUE, --runtime, --nr-task),
+ * applied to the parsed file before expansion, as if the file said it: in every document
+ * that has KEY (a bare key also in the will-it-scale block; BLOCK.KEY inside a map), else
+ * added to the first.  Later overrides of one key win. */
+struct job_override {
+	const char *key;
+	const char *value;
+};
+
+/* job_load with overrides (n_ov may be 0). */
+int job_load_overrides(const char *path, unsigned nr_online, const struct job_override *ov,
+		       size_t n_ov, struct job_file *job, char *err, size_t errlen);
+
 /* Write an atomic job's tree as YAML (the run's job.yaml, split's output). */
 int job_write_yaml(const json_t *tree, FILE *out);
 

@@ -90,6 +90,9 @@ int count_atomic(struct loader *l, json_t *doc, size_t *n, size_t *values);
 /* One merged document's atomic jobs appended to l->job; names: atomic names so far. */
 int expand_document(struct loader *l, json_t *doc, const struct param_list *varying, json_t *names);
 
+/* job_override.c: the command line's values set in the parsed documents (job.h). */
+int apply_overrides(struct loader *l, json_t *docs, const struct job_override *ov, size_t n_ov);
+
 /* job_check.c: one atomic job checked. */
 /* A top-level key that names a monitor, scalebench's or only LKP's (turbostat). */
 bool is_monitor_key(const char *key);
