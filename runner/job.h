@@ -26,6 +26,10 @@ struct atomic_job {
 	double runtime_s;  /* runtime: 300, 300s, 5m (default 300 s) */
 	double warmup_s;   /* warmup (scalebench's own key; default 1 s: DEFAULT_WARMUP) */
 	json_t *monitors;  /* object: monitor name -> options object or null */
+	/* Neither mode nor nr_task given: LKP's will-it-scale run sweeps, in this one job, both
+	 * modes over the task counts its setup_threads_to_iterate picks (runner/lkp_sweep.h);
+	 * mode and nr_task then hold the defaults path_params shows. */
+	bool sweep;
 };
 
 struct job_file {
