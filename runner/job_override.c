@@ -69,10 +69,11 @@ int apply_overrides(struct loader *l, json_t *docs, const struct job_override *o
 			continue;
 		home = key_home(json_array_get(docs, 0), key, &inner, true);
 		if (!home)
-			return fail(l, NULL,
-				    "--set %s: '%.*s' is not a map in the job file; expected KEY or "
-				    "BLOCK.KEY with BLOCK a map (or absent)",
-				    key, (int)(strchr(key, '.') - key), key);
+			return fail(
+			    l, NULL,
+			    "--set %s: '%.*s' is not a map in the job file; expected KEY or "
+			    "BLOCK.KEY with BLOCK a map (or absent)",
+			    key, (int)(strchr(key, '.') - key), key);
 		if (json_object_set_new(home, inner, json_string(ov[i].value)))
 			return fail(l, NULL, "--set %s: the value is not UTF-8 text", key);
 	}

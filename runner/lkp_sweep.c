@@ -67,15 +67,16 @@ static unsigned cache_instances(unsigned level, unsigned nr_possible)
 		for (unsigned idx = 0;; idx++) {
 			char path[128], *lv, *shared;
 
-			snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%u/cache/index%u/level",
-				 cpu, idx);
+			snprintf(path, sizeof(path),
+				 "/sys/devices/system/cpu/cpu%u/cache/index%u/level", cpu, idx);
 			lv = read_small(path);
 			if (!lv)
 				break;
 			if ((unsigned)atoi(lv) == level) {
-				snprintf(path, sizeof(path),
-					 "/sys/devices/system/cpu/cpu%u/cache/index%u/shared_cpu_list",
-					 cpu, idx);
+				snprintf(
+				    path, sizeof(path),
+				    "/sys/devices/system/cpu/cpu%u/cache/index%u/shared_cpu_list",
+				    cpu, idx);
 				shared = read_small(path);
 				if (shared)
 					json_object_set_new(seen, shared, json_null());
@@ -292,9 +293,9 @@ int lkp_cpu_ticks(const char *procstat, const int *cpus, size_t n, struct cpu_ti
 	for (const char *line = procstat; line && *line;) {
 		unsigned long long f[10] = {0};
 		char name[32];
-		int cnt = sscanf(line, "%31s %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu", name,
-				 &f[0], &f[1], &f[2], &f[3], &f[4], &f[5], &f[6], &f[7], &f[8],
-				 &f[9]);
+		int cnt =
+		    sscanf(line, "%31s %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu", name,
+			   &f[0], &f[1], &f[2], &f[3], &f[4], &f[5], &f[6], &f[7], &f[8], &f[9]);
 		bool want = false;
 
 		if (cnt >= 8 && !strncmp(name, "cpu", 3)) {

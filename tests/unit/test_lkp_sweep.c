@@ -216,8 +216,8 @@ static void test_cpu_ticks(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_edge_table),	 cmocka_unit_test(test_real_run),
-	    cmocka_unit_test(test_task_counts),	 cmocka_unit_test(test_point_runtime),
+	    cmocka_unit_test(test_edge_table),	     cmocka_unit_test(test_real_run),
+	    cmocka_unit_test(test_task_counts),	     cmocka_unit_test(test_point_runtime),
 	    cmocka_unit_test(test_table_round_trip), cmocka_unit_test(test_cpu_ticks),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
