@@ -595,12 +595,15 @@ static int declare_roles(struct run_state *rs)
 	const struct testcase *tc = rs->tc;
 	char stat[256];
 
+	/* A sweep has no cost figure: its headline is LKP's per_process_ops. */
+	bool cost = tc->cost_stat && !rs->sw;
+
 	snprintf(stat, sizeof(stat), "%s.%s", suite_of(tc),
-		 tc->cost_stat ? tc->cost_stat : per_copy_stat_name(rs->aj->mode));
+		 cost ? tc->cost_stat : per_copy_stat_name(rs->aj->mode));
 	const struct store_headline h = {
 	    .suite = suite_of(tc),
 	    .stat = stat,
-	    .lower_is_better = tc->cost_stat || tc->lower_is_better,
+	    .lower_is_better = cost || (tc->lower_is_better && !rs->sw),
 	};
 	return store_meta_declare(rs->meta, &h, rs->stats);
 }

@@ -58,6 +58,17 @@ if len(lines) - i - 2 > 1:
 assert "proc-vmstat.pgfault" in st and "time.user_time" in st
 PY
 
+# A testcase whose headline is a cost (launch1: us_per_event, lower is better) has none in a
+# sweep: the sweep's headline is LKP's per_process_ops, higher is better, a stat it stores.
+R4="$WORK/r4"
+sb run "$WORK/sweep.yaml" --results "$R4" --commit c1 --set test=launch1 --no-monitors -q
+run=$(ls -d "$R4"/will-it-scale/*/*/*/*/*/c1/0 2>/dev/null | head -1)
+pps=phoronix-test-suite.osbench.LaunchPrograms.per_process_ops
+check "cost-stat testcase swept: exit 0, headline per_process_ops, higher is better" json_true \
+	"$run/meta.json" "$rc == 0 and d['headline'] == {'stat': '$pps', 'direction': 'higher'}"
+check "cost-stat testcase swept: its headline stat is stored" json_true "$run/stats.json" \
+	"d['$pps'] > 0"
+
 # A job that gives mode (or nr_task) is one mode at one task count, as before.
 sb run "$WORK/sweep.yaml" --dry-run --set mode=thread
 check "mode given: no sweep" bash -c "[ $rc -eq 0 ] && ! grep -q 'LKP sweep' $WORK/out && grep -q 'thread mode' $WORK/out"
