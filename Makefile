@@ -20,7 +20,7 @@ CC      ?= cc
 CFLAGS  ?= -O2 -g
 WARN     = -Wall -Wextra -Werror
 ALL_CFLAGS = -std=c11 $(WARN) -D_GNU_SOURCE -pthread -MMD -MP -I$(B)/gen \
-	     -DSCALEBENCH_LIBEXECDIR='"$(LIBEXECDIR)"' $(CFLAGS)
+	     -DSCALEBENCH_LIBEXECDIR='"$(LIBEXECDIR)"' -DSCALEBENCH_DATADIR='"$(DATADIR)"' $(CFLAGS)
 LIBS     = -ljansson -lyaml -lpfm -lhwloc -lelf -lz -lRmath -lm -ldl -pthread
 # Plug-ins call back into these; nothing else of the binary is exported.
 EXPORTS  = -Wl,--dynamic-list=testcases/plugin-exports.list
@@ -55,7 +55,7 @@ UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BA)/tests/%)
 FUZZ_CC    ?= clang
 FUZZ_TIME  ?= 30
 FUZZ_CFLAGS = -std=c11 $(WARN) -D_GNU_SOURCE -pthread -MMD -MP -I$(B)/gen \
-	      -DSCALEBENCH_LIBEXECDIR='"$(LIBEXECDIR)"' -g -O1 $(SANITIZE)
+	      -DSCALEBENCH_LIBEXECDIR='"$(LIBEXECDIR)"' -DSCALEBENCH_DATADIR='"$(DATADIR)"' -g -O1 $(SANITIZE)
 ARCHIVESF   = $(LAYERS:%=$(BF)/lib%.a)
 FUZZ_SRC    = $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN    = $(FUZZ_SRC:tests/fuzz/%.c=$(BF)/%)

@@ -6,6 +6,8 @@
 #include "../store/store.h"
 #include "../testcases/registry.h"
 
+#include <sys/stat.h>
+
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -15,7 +17,7 @@
 
 const struct command_def run_command = {
     .name = "run",
-    .args = "JOB.yaml",
+    .args = "JOB.yaml|NAME",
     .summary = "Run a job file's atomic jobs with monitors and store every run.",
     .details = "Each run lands in\n"
 	       "  RESULTS/<testcase>/<path_params>/<tbox_group>/<rootfs>/<kconfig>/<compiler>/\n"
@@ -24,58 +26,128 @@ const struct command_def run_command = {
 	       "meta.json.  A run is written in a temporary directory and renamed to the first\n"
 	       "free run number when complete.  Monitors: the job's monitor keys (perf-stat:,\n"
 	       "proc-vmstat:, perf-profile:, ...), or the default set when it names none.\n"
+	       "\nA job is a file, or the name of a shipped job (page_fault3): ./NAME, then\n"
+	       "NAME.yaml in the installed share/scalebench/jobs.  --set KEY=VALUE, --runtime and\n"
+	       "--nr-task change the job file before it is expanded, as if it said so: a list\n"
+	       "becomes that one value, path_params and each run's job.yaml show it.  KEY is a\n"
+	       "top-level key, a key of the will-it-scale block (test, mode), or BLOCK.KEY.\n"
 	       "\nexit status: 0 every run stored, 1 a run failed (it is stored) or could not be\n"
 	       "written, 2 bad usage or job file, 128+N interrupted by signal N (the run in\n"
 	       "progress is discarded, completed runs stay).\n",
 };
 
-int cmd_run(int argc, char **argv)
+/* The command line's job-file values, in the order given (a later one of a key wins). */
+struct override_list {
+	struct job_override *v;
+	size_t n;
+};
+
+/* key (its first keylen bytes) copied, value kept: argv outlives the job load. */
+static int override_add(struct override_list *l, const char *key, size_t keylen,
+			const char *value, char *err, size_t errlen)
 {
-	struct runner_opts o = {.tty = isatty(STDOUT_FILENO)};
-	const struct option_def opts[] = {
-	    {OPT_COUNT("repeat", 'r', &o.repeat), .arg = "K", .def = "1", .min = 1, .max = 100000,
-	     .help = "runs per atomic job"},
-	    {OPT_STRING("commit", 0, &o.commit), .arg = "LABEL", .def_doc = "uname -r",
-	     .help = "the commit axis of the results path"},
-	    {OPT_STRING("results", 0, &o.results_root), .arg = "DIR", .def = "results",
-	     .help = "results root"},
-	    {OPT_FLAG("interleave", 0, &o.interleave),
-	     .help = "run the atomic jobs round-robin instead of back to back"},
-	    {OPT_STRING("kconfig", 0, &o.kconfig), .arg = "NAME",
-	     .def_doc = "the job's kconfig key, else defconfig", .help = "the kconfig axis"},
-	    {OPT_STRING("tmpdir", 0, &o.tmpdir), .arg = "DIR", .def_doc = "$TMPDIR or /tmp",
-	     .help = "directory for the testcases' temp files"},
-	    {OPT_FLAG("dry-run", 0, &o.dry_run),
-	     .help = "print the atomic jobs and where their runs would go"},
-	    {OPT_FLAG("no-monitors", 0, &o.no_monitors),
-	     .help = "run no monitor, whatever the job says"},
-	    {OPT_CALLBACK("plugin", 0, plugin_option, NULL), .arg = "FILE.so",
-	     .help = "load testcases from a plug-in before reading the job (repeatable)"},
-	    {OPT_FLAG("quiet", 'q', &o.quiet), .help = "print nothing but errors and notes"},
-	    {OPT_END},
-	};
+	struct job_override *v = realloc(l->v, (l->n + 1) * sizeof(*v));
+	char *k = strndup(key, keylen);
+
+	if (!v || !k) {
+		free(k);
+		if (v)
+			l->v = v;
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	l->v = v;
+	l->v[l->n++] = (struct job_override){.key = k, .value = value};
+	return 0;
+}
+
+static int set_option(const struct option_def *opt, const char *arg, char *err, size_t errlen)
+{
+	struct override_list *l = opt->value;
+	const char *eq = strchr(arg, '=');
+
+	if (!strcmp(opt->name, "runtime"))
+		return override_add(l, "runtime", strlen("runtime"), arg, err, errlen);
+	if (!strcmp(opt->name, "nr-task"))
+		return override_add(l, "nr_task", strlen("nr_task"), arg, err, errlen);
+	if (!eq || eq == arg) {
+		snprintf(err, errlen, "--set '%s': expected KEY=VALUE (runtime=20s, mode=thread)",
+			 arg);
+		return -1;
+	}
+	return override_add(l, arg, (size_t)(eq - arg), eq + 1, err, errlen);
+}
+
+static bool is_file(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* The job file arg names: itself when it is a file (or a path), else a shipped job by name,
+ * NAME.yaml in share/scalebench/jobs beside the binary (bin/../share: a relocated install)
+ * or where it was installed.  Returns 0 with the path in out, or -1 saying where it looked. */
+static int find_job(const char *arg, char *out, size_t len)
+{
+	char exe[PATH_MAX], tried[3 * PATH_MAX + 64] = "";
+	const char *dirs[2] = {NULL, SCALEBENCH_DATADIR "/jobs"};
+	const char *ext;
+	ssize_t n;
+
+	if (is_file(arg) || strchr(arg, '/') || !*arg) {
+		snprintf(out, len, "%s", arg);
+		return 0;
+	}
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		char *slash = strrchr(exe, '/');
+
+		if (slash) {
+			snprintf(slash, sizeof(exe) - (size_t)(slash - exe),
+				 "/../share/scalebench/jobs");
+			dirs[0] = exe;
+		}
+	}
+	n = (ssize_t)strlen(arg);
+	ext = n > 5 && !strcmp(arg + n - 5, ".yaml") ? "" : ".yaml";
+	for (size_t i = 0; i < 2; i++) {
+		if (!dirs[i])
+			continue;
+		if (snprintf(out, len, "%s/%s%s", dirs[i], arg, ext) < (int)len && is_file(out))
+			return 0;
+		snprintf(tried + strlen(tried), sizeof(tried) - strlen(tried), ", %s/%s%s",
+			 dirs[i], arg, ext);
+	}
+	sb_error("job '%s' not found: looked at ./%s%s; expected a job file or the name of a "
+		 "shipped job ('scalebench list' shows testcases, share/scalebench/jobs the jobs)",
+		 arg, arg, tried);
+	return -1;
+}
+
+/* The job named on the command line, loaded with the overrides and run. */
+static int run_job(struct runner_opts o, const struct override_list *ov, int argc, char **argv,
+		   int first)
+{
 	struct job_file job;
-	char err[1024], helper_dir[PATH_MAX];
-	int first, rc;
+	char err[1024], helper_dir[PATH_MAX], path[PATH_MAX];
+	int rc;
 
-	/* Before anything is created (the probe, the first run's temp directory): from here a
-	 * signal is a flag the runner stops at, never a death that leaves them behind. */
-	core_catch_signals();
-	rc = options_parse(&run_command, opts, argc, argv, &first, NULL);
 
-	if (rc >= 0)
-		return rc;
 	if (o.commit && !*o.commit) {
 		sb_error("--commit: expected a non-empty label");
 		return 2;
 	}
 	if (argc - first != 1) {
-		sb_error("%s; usage: scalebench run JOB.yaml [options]",
+		sb_error("%s; usage: scalebench run JOB.yaml|NAME [options]",
 			 first >= argc ? "which job file?" : "one job file at a time");
 		return 2;
 	}
-	if (job_load(argv[first], (unsigned)sysconf(_SC_NPROCESSORS_ONLN), &job, err,
-		     sizeof(err))) {
+	if (find_job(argv[first], path, sizeof(path)))
+		return 2;
+	if (job_load_overrides(path, (unsigned)sysconf(_SC_NPROCESSORS_ONLN), ov->v, ov->n, &job,
+			       err, sizeof(err))) {
 		sb_error("%s", err);
 		return 2;
 	}
@@ -106,5 +178,51 @@ int cmd_run(int argc, char **argv)
 	o.helper_dir = helper_dir;
 	rc = runner_run(&job, &o);
 	job_free(&job);
+	return rc;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct override_list ov = {0};
+	struct runner_opts o = {.tty = isatty(STDOUT_FILENO)};
+	const struct option_def opts[] = {
+	    {OPT_COUNT("repeat", 'r', &o.repeat), .arg = "K", .def = "1", .min = 1, .max = 100000,
+	     .help = "runs per atomic job"},
+	    {OPT_STRING("commit", 0, &o.commit), .arg = "LABEL", .def_doc = "uname -r",
+	     .help = "the commit axis of the results path"},
+	    {OPT_STRING("results", 0, &o.results_root), .arg = "DIR", .def = "results",
+	     .help = "results root"},
+	    {OPT_FLAG("interleave", 0, &o.interleave),
+	     .help = "run the atomic jobs round-robin instead of back to back"},
+	    {OPT_STRING("kconfig", 0, &o.kconfig), .arg = "NAME",
+	     .def_doc = "the job's kconfig key, else defconfig", .help = "the kconfig axis"},
+	    {OPT_STRING("tmpdir", 0, &o.tmpdir), .arg = "DIR", .def_doc = "$TMPDIR or /tmp",
+	     .help = "directory for the testcases' temp files"},
+	    {OPT_FLAG("dry-run", 0, &o.dry_run),
+	     .help = "print the atomic jobs and where their runs would go"},
+	    {OPT_FLAG("no-monitors", 0, &o.no_monitors),
+	     .help = "run no monitor, whatever the job says"},
+	    {OPT_CALLBACK("plugin", 0, plugin_option, NULL), .arg = "FILE.so",
+	     .help = "load testcases from a plug-in before reading the job (repeatable)"},
+	    {OPT_FLAG("quiet", 'q', &o.quiet), .help = "print nothing but errors and notes"},
+	    {OPT_CALLBACK("runtime", 0, set_option, &ov), .arg = "DURATION",
+	     .help = "the job's runtime (same as --set runtime=DURATION)"},
+	    {OPT_CALLBACK("nr-task", 0, set_option, &ov), .arg = "N|P%",
+	     .help = "the job's nr_task (same as --set nr_task=N)"},
+	    {OPT_CALLBACK("set", 0, set_option, &ov), .arg = "KEY=VALUE",
+	     .help = "a job-file key set before expansion, recorded in job.yaml (repeatable)"},
+	    {OPT_END},
+	};
+	int first, rc;
+
+	/* Before anything is created (the probe, the first run's temp directory): from here a
+	 * signal is a flag the runner stops at, never a death that leaves them behind. */
+	core_catch_signals();
+	rc = options_parse(&run_command, opts, argc, argv, &first, NULL);
+	if (rc < 0)
+		rc = run_job(o, &ov, argc, argv, first);
+	for (size_t i = 0; i < ov.n; i++)
+		free((char *)ov.v[i].key);
+	free(ov.v);
 	return rc;
 }

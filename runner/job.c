@@ -205,6 +205,12 @@ static bool has_test(json_t *doc)
 
 int job_load(const char *path, unsigned nr_online, struct job_file *job, char *err, size_t errlen)
 {
+	return job_load_overrides(path, nr_online, NULL, 0, job, err, errlen);
+}
+
+int job_load_overrides(const char *path, unsigned nr_online, const struct job_override *ov,
+		       size_t n_ov, struct job_file *job, char *err, size_t errlen)
+{
 	struct loader l = {.path = path,
 			   .nr_online = nr_online ? nr_online : 1,
 			   .err = err,
@@ -226,7 +232,7 @@ int job_load(const char *path, unsigned nr_online, struct job_file *job, char *e
 	}
 	if (read_whole(&l, &buf, &len) || check_erb(&l, buf, len) ||
 	    expand_includes(&l, &buf, &len) || check_erb(&l, buf, len) ||
-	    parse_documents(&l, buf, len, docs))
+	    parse_documents(&l, buf, len, docs) || apply_overrides(&l, docs, ov, n_ov))
 		goto out;
 
 	if (json_array_size(docs) == 1) {

@@ -28,6 +28,10 @@ struct atomic_job {
 	double runtime_s;  /* runtime: 300, 300s, 5m (default 300 s) */
 	double warmup_s;   /* warmup (scalebench's own key; default 1 s: DEFAULT_WARMUP) */
 	json_t *monitors;  /* object: monitor name -> options object or null */
+	/* Neither mode nor nr_task given: LKP's will-it-scale run sweeps, in this one job, both
+	 * modes over the task counts its setup_threads_to_iterate picks (runner/lkp_sweep.h);
+	 * mode and nr_task then hold the defaults path_params shows. */
+	bool sweep;
 };
 
 struct job_file {
@@ -52,6 +56,19 @@ void job_free(struct job_file *job);
  * caller that changes a tree after job_load (an override) names it again with this.  NULL:
  * out of memory. */
 char *job_path_params(json_t *tree);
+
+/* A value given on the command line (scalebench run --set KEY=VALUE, --runtime, --nr-task),
+ * applied to the parsed file before expansion, as if the file said it: in every document
+ * that has KEY (a bare key also in the will-it-scale block; BLOCK.KEY inside a map), else
+ * added to the first.  Later overrides of one key win. */
+struct job_override {
+	const char *key;
+	const char *value;
+};
+
+/* job_load with overrides (n_ov may be 0). */
+int job_load_overrides(const char *path, unsigned nr_online, const struct job_override *ov,
+		       size_t n_ov, struct job_file *job, char *err, size_t errlen);
 
 /* Write an atomic job's tree as YAML (the run's job.yaml, split's output). */
 int job_write_yaml(const json_t *tree, FILE *out);

@@ -141,6 +141,7 @@ int check_atomic(struct loader *l, json_t *t, struct atomic_job *a)
 
 	if (block_or_top(l, t, "mode", &v, key, sizeof(key)))
 		return -1;
+	a->sweep = !v && !get_set(t, "nr_task");
 	s = v ? json_string_value(v) : DEFAULT_MODE;
 	if (s && !strcmp(s, "process"))
 		a->mode = TC_MODE_PROCESS;

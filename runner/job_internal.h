@@ -108,6 +108,9 @@ extern const char *const lkp_monitor_names[];
 /* job_include.c: LKP's `<<: FILE` includes, expanded in the text before YAML sees it. */
 int expand_includes(struct loader *l, char **buf, size_t *len);
 
+/* job_override.c: the command line's values set in the parsed documents (job.h). */
+int apply_overrides(struct loader *l, json_t *docs, const struct job_override *ov, size_t n_ov);
+
 /* job_check.c: one atomic job checked. */
 /* A top-level key that names a monitor, scalebench's or only LKP's (turbostat). */
 bool is_monitor_key(const char *key);

@@ -5,12 +5,14 @@
  * interrupted or unwritable run is removed whole. */
 #include "run.h"
 #include "load.h"
+#include "lkp_sweep.h"
 #include "machine.h"
 #include "tally.h"
 #include "../core/cgroup.h"
 #include "../core/core.h"
 #include "../core/summary.h"
 #include "../lib/errors.h"
+#include "../lib/file.h"
 #include "../monitors/scheduler.h"
 #include "../store/families.h"
 #include "../store/layout.h"
@@ -30,6 +32,24 @@
 #endif
 
 enum run_outcome { RUN_STORED, RUN_FAILED_STORED, RUN_SKIPPED, RUN_INTERRUPTED, RUN_ERROR };
+
+/* LKP's sweep inside one run (an atomic job without mode and nr_task; lkp_sweep.h). */
+struct sweep_state {
+	struct lkp_topology topo;
+	unsigned *tasks;
+	size_t n_tasks;
+	double point_runtime_s;
+	struct lkp_sweep_point *points;
+	size_t n_points;
+	int *cpus; /* the CPUs of the point being measured, each once */
+	size_t n_cpus;
+	struct cpu_ticks before;
+	bool have_before;
+	double idle;
+	bool idle_ok, idle_failed;
+	bool window_open;
+	json_t *point_meta; /* per point and mode: status, CPUs, window */
+};
 
 /* One run, from its callbacks to its cleanup. */
 struct run_state {
@@ -53,6 +73,7 @@ struct run_state {
 	struct run_summary sum;
 	double run_elapsed_s;
 	json_t *stats, *meta;
+	struct sweep_state *sw; /* NULL: one mode at one task count */
 	char err[PATH_MAX + 1024];
 };
 
@@ -175,10 +196,17 @@ static int run_begin(struct run_state *rs)
 	rs->output = store_run_create(&rs->run, "output", rs->err, sizeof(rs->err));
 	if (!rs->output)
 		return -1;
-	fprintf(rs->output,
-		"testcase:%s\n%s: %s mode, %u copies, warmup %.3g s, measurement %.3g s\n",
-		rs->tc->description, rs->tc->name, mode_name(rs->aj->mode), rs->aj->nr_task,
-		rs->aj->warmup_s, rs->aj->runtime_s);
+	if (rs->sw)
+		fprintf(rs->output,
+			"testcase:%s\n%s: LKP sweep, both modes, warmup %.3g s, measurement %.3g s "
+			"per point\n",
+			rs->tc->description, rs->tc->name, rs->aj->warmup_s,
+			rs->sw->point_runtime_s);
+	else
+		fprintf(rs->output,
+			"testcase:%s\n%s: %s mode, %u copies, warmup %.3g s, measurement %.3g s\n",
+			rs->tc->description, rs->tc->name, mode_name(rs->aj->mode),
+			rs->aj->nr_task, rs->aj->warmup_s, rs->aj->runtime_s);
 	/* Written now: the core's fflush(NULL) before it forks would otherwise write it, and a
 	 * full disk would surface at the end as an error without its errno. */
 	if (fflush(rs->output)) {
@@ -235,6 +263,261 @@ static int run_measure(struct run_state *rs)
 	return 0;
 }
 
+/* ---- LKP's sweep in one run ---------------------------------------------------------- */
+
+static void sweep_free(struct sweep_state *sw)
+{
+	if (!sw)
+		return;
+	free(sw->tasks);
+	free(sw->points);
+	free(sw->cpus);
+	json_decref(sw->point_meta);
+	free(sw);
+}
+
+/* The task counts LKP would sweep on this machine and each point's window. */
+static int sweep_prepare(struct run_state *rs)
+{
+	struct sweep_state *sw = calloc(1, sizeof(*sw));
+	char err[256];
+
+	if (!sw) {
+		snprintf(rs->err, sizeof(rs->err), "out of memory");
+		return -1;
+	}
+	rs->sw = sw;
+	if (lkp_topology_probe(&sw->topo, err, sizeof(err))) {
+		snprintf(rs->err, sizeof(rs->err), "LKP sweep: %s", err);
+		return -1;
+	}
+	if (lkp_threads_to_iterate(&sw->topo, &sw->tasks, &sw->n_tasks)) {
+		snprintf(rs->err, sizeof(rs->err),
+			 "LKP sweep: no task counts for %u CPUs, %u nodes, %u threads per core "
+			 "(LKP: 'Invalid nr_cpu, nr_node or threads_per_core')",
+			 sw->topo.nr_cpu, sw->topo.nr_node, sw->topo.threads_per_core);
+		return -1;
+	}
+	while (sw->n_tasks && sw->tasks[sw->n_tasks - 1] > CORE_MAX_COPIES)
+		sw->n_tasks--;
+	sw->point_runtime_s = lkp_sweep_point_runtime(rs->aj->runtime_s, sw->topo.nr_node);
+	sw->points = calloc(sw->n_tasks ? sw->n_tasks : 1, sizeof(*sw->points));
+	sw->cpus = calloc(sw->n_tasks ? sw->tasks[sw->n_tasks - 1] : 1, sizeof(*sw->cpus));
+	sw->point_meta = json_array();
+	if (!sw->points || !sw->cpus || !sw->point_meta) {
+		snprintf(rs->err, sizeof(rs->err), "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+static int read_ticks(const struct sweep_state *sw, struct cpu_ticks *t)
+{
+	char *text = NULL;
+	int ret;
+
+	if (file_read("/proc/stat", 1 << 24, &text, NULL, NULL, 0))
+		return -1;
+	ret = lkp_cpu_ticks(text, sw->cpus, sw->n_cpus, t);
+	free(text);
+	return ret;
+}
+
+/* The monitors and the load watch run once over the whole sweep (LKP's monitors run over
+ * the whole job); the idle time is read over each point's window, on the copies' CPUs. */
+static void sweep_on_window(int phase, void *arg)
+{
+	struct run_state *rs = arg;
+	struct sweep_state *sw = rs->sw;
+	struct cpu_ticks after;
+
+	if (phase == CORE_WINDOW_START) {
+		if (!rs->load_started) {
+			monitor_set_start(&rs->mons);
+			machine_load_start(&rs->load);
+			rs->load_started = true;
+		}
+		sw->have_before = read_ticks(sw, &sw->before) == 0;
+		sw->window_open = true;
+	} else {
+		sw->window_open = false;
+		sw->idle_ok = sw->have_before && read_ticks(sw, &after) == 0;
+		if (sw->idle_ok)
+			sw->idle = lkp_idle_percent(&sw->before, &after);
+	}
+}
+
+static void sweep_on_sample(const struct sample_window *w, size_t i, void *arg)
+{
+	struct run_state *rs = arg;
+
+	if (i > w->measure_start && rs->sw->window_open)
+		machine_load_sample(&rs->load);
+}
+
+/* One point in one mode: its ops/s of all copies (will-it-scale's "average:") and idle. */
+static enum core_status sweep_point(struct run_state *rs, enum tc_mode mode, unsigned n,
+				    unsigned long long *ops_s, double *idle)
+{
+	struct sweep_state *sw = rs->sw;
+	struct core_result res = {0};
+	struct run_summary sum;
+	char err[256];
+	int *cpus = calloc(n, sizeof(*cpus));
+
+	*ops_s = 0;
+	*idle = 0;
+	/* The copies' CPUs as the core places them, each counted once. */
+	sw->n_cpus = 0;
+	if (cpus && placement_cpus(n, false, cpus, err, sizeof(err)) == 0) {
+		for (unsigned c = 0; c < n; c++) {
+			size_t j = 0;
+
+			while (j < sw->n_cpus && sw->cpus[j] != cpus[c])
+				j++;
+			if (j == sw->n_cpus && cpus[c] >= 0)
+				sw->cpus[sw->n_cpus++] = cpus[c];
+		}
+	}
+	free(cpus);
+	sw->idle_ok = false;
+
+	struct core_config cfg = {
+	    .tc = rs->tc,
+	    .mode = mode,
+	    .nr_copies = n,
+	    .warmup_s = rs->aj->warmup_s,
+	    .runtime_s = sw->point_runtime_s,
+	    .interval_s = 1.0,
+	    .setup_timeout_s = 120,
+	    .affinity = true,
+	    .tmpdir = rs->o->tmpdir,
+	    .helper_dir = rs->o->helper_dir,
+	    .on_sample = sweep_on_sample,
+	    .on_window = sweep_on_window,
+	    .arg = rs,
+	};
+	core_run(&cfg, &res);
+	run_summarize(&res, mode, n, &sum);
+	json_t *pm = json_pack("{s:i, s:s, s:s}", "tasks", (int)n, "mode", mode_name(mode),
+			       "status", core_status_name(res.status));
+
+	if (pm && sw->n_cpus) {
+		json_t *c = json_array();
+
+		for (size_t j = 0; j < sw->n_cpus; j++)
+			json_array_append_new(c, json_integer(sw->cpus[j]));
+		json_object_set_new(pm, "idle_cpus", c);
+	}
+	if (res.status == CORE_OK) {
+		*ops_s = (unsigned long long)sum.total_ops;
+		rs->sum.window_ops += sum.window_ops;
+		rs->sum.window_s += sum.window_s;
+		if (pm)
+			json_object_set_new(pm, "window_s", json_real(sum.window_s));
+	} else if (res.status != CORE_INTERRUPTED) {
+		if (rs->res.status == CORE_OK) {
+			rs->res.status = CORE_FAILED;
+			snprintf(rs->res.failure, sizeof(rs->res.failure), "%s", res.failure);
+		}
+		if (pm)
+			json_object_set_new(pm, "failure", json_string(res.failure));
+	}
+	if (sw->idle_ok)
+		*idle = sw->idle;
+	else
+		sw->idle_failed = true;
+	if (pm)
+		json_array_append_new(sw->point_meta, pm);
+	enum core_status st = res.status;
+
+	core_result_free(&res);
+	return st;
+}
+
+/* runtest.py's loop: each task count in process then thread mode, its table line written as
+ * it completes; linear is the better 1-task rate times the task count. */
+static int sweep_measure(struct run_state *rs)
+{
+	struct sweep_state *sw = rs->sw;
+	unsigned long long linear1 = 0;
+	unsigned max_n = sw->n_tasks ? sw->tasks[sw->n_tasks - 1] : 1;
+
+	if (monitor_set_init(&rs->mons, rs->aj->monitors, rs->o->no_monitors, rs->m->threads,
+			     sw->point_runtime_s * 2 * (double)sw->n_tasks)) {
+		snprintf(rs->err, sizeof(rs->err), "cannot set up the monitors: %s",
+			 strerror(ENOMEM));
+		return -1;
+	}
+	machine_load_init(&rs->load, NULL, NULL, rs->m->threads, max_n);
+	rs->res.status = CORE_OK;
+	if (!rs->o->quiet) {
+		printf("[%u/%u] %s run %u/%u: LKP sweep, both modes at", rs->index, rs->total,
+		       rs->aj->name, rs->k, rs->o->repeat);
+		for (size_t i = 0; i < sw->n_tasks; i++)
+			printf("%s%u", i ? "," : " ", sw->tasks[i]);
+		printf(" tasks, %.0f s each\n", sw->point_runtime_s + rs->aj->warmup_s);
+		fflush(stdout);
+	}
+	lkp_sweep_header(rs->output);
+	double t = now_s();
+
+	for (size_t i = 0; i < sw->n_tasks; i++) {
+		struct lkp_sweep_point *p = &sw->points[i];
+
+		p->tasks = sw->tasks[i];
+		if (sweep_point(rs, TC_MODE_PROCESS, p->tasks, &p->processes,
+				&p->processes_idle) == CORE_INTERRUPTED)
+			break;
+		if (testcase_supports(rs->tc, TC_MODE_THREAD) &&
+		    sweep_point(rs, TC_MODE_THREAD, p->tasks, &p->threads, &p->threads_idle) ==
+			CORE_INTERRUPTED)
+			break;
+		if (p->tasks == 1)
+			linear1 = p->processes > p->threads ? p->processes : p->threads;
+		p->linear = linear1 * p->tasks;
+		lkp_sweep_line(rs->output, p);
+		sw->n_points++;
+		if (core_interrupted())
+			break;
+	}
+	rs->run_elapsed_s = now_s() - t;
+	monitor_set_stop(&rs->mons);
+	if (rs->load_started)
+		machine_load_stop(&rs->load);
+	if (core_interrupted()) {
+		rs->res.status = CORE_INTERRUPTED;
+		return 0;
+	}
+	/* The run's headline, as the tally and the line after it show it: LKP's figures. */
+	json_t *st = json_object();
+	char name[256];
+
+	lkp_sweep_stats(sw->points, sw->n_points, suite_of(rs->tc), st);
+	snprintf(name, sizeof(name), "%s.per_process_ops", suite_of(rs->tc));
+	rs->sum.per_copy_ops = json_number_value(json_object_get(st, name));
+	snprintf(name, sizeof(name), "%s.workload", suite_of(rs->tc));
+	rs->sum.total_ops = json_number_value(json_object_get(st, name));
+	json_decref(st);
+	return 0;
+}
+
+/* What meta.json says of the sweep: how its points were chosen and measured. */
+static json_t *sweep_meta(const struct sweep_state *sw)
+{
+	json_t *tasks = json_array();
+
+	for (size_t i = 0; i < sw->n_tasks; i++)
+		json_array_append_new(tasks, json_integer(sw->tasks[i]));
+	return json_pack("{s:o, s:f, s:{s:i, s:i, s:i, s:i, s:i}, s:s, s:b, s:O}", "tasks", tasks,
+			 "point_runtime_s", sw->point_runtime_s, "topology", "nr_cpu",
+			 (int)sw->topo.nr_cpu, "nr_node", (int)sw->topo.nr_node,
+			 "threads_per_core", (int)sw->topo.threads_per_core, "nr_l2",
+			 (int)sw->topo.nr_l2, "nr_l3", (int)sw->topo.nr_l3, "idle",
+			 "per-CPU /proc/stat of the copies' CPUs over each point's window",
+			 "idle_complete", !sw->idle_failed, "points", sw->point_meta);
+}
+
 /* Failures as stats, LKP style, each listed in failures: the core's first (stderr.*), then
  * every other stat of a failure family (the kernel warnings the monitors found: dmesg.*,
  * kmsg.*). */
@@ -266,7 +549,8 @@ static json_t *run_meta(struct run_state *rs, json_t *monitors, json_t *failures
 	meta = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:f, s:f, s:s, s:O, s:O, s:s}",
 			 "scalebench", SCALEBENCH_VERSION, "job", rs->job->path, "atomic_job",
 			 aj->name, "path_params", aj->path_params, "commit", rs->commit, "testcase",
-			 rs->tc->name, "mode", mode_name(aj->mode), "nr_task", (int)aj->nr_task,
+			 rs->tc->name, "mode", rs->sw ? "both" : mode_name(aj->mode),
+			 "nr_task", (int)aj->nr_task,
 			 "runtime_s", aj->runtime_s, "warmup_s", aj->warmup_s, "status",
 			 core_status_name(res->status), "monitors", monitors, "failure_stats",
 			 failures, "started", started);
@@ -301,7 +585,9 @@ static int run_close_output(struct run_state *rs)
 {
 	FILE *fp = rs->output;
 
-	if (rs->res.status == CORE_OK)
+	if (rs->sw && rs->res.status == CORE_OK)
+		; /* runtest.py's table is the output's last lines, as parse reads them */
+	else if (rs->res.status == CORE_OK)
 		fprintf(fp, "%s: %s %.0f workload %.0f\n", rs->tc->name,
 			per_copy_stat_name(rs->aj->mode), rs->sum.per_copy_ops, rs->sum.total_ops);
 	else
@@ -317,12 +603,15 @@ static int declare_roles(struct run_state *rs)
 	const struct testcase *tc = rs->tc;
 	char stat[256];
 
+	/* A sweep has no cost figure: its headline is LKP's per_process_ops. */
+	bool cost = tc->cost_stat && !rs->sw;
+
 	snprintf(stat, sizeof(stat), "%s.%s", suite_of(tc),
-		 tc->cost_stat ? tc->cost_stat : per_copy_stat_name(rs->aj->mode));
+		 cost ? tc->cost_stat : per_copy_stat_name(rs->aj->mode));
 	const struct store_headline h = {
 	    .suite = suite_of(tc),
 	    .stat = stat,
-	    .lower_is_better = tc->cost_stat || tc->lower_is_better,
+	    .lower_is_better = cost || (tc->lower_is_better && !rs->sw),
 	};
 	return store_meta_declare(rs->meta, &h, rs->stats);
 }
@@ -340,7 +629,10 @@ static int run_store(struct run_state *rs)
 	monitors = json_object();
 	failures = json_array();
 	rs->stats = json_object();
-	testcase_stats(rs->tc, &rs->sum, rs->stats);
+	if (rs->sw)
+		lkp_sweep_stats(rs->sw->points, rs->sw->n_points, suite_of(rs->tc), rs->stats);
+	else
+		testcase_stats(rs->tc, &rs->sum, rs->stats);
 	cgroup_stats(&rs->cg, rs->stats);
 	const struct monitor_window window = {
 	    .ops = rs->sum.window_ops,
@@ -357,6 +649,8 @@ static int run_store(struct run_state *rs)
 	}
 	add_failures(rs, failures);
 	rs->meta = run_meta(rs, monitors, failures);
+	if (rs->meta && rs->sw)
+		json_object_set_new(rs->meta, "sweep", sweep_meta(rs->sw));
 	if (!rs->meta || declare_roles(rs)) {
 		snprintf(rs->err, sizeof(rs->err), "cannot make meta.json: %s", strerror(ENOMEM));
 		goto out;
@@ -381,6 +675,8 @@ static void run_free(struct run_state *rs)
 	cgroup_free(&rs->cg);
 	json_decref(rs->stats);
 	json_decref(rs->meta);
+	sweep_free(rs->sw);
+	rs->sw = NULL;
 }
 
 /* A stored run into the job's tally and, unless quiet, its line: the headline or the failure,
@@ -393,6 +689,17 @@ static void run_report(const struct run_state *rs, enum run_outcome out, struct 
 		tally->ok++;
 		tally->per_copy_ops += rs->sum.per_copy_ops;
 		tally->total_ops += rs->sum.total_ops;
+		if (rs->sw && rs->stats) {
+			char name[256];
+			json_t *sc;
+
+			snprintf(name, sizeof(name), "%s.scalability", suite_of(rs->tc));
+			sc = json_object_get(rs->stats, name);
+			if (sc) {
+				tally->scalability += json_number_value(sc);
+				tally->n_scalability++;
+			}
+		}
 	} else {
 		tally->failed++;
 	}
@@ -414,13 +721,15 @@ static enum run_outcome run_one(struct run_state *rs, struct job_tally *tally)
 	enum run_outcome out;
 
 	rs->started = time(NULL);
-	if (run_begin(rs) || cgroup_begin(&rs->cg, aj->tree, rs->err, sizeof(rs->err)) ||
-	    run_measure(rs)) {
+	if ((aj->sweep && sweep_prepare(rs)) || run_begin(rs) ||
+	    cgroup_begin(&rs->cg, aj->tree, rs->err, sizeof(rs->err)) ||
+	    (rs->sw ? sweep_measure(rs) : run_measure(rs))) {
 		out = RUN_ERROR;
 	} else if (rs->res.status == CORE_INTERRUPTED) {
 		out = RUN_INTERRUPTED;
 	} else {
-		run_summarize(&rs->res, aj->mode, aj->nr_task, &rs->sum);
+		if (!rs->sw)
+			run_summarize(&rs->res, aj->mode, aj->nr_task, &rs->sum);
 		if (rs->res.status == CORE_SKIPPED) {
 			sb_error("%s: %s (not stored)", aj->name, rs->res.failure);
 			out = RUN_SKIPPED;
@@ -447,6 +756,27 @@ static int dry_run(const struct job_file *job, const struct runner_opts *o, cons
 		if (commit_dir_of(o, job, aj, m, commit, dir, sizeof(dir))) {
 			sb_error("%s: %s: path too long", aj->name, o->results_root);
 			return 1;
+		}
+		if (aj->sweep) {
+			struct lkp_topology t;
+			unsigned *tasks = NULL;
+			size_t n = 0;
+			char err[256];
+
+			printf("%s: %s, LKP sweep, both modes at", aj->name, aj->test);
+			if (lkp_topology_probe(&t, err, sizeof(err)) == 0 &&
+			    lkp_threads_to_iterate(&t, &tasks, &n) == 0) {
+				for (size_t i = 0; i < n; i++)
+					printf("%s%u", i ? "," : " ", tasks[i]);
+				printf(" tasks, %.3g s + %.3g s warmup each",
+				       lkp_sweep_point_runtime(aj->runtime_s, t.nr_node),
+				       aj->warmup_s);
+			} else {
+				printf(" ? tasks (cannot read the topology)");
+			}
+			free(tasks);
+			printf(", %u run%s -> %s/\n", o->repeat, o->repeat == 1 ? "" : "s", dir);
+			continue;
 		}
 		printf("%s: %s, %s mode, %u copies, %.3g s + %.3g s warmup, %u run%s -> %s/\n",
 		       aj->name, aj->test, mode_name(aj->mode), aj->nr_task, aj->runtime_s,

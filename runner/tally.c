@@ -50,12 +50,15 @@ void tally_print(const struct job_file *job, const struct job_tally *t)
 
 	if (!items)
 		return;
+	size_t n = 0;
+
 	for (size_t a = 0; a < job->n_atomic; a++)
-		items[a] = (struct sweep_item){.test = job->atomic[a].test,
-					       .mode = mode_name(job->atomic[a].mode),
-					       .nr_task = job->atomic[a].nr_task,
-					       .index = a};
-	ns = sweep_group(items, job->n_atomic, &sweeps);
+		if (!job->atomic[a].sweep)
+			items[n++] = (struct sweep_item){.test = job->atomic[a].test,
+							 .mode = mode_name(job->atomic[a].mode),
+							 .nr_task = job->atomic[a].nr_task,
+							 .index = a};
+	ns = sweep_group(items, n, &sweeps);
 	free(items);
 	if (ns < 0)
 		return;
@@ -63,5 +66,22 @@ void tally_print(const struct job_file *job, const struct job_tally *t)
 	       "ops/s per copy", "total ops/s", "scalability");
 	for (ssize_t i = 0; i < ns; i++)
 		print_sweep(job, t, &sweeps[i]);
+	/* An LKP sweep is one atomic job: its row gives LKP's own figures (runner/lkp_sweep.h). */
+	for (size_t a = 0; a < job->n_atomic; a++) {
+		const struct job_tally *x = &t[a];
+
+		if (!job->atomic[a].sweep)
+			continue;
+		if (!x->ok) {
+			printf("%-14s %-8s %7s %5u %15s\n", job->atomic[a].test, "both", "sweep",
+			       x->failed, x->failed ? "failed" : "-");
+			continue;
+		}
+		printf("%-14s %-8s %7s %5u %15.0f %14.0f", job->atomic[a].test, "both", "sweep",
+		       x->ok + x->failed, x->per_copy_ops / x->ok, x->total_ops / x->ok);
+		if (x->n_scalability)
+			printf(" %11.1f%%", 100.0 * x->scalability / x->n_scalability);
+		printf("\n");
+	}
 	sweep_free(sweeps, (size_t)ns);
 }

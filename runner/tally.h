@@ -8,6 +8,10 @@
 struct job_tally {
 	unsigned ok, failed;
 	double per_copy_ops, total_ops; /* sums over ok runs */
+	/* An LKP sweep (atomic_job.sweep): per_copy_ops sums LKP's per_process_ops, total_ops
+	 * its workload, and these its scalability where the run had one. */
+	double scalability;
+	unsigned n_scalability;
 };
 
 /* Atomic jobs of one testcase and mode by task count (the sweeps of store/sweep.h), against

@@ -15,3 +15,22 @@ check "nothing installed outside DESTDIR" [ ! -e /opt/sb ]
 rc=0
 "$WORK/stage/opt/sb/bin/scalebench" bench exec1 -t 1 -s 1 -w 0 -q >"$WORK/out" 2>"$WORK/err" || rc=$?
 check "installed scalebench runs exec1 with its helper" bash -c "[ $rc -eq 0 ] && grep -q 'per_process_ops [1-9]' $WORK/out"
+
+# Shipped jobs by name, from anywhere: bin/../share/scalebench/jobs/NAME.yaml.
+mkdir -p "$WORK/elsewhere"
+rc=0
+(cd "$WORK/elsewhere" && "$WORK/stage/opt/sb/bin/scalebench" run page_fault3 --dry-run \
+	>"$WORK/out" 2>"$WORK/err") || rc=$?
+check "installed: run page_fault3 by name from another directory (dry run)" bash -c \
+	"[ $rc -eq 0 ] && grep -q '^page_fault3-.*page_fault3' $WORK/out"
+rc=0
+(cd "$WORK/elsewhere" && "$WORK/stage/opt/sb/bin/scalebench" run page_fault3 -q --no-monitors \
+	--runtime 1s --set warmup=0 --nr-task 1 --set mode=process --results "$WORK/r" \
+	--commit c1 >"$WORK/out" 2>"$WORK/err") || rc=$?
+check "installed: run page_fault3 by name, with overrides, stores one run" bash -c \
+	"[ $rc -eq 0 ] && [ \$(ls -d $WORK/r/will-it-scale/*/*/*/*/*/c1/0 | wc -l) -eq 1 ]"
+rc=0
+(cd "$WORK/elsewhere" && "$WORK/stage/opt/sb/bin/scalebench" run nope --dry-run \
+	>"$WORK/out" 2>"$WORK/err") || rc=$?
+check "installed: unknown name says it looked in the installed jobs" bash -c \
+	"[ $rc -eq 2 ] && grep -q 'stage/opt/sb/bin/../share/scalebench/jobs/nope.yaml' $WORK/err"

@@ -237,14 +237,14 @@ static void test_path_params(void **state)
 	(void)state;
 
 	/* LKP's Job#path_params: the options of the programs the job uses (will-it-scale's,
-	 * cgroup2's, a program given a plain value, the wrapper's) sorted by key
-	 * (cpu_node_bind, cpufreq_governor, memory.max, mode, nr_task, test), whatever the
+	 * block_queue's, a program given a plain value, the wrapper's) sorted by key
+	 * (cpu_node_bind, cpufreq_governor, max_sectors_kb, mode, nr_task, test), whatever the
 	 * file's order and depth; characters outside [-a-zA-Z0-9+=:.%] become '_', byte by
 	 * byte; keys that are no program's option (zeta, warmup) are not in it. */
 	load_ok(write_job("pp.yaml",
 			  "zeta: [\"b/c d\", \"x*y\"]\nwarmup: 0\n"
 			  "will-it-scale:\n  test: getppid1\n  mode: [thread]\n"
-			  "nr_task: [50%]\ncgroup2: {memory.max: [\"k=v:1.0+\", \"\xc3\xa9\"]}\n"
+			  "nr_task: [50%]\nblock_queue: {max_sectors_kb: [\"k=v:1.0+\", \"\xc3\xa9\"]}\n"
 			  "cpufreq_governor: \"b/c d\"\n"
 			  "setup: {cpu_node_bind: x*y}\n"),
 		2, &job);

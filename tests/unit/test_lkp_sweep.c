@@ -1,0 +1,224 @@
+/* runner/lkp_sweep: LKP's task counts, runtest.py's table, and programs/will-it-scale/parse's
+ * stats of it, checked against lkp-tests' own parse run on the same tables
+ * (tests/fixtures/lkp-sweep, regenerate.sh there). */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "../../runner/lkp_sweep.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FIX "tests/fixtures/lkp-sweep/"
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	char *buf = NULL;
+	size_t len = 0;
+
+	if (!f)
+		fail_msg("cannot open %s (run from the repository root)", path);
+	FILE *m = open_memstream(&buf, &len);
+	int c;
+
+	while ((c = fgetc(f)) != EOF)
+		fputc(c, m);
+	fclose(m);
+	fclose(f);
+	return buf;
+}
+
+/* LKP's "name: value" lines against scalebench's stats of the same table: the same names
+ * (with the suite's prefix), the same values. */
+static void check_against_lkp(const char *base, json_t **out)
+{
+	char path[256];
+	struct lkp_sweep_point *pts;
+	size_t n;
+	json_t *stats = json_object();
+	size_t lkp_names = 0;
+
+	snprintf(path, sizeof(path), FIX "%s.output", base);
+	char *table = slurp(path);
+
+	assert_int_equal(lkp_sweep_read(table, &pts, &n), 0);
+	lkp_sweep_stats(pts, n, "will-it-scale", stats);
+	snprintf(path, sizeof(path), FIX "%s.lkp", base);
+	char *lkp = slurp(path);
+
+	for (char *line = strtok(lkp, "\n"); line; line = strtok(NULL, "\n")) {
+		char *colon = strstr(line, ": "), name[128];
+		json_t *v;
+
+		assert_non_null(colon);
+		*colon = '\0';
+		snprintf(name, sizeof(name), "will-it-scale.%s", line);
+		v = json_object_get(stats, name);
+		if (!v)
+			fail_msg("%s: LKP's %s missing", base, name);
+		double want = strtod(colon + 2, NULL), got = json_number_value(v);
+
+		if (fabs(want - got) > 1e-9 * fmax(1, fabs(want)))
+			fail_msg("%s: %s: LKP %.9g, scalebench %.9g", base, name, want, got);
+		lkp_names++;
+	}
+	assert_int_equal(json_object_size(stats), lkp_names);
+	free(table);
+	free(lkp);
+	free(pts);
+	if (out)
+		*out = stats;
+	else
+		json_decref(stats);
+}
+
+static void test_edge_table(void **state)
+{
+	(void)state;
+	check_against_lkp("edge", NULL);
+}
+
+/* A real sweep run: its output's table reduces to LKP's parse of it, and the stats.json the
+ * run stored holds exactly those values. */
+static void test_real_run(void **state)
+{
+	json_t *stats, *stored, *v;
+	json_error_t e;
+	const char *k;
+
+	(void)state;
+	check_against_lkp("page_fault3", &stats);
+	stored = json_load_file(FIX "page_fault3.stats.json", 0, &e);
+	assert_non_null(stored);
+	json_object_foreach (stats, k, v) {
+		json_t *s = json_object_get(stored, k);
+
+		if (!s)
+			fail_msg("stored stats.json lacks %s", k);
+		assert_true(fabs(json_number_value(s) - json_number_value(v)) <= 1e-9);
+	}
+	json_decref(stats);
+	json_decref(stored);
+}
+
+/* setup_threads_to_iterate, read from lkp-tests' lib/sysinfo.sh, on machines of the kind the
+ * robot names its stats for. */
+static void check_tasks(struct lkp_topology t, const unsigned *want, size_t nwant)
+{
+	unsigned *v;
+	size_t n;
+
+	assert_int_equal(lkp_threads_to_iterate(&t, &v, &n), 0);
+	assert_int_equal(n, nwant);
+	for (size_t i = 0; i < n; i++)
+		assert_int_equal(v[i], want[i]);
+	free(v);
+}
+
+static void test_task_counts(void **state)
+{
+	(void)state;
+	/* this 2-CPU VM: cores_per_llc 2/1, cores_per_node 2 */
+	check_tasks((struct lkp_topology){2, 1, 1, 2, 1}, (unsigned[]){1, 2}, 2);
+	/* 2 sockets x 56 cores x SMT2 (224 CPUs): 1, 56 (per LLC and per node), 112, 168, 224 */
+	check_tasks((struct lkp_topology){224, 2, 2, 112, 2}, (unsigned[]){1, 56, 112, 168, 224},
+		    5);
+	/* 4 CPUs, one node, no SMT, L2 per core, one L3: 1, 4, 3 (3/4), 4 */
+	check_tasks((struct lkp_topology){4, 1, 1, 4, 1}, (unsigned[]){1, 3, 4}, 3);
+	/* no L3: the cores_per_llc point (a division by zero in LKP's shell) is left out */
+	check_tasks((struct lkp_topology){8, 1, 2, 4, 0}, (unsigned[]){1, 4, 6, 8}, 4);
+	/* 1 CPU */
+	check_tasks((struct lkp_topology){1, 1, 1, 1, 1}, (unsigned[]){1}, 1);
+	/* cores_per_node 0: LKP's "Invalid nr_cpu" */
+	unsigned *v;
+	size_t n;
+
+	assert_int_equal(lkp_threads_to_iterate(&(struct lkp_topology){1, 2, 1, 1, 1}, &v, &n), -1);
+}
+
+static void test_point_runtime(void **state)
+{
+	(void)state;
+	/* runtime 300, one node: 300 / 4 / 2 - 5 = 32 s */
+	assert_true(lkp_sweep_point_runtime(300, 1) == 32);
+	/* two nodes: 300 / 5 / 2 - 5 = 25 */
+	assert_true(lkp_sweep_point_runtime(300, 2) == 25);
+	/* short runtimes: at least 5 s, as LKP */
+	assert_true(lkp_sweep_point_runtime(20, 1) == 5);
+	assert_true(lkp_sweep_point_runtime(1, 1) == 5);
+}
+
+static void test_table_round_trip(void **state)
+{
+	struct lkp_sweep_point p = {.tasks = 2,
+				    .processes = 100,
+				    .threads = 90,
+				    .linear = 200,
+				    .processes_idle = 12.345,
+				    .threads_idle = 0.004};
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&buf, &len);
+	struct lkp_sweep_point *v;
+	size_t n;
+
+	(void)state;
+	lkp_sweep_header(m);
+	lkp_sweep_line(m, &p);
+	fclose(m);
+	assert_string_equal(buf, "tasks,processes,processes_idle,threads,threads_idle,linear\n"
+				 "0,0,100,0,100,0\n2,100,12.35,90,0.00,200\n");
+	assert_int_equal(lkp_sweep_read(buf, &v, &n), 0);
+	/* the 0 line is read (parse skips it when computing) */
+	assert_int_equal(n, 2);
+	assert_int_equal(v[1].tasks, 2);
+	assert_int_equal(v[1].linear, 200);
+	free(v);
+	free(buf);
+}
+
+static void test_cpu_ticks(void **state)
+{
+	const char *stat = "cpu  100 0 50 1000 10 0 0 0 0 0\n"
+			   "cpu0 60 0 30 400 5 0 0 0 0 0\n"
+			   "cpu1 40 0 20 600 5 0 0 0 0 0\n"
+			   "intr 1 2 3\n";
+	const char *later = "cpu  200 0 50 1100 10 0 0 0 0 0\n"
+			    "cpu0 160 0 30 400 5 0 0 0 0 0\n"
+			    "cpu1 40 0 20 700 5 0 0 0 0 0\n";
+	struct cpu_ticks a, b;
+	const int cpu0[] = {0}, both[] = {0, 1};
+
+	(void)state;
+	assert_int_equal(lkp_cpu_ticks(stat, NULL, 0, &a), 0);
+	assert_int_equal(a.idle, 1010);
+	assert_int_equal(a.busy, 150);
+	/* copy 0's CPU: fully busy over the window */
+	assert_int_equal(lkp_cpu_ticks(stat, cpu0, 1, &a), 0);
+	assert_int_equal(lkp_cpu_ticks(later, cpu0, 1, &b), 0);
+	assert_true(lkp_idle_percent(&a, &b) == 0);
+	/* both CPUs: half idle */
+	assert_int_equal(lkp_cpu_ticks(stat, both, 2, &a), 0);
+	assert_int_equal(lkp_cpu_ticks(later, both, 2, &b), 0);
+	assert_true(fabs(lkp_idle_percent(&a, &b) - 50) < 1e-9);
+	/* no such CPU */
+	assert_int_equal(lkp_cpu_ticks(stat, (const int[]){7}, 1, &a), -1);
+	/* no tick between the readings */
+	assert_true(lkp_idle_percent(&a, &a) == 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_edge_table),	     cmocka_unit_test(test_real_run),
+	    cmocka_unit_test(test_task_counts),	     cmocka_unit_test(test_point_runtime),
+	    cmocka_unit_test(test_table_round_trip), cmocka_unit_test(test_cpu_ticks),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
