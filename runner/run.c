@@ -393,6 +393,8 @@ static enum core_status sweep_point(struct run_state *rs, enum tc_mode mode, uns
 	    .affinity = true,
 	    .tmpdir = rs->o->tmpdir,
 	    .helper_dir = rs->o->helper_dir,
+	    /* A cgroup2 job's sweep runs every point in the run's cgroup. */
+	    .cgroup_dir = rs->cg.created ? rs->cg.path : NULL,
 	    .on_sample = sweep_on_sample,
 	    .on_window = sweep_on_window,
 	    .arg = rs,
@@ -482,6 +484,8 @@ static int sweep_measure(struct run_state *rs)
 			break;
 	}
 	rs->run_elapsed_s = now_s() - t;
+	if (cgroup_remove(&rs->cg, rs->err, sizeof(rs->err)))
+		sb_error("%s: %s", rs->aj->name, rs->err);
 	monitor_set_stop(&rs->mons);
 	if (rs->load_started)
 		machine_load_stop(&rs->load);

@@ -156,6 +156,31 @@ wait $pid || rc=$?
 check "thread mode: one process (the copy host) with its copies' threads in the cgroup ($tprocs, $threads)" \
 	bash -c "[ $rc -eq 0 ] && [ $tprocs -eq 1 ] && [ $threads -ge 3 ] && [ ! -e '$cg' ]"
 
+# ---- LKP's sweep (no mode, no nr_task) in a cgroup2 job: every point's copies in the cgroup
+cat >"$WORK/sweep.yaml" <<Y
+suite: will-it-scale
+testcase: will-it-scale
+runtime: 4s
+warmup: 0
+will-it-scale:
+  test: getppid1
+cgroup2:
+  memory.high: 1G
+Y
+"$SCALEBENCH" run "$WORK/sweep.yaml" --results "$WORK/sres" -q >"$WORK/out" 2>"$WORK/err" &
+pid=$!
+cg=$(wait_cgroup $pid) || cg=""
+procs=$([ -n "$cg" ] && cat "$cg/cgroup.procs" 2>/dev/null)
+all_ours=true
+for p in $procs; do descends "$p" "$pid" || all_ours=false; done
+rc=0
+wait $pid || rc=$?
+meta=$(find "$WORK/sres" -name meta.json | head -1)
+check "cgroup2 sweep: stored, its copies in the run's cgroup ($(echo $procs))" bash -c \
+	"[ $rc -eq 0 ] && [ -n '$procs' ] && $all_ours || { cat $WORK/err; false; }"
+check "cgroup2 sweep: the cgroup removed, and meta.json says so" bash -c \
+	"[ -n '$cg' ] && [ ! -e '$cg' ] && python3 -c \"import json,sys; d = json.load(open('$meta')); sys.exit(not (d['mode'] == 'both' and d['cgroup2']['removed']))\""
+
 # ---- SIGINT mid-run: the cgroup goes with the run ------------------------------------------
 job long 60s
 "$SCALEBENCH" run "$WORK/long.yaml" --results "$WORK/int" -q >"$WORK/out" 2>"$WORK/err" &
