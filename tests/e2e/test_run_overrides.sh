@@ -24,7 +24,7 @@ check "dry run of the file: 8 atomic jobs" [ $rc -eq 0 -a "$(grep -c '^sweep-' "
 # fewer; --nr-task replaces the top-level list.
 sb run "$WORK/sweep.yaml" --dry-run --set mode=thread --nr-task 1
 check "--set mode=thread --nr-task 1: 2 atomic jobs, both thread, 1 copy" bash -c \
-	"[ $rc -eq 0 ] && [ \$(grep -c '^sweep-' $WORK/out) -eq 2 ] && ! grep -q process $WORK/out && grep -q '^sweep-thread-1-getppid1:' $WORK/out"
+	"[ $rc -eq 0 ] && [ \$(grep -c '^sweep-' $WORK/out) -eq 2 ] && ! grep -q process $WORK/out && grep -q '^sweep-thread-1-300s-getppid1:' $WORK/out"
 sb run "$WORK/sweep.yaml" --dry-run --set will-it-scale.test=getppid1 --runtime 20s
 check "--set will-it-scale.test= and --runtime: 4 getppid1 jobs of 20 s" bash -c \
 	"[ $rc -eq 0 ] && [ \$(grep -c '^sweep-.*: getppid1, .* 20 s ' $WORK/out) -eq 4 ]"

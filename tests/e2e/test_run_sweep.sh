@@ -24,7 +24,7 @@ R="$WORK/results"
 sb run "$WORK/sweep.yaml" --results "$R" --commit c1
 [ $rc -eq 0 ] || head -5 "$WORK/err"
 check "sweep run: exit 0, one run stored" bash -c \
-	"[ $rc -eq 0 ] && [ \$(ls -d $R/will-it-scale/*/*/*/*/*/c1/* | wc -l) -eq 1 ]"
+	"[ $rc -eq 0 ] && [ \$(ls -d $R/will-it-scale/*/*/*/*/*/c1/[0-9]* | wc -l) -eq 1 ]"
 run=$(ls -d "$R"/will-it-scale/*/*/*/*/*/c1/0 2>/dev/null | head -1)
 check "tally: one row, both modes, sweep" grep -q '^getppid1 *both *sweep *1 ' "$WORK/out"
 check "meta.json: mode both, the sweep's task counts (1 first, sorted, at most nproc), idle read" \
