@@ -1,5 +1,7 @@
-/* core/cgroup: a job's cgroup2 map checked (each refusal names the key and the value), and a
- * percentage of memory resolved to whole pages of MemTotal. */
+/* core/cgroup: a job's cgroup2 map checked (each refusal names the key and the value), a
+ * percentage of memory resolved to whole pages of MemTotal, and the counters read from a
+ * cgroup's files as the kernel writes them (a stand-in directory: on machines whose memory
+ * controller is bound to cgroup v1, no real cgroup v2 has memory.stat). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -7,6 +9,7 @@
 #include <cmocka.h>
 
 #include "../../core/cgroup.h"
+#include "../../core/core.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -122,12 +125,97 @@ static void test_percentage(void **state)
 	json_decref(spec);
 }
 
+static void put(const char *dir, const char *name, const char *text)
+{
+	char path[PATH_MAX + 64];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	assert_int_equal(fclose(f), 0);
+}
+
+/* A cgroup v2's memory.stat (abridged, in the kernel's order: keys that share a prefix with a
+ * counted one come before and after it), memory.events and cpu.stat. */
+static void put_files(const char *dir, unsigned long long pgfault, unsigned long long high,
+		      unsigned long long usage)
+{
+	char text[2048];
+
+	snprintf(text, sizeof(text),
+		 "anon 1052672\nfile 268435456\nkernel 372736\nshmem 268435456\n"
+		 "file_mapped 268435456\nworkingset_refault_anon 0\npgscan 17\npgsteal 9\n"
+		 "pgfault %llu\npgmajfault 3\npgrefill 0\npglazyfree 0\nthp_fault_alloc 0\n",
+		 pgfault);
+	put(dir, "memory.stat", text);
+	snprintf(text, sizeof(text),
+		 "low 0\nhigh %llu\nmax 0\noom 0\noom_kill 0\noom_group_kill 0\n", high);
+	put(dir, "memory.events", text);
+	snprintf(text, sizeof(text),
+		 "usage_usec %llu\nuser_usec 10\nsystem_usec 20\nnr_periods 0\n"
+		 "nr_throttled 0\nthrottled_usec 0\n",
+		 usage);
+	put(dir, "cpu.stat", text);
+}
+
+static void test_counters(void **state)
+{
+	char dir[] = "/tmp/test_cgroup.XXXXXX", path[PATH_MAX + 64];
+	struct cgroup_run cg;
+	json_t *stats = json_object();
+	const char *names[] = {"memory.stat", "memory.events", "cpu.stat"};
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	memset(&cg, 0, sizeof(cg));
+	snprintf(cg.path, sizeof(cg.path), "%s", dir);
+	cg.created = true;
+	put_files(dir, 1000, 0, 500);
+	cgroup_count(&cg, CORE_WINDOW_START);
+	put_files(dir, 66536, 41, 2500);
+	cgroup_count(&cg, CORE_WINDOW_END);
+	cgroup_stats(&cg, stats);
+	assert_int_equal(json_integer_value(json_object_get(stats, "cgroup.memory.pgfault")), 65536);
+	assert_int_equal(json_integer_value(json_object_get(stats, "cgroup.memory.pgmajfault")), 0);
+	assert_int_equal(json_integer_value(json_object_get(stats, "cgroup.memory.events.high")),
+			 41);
+	assert_int_equal(json_integer_value(json_object_get(stats, "cgroup.memory.events.max")), 0);
+	assert_int_equal(
+	    json_integer_value(json_object_get(stats, "cgroup.memory.events.oom_kill")), 0);
+	assert_int_equal(json_integer_value(json_object_get(stats, "cgroup.cpu.usage_usec")), 2000);
+	assert_int_equal(json_object_size(stats), CGROUP_NR_COUNTERS);
+	json_decref(stats);
+
+	/* A file gone at the window's end (memory missing): its counters are left out. */
+	memset(cg.have, 0, sizeof(cg.have));
+	cgroup_count(&cg, CORE_WINDOW_START);
+	snprintf(path, sizeof(path), "%s/memory.stat", dir);
+	assert_int_equal(unlink(path), 0);
+	cgroup_count(&cg, CORE_WINDOW_END);
+	stats = json_object();
+	cgroup_stats(&cg, stats);
+	assert_null(json_object_get(stats, "cgroup.memory.pgfault"));
+	assert_null(json_object_get(stats, "cgroup.memory.pgmajfault"));
+	assert_non_null(json_object_get(stats, "cgroup.memory.events.high"));
+	json_decref(stats);
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		unlink(path);
+	}
+	assert_int_equal(rmdir(dir), 0);
+	cgroup_free(&cg);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_lkp_keys),
 	    cmocka_unit_test(test_refusals),
 	    cmocka_unit_test(test_percentage),
+	    cmocka_unit_test(test_counters),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
