@@ -203,6 +203,30 @@ static bool has_test(json_t *doc)
 	return get_set(json_object_get(doc, "will-it-scale"), "test") || get_set(doc, "test");
 }
 
+/* The documents give more than one kconfig, a list's or each its own: LKP's names leave
+ * kconfig out (its split-job writes such jobs to one file, the last one winning), so
+ * scalebench's carry it (README, Job files). */
+static bool several_kconfigs(json_t *merged)
+{
+	json_t *seen = json_object(), *d, *kc, *x;
+	size_t i, j;
+	bool several;
+
+	json_array_foreach (merged, i, d) {
+		kc = json_object_get(d, "kconfig");
+		if (json_is_string(kc))
+			json_object_set_new(seen, json_string_value(kc), json_null());
+		else if (json_is_array(kc))
+			json_array_foreach (kc, j, x) {
+				if (json_is_string(x))
+					json_object_set_new(seen, json_string_value(x), json_null());
+			}
+	}
+	several = json_object_size(seen) > 1;
+	json_decref(seen);
+	return several;
+}
+
 int job_load(const char *path, unsigned nr_online, struct job_file *job, char *err, size_t errlen)
 {
 	return job_load_overrides(path, nr_online, NULL, 0, job, err, errlen);
@@ -219,6 +243,8 @@ int job_load_overrides(const char *path, unsigned nr_online, const struct job_ov
 			   .notes_seen = json_object(),
 			   .job = job};
 	json_t *docs = json_array(), *merged = json_array(), *names = json_object(), *d;
+	json_t *header = NULL;
+	bool kconfigs;
 	char *buf = NULL;
 	size_t len = 0, i;
 	int ret = -1;
@@ -236,12 +262,17 @@ int job_load_overrides(const char *path, unsigned nr_online, const struct job_ov
 		goto out;
 
 	if (json_array_size(docs) == 1) {
-		json_array_append(merged, json_array_get(docs, 0));
+		json_t *one = apply_revision_keys(&l, json_array_get(docs, 0));
+
+		if (!one)
+			goto out;
+		json_array_append_new(merged, one);
 		job->tree = json_incref(json_array_get(docs, 0));
 	} else {
-		json_t *header = json_array_get(docs, 0);
-
 		if (check_merge(&l, docs))
+			goto out;
+		header = apply_revision_keys(&l, json_array_get(docs, 0));
+		if (!header)
 			goto out;
 		/* LKP (Job#each_jobs): the first document is a job itself, and a header for
 		 * each of the others.  A header naming no testcase would be LKP's
@@ -268,8 +299,9 @@ int job_load_overrides(const char *path, unsigned nr_online, const struct job_ov
 	}
 	if (check_expansion(&l, merged))
 		goto out;
+	kconfigs = several_kconfigs(merged);
 	json_array_foreach (merged, i, d) {
-		if (expand_document(&l, d, names))
+		if (expand_document(&l, d, names, kconfigs))
 			goto out;
 	}
 	ret = 0;
@@ -279,6 +311,7 @@ out:
 	json_decref(docs);
 	json_decref(merged);
 	json_decref(names);
+	json_decref(header);
 	json_decref(l.marks);
 	json_decref(l.notes_seen);
 	json_decref(l.srcmap);

@@ -70,23 +70,240 @@ static int set_dotted(struct loader *l, json_t *merged, const char *key, json_t 
 	return 0;
 }
 
+/* LKP's accumulative keys (lib/hash.rb, accumulative_key?): a later document adds to the
+ * header's value instead of replacing it. */
+static bool accumulative_key(const char *k)
+{
+	if (!strcmp(k, "mail_to") || !strcmp(k, "mail_cc") || !strcmp(k, "constraints"))
+		return true;
+	return !strncmp(k, "need_", 5) && strcmp(k, "need_memory") && strcmp(k, "need_cpu") &&
+	       strcmp(k, "need_modules");
+}
+
+static bool revision_key(const char *k)
+{
+	size_t n = strlen(k);
+
+	return n > 1 && (k[n - 1] == '+' || k[n - 1] == '-');
+}
+
+/* b added to a, as LKP's merge_accumulative: lists concatenated, a map updated (a name added
+ * to a map is a key of it), two scalars a list of both.  A new reference; a and b are left
+ * as they are. */
+static json_t *accumulate(struct loader *l, const char *key, json_t *a, json_t *b)
+{
+	json_t *r;
+
+	if (!b || json_is_null(b))
+		return json_incref(a);
+	if (!a || json_is_null(a))
+		return json_incref(b);
+	if (json_is_object(a) || json_is_object(b)) {
+		json_t *map = json_is_object(a) ? a : b, *other = map == a ? b : a;
+
+		r = json_copy(map);
+		if (r && json_is_object(other)) {
+			json_object_update(r, other);
+		} else if (r && json_is_string(other)) {
+			if (!json_object_get(r, json_string_value(other)))
+				json_object_set_new(r, json_string_value(other), json_null());
+		} else if (r) {
+			json_decref(r);
+			fail(l, b, "key '%s': expected a map or a name to add to the map", key);
+			return NULL;
+		}
+	} else {
+		if (json_is_array(a)) {
+			r = json_copy(a);
+		} else {
+			r = json_array();
+			json_array_append(r, a);
+		}
+		if (r && json_is_array(b))
+			json_array_extend(r, b);
+		else if (r)
+			json_array_append(r, b);
+	}
+	if (!r)
+		fail(l, NULL, "out of memory");
+	return r;
+}
+
+/* The object holding the dotted path's last segment (*last), each object on the way copied
+ * into its parent: the header is shared by every document.  create: missing objects are
+ * made (`key+:`); else NULL when the path is not there (`key-:`). */
+static json_t *path_parent(json_t *doc, char *path, char **last, bool create)
+{
+	char *seg = path, *dot;
+
+	while ((dot = strchr(seg, '.'))) {
+		json_t *child;
+
+		*dot = '\0';
+		child = json_object_get(doc, seg);
+		if (!json_is_object(child) && !create)
+			return NULL;
+		child = json_is_object(child) ? json_copy(child) : json_object();
+		if (!child || json_object_set_new(doc, seg, child))
+			return NULL;
+		doc = child;
+		seg = dot + 1;
+	}
+	*last = seg;
+	return doc;
+}
+
+/* `key+: v` (lib/hash.rb, revise_hash): v added to key's value, a list keeping each value
+ * once. */
+static int plus_key(struct loader *l, json_t *doc, const char *k, json_t *v)
+{
+	char *path = strndup(k, strlen(k) - 1), *last;
+	json_t *parent, *r;
+	int ret = -1;
+
+	if (!path)
+		return fail(l, NULL, "out of memory");
+	parent = path_parent(doc, path, &last, true);
+	if (!parent) {
+		fail(l, NULL, "out of memory");
+		goto out;
+	}
+	r = accumulate(l, k, json_object_get(parent, last), v);
+	if (!r)
+		goto out;
+	if (json_is_array(r)) {
+		json_t *u = json_array(), *x, *y;
+		size_t i, j;
+
+		json_array_foreach (r, i, x) {
+			bool seen = false;
+
+			json_array_foreach (u, j, y) {
+				seen |= json_equal(x, y);
+			}
+			if (!seen)
+				json_array_append(u, x);
+		}
+		json_decref(r);
+		r = u;
+	}
+	json_object_set_new(parent, last, r ? r : json_null());
+	ret = 0;
+out:
+	free(path);
+	return ret;
+}
+
+/* `key-: v` (lib/hash.rb, handle_minus_key): the values v names (a list's items, a map's
+ * keys, or v itself) removed from the list or map at key, which is null when nothing is
+ * left; `key-:` with no value removes key. */
+static int minus_key(struct loader *l, json_t *doc, const char *k, json_t *v)
+{
+	char *path = strndup(k, strlen(k) - 1), *last;
+	json_t *parent, *cur, *r, *del, *x, *y;
+	const char *dk;
+	size_t i, j;
+	int ret = 0;
+
+	if (!path)
+		return fail(l, NULL, "out of memory");
+	parent = path_parent(doc, path, &last, false);
+	if (!parent || !json_object_get(parent, last))
+		goto out;
+	if (!v || json_is_null(v)) {
+		json_object_del(parent, last);
+		goto out;
+	}
+	cur = json_object_get(parent, last);
+	if (!json_is_array(cur) && !json_is_object(cur)) {
+		ret = fail(l, v, "key '%s': expected '%.*s' to hold a list or a map to remove from",
+			   k, (int)strlen(k) - 1, k);
+		goto out;
+	}
+	del = json_array();
+	if (json_is_object(v))
+		json_object_foreach (v, dk, x) {
+			json_array_append_new(del, json_string(dk));
+		}
+	else if (json_is_array(v))
+		json_array_extend(del, v);
+	else
+		json_array_append(del, v);
+	if (json_is_array(cur)) {
+		r = json_array();
+		json_array_foreach (cur, i, x) {
+			bool drop = false;
+
+			json_array_foreach (del, j, y) {
+				drop |= json_equal(x, y);
+			}
+			if (!drop)
+				json_array_append(r, x);
+		}
+	} else {
+		r = json_copy(cur);
+		json_array_foreach (del, j, y) {
+			if (json_is_string(y))
+				json_object_del(r, json_string_value(y));
+		}
+	}
+	json_decref(del);
+	if (!json_array_size(r) && !json_object_size(r)) {
+		json_decref(r);
+		r = json_null();
+	}
+	json_object_set_new(parent, last, r);
+out:
+	free(path);
+	return ret;
+}
+
+json_t *apply_revision_keys(struct loader *l, json_t *doc)
+{
+	json_t *out = json_copy(doc), *v;
+	const char *k;
+	void *tmp;
+
+	if (!out) {
+		fail(l, NULL, "out of memory");
+		return NULL;
+	}
+	/* In the document's order, as LKP revises: a `+` or `-` key, once applied, is gone. */
+	json_object_foreach_safe (doc, tmp, k, v) {
+		size_t n = strlen(k);
+
+		if (!revision_key(k))
+			continue;
+		json_incref(v);
+		json_object_del(out, k);
+		if (k[n - 1] == '+' ? plus_key(l, out, k, v) : minus_key(l, out, k, v)) {
+			json_decref(v);
+			json_decref(out);
+			return NULL;
+		}
+		json_decref(v);
+	}
+	return out;
+}
+
 json_t *merge_revision(struct loader *l, json_t *header, json_t *rev)
 {
-	json_t *merged = json_copy(header), *v;
+	json_t *merged = json_copy(header), *v, *r;
 	const char *k;
 
 	json_object_foreach (rev, k, v) {
-		size_t n = strlen(k);
+		json_t *old = json_object_get(merged, k);
 
-		if (n && (k[n - 1] == '+' || k[n - 1] == '-')) {
-			fail(l, v,
-			     "key '%s': LKP's '+'/'-' revision keys are not supported; give the "
-			     "whole value",
-			     k);
-			json_decref(merged);
-			return NULL;
-		}
-		if (strchr(k, '.')) {
+		/* As LKP's revise_hash: a `+`/`-` key given in both, or an accumulative key
+		 * (need_kconfig...), adds the document's value to the header's. */
+		if (old && (revision_key(k) || accumulative_key(k))) {
+			r = accumulate(l, k, old, v);
+			if (!r) {
+				json_decref(merged);
+				return NULL;
+			}
+			json_object_set_new(merged, k, r);
+		} else if (!revision_key(k) && strchr(k, '.')) {
 			if (set_dotted(l, merged, k, v)) {
 				json_decref(merged);
 				return NULL;
@@ -95,7 +312,9 @@ json_t *merge_revision(struct loader *l, json_t *header, json_t *rev)
 			json_object_set(merged, k, v);
 		}
 	}
-	return merged;
+	r = apply_revision_keys(l, merged);
+	json_decref(merged);
+	return r;
 }
 
 static int param_add(struct loader *l, struct param_list *pl, json_t *segs)
@@ -615,7 +834,7 @@ int count_atomic(struct loader *l, json_t *doc, size_t *n, size_t *values)
 	return ret;
 }
 
-int expand_document(struct loader *l, json_t *doc, json_t *names)
+int expand_document(struct loader *l, json_t *doc, json_t *names, bool kconfigs)
 {
 	struct job_file *job = l->job;
 	struct param_list dims = {0};
@@ -623,7 +842,7 @@ int expand_document(struct loader *l, json_t *doc, json_t *names)
 	size_t total = 1, *choice = NULL;
 	struct atomic_job *grown;
 	json_t **lists = NULL;
-	bool kconfig_dim = false;
+	bool kconfig_dim = kconfigs;
 	int ret = -1;
 
 	job_programs(doc, &opts, &dims_set);

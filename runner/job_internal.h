@@ -85,15 +85,22 @@ bool is_null_word(const char *s, size_t n);
 
 /* job_expand.c: documents merged and expanded into l->job's atomic jobs. */
 void params_free(struct param_list *pl);
-/* A later document applied to a copy of the header. */
+/* A later document applied to a copy of the header (LKP's revise_hash): a later value
+ * replaces the header's, an accumulative key's (need_*) is added to it, and `key+:`/`key-:`
+ * keys are applied. */
 json_t *merge_revision(struct loader *l, json_t *header, json_t *rev);
+/* A copy of doc with its `key+:`/`key-:` keys applied (a header, or a file of one document:
+ * an include may give the value they revise). */
+json_t *apply_revision_keys(struct loader *l, json_t *doc);
 /* The values in v, v included (a list or map counts one, and each value in it). */
 size_t count_values(const json_t *v);
 /* How many atomic jobs one merged document expands to (SIZE_MAX: more than a size_t holds)
  * and how many values each holds, its lists checked; nothing is built. */
 int count_atomic(struct loader *l, json_t *doc, size_t *n, size_t *values);
-/* One merged document's atomic jobs appended to l->job; names: atomic names so far. */
-int expand_document(struct loader *l, json_t *doc, json_t *names);
+/* One merged document's atomic jobs appended to l->job; names: atomic names so far;
+ * kconfigs: the file gives several kconfigs (its documents together), which the names
+ * then carry. */
+int expand_document(struct loader *l, json_t *doc, json_t *names, bool kconfigs);
 
 /* job_lkp_programs.c (generated from lkp-tests): its workload programs, each with the options
  * its script declares ("name-", or "name=" for an option path_params shows as name=value), and

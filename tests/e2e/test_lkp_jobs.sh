@@ -27,6 +27,12 @@ for f in "$FIX"/*/*.yaml; do
 	sed -n 's/^# \(.*\)\.yaml$/\1/p' "$WORK/out" >"$WORK/got"
 	skip=$(skipped_on_purpose "$base")
 	grep -vxF "${skip:-/}" "$f.names" >"$WORK/want"
+	# Documents giving several kconfigs: LKP's names leave kconfig out (both of
+	# kconfig-docs.yaml's are one file); scalebench's add each job's kconfig.
+	if [ "$base" = kconfig-docs.yaml ]; then
+		grep '^kconfig: ' "$f" | sed 's/^kconfig: //' | paste -d- "$WORK/want" - >"$WORK/want2"
+		mv "$WORK/want2" "$WORK/want"
+	fi
 	check "$base: exit 0" [ $rc -eq 0 ]
 	check "LKP's atomic job names, in LKP's order: $base ($(wc -l <"$WORK/want") jobs)" \
 		diff "$WORK/want" "$WORK/got"
@@ -35,6 +41,25 @@ for f in "$FIX"/*/*.yaml; do
 			grep -q "LKP makes a '$skip' job of it that runs no benchmark; scalebench skips it" "$WORK/err"
 	fi
 done
+
+# The values LKP's split-job wrote (FILE.yaml.split) for the revised keys, job by job:
+# top-level KEY's block in each "# NAME.yaml" section, quotes dropped.
+blocks() { # FILE KEY
+	awk -v k="$2" '/^# /{name=$2} /^---/{on = 0; next} /^[^ -]/{on = ($0 ~ "^" k ":")} on{gsub(/"/, ""); print name ": " $0}' "$1"
+}
+for f in revkeys need-merge; do
+	sb split "$FIX/scalebench/$f.yaml"
+	for key in nr_task will-it-scale need_kconfig need_memory; do
+		blocks "$FIX/scalebench/$f.yaml.split" "$key" >"$WORK/want"
+		blocks "$WORK/out" "$key" >"$WORK/got"
+		check "$f.yaml: LKP's values of $key in each atomic job" diff "$WORK/want" "$WORK/got"
+	done
+done
+check "need-merge: the later document's need_kconfig is added to the header's" \
+	grep -qx 'need-merge-page_fault2.yaml: - TRANSPARENT_HUGEPAGE: y' <(blocks "$WORK/out" need_kconfig)
+sb split "$FIX/scalebench/kconfig-docs.yaml"
+check "kconfig-docs: each job keeps its own kconfig" bash -c \
+	"grep -qx 'kconfig: x86_64-rhel-9.4' $WORK/out && grep -qx 'kconfig: x86_64-rhel-9.4-debug' $WORK/out"
 
 # The header of will-it-scale-part2.yaml is a job (22), and so is its malloc1 document (1).
 sb split "$FIX/will-it-scale/will-it-scale-part2.yaml"

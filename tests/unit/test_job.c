@@ -498,7 +498,10 @@ static void test_semantic_errors(void **state)
 	expect_error("testcase: unixbench\ntest: getppid1\n", "bad.yaml:1: testcase 'unixbench'",
 		     NULL);
 	expect_error("test: getppid1\nmode: [process, process]\n", "the same name", NULL);
-	expect_error("test: getppid1\n---\nnr_task+: 2\n", "'+'/'-' revision keys", NULL);
+	expect_error("test: getppid1\nnr_task: 2\n---\nnr_task-: 2\n",
+		     "bad.yaml:4: key 'nr_task-': expected 'nr_task' to hold a list or a map", NULL);
+	expect_error("test: getppid1\nk: {a: 1}\n---\nk+: [b]\n",
+		     "key 'k+': expected a map or a name to add to the map", NULL);
 	assert_int_equal(job_load(FIX "nr-task-zero.yaml", 2, &job, err, sizeof(err)), -1);
 	assert_string_equal(err, FIX "nr-task-zero.yaml:5: nr_task '0': expected at least 1 task");
 	assert_int_equal(job_load(FIX "runtime-abc.yaml", 2, &job, err, sizeof(err)), -1);
@@ -657,6 +660,79 @@ static void test_monitor_lists(void **state)
 	/* A monitor takes a map of options: a list in its place is refused, not expanded. */
 	expect_error("test: getppid1\nperf-stat: [a, b]\n",
 		     "bad.yaml:2: perf-stat: expected a map of monitor options", "got a list");
+}
+
+/* Atomic job i's value at key (a top-level key, or "will-it-scale" then sub). */
+static json_t *at(const struct job_file *job, size_t i, const char *key, const char *sub)
+{
+	json_t *v = json_object_get(job->atomic[i].tree, key);
+
+	return sub ? json_object_get(v, sub) : v;
+}
+
+/* LKP's revise_hash: key+: / key-:, need_* lists merged, kconfig across documents. */
+static void test_revision_keys(void **state)
+{
+	struct job_file job;
+	json_t *v;
+	(void)state;
+
+	/* key+: on the header's value, a list keeping each value once, dotted or not. */
+	load_ok(write_job("rk.yaml", "nr_task: 1\nwill-it-scale: {mode: process, test: brk1}\n"
+				     "---\nnr_task+: [2, 1]\nwill-it-scale.test+: getppid1\n"
+				     "will-it-scale.mode: thread\n"),
+		4, &job);
+	assert_int_equal(job.n_atomic, 5); /* 1 + 2 x 2 */
+	find_atomic(&job, "rk-process-1-brk1");
+	find_atomic(&job, "rk-thread-2-getppid1");
+	find_atomic(&job, "rk-thread-1-brk1");
+	for (size_t i = 0; i < job.n_atomic; i++) {
+		assert_null(at(&job, i, "nr_task+", NULL));
+		assert_null(at(&job, i, "will-it-scale.test+", NULL));
+	}
+	job_free(&job);
+	/* key-: removes the values listed, or the key when given none; the header's own
+	 * value is left as it was for the header's job. */
+	load_ok(write_job("rm.yaml", "perf-stat: {events: [cycles, instructions]}\n"
+				     "will-it-scale: {mode: process, test: brk1}\n---\n"
+				     "perf-stat.events-: cycles\nwill-it-scale.mode-:\n"),
+		4, &job);
+	assert_int_equal(job.n_atomic, 2);
+	find_atomic(&job, "rm-process-brk1");
+	assert_int_equal(json_array_size(at(&job, 0, "perf-stat", "events")), 2);
+	v = at(&job, 1, "perf-stat", "events");
+	assert_int_equal(json_array_size(v), 1);
+	assert_string_equal(json_string_value(json_array_get(v, 0)), "instructions");
+	assert_null(at(&job, 1, "will-it-scale", "mode"));
+	assert_string_equal(job.atomic[1].name, "rm-brk1");
+	job_free(&job);
+	/* In one document (an include gives the value): applied to it. */
+	load_ok(write_job("one.yaml", "test: brk1\nnr_task: 1\nnr_task+: 2\n"), 4, &job);
+	assert_int_equal(job.n_atomic, 2);
+	find_atomic(&job, "one-2-brk1");
+	job_free(&job);
+	/* need_* lists are added to the header's; need_memory is replaced. */
+	load_ok(write_job("nm.yaml", "test: brk1\nneed_kconfig: [A: y]\nneed_memory: 1G\n---\n"
+				     "test: getppid1\nneed_kconfig: [B: y]\nneed_memory: 2G\n"),
+		4, &job);
+	assert_int_equal(job.n_atomic, 2);
+	assert_int_equal(json_array_size(at(&job, 0, "need_kconfig", NULL)), 1);
+	v = at(&job, 1, "need_kconfig", NULL);
+	assert_int_equal(json_array_size(v), 2);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(v, 1), "B")), "y");
+	assert_string_equal(json_string_value(at(&job, 1, "need_memory", NULL)), "2G");
+	job_free(&job);
+	/* Documents differing only by a scalar kconfig: each name carries its kconfig. */
+	load_ok(write_job("kd.yaml", "test: brk1\nkconfig: a\n---\nkconfig: b\n"), 4, &job);
+	assert_int_equal(job.n_atomic, 2);
+	find_atomic(&job, "kd-brk1-a");
+	find_atomic(&job, "kd-brk1-b");
+	job_free(&job);
+	/* The same kconfig in each document: names as LKP's. */
+	load_ok(write_job("ks.yaml", "test: brk1\nkconfig: a\n---\ntest: getppid1\n"), 4, &job);
+	find_atomic(&job, "ks-brk1");
+	find_atomic(&job, "ks-getppid1");
+	job_free(&job);
 }
 
 static void test_multi_document(void **state)
@@ -1054,6 +1130,7 @@ int main(void)
 	    cmocka_unit_test(test_monitors_and_notes),
 	    cmocka_unit_test(test_monitor_lists),
 	    cmocka_unit_test(test_multi_document),
+	    cmocka_unit_test(test_revision_keys),
 	    cmocka_unit_test(test_header_job),
 	    cmocka_unit_test(test_includes),
 	    cmocka_unit_test(test_atomic_cap),
