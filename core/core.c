@@ -14,6 +14,7 @@
  * starts.  Everything below PR_SET_PDEATHSIG dies with its parent. */
 #include "core.h"
 #include "taskcount.h"
+#include "../lib/proc.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -500,25 +501,10 @@ static void signal_children(int sig)
 	if (!d)
 		return;
 	while ((e = readdir(d))) {
-		char path[64], buf[512], *p;
-		int ppid = 0;
-		ssize_t n;
-		int fd;
+		struct proc_stat st;
 
-		if (e->d_name[0] < '1' || e->d_name[0] > '9' ||
-		    snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name) >= (int)sizeof(path))
-			continue;
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (n <= 0)
-			continue;
-		buf[n] = '\0';
-		/* "pid (comm) state ppid ...": comm may hold anything, so after its last ')'. */
-		p = strrchr(buf, ')');
-		if (p && sscanf(p + 1, " %*c %d", &ppid) == 1 && ppid == self)
+		if (e->d_name[0] >= '1' && e->d_name[0] <= '9' && !proc_stat_read(e->d_name, &st) &&
+		    st.ppid == self)
 			kill((pid_t)atoi(e->d_name), sig);
 	}
 	closedir(d);

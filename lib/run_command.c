@@ -1,4 +1,5 @@
 #include "run_command.h"
+#include "proc.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -219,25 +220,10 @@ static bool group_alive(pid_t pgid)
 	if (!d)
 		return true;
 	while (!alive && (e = readdir(d))) {
-		char path[300], buf[512], state, *p;
-		int fd, ppid, pgrp;
-		ssize_t n;
+		struct proc_stat st;
 
-		if (e->d_name[0] < '1' || e->d_name[0] > '9')
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/stat", e->d_name);
-		fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			continue;
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (n <= 0)
-			continue;
-		buf[n] = '\0';
-		/* The name in parentheses may hold anything: the fields follow the last ')'. */
-		p = strrchr(buf, ')');
-		if (p && sscanf(p + 1, " %c %d %d", &state, &ppid, &pgrp) == 3 && pgrp == pgid &&
-		    state != 'Z' && state != 'X')
+		if (e->d_name[0] >= '1' && e->d_name[0] <= '9' && !proc_stat_read(e->d_name, &st) &&
+		    st.pgrp == pgid && st.state != 'Z' && st.state != 'X')
 			alive = true;
 	}
 	closedir(d);

@@ -1,4 +1,5 @@
 #include "matrix.h"
+#include "store.h"
 #include "layout.h"
 #include "run_read.h"
 
@@ -206,16 +207,11 @@ int store_matrix_write(const char *commit_dir, char *err, size_t errlen)
 		snprintf(err, errlen, "%s: path too long", commit_dir);
 		return -1;
 	}
-	dfd = open(commit_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0) {
-		snprintf(err, errlen, "cannot open %s: %s", commit_dir, strerror(errno));
-		return -1;
-	}
 	/* The lock store_begin takes: rebuilds are one at a time, each after its run's rename,
 	 * so the last one to finish saw every run.  Where locks do not work, rebuild anyway. */
-	do
-		locked = flock(dfd, LOCK_EX) == 0;
-	while (!locked && errno == EINTR);
+	dfd = store_lock_commit_dir(commit_dir, &locked, err, errlen);
+	if (dfd < 0)
+		return -1;
 	if (locked)
 		sweep_tmp(dfd);
 	matrix = build_matrix(commit_dir, err, errlen);

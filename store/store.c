@@ -84,6 +84,20 @@ static void sweep_stale(int dfd, const char *commit_dir)
 	closedir(d);
 }
 
+int store_lock_commit_dir(const char *commit_dir, bool *locked, char *err, size_t errlen)
+{
+	int dfd = open(commit_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (dfd < 0) {
+		snprintf(err, errlen, "cannot open %s: %s", commit_dir, strerror(errno));
+		return -1;
+	}
+	do
+		*locked = flock(dfd, LOCK_EX) == 0;
+	while (!*locked && errno == EINTR);
+	return dfd;
+}
+
 int store_begin(const char *commit_dir, char *tmp, size_t tmplen, int *owner_fd, char *err,
 		size_t errlen)
 {
@@ -99,15 +113,10 @@ int store_begin(const char *commit_dir, char *tmp, size_t tmplen, int *owner_fd,
 		snprintf(err, errlen, "%s: path too long", commit_dir);
 		return -1;
 	}
-	dfd = open(commit_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0) {
-		snprintf(err, errlen, "cannot open %s: %s", commit_dir, strerror(errno));
+	dfd = store_lock_commit_dir(commit_dir, &locked, err, errlen);
+	if (dfd < 0)
 		return -1;
-	}
 	/* Where locks do not work nothing is swept: no writer could be told from a dead one. */
-	do
-		locked = flock(dfd, LOCK_EX) == 0;
-	while (!locked && errno == EINTR);
 	if (locked)
 		sweep_stale(dfd, commit_dir);
 	if (!mkdtemp(tmp)) {

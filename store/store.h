@@ -10,6 +10,7 @@
 
 #include "layout.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 
 /* The temp run directories' prefix.  Hidden: no reader takes them for runs. */
@@ -28,5 +29,11 @@ int store_commit(const char *commit_dir, const char *tmp, unsigned *run, char *e
 void store_abort(const char *tmp);
 /* mkdir -p; 0 or -1 with errno. */
 int store_mkdirs(const char *path);
+
+/* The commit directory's lock, which writers of a commit directory take one at a time (the
+ * temp-run sweep, matrix.json's rebuild): its descriptor (closing it unlocks), or -1 with err
+ * saying why it could not be opened.  *locked is false where locks do not work (the
+ * descriptor is still open): the caller decides what is safe then. */
+int store_lock_commit_dir(const char *commit_dir, bool *locked, char *err, size_t errlen);
 
 #endif
