@@ -217,6 +217,27 @@ static int run_begin(struct run_state *rs)
 	return 0;
 }
 
+/* How the core runs one measurement of rs: a plain run, or one point of LKP's sweep (every
+ * point in the run's cgroup too, when the job has one).  The caller sets the callbacks. */
+static struct core_config core_config_of(struct run_state *rs, enum tc_mode mode, unsigned n,
+					 double runtime_s)
+{
+	return (struct core_config){
+	    .tc = rs->tc,
+	    .mode = mode,
+	    .nr_copies = n,
+	    .warmup_s = rs->aj->warmup_s,
+	    .runtime_s = runtime_s,
+	    .interval_s = 1.0,
+	    .setup_timeout_s = 120,
+	    .affinity = true,
+	    .tmpdir = rs->o->tmpdir,
+	    .helper_dir = rs->o->helper_dir,
+	    .cgroup_dir = rs->cg.created ? rs->cg.path : NULL,
+	    .arg = rs,
+	};
+}
+
 /* The testcase through the core, the monitors over its window. */
 static int run_measure(struct run_state *rs)
 {
@@ -236,22 +257,10 @@ static int run_measure(struct run_state *rs)
 		fflush(stdout);
 	}
 
-	struct core_config cfg = {
-	    .tc = rs->tc,
-	    .mode = aj->mode,
-	    .nr_copies = aj->nr_task,
-	    .warmup_s = aj->warmup_s,
-	    .runtime_s = aj->runtime_s,
-	    .interval_s = 1.0,
-	    .setup_timeout_s = 120,
-	    .affinity = true,
-	    .tmpdir = rs->o->tmpdir,
-	    .helper_dir = rs->o->helper_dir,
-	    .cgroup_dir = rs->cg.created ? rs->cg.path : NULL,
-	    .on_sample = on_sample,
-	    .on_window = on_window,
-	    .arg = rs,
-	};
+	struct core_config cfg = core_config_of(rs, aj->mode, aj->nr_task, aj->runtime_s);
+
+	cfg.on_sample = on_sample;
+	cfg.on_window = on_window;
 	double t = now_s();
 	core_run(&cfg, &rs->res);
 	rs->run_elapsed_s = now_s() - t;
@@ -382,23 +391,10 @@ static enum core_status sweep_point(struct run_state *rs, enum tc_mode mode, uns
 	free(cpus);
 	sw->idle_ok = false;
 
-	struct core_config cfg = {
-	    .tc = rs->tc,
-	    .mode = mode,
-	    .nr_copies = n,
-	    .warmup_s = rs->aj->warmup_s,
-	    .runtime_s = sw->point_runtime_s,
-	    .interval_s = 1.0,
-	    .setup_timeout_s = 120,
-	    .affinity = true,
-	    .tmpdir = rs->o->tmpdir,
-	    .helper_dir = rs->o->helper_dir,
-	    /* A cgroup2 job's sweep runs every point in the run's cgroup. */
-	    .cgroup_dir = rs->cg.created ? rs->cg.path : NULL,
-	    .on_sample = sweep_on_sample,
-	    .on_window = sweep_on_window,
-	    .arg = rs,
-	};
+	struct core_config cfg = core_config_of(rs, mode, n, sw->point_runtime_s);
+
+	cfg.on_sample = sweep_on_sample;
+	cfg.on_window = sweep_on_window;
 	core_run(&cfg, &res);
 	run_summarize(&res, mode, n, &sum);
 	json_t *pm = json_pack("{s:i, s:s, s:s}", "tasks", (int)n, "mode", mode_name(mode),
