@@ -23,8 +23,18 @@ field() { # NAME: the value of "NAME: value" in the last output
 	sed -n "s/^$1: //p" "$WORK/out"
 }
 
+umask 022
 sb run "$WORK/tiny.yaml" --results "$R" --commit base
 check "a short real run, exit 0" [ $rc -eq 0 ]
+# The tree honours the umask, as other tools do: a web server running as another user reads it.
+modes() { # ROOT: the distinct modes of its directories, then of its files
+	echo "$(find "$1" -mindepth 1 -type d -printf '%m\n' | sort -u | tr '\n' ' ')/ $(find "$1" -type f ! -name '.scalebench-index*' -printf '%m\n' | sort -u | tr '\n' ' ')"
+}
+got=$(modes "$R")
+check "umask 022: every directory 755, every file 644 (got $got)" [ "$got" = "755 / 644 " ]
+(umask 077; "$SCALEBENCH" run "$WORK/tiny.yaml" --results "$WORK/private" --commit base >/dev/null 2>&1)
+got=$(modes "$WORK/private")
+check "umask 077: every directory 700, every file 600 (got $got)" [ "$got" = "700 / 600 " ]
 sb index --results "$R"
 check "first index: rebuilt (missing), 1 run added" bash -c \
 	"[ $rc -eq 0 ] && grep -qx '$R/.scalebench-index.sqlite: rebuilt (missing)' $WORK/out && [ '$(field 'runs added')' = 1 ] && [ '$(field 'runs in all')' = 1 ]"
