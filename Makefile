@@ -149,6 +149,15 @@ $(B)/bench/bare_getppid: bench/bare_getppid.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 $(WARN) -O2 -D_GNU_SOURCE -o $@ $<
 
+# The index benchmark: the tree generator, and the parse and query timings (bench/index.sh).
+$(B)/bench/gen_tree: bench/gen_tree.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 $(WARN) -O2 -D_GNU_SOURCE -o $@ $< -lm
+
+$(B)/bench/index_bench: bench/index_bench.c $(B)/libanalyze.a $(B)/libstore.a $(B)/liblib.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(B)/libanalyze.a $(B)/libstore.a $(B)/liblib.a $(ANALYZE_LIBS)
+
 $(B)/bench/bare_sampling: bench/bare_sampling.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 $(WARN) -O2 -D_GNU_SOURCE -o $@ $<
@@ -183,10 +192,10 @@ fuzz: fuzz-build
 	FUZZ_TIME=$(FUZZ_TIME) ./tests/fuzz/run.sh $(FUZZ_BIN)
 
 # Both run even when the first misses its target; make fails if either does.
-bench: all $(B)/bench/bare_getppid $(B)/bench/bare_sampling
+bench: all $(B)/bench/bare_getppid $(B)/bench/bare_sampling $(B)/bench/gen_tree $(B)/bench/index_bench
 	status=0; ./bench/overhead.sh || status=1; ./bench/monitors.sh || status=1; \
 		./bench/profile.sh || status=1; ./bench/analyze.sh || status=1; \
-		./bench/bisect_sim.sh || status=1; exit $$status
+		./bench/bisect_sim.sh || status=1; ./bench/index.sh || status=1; exit $$status
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(DATADIR)/jobs \

@@ -322,6 +322,19 @@ struct updater {
 	struct job_state *jv;
 	size_t njobs;
 	sqlite3_stmt *ins_run, *ins_val, *ins_stat, *ins_job, *ins_job_stat, *del_vals, *del_run;
+	/* Values read, not yet inserted: one job's, by stat, each stat's in run order (run ids
+	 * only grow), so that they go in in the primary key's order and a build appends at the
+	 * end of the table instead of seeking for every value. */
+	struct pending_stat {
+		uint32_t *run;
+		double *value;
+		size_t n, cap;
+	} *pend;		 /* by stat id */
+	size_t npend_stats;	 /* entries of pend */
+	uint32_t *touched;	 /* the stat ids with values waiting */
+	size_t ntouched, captouched;
+	size_t npend; /* values waiting */
+	int64_t pend_job;
 	char *err;
 	size_t errlen;
 };
@@ -384,7 +397,7 @@ static int updater_init(struct updater *u)
 	if ((rc = prepare(u, &u->ins_run,
 			  "INSERT INTO runs(job_id, commit_label, run, inode, mtime_ns, started,"
 			  " status, ok, machine) VALUES(?,?,?,?,?,?,?,?,?)")) ||
-	    (rc = prepare(u, &u->ins_val, "INSERT OR REPLACE INTO vals VALUES(?,?,?,?)")) ||
+	    (rc = prepare(u, &u->ins_val, "INSERT INTO vals VALUES(?,?,?,?)")) ||
 	    (rc = prepare(u, &u->ins_stat, "INSERT INTO stats(id, name) VALUES(?,?)")) ||
 	    (rc = prepare(u, &u->ins_job,
 			  "INSERT INTO jobs(key, testcase, path_params, tbox_group, rootfs, kconfig,"
@@ -459,6 +472,12 @@ static void updater_free(struct updater *u)
 	for (size_t i = 0; i < u->njobs; i++)
 		free(u->jv[i].has);
 	free(u->jv);
+	for (size_t i = 0; i < u->npend_stats; i++) {
+		free(u->pend[i].run);
+		free(u->pend[i].value);
+	}
+	free(u->pend);
+	free(u->touched);
 }
 
 static int step_done(struct updater *u, sqlite3_stmt *st)
@@ -514,6 +533,91 @@ static int64_t stat_id_of(struct updater *u, const char *name, size_t len, int *
 		return 0;
 	}
 	return id;
+}
+
+/* At most this many values wait (12 bytes each): a job bigger than that is inserted in parts,
+ * the later ones slower (they land inside the table, not at its end). */
+#define PENDING_MAX ((size_t)16 << 20)
+
+static int by_id(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int flush_vals(struct updater *u)
+{
+	int rc = 0;
+
+	if (u->ntouched > 1)
+		qsort(u->touched, u->ntouched, sizeof(*u->touched), by_id);
+	for (size_t t = 0; t < u->ntouched && !rc; t++) {
+		struct pending_stat *p = &u->pend[u->touched[t]];
+
+		for (size_t i = 0; i < p->n && !rc; i++) {
+			/* A name stats.json lists twice: the later value counts, as in jansson. */
+			if (i + 1 < p->n && p->run[i + 1] == p->run[i])
+				continue;
+			sqlite3_bind_int64(u->ins_val, 1, u->pend_job);
+			sqlite3_bind_int64(u->ins_val, 2, u->touched[t]);
+			sqlite3_bind_int64(u->ins_val, 3, p->run[i]);
+			sqlite3_bind_double(u->ins_val, 4, p->value[i]);
+			rc = step_done(u, u->ins_val);
+		}
+		p->n = 0;
+	}
+	u->ntouched = 0;
+	u->npend = 0;
+	return rc;
+}
+
+static int pend_add(struct updater *u, int64_t stat, int64_t run, double value)
+{
+	struct pending_stat *p;
+
+	if ((size_t)stat >= u->npend_stats) {
+		size_t n = u->npend_stats ? u->npend_stats : 1024;
+
+		while (n <= (size_t)stat)
+			n *= 2;
+		p = realloc(u->pend, n * sizeof(*p));
+		if (!p)
+			return -1;
+		memset(p + u->npend_stats, 0, (n - u->npend_stats) * sizeof(*p));
+		u->pend = p;
+		u->npend_stats = n;
+	}
+	p = &u->pend[stat];
+	if (!p->n) {
+		if (u->ntouched == u->captouched) {
+			size_t cap = u->captouched ? u->captouched * 2 : 1024;
+			uint32_t *t = realloc(u->touched, cap * sizeof(*t));
+
+			if (!t)
+				return -1;
+			u->touched = t;
+			u->captouched = cap;
+		}
+		u->touched[u->ntouched++] = (uint32_t)stat;
+	}
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? p->cap + p->cap / 2 : 16;
+		uint32_t *r = realloc(p->run, cap * sizeof(*r));
+
+		if (r)
+			p->run = r;
+		double *v = r ? realloc(p->value, cap * sizeof(*v)) : NULL;
+
+		if (!v)
+			return -1;
+		p->value = v;
+		p->cap = cap;
+	}
+	p->run[p->n] = (uint32_t)run;
+	p->value[p->n++] = value;
+	u->npend++;
+	return 0;
 }
 
 /* meta.json's "started" ("2026-11-30T17:25:35+0000", as the runner writes it, or Unix
@@ -618,6 +722,10 @@ static int add_run(struct updater *u, const struct run_ref *r)
 	if ((rc = step_done(u, u->ins_run)))
 		goto out;
 	run_id = sqlite3_last_insert_rowid(u->db);
+	/* A run's values go in one part: a name listed twice is settled within it. */
+	if (u->npend && (u->pend_job != job || u->npend + s.n > PENDING_MAX) &&
+	    (rc = flush_vals(u)))
+		goto out;
 	for (size_t i = 0; i < s.n; i++) {
 		int64_t stat = stat_id_of(u, s.v[i].name, s.v[i].len, &rc);
 		int had;
@@ -635,13 +743,12 @@ static int add_run(struct updater *u, const struct run_ref *r)
 			if ((rc = step_done(u, u->ins_job_stat)))
 				goto out;
 		}
-		sqlite3_bind_int64(u->ins_val, 1, job);
-		sqlite3_bind_int64(u->ins_val, 2, stat);
-		sqlite3_bind_int64(u->ins_val, 3, run_id);
-		sqlite3_bind_double(u->ins_val, 4, s.v[i].value);
-		if ((rc = step_done(u, u->ins_val)))
+		if (pend_add(u, stat, run_id, s.v[i].value)) {
+			rc = SQLITE_NOMEM;
 			goto out;
+		}
 	}
+	u->pend_job = job;
 out:
 	store_stats_free(&s);
 	json_decref(meta);
@@ -821,6 +928,8 @@ static int update(struct results_index *ix, sqlite3 *db, const char *path, bool 
 			total++;
 		}
 	}
+	if ((rc = flush_vals(&u)))
+		goto out;
 	if (removed && (rc = db_exec(db, prune_sql, path, err, errlen)))
 		goto out;
 	rc = db_exec(db, "COMMIT", path, err, errlen);

@@ -345,6 +345,30 @@ static void test_no_started(void **state)
 	index_close(ix);
 }
 
+/* A name stats.json lists twice: the later value counts, as everywhere else. */
+static void test_duplicate_name(void **state)
+{
+	struct index_update u;
+	struct results_index *ix;
+	struct index_value *v;
+	char dir[PATH_MAX], path[PATH_MAX + 32];
+
+	(void)state;
+	hand_run("p", "x", 0, 100, "ok", 1, 1);
+	commit_dir("p", "x", dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/0/stats.json", dir);
+	write_file(path, "{\"a\": 1, \"b\": 5, \"a\": 2}");
+	ix = open_ok(INDEX_UPDATE, &u);
+	assert_int_equal(u.runs_added, 1);
+	assert_int_equal(index_stat_values(ix, "will-it-scale/p/lkp-box/debian-12-x86_64/defconfig/"
+					       "gcc-12",
+					   "a", &v),
+			 1);
+	assert_true(v[0].value == 2);
+	index_values_free(v, 1);
+	index_close(ix);
+}
+
 static void test_real_writer(void **state)
 {
 	struct index_update u;
@@ -531,6 +555,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_incremental, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_skipped_runs, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_no_started, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_duplicate_name, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_real_writer, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_rebuilt_when_bad, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_killed_update, setup, teardown),
