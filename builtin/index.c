@@ -47,7 +47,13 @@ int cmd_index(int argc, char **argv)
 		sb_error("%s", err);
 		return 2;
 	}
-	if (u.rebuilt)
+	if (u.read_only && !u.rebuilt)
+		printf("%s/%s: not writable here, read as it was last updated\n", text_safe(root),
+		       INDEX_FILE);
+	else if (u.read_only)
+		printf("%s/%s: not writable here, the tree indexed in memory\n", text_safe(root),
+		       INDEX_FILE);
+	else if (u.rebuilt)
 		printf("%s/%s: rebuilt (%s)\n", text_safe(root), INDEX_FILE,
 		       text_safe(u.why_rebuilt));
 	else

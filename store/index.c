@@ -1037,6 +1037,8 @@ static int open_readonly(struct results_index *ix, const char *path, const char 
 {
 	bool corrupt;
 
+	if (u)
+		u->read_only = true;
 	if (access(path, R_OK) == 0 &&
 	    open_db(path, SQLITE_OPEN_READONLY, &ix->db, err, errlen) == 0) {
 		if (!check_index(ix, ix->db, path, &corrupt)) {

@@ -31,6 +31,7 @@ struct index_update {
 	const char *why_rebuilt; /* "missing", "corrupt", "schema 1, this scalebench has 2", "asked" */
 	size_t runs_added, runs_removed, runs_total, runs_skipped; /* skipped: incomplete/corrupt */
 	double seconds;
+	bool read_only; /* the root is not writable here: the index as it was, or one in memory */
 };
 
 enum index_mode { INDEX_UPDATE, INDEX_REBUILD };

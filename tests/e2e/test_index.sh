@@ -88,6 +88,26 @@ sb index --results "$R"
 check "without -v: a note on stderr" err_has "2 runs skipped"
 rm -rf "$cdir/7" "$cdir/8"
 
+# A reader that cannot write the root (a web server's user): the index as it is, or the tree
+# indexed in memory, said once; never a failure.
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	chmod 755 "$WORK"
+	as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups "$SCALEBENCH" "$@"; }
+	rc=0; as_nobody results --results "$R" --json >"$WORK/out" 2>"$WORK/err" || rc=$?
+	check "not writable, an index there: results the same, said once" bash -c \
+		"[ $rc -eq 0 ] && cmp -s $WORK/out $WORK/before.json && [ \$(grep -c 'reading it as it was last updated' $WORK/err) = 1 ]"
+	rm -f "$IDX"
+	rc=0; as_nobody results --results "$R" --json >"$WORK/out" 2>"$WORK/err" || rc=$?
+	check "not writable, no index: the tree indexed in memory, results the same, said once" bash -c \
+		"[ $rc -eq 0 ] && cmp -s $WORK/out $WORK/before.json && [ \$(grep -c 'indexing the tree in memory' $WORK/err) = 1 ]"
+	check "not writable: no index file left behind" [ ! -e "$IDX" ]
+	rc=0; as_nobody index --results "$R" >"$WORK/out" 2>"$WORK/err" || rc=$?
+	check "not writable: scalebench index says so" bash -c "[ $rc -eq 0 ] && grep -q 'not writable here, the tree indexed in memory' $WORK/out"
+	chmod 700 "$WORK"
+else
+	pass "not writable: not checked (needs root and setpriv)"
+fi
+
 # A bigger hand-made tree for the concurrency checks: 300 commits x 2 runs x 400 stats.
 BIG="$WORK/big"
 mk_tree() { # ROOT FIRST COUNT
