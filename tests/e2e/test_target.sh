@@ -175,3 +175,43 @@ sleep 1
 check "connection cut: the run on the target is stopped" no_procs "run job.yaml --results results.*--commit cut"
 check "connection cut: the target's temp directory is removed" [ "$(remote_tmps)" -eq "$tmps_before" ]
 check "sshd still serves after the cut" kill -0 "$SSHD_PID"
+
+# SIGTERM here mid-run: exit 143, nothing stored, the run there stopped, its directory removed.
+rc=0
+"$SCALEBENCH" run jobs/page_fault3.yaml --no-monitors --runtime 30s --set warmup=0 --nr-task 1 \
+	--set mode=process --commit term --results "$WORK/rt" --target "$URL" \
+	--target-bin "$SB_ABS" "${SSHOPTS[@]}" >"$WORK/out" 2>"$WORK/err" &
+pid=$!
+for _ in $(seq 1 300); do
+	pgrep -f "run job.yaml --results results.*--commit term" >/dev/null && break
+	sleep 0.1
+done
+sleep 1
+kill -TERM $pid
+start=$SECONDS
+timeout 60 tail --pid=$pid -f /dev/null || true
+wait $pid || rc=$?
+check "SIGTERM: exit 143 within 30 s" bash -c "[ $rc -eq 143 ] && [ $((SECONDS - start)) -le 30 ]"
+check "SIGTERM: says so" grep -q "interrupted by signal 15" "$WORK/err"
+check "SIGTERM: nothing stored here" bash -c \
+	"[ -z \"\$(find '$WORK/rt' -mindepth 8 -maxdepth 8 2>/dev/null)\" ] && [ -z \"\$(find '$WORK/rt' -name '.tmp-run-*' 2>/dev/null)\" ]"
+check "SIGTERM: the run on the target is stopped" no_procs "run job.yaml --results results.*--commit term"
+check "SIGTERM: no ssh left" no_procs "ssh -T -o BatchMode=yes.*$PORT"
+check "SIGTERM: the target's temp directory is removed" [ "$(remote_tmps)" -eq "$tmps_before" ]
+
+# A run that arrives incomplete (the target's scalebench lost its stats.json) is not stored;
+# the whole one beside it is.
+cat >"$WORK/breaks-run0" <<SH
+#!/bin/sh
+"$SB_ABS" "\$@" || exit \$?
+[ "\$1" = run ] && rm -f results/*/*/*/*/*/*/*/0/stats.json
+exit 0
+SH
+chmod +x "$WORK/breaks-run0"
+sb run "${ONE_S[@]}" --commit broken --repeat 2 --results "$WORK/rb" --target "$URL" \
+	--target-bin "$WORK/breaks-run0" "${SSHOPTS[@]}"
+check "incomplete run: exit 1, says it is not stored" bash -c \
+	"[ $rc -eq 1 ] && grep -q 'has no stats.json: it is not stored here' '$WORK/err'"
+check "incomplete run: only the whole run is stored, no temp run directory" bash -c \
+	"[ \$(ls -d $WORK/rb/will-it-scale/*/*/*/*/*/broken/[0-9]* | wc -l) -eq 1 ] && [ -s \$(ls -d $WORK/rb/will-it-scale/*/*/*/*/*/broken/0)/stats.json ] && [ -z \"\$(find '$WORK/rb' -name '.tmp-run-*')\" ]"
+check "incomplete run: the target's temp directory is removed" [ "$(remote_tmps)" -eq "$tmps_before" ]
