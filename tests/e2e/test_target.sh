@@ -215,3 +215,26 @@ check "incomplete run: exit 1, says it is not stored" bash -c \
 check "incomplete run: only the whole run is stored, no temp run directory" bash -c \
 	"[ \$(ls -d $WORK/rb/will-it-scale/*/*/*/*/*/broken/[0-9]* | wc -l) -eq 1 ] && [ -s \$(ls -d $WORK/rb/will-it-scale/*/*/*/*/*/broken/0)/stats.json ] && [ -z \"\$(find '$WORK/rb' -name '.tmp-run-*')\" ]"
 check "incomplete run: the target's temp directory is removed" [ "$(remote_tmps)" -eq "$tmps_before" ]
+
+# Cut after the first of three runs is stored there: that one comes back whole, the one in
+# progress does not.
+rc=0
+"$SCALEBENCH" run jobs/page_fault3.yaml --no-monitors --runtime 4s --set warmup=0 --nr-task 1 \
+	--set mode=process --repeat 3 --commit cut2 --results "$WORK/rc2" --target "$URL" \
+	--target-bin "$SB_ABS" "${SSHOPTS[@]}" >"$WORK/out" 2>"$WORK/err" &
+pid=$!
+for _ in $(seq 1 600); do
+	ls -d "${TMPDIR:-/tmp}"/tmp.*/results/will-it-scale/*/*/*/*/*/cut2/0 >/dev/null 2>&1 && break
+	sleep 0.1
+done
+sleep 0.5
+pkill -KILL -P "$SSHD_PID"
+timeout 60 tail --pid=$pid -f /dev/null || true
+wait $pid || rc=$?
+check "cut after run 1 of 3: exit 1, the connection was lost" bash -c \
+	"[ $rc -eq 1 ] && grep -q 'connection was lost during the run' '$WORK/err'"
+check "cut after run 1 of 3: run 0 brought back whole, nothing else, no temp run directory" bash -c \
+	"[ \$(ls -d $WORK/rc2/will-it-scale/*/*/*/*/*/cut2/[0-9]* | wc -l) -eq 1 ] && [ -s \$(ls -d $WORK/rc2/will-it-scale/*/*/*/*/*/cut2/0)/stats.json ] && [ -z \"\$(find '$WORK/rc2' -name '.tmp-run-*')\" ]"
+sleep 1
+check "cut after run 1 of 3: the run there is stopped" no_procs "run job.yaml --results results.*--commit cut2"
+check "cut after run 1 of 3: the target's temp directory is removed" [ "$(remote_tmps)" -eq "$tmps_before" ]
