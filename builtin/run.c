@@ -272,7 +272,8 @@ static int run_job(struct runner_opts o, const struct override_list *ov,
 		sb_error("%s", err);
 		return 2;
 	}
-	for (size_t i = 0; i < job.n_notes; i++)
+	/* A target's scalebench reads the job again and says the same. */
+	for (size_t i = 0; !tc->url && i < job.n_notes; i++)
 		sb_note("%s", job.notes[i]);
 	if (tc->url && o.dry_run) {
 		sb_error("--dry-run with --target: a dry run runs nothing, here or there; drop one");

@@ -26,6 +26,7 @@
 #include <sys/stat.h>
 
 #include <errno.h>
+#include <ftw.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -268,6 +269,12 @@ static int ssh_run(struct session *s, const char *script, struct child_process *
 	}
 	argv[n++] = "ssh";
 	argv[n++] = "-T";
+	/* ssh keeps the first value it is given of an option: the user's come first, so
+	 * --ssh-option ConnectTimeout=60 overrides ours. */
+	for (size_t i = 0; i < s->o->n_ssh_options; i++) {
+		argv[n++] = "-o";
+		argv[n++] = s->o->ssh_options[i];
+	}
 	argv[n++] = "-o";
 	argv[n++] = "BatchMode=yes";
 	argv[n++] = "-o";
@@ -279,10 +286,6 @@ static int ssh_run(struct session *s, const char *script, struct child_process *
 	if (s->t->port) {
 		argv[n++] = "-p";
 		argv[n++] = s->port;
-	}
-	for (size_t i = 0; i < s->o->n_ssh_options; i++) {
-		argv[n++] = "-o";
-		argv[n++] = s->o->ssh_options[i];
 	}
 	argv[n++] = "--";
 	argv[n++] = s->dest;
@@ -629,6 +632,15 @@ static int remove_tmp(struct session *s)
 	return cleanup_step(s, "rm -rf ", "", "remove");
 }
 
+/* A run as the runner writes it holds regular files and directories only; anything else
+ * from a target (a symlink pointing out of the tree) stops the walk. */
+static int plain_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)path;
+	(void)ftw;
+	return (type == FTW_F && S_ISREG(st->st_mode)) || type == FTW_D ? 0 : 1;
+}
+
 /* One run directory of the target's results, rel below TMP/results, into the local store
  * whole.  0, else -1 after a message. */
 static int fetch_run(struct session *s, const char *rel)
@@ -710,6 +722,12 @@ static int fetch_run(struct session *s, const char *rel)
 		sb_error("cannot unpack run %s from %s into %s: %s; it is not stored here",
 			 text_safe(rel), text_safe(s->t->url), tmp,
 			 last_line(&put.err_text, line, sizeof(line)));
+		goto out;
+	}
+	if (nftw(tmp, plain_entry, 16, FTW_PHYS) != 0) {
+		sb_error("run %s from %s holds something other than files and directories (a "
+			 "symlink, a device, a fifo): it is not stored here",
+			 text_safe(rel), text_safe(s->t->url));
 		goto out;
 	}
 	for (size_t i = 0; i < 2; i++) {

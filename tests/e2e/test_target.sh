@@ -238,3 +238,16 @@ check "cut after run 1 of 3: run 0 brought back whole, nothing else, no temp run
 sleep 1
 check "cut after run 1 of 3: the run there is stopped" no_procs "run job.yaml --results results.*--commit cut2"
 check "cut after run 1 of 3: the target's temp directory is removed" [ "$(remote_tmps)" -eq "$tmps_before" ]
+
+# A run from the target holding a symlink (out of the tree) is not stored.
+cat >"$WORK/symlinks-run0" <<SH
+#!/bin/sh
+"$SB_ABS" "\$@" || exit \$?
+[ "\$1" = run ] && ln -sf /etc/passwd results/*/*/*/*/*/*/*/0/output
+exit 0
+SH
+chmod +x "$WORK/symlinks-run0"
+sb run "${ONE_S[@]}" --commit symlink --results "$WORK/rs" --target "$URL" \
+	--target-bin "$WORK/symlinks-run0" "${SSHOPTS[@]}"
+check "run holding a symlink: exit 1, not stored, no temp run directory" bash -c \
+	"[ $rc -eq 1 ] && grep -q 'other than files and directories' '$WORK/err' && [ -z \"\$(find '$WORK/rs' -mindepth 8 -maxdepth 8)\" ] && [ -z \"\$(find '$WORK/rs' -name '.tmp-run-*')\" ]"
