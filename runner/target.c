@@ -385,7 +385,7 @@ out:
  * PREFIX/libexec/scalebench and PREFIX/share/scalebench beside it.  0, or -1 after a message. */
 static int installed_prefix(char *prefix, size_t len, char *name, size_t namelen)
 {
-	char exe[PATH_MAX], probe[PATH_MAX + 64];
+	char exe[PATH_MAX], shown[PATH_MAX], probe[PATH_MAX + 64];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	char *slash;
 	struct stat st;
@@ -395,6 +395,7 @@ static int installed_prefix(char *prefix, size_t len, char *name, size_t namelen
 		return -1;
 	}
 	exe[n] = '\0';
+	memcpy(shown, exe, (size_t)n + 1);
 	slash = strrchr(exe, '/');
 	if (!slash || snprintf(name, namelen, "%s", slash + 1) >= (int)namelen)
 		return -1;
@@ -415,7 +416,7 @@ not_installed:
 	sb_error("--push: this scalebench (%s) is not an installed tree: expected PREFIX/bin/"
 		 "scalebench with PREFIX/libexec/scalebench and PREFIX/share/scalebench ('make "
 		 "install PREFIX=DIR' makes one)",
-		 text_safe(exe));
+		 text_safe(shown));
 	return -1;
 }
 
@@ -456,7 +457,7 @@ static int push_tree(struct session *s)
 		rc = 128 + core_interrupt_signal();
 		goto out;
 	}
-	str_add(&script, "mkdir -p ");
+	str_add(&script, "mkdir -p -- ");
 	str_word(&script, dir);
 	str_add(&script, " && tar -C ");
 	str_word(&script, dir);
@@ -523,8 +524,20 @@ static int setup(struct session *s, const char *job_path)
 	c.in_buf = job;
 	c.in_len = len;
 	c.out_text.max = c.err_text.max = 64 * 1024;
-	if (ssh_run(s, "d=$(mktemp -d) && cat >\"$d/job.yaml\" && printf '%s\\n' \"$d\"", &c))
+	/* The directory is named before the job is written: a failure after mktemp leaves
+	 * nothing that target_run does not remove. */
+	if (ssh_run(s, "d=$(mktemp -d) || exit 1; printf '%s\\n' \"$d\"; cat >\"$d/job.yaml\"",
+		    &c))
 		goto out;
+	if (c.out_text.p)
+		c.out_text.p[strcspn(c.out_text.p, "\n")] = '\0';
+	if (c.out_text.p && tmp_ok(c.out_text.p)) {
+		s->tmp = strdup(c.out_text.p);
+		if (!s->tmp) {
+			sb_error("out of memory");
+			goto out;
+		}
+	}
 	if (c.interrupted) {
 		rc = 128 + c.interrupted;
 		goto out;
@@ -533,17 +546,14 @@ static int setup(struct session *s, const char *job_path)
 		say_unreachable(s, &c);
 		goto out;
 	}
-	if (c.out_text.p)
-		c.out_text.p[strcspn(c.out_text.p, "\n")] = '\0';
-	if (c.exit_code != 0 || !c.out_text.p || !tmp_ok(c.out_text.p)) {
+	if (c.exit_code != 0 || !s->tmp) {
 		sb_error("%s: cannot make a temp directory with the job in it (mktemp -d, exit %d): "
 			 "%s",
 			 text_safe(s->t->url), c.exit_code,
 			 last_line(c.exit_code ? &c.err_text : &c.out_text, line, sizeof(line)));
 		goto out;
 	}
-	s->tmp = strdup(c.out_text.p);
-	rc = s->tmp ? 0 : 2;
+	rc = 0;
 out:
 	free(job);
 	child_release(&c);
@@ -847,8 +857,11 @@ int target_run(const struct target *t, const char *job_path, const struct target
 		rc = 128 + core_interrupt_signal();
 	if (!rc)
 		rc = setup(&s, job_path);
-	if (rc)
+	if (rc) {
+		if (s.tmp)
+			remove_tmp(&s);
 		goto out;
+	}
 	run_rc = remote_run(&s);
 	if (run_rc > 128 && run_rc < 128 + 65 && core_interrupted()) {
 		sb_error("interrupted by signal %d: the run on %s is stopped, nothing of it is "

@@ -251,3 +251,18 @@ sb run "${ONE_S[@]}" --commit symlink --results "$WORK/rs" --target "$URL" \
 	--target-bin "$WORK/symlinks-run0" "${SSHOPTS[@]}"
 check "run holding a symlink: exit 1, not stored, no temp run directory" bash -c \
 	"[ $rc -eq 1 ] && grep -q 'other than files and directories' '$WORK/err' && [ -z \"\$(find '$WORK/rs' -mindepth 8 -maxdepth 8)\" ] && [ -z \"\$(find '$WORK/rs' -name '.tmp-run-*')\" ]"
+
+# The target's scalebench refuses the job (exit 2): exit 2 here, nothing stored, its temp
+# directory removed.
+cat >"$WORK/refuses" <<SH
+#!/bin/sh
+[ "\$1" = --version ] && exec "$SB_ABS" --version
+echo "scalebench run: job.yaml: refused for the test" >&2
+exit 2
+SH
+chmod +x "$WORK/refuses"
+sb run "${ONE_S[@]}" --results "$WORK/rr" --target "$URL" --target-bin "$WORK/refuses" \
+	"${SSHOPTS[@]}"
+check "job refused there: exit 2, its message shown, nothing stored" bash -c \
+	"[ $rc -eq 2 ] && grep -q 'refused for the test' '$WORK/err' && [ ! -e '$WORK/rr/will-it-scale' ]"
+check "job refused there: the target's temp directory is removed" [ "$(remote_tmps)" -eq "$tmps_before" ]
