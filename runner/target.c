@@ -97,7 +97,8 @@ int target_parse(const char *url, struct target *t, char *err, size_t errlen)
 	host = at ? at + 1 : p;
 	if (*host == '[') {
 		host_end = strchr(host, ']');
-		if (!host_end || !word_ok(host + 1, (size_t)(host_end - host - 1), ipv6_char, false) ||
+		if (!host_end ||
+		    !word_ok(host + 1, (size_t)(host_end - host - 1), ipv6_char, false) ||
 		    !memchr(host + 1, ':', (size_t)(host_end - host - 1))) {
 			snprintf(err, errlen,
 				 "--target '%s': bad IPv6 address: expected [hex digits and ':']",
@@ -107,7 +108,8 @@ int target_parse(const char *url, struct target *t, char *err, size_t errlen)
 		if (host_end[1] == ':')
 			port = host_end + 2;
 		else if (host_end[1]) {
-			snprintf(err, errlen, "--target '%s': expected ':PORT' or nothing after ']'",
+			snprintf(err, errlen,
+				 "--target '%s': expected ':PORT' or nothing after ']'",
 				 text_safe(url));
 			return -1;
 		}
@@ -233,7 +235,7 @@ static void str_word(struct strbuf *b, const char *s)
 struct session {
 	const struct target *t;
 	const struct target_opts *o;
-	char *dest;	 /* [user@]host as ssh takes it */
+	char *dest; /* [user@]host as ssh takes it */
 	char port[8];
 	const char *bin; /* the remote scalebench */
 	char *push_bin;	 /* push_dir/bin/scalebench, when pushed */
@@ -347,10 +349,11 @@ static int check_version(struct session *s)
 		goto out;
 	}
 	if (c.exit_code == 127 || c.exit_code == 126) {
-		sb_error("%s: scalebench '%s' not found or not executable there: %s; expected it on "
-			 "the target's PATH, --target-bin PATH, or --push",
-			 text_safe(s->t->url), text_safe(s->bin), last_line(&c.err_text, line,
-									     sizeof(line)));
+		sb_error(
+		    "%s: scalebench '%s' not found or not executable there: %s; expected it on "
+		    "the target's PATH, --target-bin PATH, or --push",
+		    text_safe(s->t->url), text_safe(s->bin),
+		    last_line(&c.err_text, line, sizeof(line)));
 		goto out;
 	}
 	snprintf(line, sizeof(line), "scalebench %s", SCALEBENCH_VERSION);
@@ -427,8 +430,8 @@ static int push_tree(struct session *s)
 	const char *dir = s->o->push_dir;
 	char prefix[PATH_MAX], name[NAME_MAX + 1], bin_rel[NAME_MAX + 8], err[512], line[512];
 	struct child_process tar = {.out = RUN_OUT_CAPTURE, .err = RUN_OUT_CAPTURE};
-	struct child_process put = {.in = RUN_IN_BUFFER, .out = RUN_OUT_CAPTURE,
-				    .err = RUN_OUT_CAPTURE};
+	struct child_process put = {
+	    .in = RUN_IN_BUFFER, .out = RUN_OUT_CAPTURE, .err = RUN_OUT_CAPTURE};
 	struct strbuf script = {0};
 	int rc = 2;
 
@@ -443,8 +446,9 @@ static int push_tree(struct session *s)
 	if (installed_prefix(prefix, sizeof(prefix), name, sizeof(name)))
 		return 2;
 	snprintf(bin_rel, sizeof(bin_rel), "bin/%s", name);
-	const char *argv[] = {"tar", "-C", prefix, "-cf", "-", bin_rel, "libexec/scalebench",
-			      "share/scalebench", NULL};
+	const char *argv[] = {
+	    "tar", "-C", prefix, "-cf", "-", bin_rel, "libexec/scalebench", "share/scalebench",
+	    NULL};
 
 	tar.argv = argv;
 	tar.err_text.max = put.out_text.max = put.err_text.max = 64 * 1024;
@@ -511,8 +515,8 @@ static bool tmp_ok(const char *p)
 /* A temp directory on the target with the job file in it: s->tmp.  0, else 2 or 128+N. */
 static int setup(struct session *s, const char *job_path)
 {
-	struct child_process c = {.in = RUN_IN_BUFFER, .out = RUN_OUT_CAPTURE,
-				  .err = RUN_OUT_CAPTURE};
+	struct child_process c = {
+	    .in = RUN_IN_BUFFER, .out = RUN_OUT_CAPTURE, .err = RUN_OUT_CAPTURE};
 	char *job = NULL, err[512], line[512];
 	size_t len;
 	int rc = 2;
@@ -526,8 +530,7 @@ static int setup(struct session *s, const char *job_path)
 	c.out_text.max = c.err_text.max = 64 * 1024;
 	/* The directory is named before the job is written: a failure after mktemp leaves
 	 * nothing that target_run does not remove. */
-	if (ssh_run(s, "d=$(mktemp -d) || exit 1; printf '%s\\n' \"$d\"; cat >\"$d/job.yaml\"",
-		    &c))
+	if (ssh_run(s, "d=$(mktemp -d) || exit 1; printf '%s\\n' \"$d\"; cat >\"$d/job.yaml\"", &c))
 		goto out;
 	if (c.out_text.p)
 		c.out_text.p[strcspn(c.out_text.p, "\n")] = '\0';
@@ -547,10 +550,11 @@ static int setup(struct session *s, const char *job_path)
 		goto out;
 	}
 	if (c.exit_code != 0 || !s->tmp) {
-		sb_error("%s: cannot make a temp directory with the job in it (mktemp -d, exit %d): "
-			 "%s",
-			 text_safe(s->t->url), c.exit_code,
-			 last_line(c.exit_code ? &c.err_text : &c.out_text, line, sizeof(line)));
+		sb_error(
+		    "%s: cannot make a temp directory with the job in it (mktemp -d, exit %d): "
+		    "%s",
+		    text_safe(s->t->url), c.exit_code,
+		    last_line(c.exit_code ? &c.err_text : &c.out_text, line, sizeof(line)));
 		goto out;
 	}
 	rc = 0;
@@ -598,8 +602,10 @@ out:
 static int cleanup_step(struct session *s, const char *before_tmp, const char *after_tmp,
 			const char *what)
 {
-	struct child_process c = {.out = RUN_OUT_CAPTURE, .err = RUN_OUT_CAPTURE,
-				  .timeout_ms = TARGET_CLEANUP_MS, .no_forward = true};
+	struct child_process c = {.out = RUN_OUT_CAPTURE,
+				  .err = RUN_OUT_CAPTURE,
+				  .timeout_ms = TARGET_CLEANUP_MS,
+				  .no_forward = true};
 	struct strbuf script = {0};
 	char line[512];
 	int rc = -1;
@@ -661,8 +667,8 @@ static int fetch_run(struct session *s, const char *rel)
 	char tmp[PATH_MAX], err[1024], line[512];
 	struct store_axes axes = {0};
 	struct child_process get = {.out = RUN_OUT_CAPTURE, .err = RUN_OUT_CAPTURE};
-	struct child_process put = {.in = RUN_IN_BUFFER, .out = RUN_OUT_CAPTURE,
-				    .err = RUN_OUT_CAPTURE};
+	struct child_process put = {
+	    .in = RUN_IN_BUFFER, .out = RUN_OUT_CAPTURE, .err = RUN_OUT_CAPTURE};
 	struct strbuf script = {0};
 	struct stat st;
 	int owner_fd = -1, rc = -1, slashes = 0;
@@ -681,9 +687,10 @@ static int fetch_run(struct session *s, const char *rel)
 	 * target's path cannot reach outside the local results root. */
 	if (slashes != 7 || !text_is_clean(rel) ||
 	    store_parse(local, STORE_RUN_DIR, &axes, err, sizeof(err))) {
-		sb_error("%s: '%s' in the target's results is not a run directory of the layout%s%s",
-			 text_safe(s->t->url), text_safe(rel), slashes == 7 ? ": " : "",
-			 slashes == 7 ? err : "");
+		sb_error(
+		    "%s: '%s' in the target's results is not a run directory of the layout%s%s",
+		    text_safe(s->t->url), text_safe(rel), slashes == 7 ? ": " : "",
+		    slashes == 7 ? err : "");
 		goto out;
 	}
 	snprintf(commit_dir, n, "%s", local);
@@ -789,8 +796,9 @@ static int fetch_runs(struct session *s)
 	c.err_text.max = 64 * 1024;
 	str_add(&script, "cd ");
 	str_word(&script, s->tmp);
-	str_add(&script, " && { cd results 2>/dev/null || exit 0; } && find . -name '" STORE_TMP_PREFIX
-			"*' -prune -o -type f -name " STORE_META_FILE " -print");
+	str_add(&script,
+		" && { cd results 2>/dev/null || exit 0; } && find . -name '" STORE_TMP_PREFIX
+		"*' -prune -o -type f -name " STORE_META_FILE " -print");
 	if (script.oom) {
 		sb_error("out of memory");
 		goto out;
@@ -873,10 +881,11 @@ int target_run(const struct target *t, const char *job_path, const struct target
 		goto out;
 	}
 	if (run_rc == SSH_FAILED || run_rc < 0) {
-		sb_error("%s: the connection was lost during the run (ssh exit %d): the run in "
-			 "progress is not stored here; runs it had completed are brought back if the "
-			 "target answers again",
-			 text_safe(t->url), run_rc);
+		sb_error(
+		    "%s: the connection was lost during the run (ssh exit %d): the run in "
+		    "progress is not stored here; runs it had completed are brought back if the "
+		    "target answers again",
+		    text_safe(t->url), run_rc);
 		if (stop_remote(&s)) {
 			sb_error("%s: its temp directory %s is left there", text_safe(t->url),
 				 text_safe(s.tmp));

@@ -105,10 +105,10 @@ static char *through_sh(const char *word)
 static void test_sh_quote(void **state)
 {
 	static const char *const words[] = {
-	    "",		"plain",	"two words", "it's",	   "''",	  "'\\''",
-	    "$(id)",	"`id`",		"$HOME",     "a;b&&c|d",   "back\\slash", "tab\there",
-	    "new\nline", "*?[a]",	"~root",     "-n",	   "--set=x=y",	  "\"dq\"",
-	    "!event",	"{a,b}",	"#hash",     "trail\\",	   "a'b'c'",
+	    "",		 "plain", "two words", "it's",	   "''",	  "'\\''",
+	    "$(id)",	 "`id`",  "$HOME",     "a;b&&c|d", "back\\slash", "tab\there",
+	    "new\nline", "*?[a]", "~root",     "-n",	   "--set=x=y",	  "\"dq\"",
+	    "!event",	 "{a,b}", "#hash",     "trail\\",  "a'b'c'",
 	};
 	char *q;
 
