@@ -262,7 +262,8 @@ static int run_job(struct runner_opts o, const struct override_list *ov,
 		return 2;
 	}
 	if (tc->bin && (tc->push || tc->push_dir)) {
-		sb_error("--target-bin with --push: the pushed scalebench is the one run; drop one");
+		sb_error("--target-bin with --push: the pushed scalebench is the one run; "
+			 "drop one");
 		return 2;
 	}
 	if (find_job(argv[first], path, sizeof(path)))
@@ -276,7 +277,8 @@ static int run_job(struct runner_opts o, const struct override_list *ov,
 	for (size_t i = 0; !tc->url && i < job.n_notes; i++)
 		sb_note("%s", job.notes[i]);
 	if (tc->url && o.dry_run) {
-		sb_error("--dry-run with --target: a dry run runs nothing, here or there; drop one");
+		sb_error("--dry-run with --target: a dry run runs nothing, here or there; "
+			 "drop one");
 		job_free(&job);
 		return 2;
 	}
@@ -347,7 +349,8 @@ int cmd_run(int argc, char **argv)
 	     .help = "a job-file key set before expansion, recorded in job.yaml (repeatable)"},
 	    {OPT_STRING("target", 0, &tc.url), .arg = "ssh://[USER@]HOST[:PORT]",
 	     .help = "run the job on that machine over ssh and bring its runs back here"},
-	    {OPT_STRING("target-bin", 0, &tc.bin), .arg = "PATH", .def_doc = "scalebench on its PATH",
+	    {OPT_STRING("target-bin", 0, &tc.bin), .arg = "PATH",
+	     .def_doc = "scalebench on its PATH",
 	     .help = "the target's scalebench (relative: to the target user's home)"},
 	    {OPT_FLAG("push", 0, &tc.push),
 	     .help = "copy this installed scalebench to the target first and run that one"},
