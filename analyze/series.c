@@ -28,8 +28,9 @@ static int resolve_job(struct results_index *ix, const char *job, char **key, ch
 		return -1;
 	}
 	if (n > 1) {
-		size_t len = (size_t)snprintf(err, errlen, "job '%s' is ambiguous: it is the "
-							    "path_params of",
+		size_t len = (size_t)snprintf(err, errlen,
+					      "job '%s' is ambiguous: it is the "
+					      "path_params of",
 					      job);
 
 		for (ssize_t i = 0; i < n && len < errlen; i++)
@@ -288,8 +289,8 @@ static int order_commits(struct results_index *ix, const char *key, const struct
 
 			snprintf(rev, sizeof(rev), "%s^{commit}", o->since);
 			if (git_capture(o->repo, args, &sha, err, errlen)) {
-				snprintf(err, errlen, "since '%s': no such revision in %s", o->since,
-					 o->repo);
+				snprintf(err, errlen, "since '%s': no such revision in %s",
+					 o->since, o->repo);
 				goto fail;
 			}
 			sha[strcspn(sha, "\n")] = '\0';
@@ -297,8 +298,9 @@ static int order_commits(struct results_index *ix, const char *key, const struct
 
 			free(sha);
 			if (at < 0) {
-				snprintf(err, errlen, "since '%s': not on %s's first-parent history",
-					 o->since, o->branch ? o->branch : "HEAD");
+				snprintf(err, errlen,
+					 "since '%s': not on %s's first-parent history", o->since,
+					 o->branch ? o->branch : "HEAD");
 				goto fail;
 			}
 			/* The first stored commit at or after it. */

@@ -51,15 +51,24 @@ static int mkdirs(char *path)
 	return mkdir(path, 0755) && errno != EEXIST ? -1 : 0;
 }
 
-static const char *const vmstat[] = {"pgfault", "pgalloc_normal", "pgfree", "numa_hit",
-				     "numa_local", "pgactivate", "nr_free_pages", "pgmajfault",
-				     "thp_fault_alloc", "nr_anon_pages"};
+static const char *const vmstat[] = {
+    "pgfault",	  "pgalloc_normal", "pgfree",	  "numa_hit",	     "numa_local",
+    "pgactivate", "nr_free_pages",  "pgmajfault", "thp_fault_alloc", "nr_anon_pages"};
 static const char *const events[] = {"page-faults", "context-switches", "cpu-migrations",
-				     "task-clock", "cpu-clock", "minor-faults", "major-faults"};
-static const char *const syms[] = {"do_user_addr_fault", "handle_mm_fault", "__do_fault",
-				   "shmem_fault", "filemap_map_pages", "clear_page_erms",
-				   "native_irq_return_iret", "_raw_spin_lock", "lru_add_fn",
-				   "folio_add_lru", "release_pages", "unmap_page_range"};
+				     "task-clock",  "cpu-clock",	"minor-faults",
+				     "major-faults"};
+static const char *const syms[] = {"do_user_addr_fault",
+				   "handle_mm_fault",
+				   "__do_fault",
+				   "shmem_fault",
+				   "filemap_map_pages",
+				   "clear_page_erms",
+				   "native_irq_return_iret",
+				   "_raw_spin_lock",
+				   "lru_add_fn",
+				   "folio_add_lru",
+				   "release_pages",
+				   "unmap_page_range"};
 
 /* The name of stat i (0: the headline). */
 static void stat_name(int i, char *out, size_t len)
@@ -183,27 +192,32 @@ int main(int argc, char **argv)
 					perror(path);
 					return 1;
 				}
-				fprintf(f,
-					"{\n \"atomic_job\": \"bench-%s\",\n \"commit\": \"%s\",\n"
-					" \"failure_stats\": [],\n \"families\": {\n"
-					"  \"interrupts\": \"monitor\",\n  \"meminfo\": \"monitor\",\n"
-					"  \"perf-profile\": \"monitor\",\n"
-					"  \"perf-stat\": \"monitor\",\n  \"proc-vmstat\": \"monitor\",\n"
-					"  \"sched_debug\": \"monitor\",\n  \"softirqs\": \"monitor\",\n"
-					"  \"will-it-scale\": \"headline\"\n },\n"
-					" \"headline\": {\n  \"direction\": \"higher\",\n"
-					"  \"stat\": \"will-it-scale.per_process_ops\"\n },\n"
-					" \"job\": \"bench.yaml\",\n \"machine\": {\n"
-					"  \"arch\": \"x86_64\",\n  \"compiler\": \"gcc-12\",\n"
-					"  \"cores\": 2,\n  \"cpu_model\": \"Bench CPU\",\n"
-					"  \"hostname\": \"lkp-bench-1\",\n  \"kconfig\": \"defconfig\",\n"
-					"  \"rootfs\": \"debian-12-x86_64\",\n  \"tbox_group\": \"lkp-bench\",\n"
-					"  \"threads\": 2\n },\n \"mode\": \"process\",\n"
-					" \"nr_task\": %d,\n \"path_params\": \"%s\",\n"
-					" \"runtime_s\": 300.0,\n \"started\": \"%s\",\n"
-					" \"status\": \"ok\",\n \"suite\": \"will-it-scale\",\n"
-					" \"testcase\": \"page_fault%d\"\n}\n",
-					pp, label, 1 << (j % 6), pp, when, 1 + j / 6);
+				fprintf(
+				    f,
+				    "{\n \"atomic_job\": \"bench-%s\",\n \"commit\": \"%s\",\n"
+				    " \"failure_stats\": [],\n \"families\": {\n"
+				    "  \"interrupts\": \"monitor\",\n  \"meminfo\": \"monitor\",\n"
+				    "  \"perf-profile\": \"monitor\",\n"
+				    "  \"perf-stat\": \"monitor\",\n  \"proc-vmstat\": "
+				    "\"monitor\",\n"
+				    "  \"sched_debug\": \"monitor\",\n  \"softirqs\": "
+				    "\"monitor\",\n"
+				    "  \"will-it-scale\": \"headline\"\n },\n"
+				    " \"headline\": {\n  \"direction\": \"higher\",\n"
+				    "  \"stat\": \"will-it-scale.per_process_ops\"\n },\n"
+				    " \"job\": \"bench.yaml\",\n \"machine\": {\n"
+				    "  \"arch\": \"x86_64\",\n  \"compiler\": \"gcc-12\",\n"
+				    "  \"cores\": 2,\n  \"cpu_model\": \"Bench CPU\",\n"
+				    "  \"hostname\": \"lkp-bench-1\",\n  \"kconfig\": "
+				    "\"defconfig\",\n"
+				    "  \"rootfs\": \"debian-12-x86_64\",\n  \"tbox_group\": "
+				    "\"lkp-bench\",\n"
+				    "  \"threads\": 2\n },\n \"mode\": \"process\",\n"
+				    " \"nr_task\": %d,\n \"path_params\": \"%s\",\n"
+				    " \"runtime_s\": 300.0,\n \"started\": \"%s\",\n"
+				    " \"status\": \"ok\",\n \"suite\": \"will-it-scale\",\n"
+				    " \"testcase\": \"page_fault%d\"\n}\n",
+				    pp, label, 1 << (j % 6), pp, when, 1 + j / 6);
 				if (fclose(f)) {
 					perror(path);
 					return 1;

@@ -139,10 +139,10 @@ int cmd_results(int argc, char **argv)
 		size_t len = 0;
 
 		for (ssize_t i = 0; i < nj && len < sizeof(list); i++)
-			len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s", i ? ", " : "",
-						jobs[i].key);
-		sb_error("job '%s' is ambiguous: it is the path_params of %s; name one of them", job,
-			 list);
+			len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s",
+						i ? ", " : "", jobs[i].key);
+		sb_error("job '%s' is ambiguous: it is the path_params of %s; name one of them",
+			 job, list);
 		index_jobs_free(jobs, (size_t)nj);
 		index_close(ix);
 		return 2;
@@ -181,13 +181,12 @@ int cmd_results(int argc, char **argv)
 		for (ssize_t k = 0; k < nc; k++)
 			runs += c[k].runs;
 		if (json) {
-			json_t *jo = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I}", "key",
-					       jobs[i].key, "testcase", jobs[i].testcase,
-					       "path_params", jobs[i].path_params, "tbox_group",
-					       jobs[i].tbox_group, "rootfs", jobs[i].rootfs,
-					       "kconfig", jobs[i].kconfig, "compiler",
-					       jobs[i].compiler, "runs", (json_int_t)runs,
-					       "not_on_branch", (json_int_t)off);
+			json_t *jo = json_pack(
+			    "{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I}", "key", jobs[i].key,
+			    "testcase", jobs[i].testcase, "path_params", jobs[i].path_params,
+			    "tbox_group", jobs[i].tbox_group, "rootfs", jobs[i].rootfs, "kconfig",
+			    jobs[i].kconfig, "compiler", jobs[i].compiler, "runs", (json_int_t)runs,
+			    "not_on_branch", (json_int_t)off);
 			json_t *ca = json_array();
 
 			for (ssize_t k = 0; k < nv; k++)
@@ -197,27 +196,29 @@ int cmd_results(int argc, char **argv)
 						  (json_int_t)v[k]->first_started, "last_started",
 						  (json_int_t)v[k]->last_started, "runs",
 						  (json_int_t)v[k]->runs, "failed",
-						  (json_int_t)v[k]->failed, "machine", v[k]->machine,
-						  "dir", v[k]->dir));
+						  (json_int_t)v[k]->failed, "machine",
+						  v[k]->machine, "dir", v[k]->dir));
 			json_object_set_new(jo, "commits", ca);
 			json_array_append_new(jarr, jo);
 		} else {
 			printf("%s%s  (%zd commit%s, %zu run%s)\n", listed > 1 ? "\n" : "",
 			       text_safe(jobs[i].key), nc, nc == 1 ? "" : "s", runs,
 			       runs == 1 ? "" : "s");
-			printf("  %-40s %-19s  %-19s %5s %6s  %s\n", "COMMIT", "FIRST RUN", "LAST RUN",
-			       "RUNS", "FAILED", "MACHINE");
+			printf("  %-40s %-19s  %-19s %5s %6s  %s\n", "COMMIT", "FIRST RUN",
+			       "LAST RUN", "RUNS", "FAILED", "MACHINE");
 			for (ssize_t k = 0; k < nv; k++) {
 				char a[32], b[32];
 
 				when(v[k]->first_started, a, sizeof(a));
 				when(v[k]->last_started, b, sizeof(b));
-				printf("  %-40s %-19s  %-19s %5zu %6zu  %s\n", text_safe(v[k]->commit),
-				       a, b, v[k]->runs, v[k]->failed, text_safe(v[k]->machine));
+				printf("  %-40s %-19s  %-19s %5zu %6zu  %s\n",
+				       text_safe(v[k]->commit), a, b, v[k]->runs, v[k]->failed,
+				       text_safe(v[k]->machine));
 			}
 			if (off)
-				printf("  (%zu commit%s not on %s's first-parent history left out)\n",
-				       off, off == 1 ? "" : "s", text_safe(branch ? branch : "HEAD"));
+				printf(
+				    "  (%zu commit%s not on %s's first-parent history left out)\n",
+				    off, off == 1 ? "" : "s", text_safe(branch ? branch : "HEAD"));
 		}
 		free(v);
 		index_commits_free(c, (size_t)nc);

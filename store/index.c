@@ -44,18 +44,18 @@ struct results_index {
 };
 
 static const char schema_sql[] =
-	"CREATE TABLE jobs(id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, testcase TEXT,"
-	" path_params TEXT, tbox_group TEXT, rootfs TEXT, kconfig TEXT, compiler TEXT);"
-	"CREATE INDEX jobs_path_params ON jobs(path_params);"
-	"CREATE TABLE runs(id INTEGER PRIMARY KEY, job_id INTEGER NOT NULL,"
-	" commit_label TEXT NOT NULL, run INTEGER NOT NULL, inode INTEGER NOT NULL,"
-	" mtime_ns INTEGER NOT NULL, started INTEGER NOT NULL, status TEXT, ok INTEGER NOT NULL,"
-	" machine TEXT, UNIQUE(job_id, commit_label, run));"
-	"CREATE TABLE stats(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);"
-	"CREATE TABLE job_stats(job_id INTEGER NOT NULL, stat_id INTEGER NOT NULL,"
-	" PRIMARY KEY(job_id, stat_id)) WITHOUT ROWID;"
-	"CREATE TABLE vals(job_id INTEGER NOT NULL, stat_id INTEGER NOT NULL,"
-	" run_id INTEGER NOT NULL, value REAL, PRIMARY KEY(job_id, stat_id, run_id)) WITHOUT ROWID;";
+    "CREATE TABLE jobs(id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, testcase TEXT,"
+    " path_params TEXT, tbox_group TEXT, rootfs TEXT, kconfig TEXT, compiler TEXT);"
+    "CREATE INDEX jobs_path_params ON jobs(path_params);"
+    "CREATE TABLE runs(id INTEGER PRIMARY KEY, job_id INTEGER NOT NULL,"
+    " commit_label TEXT NOT NULL, run INTEGER NOT NULL, inode INTEGER NOT NULL,"
+    " mtime_ns INTEGER NOT NULL, started INTEGER NOT NULL, status TEXT, ok INTEGER NOT NULL,"
+    " machine TEXT, UNIQUE(job_id, commit_label, run));"
+    "CREATE TABLE stats(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);"
+    "CREATE TABLE job_stats(job_id INTEGER NOT NULL, stat_id INTEGER NOT NULL,"
+    " PRIMARY KEY(job_id, stat_id)) WITHOUT ROWID;"
+    "CREATE TABLE vals(job_id INTEGER NOT NULL, stat_id INTEGER NOT NULL,"
+    " run_id INTEGER NOT NULL, value REAL, PRIMARY KEY(job_id, stat_id, run_id)) WITHOUT ROWID;";
 
 /* The tables above, counted by check_index. */
 #define NR_TABLES 5
@@ -191,7 +191,7 @@ struct run_ref {
 	char *label; /* the commit */
 	unsigned run;
 	int64_t inode, mtime_ns;
-	int64_t id; /* indexed: its row */
+	int64_t id;		/* indexed: its row */
 	struct store_axes axes; /* in the tree: the run directory's axes */
 };
 
@@ -272,7 +272,7 @@ static int walk_tree(const char *root, struct run_list *l, char *err, size_t err
 				continue;
 			r = list_add(l);
 			if (!r)
-				goto nomem;
+				goto out;
 			if (store_parse(runs[j], STORE_RUN_DIR, &r->axes, why, sizeof(why))) {
 				l->n--;
 				continue;
@@ -280,7 +280,7 @@ static int walk_tree(const char *root, struct run_list *l, char *err, size_t err
 			r->key = job_key(&r->axes);
 			r->label = strdup(r->axes.commit);
 			if (!r->key || !r->label)
-				goto nomem;
+				goto out;
 			r->run = r->axes.run;
 			r->inode = (int64_t)st.st_ino;
 			r->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
@@ -292,10 +292,9 @@ static int walk_tree(const char *root, struct run_list *l, char *err, size_t err
 		nr = 0;
 	}
 	ret = 0;
-	if (0) {
-nomem:
+out:
+	if (ret)
 		snprintf(err, errlen, "%s: %s", root, strerror(ENOMEM));
-	}
 	for (ssize_t j = 0; j < nr; j++)
 		free(runs[j]);
 	free(runs);
@@ -313,6 +312,12 @@ struct job_state {
 	size_t hascap;
 };
 
+struct pending_stat {
+	uint32_t *run;
+	double *value;
+	size_t n, cap;
+};
+
 struct updater {
 	struct results_index *ix;
 	sqlite3 *db;
@@ -325,13 +330,9 @@ struct updater {
 	/* Values read, not yet inserted: one job's, by stat, each stat's in run order (run ids
 	 * only grow), so that they go in in the primary key's order and a build appends at the
 	 * end of the table instead of seeking for every value. */
-	struct pending_stat {
-		uint32_t *run;
-		double *value;
-		size_t n, cap;
-	} *pend;		 /* by stat id */
-	size_t npend_stats;	 /* entries of pend */
-	uint32_t *touched;	 /* the stat ids with values waiting */
+	struct pending_stat *pend; /* by stat id */
+	size_t npend_stats;	   /* entries of pend */
+	uint32_t *touched;	   /* the stat ids with values waiting */
 	size_t ntouched, captouched;
 	size_t npend; /* values waiting */
 	int64_t pend_job;
@@ -399,9 +400,10 @@ static int updater_init(struct updater *u)
 			  " status, ok, machine) VALUES(?,?,?,?,?,?,?,?,?)")) ||
 	    (rc = prepare(u, &u->ins_val, "INSERT INTO vals VALUES(?,?,?,?)")) ||
 	    (rc = prepare(u, &u->ins_stat, "INSERT INTO stats(id, name) VALUES(?,?)")) ||
-	    (rc = prepare(u, &u->ins_job,
-			  "INSERT INTO jobs(key, testcase, path_params, tbox_group, rootfs, kconfig,"
-			  " compiler) VALUES(?,?,?,?,?,?,?)")) ||
+	    (rc =
+		 prepare(u, &u->ins_job,
+			 "INSERT INTO jobs(key, testcase, path_params, tbox_group, rootfs, kconfig,"
+			 " compiler) VALUES(?,?,?,?,?,?,?)")) ||
 	    (rc = prepare(u, &u->ins_job_stat, "INSERT OR IGNORE INTO job_stats VALUES(?,?)")) ||
 	    (rc = prepare(u, &u->del_vals,
 			  "DELETE FROM vals WHERE job_id = ?1 AND stat_id IN (SELECT stat_id FROM"
@@ -439,8 +441,8 @@ static int updater_init(struct updater *u)
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
 		return up_fail(u, rc);
-	if ((rc = sqlite3_prepare_v2(u->db, "SELECT job_id, stat_id FROM job_stats", -1, &st,
-				     NULL)))
+	if ((rc =
+		 sqlite3_prepare_v2(u->db, "SELECT job_id, stat_id FROM job_stats", -1, &st, NULL)))
 		return up_fail(u, rc);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct job_state *j = job_state_of(u, sqlite3_column_int64(st, 0));
@@ -775,13 +777,12 @@ static int drop_run(struct updater *u, const struct run_ref *r)
 
 /* After runs were dropped: stats no run of a job has any more, jobs without runs. */
 static const char prune_sql[] =
-	"DELETE FROM job_stats WHERE NOT EXISTS (SELECT 1 FROM vals WHERE"
-	" vals.job_id = job_stats.job_id AND vals.stat_id = job_stats.stat_id);"
-	"DELETE FROM jobs WHERE id NOT IN (SELECT job_id FROM runs);"
-	"DELETE FROM stats WHERE id NOT IN (SELECT stat_id FROM job_stats);";
+    "DELETE FROM job_stats WHERE NOT EXISTS (SELECT 1 FROM vals WHERE"
+    " vals.job_id = job_stats.job_id AND vals.stat_id = job_stats.stat_id);"
+    "DELETE FROM jobs WHERE id NOT IN (SELECT job_id FROM runs);"
+    "DELETE FROM stats WHERE id NOT IN (SELECT stat_id FROM job_stats);";
 
-static int load_indexed(sqlite3 *db, const char *path, struct run_list *l, char *err,
-			size_t errlen)
+static int load_indexed(sqlite3 *db, const char *path, struct run_list *l, char *err, size_t errlen)
 {
 	sqlite3_stmt *st;
 	int rc = sqlite3_prepare_v2(db,
@@ -845,7 +846,8 @@ static int update(struct results_index *ix, sqlite3 *db, const char *path, bool 
 	/* Nothing to change: no write transaction, which would wait for readers. */
 	if (!fresh && tree.n == have.n) {
 		for (i = 0; i < tree.n; i++)
-			if (by_place(&tree.v[i], &have.v[i]) || tree.v[i].inode != have.v[i].inode ||
+			if (by_place(&tree.v[i], &have.v[i]) ||
+			    tree.v[i].inode != have.v[i].inode ||
 			    tree.v[i].mtime_ns != have.v[i].mtime_ns)
 				break;
 		if (i == tree.n) {
@@ -993,10 +995,11 @@ static const char *check_index(struct results_index *ix, sqlite3 *db, const char
 	sqlite3_stmt *q;
 	int64_t n = 0;
 
-	rc = sqlite3_prepare_v2(db,
-				"SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN"
-				" ('jobs', 'runs', 'stats', 'job_stats', 'vals')",
-				-1, &q, NULL);
+	rc =
+	    sqlite3_prepare_v2(db,
+			       "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN"
+			       " ('jobs', 'runs', 'stats', 'job_stats', 'vals')",
+			       -1, &q, NULL);
 	if (rc == SQLITE_OK && (rc = sqlite3_step(q)) == SQLITE_ROW)
 		n = sqlite3_column_int64(q, 0);
 	sqlite3_finalize(q);
@@ -1088,7 +1091,7 @@ int index_open(const char *root, enum index_mode mode, struct results_index **ou
 	if (stat(root, &st) || !S_ISDIR(st.st_mode)) {
 		snprintf(err, errlen, "%s: %s", root,
 			 errno == ENOENT || !S_ISDIR(st.st_mode) ? "no such results directory"
-								  : strerror(errno));
+								 : strerror(errno));
 		goto fail;
 	}
 	if (snprintf(path, sizeof(path), "%s/%s", root, INDEX_FILE) >= (int)sizeof(path) ||
@@ -1364,7 +1367,8 @@ ssize_t index_stat_values(struct results_index *ix, const char *job, const char 
 		size_t ll = strlen(label);
 
 		if (n == cap) {
-			struct value_row *nr = realloc(rows, (cap = cap ? cap * 2 : 64) * sizeof(*nr));
+			struct value_row *nr =
+			    realloc(rows, (cap = cap ? cap * 2 : 64) * sizeof(*nr));
 
 			if (!nr)
 				goto nomem;
@@ -1390,9 +1394,8 @@ ssize_t index_stat_values(struct results_index *ix, const char *job, const char 
 		rows[n].v.run = (unsigned)sqlite3_column_int64(st, 1);
 		rows[n].v.started = sqlite3_column_int64(st, 2);
 		rows[n].v.ok = sqlite3_column_int(st, 3) != 0;
-		rows[n].v.value = sqlite3_column_type(st, 4) == SQLITE_NULL
-					  ? NAN
-					  : sqlite3_column_double(st, 4);
+		rows[n].v.value =
+		    sqlite3_column_type(st, 4) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 4);
 		n++;
 	}
 	if (rc != SQLITE_DONE) {

@@ -93,8 +93,9 @@ static void hand_run(const char *pp, const char *commit, unsigned run, long star
 		time_t t = started;
 
 		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S+0000", gmtime(&t));
-		fprintf(f, "{\"started\": \"%s\", \"status\": \"%s\", \"machine\": {\"cpu_model\":"
-			   " \"Test CPU\"}}\n",
+		fprintf(f,
+			"{\"started\": \"%s\", \"status\": \"%s\", \"machine\": {\"cpu_model\":"
+			" \"Test CPU\"}}\n",
 			when, status);
 	} else {
 		fprintf(f, "{\"status\": \"%s\"}\n", status);
@@ -257,8 +258,9 @@ static void test_incremental(void **state)
 	assert_int_equal(u.runs_removed, 4);
 	assert_int_equal(u.runs_added, 1);
 	assert_int_equal(u.runs_total, 4);
-	n = index_commits(ix, "will-it-scale/process-1-page_fault3/lkp-box/debian-12-x86_64/"
-			      "defconfig/gcc-12",
+	n = index_commits(ix,
+			  "will-it-scale/process-1-page_fault3/lkp-box/debian-12-x86_64/"
+			  "defconfig/gcc-12",
 			  "aaa", &c);
 	assert_int_equal(n, 1);
 	assert_int_equal(c[0].first_started, 4000);
@@ -266,8 +268,9 @@ static void test_incremental(void **state)
 	index_commits_free(c, 1);
 	char **names;
 
-	n = index_stat_names(ix, "will-it-scale/process-1-page_fault3/lkp-box/debian-12-x86_64/"
-				 "defconfig/gcc-12",
+	n = index_stat_names(ix,
+			     "will-it-scale/process-1-page_fault3/lkp-box/debian-12-x86_64/"
+			     "defconfig/gcc-12",
 			     &names);
 	assert_int_equal(n, 6);
 	for (ssize_t i = 0; i < n; i++)
@@ -360,8 +363,9 @@ static void test_duplicate_name(void **state)
 	write_file(path, "{\"a\": 1, \"b\": 5, \"a\": 2}");
 	ix = open_ok(INDEX_UPDATE, &u);
 	assert_int_equal(u.runs_added, 1);
-	assert_int_equal(index_stat_values(ix, "will-it-scale/p/lkp-box/debian-12-x86_64/defconfig/"
-					       "gcc-12",
+	assert_int_equal(index_stat_values(ix,
+					   "will-it-scale/p/lkp-box/debian-12-x86_64/defconfig/"
+					   "gcc-12",
 					   "a", &v),
 			 1);
 	assert_true(v[0].value == 2);
@@ -393,8 +397,9 @@ static void test_real_writer(void **state)
 	}
 	ix = open_ok(INDEX_UPDATE, &u);
 	assert_int_equal(u.runs_added, 2);
-	assert_int_equal(index_stat_values(ix, "will-it-scale/process-2-brk1/lkp-box/"
-					       "debian-12-x86_64/defconfig/gcc-12",
+	assert_int_equal(index_stat_values(ix,
+					   "will-it-scale/process-2-brk1/lkp-box/"
+					   "debian-12-x86_64/defconfig/gcc-12",
 					   "will-it-scale.per_process_ops", &v),
 			 2);
 	assert_true(v[0].value == 10.5 && v[1].value == 11.5);
@@ -475,9 +480,8 @@ static void test_rebuilt_when_bad(void **state)
 
 	char err[256];
 
-	assert_int_equal(index_open("/nonexistent/results", INDEX_UPDATE, &ix, &u, err,
-				    sizeof(err)),
-			 -1);
+	assert_int_equal(
+	    index_open("/nonexistent/results", INDEX_UPDATE, &ix, &u, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "/nonexistent/results: no such results directory"));
 }
 
@@ -534,7 +538,8 @@ static void test_killed_update(void **state)
 		}
 		usleep(200);
 	}
-	print_message("update %s\n", pid ? "killed in its transaction" : "finished before the kill");
+	print_message("update %s\n",
+		      pid ? "killed in its transaction" : "finished before the kill");
 	if (pid) {
 		kill(pid, SIGKILL);
 		assert_int_equal(waitpid(pid, &status, 0), pid);

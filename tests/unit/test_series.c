@@ -20,7 +20,8 @@
 #include <unistd.h>
 
 static char tmp[64], root[96], repo[96];
-static char sha[6][48]; /* main's first-parent history, oldest first: c0..c4; sha[5] on a side branch */
+static char
+    sha[6][48]; /* main's first-parent history, oldest first: c0..c4; sha[5] on a side branch */
 
 static void sh(const char *fmt, ...)
 {
