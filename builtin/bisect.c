@@ -1484,6 +1484,11 @@ int cmd_bisect(int argc, char **argv)
 		return 2;
 	}
 	kill_hook(&b);
+	if (b.resume && (b.good_arg || b.bad_arg || b.job_path || b.stat || b.prepare ||
+			 b.log_path || b.reboot || b.boot_check || b.nplugins)) {
+		msg("--resume LOG takes its options from LOG: give it alone");
+		return 2;
+	}
 	if (b.resume) {
 		rc = resume_load(&b);
 		if (rc)

@@ -160,8 +160,11 @@ bisect "$WORK/rA" --good "$GOOD" --bad "$BAD" --log "$LA"
 check "--log naming an existing log: refused (exit 2), the log untouched" \
 	bash -c "[ $rc -eq 2 ] && grep -q 'never overwritten' $WORK/err" &&
 	check "... A's log intact" json_true "$LA" "d['status'] == 'found'"
-bisect "$WORK/rA" --resume "$LA"
+sb bisect --resume "$LA"
 check "--resume of a finished bisection: refused" bash -c "[ $rc -eq 2 ] && grep -q 'is over' $WORK/err"
+sb bisect --resume "$LA" --stat other.stat
+check "--resume with other options: refused (they come from the log)" \
+	bash -c "[ $rc -eq 2 ] && grep -q 'give it alone' $WORK/err"
 
 # B: the same bisection killed at step boundaries (SIGKILL after the log records an event;
 # SIGKILL and SIGTERM from inside the reboot command), resumed each time.
@@ -170,11 +173,11 @@ LB=$WORK/rB/$LOGNAME_.json
 step=0
 resume_killed() { # how: KILL_AT value or a reboot hook file
 	step=$((step + 1))
-	local how=$1 args
-	if [ $step -eq 1 ]; then args=(--good "$GOOD" --bad "$BAD"); else args=(--resume "$LB"); fi
+	local how=$1 cmd=(sb bisect --resume "$LB")
+	[ $step -eq 1 ] && cmd=(bisect "$WORK/rB" --good "$GOOD" --bad "$BAD")
 	case $how in
-	kill-term | kill-kill) touch "$WORK/$how"; SCALEBENCH_BISECT_KILL_AT= bisect "$WORK/rB" "${args[@]}" ;;
-	*) SCALEBENCH_BISECT_KILL_AT=$how bisect "$WORK/rB" "${args[@]}" ;;
+	kill-term | kill-kill) touch "$WORK/$how"; SCALEBENCH_BISECT_KILL_AT= "${cmd[@]}" ;;
+	*) SCALEBENCH_BISECT_KILL_AT=$how "${cmd[@]}" ;;
 	esac
 	local want=137
 	[ "$how" = kill-term ] && want=130
@@ -198,7 +201,7 @@ resume_killed kill-kill
 resume_killed decision:1
 resume_killed booted:3
 resume_killed culprit:1
-bisect "$WORK/rB" --resume "$LB"
+sb bisect --resume "$LB"
 check "B: resumed to the end: exit 0, the same culprit" \
 	bash -c "[ $rc -eq 0 ] && grep -q '^$GUILTY is the first bad commit' $WORK/out" ||
 	sed 's/^/     /' "$WORK/out" "$WORK/err"
