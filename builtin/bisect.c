@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -77,11 +78,13 @@ struct bisect {
 	char booted[64];   /* the commit a reboot was issued for, boot not yet checked */
 	bool up;	   /* resumed: booted is up already (killed between boot and runs) */
 	char log_file[PATH_MAX], dir_d[PATH_MAX], gitdir[PATH_MAX], token[40];
+	char env_token[80]; /* SCALEBENCH_BISECT_TOKEN=token: marks our children */
 	/* Which way the stat is better: from the runs' meta.json once runs are loaded. */
 	enum stat_direction dir;
 	bool dir_known;
 	bool fallback; /* a midpoint was classified by the closer endpoint */
 	int signal;    /* SIGINT or SIGTERM that ended us */
+	bool log_lost; /* the log could not be written: nothing more is spent */
 	json_t *log, *steps, *events;
 	/* runs and reboots spent per commit, in the order tested */
 	char (*order)[64];
@@ -275,6 +278,9 @@ static int event(struct bisect *b, const char *name, json_t *fields)
 	json_array_append_new(b->events, e);
 	int rc = write_log(b);
 
+	if (rc)
+		b->log_lost = true;
+
 	if (b->kill_n && !strcmp(name, b->kill_event) && ++b->kill_seen == b->kill_n)
 		raise(SIGKILL);
 	return rc;
@@ -311,7 +317,7 @@ static int user_command(struct bisect *b, const char *sha, const char *what, con
 			const char *dir)
 {
 	char env_commit[80], env_target[PATH_MAX], err[512];
-	const char *env[] = {env_commit, env_target, NULL};
+	const char *env[] = {env_commit, env_target, b->env_token, NULL};
 	int fd = commit_log_open(b, sha, what, cmd), rc;
 
 	if (fd < 0)
@@ -365,7 +371,8 @@ static int prepare(struct bisect *b, const char *sha, bool force)
 		return rc;
 	event(b, "prepare", json_pack("{s:s, s:i}", "commit", sha, "exit", rc));
 	if (rc) {
-		msg("%.10s: prepare command exited with %d: skipping the commit (output in %s/%s.log)",
+		msg("%.10s: prepare command exited with %d: skipping the commit (output in "
+		    "%s/%s.log)",
 		    sha, rc, b->dir_d, sha);
 		return 1;
 	}
@@ -388,7 +395,7 @@ static int boot_wait(struct bisect *b, const char *sha, char *tail, size_t taill
 {
 	struct timespec t0, t;
 	char env_commit[80], env_target[PATH_MAX], err[512];
-	const char *env[] = {env_commit, env_target, NULL};
+	const char *env[] = {env_commit, env_target, b->env_token, NULL};
 	unsigned tries = 0;
 
 	tail[0] = '\0';
@@ -482,7 +489,8 @@ static int boot(struct bisect *b, const char *sha)
 			size_t slot = commit_slot(b, sha); /* it may move the arrays */
 
 			b->reboots[slot]++;
-			event(b, "reboot", json_pack("{s:s, s:i}", "commit", sha, "attempt", attempt));
+			event(b, "reboot",
+			      json_pack("{s:s, s:i}", "commit", sha, "attempt", attempt));
 			rc = user_command(b, sha, "reboot", b->reboot, b->repo);
 			if (rc == 130 || rc < 0)
 				return rc;
@@ -502,8 +510,8 @@ static int boot(struct bisect *b, const char *sha)
 		event(b, "boot-failed",
 		      json_pack("{s:s, s:i, s:s, s:s}", "commit", sha, "attempt", attempt, "reason",
 				"boot check did not exit 0 within the boot timeout", "tail", tail));
-		msg("%.10s: did not come up within %.0f s (attempt %d of 2); boot check said: %s", sha,
-		    b->boot_timeout, attempt, tail[0] ? tail : "(nothing)");
+		msg("%.10s: did not come up within %.0f s (attempt %d of 2); boot check said: %s",
+		    sha, b->boot_timeout, attempt, tail[0] ? tail : "(nothing)");
 	}
 	return 1;
 }
@@ -514,7 +522,9 @@ static int run_job(struct bisect *b, const char *sha, unsigned k)
 {
 	const char *argv[48];
 	char reps[16];
-	struct child_process run = {.argv = argv, .path = "/proc/self/exe", .end_group = true};
+	const char *env[] = {b->env_token, NULL};
+	struct child_process run = {
+	    .argv = argv, .path = "/proc/self/exe", .env = env, .end_group = true};
 	char err[512];
 	size_t n = 0;
 	int rc;
@@ -578,6 +588,9 @@ static int ensure_runs(struct bisect *b, const char *sha, unsigned want, double 
 		*vals = NULL;
 		if (b->reboot && k > b->runs_per_boot)
 			k = b->runs_per_boot;
+		/* A bisection whose state cannot be kept could not be resumed: stop spending. */
+		if (b->log_lost)
+			return -1;
 		size_t before = *n;
 
 		if ((rc = boot(b, sha)) || (rc = run_job(b, sha, k)))
@@ -772,7 +785,7 @@ static int bisect_step(struct bisect *b, const char *verb, const char *sha, char
 	char out[16384], *p;
 
 	next[0] = culprit[0] = '\0';
-	int rc = !verb ? 0
+	int rc = !verb			 ? 0
 		 : !strcmp(verb, "next") ? GIT(b, out, sizeof(out), "bisect", "next")
 					 : GIT(b, out, sizeof(out), "bisect", verb, sha);
 
@@ -959,8 +972,7 @@ static int replay(struct bisect *b)
 		return -1;
 	}
 	out = c.out_text.p ? c.out_text.p : "";
-	json_array_foreach(b->steps, i, s)
-	{
+	json_array_foreach (b->steps, i, s) {
 		const char *sha = json_string_value(json_object_get(s, "commit"));
 		const char *d = json_string_value(json_object_get(s, "decision"));
 		char o[4096];
@@ -979,6 +991,58 @@ static int replay(struct bisect *b)
 	}
 	child_release(&c);
 	return 0;
+}
+
+/* The processes a SIGKILLed controller of this log left running (a `scalebench run` in its
+ * own process group goes on without it): found by the token in their environment, ended before
+ * the resumed bisection measures anything beside them.  How many were found. */
+static size_t end_orphans(const struct bisect *b)
+{
+	pid_t *pids = NULL;
+	size_t n = 0;
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		char path[300], *env = NULL;
+		size_t len = 0;
+		pid_t pid = (pid_t)strtol(de->d_name, NULL, 10);
+
+		if (pid <= 0 || pid == getpid())
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
+		if (file_read(path, 1 << 20, &env, &len, NULL, 0))
+			continue;
+		if (memmem(env, len, b->env_token, strlen(b->env_token) + 1)) {
+			pid_t *p = realloc(pids, (n + 1) * sizeof(*pids));
+
+			if (p) {
+				pids = p;
+				pids[n++] = pid;
+			}
+		}
+		free(env);
+	}
+	closedir(d);
+	for (size_t i = 0; i < n; i++)
+		kill(pids[i], SIGTERM);
+	/* SIGTERM first: a run removes its half run; then, after a grace, SIGKILL. */
+	for (int t = 0; t < 100; t++) {
+		bool alive = false;
+
+		for (size_t i = 0; i < n; i++)
+			if (kill(pids[i], 0) == 0)
+				alive = true;
+		if (!alive)
+			break;
+		nap(50);
+	}
+	for (size_t i = 0; i < n; i++)
+		kill(pids[i], SIGKILL);
+	free(pids);
+	return n;
 }
 
 static const char *status_name(int rc, bool culprit)
@@ -1014,6 +1078,11 @@ static int bisect_run(struct bisect *b)
 		event(b, "bisect-start", json_pack("{s:s, s:s}", "good", b->good, "bad", b->bad));
 	}
 	if (b->resume) {
+		size_t orphans = end_orphans(b);
+
+		if (orphans)
+			event(b, "orphans-ended",
+			      json_pack("{s:I}", "processes", (json_int_t)orphans));
 		if ((rc = replay(b)))
 			goto out;
 		rc = bisect_step(b, "next", NULL, next, culprit);
@@ -1074,8 +1143,9 @@ out:
 	b->prepared[0] = '\0';
 	resetting = true;
 	if (rc == 130 && b->booted[0]) {
-		fprintf(stderr, "interrupted while awaiting the boot of %.10s: the bisect state is "
-				"kept; continue with scalebench bisect --resume %s\n",
+		fprintf(stderr,
+			"interrupted while awaiting the boot of %.10s: the bisect state is "
+			"kept; continue with scalebench bisect --resume %s\n",
 			b->booted, b->log_file);
 	} else {
 		char tp[PATH_MAX + 32];
@@ -1090,8 +1160,8 @@ out:
 	if (rc == 130)
 		event(b, "interrupted",
 		      json_pack("{s:s}", "signal", b->signal == SIGINT ? "SIGINT" : "SIGTERM"));
-	if (event(b, "end", json_pack("{s:s, s:i}", "status", status_name(rc, culprit[0]), "exit",
-				      rc)) &&
+	if (event(b, "end",
+		  json_pack("{s:s, s:i}", "status", status_name(rc, culprit[0]), "exit", rc)) &&
 	    !rc)
 		rc = 2;
 	fprintf(stderr, "bisect log: %s\n", b->log_file);
@@ -1119,8 +1189,7 @@ static int preflight(struct bisect *b)
 	if (stat(bisect_log, &st) == 0 && !(b->resume && token_ours(b))) {
 		msg("%s is already being bisected (%s exists)%s; finish it or run 'git bisect "
 		    "reset' first",
-		    b->repo, bisect_log,
-		    b->resume ? ", not by this log" : "");
+		    b->repo, bisect_log, b->resume ? ", not by this log" : "");
 		return 2;
 	}
 	if (resolve(b, b->good_arg, b->good)) {
@@ -1213,7 +1282,8 @@ static void absolute(const char *path, char *out, size_t len)
 		    : snprintf(out, len, "%s/%s", cwd, path);
 
 	if (n < 0 || (size_t)n >= len)
-		snprintf(out, len, "%s", path); /* too long: as given, the kernel says ENAMETOOLONG */
+		snprintf(out, len, "%s",
+			 path); /* too long: as given, the kernel says ENAMETOOLONG */
 }
 
 /* The options, as the log keeps them for --resume: b's strings then point into the log. */
@@ -1273,8 +1343,7 @@ static void args_load(struct bisect *b)
 	b->threshold = json_number_value(json_object_get(a, "threshold"));
 	b->no_monitors = json_is_true(json_object_get(a, "no_monitors"));
 	b->nplugins = 0;
-	json_array_foreach(json_object_get(a, "plugins"), i, p)
-	{
+	json_array_foreach (json_object_get(a, "plugins"), i, p) {
 		if (b->nplugins < sizeof(b->plugins) / sizeof(*b->plugins))
 			b->plugins[b->nplugins++] = json_string_value(p);
 	}
@@ -1282,6 +1351,7 @@ static void args_load(struct bisect *b)
 	b->bad_arg = json_string_value(json_object_get(b->log, "bad"));
 	snprintf(b->token, sizeof(b->token), "%s",
 		 json_string_value(json_object_get(b->log, "token")) ?: "");
+	snprintf(b->env_token, sizeof(b->env_token), "SCALEBENCH_BISECT_TOKEN=%s", b->token);
 }
 
 /* --resume LOG: the log read back, its options and counts restored.  0, or 2. */
@@ -1326,21 +1396,18 @@ static int resume_load(struct bisect *b)
 	}
 	json_incref(b->steps);
 	json_incref(b->events);
-	json_object_foreach(json_object_get(b->log, "runs_spent"), key, v)
-	{
+	json_object_foreach (json_object_get(b->log, "runs_spent"), key, v) {
 		size_t slot = commit_slot(b, key); /* it may move the arrays */
 
 		b->spent[slot] = (unsigned)json_integer_value(v);
 	}
-	json_object_foreach(json_object_get(b->log, "reboots_spent"), key, v)
-	{
+	json_object_foreach (json_object_get(b->log, "reboots_spent"), key, v) {
 		size_t slot = commit_slot(b, key);
 
 		b->reboots[slot] = (unsigned)json_integer_value(v);
 	}
 	/* A reboot issued and not yet answered: its boot is awaited, not issued again. */
-	json_array_foreach(b->events, i, e)
-	{
+	json_array_foreach (b->events, i, e) {
 		const char *name = json_string_value(json_object_get(e, "event"));
 		const char *c = json_string_value(json_object_get(e, "commit"));
 
@@ -1433,8 +1500,7 @@ int cmd_bisect(int argc, char **argv)
 	const struct option_def opts[] = {
 	    {OPT_STRING("repo", 0, &b.repo), .arg = "DIR", .def = ".",
 	     .help = "the git repository to bisect"},
-	    {OPT_STRING("good", 0, &b.good_arg), .arg = "G",
-	     .help = "a commit without the change"},
+	    {OPT_STRING("good", 0, &b.good_arg), .arg = "G", .help = "a commit without the change"},
 	    {OPT_STRING("bad", 0, &b.bad_arg), .arg = "B",
 	     .help = "a commit with the change (G must be its ancestor)"},
 	    {OPT_STRING("job", 0, &b.job_path), .arg = "JOB.yaml",
@@ -1513,7 +1579,8 @@ int cmd_bisect(int argc, char **argv)
 		printf("each commit: git checkout, then sh -c '%s' with SCALEBENCH_COMMIT set\n",
 		       b.prepare);
 		if (b.reboot)
-			printf("each batch of %u runs: sh -c '%s', then the boot check within %.0f s\n",
+			printf("each batch of %u runs: sh -c '%s', then the boot check within %.0f "
+			       "s\n",
 			       b.runs_per_boot, b.reboot, b.boot_timeout);
 		printf("endpoints: 3 runs each, up to %u, until the change is confirmed\n",
 		       b.max_runs);

@@ -213,6 +213,29 @@ check "B: repository clean, back on main" \
 	bash -c "[ ! -e $REPO/.git/BISECT_LOG ] && [ ! -e $REPO/.git/scalebench-bisect ] && [ \"\$(git -C $REPO symbolic-ref --short HEAD)\" = main ]"
 echo "     B: $((SECONDS - T0)) s so far"
 
+# SIGKILL in the middle of a batch of runs: the orphaned `scalebench run` (its own process
+# group) is found by the log's token and ended by --resume before it measures anything.
+LF=$WORK/rF/$LOGNAME_.json
+"$SB" bisect --repo "$REPO" --job "$WORK/job.yaml" --stat plugin.per_thread_ops \
+	--prepare "$WORK/prepare.sh" --plugin "$PLUGIN" --no-monitors --results "$WORK/rF" \
+	--good "$GOOD" --bad "$BAD" >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 1 300); do
+	pgrep -f "^scalebench run $WORK/job.yaml" >/dev/null && break
+	sleep 0.05
+done
+kill -KILL $pid
+wait $pid 2>/dev/null
+check "premise: the controller's scalebench run outlives its SIGKILL" \
+	bash -c "pgrep -f '^scalebench run $WORK/job.yaml' >/dev/null"
+SCALEBENCH_BISECT_KILL_AT=orphans-ended:1 sb bisect --resume "$LF"
+check "--resume ends the killed controller's orphaned run first (logged)" \
+	bash -c "[ $rc -eq 137 ] && ! pgrep -f '^scalebench run $WORK/job.yaml' >/dev/null" &&
+	check "... log: orphans-ended" json_true "$LF" "d['events'][-1]['event'] == 'orphans-ended'"
+pgrep -f "^scalebench run $WORK/job.yaml" | xargs -r kill -KILL # only when a check failed
+git -C "$REPO" bisect reset >/dev/null 2>&1
+rm -f "$REPO/.git/scalebench-bisect"
+
 # C: --runs-per-boot 1: at least twice the reboots of 3.
 : >"$WORK/reboots"
 bisect "$WORK/rC" --good "$GOOD" --bad "$BAD" --runs-per-boot 1
