@@ -38,7 +38,7 @@ UNIT_SRC = $(wildcard tests/unit/test_*.c)
 # Unit tests of these layers link only the archives named here (and lib); test_num,
 # test_options, test_run_command, test_file and test_mail test lib alone.
 ANALYZE_UNITS = test_stats test_verdicts test_plot test_bisect test_sweep test_jsonw test_roles test_profile_report test_lkp \
-		test_num test_options test_run_command test_file test_mail
+		test_num test_options test_run_command test_file test_mail test_nightly_state
 
 B  = build
 BA = build/asan
