@@ -83,7 +83,10 @@ static struct mail_change row_change(const struct job_cmp *j)
 
 static const char *change_word(const struct mail_change *c)
 {
-	return c->verdict == V_REGRESSION ? "regression" : "improvement";
+	/* --stats all mails a neutral stat's move too: it is a change, neither way better. */
+	return c->verdict == V_REGRESSION    ? "regression"
+	       : c->verdict == V_IMPROVEMENT ? "improvement"
+					     : "change";
 }
 
 static void fmt_change(const struct mail_change *c, char *buf, size_t len)

@@ -19,7 +19,7 @@ struct report_change {
 	const char *stat;
 	double change;
 	bool absolute;
-	enum verdict verdict; /* V_REGRESSION or V_IMPROVEMENT */
+	enum verdict verdict; /* V_REGRESSION, V_IMPROVEMENT; V_CHANGED_*: "change" */
 };
 
 struct report_request {
