@@ -244,3 +244,12 @@ check "--branch with a newline: refused, exit 2" bash -c "[ $rc -eq 2 ] && grep 
 sb nightly --results "$WORK/no-such-dir"
 check "--results that does not exist: exit 2, named" bash -c \
 	"[ $rc -eq 2 ] && grep -q 'no-such-dir' $WORK/err"
+sb nightly --help
+check "--help gives the exit statuses and the state file" bash -c \
+	"[ $rc -eq 0 ] && grep -q '0 nothing new, 1 something mailed, 2 error' $WORK/out && grep -q '.scalebench-nightly.json' $WORK/out"
+
+# The loop's example script parses (and passes shellcheck where it is installed).
+check "jobs/nightly.sh: bash -n" bash -n jobs/nightly.sh
+if command -v shellcheck >/dev/null; then
+	check "jobs/nightly.sh: shellcheck" shellcheck jobs/nightly.sh
+fi
