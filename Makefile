@@ -186,7 +186,7 @@ fuzz: fuzz-build
 bench: all $(B)/bench/bare_getppid $(B)/bench/bare_sampling
 	status=0; ./bench/overhead.sh || status=1; ./bench/monitors.sh || status=1; \
 		./bench/profile.sh || status=1; ./bench/analyze.sh || status=1; \
-		./bench/bisect_sim.sh || status=1; exit $$status
+		./bench/bisect_sim.sh || status=1; ./bench/nightly.sh || status=1; exit $$status
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(DATADIR)/jobs \

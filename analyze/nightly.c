@@ -162,26 +162,43 @@ static void labels_free(char **v, ssize_t n)
 	free(v);
 }
 
+/* The last of labels[0..n-1] whose commit directory has a usable run, loaded into g: its
+ * index, or -1 with err (the last one's complaint) when none has. */
+static ssize_t load_before(const char *root, const char *key, char **labels, ssize_t n,
+			   struct result_group *g, char *err, size_t errlen)
+{
+	char dir[PATH_MAX];
+
+	snprintf(err, errlen, "no commit with a usable run");
+	for (ssize_t i = n - 1; i >= 0; i--) {
+		if ((size_t)snprintf(dir, sizeof(dir), "%s/%s/%s", root, key, labels[i]) >=
+		    sizeof(dir)) {
+			snprintf(err, errlen, "%s/%s: path too long", root, key);
+			return -1;
+		}
+		if (!group_load(dir, g, err, errlen))
+			return i;
+	}
+	return -1;
+}
+
 static int job_changes(struct results_index *ix, const struct nightly_opts *o, const char *key,
 		       struct change_list *l, char *err, size_t errlen)
 {
 	const struct series_order ord = {.repo = o->repo, .branch = o->branch};
 	struct result_group g[2] = {0};
-	char **labels = NULL, **stats = NULL, dir[PATH_MAX];
-	ssize_t nl, ns = 0;
+	char **labels = NULL, **stats = NULL;
+	ssize_t nl, ns = 0, latest, prev;
 	const char *headline;
 	int rc = -1;
 
 	nl = series_commits(ix, key, &ord, &labels, err, errlen);
 	if (nl <= 0)
 		return nl < 0 ? -1 : 0;
-	/* What the job declares, from its latest commit. */
-	if ((size_t)snprintf(dir, sizeof(dir), "%s/%s/%s", o->root, key, labels[nl - 1]) >=
-	    sizeof(dir)) {
-		snprintf(err, errlen, "%s/%s: path too long", o->root, key);
-		goto out;
-	}
-	if (group_load(dir, &g[1], err, errlen))
+	/* What the job declares, from its latest commit that has a usable run (a night whose
+	 * runs all broke is no reason to stop watching the job). */
+	latest = load_before(o->root, key, labels, nl, &g[1], err, errlen);
+	if (latest < 0)
 		goto out;
 	headline = group_headline_stat(&g[1], 1);
 	if (o->all_stats) {
@@ -205,13 +222,9 @@ static int job_changes(struct results_index *ix, const struct nightly_opts *o, c
 				 errlen))
 			goto out;
 	}
-	if (nl >= 2) {
-		snprintf(dir, sizeof(dir), "%s/%s/%s", o->root, key, labels[nl - 2]);
-		if (group_load(dir, &g[0], err, errlen))
-			goto out;
-		if (latest_changes(o, key, g, headline, labels[nl - 2], l, err, errlen))
-			goto out;
-	}
+	prev = load_before(o->root, key, labels, latest, &g[0], err, errlen);
+	if (prev >= 0 && latest_changes(o, key, g, headline, labels[prev], l, err, errlen))
+		goto out;
 	rc = 0;
 out:
 	group_free(&g[0]);
