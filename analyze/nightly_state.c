@@ -1,6 +1,7 @@
 /* nightly's memory of what it mailed: the JSON file, its lock, and the mbox look-up that
  * settles a message left pending by a killed run. */
 #include "nightly_state.h"
+#include "../lib/errors.h"
 #include "../lib/file.h"
 
 #include <errno.h>
@@ -30,6 +31,10 @@ int nightly_state_lock(const char *path, int *fd, char *err, size_t errlen)
 		snprintf(err, errlen, "cannot open the lock %s: %s", lock, strerror(errno));
 		return -1;
 	}
+	if (flock(*fd, LOCK_EX | LOCK_NB) == 0)
+		return 0;
+	if (errno == EWOULDBLOCK)
+		sb_note("another nightly holds %s: waiting for it", lock);
 	while (flock(*fd, LOCK_EX)) {
 		if (errno == EINTR)
 			continue;
