@@ -10,7 +10,7 @@
 set -eu
 cd "$(dirname "$0")/.."
 jobs=20
-commits=700
+commits=1000
 runs=5
 nstats=100
 while getopts j:c:r:n:h opt; do
