@@ -250,6 +250,8 @@ static void dedup(struct cp_work *w)
 {
 	size_t k = 0;
 
+	if (!w->ncand)
+		return;
 	qsort(w->cand, w->ncand, sizeof(*w->cand), by_index);
 	for (size_t i = 0; i < w->ncand; i++) {
 		if (k && w->cand[i].index < w->cand[k - 1].index + w->o->min_segment) {
