@@ -205,7 +205,14 @@ static int plot_series(const struct series *s, const struct change_point *cp, si
 						 s->points[i].nruns, s->points[i].mean};
 	for (size_t i = 0; i < ncp; i++)
 		m[i] = (struct plot_trend_mark){cp[i].index, cp[i].change_pct};
-	snprintf(title, sizeof(title), "%s: %s", s->job, s->stat);
+	/* "<path_params>: <stat>", as the other plots name a job: the key's second part */
+	const char *pp = strchr(s->job, '/');
+	size_t pplen = pp ? strcspn(pp + 1, "/") : 0;
+
+	if (pp && pplen)
+		snprintf(title, sizeof(title), "%.*s: %s", (int)pplen, pp + 1, s->stat);
+	else
+		snprintf(title, sizeof(title), "%s: %s", s->job, s->stat);
 	if (plot_trend(title, s->stat, p, s->n, m, ncp, NULL, fmt, path, stdout, err,
 		       sizeof(err))) {
 		sb_error("%s", err);
