@@ -20,6 +20,8 @@ static const struct command commands[] = {
     {&profile_command, cmd_profile}, {&run_command, cmd_run},	    {&split_command, cmd_split},
     {&lkp_matrix_command, cmd_lkp_matrix},
     {&trend_command, cmd_trend},
+    {&index_command, cmd_index},
+    {&results_command, cmd_results},
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
