@@ -290,6 +290,8 @@ static bool confirm(const struct cp_work *w, size_t i, enum stat_direction dir,
 	struct yuen_result y;
 	const char *why;
 
+	c->verdict = V_NONE;
+	c->test_p = NAN;
 	if (yuen_test(a, na, b, nb, COMPARE_TRIM, true, NULL, o->alpha, &y, &why))
 		return false;
 	c->before = mean_of(a, na);
@@ -341,38 +343,47 @@ static void refine(struct cp_work *w)
 }
 
 /* Confirm every candidate against its neighbours; while one fails, drop the weakest failure
- * (largest test p) and try again, since its neighbours' segments have just grown. */
-static void confirm_all(struct cp_work *w, enum stat_direction dir)
+ * (largest test p) and test again the two whose segments have just grown.  The others keep
+ * their result: a window's false candidates can be dozens, each test sorts thousands of runs. */
+static int confirm_all(struct cp_work *w, enum stat_direction dir)
 {
+	signed char *state; /* 0: to test, 1: confirmed, -1: failed */
+
 	dedup(w);
 	refine(w);
+	state = calloc(w->ncand + 1, sizeof(*state));
+	if (!state)
+		return -1;
 	for (;;) {
 		size_t worst = SIZE_MAX;
 		double worst_p = -1;
 
 		for (size_t i = 0; i < w->ncand; i++) {
-			struct change_point c = w->cand[i];
-
-			if (confirm(w, i, dir, &c)) {
-				w->cand[i] = c;
+			if (!state[i])
+				state[i] = confirm(w, i, dir, &w->cand[i]) ? 1 : -1;
+			if (state[i] > 0)
 				continue;
-			}
 			/* no test at all ranks below any p */
-			double tp = c.verdict == V_NONE || isnan(c.test_p) ? 2 : c.test_p;
+			double tp = isnan(w->cand[i].test_p) ? 2 : w->cand[i].test_p;
 
 			if (tp > worst_p) {
 				worst_p = tp;
 				worst = i;
 			}
-			w->cand[i].test_p = NAN;
-			w->cand[i].verdict = V_NONE;
 		}
 		if (worst == SIZE_MAX)
-			return;
+			break;
 		memmove(w->cand + worst, w->cand + worst + 1,
 			(w->ncand - worst - 1) * sizeof(*w->cand));
+		memmove(state + worst, state + worst + 1, w->ncand - worst - 1);
 		w->ncand--;
+		if (worst > 0)
+			state[worst - 1] = 0;
+		if (worst < w->ncand)
+			state[worst] = 0;
 	}
+	free(state);
+	return 0;
 }
 
 static bool opts_ok(const struct cp_opts *o, char *err, size_t errlen)
@@ -494,7 +505,8 @@ ssize_t changepoints_find(const struct cp_commit *c, size_t n, enum stat_directi
 	for (size_t ws = 0; w.n > CP_WINDOW && ws + 2 * o->min_segment < w.n; ws += CP_WINDOW / 2)
 		if (divide(&w, ws, ws + CP_WINDOW < w.n ? ws + CP_WINDOW : w.n))
 			goto nomem;
-	confirm_all(&w, dir);
+	if (confirm_all(&w, dir))
+		goto nomem;
 	for (size_t i = 0; i < w.ncand; i++)
 		w.cand[i].index = w.orig[w.cand[i].index];
 	*out = w.cand;
