@@ -54,11 +54,11 @@ struct cp_pair {
 
 struct cp_work {
 	const struct cp_opts *o;
-	size_t n;      /* commits with at least one usable run */
-	size_t *orig;  /* their indices in the caller's array */
-	double *x;     /* the mean of each one's log runs, centred (differences only matter) */
-	double *runs;  /* every usable run, commit after commit */
-	size_t *off;   /* commit i's runs: runs[off[i] .. off[i + 1]) */
+	size_t n;	/* commits with at least one usable run */
+	size_t *orig;	/* their indices in the caller's array */
+	double *x;	/* the mean of each one's log runs, centred (differences only matter) */
+	double *runs;	/* every usable run, commit after commit */
+	size_t *off;	/* commit i's runs: runs[off[i] .. off[i + 1]) */
 	double *logsum; /* logsum[k]: the sum of the logs of runs[0 .. k) */
 	/* scan scratch, sized n */
 	double *v, *acc_l, *acc_r, *bit_sum;
@@ -389,18 +389,21 @@ static int confirm_all(struct cp_work *w, enum stat_direction dir)
 static bool opts_ok(const struct cp_opts *o, char *err, size_t errlen)
 {
 	if (o->min_segment < 1) {
-		snprintf(err, errlen, "change points: the minimum segment must be at least 1 commit");
+		snprintf(err, errlen,
+			 "change points: the minimum segment must be at least 1 commit");
 		return false;
 	}
 	if (!(o->p_max > 0 && o->p_max < 1) || !(o->alpha > 0 && o->alpha < 1)) {
-		snprintf(err, errlen, "change points: p_max and alpha must lie in (0, 1), not %g and %g",
+		snprintf(err, errlen,
+			 "change points: p_max and alpha must lie in (0, 1), not %g and %g",
 			 o->p_max, o->alpha);
 		return false;
 	}
 	if (1.0 / (o->permutations + 1.0) > o->p_max) {
-		snprintf(err, errlen,
-			 "change points: %u permutations cannot reach p <= %g (at least %.0f needed)",
-			 o->permutations, o->p_max, ceil(1 / o->p_max - 1));
+		snprintf(
+		    err, errlen,
+		    "change points: %u permutations cannot reach p <= %g (at least %.0f needed)",
+		    o->permutations, o->p_max, ceil(1 / o->p_max - 1));
 		return false;
 	}
 	if (!(o->threshold_pct >= 0) || !isfinite(o->threshold_pct)) {
@@ -448,8 +451,8 @@ static int work_init(struct cp_work *w, const struct cp_commit *c, size_t n)
 	w->rank = malloc((n + 1) * sizeof(*w->rank));
 	w->bit_cnt = malloc((n + 2) * sizeof(*w->bit_cnt));
 	w->pairs = malloc((n + 1) * sizeof(*w->pairs));
-	if (!w->orig || !w->x || !w->off || !w->runs || !w->logsum || !w->v || !w->acc_l || !w->acc_r ||
-	    !w->bit_sum || !w->rank || !w->bit_cnt || !w->pairs)
+	if (!w->orig || !w->x || !w->off || !w->runs || !w->logsum || !w->v || !w->acc_l ||
+	    !w->acc_r || !w->bit_sum || !w->rank || !w->bit_cnt || !w->pairs)
 		return -1;
 	total = 0;
 	for (i = 0; i < n; i++) {
@@ -462,8 +465,8 @@ static int work_init(struct cp_work *w, const struct cp_commit *c, size_t n)
 
 			if (!(r > 0) || !isfinite(r))
 				continue;
-			w->logsum[total] = (total ? w->logsum[total - 1] + log(w->runs[total - 1])
-					      : 0);
+			w->logsum[total] =
+			    (total ? w->logsum[total - 1] + log(w->runs[total - 1]) : 0);
 			w->runs[total++] = r;
 			logsum += log(r);
 			used++;

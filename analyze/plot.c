@@ -884,7 +884,10 @@ static void trend_body(FILE *f, enum plot_format fmt, const void *varg)
 		if (fmax(fabs(a->ylo), fabs(a->yhi)) >= 1e4) {
 			double rel = (a->yhi - a->ylo) / fmax(fabs(a->ylo), fabs(a->yhi));
 
-			fprintf(f, "set format y '%%.%ds%%c'\n", rel >= 0.5 ? 1 : rel >= 0.05 ? 2 : 3);
+			fprintf(f, "set format y '%%.%ds%%c'\n",
+				rel >= 0.5    ? 1
+				: rel >= 0.05 ? 2
+					      : 3);
 		}
 		put_commit_tics(f, a, fmt);
 		if (fmt == PLOT_TEXT) {

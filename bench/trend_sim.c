@@ -170,8 +170,8 @@ int main(int argc, char **argv)
 			more += extra(cp, (size_t)k, &at, 1);
 			free(cp);
 		}
-		printf("%4.0f%%    %6.1f%%             %6.1f%%\n", steps[st],
-		       100.0 * hit / seeds, 100.0 * more / seeds);
+		printf("%4.0f%%    %6.1f%%             %6.1f%%\n", steps[st], 100.0 * hit / seeds,
+		       100.0 * more / seeds);
 	}
 
 	int none = 0;

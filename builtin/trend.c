@@ -37,7 +37,8 @@ const struct command_def trend_command = {
 	"permutation p-value and the verdict.\n"
 	"\n"
 	"--json prints {\"job\", \"stat\", \"points\": [{\"commit\", \"runs\", \"mean\"}],\n"
-	"\"change_points\": [{\"commit\", \"index\", \"before\", \"after\", \"change_pct\", \"ci_pct\":\n"
+	"\"change_points\": [{\"commit\", \"index\", \"before\", \"after\", \"change_pct\", "
+	"\"ci_pct\":\n"
 	"[lo, hi], \"p\", \"verdict\"}]}.  --plot prints the series as an 80x20 text plot, --png\n"
 	"and --svg write it to a file; change points are marked with their %change.\n"
 	"\n"
@@ -74,7 +75,7 @@ static int stat_direction_of(struct results_index *ix, const struct series *s,
 
 static const char *direction_words(enum stat_direction dir)
 {
-	return dir == DIR_HIGHER_BETTER  ? "higher is better"
+	return dir == DIR_HIGHER_BETTER	 ? "higher is better"
 	       : dir == DIR_LOWER_BETTER ? "lower is better"
 					 : "no better direction";
 }

@@ -102,8 +102,8 @@ static void test_steps_found(void **state)
 			free(cp);
 		}
 		if (hits < min_hits[st])
-			fail_msg("step %g%%: found in %d of 20 series, expected %d", steps[st], hits,
-				 min_hits[st]);
+			fail_msg("step %g%%: found in %d of 20 series, expected %d", steps[st],
+				 hits, min_hits[st]);
 	}
 }
 
@@ -141,7 +141,8 @@ static void test_close_pair(void **state)
 
 		rng_state = 0xc105e + (uint64_t)kind;
 		for (int seed = 0; seed < 20; seed++) {
-			size_t n = between(60, 200), at0 = between(15, n - 25), at1 = at0 + between(5, 8);
+			size_t n = between(60, 200), at0 = between(15, n - 25),
+			       at1 = at0 + between(5, 8);
 			struct change_point *cp;
 			ssize_t k;
 
@@ -323,16 +324,11 @@ static void test_bad_options(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_defaults),
-	    cmocka_unit_test(test_steps_found),
-	    cmocka_unit_test(test_aa_quiet),
-	    cmocka_unit_test(test_close_pair),
-	    cmocka_unit_test(test_outlier_commit),
-	    cmocka_unit_test(test_fields_and_direction),
-	    cmocka_unit_test(test_deterministic),
-	    cmocka_unit_test(test_unusable_commits),
-	    cmocka_unit_test(test_short_and_empty),
-	    cmocka_unit_test(test_bad_options),
+	    cmocka_unit_test(test_defaults),	    cmocka_unit_test(test_steps_found),
+	    cmocka_unit_test(test_aa_quiet),	    cmocka_unit_test(test_close_pair),
+	    cmocka_unit_test(test_outlier_commit),  cmocka_unit_test(test_fields_and_direction),
+	    cmocka_unit_test(test_deterministic),   cmocka_unit_test(test_unusable_commits),
+	    cmocka_unit_test(test_short_and_empty), cmocka_unit_test(test_bad_options),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

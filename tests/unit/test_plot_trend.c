@@ -218,12 +218,12 @@ static void test_refused(void **state)
 	char err[512] = "";
 	(void)state;
 
-	assert_int_equal(plot_trend("t", NULL, p, 0, NULL, 0, NULL, PLOT_TEXT, NULL, stdout, err,
-				    sizeof(err)),
-			 -1);
-	assert_int_equal(plot_trend("t", NULL, p, 2, NULL, 0, NULL, PLOT_TEXT, NULL, stdout, err,
-				    sizeof(err)),
-			 -1);
+	assert_int_equal(
+	    plot_trend("t", NULL, p, 0, NULL, 0, NULL, PLOT_TEXT, NULL, stdout, err, sizeof(err)),
+	    -1);
+	assert_int_equal(
+	    plot_trend("t", NULL, p, 2, NULL, 0, NULL, PLOT_TEXT, NULL, stdout, err, sizeof(err)),
+	    -1);
 	assert_non_null(strstr(err, "no finite values"));
 	make_series(10, 5, "");
 	assert_int_equal(
