@@ -82,7 +82,8 @@ sb trend --results "$WORK/step" --job $JOB --stat $STAT --repo "$REPO" --since "
 check "--since COMMIT: 30 points from it" json_true "$WORK/out" \
 	"len(d['points']) == 30 and d['points'][0]['commit'] == '$(sha 10)' and [c['index'] for c in d['change_points']] == [10]"
 
-# Commit i's runs start at midnight UTC on 2026-01-(i+1); noon is past commit 10's in any zone.
+# Commit i's runs start at midnight UTC on 2026-01-(i+1); noon local time is past commit 10's
+# and before commit 11's in any zone within 12 h of UTC.
 sb trend --results "$WORK/step" --job $JOB --stat $STAT --since 2026-01-11T12:00:00 --json
 check "--since DATE: the commits from the next day on" json_true "$WORK/out" \
 	"len(d['points']) == 29 and d['points'][0]['commit'] == '$(sha 11)'"
