@@ -62,6 +62,7 @@ struct cp_work {
 	double *logsum; /* logsum[k]: the sum of the logs of runs[0 .. k) */
 	/* scan scratch, sized n */
 	double *v, *acc_l, *acc_r, *bit_sum;
+	double *dist_all; /* dist_all[r]: sum of |x - y| from the value of rank r to all others */
 	size_t *rank, *bit_cnt;
 	struct cp_pair *pairs;
 	/* candidates found by the recursion */
@@ -112,9 +113,11 @@ static double dist_to_inserted(struct cp_work *w, size_t k, size_t inserted, dou
 /* The best split of v[0..len) (ranks in rank[]) by the energy statistic with alpha = 1:
  *   Q(tau) = nm/(n+m) (2/(nm) sum|x - y| - 2/(n(n-1)) sum|x - x'| - 2/(m(m-1)) sum|y - y'|)
  * for left part x = v[0..tau), right part y = v[tau..len), n = tau, m = len - tau, each at
- * least min_segment long.  The within-part sums for every tau come from two sweeps with a
- * Fenwick tree over the ranks (O(len log len)), so the 199 permutations of a 1,000-commit
- * segment stay in milliseconds where the pairwise-distance matrix would need 10^8 steps. */
+ * least min_segment long.  The within-part sums for every tau come from one sweep with a
+ * Fenwick tree over the ranks (O(len log len)): each value's distances to those before it;
+ * to those after it are its distances to all (dist_all, the same in every permutation) less
+ * those.  So the 199 permutations of a 1,000-commit segment take milliseconds where the
+ * pairwise-distance matrix would need 10^8 steps. */
 static double best_split(struct cp_work *w, size_t len, size_t *at)
 {
 	size_t ms = w->o->min_segment;
@@ -125,14 +128,7 @@ static double best_split(struct cp_work *w, size_t len, size_t *at)
 	memset(w->bit_sum, 0, (len + 1) * sizeof(*w->bit_sum));
 	for (size_t k = 0; k < len; k++) {
 		w->acc_l[k] = dist_to_inserted(w, k, k, total);
-		bit_add(w, len, w->rank[k], w->v[k]);
-		total += w->v[k];
-	}
-	total = 0;
-	memset(w->bit_cnt, 0, (len + 1) * sizeof(*w->bit_cnt));
-	memset(w->bit_sum, 0, (len + 1) * sizeof(*w->bit_sum));
-	for (size_t k = len; k-- > 0;) {
-		w->acc_r[k] = dist_to_inserted(w, k, len - 1 - k, total);
+		w->acc_r[k] = w->dist_all[w->rank[k]] - w->acc_l[k];
 		bit_add(w, len, w->rank[k], w->v[k]);
 		total += w->v[k];
 	}
@@ -199,6 +195,19 @@ static int divide(struct cp_work *w, size_t s, size_t e)
 	qsort(w->pairs, len, sizeof(*w->pairs), by_value);
 	for (size_t k = 0; k < len; k++)
 		w->rank[w->pairs[k].pos] = k + 1;
+	/* from the sorted values: below rank r, r - 1 values at most its own; above, the rest */
+	double below = 0, above = 0;
+
+	for (size_t k = 0; k < len; k++)
+		above += w->pairs[k].v;
+	for (size_t k = 0; k < len; k++) {
+		double x = w->pairs[k].v;
+
+		above -= x;
+		w->dist_all[k + 1] =
+		    ((double)k * x - below) + (above - (double)(len - 1 - k) * x);
+		below += x;
+	}
 	memcpy(w->v, w->x + s, len * sizeof(*w->v));
 	observed = best_split(w, len, &tau);
 	tau += s;
@@ -238,11 +247,13 @@ static int by_index(const void *a, const void *b)
  * that comes back (the split at its start compares the left part with a right part that is
  * mostly back at the old level).  Matteson and James search the right part's end too, at
  * O(n^2) per permutation; windows, as Otava slices its series, are cheaper: the same search
- * also runs over windows of CP_WINDOW commits, half overlapping, where such a dip is a large
- * share of one side (with 20, 81% of 6-commit dips of 6% are found; with 30, 77%; without,
- * 35%).  The extra candidates this multiple testing brings are the confirmation's to drop:
- * A/A series stay clean (bench/trend.sh). */
-#define CP_WINDOW 20
+ * also runs over windows of CP_WINDOW commits, each starting a third of one after the last,
+ * so that some window ends just after any dip of 5-8 commits, where the dip is a large share
+ * of one side.  On bench/trend.sh's dips of 6% for 5-8 commits: 35% found without windows,
+ * 81% with windows of 20 overlapping by half, 97.9% with these, and A/A series stay clean in
+ * 99.4%.  More overlap finds more dips and more noise (20 by a quarter: 99.7% of dips, A/A
+ * clean in 98.9%); a stricter p for windows loses dips faster than noise. */
+#define CP_WINDOW 30
 
 /* Candidates closer than min_segment would leave a segment too short to test: of such a
  * pair, keep the one with the smaller permutation p (the earlier on a tie). */
@@ -425,6 +436,7 @@ static void work_free(struct cp_work *w)
 	free(w->acc_l);
 	free(w->acc_r);
 	free(w->bit_sum);
+	free(w->dist_all);
 	free(w->rank);
 	free(w->bit_cnt);
 	free(w->pairs);
@@ -448,6 +460,7 @@ static int work_init(struct cp_work *w, const struct cp_commit *c, size_t n)
 	w->acc_l = malloc((n + 1) * sizeof(*w->acc_l));
 	w->acc_r = malloc((n + 1) * sizeof(*w->acc_r));
 	w->bit_sum = malloc((n + 2) * sizeof(*w->bit_sum));
+	w->dist_all = malloc((n + 2) * sizeof(*w->dist_all));
 	w->rank = malloc((n + 1) * sizeof(*w->rank));
 	w->bit_cnt = malloc((n + 2) * sizeof(*w->bit_cnt));
 	w->pairs = malloc((n + 1) * sizeof(*w->pairs));
@@ -505,7 +518,7 @@ ssize_t changepoints_find(const struct cp_commit *c, size_t n, enum stat_directi
 	}
 	if (work_init(&w, c, n) || divide(&w, 0, w.n))
 		goto nomem;
-	for (size_t ws = 0; w.n > CP_WINDOW && ws + 2 * o->min_segment < w.n; ws += CP_WINDOW / 2)
+	for (size_t ws = 0; w.n > CP_WINDOW && ws + 2 * o->min_segment < w.n; ws += CP_WINDOW / 3)
 		if (divide(&w, ws, ws + CP_WINDOW < w.n ? ws + CP_WINDOW : w.n))
 			goto nomem;
 	if (confirm_all(&w, dir))

@@ -116,7 +116,7 @@ static void test_aa_quiet(void **state)
 	(void)state;
 
 	rng_state = 0xaaaa;
-	for (int seed = 0; seed < 40; seed++) {
+	for (int seed = 0; seed < 200; seed++) {
 		struct change_point *cp;
 		ssize_t k;
 
@@ -125,7 +125,8 @@ static void test_aa_quiet(void **state)
 		noisy += k > 0;
 		free(cp);
 	}
-	assert_true(noisy <= 1);
+	if (noisy > 2)
+		fail_msg("A/A: change points in %d of 200 series, at most 2 (1%%) expected", noisy);
 }
 
 /* A staircase (-5%, then -5% more, 5-8 commits later) and a short dip (-6% for 5-8
@@ -154,8 +155,8 @@ static void test_close_pair(void **state)
 			both += found_near(cp, k, at0) && found_near(cp, k, at1);
 			free(cp);
 		}
-		/* bench: 98.8% for the staircase, 81% for the dip */
-		if (both < (kind ? 13 : 18))
+		/* bench: 98.9% for the staircase, 97.9% for the dip */
+		if (both < 18)
 			fail_msg("%s: both found in %d of 20", kind ? "dip" : "staircase", both);
 	}
 }
