@@ -204,8 +204,7 @@ static int divide(struct cp_work *w, size_t s, size_t e)
 		double x = w->pairs[k].v;
 
 		above -= x;
-		w->dist_all[k + 1] =
-		    ((double)k * x - below) + (above - (double)(len - 1 - k) * x);
+		w->dist_all[k + 1] = ((double)k * x - below) + (above - (double)(len - 1 - k) * x);
 		below += x;
 	}
 	memcpy(w->v, w->x + s, len * sizeof(*w->v));
