@@ -17,6 +17,7 @@ int cmd_profile(int argc, char **argv);
 int cmd_bisect(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_lkp_matrix(int argc, char **argv);
+int cmd_trend(int argc, char **argv);
 int cmd_index(int argc, char **argv);
 int cmd_results(int argc, char **argv);
 
@@ -30,6 +31,7 @@ extern const struct command_def profile_command;
 extern const struct command_def bisect_command;
 extern const struct command_def report_command;
 extern const struct command_def lkp_matrix_command;
+extern const struct command_def trend_command;
 extern const struct command_def index_command;
 extern const struct command_def results_command;
 
