@@ -18,6 +18,7 @@ int cmd_bisect(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_lkp_matrix(int argc, char **argv);
 int cmd_nightly(int argc, char **argv);
+int cmd_trend(int argc, char **argv);
 int cmd_index(int argc, char **argv);
 int cmd_results(int argc, char **argv);
 
@@ -32,6 +33,7 @@ extern const struct command_def bisect_command;
 extern const struct command_def report_command;
 extern const struct command_def lkp_matrix_command;
 extern const struct command_def nightly_command;
+extern const struct command_def trend_command;
 extern const struct command_def index_command;
 extern const struct command_def results_command;
 
