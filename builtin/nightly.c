@@ -4,6 +4,7 @@
 #include "../analyze/nightly.h"
 #include "../analyze/nightly_state.h"
 #include "../lib/mail.h"
+#include "../lib/run_command.h"
 #include "../store/index.h"
 
 #include <limits.h>
@@ -35,6 +36,24 @@ const struct command_def nightly_command = {
 	"\nexit status: 0 nothing new, 1 something mailed, 2 error (nothing is mailed when the\n"
 	"state file cannot be read).\n",
 };
+
+/* Whether repo has the revision rev: a wrong --repo or --branch is said once, up front, not
+ * once per job. */
+static bool has_revision(const char *repo, const char *rev)
+{
+	char spec[512], err[512];
+	const char *argv[] = {"git", "-C", repo, "rev-parse", "--verify", "--quiet", spec, NULL};
+	struct child_process git = {
+	    .argv = argv, .out = RUN_OUT_NULL, .err = RUN_OUT_NULL, .end_group = true};
+	bool ok;
+
+	if ((size_t)snprintf(spec, sizeof(spec), "%s^{commit}", rev) >= sizeof(spec) ||
+	    rev[0] == '-')
+		return false;
+	ok = !child_run(&git, err, sizeof(err)) && git.exit_code == 0;
+	child_release(&git);
+	return ok;
+}
 
 int cmd_nightly(int argc, char **argv)
 {
@@ -100,6 +119,11 @@ int cmd_nightly(int argc, char **argv)
 		sb_error("--branch: a control character (0x%02x, byte %zu) is not allowed in a mail "
 			 "header",
 			 (unsigned char)*ctl, (size_t)(ctl - branch) + 1);
+		return 2;
+	}
+	if (repo && !has_revision(repo, branch ? branch : "HEAD")) {
+		sb_error("--branch %s: no such branch or commit in --repo %s", branch ? branch : "HEAD",
+			 repo);
 		return 2;
 	}
 	if (mail_addr_parse(from, &from_addr, err, sizeof(err))) {

@@ -260,3 +260,6 @@ check "jobs/nightly.sh: bash -n" bash -n jobs/nightly.sh
 if command -v shellcheck >/dev/null; then
 	check "jobs/nightly.sh: shellcheck" shellcheck jobs/nightly.sh
 fi
+sb nightly --results "$WORK/pristine" --repo "$REPO" --branch no-such-branch
+check "--branch unknown to --repo: exit 2, said once, naming both" bash -c \
+	"[ $rc -eq 2 ] && [ \$(wc -l <$WORK/err) -eq 1 ] && grep -q 'no-such-branch.*$REPO' $WORK/err"
