@@ -1,12 +1,13 @@
 /* Unit tests of analyze/nightly_state: the state file read back as written, refused with the
- * file named when it is not one, the Message-ID from the keys alone, the mbox look-up and the
- * lock. */
+ * file named when it is not one, the Message-ID from the keys alone, the mbox look-up, the
+ * lock, and a change recognised at its commit or the one next to it. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "../../analyze/nightly.h"
 #include "../../analyze/nightly_state.h"
 
 #include <stdio.h>
@@ -203,6 +204,31 @@ static void test_lock_excludes(void **state)
 	close(fd);
 }
 
+/* A change is the one mailed when it is at the recorded commit or next to it (a change point
+ * that a later night places one commit away), of the same job, stat and kind. */
+static void test_known_neighbours(void **state)
+{
+	struct nightly_state st = {0};
+	struct nightly_key k = key("j", "s", "c5", "regression");
+	struct nightly_change c = {.job = "j", .stat = "s", .verdict = V_REGRESSION};
+
+	(void)state;
+	assert_int_equal(nightly_state_add(&st, "<m@h>", "text", &k, 1, 1), 0);
+#define AT(commit_, base_, next_) (c.commit = commit_, c.base = base_, c.next = next_, &c)
+	assert_true(nightly_known(&st, AT("c5", "c4", "c6")));
+	assert_true(nightly_known(&st, AT("c6", "c5", "c7")));
+	assert_true(nightly_known(&st, AT("c4", "c3", "c5")));
+	assert_false(nightly_known(&st, AT("c7", "c6", "c8")));
+	assert_false(nightly_known(&st, AT("c6", "c5x", "")));
+	c.verdict = V_IMPROVEMENT;
+	assert_false(nightly_known(&st, AT("c5", "c4", "c6")));
+	c.verdict = V_REGRESSION;
+	c.stat = "other";
+	assert_false(nightly_known(&st, AT("c5", "c4", "c6")));
+#undef AT
+	nightly_state_free(&st);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -224,6 +250,7 @@ int main(void)
 	    cmocka_unit_test(test_missing_is_empty), cmocka_unit_test(test_round_trip),
 	    cmocka_unit_test(test_bad_files),	     cmocka_unit_test(test_msgid_from_keys),
 	    cmocka_unit_test(test_mbox_has),	     cmocka_unit_test(test_lock_excludes),
+	    cmocka_unit_test(test_known_neighbours),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
