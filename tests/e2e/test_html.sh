@@ -1,0 +1,120 @@
+#!/bin/bash
+# scalebench html: the site of a results tree with a known step, opened page by page in
+# headless Chromium (tests/browser/check_site.mjs); incremental regeneration, escaping of
+# labels and stat names, permissions.
+set -u
+. "$(dirname "$0")/../lib.sh"
+
+TREE=tests/fixtures/html/make-tree.py
+SITE=$WORK/site
+J1=$SITE/jobs/process-1-page_fault3
+J2=$SITE/jobs/process-2-page_fault3
+
+# browse NAME EXPECT.json: every page of $SITE checked in Chromium; screenshots in $WORK/shots.
+browse() {
+	local out
+	out=$(node tests/browser/check_site.mjs "$SITE" --expect "$2" --screenshots "$WORK/shots" 2>&1)
+	if [ $? -eq 0 ]; then
+		pass "$1 ($(tail -1 <<<"$out"))"
+	else
+		fail "$1" "$out"
+	fi
+}
+
+# mtimes: every file of the site with its modification time, sorted by name.
+mtimes() {
+	(cd "$SITE" && find . -type f -printf '%p %T@\n' | sort)
+}
+
+sb html --help
+check "html --help: synopsis and options" bash -c "[ $rc -eq 0 ] && grep -q 'usage: scalebench html' $WORK/out && grep -q -- '--output SITE' $WORK/out"
+sb html --results "$WORK/none"
+check "html without -o: exit 2, names the option" bash -c "[ $rc -eq 2 ] && grep -q -- '--output' $WORK/err"
+sb html --results "$WORK/none" -o "$WORK/x" --branch main
+check "html --branch without --repo: exit 2" bash -c "[ $rc -eq 2 ] && grep -q -- '--branch needs --repo' $WORK/err"
+
+# The browser is part of the test, never skipped: without it, say how to get it.
+if [ ! -x /usr/bin/chromium ] || [ ! -d tests/browser/node_modules/playwright-core ] ||
+	! command -v node >/dev/null; then
+	fail "html: the browser test needs Debian's chromium (/usr/bin/chromium), node and tests/browser/node_modules (playwright-core): run make setup (CI installs them)"
+	exit 1
+fi
+
+# 8 commits x 3 runs at 1 and 2 tasks, 10% slower from c005 on; the last commit's label and a
+# headline stat's name carry HTML; the last two commits of the first job have profiles.
+python3 $TREE "$WORK/r" --evil --profile tests/fixtures/profile/diff
+EVIL_LABEL="v<script>alert(1)&\"'"
+EVIL_STAT="will-it-scale.<script>alert(2)</script>&\"'"
+
+mkdir -p "$WORK/notsite" && echo keep >"$WORK/notsite/mine.txt"
+sb html --results "$WORK/r" -o "$WORK/notsite"
+check "html into a directory with other files and no manifest: exit 2, left alone" bash -c \
+	"[ $rc -eq 2 ] && grep -q 'not a site scalebench wrote' $WORK/err && [ \"\$(ls $WORK/notsite)\" = mine.txt ]"
+
+rc=0
+(umask 022 && "$SCALEBENCH" html --results "$WORK/r" -o "$SITE" >"$WORK/out" 2>"$WORK/err") || rc=$?
+check "html: exit 0, the summary line" bash -c \
+	"[ $rc -eq 0 ] && grep -q 'index.html: 2 jobs, 16 commits, 4 comparisons' $WORK/out"
+[ $rc -eq 0 ] || cat "$WORK/err"
+check "umask 022: every file 0644, every directory 0755" bash -c \
+	"[ -z \"\$(find $SITE -type f ! -perm 0644)\" ] && [ -z \"\$(find $SITE -type d ! -perm 0755)\" ] && [ -n \"\$(find $SITE -type f)\" ]"
+check "html: no <script> element and no event attribute in any page" bash -c \
+	"! grep -rqi -e '<script' -e ' on[a-z]*=' --include='*.html' $SITE"
+check "html: the label and the stat name reach the pages escaped" bash -c \
+	"grep -q 'v&lt;script&gt;alert(1)&amp;&quot;&#39;' $SITE/index.html &&
+	 grep -rq 'will-it-scale.&lt;script&gt;alert(2)&lt;/script&gt;&amp;&quot;&#39;' $J1/"
+check "html: file names from labels are safe" bash -c \
+	"[ -z \"\$(cd $SITE && find . -name '*[<>\"&'\\'']*' -o -name '.?*' ! -name .scalebench-site.json ! -name .)\" ]"
+
+EVIL_PAGE=$(cd "$SITE" && ls jobs/process-1-page_fault3/c-v_script*.html | grep -v svg)
+python3 - "$WORK/expect.json" "$EVIL_PAGE" "$EVIL_LABEL" "$EVIL_STAT" <<'PY'
+import json, sys
+out, evil, label, stat = sys.argv[1:]
+j = lambda n: f"jobs/process-{n}-page_fault3"
+pages = {"index.html": {"tables": {"jobs": 2}, "contains": [label, "process-1-page_fault3"], "min_plots": 2}}
+for n in (1, 2):
+    pages[f"{j(n)}/index.html"] = {"tables": {"commits": 8, "change-points": 1}, "contains": ["c005", label], "min_plots": 1}
+    pages[f"{j(n)}/c-c005.html"] = {"tables": {"groups": 2}, "contains": ["regression", "c004"], "min_plots": 2}
+pages[evil] = {"tables": {"groups": 2}, "contains": [label, stat, "perf-profile.self.cpu-clock"], "min_plots": 2}
+json.dump({"pages": pages, "pages_min": 7,
+           "forbid_selectors": ["script", "iframe", "[onerror]", "[onload]", "[onclick]"]},
+          open(out, "w"), indent=1)
+PY
+browse "html: every page loads in Chromium with its rows, plots and links" "$WORK/expect.json"
+check "html: the comparison at the step shows the robot table and the scalability plot" bash -c \
+	"grep -q 'id=\"robot\"' $J1/c-c005.html && grep -q '%change' $J1/c-c005.html && [ -s $J1/c-c005-scalability.svg ]"
+
+# Nothing new: nothing rewritten, not even the manifest.
+mtimes >"$WORK/m1"
+sleep 1.1
+sb html --results "$WORK/r" -o "$SITE"
+mtimes >"$WORK/m2"
+check "html again, nothing new: no file rewritten" bash -c \
+	"[ $rc -eq 0 ] && grep -q ' 0 files written' $WORK/out && diff $WORK/m1 $WORK/m2 >/dev/null"
+
+# One new night for the first job: only its pages, the index and the manifest change.
+python3 $TREE "$WORK/r" --commits 9 --only 9 --jobs 1
+sb html --results "$WORK/r" -o "$SITE"
+mtimes >"$WORK/m3"
+changed=$(diff "$WORK/m2" "$WORK/m3" | grep '^[<>]' | awk '{print $2}' | sort -u)
+check "html after one new commit: only that job's pages, the index and the manifest change" bash -c \
+	"[ $rc -eq 0 ] && ! grep -v -e '^./jobs/process-1-page_fault3/' -e '^./index.html$' -e '^./.scalebench-site.json$' <<<'$changed' &&
+	 grep -q '^./index.html$' <<<'$changed' && grep -q 'process-1-page_fault3/c-c009.html' <<<'$changed' &&
+	 grep -q 'process-1-page_fault3/index.html' <<<'$changed'"
+check "html after one new commit: the step's comparison kept, the old latest removed" bash -c \
+	"! grep -q 'c-c005' <<<'$changed' && [ ! -e '$SITE/$EVIL_PAGE' ] && grep -q ' [1-9][0-9]* removed' $WORK/out"
+python3 - "$WORK/expect.json" "$WORK/expect2.json" "$EVIL_PAGE" <<'PY'
+import json, sys
+e = json.load(open(sys.argv[1]))
+del e["pages"][sys.argv[3]]
+e["pages"]["jobs/process-1-page_fault3/index.html"]["tables"]["commits"] = 9
+e["pages"]["jobs/process-1-page_fault3/c-c009.html"] = {"tables": {"groups": 2}}
+json.dump(e, open(sys.argv[2], "w"))
+PY
+browse "html after one new commit: every page still checks out" "$WORK/expect2.json"
+
+# A stat named on the command line is followed instead of the headline.
+sb html --results "$WORK/r" -o "$WORK/site-stat" --stat proc-vmstat.pgfault --job process-2-page_fault3
+check "html --stat --job: one job, that stat" bash -c \
+	"[ $rc -eq 0 ] && grep -q '1 jobs' $WORK/out && grep -q 'proc-vmstat.pgfault' $WORK/site-stat/index.html &&
+	 ! grep -q 'process-1-page_fault3' $WORK/site-stat/index.html"
