@@ -451,7 +451,8 @@ struct job_commit {
 	const struct index_commit *ic; /* NULL when the index has none (cannot happen) */
 	const struct series_point *pt; /* NULL: no run of it has the stat */
 	char slug[SITE_SLUG_MAX];
-	bool compared; /* a comparison page ends at it */
+	bool compared;	  /* a comparison page ends at it */
+	const char *base; /* the commit it is compared with */
 };
 
 struct job_data {
@@ -974,6 +975,35 @@ out:
 	return rc;
 }
 
+/* What a comparison page is made from: the runs of both commits, of the job and of the jobs
+ * of its sweep (the scalability plot reads them). */
+static uint64_t cmp_fp(struct site *s, const struct index_job *job, const char *stat,
+		       const char *base, const char *head)
+{
+	uint64_t h = FNV_START;
+
+	h = fp_str(h, SITE_FORMAT);
+	h = fp_str(h, job->key);
+	h = fp_str(h, stat);
+	for (int side = 0; side < 2; side++) {
+		struct index_commit *all = NULL;
+		ssize_t n = index_commits(s->ix, NULL, side ? head : base, &all);
+
+		h = fp_str(h, side ? head : base);
+		for (ssize_t i = 0; i < n; i++) {
+			const struct index_job *j = job_by_key(s, all[i].job_key);
+
+			if (!j || !same_machine(j, job))
+				continue;
+			h = fp_str(h, all[i].job_key);
+			h = fp_commit(h, &all[i]);
+		}
+		if (n > 0)
+			index_commits_free(all, (size_t)n);
+	}
+	return h;
+}
+
 /* The comparison page ending at commit i (against the commit before it in the series): kept
  * when its runs and the runs of its sweep at both commits are unchanged, else made again.
  * -1 only for an error that stops the site; a comparison that cannot be made is a note. */
@@ -982,26 +1012,11 @@ static int comparison(struct site *s, struct job_data *d, size_t base, size_t he
 {
 	struct job_commit *bc = &d->c[base], *hc = &d->c[head];
 	char rel[PATH_MAX];
-	uint64_t h = FNV_START;
+	uint64_t h = cmp_fp(s, d->job, d->stat, bc->label, hc->label);
 	json_t *e = NULL;
 
 	snprintf(rel, sizeof(rel), "%s/c-%s.html", d->dir, hc->slug);
-	h = fp_str(h, SITE_FORMAT);
-	h = fp_str(h, d->job->key);
-	h = fp_str(h, d->stat);
-	/* The sweep's plot reads every job at both commits. */
-	for (int side = 0; side < 2; side++) {
-		struct index_commit *all = NULL;
-		ssize_t n = index_commits(s->ix, NULL, (side ? hc : bc)->label, &all);
-
-		h = fp_str(h, (side ? hc : bc)->label);
-		for (ssize_t i = 0; i < n; i++) {
-			h = fp_str(h, all[i].job_key);
-			h = fp_commit(h, &all[i]);
-		}
-		if (n > 0)
-			index_commits_free(all, (size_t)n);
-	}
+	hc->base = bc->label;
 	if (site_fresh(s, rel, h, &e)) {
 		json_t *v;
 		size_t i;
@@ -1071,7 +1086,7 @@ static int job_pages(struct site *s, struct job_data *d, json_t **row)
 	char rel[PATH_MAX], path[PATH_MAX];
 	struct cmp_result latest = {.verdict = "none", .change = NAN};
 	struct page p = {0};
-	json_t *files = json_array();
+	json_t *files = json_array(), *cmps = json_array();
 	size_t nlatest = SIZE_MAX, nprev = SIZE_MAX;
 	bool have_plot = false;
 	int rc = -1;
@@ -1220,6 +1235,8 @@ static int job_pages(struct site *s, struct job_data *d, json_t **row)
 		if (d->c[i].compared) {
 			snprintf(rel, sizeof(rel), "%s/c-%s.html", d->dir, d->c[i].slug);
 			json_array_append_new(files, json_string(rel));
+			json_array_append_new(cmps, json_pack("{s:s, s:s, s:s}", "page", rel, "base",
+							      d->c[i].base, "head", d->c[i].label));
 			json_t *e = json_object_get(s->new_files, rel);
 			size_t k;
 			json_t *v;
@@ -1238,6 +1255,8 @@ static int job_pages(struct site *s, struct job_data *d, json_t **row)
 			 "change_points", (json_int_t)d->ncps, "last_change_point",
 			 d->ncps ? d->c[commit_of_point(d, d->cps[d->ncps - 1].index)].label : NULL,
 			 "plot", have_plot, "files", files);
+	if (*row)
+		json_object_set(*row, "comparisons", cmps);
 	if (*row) {
 		char hex[17];
 
@@ -1250,6 +1269,7 @@ static int job_pages(struct site *s, struct job_data *d, json_t **row)
 out:
 	page_discard(&p);
 	json_decref(files);
+	json_decref(cmps);
 	return rc;
 }
 
@@ -1272,6 +1292,22 @@ static json_t *job_kept(struct site *s, const struct job_data *d)
 
 		if (!e || site_path(s, json_string_value(v), path, sizeof(path)) ||
 		    lstat(path, &st) || !S_ISREG(st.st_mode))
+			return NULL;
+	}
+	/* Its comparisons also show the other jobs of their sweep, whose runs may have changed. */
+	json_array_foreach(json_object_get(row, "comparisons"), i, v) {
+		const char *page = json_string_value(json_object_get(v, "page"));
+		json_t *e = page ? json_object_get(s->old_files, page) : NULL;
+
+		if (!e || !json_is_string(json_object_get(v, "base")) ||
+		    !json_is_string(json_object_get(v, "head")))
+			return NULL;
+		fp_hex(cmp_fp(s, d->job, json_string_value(json_object_get(row, "stat")),
+			      json_string_value(json_object_get(v, "base")),
+			      json_string_value(json_object_get(v, "head"))),
+		       hex);
+		if (!json_is_string(json_object_get(e, "fp")) ||
+		    strcmp(json_string_value(json_object_get(e, "fp")), hex))
 			return NULL;
 	}
 	json_array_foreach(json_object_get(row, "files"), i, v) {

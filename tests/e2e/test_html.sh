@@ -118,3 +118,15 @@ sb html --results "$WORK/r" -o "$WORK/site-stat" --stat proc-vmstat.pgfault --jo
 check "html --stat --job: one job, that stat" bash -c \
 	"[ $rc -eq 0 ] && grep -q '1 jobs' $WORK/out && grep -q 'proc-vmstat.pgfault' $WORK/site-stat/index.html &&
 	 ! grep -q 'process-1-page_fault3' $WORK/site-stat/index.html"
+
+# The same night for the second job: the first job's comparison at c009 now has a sweep to
+# plot, so it is made again though the first job's own runs did not change.
+python3 $TREE "$WORK/r" --commits 9 --only 9 --jobs 2
+mtimes >"$WORK/m4"
+sb html --results "$WORK/r" -o "$SITE"
+mtimes >"$WORK/m5"
+changed=$(diff "$WORK/m4" "$WORK/m5" | grep '^[<>]' | awk '{print $2}' | sort -u)
+check "html after the sweep's other job ran: its pages and the sweep's comparison change" bash -c \
+	"[ $rc -eq 0 ] && grep -q 'process-2-page_fault3/c-c009.html' <<<'$changed' &&
+	 grep -q 'process-1-page_fault3/c-c009.html' <<<'$changed' && [ -s $J1/c-c009-scalability.svg ] &&
+	 ! grep -q 'process-1-page_fault3/index.html' <<<'$changed'"
