@@ -607,8 +607,10 @@ static int job_series(struct site *s, struct job_data *d)
 	cp_opts_default(&co);
 	n = changepoints_find(cc, d->series.n, d->sdir, &co, &d->cps, s->err, s->errlen);
 	free(cc);
-	if (n < 0)
+	if (n < 0) {
+		d->cps = NULL; /* not ours to free on an error */
 		return -1;
+	}
 	d->ncps = (size_t)n;
 	return 0;
 }
@@ -902,7 +904,7 @@ static int comparison_page(struct site *s, const struct job_data *d, const struc
 
 		if (!v)
 			break;
-		if (!(r->headline && (row_is_notable(r, 2) || r == row)) && r != row) {
+		if (r != row && !(r->headline && row_is_notable(r, 2))) {
 			free(v);
 			continue;
 		}
@@ -1092,16 +1094,18 @@ static int job_pages(struct site *s, struct job_data *d, json_t **row)
 	int rc = -1;
 
 	*row = NULL;
-	if (job_stat(s, d) || job_series(s, d)) {
-		if (!d->stat)
-			sb_note("%s: no stat to follow (the runs declare no headline stat; give "
-				"--stat)",
-				d->job->key);
-		else if (*s->err)
-			sb_note("%s", s->err);
+	if (job_stat(s, d)) {
+		sb_note("%s: no stat to follow (no run declares a headline stat; give --stat)",
+			d->job->key);
+	} else if (job_series(s, d)) {
+		/* The page still lists the commits; the series' trouble is said once here. */
+		sb_note("%s: %s", d->job->key, s->err);
 		*s->err = '\0';
-		free(d->stat);
-		d->stat = NULL;
+		if (!d->have_series)
+			d->series = (struct series){0};
+		free(d->cps);
+		d->cps = NULL;
+		d->ncps = 0;
 	}
 	if (d->stat && d->series.n >= 2) {
 		nlatest = commit_of_point(d, d->series.n - 1);
@@ -1164,7 +1168,7 @@ static int job_pages(struct site *s, struct job_data *d, json_t **row)
 		}
 		fputs("</p>\n", f);
 	} else {
-		fputs("<p>No stat to follow: the runs declare no headline stat.</p>\n", f);
+		fputs("<p>No stat to follow: no run declares a headline stat (give --stat).</p>\n", f);
 	}
 	if (have_plot) {
 		fputs("<img class=\"plot\" id=\"trend\" src=\"trend.svg\" alt=\"", f);
