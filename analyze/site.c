@@ -12,6 +12,8 @@
 #include "../store/sweep.h"
 #include "../lib/errors.h"
 #include "../lib/file.h"
+#include "../lib/run_command.h"
+#include "../lib/utf8.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -61,7 +63,7 @@ static const char style_css[] =
     ".v-improvement { color: var(--good); background: var(--good-bg); }\n"
     ".v-inconclusive, .v-changed-up, .v-changed-down { color: var(--warn);\n"
     "                                                  background: var(--warn-bg); }\n"
-    "img.plot { display: block; width: 100%; max-width: 800px; height: auto;\n"
+    "img.plot { display: block; width: 100%; max-width: 900px; height: auto;\n"
     "           border: 1px solid var(--line); margin: 8px 0; }\n"
     "img.spark { display: block; width: 240px; height: auto; }\n"
     ".plots { display: flex; flex-wrap: wrap; gap: 12px; }\n"
@@ -1047,29 +1049,113 @@ static int comparison(struct site *s, struct job_data *d, size_t base, size_t he
 
 /* ---- job pages ---- */
 
-/* The trend plot: the stat's mean per commit along the series, change points marked. */
-static int trend_plot(struct site *s, const struct job_data *d, const char *path)
+/* A gnuplot single-quoted string: '' is its only escape; control characters become spaces and
+ * bytes that are not UTF-8 '?', so the SVG gnuplot writes stays well-formed XML.  At most max
+ * characters, "..." ending a shortened one. */
+static void gp_quoted(FILE *f, const char *s, size_t max)
 {
-	size_t n = d->series.n;
-	double *x = calloc(2 * n + 1, sizeof(*x)), *y = x ? x + n : NULL;
-	char err[1024], title[1024];
+	size_t chars = 0;
+
+	fputc('\'', f);
+	for (const unsigned char *p = (const unsigned char *)s; p && *p; chars++) {
+		size_t n = utf8_seq_len(p, SIZE_MAX);
+
+		if (chars == max) {
+			fputs("...", f);
+			break;
+		}
+		if (n == 0)
+			fputc('?', f), n = 1;
+		else if (*p == '\'')
+			fputs("''", f);
+		else if (*p < 0x20 || *p == 0x7f)
+			fputc(' ', f);
+		else
+			fwrite(p, 1, n, f);
+		p += n;
+	}
+	fputc('\'', f);
+}
+
+/* The trend plot, drawn here: each run's value and each commit's mean along the commits,
+ * oldest first, a few commits named on the x axis, each change point a dashed line numbered as
+ * in the page's table.  gnuplot prints the SVG, which is put on the site like a page. */
+static int trend_plot(struct site *s, const struct job_data *d, const char *rel, uint64_t fp)
+{
+	const char *env = getenv("SCALEBENCH_GNUPLOT");
+	const char *argv[] = {env && *env ? env : "gnuplot", "-d", NULL};
+	struct child_process gp = {.argv = argv,
+				   .in = RUN_IN_BUFFER,
+				   .out = RUN_OUT_CAPTURE,
+				   .err = RUN_OUT_CAPTURE,
+				   .timeout_ms = 60000,
+				   .end_group = true};
+	size_t n = d->series.n, tics = n < 8 ? n : 8;
+	char *script = NULL, err[1024];
+	size_t len = 0;
+	FILE *f = open_memstream(&script, &len);
 	int rc = -1;
 
-	if (!x) {
+	if (!f) {
 		snprintf(s->err, s->errlen, "out of memory");
 		return -1;
 	}
-	for (size_t i = 0; i < n; i++) {
-		x[i] = (double)i + 1;
-		y[i] = d->series.points[i].mean;
-	}
+	fputs("set terminal svg size 900,420 background '#ffffff' font 'DejaVu Sans,11'\n"
+	      "set termoption noenhanced\nset grid lc rgb '#e3e7eb'\n"
+	      "set key top right opaque\nset xlabel 'commit, oldest first'\n",
+	      f);
+	fputs("set title ", f);
+	char title[1024];
 	snprintf(title, sizeof(title), "%s: %s", d->job->path_params, d->stat);
-	struct plot_xy_series ser = {.label = d->stat, .x = x, .y = y, .n = n};
-	if (plot_scalability(title, d->stat, &ser, 1, PLOT_SVG, path, NULL, err, sizeof(err)))
-		sb_note("%s: %s", path, err);
+	gp_quoted(f, title, 120);
+	fputs("\nset ylabel ", f);
+	gp_quoted(f, d->stat, 60);
+	fprintf(f, "\nset xrange [0.5:%zu.5]\nset xtics rotate by -25 (", n);
+	for (size_t t = 0; t < tics; t++) {
+		size_t i = tics > 1 ? t * (n - 1) / (tics - 1) : 0;
+
+		gp_quoted(f, d->series.points[i].commit, 14);
+		fprintf(f, " %zu%s", i + 1, t + 1 < tics ? ", " : "");
+	}
+	fputs(")\n", f);
+	for (size_t k = 0; k < d->ncps; k++) {
+		double x = (double)d->cps[k].index + 0.5;
+
+		fprintf(f, "set arrow from %g, graph 0 to %g, graph 1 nohead dt 2 lw 1.5 "
+			   "lc rgb '#b3261e'\n",
+			x, x);
+		fprintf(f, "set label '%zu' at %g, graph 0.97 offset 0.4,0 tc rgb '#b3261e'\n",
+			k + 1, x);
+	}
+	fputs("$runs << EOD\n", f);
+	for (size_t i = 0; i < n; i++)
+		for (size_t r = 0; r < d->series.points[i].nruns; r++)
+			if (isfinite(d->series.points[i].runs[r]))
+				fprintf(f, "%zu %.17g\n", i + 1, d->series.points[i].runs[r]);
+	fputs("EOD\n$mean << EOD\n", f);
+	for (size_t i = 0; i < n; i++)
+		if (isfinite(d->series.points[i].mean))
+			fprintf(f, "%zu %.17g\n", i + 1, d->series.points[i].mean);
+	fputs("EOD\nplot $runs using 1:2 with points pt 7 ps 0.35 lc rgb '#9aa5b1' title 'runs', "
+	      "$mean using 1:2 with linespoints pt 7 ps 0.5 lw 1.5 lc rgb '#0b57d0' "
+	      "title 'mean per commit'\nset output\n",
+	      f);
+	if (fclose(f)) {
+		snprintf(s->err, s->errlen, "out of memory");
+		free(script);
+		return -1;
+	}
+	gp.in_buf = script;
+	gp.in_len = len;
+	if (child_run(&gp, err, sizeof(err)))
+		sb_note("%s: %s", rel, err);
+	else if (gp.exit_code != 0 || !gp.out_text.p || !strstr(gp.out_text.p, "</svg>"))
+		sb_note("%s: gnuplot failed: %s", rel,
+			gp.err_text.p && *gp.err_text.p ? gp.err_text.p : "no SVG");
 	else
-		rc = 0;
-	free(x);
+		rc = site_put(s, rel, fp, gp.out_text.p, gp.out_text.len) ? -2 : 0;
+	child_release(&gp);
+	free(script);
 	return rc;
 }
 
@@ -1085,7 +1171,7 @@ static const char *cp_verdict(const struct job_data *d, size_t point)
 /* The job's page, trend plot and comparisons; its row of the index page in *row. */
 static int job_pages(struct site *s, struct job_data *d, json_t **row)
 {
-	char rel[PATH_MAX], path[PATH_MAX];
+	char rel[PATH_MAX];
 	struct cmp_result latest = {.verdict = "none", .change = NAN};
 	struct page p = {0};
 	json_t *files = json_array(), *cmps = json_array();
@@ -1127,11 +1213,12 @@ static int job_pages(struct site *s, struct job_data *d, json_t **row)
 		snprintf(rel, sizeof(rel), "%s/trend.svg", d->dir);
 		if (site_fresh(s, rel, d->fp, NULL)) {
 			have_plot = true;
-		} else if (!site_path(s, rel, path, sizeof(path)) && !make_parents(s, rel) &&
-			   !trend_plot(s, d, path)) {
-			site_record(s, rel, d->fp);
-			s->sum->written++;
-			have_plot = true;
+		} else {
+			int r = trend_plot(s, d, rel, d->fp);
+
+			if (r == -2 || (r == -1 && *s->err))
+				goto out;
+			have_plot = r == 0;
 		}
 		if (have_plot)
 			json_array_append_new(files, json_string(rel));
