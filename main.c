@@ -18,7 +18,8 @@ static const struct command commands[] = {
     {&bench_command, cmd_bench},     {&bisect_command, cmd_bisect}, {&compare_command, cmd_compare},
     {&list_command, cmd_list},	     {&plot_command, cmd_plot},	    {&report_command, cmd_report},
     {&profile_command, cmd_profile}, {&run_command, cmd_run},	    {&split_command, cmd_split},
-    {&lkp_matrix_command, cmd_lkp_matrix}, {&html_command, cmd_html},
+    {&lkp_matrix_command, cmd_lkp_matrix},
+    {&html_command, cmd_html},
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -143,3 +143,21 @@ check "html, no headline declared: exit 0, said, the job page says why" bash -c 
 	"[ $rc -eq 0 ] && grep -q 'no stat to follow' $WORK/err && grep -q 'No stat to follow' $SITE/jobs/process-1-x/index.html"
 echo '{"pages": {"index.html": {"tables": {"jobs": 1}}, "jobs/process-1-x/index.html": {"tables": {"commits": 2, "change-points": 0}}}}' >"$WORK/expect3.json"
 browse "html, no headline declared: the pages check out" "$WORK/expect3.json"
+
+# --repo/--branch: commits in the branch's first-parent order, not their runs' time order;
+# a label not on the branch left out.
+R=$WORK/repo
+git init -q -b main "$R"
+for i in 1 2 3 4 5 6; do git -C "$R" -c user.name=t -c user.email=t@t commit -q --allow-empty -m "c$i"; done
+git -C "$R" log --first-parent --format=%H main >"$WORK/labels" # newest first: time order reversed
+git -C "$R" checkout -q -b side && git -C "$R" -c user.name=t -c user.email=t@t commit -q --allow-empty -m side
+git -C "$R" rev-parse HEAD >>"$WORK/labels" && git -C "$R" checkout -q main
+python3 $TREE "$WORK/rb" --commits 7 --labels "$WORK/labels" --step-at 99 --jobs 1
+SITE=$WORK/site-branch
+sb html --results "$WORK/rb" -o "$SITE" --repo "$R" --branch main
+head=$(git -C "$R" rev-parse main)
+first=$(grep -o 'id="commit-[^"]*"' "$SITE/jobs/process-1-page_fault3/index.html" | head -1)
+check "html --repo --branch: the branch's commits only, its head first" bash -c \
+	"[ $rc -eq 0 ] && [ '$first' = 'id=\"commit-$head\"' ] && grep -q ', branch main' $SITE/index.html"
+echo '{"pages": {"index.html": {"tables": {"jobs": 1}}, "jobs/process-1-page_fault3/index.html": {"tables": {"commits": 6}}}}' >"$WORK/expect4.json"
+browse "html --repo --branch: the pages check out, 6 commits" "$WORK/expect4.json"
