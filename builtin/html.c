@@ -87,9 +87,10 @@ int cmd_html(int argc, char **argv)
 		sb_error("%s", interrupted ? "interrupted: the files written so far are whole" : err);
 		return interrupted ? 128 + interrupted : 2;
 	}
-	printf("%s/index.html: %zu jobs, %zu commits, %zu comparisons; %zu files written, %zu "
+	printf("%s/index.html: %zu job%s, %zu commit%s, %zu comparison%s; %zu files written, %zu "
 	       "unchanged, %zu removed in %.2f s\n",
-	       text_safe(o.out), sum.jobs, sum.commits, sum.comparisons, sum.written, sum.kept,
-	       sum.removed, sum.seconds);
+	       text_safe(o.out), sum.jobs, sum.jobs == 1 ? "" : "s", sum.commits,
+	       sum.commits == 1 ? "" : "s", sum.comparisons, sum.comparisons == 1 ? "" : "s",
+	       sum.written, sum.kept, sum.removed, sum.seconds);
 	return 0;
 }

@@ -47,6 +47,10 @@ EVIL_LABEL="v<script>alert(1)&\"'"
 EVIL_STAT="will-it-scale.<script>alert(2)</script>&\"'"
 
 mkdir -p "$WORK/notsite" && echo keep >"$WORK/notsite/mine.txt"
+rc=0
+SCALEBENCH_GNUPLOT=/nonexistent/gnuplot "$SCALEBENCH" html --results "$WORK/r" -o "$WORK/nognuplot" >"$WORK/out" 2>"$WORK/err" || rc=$?
+check "html without gnuplot: exit 2, says what to install, writes nothing" bash -c \
+	"[ $rc -eq 2 ] && grep -q 'gnuplot-nox' $WORK/err && [ ! -e $WORK/nognuplot ]"
 sb html --results "$WORK/r" -o "$WORK/notsite"
 check "html into a directory with other files and no manifest: exit 2, left alone" bash -c \
 	"[ $rc -eq 2 ] && grep -q 'not a site scalebench wrote' $WORK/err && [ \"\$(ls $WORK/notsite)\" = mine.txt ]"
@@ -116,7 +120,7 @@ browse "html after one new commit: every page still checks out" "$WORK/expect2.j
 # A stat named on the command line is followed instead of the headline.
 sb html --results "$WORK/r" -o "$WORK/site-stat" --stat proc-vmstat.pgfault --job process-2-page_fault3
 check "html --stat --job: one job, that stat" bash -c \
-	"[ $rc -eq 0 ] && grep -q '1 jobs' $WORK/out && grep -q 'proc-vmstat.pgfault' $WORK/site-stat/index.html &&
+	"[ $rc -eq 0 ] && grep -q '1 job,' $WORK/out && grep -q 'proc-vmstat.pgfault' $WORK/site-stat/index.html &&
 	 ! grep -q 'process-1-page_fault3' $WORK/site-stat/index.html"
 
 # The same night for the second job: the first job's comparison at c009 now has a sweep to
@@ -161,3 +165,22 @@ check "html --repo --branch: the branch's commits only, its head first" bash -c 
 	"[ $rc -eq 0 ] && [ '$first' = 'id=\"commit-$head\"' ] && grep -q ', branch main' $SITE/index.html"
 echo '{"pages": {"index.html": {"tables": {"jobs": 1}}, "jobs/process-1-page_fault3/index.html": {"tables": {"commits": 6}}}}' >"$WORK/expect4.json"
 browse "html --repo --branch: the pages check out, 6 commits" "$WORK/expect4.json"
+
+# SIGTERM or SIGINT while the site is written: exit 128+N (or 0 when it was done), no temp
+# file left, every file whole, and the next run completes the site.
+python3 $TREE "$WORK/rs" --commits 40 --step-at 20 --jobs 1,2,4
+for sig in TERM INT; do
+	SITE=$WORK/site-sig-$sig
+	"$SCALEBENCH" html --results "$WORK/rs" -o "$SITE" >"$WORK/out" 2>"$WORK/err" &
+	pid=$!
+	sleep 0.$((RANDOM % 5 + 3))
+	kill -$sig $pid 2>/dev/null
+	rc=0
+	wait $pid || rc=$?
+	want=$((128 + $(kill -l $sig)))
+	check "html, SIG$sig while writing: exit $want or 0 (got $rc), no temp file left" bash -c \
+		"[ $rc -eq $want -o $rc -eq 0 ] && [ -z \"\$(find $SITE -name '*.tmp.*')\" ]"
+	sb html --results "$WORK/rs" -o "$SITE"
+	echo '{"pages": {"index.html": {"tables": {"jobs": 3}}}, "pages_min": 7}' >"$WORK/expect5.json"
+	browse "html after SIG$sig, run again: the site is complete" "$WORK/expect5.json"
+done
