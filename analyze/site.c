@@ -861,7 +861,8 @@ static int comparison_page(struct site *s, const struct job_data *d, const struc
 	}
 	if (page_open(s, &p))
 		goto cmp_out;
-	snprintf(prefix, sizeof(prefix), "%s/c-%s", d->dir, hc->slug);
+	/* Its plots in a directory of its own: no stat's name can meet another page's. */
+	snprintf(prefix, sizeof(prefix), "%s/c-%s/", d->dir, hc->slug);
 	snprintf(title, sizeof(title), "%s: %s vs %s", d->job->path_params, bc->label, hc->label);
 	FILE *f = p.f;
 	page_head(f, "../../", title, "index.html", d->job->path_params);
@@ -914,9 +915,9 @@ static int comparison_page(struct site *s, const struct job_data *d, const struc
 		ser[1] = (struct plot_series){hc->label, v + ser[0].n,
 					      group_values(&g[1], r->name, v + ser[0].n)};
 		site_slug(r->name, ss);
-		snprintf(rel_svg, sizeof(rel_svg), "%s-%s.svg", prefix, ss);
+		snprintf(rel_svg, sizeof(rel_svg), "%ss-%s.svg", prefix, ss);
 		group_plot_title(&g[0], r->name, title, sizeof(title));
-		if (!site_path(s, rel_svg, path, sizeof(path)) &&
+		if (!site_path(s, rel_svg, path, sizeof(path)) && !make_parents(s, rel_svg) &&
 		    (ser[0].n || ser[1].n) &&
 		    !plot_samples(title, ser, 2, PLOT_SVG, path, NULL, err, sizeof(err))) {
 			if (!nplots++)
@@ -924,7 +925,7 @@ static int comparison_page(struct site *s, const struct job_data *d, const struc
 			site_record(s, rel_svg, fp);
 			json_array_append_new(plots, json_string(rel_svg));
 			s->sum->written++;
-			fprintf(f, "<figure><img class=\"plot\" src=\"c-%s-%s.svg\" alt=\"", hc->slug,
+			fprintf(f, "<figure><img class=\"plot\" src=\"c-%s/s-%s.svg\" alt=\"", hc->slug,
 				ss);
 			H(r->name);
 			fputs("\"><figcaption>", f);
@@ -940,14 +941,14 @@ static int comparison_page(struct site *s, const struct job_data *d, const struc
 	{
 		char rel_svg[sizeof(prefix) + 32];
 
-		snprintf(rel_svg, sizeof(rel_svg), "%s-scalability.svg", prefix);
-		if (!site_path(s, rel_svg, path, sizeof(path)) &&
+		snprintf(rel_svg, sizeof(rel_svg), "%sscalability.svg", prefix);
+		if (!site_path(s, rel_svg, path, sizeof(path)) && !make_parents(s, rel_svg) &&
 		    scalability_plot(s, d, bc->label, hc->label, d->stat, path) == 0) {
 			site_record(s, rel_svg, fp);
 			json_array_append_new(plots, json_string(rel_svg));
 			s->sum->written++;
 			fputs("<h2>Scalability</h2>\n", f);
-			fprintf(f, "<img class=\"plot\" src=\"c-%s-scalability.svg\" alt=\"", hc->slug);
+			fprintf(f, "<img class=\"plot\" src=\"c-%s/scalability.svg\" alt=\"", hc->slug);
 			H(d->stat);
 			fputs(" against nr_task\">\n", f);
 		}

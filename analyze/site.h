@@ -5,7 +5,7 @@
  *   SITE/jobs/<job>/index.html        the job: trend plot, change points, every commit
  *   SITE/jobs/<job>/trend.svg
  *   SITE/jobs/<job>/c-<commit>.html   a comparison: the commit before (base) against this one
- *   SITE/jobs/<job>/c-<commit>-*.svg  its sample and scalability plots
+ *   SITE/jobs/<job>/c-<commit>/       its plots: s-<stat>.svg (samples), scalability.svg
  *   SITE/.scalebench-site.json        the manifest: each file's input fingerprint
  *
  * Comparisons are made where a change point starts and for the latest commit.  Every text
