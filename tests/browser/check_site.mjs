@@ -103,7 +103,7 @@ const browser = await chromium.launch({
 	executablePath: CHROMIUM,
 	headless: true,
 	// As root (CI) Chromium refuses to start with its sandbox on.
-	args: ['--no-sandbox', '--disable-gpu', '--allow-file-access-from-files'],
+	args: ['--no-sandbox', '--disable-gpu'],
 });
 const context = await browser.newContext({ viewport: { width: 1200, height: 900 }, offline: true });
 
