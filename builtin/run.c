@@ -3,6 +3,7 @@
 #include "../core/core.h"
 #include "../runner/job.h"
 #include "../runner/run.h"
+#include "../runner/target.h"
 #include "../store/store.h"
 #include "../testcases/registry.h"
 
@@ -31,10 +32,49 @@ const struct command_def run_command = {
 	       "--nr-task change the job file before it is expanded, as if it said so: a list\n"
 	       "becomes that one value, path_params and each run's job.yaml show it.  KEY is a\n"
 	       "top-level key, a key of the will-it-scale block (test, mode), or BLOCK.KEY.\n"
+	       "\nWith --target ssh://[user@]host[:port] the job runs on that machine (its\n"
+	       "scalebench, checked to be this version) and each completed run is brought back\n"
+	       "over ssh into RESULTS whole, with the target's machine facts (tbox_group, meta).\n"
+	       "A connection lost mid-run stores nothing of the run in progress (exit 1); an\n"
+	       "unreachable target or an incompatible scalebench there is exit 2.\n"
 	       "\nexit status: 0 every run stored, 1 a run failed (it is stored) or could not be\n"
 	       "written, 2 bad usage or job file, 128+N interrupted by signal N (the run in\n"
 	       "progress is discarded, completed runs stay).\n",
 };
+
+/* --target and what goes with it. */
+struct target_cli {
+	const char *url;
+	const char *bin;
+	bool push;
+	const char *push_dir;
+	const char **ssh_options;
+	size_t n_ssh_options;
+};
+
+static int ssh_option(const struct option_def *opt, const char *arg, char *err, size_t errlen)
+{
+	struct target_cli *t = opt->value;
+	const char **v;
+
+	/* An ssh_config keyword then its value: never something ssh would take for a flag. */
+	if (!((*arg >= 'a' && *arg <= 'z') || (*arg >= 'A' && *arg <= 'Z')) ||
+	    !strpbrk(arg, "= ")) {
+		snprintf(err, errlen,
+			 "--ssh-option '%s': expected KEYWORD=VALUE as for ssh -o "
+			 "(IdentityFile=~/.ssh/id_ed25519, UserKnownHostsFile=FILE)",
+			 arg);
+		return -1;
+	}
+	v = realloc(t->ssh_options, (t->n_ssh_options + 1) * sizeof(*v));
+	if (!v) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	t->ssh_options = v;
+	v[t->n_ssh_options++] = arg;
+	return 0;
+}
 
 /* The command line's job-file values, in the order given (a later one of a key wins). */
 struct override_list {
@@ -126,9 +166,81 @@ static int find_job(const char *arg, char *out, size_t len)
 	return -1;
 }
 
+/* The job file at path on the target: the options that shape the runs go with it. */
+static int run_on_target(const struct runner_opts *o, const struct override_list *ov,
+			 const struct target_cli *tc, const char *path)
+{
+	struct target t;
+	struct target_opts to = {.bin = tc->bin,
+				 .push_dir = tc->push || tc->push_dir
+						 ? (tc->push_dir ? tc->push_dir : "~/.scalebench")
+						 : NULL,
+				 .ssh_options = tc->ssh_options,
+				 .n_ssh_options = tc->n_ssh_options,
+				 .results_root = o->results_root,
+				 .quiet = o->quiet};
+	/* At most two words an option, four options without --set. */
+	const char **args = calloc(2 * ov->n + 16, sizeof(*args));
+	char **owned = calloc(ov->n + 1, sizeof(*owned));
+	char repeat[16], err[1024];
+	size_t n = 0;
+	int rc = 2;
+
+	if (!args || !owned) {
+		sb_error("out of memory");
+		goto out;
+	}
+	if (target_parse(tc->url, &t, err, sizeof(err))) {
+		sb_error("%s", err);
+		goto out;
+	}
+	snprintf(repeat, sizeof(repeat), "%u", o->repeat);
+	args[n++] = "--repeat";
+	args[n++] = repeat;
+	if (o->commit) {
+		args[n++] = "--commit";
+		args[n++] = o->commit;
+	}
+	if (o->kconfig) {
+		args[n++] = "--kconfig";
+		args[n++] = o->kconfig;
+	}
+	if (o->tmpdir) {
+		args[n++] = "--tmpdir";
+		args[n++] = o->tmpdir;
+	}
+	if (o->interleave)
+		args[n++] = "--interleave";
+	if (o->no_monitors)
+		args[n++] = "--no-monitors";
+	if (o->quiet)
+		args[n++] = "--quiet";
+	/* --runtime and --nr-task are --set runtime= and nr_task= there too. */
+	for (size_t i = 0; i < ov->n; i++) {
+		if (asprintf(&owned[i], "%s=%s", ov->v[i].key, ov->v[i].value) < 0) {
+			owned[i] = NULL;
+			sb_error("out of memory");
+			target_free(&t);
+			goto out;
+		}
+		args[n++] = "--set";
+		args[n++] = owned[i];
+	}
+	to.run_args = args;
+	to.n_run_args = n;
+	rc = target_run(&t, path, &to);
+	target_free(&t);
+out:
+	for (size_t i = 0; owned && i < ov->n; i++)
+		free(owned[i]);
+	free(owned);
+	free(args);
+	return rc;
+}
+
 /* The job named on the command line, loaded with the overrides and run. */
-static int run_job(struct runner_opts o, const struct override_list *ov, int argc, char **argv,
-		   int first)
+static int run_job(struct runner_opts o, const struct override_list *ov,
+		   const struct target_cli *tc, int argc, char **argv, int first)
 {
 	struct job_file job;
 	char err[1024], helper_dir[PATH_MAX], path[PATH_MAX];
@@ -144,6 +256,16 @@ static int run_job(struct runner_opts o, const struct override_list *ov, int arg
 			 first >= argc ? "which job file?" : "one job file at a time");
 		return 2;
 	}
+	if (!tc->url && (tc->bin || tc->push || tc->push_dir || tc->n_ssh_options)) {
+		sb_error("--target-bin, --push, --push-dir and --ssh-option go with --target "
+			 "ssh://HOST");
+		return 2;
+	}
+	if (tc->bin && (tc->push || tc->push_dir)) {
+		sb_error("--target-bin with --push: the pushed scalebench is the one run; "
+			 "drop one");
+		return 2;
+	}
 	if (find_job(argv[first], path, sizeof(path)))
 		return 2;
 	if (job_load_overrides(path, (unsigned)sysconf(_SC_NPROCESSORS_ONLN), ov->v, ov->n, &job,
@@ -151,14 +273,23 @@ static int run_job(struct runner_opts o, const struct override_list *ov, int arg
 		sb_error("%s", err);
 		return 2;
 	}
-	for (size_t i = 0; i < job.n_notes; i++)
+	/* A target's scalebench reads the job again and says the same. */
+	for (size_t i = 0; !tc->url && i < job.n_notes; i++)
 		sb_note("%s", job.notes[i]);
+	if (tc->url && o.dry_run) {
+		sb_error("--dry-run with --target: a dry run runs nothing, here or there; "
+			 "drop one");
+		job_free(&job);
+		return 2;
+	}
 	if (!o.dry_run) {
 		char probe[PATH_MAX];
 
-		/* Every run would fail in an unusable temp dir, each stored as a failure. */
-		o.tmpdir = tmpdir_checked(o.tmpdir);
-		if (!o.tmpdir) {
+		/* Every run would fail in an unusable temp dir, each stored as a failure.  A
+		 * target's is the target's to check. */
+		if (!tc->url)
+			o.tmpdir = tmpdir_checked(o.tmpdir);
+		if (!tc->url && !o.tmpdir) {
 			job_free(&job);
 			return 2;
 		}
@@ -174,6 +305,10 @@ static int run_job(struct runner_opts o, const struct override_list *ov, int arg
 			return 2;
 		}
 	}
+	if (tc->url) {
+		job_free(&job);
+		return run_on_target(&o, ov, tc, path);
+	}
 	testcase_helper_dir(helper_dir, sizeof(helper_dir));
 	o.helper_dir = helper_dir;
 	rc = runner_run(&job, &o);
@@ -184,6 +319,7 @@ static int run_job(struct runner_opts o, const struct override_list *ov, int arg
 int cmd_run(int argc, char **argv)
 {
 	struct override_list ov = {0};
+	struct target_cli tc = {0};
 	struct runner_opts o = {.tty = isatty(STDOUT_FILENO)};
 	const struct option_def opts[] = {
 	    {OPT_COUNT("repeat", 'r', &o.repeat), .arg = "K", .def = "1", .min = 1, .max = 100000,
@@ -211,6 +347,17 @@ int cmd_run(int argc, char **argv)
 	     .help = "the job's nr_task (same as --set nr_task=N)"},
 	    {OPT_CALLBACK("set", 0, set_option, &ov), .arg = "KEY=VALUE",
 	     .help = "a job-file key set before expansion, recorded in job.yaml (repeatable)"},
+	    {OPT_STRING("target", 0, &tc.url), .arg = "ssh://[USER@]HOST[:PORT]",
+	     .help = "run the job on that machine over ssh and bring its runs back here"},
+	    {OPT_STRING("target-bin", 0, &tc.bin), .arg = "PATH",
+	     .def_doc = "scalebench on its PATH",
+	     .help = "the target's scalebench (relative: to the target user's home)"},
+	    {OPT_FLAG("push", 0, &tc.push),
+	     .help = "copy this installed scalebench to the target first and run that one"},
+	    {OPT_STRING("push-dir", 0, &tc.push_dir), .arg = "DIR", .def_doc = "~/.scalebench",
+	     .help = "where --push puts it on the target (implies --push)"},
+	    {OPT_CALLBACK("ssh-option", 0, ssh_option, &tc), .arg = "KEY=VALUE",
+	     .help = "an ssh -o option for every connection to the target (repeatable)"},
 	    {OPT_END},
 	};
 	int first, rc;
@@ -220,9 +367,10 @@ int cmd_run(int argc, char **argv)
 	core_catch_signals();
 	rc = options_parse(&run_command, opts, argc, argv, &first, NULL);
 	if (rc < 0)
-		rc = run_job(o, &ov, argc, argv, first);
+		rc = run_job(o, &ov, &tc, argc, argv, first);
 	for (size_t i = 0; i < ov.n; i++)
 		free((char *)ov.v[i].key);
 	free(ov.v);
+	free(tc.ssh_options);
 	return rc;
 }

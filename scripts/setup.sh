@@ -8,6 +8,7 @@ set -eu
 PACKAGES="build-essential pkg-config libc6-dev libpfm4-dev libjansson-dev libyaml-dev \
 gnuplot-nox r-mathlib libhwloc-dev libcmocka-dev valgrind libelf-dev zlib1g-dev \
 clang libclang-rt-14-dev \
+openssh-client openssh-server \
 chromium"
 
 cd "$(dirname "$0")/.."

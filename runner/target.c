@@ -1,0 +1,918 @@
+/* scalebench run --target: the job on a remote machine over ssh, its runs brought back whole.
+ *
+ * Every remote command is `sh -c SCRIPT`, SCRIPT fixed text around words quoted by
+ * target_sh_quote, so whatever the user's login shell is, nothing from the command line or
+ * the target is parsed as shell syntax.  The steps, one ssh connection each:
+ *   version  BIN --version, refused unless MAJOR.MINOR is ours
+ *   setup    mktemp -d there, the job file written into it from our stdin
+ *   run      cd TMP, its pid into TMP/pid, exec BIN run job.yaml --results results ARGS
+ *   stop     the run ended (SIGTERM, then SIGKILL) if it still lives: after a lost connection
+ *            or an interrupt; the pid is trusted only while its cwd is TMP
+ *   fetch    each numbered run under TMP/results as `tar -cf - .`, extracted here into a
+ *            temp run directory of the store, committed when whole
+ *   remove   rm -rf TMP, whatever happened before
+ * A run that was in progress when the connection went is a .tmp-run-* directory there and is
+ * never fetched; its temp directory is removed with TMP. */
+#include "target.h"
+#include "../core/core.h"
+#include "../lib/errors.h"
+#include "../lib/file.h"
+#include "../lib/run_command.h"
+#include "../lib/text.h"
+#include "../store/matrix.h"
+#include "../store/run_read.h"
+#include "../store/store.h"
+
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#ifndef SCALEBENCH_VERSION
+#define SCALEBENCH_VERSION "0.1"
+#endif
+
+/* Seconds a cleanup step may take once the run is over or we were interrupted. */
+#define TARGET_CLEANUP_MS 60000
+/* ssh's own failures (connect, auth, a lost connection) exit 255. */
+#define SSH_FAILED 255
+
+static bool host_char(char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       c == '-' || c == '.';
+}
+
+static bool ipv6_char(char c)
+{
+	return (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F') || (c >= '0' && c <= '9') ||
+	       c == ':' || c == '.';
+}
+
+/* s[0..n) is made of ok characters, not empty, not starting with '-'. */
+static bool word_ok(const char *s, size_t n, bool (*ok)(char), bool underscore)
+{
+	if (!n || s[0] == '-')
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!ok(s[i]) && !(underscore && s[i] == '_'))
+			return false;
+	return true;
+}
+
+void target_free(struct target *t)
+{
+	free(t->user);
+	free(t->host);
+	free(t->url);
+	*t = (struct target){0};
+}
+
+int target_parse(const char *url, struct target *t, char *err, size_t errlen)
+{
+	const char *p = url, *at, *host, *host_end, *port = NULL;
+	static const char scheme[] = "ssh://";
+
+	*t = (struct target){0};
+	if (strncmp(p, scheme, strlen(scheme))) {
+		snprintf(err, errlen, "--target '%s': expected ssh://[user@]host[:port]",
+			 text_safe(url));
+		return -1;
+	}
+	p += strlen(scheme);
+	at = strchr(p, '@');
+	if (at && !word_ok(p, (size_t)(at - p), host_char, true)) {
+		snprintf(err, errlen,
+			 "--target '%s': bad user '%.*s': expected letters, digits, '-', '.', "
+			 "'_', not starting with '-'",
+			 text_safe(url), (int)(at - p), p);
+		return -1;
+	}
+	host = at ? at + 1 : p;
+	if (*host == '[') {
+		host_end = strchr(host, ']');
+		if (!host_end ||
+		    !word_ok(host + 1, (size_t)(host_end - host - 1), ipv6_char, false) ||
+		    !memchr(host + 1, ':', (size_t)(host_end - host - 1))) {
+			snprintf(err, errlen,
+				 "--target '%s': bad IPv6 address: expected [hex digits and ':']",
+				 text_safe(url));
+			return -1;
+		}
+		if (host_end[1] == ':')
+			port = host_end + 2;
+		else if (host_end[1]) {
+			snprintf(err, errlen,
+				 "--target '%s': expected ':PORT' or nothing after ']'",
+				 text_safe(url));
+			return -1;
+		}
+		host++;
+	} else {
+		host_end = host + strcspn(host, ":");
+		if (*host_end == ':')
+			port = host_end + 1;
+		if (!word_ok(host, (size_t)(host_end - host), host_char, false)) {
+			snprintf(err, errlen,
+				 "--target '%s': bad host '%.*s': expected a host name or address "
+				 "(letters, digits, '-', '.', not starting with '-'; [IPv6])",
+				 text_safe(url), (int)(host_end - host), host);
+			return -1;
+		}
+	}
+	if (port) {
+		char *end;
+		unsigned long n;
+
+		errno = 0;
+		n = *port >= '0' && *port <= '9' ? strtoul(port, &end, 10) : 0;
+		if (!n || errno || *end || n > 65535) {
+			snprintf(err, errlen, "--target '%s': bad port '%s': expected 1-65535",
+				 text_safe(url), text_safe(port));
+			return -1;
+		}
+		t->port = (unsigned)n;
+	}
+	t->user = at ? strndup(p, (size_t)(at - p)) : NULL;
+	t->host = strndup(host, (size_t)(host_end - host));
+	t->url = strdup(url);
+	if ((at && !t->user) || !t->host || !t->url) {
+		target_free(t);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+char *target_sh_quote(const char *s)
+{
+	size_t n = 3;
+	char *q, *o;
+
+	for (const char *p = s; *p; p++)
+		n += *p == '\'' ? 4 : 1;
+	q = malloc(n);
+	if (!q)
+		return NULL;
+	o = q;
+	*o++ = '\'';
+	for (const char *p = s; *p; p++) {
+		if (*p == '\'') {
+			memcpy(o, "'\\''", 4);
+			o += 4;
+		} else {
+			*o++ = *p;
+		}
+	}
+	*o++ = '\'';
+	*o = '\0';
+	return q;
+}
+
+int target_version_series(const char *line, char *out, size_t len)
+{
+	static const char name[] = "scalebench ";
+	const char *v, *dot;
+	size_t n;
+
+	if (strncmp(line, name, strlen(name)))
+		return -1;
+	v = line + strlen(name);
+	n = strspn(v, "0123456789");
+	if (!n || v[n] != '.' || !strchr("0123456789", v[n + 1]) || !v[n + 1])
+		return -1;
+	dot = v + n + 1;
+	n = (size_t)(dot - v) + strspn(dot, "0123456789");
+	if (n >= len)
+		return -1;
+	memcpy(out, v, n);
+	out[n] = '\0';
+	return 0;
+}
+
+/* A growing string; oom once anything failed, then every append is a no-op. */
+struct strbuf {
+	char *p;
+	size_t len;
+	bool oom;
+};
+
+static void str_add(struct strbuf *b, const char *s)
+{
+	size_t n = strlen(s);
+	char *p;
+
+	if (b->oom)
+		return;
+	p = realloc(b->p, b->len + n + 1);
+	if (!p) {
+		b->oom = true;
+		return;
+	}
+	memcpy(p + b->len, s, n + 1);
+	b->p = p;
+	b->len += n;
+}
+
+/* s quoted, as one word. */
+static void str_word(struct strbuf *b, const char *s)
+{
+	char *q = target_sh_quote(s);
+
+	if (!q)
+		b->oom = true;
+	str_add(b, q ? q : "");
+	free(q);
+}
+
+/* The state of one target_run. */
+struct session {
+	const struct target *t;
+	const struct target_opts *o;
+	char *dest; /* [user@]host as ssh takes it */
+	char port[8];
+	const char *bin; /* the remote scalebench */
+	char *push_bin;	 /* push_dir/bin/scalebench, when pushed */
+	char *tmp;	 /* the target's temp directory, once made */
+};
+
+/* The remote scalebench as a shell word for a script run in another directory than the home
+ * directory: a name stays a name (PATH), a relative path becomes "$HOME"/PATH. */
+static void str_bin(struct strbuf *b, const char *bin)
+{
+	if (strchr(bin, '/') && bin[0] != '/')
+		str_add(b, "\"$HOME\"/");
+	str_word(b, bin);
+}
+
+/* Run script on the target (`sh -c SCRIPT`) with c's input and output as set.  0 when ssh
+ * ran (see c's results), -1 with a message when it could not be started. */
+static int ssh_run(struct session *s, const char *script, struct child_process *c)
+{
+	size_t n = 0, max = 20 + 2 * s->o->n_ssh_options;
+	const char **argv = malloc(max * sizeof(*argv));
+	struct strbuf remote = {0};
+	char err[512];
+	int rc;
+
+	str_add(&remote, "sh -c ");
+	str_word(&remote, script);
+	if (!argv || remote.oom) {
+		free(argv);
+		free(remote.p);
+		sb_error("out of memory");
+		return -1;
+	}
+	argv[n++] = "ssh";
+	argv[n++] = "-T";
+	/* ssh keeps the first value it is given of an option: the user's come first, so
+	 * --ssh-option ConnectTimeout=60 overrides ours. */
+	for (size_t i = 0; i < s->o->n_ssh_options; i++) {
+		argv[n++] = "-o";
+		argv[n++] = s->o->ssh_options[i];
+	}
+	argv[n++] = "-o";
+	argv[n++] = "BatchMode=yes";
+	argv[n++] = "-o";
+	argv[n++] = "ConnectTimeout=10";
+	argv[n++] = "-o";
+	argv[n++] = "ServerAliveInterval=5";
+	argv[n++] = "-o";
+	argv[n++] = "ServerAliveCountMax=3";
+	if (s->t->port) {
+		argv[n++] = "-p";
+		argv[n++] = s->port;
+	}
+	argv[n++] = "--";
+	argv[n++] = s->dest;
+	argv[n++] = remote.p;
+	argv[n] = NULL;
+	c->argv = argv;
+	c->end_group = true;
+	rc = child_run(c, err, sizeof(err));
+	c->argv = NULL;
+	free(argv);
+	free(remote.p);
+	if (rc)
+		sb_error("cannot run ssh: %s", err);
+	return rc;
+}
+
+/* The last non-empty line of captured output, escaped, for a message. */
+static const char *last_line(const struct run_buf *b, char *out, size_t len)
+{
+	const char *p = b->p ? b->p : "", *end = p + strlen(p), *start;
+
+	while (end > p && (end[-1] == '\n' || end[-1] == '\r' || end[-1] == ' '))
+		end--;
+	start = end;
+	while (start > p && start[-1] != '\n')
+		start--;
+	snprintf(out, len, "%.*s", (int)(end - start), start);
+	return *out ? text_safe(out) : "(no message)";
+}
+
+static void say_unreachable(struct session *s, const struct child_process *c)
+{
+	char line[512];
+
+	sb_error("cannot reach %s: %s; expected an ssh server that lets this user in with a key "
+		 "and no prompt (ssh -o BatchMode=yes; --ssh-option for ssh's options)",
+		 text_safe(s->t->url), last_line(&c->err_text, line, sizeof(line)));
+}
+
+/* Whether the target's scalebench is ours, MAJOR.MINOR: 0, else 2 after a message. */
+static int check_version(struct session *s)
+{
+	struct child_process c = {.out = RUN_OUT_CAPTURE, .err = RUN_OUT_CAPTURE};
+	char theirs[32], ours[32], line[512];
+	struct strbuf script = {0};
+	int rc = 2;
+
+	c.out_text.max = c.err_text.max = 64 * 1024;
+	str_bin(&script, s->bin);
+	str_add(&script, " --version");
+	if (script.oom || ssh_run(s, script.p, &c))
+		goto out;
+	if (c.interrupted) {
+		rc = 128 + c.interrupted;
+		goto out;
+	}
+	if (c.exit_code == SSH_FAILED) {
+		say_unreachable(s, &c);
+		goto out;
+	}
+	if (c.exit_code == 127 || c.exit_code == 126) {
+		sb_error(
+		    "%s: scalebench '%s' not found or not executable there: %s; expected it on "
+		    "the target's PATH, --target-bin PATH, or --push",
+		    text_safe(s->t->url), text_safe(s->bin),
+		    last_line(&c.err_text, line, sizeof(line)));
+		goto out;
+	}
+	snprintf(line, sizeof(line), "scalebench %s", SCALEBENCH_VERSION);
+	if (target_version_series(line, ours, sizeof(ours)))
+		snprintf(ours, sizeof(ours), "%s", SCALEBENCH_VERSION);
+	if (c.exit_code != 0 || !c.out_text.p ||
+	    target_version_series(c.out_text.p, theirs, sizeof(theirs))) {
+		sb_error("%s: '%s --version' did not answer 'scalebench MAJOR.MINOR' (exit %d): %s",
+			 text_safe(s->t->url), text_safe(s->bin), c.exit_code,
+			 last_line(c.exit_code ? &c.err_text : &c.out_text, line, sizeof(line)));
+		goto out;
+	}
+	if (strcmp(theirs, ours)) {
+		char shown[256];
+
+		sb_error("%s runs %s, this is scalebench %s: versions %s and %s are not compatible "
+			 "(MAJOR.MINOR must match); install this version there or use --push",
+			 text_safe(s->t->url), last_line(&c.out_text, shown, sizeof(shown)),
+			 SCALEBENCH_VERSION, theirs, ours);
+		goto out;
+	}
+	rc = 0;
+out:
+	if (script.oom)
+		sb_error("out of memory");
+	free(script.p);
+	child_release(&c);
+	return rc;
+}
+
+/* The installed tree this binary belongs to: PREFIX of PREFIX/bin/NAME, with
+ * PREFIX/libexec/scalebench and PREFIX/share/scalebench beside it.  0, or -1 after a message. */
+static int installed_prefix(char *prefix, size_t len, char *name, size_t namelen)
+{
+	char exe[PATH_MAX], shown[PATH_MAX], probe[PATH_MAX + 64];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	char *slash;
+	struct stat st;
+
+	if (n <= 0) {
+		sb_error("--push: cannot read /proc/self/exe: %s", strerror(errno));
+		return -1;
+	}
+	exe[n] = '\0';
+	memcpy(shown, exe, (size_t)n + 1);
+	slash = strrchr(exe, '/');
+	if (!slash || snprintf(name, namelen, "%s", slash + 1) >= (int)namelen)
+		return -1;
+	*slash = '\0';
+	slash = strrchr(exe, '/');
+	if (!slash || strcmp(slash + 1, "bin"))
+		goto not_installed;
+	*slash = '\0';
+	snprintf(prefix, len, "%s", *exe ? exe : "/");
+	snprintf(probe, sizeof(probe), "%s/libexec/scalebench", prefix);
+	if (stat(probe, &st) || !S_ISDIR(st.st_mode))
+		goto not_installed;
+	snprintf(probe, sizeof(probe), "%s/share/scalebench", prefix);
+	if (stat(probe, &st) || !S_ISDIR(st.st_mode))
+		goto not_installed;
+	return 0;
+not_installed:
+	sb_error("--push: this scalebench (%s) is not an installed tree: expected PREFIX/bin/"
+		 "scalebench with PREFIX/libexec/scalebench and PREFIX/share/scalebench ('make "
+		 "install PREFIX=DIR' makes one)",
+		 text_safe(shown));
+	return -1;
+}
+
+/* Copy the installed tree to push_dir on the target; s->bin becomes its bin/NAME.  0, else 2
+ * (or 128+N) after a message. */
+static int push_tree(struct session *s)
+{
+	const char *dir = s->o->push_dir;
+	char prefix[PATH_MAX], name[NAME_MAX + 1], bin_rel[NAME_MAX + 8], err[512], line[512];
+	struct child_process tar = {.out = RUN_OUT_CAPTURE, .err = RUN_OUT_CAPTURE};
+	struct child_process put = {
+	    .in = RUN_IN_BUFFER, .out = RUN_OUT_CAPTURE, .err = RUN_OUT_CAPTURE};
+	struct strbuf script = {0};
+	int rc = 2;
+
+	if (!strcmp(dir, "~"))
+		dir = ".";
+	else if (!strncmp(dir, "~/", 2))
+		dir += 2;
+	if (!*dir) {
+		sb_error("--push '': expected a directory on the target");
+		return 2;
+	}
+	if (installed_prefix(prefix, sizeof(prefix), name, sizeof(name)))
+		return 2;
+	snprintf(bin_rel, sizeof(bin_rel), "bin/%s", name);
+	const char *argv[] = {
+	    "tar", "-C", prefix, "-cf", "-", bin_rel, "libexec/scalebench", "share/scalebench",
+	    NULL};
+
+	tar.argv = argv;
+	tar.err_text.max = put.out_text.max = put.err_text.max = 64 * 1024;
+	if (child_run(&tar, err, sizeof(err)) || tar.exit_code != 0) {
+		sb_error("--push: cannot pack %s: %s", text_safe(prefix),
+			 tar.exit_code ? last_line(&tar.err_text, line, sizeof(line)) : err);
+		goto out;
+	}
+	if (core_interrupted()) {
+		rc = 128 + core_interrupt_signal();
+		goto out;
+	}
+	str_add(&script, "mkdir -p -- ");
+	str_word(&script, dir);
+	str_add(&script, " && tar -C ");
+	str_word(&script, dir);
+	str_add(&script, " --no-same-owner -xf -");
+	s->push_bin = malloc(strlen(dir) + strlen(bin_rel) + 2);
+	if (script.oom || !s->push_bin) {
+		sb_error("out of memory");
+		goto out;
+	}
+	sprintf(s->push_bin, "%s/%s", dir, bin_rel);
+	put.in_buf = tar.out_text.p;
+	put.in_len = tar.out_text.len;
+	if (ssh_run(s, script.p, &put))
+		goto out;
+	if (put.interrupted) {
+		rc = 128 + put.interrupted;
+		goto out;
+	}
+	if (put.exit_code == SSH_FAILED) {
+		say_unreachable(s, &put);
+		goto out;
+	}
+	if (put.exit_code != 0) {
+		sb_error("--push: cannot unpack into %s on %s (exit %d): %s", text_safe(dir),
+			 text_safe(s->t->url), put.exit_code,
+			 last_line(&put.err_text, line, sizeof(line)));
+		goto out;
+	}
+	s->bin = s->push_bin;
+	if (!s->o->quiet)
+		printf("pushed %s to %s:%s\n", prefix, s->t->host, dir);
+	rc = 0;
+out:
+	free(script.p);
+	child_release(&tar);
+	child_release(&put);
+	return rc;
+}
+
+/* What mktemp -d printed: an absolute path of plain characters, no "..". */
+static bool tmp_ok(const char *p)
+{
+	if (p[0] != '/' || !p[1] || strstr(p, ".."))
+		return false;
+	for (; *p; p++)
+		if (!host_char(*p) && *p != '/' && *p != '_')
+			return false;
+	return true;
+}
+
+/* A temp directory on the target with the job file in it: s->tmp.  0, else 2 or 128+N. */
+static int setup(struct session *s, const char *job_path)
+{
+	struct child_process c = {
+	    .in = RUN_IN_BUFFER, .out = RUN_OUT_CAPTURE, .err = RUN_OUT_CAPTURE};
+	char *job = NULL, err[512], line[512];
+	size_t len;
+	int rc = 2;
+
+	if (file_read(job_path, 64 << 20, &job, &len, err, sizeof(err))) {
+		sb_error("%s", err);
+		return 2;
+	}
+	c.in_buf = job;
+	c.in_len = len;
+	c.out_text.max = c.err_text.max = 64 * 1024;
+	/* The directory is named before the job is written: a failure after mktemp leaves
+	 * nothing that target_run does not remove. */
+	if (ssh_run(s, "d=$(mktemp -d) || exit 1; printf '%s\\n' \"$d\"; cat >\"$d/job.yaml\"", &c))
+		goto out;
+	if (c.out_text.p)
+		c.out_text.p[strcspn(c.out_text.p, "\n")] = '\0';
+	if (c.out_text.p && tmp_ok(c.out_text.p)) {
+		s->tmp = strdup(c.out_text.p);
+		if (!s->tmp) {
+			sb_error("out of memory");
+			goto out;
+		}
+	}
+	if (c.interrupted) {
+		rc = 128 + c.interrupted;
+		goto out;
+	}
+	if (c.exit_code == SSH_FAILED) {
+		say_unreachable(s, &c);
+		goto out;
+	}
+	if (c.exit_code != 0 || !s->tmp) {
+		sb_error(
+		    "%s: cannot make a temp directory with the job in it (mktemp -d, exit %d): "
+		    "%s",
+		    text_safe(s->t->url), c.exit_code,
+		    last_line(c.exit_code ? &c.err_text : &c.out_text, line, sizeof(line)));
+		goto out;
+	}
+	rc = 0;
+out:
+	free(job);
+	child_release(&c);
+	return rc;
+}
+
+/* The job on the target, its output ours.  The remote run's exit status, SSH_FAILED when the
+ * connection failed, -1 when ssh could not be run, 128+N when we were interrupted. */
+static int remote_run(struct session *s)
+{
+	struct child_process c = {0};
+	struct strbuf script = {0};
+	int rc = -1;
+
+	str_add(&script, "cd ");
+	str_word(&script, s->tmp);
+	str_add(&script, " && echo $$ >pid && exec ");
+	str_bin(&script, s->bin);
+	str_add(&script, " run job.yaml --results results");
+	for (size_t i = 0; i < s->o->n_run_args; i++) {
+		str_add(&script, " ");
+		str_word(&script, s->o->run_args[i]);
+	}
+	if (script.oom) {
+		sb_error("out of memory");
+		goto out;
+	}
+	if (ssh_run(s, script.p, &c))
+		goto out;
+	if (c.interrupted || core_interrupted())
+		rc = 128 + (c.interrupted ? c.interrupted : core_interrupt_signal());
+	else
+		rc = c.exit_code;
+out:
+	free(script.p);
+	child_release(&c);
+	return rc;
+}
+
+/* A cleanup script (the run stopped, TMP removed), bounded in time and run to its end even
+ * after an interrupt.  0 when it ran and exited 0. */
+static int cleanup_step(struct session *s, const char *before_tmp, const char *after_tmp,
+			const char *what)
+{
+	struct child_process c = {.out = RUN_OUT_CAPTURE,
+				  .err = RUN_OUT_CAPTURE,
+				  .timeout_ms = TARGET_CLEANUP_MS,
+				  .no_forward = true};
+	struct strbuf script = {0};
+	char line[512];
+	int rc = -1;
+
+	c.out_text.max = c.err_text.max = 64 * 1024;
+	str_add(&script, before_tmp);
+	str_word(&script, s->tmp);
+	str_add(&script, after_tmp);
+	if (script.oom)
+		sb_error("out of memory");
+	else if (ssh_run(s, script.p, &c) == 0) {
+		if (c.exit_code == 0)
+			rc = 0;
+		else
+			sb_error("%s: cannot %s %s there%s: %s", text_safe(s->t->url), what,
+				 text_safe(s->tmp), c.timed_out ? " (timed out)" : "",
+				 last_line(&c.err_text, line, sizeof(line)));
+	}
+	free(script.p);
+	child_release(&c);
+	return rc;
+}
+
+/* The run there ended if it still lives (its pid file names it, its cwd says it is still
+ * the run of TMP: a pid reused since is left alone).  SIGTERM lets it discard its run in
+ * progress as on an interrupt; SIGKILL after 10 s. */
+static int stop_remote(struct session *s)
+{
+	return cleanup_step(
+	    s, "d=",
+	    "; p=$(cat \"$d/pid\" 2>/dev/null) || exit 0; alive() { [ \"$(readlink "
+	    "\"/proc/$p/cwd\" 2>/dev/null)\" = \"$d\" ]; }; alive || exit 0; kill -TERM \"$p\"; "
+	    "i=0; while alive && [ $i -lt 100 ]; do sleep 0.1; i=$((i+1)); done; "
+	    "alive && kill -KILL \"$p\"; exit 0",
+	    "stop the run in");
+}
+
+static int remove_tmp(struct session *s)
+{
+	return cleanup_step(s, "rm -rf ", "", "remove");
+}
+
+/* A run as the runner writes it holds regular files and directories only; anything else
+ * from a target (a symlink pointing out of the tree) stops the walk. */
+static int plain_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)path;
+	(void)ftw;
+	return (type == FTW_F && S_ISREG(st->st_mode)) || type == FTW_D ? 0 : 1;
+}
+
+/* One run directory of the target's results, rel below TMP/results, into the local store
+ * whole.  0, else -1 after a message. */
+static int fetch_run(struct session *s, const char *rel)
+{
+	const char *root = s->o->results_root;
+	size_t n = strlen(root) + strlen(rel) + 2;
+	char *local = malloc(n), *commit_dir = malloc(n), *remote = NULL;
+	char tmp[PATH_MAX], err[1024], line[512];
+	struct store_axes axes = {0};
+	struct child_process get = {.out = RUN_OUT_CAPTURE, .err = RUN_OUT_CAPTURE};
+	struct child_process put = {
+	    .in = RUN_IN_BUFFER, .out = RUN_OUT_CAPTURE, .err = RUN_OUT_CAPTURE};
+	struct strbuf script = {0};
+	struct stat st;
+	int owner_fd = -1, rc = -1, slashes = 0;
+	bool begun = false;
+	unsigned number;
+
+	get.err_text.max = put.out_text.max = put.err_text.max = 64 * 1024;
+	for (const char *p = rel; *p; p++)
+		slashes += *p == '/';
+	if (!local || !commit_dir) {
+		sb_error("out of memory");
+		goto out;
+	}
+	snprintf(local, n, "%s/%s", root, rel);
+	/* Eight components (the layout's commit directory and run), none hidden or "..": the
+	 * target's path cannot reach outside the local results root. */
+	if (slashes != 7 || !text_is_clean(rel) ||
+	    store_parse(local, STORE_RUN_DIR, &axes, err, sizeof(err))) {
+		sb_error(
+		    "%s: '%s' in the target's results is not a run directory of the layout%s%s",
+		    text_safe(s->t->url), text_safe(rel), slashes == 7 ? ": " : "",
+		    slashes == 7 ? err : "");
+		goto out;
+	}
+	snprintf(commit_dir, n, "%s", local);
+	*strrchr(commit_dir, '/') = '\0';
+	if (store_begin(commit_dir, tmp, sizeof(tmp), &owner_fd, err, sizeof(err))) {
+		sb_error("%s", err);
+		goto out;
+	}
+	begun = true;
+	remote = malloc(strlen(s->tmp) + strlen(rel) + 16);
+	if (!remote) {
+		sb_error("out of memory");
+		goto out;
+	}
+	sprintf(remote, "%s/results/%s", s->tmp, rel);
+	str_add(&script, "tar -C ");
+	str_word(&script, remote);
+	str_add(&script, " -cf - .");
+	if (script.oom) {
+		sb_error("out of memory");
+		goto out;
+	}
+	if (ssh_run(s, script.p, &get))
+		goto out;
+	if (get.interrupted || core_interrupted())
+		goto out;
+	if (get.exit_code != 0) {
+		sb_error("%s: cannot bring back run %s (%s, exit %d): %s; it is not stored here",
+			 text_safe(s->t->url), text_safe(rel),
+			 get.exit_code == SSH_FAILED ? "connection failed" : "tar", get.exit_code,
+			 last_line(&get.err_text, line, sizeof(line)));
+		goto out;
+	}
+	const char *argv[] = {"tar", "-C", tmp, "--no-same-owner", "-xf", "-", NULL};
+
+	put.argv = argv;
+	put.in_buf = get.out_text.p;
+	put.in_len = get.out_text.len;
+	if (child_run(&put, err, sizeof(err))) {
+		sb_error("cannot run tar: %s", err);
+		goto out;
+	}
+	if (put.interrupted || core_interrupted())
+		goto out;
+	if (put.exit_code != 0 || put.in_written != put.in_len) {
+		sb_error("cannot unpack run %s from %s into %s: %s; it is not stored here",
+			 text_safe(rel), text_safe(s->t->url), tmp,
+			 last_line(&put.err_text, line, sizeof(line)));
+		goto out;
+	}
+	if (nftw(tmp, plain_entry, 16, FTW_PHYS) != 0) {
+		sb_error("run %s from %s holds something other than files and directories (a "
+			 "symlink, a device, a fifo): it is not stored here",
+			 text_safe(rel), text_safe(s->t->url));
+		goto out;
+	}
+	for (size_t i = 0; i < 2; i++) {
+		const char *f = i ? STORE_STATS_FILE : STORE_META_FILE;
+		char path[PATH_MAX + 32];
+
+		snprintf(path, sizeof(path), "%s/%s", tmp, f);
+		if (lstat(path, &st) || !S_ISREG(st.st_mode)) {
+			sb_error("run %s from %s has no %s: it is not stored here", text_safe(rel),
+				 text_safe(s->t->url), f);
+			goto out;
+		}
+	}
+	if (store_commit(commit_dir, tmp, &number, err, sizeof(err))) {
+		sb_error("%s", err);
+		goto out;
+	}
+	begun = false;
+	if (store_matrix_write(commit_dir, err, sizeof(err)))
+		sb_note("%s; 'scalebench lkp-matrix %s' rebuilds it", err, commit_dir);
+	if (!s->o->quiet)
+		printf("stored %s/%u (from %s)\n", commit_dir, number, s->t->host);
+	rc = 0;
+out:
+	if (begun)
+		store_abort(tmp);
+	if (owner_fd >= 0)
+		close(owner_fd);
+	store_axes_free(&axes);
+	free(script.p);
+	free(remote);
+	free(local);
+	free(commit_dir);
+	child_release(&get);
+	child_release(&put);
+	return rc;
+}
+
+/* Every numbered run under TMP/results (a run in progress is a .tmp-run-* directory and is
+ * passed over), each brought back.  0 when all were, -1 when one was not, 128+N. */
+static int fetch_runs(struct session *s)
+{
+	struct child_process c = {.out = RUN_OUT_CAPTURE, .err = RUN_OUT_CAPTURE};
+	static const char meta[] = "/" STORE_META_FILE;
+	struct strbuf script = {0};
+	char line[512];
+	int rc = -1;
+
+	c.err_text.max = 64 * 1024;
+	str_add(&script, "cd ");
+	str_word(&script, s->tmp);
+	str_add(&script,
+		" && { cd results 2>/dev/null || exit 0; } && find . -name '" STORE_TMP_PREFIX
+		"*' -prune -o -type f -name " STORE_META_FILE " -print");
+	if (script.oom) {
+		sb_error("out of memory");
+		goto out;
+	}
+	if (ssh_run(s, script.p, &c))
+		goto out;
+	if (c.interrupted || core_interrupted()) {
+		rc = 128 + (c.interrupted ? c.interrupted : core_interrupt_signal());
+		goto out;
+	}
+	if (c.exit_code != 0) {
+		sb_error("%s: cannot list the runs in %s (exit %d): %s; none is stored here",
+			 text_safe(s->t->url), text_safe(s->tmp), c.exit_code,
+			 last_line(&c.err_text, line, sizeof(line)));
+		goto out;
+	}
+	rc = 0;
+	for (char *p = c.out_text.p, *nl; p && *p; p = nl + 1) {
+		size_t n;
+
+		nl = strchr(p, '\n');
+		if (!nl)
+			nl = p + strlen(p) - 1;
+		else
+			*nl = '\0';
+		n = strlen(p);
+		if (n > 2 + strlen(meta) && !strncmp(p, "./", 2) &&
+		    !strcmp(p + n - strlen(meta), meta)) {
+			p[n - strlen(meta)] = '\0';
+			if (fetch_run(s, p + 2))
+				rc = -1;
+		} else {
+			sb_error("%s: unexpected line in the list of runs: '%s'",
+				 text_safe(s->t->url), text_safe(p));
+			rc = -1;
+		}
+		if (core_interrupted()) {
+			rc = 128 + core_interrupt_signal();
+			break;
+		}
+	}
+out:
+	free(script.p);
+	child_release(&c);
+	return rc;
+}
+
+int target_run(const struct target *t, const char *job_path, const struct target_opts *o)
+{
+	struct session s = {.t = t, .o = o, .bin = o->bin ? o->bin : "scalebench"};
+	int rc, run_rc, fetched;
+
+	s.dest = malloc(strlen(t->host) + (t->user ? strlen(t->user) : 0) + 2);
+	if (!s.dest) {
+		sb_error("out of memory");
+		return 2;
+	}
+	sprintf(s.dest, "%s%s%s", t->user ? t->user : "", t->user ? "@" : "", t->host);
+	snprintf(s.port, sizeof(s.port), "%u", t->port);
+	rc = o->push_dir ? push_tree(&s) : 0;
+	if (!rc)
+		rc = check_version(&s);
+	if (!rc && core_interrupted())
+		rc = 128 + core_interrupt_signal();
+	if (!rc)
+		rc = setup(&s, job_path);
+	if (rc) {
+		if (s.tmp)
+			remove_tmp(&s);
+		goto out;
+	}
+	run_rc = remote_run(&s);
+	if (run_rc > 128 && run_rc < 128 + 65 && core_interrupted()) {
+		sb_error("interrupted by signal %d: the run on %s is stopped, nothing of it is "
+			 "stored here",
+			 run_rc - 128, text_safe(t->url));
+		stop_remote(&s);
+		remove_tmp(&s);
+		rc = run_rc;
+		goto out;
+	}
+	if (run_rc == SSH_FAILED || run_rc < 0) {
+		sb_error(
+		    "%s: the connection was lost during the run (ssh exit %d): the run in "
+		    "progress is not stored here; runs it had completed are brought back if the "
+		    "target answers again",
+		    text_safe(t->url), run_rc);
+		if (stop_remote(&s)) {
+			sb_error("%s: its temp directory %s is left there", text_safe(t->url),
+				 text_safe(s.tmp));
+			rc = 1;
+			goto out;
+		}
+	} else if (run_rc != 0 && run_rc != 1 && run_rc != 2) {
+		sb_error("%s: the remote 'scalebench run' ended with status %d", text_safe(t->url),
+			 run_rc);
+	}
+	fetched = fetch_runs(&s);
+	if (fetched > 128) {
+		stop_remote(&s);
+		remove_tmp(&s);
+		rc = fetched;
+		goto out;
+	}
+	if (remove_tmp(&s))
+		sb_note("%s: its temp directory %s is left there", text_safe(t->url),
+			text_safe(s.tmp));
+	if (run_rc == 2)
+		rc = 2;
+	else
+		rc = run_rc == 0 && fetched == 0 ? 0 : 1;
+out:
+	free(s.dest);
+	free(s.push_bin);
+	free(s.tmp);
+	return rc;
+}

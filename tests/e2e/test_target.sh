@@ -1,0 +1,268 @@
+#!/bin/bash
+# run --target ssh://...: a job run on a remote machine over ssh, its runs brought back whole.
+# The target is an sshd this test starts on a free loopback port, with a host key and a user
+# key made for it; it is stopped by pid (its session children too) when the test ends.
+set -u
+. "$(dirname "$0")/../lib.sh"
+
+SSHD=/usr/sbin/sshd
+if [ "$(id -u)" -ne 0 ] || [ ! -x "$SSHD" ] || ! command -v ssh >/dev/null; then
+	# CI runs as root with openssh-server installed (scripts/setup.sh).
+	fail "target: needs root, $SSHD and ssh (apt-get install openssh-server openssh-client)"
+	exit 0
+fi
+
+T="$WORK/ssh"
+mkdir -m 700 "$T"
+ssh-keygen -q -t ed25519 -N '' -f "$T/host_key"
+ssh-keygen -q -t ed25519 -N '' -f "$T/user_key"
+cp "$T/user_key.pub" "$T/authorized_keys"
+PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+echo "[127.0.0.1]:$PORT $(cut -d' ' -f1-2 "$T/host_key.pub")" >"$T/known_hosts"
+cat >"$T/sshd_config" <<EOF
+ListenAddress 127.0.0.1
+HostKey $T/host_key
+AuthorizedKeysFile $T/authorized_keys
+PermitRootLogin prohibit-password
+PasswordAuthentication no
+KbdInteractiveAuthentication no
+StrictModes no
+UsePAM no
+PidFile $T/sshd.pid
+EOF
+# sshd refuses to start without its privilege separation directory.
+made_run_sshd=
+if [ ! -d /run/sshd ]; then
+	mkdir -p /run/sshd
+	made_run_sshd=1
+fi
+"$SSHD" -D -e -f "$T/sshd_config" -p "$PORT" 2>"$T/sshd.log" &
+SSHD_PID=$!
+stop_sshd() {
+	pkill -KILL -P "$SSHD_PID" 2>/dev/null
+	kill "$SSHD_PID" 2>/dev/null
+	wait "$SSHD_PID" 2>/dev/null
+	[ -z "$made_run_sshd" ] || rmdir /run/sshd 2>/dev/null
+	rm -rf "$WORK"
+}
+trap stop_sshd EXIT
+
+SSHOPTS=(--ssh-option "IdentityFile=$T/user_key" --ssh-option "UserKnownHostsFile=$T/known_hosts"
+	--ssh-option "IdentitiesOnly=yes")
+URL="ssh://root@127.0.0.1:$PORT"
+SB_ABS=$(readlink -f "$SCALEBENCH")
+# A 1 s run of page_fault3, one process, no monitors.
+ONE_S=(jobs/page_fault3.yaml -q --no-monitors --runtime 1s --set warmup=0 --nr-task 1 --set mode=process)
+
+for _ in $(seq 1 100); do
+	ssh -o BatchMode=yes -o IdentityFile="$T/user_key" -o UserKnownHostsFile="$T/known_hosts" \
+		-p "$PORT" root@127.0.0.1 true 2>/dev/null && break
+	sleep 0.1
+done
+check "sshd answers on 127.0.0.1:$PORT" kill -0 "$SSHD_PID"
+
+# No remote temp directory left behind by a case: the target's mktemp dirs that hold job.yaml.
+remote_tmps() {
+	find "${TMPDIR:-/tmp}" -maxdepth 2 -name job.yaml -path '*/tmp.*' 2>/dev/null | wc -l
+}
+tmps_before=$(remote_tmps)
+
+# One run through the target: stored here as a local run would be.
+sb run "${ONE_S[@]}" --commit tc1 --results "$WORK/r1" --target "$URL" --target-bin "$SB_ABS" \
+	"${SSHOPTS[@]}"
+[ $rc -eq 0 ] || cat "$WORK/err"
+check "target run: exit 0" [ $rc -eq 0 ]
+runs=$(ls -d "$WORK"/r1/will-it-scale/*/*/*/*/*/tc1/[0-9]* 2>/dev/null)
+check "target run: one run directory, numbered 0" bash -c \
+	"[ \$(echo '$runs' | grep -c .) -eq 1 ] && [ \"\$(basename '$runs')\" = 0 ]"
+check "target run: stats.json and meta.json" bash -c "[ -s '$runs/stats.json' ] && [ -s '$runs/meta.json' ]"
+check "target run: job.yaml and output beside them" bash -c "[ -s '$runs/job.yaml' ] && [ -e '$runs/output' ]"
+check "target run: meta.json carries the target's machine" json_true "$runs/meta.json" \
+	"d.get('machine') and d.get('scalebench')"
+check "target run: no temp run directory left" bash -c \
+	"[ -z \"\$(find '$WORK/r1' -name '.tmp-run-*')\" ]"
+check "target run: the target's temp directory is removed" [ "$(remote_tmps)" -eq "$tmps_before" ]
+# The same job run locally lands at the same path but for the run number.
+sb run "${ONE_S[@]}" --commit tc1 --results "$WORK/r1"
+check "target run: a local run of the same job lands beside it (run 1)" bash -c \
+	"[ $rc -eq 0 ] && [ -d \"$(dirname "$runs")/1\" ]"
+
+# --repeat and --set are forwarded.
+sb run "${ONE_S[@]}" --commit tc2 --repeat 2 --set mode=thread --results "$WORK/r2" \
+	--target "$URL" --target-bin "$SB_ABS" "${SSHOPTS[@]}"
+check "target run --repeat 2 --set mode=thread: two runs, thread mode" bash -c \
+	"[ $rc -eq 0 ] && [ \$(ls -d $WORK/r2/will-it-scale/*thread*/*/*/*/*/tc2/[0-9]* | wc -l) -eq 2 ]"
+
+# --push: this scalebench's installed tree copied into an empty directory of the target.
+make -s install PREFIX=/opt/sb DESTDIR="$WORK/stage" >"$WORK/install.log" 2>&1
+PUSHED="$WORK/pushed"
+rc=0
+"$WORK/stage/opt/sb/bin/scalebench" run "${ONE_S[@]}" --commit tp --results "$WORK/rp" \
+	--target "$URL" --push-dir "$PUSHED" "${SSHOPTS[@]}" >"$WORK/out" 2>"$WORK/err" || rc=$?
+[ $rc -eq 0 ] || cat "$WORK/err"
+check "--push-dir: exit 0" [ $rc -eq 0 ]
+check "--push-dir: bin, libexec and share in the target's directory" bash -c \
+	"[ -x '$PUSHED/bin/scalebench' ] && [ -x '$PUSHED/libexec/scalebench/scalebench-exec-helper' ] && [ -f '$PUSHED/share/scalebench/jobs/page_fault3.yaml' ]"
+check "--push-dir: the run is stored here" bash -c \
+	"[ \$(ls -d $WORK/rp/will-it-scale/*/*/*/*/*/tp/0 | wc -l) -eq 1 ]"
+rc=0
+"$SB_ABS" run "${ONE_S[@]}" --push --target "$URL" "${SSHOPTS[@]}" --results "$WORK/rx" \
+	>"$WORK/out" 2>"$WORK/err" || rc=$?
+check "--push from a build tree: exit 2, says it is not an installed tree" bash -c \
+	"[ $rc -eq 2 ] && grep -q 'not an installed tree' '$WORK/err' && [ ! -e '$WORK/rx/will-it-scale' ]"
+
+# Bad URLs, an unknown host, a refused connection: a clear error, exit 2, nothing stored.
+bad_url() {
+	sb run "${ONE_S[@]}" --results "$WORK/rbad" --target "$1" "${SSHOPTS[@]}"
+	check "bad --target '$1': exit 2 naming it" bash -c \
+		"[ $rc -eq 2 ] && grep -qF -- \"$2\" '$WORK/err' && [ ! -e '$WORK/rbad/will-it-scale' ]"
+}
+bad_url "127.0.0.1" "expected ssh://[user@]host[:port]"
+bad_url "ssh://-oProxyCommand=x" "bad host '-oProxyCommand=x'"
+bad_url "ssh://a;b@host" "bad user 'a;b'"
+bad_url "ssh://host:0" "bad port '0'"
+bad_url "ssh://host:65536" "bad port '65536'"
+bad_url "ssh://host:22x" "bad port '22x'"
+bad_url "ssh://[::1" "bad IPv6 address"
+bad_url "ssh://host/path" "bad host 'host/path'"
+bad_url "ssh://ho\$(id)st" "bad host"
+sb run "${ONE_S[@]}" --results "$WORK/rbad" --target "ssh://root@no-such-host.invalid" "${SSHOPTS[@]}"
+check "unknown host: exit 2, 'cannot reach'" bash -c \
+	"[ $rc -eq 2 ] && grep -q 'cannot reach ssh://root@no-such-host.invalid' '$WORK/err' && [ ! -e '$WORK/rbad/will-it-scale' ]"
+FREE=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
+sb run "${ONE_S[@]}" --results "$WORK/rbad" --target "ssh://root@127.0.0.1:$FREE" "${SSHOPTS[@]}"
+check "refused connection: exit 2, 'Connection refused'" bash -c \
+	"[ $rc -eq 2 ] && grep -q 'cannot reach.*Connection refused' '$WORK/err' && [ ! -e '$WORK/rbad/will-it-scale' ]"
+sb run "${ONE_S[@]}" --results "$WORK/rbad" --ssh-option "IdentityFile=x"
+check "--ssh-option without --target: exit 2" bash -c "[ $rc -eq 2 ] && grep -q 'go with --target' '$WORK/err'"
+sb run "${ONE_S[@]}" --results "$WORK/rbad" --target "$URL" --ssh-option "-oProxyCommand=x"
+check "--ssh-option '-o...': exit 2" bash -c "[ $rc -eq 2 ] && grep -q 'expected KEYWORD=VALUE' '$WORK/err'"
+
+# A target whose scalebench is another version, or missing: refused, both versions named.
+printf '#!/bin/sh\necho "scalebench 7.3.1"\n' >"$WORK/fake-sb"
+chmod +x "$WORK/fake-sb"
+sb run "${ONE_S[@]}" --results "$WORK/rbad" --target "$URL" --target-bin "$WORK/fake-sb" \
+	"${SSHOPTS[@]}"
+ours=$("$SCALEBENCH" --version | cut -d' ' -f2)
+check "version mismatch: exit 2 naming both versions" bash -c \
+	"[ $rc -eq 2 ] && grep -q 'scalebench 7.3.1' '$WORK/err' && grep -q 'this is scalebench $ours' '$WORK/err' && [ ! -e '$WORK/rbad/will-it-scale' ]"
+sb run "${ONE_S[@]}" --results "$WORK/rbad" --target "$URL" --target-bin "$WORK/nope" \
+	"${SSHOPTS[@]}"
+check "missing scalebench there: exit 2, says so" bash -c \
+	"[ $rc -eq 2 ] && grep -q 'not found or not executable there' '$WORK/err' && [ ! -e '$WORK/rbad/will-it-scale' ]"
+
+# The connection cut mid-run (the session's sshd processes killed): no half run here, a clear
+# failure, and the run there stopped and its temp directory removed by the next connection.
+rc=0
+"$SCALEBENCH" run jobs/page_fault3.yaml --no-monitors --runtime 30s --set warmup=0 --nr-task 1 \
+	--set mode=process --commit cut --results "$WORK/rc" --target "$URL" \
+	--target-bin "$SB_ABS" "${SSHOPTS[@]}" >"$WORK/out" 2>"$WORK/err" &
+pid=$!
+for _ in $(seq 1 300); do
+	pgrep -f "run job.yaml --results results.*--commit cut" >/dev/null && break
+	sleep 0.1
+done
+sleep 1
+pkill -KILL -P "$SSHD_PID"
+start=$SECONDS
+timeout 60 tail --pid=$pid -f /dev/null || true
+wait $pid || rc=$?
+check "connection cut: exit 1 within 30 s" bash -c "[ $rc -eq 1 ] && [ $((SECONDS - start)) -le 30 ]"
+check "connection cut: says the connection was lost" err_has "connection was lost during the run"
+check "connection cut: no run directory, no temp run directory here" bash -c \
+	"[ -z \"\$(find '$WORK/rc' -mindepth 8 -maxdepth 8 2>/dev/null)\" ] && [ -z \"\$(find '$WORK/rc' -name '.tmp-run-*' 2>/dev/null)\" ]"
+sleep 1
+check "connection cut: the run on the target is stopped" no_procs "run job.yaml --results results.*--commit cut"
+check "connection cut: the target's temp directory is removed" [ "$(remote_tmps)" -eq "$tmps_before" ]
+check "sshd still serves after the cut" kill -0 "$SSHD_PID"
+
+# SIGTERM here mid-run: exit 143, nothing stored, the run there stopped, its directory removed.
+rc=0
+"$SCALEBENCH" run jobs/page_fault3.yaml --no-monitors --runtime 30s --set warmup=0 --nr-task 1 \
+	--set mode=process --commit term --results "$WORK/rt" --target "$URL" \
+	--target-bin "$SB_ABS" "${SSHOPTS[@]}" >"$WORK/out" 2>"$WORK/err" &
+pid=$!
+for _ in $(seq 1 300); do
+	pgrep -f "run job.yaml --results results.*--commit term" >/dev/null && break
+	sleep 0.1
+done
+sleep 1
+kill -TERM $pid
+start=$SECONDS
+timeout 60 tail --pid=$pid -f /dev/null || true
+wait $pid || rc=$?
+check "SIGTERM: exit 143 within 30 s" bash -c "[ $rc -eq 143 ] && [ $((SECONDS - start)) -le 30 ]"
+check "SIGTERM: says so" grep -q "interrupted by signal 15" "$WORK/err"
+check "SIGTERM: nothing stored here" bash -c \
+	"[ -z \"\$(find '$WORK/rt' -mindepth 8 -maxdepth 8 2>/dev/null)\" ] && [ -z \"\$(find '$WORK/rt' -name '.tmp-run-*' 2>/dev/null)\" ]"
+check "SIGTERM: the run on the target is stopped" no_procs "run job.yaml --results results.*--commit term"
+check "SIGTERM: no ssh left" no_procs "ssh -T -o BatchMode=yes.*$PORT"
+check "SIGTERM: the target's temp directory is removed" [ "$(remote_tmps)" -eq "$tmps_before" ]
+
+# A run that arrives incomplete (the target's scalebench lost its stats.json) is not stored;
+# the whole one beside it is.
+cat >"$WORK/breaks-run0" <<SH
+#!/bin/sh
+"$SB_ABS" "\$@" || exit \$?
+[ "\$1" = run ] && rm -f results/*/*/*/*/*/*/*/0/stats.json
+exit 0
+SH
+chmod +x "$WORK/breaks-run0"
+sb run "${ONE_S[@]}" --commit broken --repeat 2 --results "$WORK/rb" --target "$URL" \
+	--target-bin "$WORK/breaks-run0" "${SSHOPTS[@]}"
+check "incomplete run: exit 1, says it is not stored" bash -c \
+	"[ $rc -eq 1 ] && grep -q 'has no stats.json: it is not stored here' '$WORK/err'"
+check "incomplete run: only the whole run is stored, no temp run directory" bash -c \
+	"[ \$(ls -d $WORK/rb/will-it-scale/*/*/*/*/*/broken/[0-9]* | wc -l) -eq 1 ] && [ -s \$(ls -d $WORK/rb/will-it-scale/*/*/*/*/*/broken/0)/stats.json ] && [ -z \"\$(find '$WORK/rb' -name '.tmp-run-*')\" ]"
+check "incomplete run: the target's temp directory is removed" [ "$(remote_tmps)" -eq "$tmps_before" ]
+
+# Cut after the first of three runs is stored there: that one comes back whole, the one in
+# progress does not.
+rc=0
+"$SCALEBENCH" run jobs/page_fault3.yaml --no-monitors --runtime 4s --set warmup=0 --nr-task 1 \
+	--set mode=process --repeat 3 --commit cut2 --results "$WORK/rc2" --target "$URL" \
+	--target-bin "$SB_ABS" "${SSHOPTS[@]}" >"$WORK/out" 2>"$WORK/err" &
+pid=$!
+for _ in $(seq 1 600); do
+	ls -d "${TMPDIR:-/tmp}"/tmp.*/results/will-it-scale/*/*/*/*/*/cut2/0 >/dev/null 2>&1 && break
+	sleep 0.1
+done
+sleep 0.5
+pkill -KILL -P "$SSHD_PID"
+timeout 60 tail --pid=$pid -f /dev/null || true
+wait $pid || rc=$?
+check "cut after run 1 of 3: exit 1, the connection was lost" bash -c \
+	"[ $rc -eq 1 ] && grep -q 'connection was lost during the run' '$WORK/err'"
+check "cut after run 1 of 3: run 0 brought back whole, nothing else, no temp run directory" bash -c \
+	"[ \$(ls -d $WORK/rc2/will-it-scale/*/*/*/*/*/cut2/[0-9]* | wc -l) -eq 1 ] && [ -s \$(ls -d $WORK/rc2/will-it-scale/*/*/*/*/*/cut2/0)/stats.json ] && [ -z \"\$(find '$WORK/rc2' -name '.tmp-run-*')\" ]"
+sleep 1
+check "cut after run 1 of 3: the run there is stopped" no_procs "run job.yaml --results results.*--commit cut2"
+check "cut after run 1 of 3: the target's temp directory is removed" [ "$(remote_tmps)" -eq "$tmps_before" ]
+
+# A run from the target holding a symlink (out of the tree) is not stored.
+cat >"$WORK/symlinks-run0" <<SH
+#!/bin/sh
+"$SB_ABS" "\$@" || exit \$?
+[ "\$1" = run ] && ln -sf /etc/passwd results/*/*/*/*/*/*/*/0/output
+exit 0
+SH
+chmod +x "$WORK/symlinks-run0"
+sb run "${ONE_S[@]}" --commit symlink --results "$WORK/rs" --target "$URL" \
+	--target-bin "$WORK/symlinks-run0" "${SSHOPTS[@]}"
+check "run holding a symlink: exit 1, not stored, no temp run directory" bash -c \
+	"[ $rc -eq 1 ] && grep -q 'other than files and directories' '$WORK/err' && [ -z \"\$(find '$WORK/rs' -mindepth 8 -maxdepth 8)\" ] && [ -z \"\$(find '$WORK/rs' -name '.tmp-run-*')\" ]"
+
+# The target's scalebench refuses the job (exit 2): exit 2 here, nothing stored, its temp
+# directory removed.
+cat >"$WORK/refuses" <<SH
+#!/bin/sh
+[ "\$1" = --version ] && exec "$SB_ABS" --version
+echo "scalebench run: job.yaml: refused for the test" >&2
+exit 2
+SH
+chmod +x "$WORK/refuses"
+sb run "${ONE_S[@]}" --results "$WORK/rr" --target "$URL" --target-bin "$WORK/refuses" \
+	"${SSHOPTS[@]}"
+check "job refused there: exit 2, its message shown, nothing stored" bash -c \
+	"[ $rc -eq 2 ] && grep -q 'refused for the test' '$WORK/err' && [ ! -e '$WORK/rr/will-it-scale' ]"
+check "job refused there: the target's temp directory is removed" [ "$(remote_tmps)" -eq "$tmps_before" ]
