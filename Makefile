@@ -21,7 +21,7 @@ CFLAGS  ?= -O2 -g
 WARN     = -Wall -Wextra -Werror
 ALL_CFLAGS = -std=c11 $(WARN) -D_GNU_SOURCE -pthread -MMD -MP -I$(B)/gen \
 	     -DSCALEBENCH_LIBEXECDIR='"$(LIBEXECDIR)"' -DSCALEBENCH_DATADIR='"$(DATADIR)"' $(CFLAGS)
-LIBS     = -ljansson -lyaml -lpfm -lhwloc -lelf -lz -lRmath -lm -ldl -pthread
+LIBS     = -lsqlite3 -ljansson -lyaml -lpfm -lhwloc -lelf -lz -lRmath -lm -ldl -pthread
 # Plug-ins call back into these; nothing else of the binary is exported.
 EXPORTS  = -Wl,--dynamic-list=testcases/plugin-exports.list
 SANITIZE = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
@@ -37,7 +37,7 @@ MAIN_SRC = main.c
 UNIT_SRC = $(wildcard tests/unit/test_*.c)
 # Unit tests of these layers link only the archives named here (and lib); test_num,
 # test_options, test_run_command, test_file and test_mail test lib alone.
-ANALYZE_UNITS = test_stats test_verdicts test_plot test_bisect test_sweep test_jsonw test_roles test_profile_report test_lkp \
+ANALYZE_UNITS = test_stats test_series test_verdicts test_plot test_bisect test_sweep test_jsonw test_roles test_profile_report test_lkp \
 		test_num test_options test_run_command test_file test_mail
 
 B  = build
@@ -137,7 +137,7 @@ $(BA)/tests/%: tests/unit/%.c $(ARCHIVESA)
 
 # The analyzer's tests: analyze + store + lib only (no libpfm, libelf, hwloc).  An analyzer
 # that called into runner, monitors or core would not link here.
-ANALYZE_LIBS = -ljansson -lz -lRmath -lm -pthread
+ANALYZE_LIBS = -lsqlite3 -ljansson -lz -lRmath -lm -pthread
 $(ANALYZE_UNITS:%=$(BA)/tests/%): $(BA)/tests/%: tests/unit/%.c $(ANALYZE_ARCHIVESA)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(SANITIZE) -o $@ $< $(ANALYZE_ARCHIVESA) -lcmocka $(ANALYZE_LIBS)
@@ -148,6 +148,15 @@ $(BF)/fuzz_%: tests/fuzz/fuzz_%.c $(ARCHIVESF)
 $(B)/bench/bare_getppid: bench/bare_getppid.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 $(WARN) -O2 -D_GNU_SOURCE -o $@ $<
+
+# The index benchmark: the tree generator, and the parse and query timings (bench/index.sh).
+$(B)/bench/gen_tree: bench/gen_tree.c
+	@mkdir -p $(dir $@)
+	$(CC) -std=c11 $(WARN) -O2 -D_GNU_SOURCE -o $@ $< -lm
+
+$(B)/bench/index_bench: bench/index_bench.c $(B)/libanalyze.a $(B)/libstore.a $(B)/liblib.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(B)/libanalyze.a $(B)/libstore.a $(B)/liblib.a $(ANALYZE_LIBS)
 
 $(B)/bench/bare_sampling: bench/bare_sampling.c
 	@mkdir -p $(dir $@)
@@ -183,10 +192,10 @@ fuzz: fuzz-build
 	FUZZ_TIME=$(FUZZ_TIME) ./tests/fuzz/run.sh $(FUZZ_BIN)
 
 # Both run even when the first misses its target; make fails if either does.
-bench: all $(B)/bench/bare_getppid $(B)/bench/bare_sampling
+bench: all $(B)/bench/bare_getppid $(B)/bench/bare_sampling $(B)/bench/gen_tree $(B)/bench/index_bench
 	status=0; ./bench/overhead.sh || status=1; ./bench/monitors.sh || status=1; \
 		./bench/profile.sh || status=1; ./bench/analyze.sh || status=1; \
-		./bench/bisect_sim.sh || status=1; exit $$status
+		./bench/bisect_sim.sh || status=1; ./bench/index.sh || status=1; exit $$status
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(DATADIR)/jobs \

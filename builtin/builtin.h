@@ -17,6 +17,8 @@ int cmd_profile(int argc, char **argv);
 int cmd_bisect(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_lkp_matrix(int argc, char **argv);
+int cmd_index(int argc, char **argv);
+int cmd_results(int argc, char **argv);
 int cmd_html(int argc, char **argv);
 
 extern const struct command_def list_command;
@@ -29,6 +31,8 @@ extern const struct command_def profile_command;
 extern const struct command_def bisect_command;
 extern const struct command_def report_command;
 extern const struct command_def lkp_matrix_command;
+extern const struct command_def index_command;
+extern const struct command_def results_command;
 extern const struct command_def html_command;
 
 /* --plugin FILE.so, repeatable: the plug-in's testcases are loaded at once.  The option's

@@ -138,8 +138,28 @@ int file_tmp_create(const char *path, char *tmp, size_t tmplen, char *err, size_
 		errno = saved;
 		return -1;
 	}
-	fchmod(fd, 0644);
+	fchmod(fd, 0666 & ~file_umask());
 	return fd;
+}
+
+mode_t file_umask(void)
+{
+	static const char key[] = "Umask:";
+	char *text = NULL, *p;
+	size_t len;
+	mode_t m;
+
+	/* Linux 4.7 and later say it in /proc/self/status. */
+	if (file_read("/proc/self/status", 1 << 16, &text, &len, NULL, 0) == 0 &&
+	    (p = strstr(text, key))) {
+		m = (mode_t)strtoul(p + sizeof(key) - 1, NULL, 8);
+		free(text);
+		return m & 0777;
+	}
+	free(text);
+	m = umask(022);
+	umask(m);
+	return m;
 }
 
 int file_tmp_rename(const char *tmp, const char *path, char *err, size_t errlen)

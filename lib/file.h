@@ -3,6 +3,7 @@
 #define SCALEBENCH_FILE_H
 
 #include <stddef.h>
+#include <sys/types.h>
 
 /* All of path, NUL-terminated and malloc'd, in *buf; its length in *len (len may be NULL).
  * Only a regular file is read: a directory, FIFO, device or socket is refused at once (a FIFO
@@ -20,7 +21,8 @@ int file_read_input(const char *path, size_t max_bytes, char **buf, size_t *len,
 
 /* Replace path with len bytes of data, whole or not at all: they go to a temp file beside it,
  * which is synced and renamed over it.  On any failure path is untouched and the temp file
- * removed.  A new file gets mode 0644.  -1 with errno set and err naming the file. */
+ * removed.  A new file gets mode 0666 less the umask, as open(2) would give it (mkostemp's
+ * temp file is 0600).  -1 with errno set and err naming the file. */
 int file_write(const char *path, const void *data, size_t len, char *err, size_t errlen);
 
 /* The two ends of such a write, for writers that stream (outfile.h):
@@ -30,5 +32,9 @@ int file_write(const char *path, const void *data, size_t len, char *err, size_t
  * it removes the temp file.  0, or -1 with err. */
 int file_tmp_create(const char *path, char *tmp, size_t tmplen, char *err, size_t errlen);
 int file_tmp_rename(const char *tmp, const char *path, char *err, size_t errlen);
+
+/* The process's umask, read without changing it (umask(2) can only set it, and setting it
+ * back and forth races with threads creating files meanwhile). */
+mode_t file_umask(void);
 
 #endif

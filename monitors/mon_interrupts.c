@@ -195,8 +195,8 @@ static void percpu_cleanup(struct monitor_ctx *ctx)
 
 	if (!p)
 		return;
-	series_free(&p->total);
-	series_free(&p->percpu);
+	series_release(&p->total);
+	series_release(&p->percpu);
 	free(p);
 	ctx->priv = NULL;
 }

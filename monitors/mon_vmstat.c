@@ -324,7 +324,7 @@ static void vmstat_cleanup(struct monitor_ctx *ctx)
 
 	if (!p)
 		return;
-	series_free(&p->s);
+	series_release(&p->s);
 	free(p);
 	ctx->priv = NULL;
 }

@@ -143,7 +143,7 @@ void series_init(struct series *s)
 	memset(s, 0, sizeof(*s));
 }
 
-void series_free(struct series *s)
+void series_release(struct series *s)
 {
 	for (size_t i = 0; i < s->nr_keys; i++)
 		free(s->keys[i].name);
@@ -735,7 +735,7 @@ void series_monitor_cleanup(struct monitor_ctx *ctx)
 
 	if (!m)
 		return;
-	series_free(&m->s);
+	series_release(&m->s);
 	free(m);
 	ctx->priv = NULL;
 }

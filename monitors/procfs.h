@@ -61,7 +61,7 @@ struct series {
 };
 
 void series_init(struct series *s);
-void series_free(struct series *s);
+void series_release(struct series *s);
 /* A reading: series_begin, series_put for each value, series_end. */
 void series_begin(struct series *s);
 /* -1 only when out of memory. */

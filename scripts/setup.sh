@@ -9,6 +9,7 @@ PACKAGES="build-essential pkg-config libc6-dev libpfm4-dev libjansson-dev libyam
 gnuplot-nox r-mathlib libhwloc-dev libcmocka-dev valgrind libelf-dev zlib1g-dev \
 clang libclang-rt-14-dev \
 openssh-client openssh-server \
+libsqlite3-dev \
 chromium"
 
 cd "$(dirname "$0")/.."

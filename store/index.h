@@ -21,6 +21,8 @@
 #include <sys/types.h>
 
 #define INDEX_FILE ".scalebench-index.sqlite"
+/* The layout of its tables (PRAGMA user_version): an index of another one is rebuilt. */
+#define INDEX_SCHEMA 1
 
 struct results_index;
 
@@ -29,6 +31,7 @@ struct index_update {
 	const char *why_rebuilt; /* "missing", "corrupt", "schema 1, this scalebench has 2", "asked" */
 	size_t runs_added, runs_removed, runs_total, runs_skipped; /* skipped: incomplete/corrupt */
 	double seconds;
+	bool read_only; /* the root is not writable here: the index as it was, or one in memory */
 };
 
 enum index_mode { INDEX_UPDATE, INDEX_REBUILD };
@@ -38,6 +41,10 @@ enum index_mode { INDEX_UPDATE, INDEX_REBUILD };
 int index_open(const char *root, enum index_mode mode, struct results_index **ix,
 	       struct index_update *u, char *err, size_t errlen);
 void index_close(struct results_index *ix);
+
+/* The runs the last update skipped (incomplete, corrupt), each "RUN_DIR/FILE: what is wrong";
+ * *n of them, valid while ix is open. */
+const char *const *index_skipped(const struct results_index *ix, size_t *n);
 
 struct index_job {
 	char *key; /* testcase/path_params/tbox_group/rootfs/kconfig/compiler */

@@ -110,7 +110,7 @@ static int write_json_gz(struct store_run *r, const char *name, const json_t *v,
 
 	if (run_file(r, name, path, sizeof(path), err, errlen))
 		return -1;
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
 	gz = fd >= 0 ? gzdopen(fd, "wb6") : NULL;
 	if (!gz) {
 		snprintf(err, errlen, "cannot write %s: %s", path,

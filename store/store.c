@@ -1,5 +1,7 @@
 #include "store.h"
 
+#include "../lib/file.h"
+
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -27,11 +29,11 @@ int store_mkdirs(const char *path)
 		if (*p != '/')
 			continue;
 		*p = '\0';
-		if (mkdir(buf, 0755) && errno != EEXIST)
+		if (mkdir(buf, 0777) && errno != EEXIST)
 			return -1;
 		*p = '/';
 	}
-	if (mkdir(buf, 0755) && errno != EEXIST)
+	if (mkdir(buf, 0777) && errno != EEXIST)
 		return -1;
 	return 0;
 }
@@ -126,6 +128,15 @@ int store_begin(const char *commit_dir, char *tmp, size_t tmplen, int *owner_fd,
 		return -1;
 	}
 	fd = open(tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	/* mkdtemp makes it 0700; the run it becomes is as readable as any directory made under
+	 * this umask, so a web server running as another user can serve the tree. */
+	if (fd >= 0 && fchmod(fd, 0777 & ~file_umask())) {
+		snprintf(err, errlen, "cannot set the mode of %s: %s", tmp, strerror(errno));
+		close(fd);
+		rmdir(tmp);
+		close(dfd);
+		return -1;
+	}
 	if (fd < 0 || (locked && flock(fd, LOCK_EX | LOCK_NB))) {
 		snprintf(err, errlen, "cannot lock the run directory %s: %s", tmp, strerror(errno));
 		if (fd >= 0)

@@ -1,0 +1,482 @@
+/* A stat's series over a branch (series.h), from the results index. */
+#include "series.h"
+
+#include "../lib/run_command.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* The job's key, from a key or a path_params: 0, or -1 with err (none, or several). */
+static int resolve_job(struct results_index *ix, const char *job, char **key, char *err,
+		       size_t errlen)
+{
+	struct index_job *jobs;
+	ssize_t n = index_jobs(ix, job, &jobs);
+
+	*key = NULL;
+	if (n < 0) {
+		snprintf(err, errlen, "cannot read the index: %s", strerror(errno));
+		return -1;
+	}
+	if (n == 0) {
+		snprintf(err, errlen, "no job '%s' in the results (a key, or a path_params)", job);
+		return -1;
+	}
+	if (n > 1) {
+		size_t len = (size_t)snprintf(err, errlen,
+					      "job '%s' is ambiguous: it is the "
+					      "path_params of",
+					      job);
+
+		for (ssize_t i = 0; i < n && len < errlen; i++)
+			len += (size_t)snprintf(err + len, errlen - len, "%s %s", i ? "," : "",
+						jobs[i].key);
+		if (len < errlen)
+			snprintf(err + len, errlen - len, "; name one of them");
+		index_jobs_free(jobs, (size_t)n);
+		return -1;
+	}
+	*key = strdup(jobs[0].key);
+	index_jobs_free(jobs, 1);
+	if (!*key) {
+		snprintf(err, errlen, "%s", strerror(ENOMEM));
+		return -1;
+	}
+	return 0;
+}
+
+static bool is_hex_prefix(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n < 7)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!isxdigit((unsigned char)s[i]))
+			return false;
+	return true;
+}
+
+/* The branch's first-parent history, oldest first. */
+struct branch {
+	char **sha; /* in branch order */
+	size_t n;
+	size_t *by_sha; /* indices into sha, sorted by sha: prefix lookups */
+	char *text_;
+};
+
+static const struct branch *sort_ctx;
+
+static int by_sha(const void *a, const void *b)
+{
+	return strcmp(sort_ctx->sha[*(const size_t *)a], sort_ctx->sha[*(const size_t *)b]);
+}
+
+static void branch_free(struct branch *b)
+{
+	free(b->sha);
+	free(b->by_sha);
+	free(b->text_);
+	memset(b, 0, sizeof(*b));
+}
+
+static int git_capture(const char *repo, const char *const *args, char **out, char *err,
+		       size_t errlen)
+{
+	const char *argv[16] = {"git", "-C", repo};
+	size_t n = 3;
+	struct child_process git = {.argv = argv, .out = RUN_OUT_CAPTURE, .err = RUN_OUT_CAPTURE};
+	char why[256];
+
+	for (size_t i = 0; args[i] && n + 1 < sizeof(argv) / sizeof(argv[0]); i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	*out = NULL;
+	git.err_text.max = 4096;
+	if (child_run(&git, why, sizeof(why))) {
+		snprintf(err, errlen, "%s", why);
+		child_release(&git);
+		return -1;
+	}
+	if (git.exit_code != 0) {
+		const char *e = git.err_text.p ? git.err_text.p : "";
+
+		snprintf(err, errlen, "git -C %s %s %s failed: %.*s", repo, args[0],
+			 args[1] ? args[1] : "", (int)strcspn(e, "\n"), e);
+		child_release(&git);
+		return -1;
+	}
+	*out = git.out_text.p ? git.out_text.p : strdup("");
+	git.out_text.p = NULL;
+	child_release(&git);
+	if (!*out) {
+		snprintf(err, errlen, "%s", strerror(ENOMEM));
+		return -1;
+	}
+	return 0;
+}
+
+static int load_branch(const char *repo, const char *branch, struct branch *b, char *err,
+		       size_t errlen)
+{
+	const char *args[] = {"rev-list", "--first-parent", "--reverse", branch, "--", NULL};
+	size_t cap = 0;
+
+	memset(b, 0, sizeof(*b));
+	if (git_capture(repo, args, &b->text_, err, errlen))
+		return -1;
+	for (char *line = strtok(b->text_, "\n"); line; line = strtok(NULL, "\n")) {
+		if (b->n == cap) {
+			char **v = realloc(b->sha, (cap = cap ? cap * 2 : 256) * sizeof(*v));
+
+			if (!v)
+				goto nomem;
+			b->sha = v;
+		}
+		b->sha[b->n++] = line;
+	}
+	b->by_sha = malloc((b->n ? b->n : 1) * sizeof(*b->by_sha));
+	if (!b->by_sha)
+		goto nomem;
+	for (size_t i = 0; i < b->n; i++)
+		b->by_sha[i] = i;
+	sort_ctx = b;
+	qsort(b->by_sha, b->n, sizeof(*b->by_sha), by_sha);
+	return 0;
+nomem:
+	snprintf(err, errlen, "%s", strerror(ENOMEM));
+	branch_free(b);
+	return -1;
+}
+
+/* The position on the branch of the commit a label names (its full sha or an unambiguous
+ * prefix of 7 hex digits or more), or -1. */
+static ssize_t branch_position(const struct branch *b, const char *label)
+{
+	char low[128];
+	size_t len = strlen(label), lo = 0, hi = b->n;
+
+	if (!is_hex_prefix(label) || len >= sizeof(low))
+		return -1;
+	for (size_t i = 0; i <= len; i++)
+		low[i] = (char)tolower((unsigned char)label[i]);
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (strcmp(b->sha[b->by_sha[mid]], low) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == b->n || strncmp(b->sha[b->by_sha[lo]], low, len))
+		return -1;
+	if (lo + 1 < b->n && !strncmp(b->sha[b->by_sha[lo + 1]], low, len))
+		return -1; /* ambiguous on the branch */
+	return (ssize_t)b->by_sha[lo];
+}
+
+/* A --since date: YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS, local time.  0 with *t, or -1. */
+static int parse_date(const char *s, int64_t *t)
+{
+	struct tm tm = {0};
+	const char *end = strptime(s, "%Y-%m-%d", &tm);
+
+	if (!end)
+		return -1;
+	if (*end) {
+		end = strptime(end, "T%H:%M:%S", &tm);
+		if (!end || *end)
+			return -1;
+	}
+	tm.tm_isdst = -1;
+	*t = (int64_t)mktime(&tm);
+	return 0;
+}
+
+struct ordered {
+	struct index_commit *c; /* every commit of the job, in series order */
+	size_t n;
+	struct index_commit *all_; /* what index_commits gave */
+	size_t nall_;
+};
+
+static void ordered_free(struct ordered *o)
+{
+	free(o->c);
+	index_commits_free(o->all_, o->nall_);
+	memset(o, 0, sizeof(*o));
+}
+
+struct placed {
+	ssize_t pos;
+	struct index_commit *c;
+};
+
+static int by_pos(const void *a, const void *b)
+{
+	const struct placed *x = a, *y = b;
+
+	return (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+/* The commits of the job (a key) in series order, cut by o->since. */
+static int order_commits(struct results_index *ix, const char *key, const struct series_order *o,
+			 struct ordered *out, char *err, size_t errlen)
+{
+	struct series_order none = {0};
+	struct branch b = {0};
+	struct placed *pl = NULL;
+	ssize_t n, since_pos = -1;
+	int64_t since_time = 0;
+	bool by_date = false;
+	size_t k = 0;
+
+	memset(out, 0, sizeof(*out));
+	if (!o)
+		o = &none;
+	if (o->branch && o->branch[0] == '-') {
+		snprintf(err, errlen, "branch '%s': a branch does not start with '-'", o->branch);
+		return -1;
+	}
+	if (o->since && (o->since[0] == '-' || !o->since[0])) {
+		snprintf(err, errlen, "since '%s': expected a date (YYYY-MM-DD) or a commit",
+			 o->since);
+		return -1;
+	}
+	if (o->branch && !o->repo) {
+		snprintf(err, errlen, "a branch (%s) needs the repository it is in", o->branch);
+		return -1;
+	}
+	n = index_commits(ix, key, NULL, &out->all_);
+	if (n < 0) {
+		snprintf(err, errlen, "cannot read the index: %s", strerror(errno));
+		return -1;
+	}
+	out->nall_ = (size_t)n;
+	pl = calloc(n ? (size_t)n : 1, sizeof(*pl));
+	out->c = calloc(n ? (size_t)n : 1, sizeof(*out->c));
+	if (!pl || !out->c) {
+		snprintf(err, errlen, "%s", strerror(ENOMEM));
+		goto fail;
+	}
+	if (o->repo && load_branch(o->repo, o->branch ? o->branch : "HEAD", &b, err, errlen))
+		goto fail;
+	for (ssize_t i = 0; i < n; i++) {
+		pl[k].c = &out->all_[i];
+		pl[k].pos = o->repo ? branch_position(&b, out->all_[i].commit) : i;
+		if (pl[k].pos >= 0)
+			k++;
+	}
+	if (o->repo)
+		qsort(pl, k, sizeof(*pl), by_pos);
+
+	if (o->since) {
+		/* A stored label first (labels are free-form: "2024-01-01" may be one), then a
+		 * date, then, with a repository, any revision. */
+		for (size_t i = 0; i < k && since_pos < 0; i++)
+			if (!strcmp(pl[i].c->commit, o->since))
+				since_pos = (ssize_t)i;
+		if (since_pos < 0 && parse_date(o->since, &since_time) == 0) {
+			by_date = true;
+		} else if (since_pos < 0 && o->repo) {
+			char rev[512], *sha = NULL;
+			const char *args[] = {"rev-parse", "--verify", "--quiet", rev, NULL};
+
+			snprintf(rev, sizeof(rev), "%s^{commit}", o->since);
+			if (git_capture(o->repo, args, &sha, err, errlen)) {
+				snprintf(err, errlen, "since '%s': no such revision in %s",
+					 o->since, o->repo);
+				goto fail;
+			}
+			sha[strcspn(sha, "\n")] = '\0';
+			ssize_t at = branch_position(&b, sha);
+
+			free(sha);
+			if (at < 0) {
+				snprintf(err, errlen,
+					 "since '%s': not on %s's first-parent history", o->since,
+					 o->branch ? o->branch : "HEAD");
+				goto fail;
+			}
+			/* The first stored commit at or after it. */
+			for (since_pos = 0; (size_t)since_pos < k && pl[since_pos].pos < at;
+			     since_pos++)
+				;
+		} else if (since_pos < 0) {
+			for (size_t i = 0; i < k && since_pos < 0; i++)
+				if (is_hex_prefix(o->since) &&
+				    !strncmp(pl[i].c->commit, o->since, strlen(o->since)))
+					since_pos = (ssize_t)i;
+			if (since_pos < 0) {
+				snprintf(err, errlen,
+					 "since '%s': neither a date (YYYY-MM-DD[THH:MM:SS]) nor a "
+					 "commit of %s",
+					 o->since, key);
+				goto fail;
+			}
+		}
+	}
+	for (size_t i = 0; i < k; i++) {
+		if (by_date ? pl[i].c->first_started < since_time
+			    : since_pos >= 0 && (ssize_t)i < since_pos)
+			continue;
+		out->c[out->n++] = *pl[i].c;
+	}
+	free(pl);
+	branch_free(&b);
+	return 0;
+fail:
+	free(pl);
+	branch_free(&b);
+	ordered_free(out);
+	return -1;
+}
+
+ssize_t series_commits(struct results_index *ix, const char *job, const struct series_order *o,
+		       char ***out, char *err, size_t errlen)
+{
+	struct ordered ord;
+	char *key;
+	char **v;
+
+	*out = NULL;
+	if (resolve_job(ix, job, &key, err, errlen))
+		return -1;
+	if (order_commits(ix, key, o, &ord, err, errlen)) {
+		free(key);
+		return -1;
+	}
+	free(key);
+	v = calloc(ord.n ? ord.n : 1, sizeof(*v));
+	for (size_t i = 0; v && i < ord.n; i++) {
+		v[i] = strdup(ord.c[i].commit);
+		if (!v[i]) {
+			while (i--)
+				free(v[i]);
+			free(v);
+			v = NULL;
+		}
+	}
+	if (!v) {
+		ordered_free(&ord);
+		snprintf(err, errlen, "%s", strerror(ENOMEM));
+		return -1;
+	}
+	*out = v;
+	size_t n = ord.n;
+
+	ordered_free(&ord);
+	return (ssize_t)n;
+}
+
+static int by_label(const void *a, const void *b)
+{
+	const struct index_value *x = a, *y = b;
+	int c = strcmp(x->commit, y->commit);
+
+	return c ? c : (x->run > y->run) - (x->run < y->run);
+}
+
+/* The runs of label in v (sorted by label, then run): the first, and how many. */
+static size_t find_runs(const struct index_value *v, size_t n, const char *label, size_t *first)
+{
+	size_t lo = 0, hi = n, k = 0;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (strcmp(v[mid].commit, label) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*first = lo;
+	while (lo + k < n && !strcmp(v[lo + k].commit, label))
+		k++;
+	return k;
+}
+
+int series_load(struct results_index *ix, const char *job, const char *stat,
+		const struct series_order *o, struct series *s, char *err, size_t errlen)
+{
+	struct index_value *v = NULL;
+	struct ordered ord = {0};
+	char *key = NULL;
+	ssize_t nv;
+
+	memset(s, 0, sizeof(*s));
+	if (resolve_job(ix, job, &key, err, errlen))
+		return -1;
+	nv = index_stat_values(ix, key, stat, &v);
+	if (nv < 0) {
+		snprintf(err, errlen, "cannot read the index: %s", strerror(errno));
+		goto fail;
+	}
+	if (nv == 0) {
+		snprintf(err, errlen, "no stat '%s' in the runs of %s", stat, key);
+		goto fail;
+	}
+	if (order_commits(ix, key, o, &ord, err, errlen))
+		goto fail;
+	qsort(v, (size_t)nv, sizeof(*v), by_label);
+	s->job = key;
+	key = NULL;
+	s->stat = strdup(stat);
+	s->points = calloc(ord.n ? ord.n : 1, sizeof(*s->points));
+	if (!s->stat || !s->points)
+		goto nomem;
+	for (size_t i = 0; i < ord.n; i++) {
+		size_t first, k = find_runs(v, (size_t)nv, ord.c[i].commit, &first);
+		struct series_point *p = &s->points[s->n];
+		double sum = 0;
+
+		p->runs = malloc((k ? k : 1) * sizeof(*p->runs));
+		if (!p->runs)
+			goto nomem;
+		for (size_t r = first; r < first + k; r++)
+			if (v[r].ok && v[r].value == v[r].value)
+				sum += p->runs[p->nruns++] = v[r].value;
+		if (!p->nruns) { /* no good run has the stat: no point */
+			free(p->runs);
+			p->runs = NULL;
+			continue;
+		}
+		p->commit = strdup(ord.c[i].commit);
+		if (!p->commit) {
+			free(p->runs);
+			p->runs = NULL;
+			goto nomem;
+		}
+		p->mean = sum / (double)p->nruns;
+		p->first_started = ord.c[i].first_started;
+		s->n++;
+	}
+	index_values_free(v, (size_t)nv);
+	ordered_free(&ord);
+	return 0;
+nomem:
+	snprintf(err, errlen, "%s", strerror(ENOMEM));
+fail:
+	free(key);
+	index_values_free(v, nv > 0 ? (size_t)nv : 0);
+	ordered_free(&ord);
+	series_free(s);
+	return -1;
+}
+
+void series_free(struct series *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		free(s->points[i].commit);
+		free(s->points[i].runs);
+	}
+	free(s->points);
+	free(s->job);
+	free(s->stat);
+	memset(s, 0, sizeof(*s));
+}

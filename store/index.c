@@ -1,0 +1,1473 @@
+/* The results index (index.h): SQLite, one file in the results root.
+ *
+ * Schema (PRAGMA user_version = INDEX_SCHEMA):
+ *   jobs(id, key, testcase, path_params, tbox_group, rootfs, kconfig, compiler)
+ *   runs(id, job_id, commit_label, run, inode, mtime_ns, started, status, ok, machine)
+ *   stats(id, name)
+ *   job_stats(job_id, stat_id)                      WITHOUT ROWID: the stat names of a job
+ *   vals(job_id, stat_id, run_id) -> value          WITHOUT ROWID: one stat of one job over
+ *                                                   every run is one range of the primary key
+ * A run is known by its place in the tree (job, commit label, run number) and by its directory's
+ * inode and mtime: a run directory never changes once renamed in, but a commit directory that
+ * was deleted and run again reuses the numbers, with new directories.
+ *
+ * The journal is the rollback journal, not WAL: WAL's readers and writer share memory through a
+ * mapped -shm file, which NFS, where a results root shared by several machines often lives, does
+ * not give.  synchronous=NORMAL: a power cut at the wrong moment may corrupt the index, which is
+ * then rebuilt from the tree; nothing is lost. */
+#include "index.h"
+#include "layout.h"
+#include "run_read.h"
+
+#include "../lib/errors.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <limits.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+struct results_index {
+	sqlite3 *db;
+	char *root;
+	char why[96];
+	char **skipped; /* "RUN_DIR: what is wrong", runs_skipped of them */
+	size_t nskipped;
+};
+
+static const char schema_sql[] =
+    "CREATE TABLE jobs(id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, testcase TEXT,"
+    " path_params TEXT, tbox_group TEXT, rootfs TEXT, kconfig TEXT, compiler TEXT);"
+    "CREATE INDEX jobs_path_params ON jobs(path_params);"
+    "CREATE TABLE runs(id INTEGER PRIMARY KEY, job_id INTEGER NOT NULL,"
+    " commit_label TEXT NOT NULL, run INTEGER NOT NULL, inode INTEGER NOT NULL,"
+    " mtime_ns INTEGER NOT NULL, started INTEGER NOT NULL, status TEXT, ok INTEGER NOT NULL,"
+    " machine TEXT, UNIQUE(job_id, commit_label, run));"
+    "CREATE TABLE stats(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);"
+    "CREATE TABLE job_stats(job_id INTEGER NOT NULL, stat_id INTEGER NOT NULL,"
+    " PRIMARY KEY(job_id, stat_id)) WITHOUT ROWID;"
+    "CREATE TABLE vals(job_id INTEGER NOT NULL, stat_id INTEGER NOT NULL,"
+    " run_id INTEGER NOT NULL, value REAL, PRIMARY KEY(job_id, stat_id, run_id)) WITHOUT ROWID;";
+
+/* The tables above, counted by check_index. */
+#define NR_TABLES 5
+
+/* ---- small helpers ---- */
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static bool is_corrupt(int rc)
+{
+	rc &= 0xff;
+	return rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB;
+}
+
+static int db_exec(sqlite3 *db, const char *sql, const char *path, char *err, size_t errlen)
+{
+	int rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
+
+	if (rc != SQLITE_OK)
+		snprintf(err, errlen, "%s: %s", path, sqlite3_errmsg(db));
+	return rc;
+}
+
+static int64_t pragma_int(sqlite3 *db, const char *sql, int *rc)
+{
+	sqlite3_stmt *st;
+	int64_t v = -1;
+
+	*rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+	if (*rc != SQLITE_OK)
+		return -1;
+	*rc = sqlite3_step(st);
+	if (*rc == SQLITE_ROW) {
+		v = sqlite3_column_int64(st, 0);
+		*rc = SQLITE_OK;
+	}
+	sqlite3_finalize(st);
+	return v;
+}
+
+static char *xstrdup(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+/* ---- a string -> id map (stat names, job keys) ---- */
+
+struct name_map {
+	char **names;
+	int64_t *ids;
+	size_t cap, n;
+};
+
+static uint64_t hash_name(const char *s, size_t len)
+{
+	uint64_t h = 1469598103934665603ull;
+
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+	return h;
+}
+
+static int64_t map_get(const struct name_map *m, const char *s, size_t len)
+{
+	if (!m->cap)
+		return 0;
+	for (size_t i = hash_name(s, len) & (m->cap - 1);; i = (i + 1) & (m->cap - 1)) {
+		if (!m->names[i])
+			return 0;
+		if (!strncmp(m->names[i], s, len) && !m->names[i][len])
+			return m->ids[i];
+	}
+}
+
+static int map_put(struct name_map *m, const char *s, size_t len, int64_t id)
+{
+	if ((m->n + 1) * 2 > m->cap) {
+		struct name_map b = {.cap = m->cap ? m->cap * 2 : 256};
+
+		b.names = calloc(b.cap, sizeof(*b.names));
+		b.ids = calloc(b.cap, sizeof(*b.ids));
+		if (!b.names || !b.ids) {
+			free(b.names);
+			free(b.ids);
+			return -1;
+		}
+		for (size_t i = 0; i < m->cap; i++) {
+			if (!m->names[i])
+				continue;
+			size_t j = hash_name(m->names[i], strlen(m->names[i])) & (b.cap - 1);
+
+			while (b.names[j])
+				j = (j + 1) & (b.cap - 1);
+			b.names[j] = m->names[i];
+			b.ids[j] = m->ids[i];
+		}
+		b.n = m->n;
+		free(m->names);
+		free(m->ids);
+		*m = b;
+	}
+	size_t i = hash_name(s, len) & (m->cap - 1);
+
+	while (m->names[i])
+		i = (i + 1) & (m->cap - 1);
+	m->names[i] = strndup(s, len);
+	if (!m->names[i])
+		return -1;
+	m->ids[i] = id;
+	m->n++;
+	return 0;
+}
+
+static void map_free(struct name_map *m)
+{
+	for (size_t i = 0; i < m->cap; i++)
+		free(m->names[i]);
+	free(m->names);
+	free(m->ids);
+	memset(m, 0, sizeof(*m));
+}
+
+/* ---- runs, as the tree has them and as the index has them ---- */
+
+struct run_ref {
+	char *key;   /* the job's key */
+	char *label; /* the commit */
+	unsigned run;
+	int64_t inode, mtime_ns;
+	int64_t id;		/* indexed: its row */
+	struct store_axes axes; /* in the tree: the run directory's axes */
+};
+
+struct run_list {
+	struct run_ref *v;
+	size_t n, cap;
+};
+
+static struct run_ref *list_add(struct run_list *l)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 64;
+		struct run_ref *v = realloc(l->v, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		l->v = v;
+		l->cap = cap;
+	}
+	memset(&l->v[l->n], 0, sizeof(l->v[0]));
+	return &l->v[l->n++];
+}
+
+static void list_free(struct run_list *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		free(l->v[i].key);
+		free(l->v[i].label);
+		store_axes_free(&l->v[i].axes);
+	}
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+static int by_place(const void *a, const void *b)
+{
+	const struct run_ref *x = a, *y = b;
+	int c = strcmp(x->key, y->key);
+
+	if (!c)
+		c = strcmp(x->label, y->label);
+	if (!c)
+		c = (x->run > y->run) - (x->run < y->run);
+	return c;
+}
+
+/* The job's key from a commit directory's axes: the path from the root to the commit. */
+static char *job_key(const struct store_axes *a)
+{
+	char *k;
+
+	if (asprintf(&k, "%s/%s/%s/%s/%s/%s", a->testcase, a->path_params, a->tbox_group, a->rootfs,
+		     a->kconfig, a->compiler) < 0)
+		return NULL;
+	return k;
+}
+
+/* Every run directory of the tree, through the layout's own walk. */
+static int walk_tree(const char *root, struct run_list *l, char *err, size_t errlen)
+{
+	char **dirs = NULL, **runs = NULL, why[256];
+	ssize_t nd = store_find(root, NULL, NULL, &dirs), nr = 0;
+	int ret = -1;
+
+	if (nd < 0) {
+		snprintf(err, errlen, "%s: %s", root, strerror(errno));
+		return -1;
+	}
+	for (ssize_t i = 0; i < nd; i++) {
+		nr = store_list_runs(dirs[i], &runs);
+		if (nr < 0) /* gone meanwhile, or unreadable: as store_find does, passed over */
+			continue;
+		for (ssize_t j = 0; j < nr; j++) {
+			struct run_ref *r;
+			struct stat st;
+
+			if (stat(runs[j], &st) || !S_ISDIR(st.st_mode))
+				continue;
+			r = list_add(l);
+			if (!r)
+				goto out;
+			if (store_parse(runs[j], STORE_RUN_DIR, &r->axes, why, sizeof(why))) {
+				l->n--;
+				continue;
+			}
+			r->key = job_key(&r->axes);
+			r->label = strdup(r->axes.commit);
+			if (!r->key || !r->label)
+				goto out;
+			r->run = r->axes.run;
+			r->inode = (int64_t)st.st_ino;
+			r->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+		}
+		for (ssize_t j = 0; j < nr; j++)
+			free(runs[j]);
+		free(runs);
+		runs = NULL;
+		nr = 0;
+	}
+	ret = 0;
+out:
+	if (ret)
+		snprintf(err, errlen, "%s: %s", root, strerror(ENOMEM));
+	for (ssize_t j = 0; j < nr; j++)
+		free(runs[j]);
+	free(runs);
+	for (ssize_t i = 0; i < nd; i++)
+		free(dirs[i]);
+	free(dirs);
+	return ret;
+}
+
+/* ---- the update: one transaction ---- */
+
+struct job_state {
+	int64_t id;
+	unsigned char *has; /* by stat id: the job has the stat in job_stats */
+	size_t hascap;
+};
+
+struct pending_stat {
+	uint32_t *run;
+	double *value;
+	size_t n, cap;
+};
+
+struct updater {
+	struct results_index *ix;
+	sqlite3 *db;
+	const char *path;
+	struct name_map stats, jobs;
+	int64_t next_stat_id;
+	struct job_state *jv;
+	size_t njobs;
+	sqlite3_stmt *ins_run, *ins_val, *ins_stat, *ins_job, *ins_job_stat, *del_vals, *del_run;
+	/* Values read, not yet inserted: one job's, by stat, each stat's in run order (run ids
+	 * only grow), so that they go in in the primary key's order and a build appends at the
+	 * end of the table instead of seeking for every value. */
+	struct pending_stat *pend; /* by stat id */
+	size_t npend_stats;	   /* entries of pend */
+	uint32_t *touched;	   /* the stat ids with values waiting */
+	size_t ntouched, captouched;
+	size_t npend; /* values waiting */
+	int64_t pend_job;
+	char *err;
+	size_t errlen;
+};
+
+static int up_fail(struct updater *u, int rc)
+{
+	snprintf(u->err, u->errlen, "%s: %s", u->path, sqlite3_errmsg(u->db));
+	return rc ? rc : SQLITE_ERROR;
+}
+
+static struct job_state *job_state_of(struct updater *u, int64_t id)
+{
+	for (size_t i = 0; i < u->njobs; i++)
+		if (u->jv[i].id == id)
+			return &u->jv[i];
+	struct job_state *v = realloc(u->jv, (u->njobs + 1) * sizeof(*v));
+
+	if (!v)
+		return NULL;
+	u->jv = v;
+	memset(&v[u->njobs], 0, sizeof(*v));
+	v[u->njobs].id = id;
+	return &v[u->njobs++];
+}
+
+static int job_has(struct job_state *j, int64_t stat, bool set)
+{
+	if ((size_t)stat >= j->hascap) {
+		size_t cap = j->hascap ? j->hascap : 1024;
+		unsigned char *h;
+
+		while (cap <= (size_t)stat)
+			cap *= 2;
+		h = realloc(j->has, cap);
+		if (!h)
+			return -1;
+		memset(h + j->hascap, 0, cap - j->hascap);
+		j->has = h;
+		j->hascap = cap;
+	}
+	int had = j->has[stat];
+
+	if (set)
+		j->has[stat] = 1;
+	return had;
+}
+
+static int prepare(struct updater *u, sqlite3_stmt **st, const char *sql)
+{
+	int rc = sqlite3_prepare_v3(u->db, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL);
+
+	return rc == SQLITE_OK ? 0 : up_fail(u, rc);
+}
+
+static int updater_init(struct updater *u)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((rc = prepare(u, &u->ins_run,
+			  "INSERT INTO runs(job_id, commit_label, run, inode, mtime_ns, started,"
+			  " status, ok, machine) VALUES(?,?,?,?,?,?,?,?,?)")) ||
+	    (rc = prepare(u, &u->ins_val, "INSERT INTO vals VALUES(?,?,?,?)")) ||
+	    (rc = prepare(u, &u->ins_stat, "INSERT INTO stats(id, name) VALUES(?,?)")) ||
+	    (rc =
+		 prepare(u, &u->ins_job,
+			 "INSERT INTO jobs(key, testcase, path_params, tbox_group, rootfs, kconfig,"
+			 " compiler) VALUES(?,?,?,?,?,?,?)")) ||
+	    (rc = prepare(u, &u->ins_job_stat, "INSERT OR IGNORE INTO job_stats VALUES(?,?)")) ||
+	    (rc = prepare(u, &u->del_vals,
+			  "DELETE FROM vals WHERE job_id = ?1 AND stat_id IN (SELECT stat_id FROM"
+			  " job_stats WHERE job_id = ?1) AND run_id = ?2")) ||
+	    (rc = prepare(u, &u->del_run, "DELETE FROM runs WHERE id = ?")))
+		return rc;
+
+	/* What the index holds already: stat names, jobs, each job's stats. */
+	if ((rc = sqlite3_prepare_v2(u->db, "SELECT id, name FROM stats", -1, &st, NULL)))
+		return up_fail(u, rc);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0);
+		const char *name = (const char *)sqlite3_column_text(st, 1);
+
+		if (map_put(&u->stats, name, strlen(name), id)) {
+			rc = SQLITE_NOMEM;
+			break;
+		}
+		if (id >= u->next_stat_id)
+			u->next_stat_id = id + 1;
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return up_fail(u, rc);
+	if ((rc = sqlite3_prepare_v2(u->db, "SELECT id, key FROM jobs", -1, &st, NULL)))
+		return up_fail(u, rc);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *key = (const char *)sqlite3_column_text(st, 1);
+
+		if (map_put(&u->jobs, key, strlen(key), sqlite3_column_int64(st, 0))) {
+			rc = SQLITE_NOMEM;
+			break;
+		}
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return up_fail(u, rc);
+	if ((rc =
+		 sqlite3_prepare_v2(u->db, "SELECT job_id, stat_id FROM job_stats", -1, &st, NULL)))
+		return up_fail(u, rc);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct job_state *j = job_state_of(u, sqlite3_column_int64(st, 0));
+
+		if (!j || job_has(j, sqlite3_column_int64(st, 1), true) < 0) {
+			rc = SQLITE_NOMEM;
+			break;
+		}
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE)
+		return up_fail(u, rc);
+	if (u->next_stat_id < 1)
+		u->next_stat_id = 1;
+	return 0;
+}
+
+static void updater_free(struct updater *u)
+{
+	sqlite3_finalize(u->ins_run);
+	sqlite3_finalize(u->ins_val);
+	sqlite3_finalize(u->ins_stat);
+	sqlite3_finalize(u->ins_job);
+	sqlite3_finalize(u->ins_job_stat);
+	sqlite3_finalize(u->del_vals);
+	sqlite3_finalize(u->del_run);
+	map_free(&u->stats);
+	map_free(&u->jobs);
+	for (size_t i = 0; i < u->njobs; i++)
+		free(u->jv[i].has);
+	free(u->jv);
+	for (size_t i = 0; i < u->npend_stats; i++) {
+		free(u->pend[i].run);
+		free(u->pend[i].value);
+	}
+	free(u->pend);
+	free(u->touched);
+}
+
+static int step_done(struct updater *u, sqlite3_stmt *st)
+{
+	int rc = sqlite3_step(st);
+
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
+	return rc == SQLITE_DONE ? 0 : up_fail(u, rc);
+}
+
+static int64_t job_id_of(struct updater *u, const struct run_ref *r, int *rc)
+{
+	int64_t id = map_get(&u->jobs, r->key, strlen(r->key));
+	const struct store_axes *a = &r->axes;
+
+	*rc = 0;
+	if (id)
+		return id;
+	sqlite3_bind_text(u->ins_job, 1, r->key, -1, SQLITE_STATIC);
+	sqlite3_bind_text(u->ins_job, 2, a->testcase, -1, SQLITE_STATIC);
+	sqlite3_bind_text(u->ins_job, 3, a->path_params, -1, SQLITE_STATIC);
+	sqlite3_bind_text(u->ins_job, 4, a->tbox_group, -1, SQLITE_STATIC);
+	sqlite3_bind_text(u->ins_job, 5, a->rootfs, -1, SQLITE_STATIC);
+	sqlite3_bind_text(u->ins_job, 6, a->kconfig, -1, SQLITE_STATIC);
+	sqlite3_bind_text(u->ins_job, 7, a->compiler, -1, SQLITE_STATIC);
+	if ((*rc = step_done(u, u->ins_job)))
+		return 0;
+	id = sqlite3_last_insert_rowid(u->db);
+	if (map_put(&u->jobs, r->key, strlen(r->key), id)) {
+		*rc = SQLITE_NOMEM;
+		snprintf(u->err, u->errlen, "%s: %s", u->path, strerror(ENOMEM));
+		return 0;
+	}
+	return id;
+}
+
+static int64_t stat_id_of(struct updater *u, const char *name, size_t len, int *rc)
+{
+	int64_t id = map_get(&u->stats, name, len);
+
+	*rc = 0;
+	if (id)
+		return id;
+	id = u->next_stat_id++;
+	sqlite3_bind_int64(u->ins_stat, 1, id);
+	sqlite3_bind_text(u->ins_stat, 2, name, (int)len, SQLITE_STATIC);
+	if ((*rc = step_done(u, u->ins_stat)))
+		return 0;
+	if (map_put(&u->stats, name, len, id)) {
+		*rc = SQLITE_NOMEM;
+		snprintf(u->err, u->errlen, "%s: %s", u->path, strerror(ENOMEM));
+		return 0;
+	}
+	return id;
+}
+
+/* At most this many values wait (12 bytes each): a job bigger than that is inserted in parts,
+ * the later ones slower (they land inside the table, not at its end). */
+#define PENDING_MAX ((size_t)16 << 20)
+
+static int by_id(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int flush_vals(struct updater *u)
+{
+	int rc = 0;
+
+	if (u->ntouched > 1)
+		qsort(u->touched, u->ntouched, sizeof(*u->touched), by_id);
+	for (size_t t = 0; t < u->ntouched && !rc; t++) {
+		struct pending_stat *p = &u->pend[u->touched[t]];
+
+		for (size_t i = 0; i < p->n && !rc; i++) {
+			/* A name stats.json lists twice: the later value counts, as in jansson. */
+			if (i + 1 < p->n && p->run[i + 1] == p->run[i])
+				continue;
+			sqlite3_bind_int64(u->ins_val, 1, u->pend_job);
+			sqlite3_bind_int64(u->ins_val, 2, u->touched[t]);
+			sqlite3_bind_int64(u->ins_val, 3, p->run[i]);
+			sqlite3_bind_double(u->ins_val, 4, p->value[i]);
+			rc = step_done(u, u->ins_val);
+		}
+		p->n = 0;
+	}
+	u->ntouched = 0;
+	u->npend = 0;
+	return rc;
+}
+
+static int pend_add(struct updater *u, int64_t stat, int64_t run, double value)
+{
+	struct pending_stat *p;
+
+	if ((size_t)stat >= u->npend_stats) {
+		size_t n = u->npend_stats ? u->npend_stats : 1024;
+
+		while (n <= (size_t)stat)
+			n *= 2;
+		p = realloc(u->pend, n * sizeof(*p));
+		if (!p)
+			return -1;
+		memset(p + u->npend_stats, 0, (n - u->npend_stats) * sizeof(*p));
+		u->pend = p;
+		u->npend_stats = n;
+	}
+	p = &u->pend[stat];
+	if (!p->n) {
+		if (u->ntouched == u->captouched) {
+			size_t cap = u->captouched ? u->captouched * 2 : 1024;
+			uint32_t *t = realloc(u->touched, cap * sizeof(*t));
+
+			if (!t)
+				return -1;
+			u->touched = t;
+			u->captouched = cap;
+		}
+		u->touched[u->ntouched++] = (uint32_t)stat;
+	}
+	if (p->n == p->cap) {
+		size_t cap = p->cap ? p->cap + p->cap / 2 : 16;
+		uint32_t *r = realloc(p->run, cap * sizeof(*r));
+
+		if (r)
+			p->run = r;
+		double *v = r ? realloc(p->value, cap * sizeof(*v)) : NULL;
+
+		if (!v)
+			return -1;
+		p->value = v;
+		p->cap = cap;
+	}
+	p->run[p->n] = (uint32_t)run;
+	p->value[p->n++] = value;
+	u->npend++;
+	return 0;
+}
+
+/* meta.json's "started" ("2026-11-30T17:25:35+0000", as the runner writes it, or Unix
+ * seconds) as Unix seconds; -1 when it has none. */
+static int64_t started_of(const json_t *meta)
+{
+	const json_t *s = json_object_get(meta, "started");
+	struct tm tm = {0};
+	const char *end;
+
+	if (json_is_integer(s))
+		return json_integer_value(s);
+	if (json_is_real(s))
+		return (int64_t)json_real_value(s);
+	if (!json_is_string(s))
+		return -1;
+	end = strptime(json_string_value(s), "%Y-%m-%dT%H:%M:%S%z", &tm);
+	if (end && !*end) {
+		long off = tm.tm_gmtoff; /* before timegm, which resets it */
+
+		return (int64_t)timegm(&tm) - off;
+	}
+	/* No offset: the machine's local time, as a person would read it. */
+	memset(&tm, 0, sizeof(tm));
+	end = strptime(json_string_value(s), "%Y-%m-%dT%H:%M:%S", &tm);
+	if (!end || *end)
+		return -1;
+	tm.tm_isdst = -1;
+	return (int64_t)mktime(&tm);
+}
+
+static int add_skip(struct results_index *ix, const char *dir, const char *file, const char *why)
+{
+	char **v = realloc(ix->skipped, (ix->nskipped + 1) * sizeof(*v));
+
+	if (!v)
+		return -1;
+	ix->skipped = v;
+	if (asprintf(&v[ix->nskipped], "%s/%s: %s", dir, file, why) < 0)
+		return -1;
+	ix->nskipped++;
+	return 0;
+}
+
+/* Read one run directory and add it.  1 when it was skipped (incomplete or corrupt). */
+static int add_run(struct updater *u, const struct run_ref *r)
+{
+	char dir[PATH_MAX], why[256], mpath[PATH_MAX + 16];
+	struct store_stats s = {0};
+	json_t *meta = NULL;
+	const char *status = NULL, *machine = r->axes.tbox_group;
+	int64_t started, job, run_id;
+	struct job_state *js;
+	int rc;
+
+	if (store_path(&r->axes, dir, sizeof(dir)))
+		return 1;
+	if (store_read_stats(dir, &s, why, sizeof(why))) {
+		if (add_skip(u->ix, dir, STORE_STATS_FILE,
+			     errno == ENOENT ? "missing (an incomplete run)" : why))
+			goto nomem;
+		return 1;
+	}
+	snprintf(mpath, sizeof(mpath), "%s/%s", dir, STORE_META_FILE);
+	if (access(mpath, F_OK) == 0) {
+		meta = store_read_meta(dir, why, sizeof(why));
+		if (!meta) {
+			store_stats_free(&s);
+			if (add_skip(u->ix, dir, STORE_META_FILE, why))
+				goto nomem;
+			return 1;
+		}
+	}
+	started = started_of(meta);
+	if (started < 0)
+		started = r->mtime_ns / 1000000000;
+	if (json_is_string(json_object_get(meta, "status")))
+		status = json_string_value(json_object_get(meta, "status"));
+	const json_t *cpu = json_object_get(json_object_get(meta, "machine"), "cpu_model");
+
+	if (json_is_string(cpu) && json_string_length(cpu))
+		machine = json_string_value(cpu);
+
+	job = job_id_of(u, r, &rc);
+	if (rc)
+		goto out;
+	js = job_state_of(u, job);
+	if (!js) {
+		rc = SQLITE_NOMEM;
+		goto out;
+	}
+	sqlite3_bind_int64(u->ins_run, 1, job);
+	sqlite3_bind_text(u->ins_run, 2, r->label, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(u->ins_run, 3, r->run);
+	sqlite3_bind_int64(u->ins_run, 4, r->inode);
+	sqlite3_bind_int64(u->ins_run, 5, r->mtime_ns);
+	sqlite3_bind_int64(u->ins_run, 6, started);
+	if (status)
+		sqlite3_bind_text(u->ins_run, 7, status, -1, SQLITE_STATIC);
+	sqlite3_bind_int(u->ins_run, 8, !status || !strcmp(status, "ok"));
+	sqlite3_bind_text(u->ins_run, 9, machine, -1, SQLITE_STATIC);
+	if ((rc = step_done(u, u->ins_run)))
+		goto out;
+	run_id = sqlite3_last_insert_rowid(u->db);
+	/* A run's values go in one part: a name listed twice is settled within it. */
+	if (u->npend && (u->pend_job != job || u->npend + s.n > PENDING_MAX) &&
+	    (rc = flush_vals(u)))
+		goto out;
+	for (size_t i = 0; i < s.n; i++) {
+		int64_t stat = stat_id_of(u, s.v[i].name, s.v[i].len, &rc);
+		int had;
+
+		if (rc)
+			goto out;
+		had = job_has(js, stat, true);
+		if (had < 0) {
+			rc = SQLITE_NOMEM;
+			goto out;
+		}
+		if (!had) {
+			sqlite3_bind_int64(u->ins_job_stat, 1, job);
+			sqlite3_bind_int64(u->ins_job_stat, 2, stat);
+			if ((rc = step_done(u, u->ins_job_stat)))
+				goto out;
+		}
+		if (pend_add(u, stat, run_id, s.v[i].value)) {
+			rc = SQLITE_NOMEM;
+			goto out;
+		}
+	}
+	u->pend_job = job;
+out:
+	store_stats_free(&s);
+	json_decref(meta);
+	if (rc == SQLITE_NOMEM)
+		snprintf(u->err, u->errlen, "%s: %s", u->path, strerror(ENOMEM));
+	return rc ? -rc : 0;
+nomem:
+	snprintf(u->err, u->errlen, "%s: %s", u->path, strerror(ENOMEM));
+	return -SQLITE_NOMEM;
+}
+
+static int drop_run(struct updater *u, const struct run_ref *r)
+{
+	int64_t job = map_get(&u->jobs, r->key, strlen(r->key));
+	int rc;
+
+	sqlite3_bind_int64(u->del_vals, 1, job);
+	sqlite3_bind_int64(u->del_vals, 2, r->id);
+	if ((rc = step_done(u, u->del_vals)))
+		return rc;
+	sqlite3_bind_int64(u->del_run, 1, r->id);
+	return step_done(u, u->del_run);
+}
+
+/* After runs were dropped: stats no run of a job has any more, jobs without runs. */
+static const char prune_sql[] =
+    "DELETE FROM job_stats WHERE NOT EXISTS (SELECT 1 FROM vals WHERE"
+    " vals.job_id = job_stats.job_id AND vals.stat_id = job_stats.stat_id);"
+    "DELETE FROM jobs WHERE id NOT IN (SELECT job_id FROM runs);"
+    "DELETE FROM stats WHERE id NOT IN (SELECT stat_id FROM job_stats);";
+
+static int load_indexed(sqlite3 *db, const char *path, struct run_list *l, char *err, size_t errlen)
+{
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(db,
+				    "SELECT r.id, j.key, r.commit_label, r.run, r.inode, r.mtime_ns"
+				    " FROM runs r JOIN jobs j ON j.id = r.job_id",
+				    -1, &st, NULL);
+
+	if (rc) {
+		snprintf(err, errlen, "%s: %s", path, sqlite3_errmsg(db));
+		return rc;
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct run_ref *r = list_add(l);
+
+		if (!r) {
+			rc = SQLITE_NOMEM;
+			break;
+		}
+		r->id = sqlite3_column_int64(st, 0);
+		r->key = xstrdup((const char *)sqlite3_column_text(st, 1));
+		r->label = xstrdup((const char *)sqlite3_column_text(st, 2));
+		r->run = (unsigned)sqlite3_column_int64(st, 3);
+		r->inode = sqlite3_column_int64(st, 4);
+		r->mtime_ns = sqlite3_column_int64(st, 5);
+		if (!r->key || !r->label) {
+			rc = SQLITE_NOMEM;
+			break;
+		}
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		snprintf(err, errlen, "%s: %s", path,
+			 rc == SQLITE_NOMEM ? strerror(ENOMEM) : sqlite3_errmsg(db));
+		return rc;
+	}
+	return 0;
+}
+
+/* Bring db up to date with the tree; fresh: the tables are to be (re)created first.  Returns
+ * 0 or an SQLite code (err says what); a corrupt database is SQLITE_CORRUPT. */
+static int update(struct results_index *ix, sqlite3 *db, const char *path, bool fresh,
+		  struct index_update *out, char *err, size_t errlen)
+{
+	struct run_list tree = {0}, have = {0};
+	struct updater u = {.ix = ix, .db = db, .path = path, .err = err, .errlen = errlen};
+	size_t added = 0, removed = 0, i = 0, j = 0, total = 0;
+	bool began = false;
+	int rc;
+
+	if (!fresh && (rc = load_indexed(db, path, &have, err, errlen)))
+		goto out;
+	if (walk_tree(ix->root, &tree, err, errlen)) {
+		rc = SQLITE_ERROR;
+		goto out;
+	}
+	if (tree.n > 1)
+		qsort(tree.v, tree.n, sizeof(*tree.v), by_place);
+	if (have.n > 1)
+		qsort(have.v, have.n, sizeof(*have.v), by_place);
+
+	/* Nothing to change: no write transaction, which would wait for readers. */
+	if (!fresh && tree.n == have.n) {
+		for (i = 0; i < tree.n; i++)
+			if (by_place(&tree.v[i], &have.v[i]) ||
+			    tree.v[i].inode != have.v[i].inode ||
+			    tree.v[i].mtime_ns != have.v[i].mtime_ns)
+				break;
+		if (i == tree.n) {
+			total = have.n;
+			rc = 0;
+			goto skipped;
+		}
+		i = 0;
+	}
+	if ((rc = db_exec(db, "BEGIN IMMEDIATE", path, err, errlen)))
+		goto out;
+	began = true;
+	if (fresh) {
+		/* Whatever was there (another schema's tables) goes, in this transaction. */
+		sqlite3_stmt *st;
+		char *drop = NULL;
+		size_t dl = 0;
+		FILE *f = open_memstream(&drop, &dl);
+
+		if (!f) {
+			rc = SQLITE_NOMEM;
+			goto out;
+		}
+		rc = sqlite3_prepare_v2(db,
+					"SELECT type, name FROM sqlite_master WHERE type IN"
+					" ('table', 'view') AND name NOT LIKE 'sqlite_%'",
+					-1, &st, NULL);
+		while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+			rc = SQLITE_OK;
+			char *q = sqlite3_mprintf("DROP %s IF EXISTS \"%w\";",
+						  (const char *)sqlite3_column_text(st, 0),
+						  (const char *)sqlite3_column_text(st, 1));
+
+			fputs(q ? q : "", f);
+			sqlite3_free(q);
+		}
+		sqlite3_finalize(st);
+		fclose(f);
+		if (rc != SQLITE_DONE) {
+			free(drop);
+			snprintf(err, errlen, "%s: %s", path, sqlite3_errmsg(db));
+			rc = rc ? rc : SQLITE_ERROR;
+			goto out;
+		}
+		rc = db_exec(db, drop, path, err, errlen);
+		free(drop);
+		if (rc || (rc = db_exec(db, schema_sql, path, err, errlen)))
+			goto out;
+		char v[64];
+
+		snprintf(v, sizeof(v), "PRAGMA user_version = %d", INDEX_SCHEMA);
+		if ((rc = db_exec(db, v, path, err, errlen)))
+			goto out;
+	}
+	if ((rc = updater_init(&u)))
+		goto out;
+	while (i < tree.n || j < have.n) {
+		int c = i == tree.n ? 1 : j == have.n ? -1 : by_place(&tree.v[i], &have.v[j]);
+
+		if (c == 0 && tree.v[i].inode == have.v[j].inode &&
+		    tree.v[i].mtime_ns == have.v[j].mtime_ns) {
+			i++, j++, total++;
+			continue;
+		}
+		if (c >= 0) { /* indexed, gone from the tree (or replaced) */
+			if ((rc = drop_run(&u, &have.v[j++])))
+				goto out;
+			removed++;
+			if (c > 0)
+				continue;
+		}
+		int r = add_run(&u, &tree.v[i++]);
+
+		if (r < 0) {
+			rc = -r;
+			goto out;
+		}
+		if (r == 0) {
+			added++;
+			total++;
+		}
+	}
+	if ((rc = flush_vals(&u)))
+		goto out;
+	if (removed && (rc = db_exec(db, prune_sql, path, err, errlen)))
+		goto out;
+	rc = db_exec(db, "COMMIT", path, err, errlen);
+	began = false;
+skipped:
+	if (out) {
+		out->runs_added = added;
+		out->runs_removed = removed;
+		out->runs_total = total;
+	}
+out:
+	if (began)
+		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+	updater_free(&u);
+	list_free(&tree);
+	list_free(&have);
+	return rc;
+}
+
+/* ---- opening ---- */
+
+static void set_pragmas(sqlite3 *db)
+{
+	sqlite3_busy_timeout(db, 600000);
+	sqlite3_exec(db,
+		     "PRAGMA journal_mode = DELETE; PRAGMA synchronous = NORMAL;"
+		     " PRAGMA cache_size = -65536; PRAGMA temp_store = MEMORY;",
+		     NULL, NULL, NULL);
+}
+
+/* Why an index cannot be used as it is, or NULL when it can.  *corrupt: it is not a
+ * database, or not whole. */
+static const char *check_index(struct results_index *ix, sqlite3 *db, const char *path,
+			       bool *corrupt)
+{
+	struct stat st;
+	int rc;
+	int64_t v, pages, psize;
+
+	*corrupt = false;
+	if (stat(path, &st) == 0 && st.st_size == 0)
+		return "empty";
+	v = pragma_int(db, "PRAGMA user_version", &rc);
+	if (rc) {
+		*corrupt = is_corrupt(rc);
+		snprintf(ix->why, sizeof(ix->why), "unreadable: %s", sqlite3_errmsg(db));
+		return *corrupt ? "corrupt" : ix->why;
+	}
+	/* A truncated file: the header says how many pages the database has. */
+	pages = pragma_int(db, "PRAGMA page_count", &rc);
+	psize = rc ? -1 : pragma_int(db, "PRAGMA page_size", &rc);
+	if (rc || pages < 0 || psize <= 0 || stat(path, &st) || pages * psize > st.st_size) {
+		*corrupt = true;
+		return "corrupt";
+	}
+	if (v != INDEX_SCHEMA) {
+		snprintf(ix->why, sizeof(ix->why), "schema %lld, this scalebench has %d",
+			 (long long)v, INDEX_SCHEMA);
+		return ix->why;
+	}
+	sqlite3_stmt *q;
+	int64_t n = 0;
+
+	rc =
+	    sqlite3_prepare_v2(db,
+			       "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN"
+			       " ('jobs', 'runs', 'stats', 'job_stats', 'vals')",
+			       -1, &q, NULL);
+	if (rc == SQLITE_OK && (rc = sqlite3_step(q)) == SQLITE_ROW)
+		n = sqlite3_column_int64(q, 0);
+	sqlite3_finalize(q);
+	if (n != (int64_t)NR_TABLES) {
+		*corrupt = rc != SQLITE_ROW && is_corrupt(rc);
+		return "corrupt";
+	}
+	return NULL;
+}
+
+static void remove_index_files(const char *path)
+{
+	char j[PATH_MAX + 16];
+
+	unlink(path);
+	snprintf(j, sizeof(j), "%s-journal", path);
+	unlink(j);
+}
+
+static int open_db(const char *path, int flags, sqlite3 **db, char *err, size_t errlen)
+{
+	int rc = sqlite3_open_v2(path, db, flags, NULL);
+
+	if (rc != SQLITE_OK) {
+		snprintf(err, errlen, "cannot open %s: %s", path,
+			 *db ? sqlite3_errmsg(*db) : sqlite3_errstr(rc));
+		sqlite3_close(*db);
+		*db = NULL;
+		return -1;
+	}
+	set_pragmas(*db);
+	return 0;
+}
+
+/* The index cannot be written here: read it as it is, or index the tree in memory. */
+static int open_readonly(struct results_index *ix, const char *path, const char *why_not,
+			 struct index_update *u, char *err, size_t errlen)
+{
+	bool corrupt;
+
+	if (u)
+		u->read_only = true;
+	if (access(path, R_OK) == 0 &&
+	    open_db(path, SQLITE_OPEN_READONLY, &ix->db, err, errlen) == 0) {
+		if (!check_index(ix, ix->db, path, &corrupt)) {
+			sb_note("cannot update %s (%s): reading it as it was last updated", path,
+				why_not);
+			int rc;
+			int64_t n = pragma_int(ix->db, "SELECT count(*) FROM runs", &rc);
+
+			if (u)
+				u->runs_total = n > 0 ? (size_t)n : 0;
+			return 0;
+		}
+		sqlite3_close(ix->db);
+		ix->db = NULL;
+	}
+	sb_note("cannot write %s (%s): indexing the tree in memory for this command", path,
+		why_not);
+	if (open_db(":memory:", SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY, &ix->db, err, errlen))
+		return -1;
+	if (u) {
+		u->rebuilt = true;
+		u->why_rebuilt = "not writable";
+	}
+	return update(ix, ix->db, ":memory:", true, u, err, errlen) ? -1 : 0;
+}
+
+int index_open(const char *root, enum index_mode mode, struct results_index **out,
+	       struct index_update *u, char *err, size_t errlen)
+{
+	struct results_index *ix = calloc(1, sizeof(*ix));
+	char path[PATH_MAX], lock[PATH_MAX + 8];
+	struct index_update local = {0};
+	double t0 = now_s();
+	struct stat st;
+	const char *why = NULL;
+	bool corrupt = false;
+	int lfd = -1, rc;
+
+	*out = NULL;
+	if (!u)
+		u = &local;
+	memset(u, 0, sizeof(*u));
+	if (!ix || !(ix->root = strdup(root))) {
+		snprintf(err, errlen, "%s: %s", root, strerror(ENOMEM));
+		goto fail;
+	}
+	if (stat(root, &st) || !S_ISDIR(st.st_mode)) {
+		snprintf(err, errlen, "%s: %s", root,
+			 errno == ENOENT || !S_ISDIR(st.st_mode) ? "no such results directory"
+								 : strerror(errno));
+		goto fail;
+	}
+	if (snprintf(path, sizeof(path), "%s/%s", root, INDEX_FILE) >= (int)sizeof(path) ||
+	    snprintf(lock, sizeof(lock), "%s.lock", path) >= (int)sizeof(lock)) {
+		snprintf(err, errlen, "%s: path too long", root);
+		goto fail;
+	}
+	lfd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+	if (lfd < 0 || access(root, W_OK) || (access(path, F_OK) == 0 && access(path, W_OK))) {
+		const char *why_not = strerror(lfd < 0 ? errno : EACCES);
+
+		if (lfd < 0 && errno != EACCES && errno != EROFS && errno != EPERM) {
+			snprintf(err, errlen, "cannot open %s: %s", lock, strerror(errno));
+			goto fail;
+		}
+		if (lfd >= 0)
+			close(lfd);
+		lfd = -1;
+		if (open_readonly(ix, path, why_not, u, err, errlen))
+			goto fail;
+		goto done;
+	}
+	/* One updater at a time; readers of the database itself are SQLite's to serialise. */
+	while (flock(lfd, LOCK_EX)) {
+		if (errno != EINTR) {
+			snprintf(err, errlen, "cannot lock %s: %s", lock, strerror(errno));
+			goto fail;
+		}
+	}
+	if (mode == INDEX_REBUILD)
+		why = "asked";
+	else if (access(path, F_OK))
+		why = "missing";
+	if (open_db(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, &ix->db, err, errlen))
+		goto fail;
+	if (!why)
+		why = check_index(ix, ix->db, path, &corrupt);
+	for (int attempt = 0;; attempt++) {
+		if (corrupt) {
+			/* Not a database any more: no transaction can replace it, the file is. */
+			sqlite3_close(ix->db);
+			ix->db = NULL;
+			remove_index_files(path);
+			if (open_db(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, &ix->db, err,
+				    errlen))
+				goto fail;
+		}
+		u->rebuilt = why != NULL;
+		u->why_rebuilt = why;
+		rc = update(ix, ix->db, path, why != NULL, u, err, errlen);
+		if (!rc)
+			break;
+		if (!is_corrupt(rc) || attempt)
+			goto fail;
+		corrupt = true;
+		why = "corrupt";
+		for (size_t i = 0; i < ix->nskipped; i++)
+			free(ix->skipped[i]);
+		ix->nskipped = 0;
+	}
+done:
+	if (lfd >= 0)
+		close(lfd);
+	u->runs_skipped = ix->nskipped;
+	u->seconds = now_s() - t0;
+	*out = ix;
+	return 0;
+fail:
+	if (lfd >= 0)
+		close(lfd);
+	index_close(ix);
+	return -1;
+}
+
+void index_close(struct results_index *ix)
+{
+	if (!ix)
+		return;
+	sqlite3_close(ix->db);
+	for (size_t i = 0; i < ix->nskipped; i++)
+		free(ix->skipped[i]);
+	free(ix->skipped);
+	free(ix->root);
+	free(ix);
+}
+
+const char *const *index_skipped(const struct results_index *ix, size_t *n)
+{
+	*n = ix->nskipped;
+	return (const char *const *)ix->skipped;
+}
+
+/* ---- queries ---- */
+
+static int query(struct results_index *ix, sqlite3_stmt **st, const char *sql)
+{
+	int rc = sqlite3_prepare_v2(ix->db, sql, -1, st, NULL);
+
+	if (rc != SQLITE_OK)
+		sb_error("%s/%s: %s", ix->root, INDEX_FILE, sqlite3_errmsg(ix->db));
+	return rc;
+}
+
+static ssize_t query_failed(struct results_index *ix, sqlite3_stmt *st, int rc)
+{
+	if (rc != SQLITE_DONE)
+		sb_error("%s/%s: %s%s", ix->root, INDEX_FILE, sqlite3_errmsg(ix->db),
+			 is_corrupt(rc) ? " (scalebench index --rebuild makes it anew)" : "");
+	sqlite3_finalize(st);
+	errno = rc == SQLITE_NOMEM ? ENOMEM : EIO;
+	return -1;
+}
+
+static char *col_text(sqlite3_stmt *st, int i)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+
+	return strdup(t ? (const char *)t : "");
+}
+
+ssize_t index_jobs(struct results_index *ix, const char *job, struct index_job **out)
+{
+	sqlite3_stmt *st;
+	struct index_job *v = NULL;
+	size_t n = 0;
+	int rc;
+
+	*out = NULL;
+	if (query(ix, &st,
+		  "SELECT j.key, j.testcase, j.path_params, j.tbox_group, j.rootfs, j.kconfig,"
+		  " j.compiler, (SELECT count(DISTINCT commit_label) FROM runs r WHERE r.job_id ="
+		  " j.id), (SELECT count(*) FROM runs r WHERE r.job_id = j.id) FROM jobs j"
+		  " WHERE ?1 IS NULL OR j.key = ?1 OR j.path_params = ?1 ORDER BY j.key"))
+		return -1;
+	if (job)
+		sqlite3_bind_text(st, 1, job, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct index_job *nv = realloc(v, (n + 1) * sizeof(*v)), *j;
+
+		if (!nv) {
+			index_jobs_free(v, n);
+			return query_failed(ix, st, SQLITE_NOMEM);
+		}
+		v = nv;
+		j = &v[n++];
+		j->key = col_text(st, 0);
+		j->testcase = col_text(st, 1);
+		j->path_params = col_text(st, 2);
+		j->tbox_group = col_text(st, 3);
+		j->rootfs = col_text(st, 4);
+		j->kconfig = col_text(st, 5);
+		j->compiler = col_text(st, 6);
+		j->commits = (size_t)sqlite3_column_int64(st, 7);
+		j->runs = (size_t)sqlite3_column_int64(st, 8);
+		if (!j->key || !j->testcase || !j->path_params || !j->tbox_group || !j->rootfs ||
+		    !j->kconfig || !j->compiler) {
+			index_jobs_free(v, n);
+			return query_failed(ix, st, SQLITE_NOMEM);
+		}
+	}
+	if (rc != SQLITE_DONE) {
+		index_jobs_free(v, n);
+		return query_failed(ix, st, rc);
+	}
+	sqlite3_finalize(st);
+	*out = v;
+	return (ssize_t)n;
+}
+
+void index_jobs_free(struct index_job *jobs, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(jobs[i].key);
+		free(jobs[i].testcase);
+		free(jobs[i].path_params);
+		free(jobs[i].tbox_group);
+		free(jobs[i].rootfs);
+		free(jobs[i].kconfig);
+		free(jobs[i].compiler);
+	}
+	free(jobs);
+}
+
+ssize_t index_commits(struct results_index *ix, const char *job, const char *commit,
+		      struct index_commit **out)
+{
+	sqlite3_stmt *st;
+	struct index_commit *v = NULL;
+	size_t n = 0;
+	int rc;
+
+	*out = NULL;
+	if (query(ix, &st,
+		  "SELECT j.key, r.commit_label, min(r.started), max(r.started), count(*),"
+		  " sum(NOT r.ok), (SELECT group_concat(m, ', ') FROM (SELECT DISTINCT machine m"
+		  " FROM runs x WHERE x.job_id = r.job_id AND x.commit_label = r.commit_label"
+		  " ORDER BY m)) FROM runs r JOIN jobs j ON j.id = r.job_id"
+		  " WHERE (?1 IS NULL OR j.key = ?1) AND (?2 IS NULL OR r.commit_label = ?2)"
+		  " GROUP BY r.job_id, r.commit_label ORDER BY 3, 2, 1"))
+		return -1;
+	if (job)
+		sqlite3_bind_text(st, 1, job, -1, SQLITE_STATIC);
+	if (commit)
+		sqlite3_bind_text(st, 2, commit, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct index_commit *nv = realloc(v, (n + 1) * sizeof(*v)), *c;
+
+		if (!nv) {
+			index_commits_free(v, n);
+			return query_failed(ix, st, SQLITE_NOMEM);
+		}
+		v = nv;
+		c = &v[n++];
+		memset(c, 0, sizeof(*c));
+		c->job_key = col_text(st, 0);
+		c->commit = col_text(st, 1);
+		c->first_started = sqlite3_column_int64(st, 2);
+		c->last_started = sqlite3_column_int64(st, 3);
+		c->runs = (size_t)sqlite3_column_int64(st, 4);
+		c->failed = (size_t)sqlite3_column_int64(st, 5);
+		c->machine = col_text(st, 6);
+		if (c->job_key && c->commit &&
+		    asprintf(&c->dir, "%s/%s/%s", ix->root, c->job_key, c->commit) < 0)
+			c->dir = NULL;
+		if (!c->job_key || !c->commit || !c->machine || !c->dir) {
+			index_commits_free(v, n);
+			return query_failed(ix, st, SQLITE_NOMEM);
+		}
+	}
+	if (rc != SQLITE_DONE) {
+		index_commits_free(v, n);
+		return query_failed(ix, st, rc);
+	}
+	sqlite3_finalize(st);
+	*out = v;
+	return (ssize_t)n;
+}
+
+void index_commits_free(struct index_commit *c, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(c[i].job_key);
+		free(c[i].commit);
+		free(c[i].machine);
+		free(c[i].dir);
+	}
+	free(c);
+}
+
+ssize_t index_stat_values(struct results_index *ix, const char *job, const char *stat,
+			  struct index_value **out)
+{
+	struct value_row {
+		size_t label; /* offset in the labels */
+		struct index_value v;
+	} *rows = NULL;
+	char *labels = NULL, *last = NULL;
+	size_t n = 0, cap = 0, llen = 0, lcap = 0;
+	sqlite3_stmt *st;
+	int rc;
+
+	*out = NULL;
+	if (query(ix, &st,
+		  "SELECT r.commit_label, r.run, r.started, r.ok, v.value FROM vals v"
+		  " JOIN runs r ON r.id = v.run_id WHERE v.job_id = (SELECT id FROM jobs WHERE"
+		  " key = ?1) AND v.stat_id = (SELECT id FROM stats WHERE name = ?2)"
+		  " ORDER BY r.started, r.commit_label, r.run"))
+		return -1;
+	sqlite3_bind_text(st, 1, job, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, stat, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *label = (const char *)sqlite3_column_text(st, 0);
+		size_t ll = strlen(label);
+
+		if (n == cap) {
+			struct value_row *nr =
+			    realloc(rows, (cap = cap ? cap * 2 : 64) * sizeof(*nr));
+
+			if (!nr)
+				goto nomem;
+			rows = nr;
+		}
+		/* Runs of one commit come together mostly: their label is kept once. */
+		if (!last || strcmp(last, label)) {
+			if (llen + ll + 1 > lcap) {
+				char *nl;
+
+				while (llen + ll + 1 > lcap)
+					lcap = lcap ? lcap * 2 : 256;
+				nl = realloc(labels, lcap);
+				if (!nl)
+					goto nomem;
+				labels = nl;
+			}
+			memcpy(labels + llen, label, ll + 1);
+			last = labels + llen;
+			llen += ll + 1;
+		}
+		rows[n].label = (size_t)(last - labels);
+		rows[n].v.run = (unsigned)sqlite3_column_int64(st, 1);
+		rows[n].v.started = sqlite3_column_int64(st, 2);
+		rows[n].v.ok = sqlite3_column_int(st, 3) != 0;
+		rows[n].v.value =
+		    sqlite3_column_type(st, 4) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 4);
+		n++;
+	}
+	if (rc != SQLITE_DONE) {
+		free(rows);
+		free(labels);
+		return query_failed(ix, st, rc);
+	}
+	sqlite3_finalize(st);
+	/* One allocation: the values, then their labels. */
+	struct index_value *v = malloc(n * sizeof(*v) + llen + 1);
+
+	if (!v) {
+		free(rows);
+		free(labels);
+		errno = ENOMEM;
+		return -1;
+	}
+	char *lp = (char *)(v + n);
+
+	if (llen)
+		memcpy(lp, labels, llen);
+	for (size_t i = 0; i < n; i++) {
+		v[i] = rows[i].v;
+		v[i].commit = lp + rows[i].label;
+	}
+	free(rows);
+	free(labels);
+	*out = v;
+	return (ssize_t)n;
+nomem:
+	free(rows);
+	free(labels);
+	return query_failed(ix, st, SQLITE_NOMEM);
+}
+
+void index_values_free(struct index_value *v, size_t n)
+{
+	(void)n;
+	free(v);
+}
+
+ssize_t index_stat_names(struct results_index *ix, const char *job, char ***out)
+{
+	sqlite3_stmt *st;
+	char **v = NULL;
+	size_t n = 0;
+	int rc;
+
+	*out = NULL;
+	if (query(ix, &st,
+		  "SELECT s.name FROM job_stats js JOIN stats s ON s.id = js.stat_id"
+		  " WHERE js.job_id = (SELECT id FROM jobs WHERE key = ?1) ORDER BY s.name"))
+		return -1;
+	sqlite3_bind_text(st, 1, job, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		char **nv = realloc(v, (n + 1) * sizeof(*v));
+
+		if (!nv || !(nv[n] = col_text(st, 0))) {
+			v = nv ? nv : v;
+			rc = SQLITE_NOMEM;
+			break;
+		}
+		v = nv;
+		n++;
+	}
+	if (rc != SQLITE_DONE) {
+		for (size_t i = 0; i < n; i++)
+			free(v[i]);
+		free(v);
+		return query_failed(ix, st, rc);
+	}
+	sqlite3_finalize(st);
+	*out = v;
+	return (ssize_t)n;
+}
