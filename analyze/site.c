@@ -12,8 +12,6 @@
 #include "../store/sweep.h"
 #include "../lib/errors.h"
 #include "../lib/file.h"
-#include "../lib/run_command.h"
-#include "../lib/utf8.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -65,7 +63,7 @@ static const char style_css[] =
     "                                                  background: var(--warn-bg); }\n"
     "img.plot { display: block; width: 100%; max-width: 900px; height: auto;\n"
     "           border: 1px solid var(--line); margin: 8px 0; }\n"
-    "img.spark { display: block; width: 240px; height: auto; }\n"
+    "img.spark { display: block; width: 240px; height: 60px; }\n"
     ".plots { display: flex; flex-wrap: wrap; gap: 12px; }\n"
     ".plots figure { margin: 0; flex: 1 1 560px; max-width: 800px; }\n"
     "figcaption { color: var(--muted); font-size: 13px; word-break: break-all; }\n"
@@ -236,9 +234,8 @@ static void fp_hex(uint64_t h, char out[17])
 	snprintf(out, 17, "%016" PRIx64, h);
 }
 
-/* Whether rel is on the site as the manifest says, for these inputs: then it is kept (and
- * *entry, when given, is its manifest entry with what was noted about it). */
-static bool site_fresh(struct site *s, const char *rel, uint64_t fp, json_t **entry)
+/* rel's manifest entry when it is on the site as the manifest says, for these inputs. */
+static json_t *site_unchanged(const struct site *s, const char *rel, uint64_t fp)
 {
 	json_t *e = json_object_get(s->old_files, rel);
 	char hex[17], path[PATH_MAX];
@@ -248,6 +245,17 @@ static bool site_fresh(struct site *s, const char *rel, uint64_t fp, json_t **en
 	if (!e || !json_is_string(json_object_get(e, "fp")) ||
 	    strcmp(json_string_value(json_object_get(e, "fp")), hex) ||
 	    site_path(s, rel, path, sizeof(path)) || lstat(path, &st) || !S_ISREG(st.st_mode))
+		return NULL;
+	return e;
+}
+
+/* Whether rel is unchanged: then it is kept (and *entry, when given, is its manifest entry
+ * with what was noted about it). */
+static bool site_fresh(struct site *s, const char *rel, uint64_t fp, json_t **entry)
+{
+	json_t *e = site_unchanged(s, rel, fp);
+
+	if (!e)
 		return false;
 	json_object_set(s->new_files, rel, e);
 	s->sum->kept++;
@@ -1050,113 +1058,50 @@ static int comparison(struct site *s, struct job_data *d, size_t base, size_t he
 
 /* ---- job pages ---- */
 
-/* A gnuplot single-quoted string: '' is its only escape; control characters become spaces and
- * bytes that are not UTF-8 '?', so the SVG gnuplot writes stays well-formed XML.  At most max
- * characters, "..." ending a shortened one. */
-static void gp_quoted(FILE *f, const char *s, size_t max)
+/* The trend plots (plot_trend): trend.svg for the job's page and spark.svg, a sparkline for
+ * the index page; each change point a vertical line before its first commit, with its
+ * %change.  0 when both are on the site, 1 when they could not be drawn (a note), -1 on an
+ * error that stops the site. */
+static int trend_plots(struct site *s, const struct job_data *d, const char *rel_trend,
+		       const char *rel_spark)
 {
-	size_t chars = 0;
+	static const struct plot_trend_opts full = {.width = 900, .height = 420},
+					    spark = {.width = 240, .height = 60, .sparkline = true};
+	struct plot_trend_point *p = calloc(d->series.n + 1, sizeof(*p));
+	struct plot_trend_mark *m = calloc(d->ncps + 1, sizeof(*m));
+	char title[1024], path[PATH_MAX], err[1024];
+	int rc = 1;
 
-	fputc('\'', f);
-	for (const unsigned char *p = (const unsigned char *)s; p && *p; chars++) {
-		size_t n = utf8_seq_len(p, SIZE_MAX);
-
-		if (chars == max) {
-			fputs("...", f);
-			break;
-		}
-		if (n == 0)
-			fputc('?', f), n = 1;
-		else if (*p == '\'')
-			fputs("''", f);
-		else if (*p < 0x20 || *p == 0x7f)
-			fputc(' ', f);
-		else
-			fwrite(p, 1, n, f);
-		p += n;
-	}
-	fputc('\'', f);
-}
-
-/* The trend plot, drawn here: each run's value and each commit's mean along the commits,
- * oldest first, a few commits named on the x axis, each change point a dashed line numbered as
- * in the page's table.  gnuplot prints the SVG, which is put on the site like a page. */
-static int trend_plot(struct site *s, const struct job_data *d, const char *rel, uint64_t fp)
-{
-	const char *env = getenv("SCALEBENCH_GNUPLOT");
-	const char *argv[] = {env && *env ? env : "gnuplot", "-d", NULL};
-	struct child_process gp = {.argv = argv,
-				   .in = RUN_IN_BUFFER,
-				   .out = RUN_OUT_CAPTURE,
-				   .err = RUN_OUT_CAPTURE,
-				   .timeout_ms = 60000,
-				   .end_group = true};
-	size_t n = d->series.n, tics = n < 8 ? n : 8;
-	char *script = NULL, err[1024];
-	size_t len = 0;
-	FILE *f = open_memstream(&script, &len);
-	int rc = -1;
-
-	if (!f) {
+	if (!p || !m) {
 		snprintf(s->err, s->errlen, "out of memory");
-		return -1;
+		rc = -1;
+		goto out;
 	}
-	fputs("set terminal svg size 900,420 background '#ffffff' font 'DejaVu Sans,11'\n"
-	      "set termoption noenhanced\nset grid lc rgb '#e3e7eb'\n"
-	      "set key top right opaque\nset xlabel 'commit, oldest first'\n",
-	      f);
-	fputs("set title ", f);
-	char title[1024];
+	for (size_t i = 0; i < d->series.n; i++)
+		p[i] = (struct plot_trend_point){d->series.points[i].commit, d->series.points[i].runs,
+						 d->series.points[i].nruns, d->series.points[i].mean};
+	for (size_t k = 0; k < d->ncps; k++)
+		m[k] = (struct plot_trend_mark){d->cps[k].index, d->cps[k].change_pct};
 	snprintf(title, sizeof(title), "%s: %s", d->job->path_params, d->stat);
-	gp_quoted(f, title, 120);
-	fputs("\nset ylabel ", f);
-	gp_quoted(f, d->stat, 60);
-	fprintf(f, "\nset xrange [0.5:%zu.5]\nset xtics rotate by -25 (", n);
-	for (size_t t = 0; t < tics; t++) {
-		size_t i = tics > 1 ? t * (n - 1) / (tics - 1) : 0;
+	for (int small = 0; small < 2; small++) {
+		const char *rel = small ? rel_spark : rel_trend;
 
-		gp_quoted(f, d->series.points[i].commit, 14);
-		fprintf(f, " %zu%s", i + 1, t + 1 < tics ? ", " : "");
+		if (site_path(s, rel, path, sizeof(path)) || make_parents(s, rel)) {
+			rc = -1;
+			goto out;
+		}
+		if (plot_trend(title, d->stat, p, d->series.n, m, d->ncps, small ? &spark : &full,
+			       PLOT_SVG, path, NULL, err, sizeof(err))) {
+			sb_note("%s: %s", rel, err);
+			goto out;
+		}
+		site_record(s, rel, d->fp);
+		s->sum->written++;
 	}
-	fputs(")\n", f);
-	for (size_t k = 0; k < d->ncps; k++) {
-		double x = (double)d->cps[k].index + 0.5;
-
-		fprintf(f, "set arrow from %g, graph 0 to %g, graph 1 nohead dt 2 lw 1.5 "
-			   "lc rgb '#b3261e'\n",
-			x, x);
-		fprintf(f, "set label '%zu' at %g, graph 0.97 offset 0.4,0 tc rgb '#b3261e'\n",
-			k + 1, x);
-	}
-	fputs("$runs << EOD\n", f);
-	for (size_t i = 0; i < n; i++)
-		for (size_t r = 0; r < d->series.points[i].nruns; r++)
-			if (isfinite(d->series.points[i].runs[r]))
-				fprintf(f, "%zu %.17g\n", i + 1, d->series.points[i].runs[r]);
-	fputs("EOD\n$mean << EOD\n", f);
-	for (size_t i = 0; i < n; i++)
-		if (isfinite(d->series.points[i].mean))
-			fprintf(f, "%zu %.17g\n", i + 1, d->series.points[i].mean);
-	fputs("EOD\nplot $runs using 1:2 with points pt 7 ps 0.35 lc rgb '#9aa5b1' title 'runs', "
-	      "$mean using 1:2 with linespoints pt 7 ps 0.5 lw 1.5 lc rgb '#0b57d0' "
-	      "title 'mean per commit'\nset output\n",
-	      f);
-	if (fclose(f)) {
-		snprintf(s->err, s->errlen, "out of memory");
-		free(script);
-		return -1;
-	}
-	gp.in_buf = script;
-	gp.in_len = len;
-	if (child_run(&gp, err, sizeof(err)))
-		sb_note("%s: %s", rel, err);
-	else if (gp.exit_code != 0 || !gp.out_text.p || !strstr(gp.out_text.p, "</svg>"))
-		sb_note("%s: gnuplot failed: %s", rel,
-			gp.err_text.p && *gp.err_text.p ? gp.err_text.p : "no SVG");
-	else
-		rc = site_put(s, rel, fp, gp.out_text.p, gp.out_text.len) ? -2 : 0;
-	child_release(&gp);
-	free(script);
+	rc = 0;
+out:
+	free(p);
+	free(m);
 	return rc;
 }
 
@@ -1211,18 +1156,24 @@ static int job_pages(struct site *s, struct job_data *d, json_t **row)
 		}
 	}
 	if (d->stat && d->series.n) {
-		snprintf(rel, sizeof(rel), "%s/trend.svg", d->dir);
-		if (site_fresh(s, rel, d->fp, NULL)) {
-			have_plot = true;
-		} else {
-			int r = trend_plot(s, d, rel, d->fp);
+		char spark[sizeof(rel)];
+		int r = 0;
 
-			if (r == -2 || (r == -1 && *s->err))
-				goto out;
-			have_plot = r == 0;
+		snprintf(rel, sizeof(rel), "%s/trend.svg", d->dir);
+		snprintf(spark, sizeof(spark), "%s/spark.svg", d->dir);
+		if (site_unchanged(s, rel, d->fp) && site_unchanged(s, spark, d->fp)) {
+			site_fresh(s, rel, d->fp, NULL);
+			site_fresh(s, spark, d->fp, NULL);
+		} else {
+			r = trend_plots(s, d, rel, spark);
 		}
-		if (have_plot)
+		if (r < 0)
+			goto out;
+		have_plot = r == 0;
+		if (have_plot) {
 			json_array_append_new(files, json_string(rel));
+			json_array_append_new(files, json_string(spark));
+		}
 	}
 	if (page_open(s, &p))
 		goto out;
@@ -1473,7 +1424,7 @@ static int index_page(struct site *s)
 		fputs("</td><td>", f);
 		if (json_is_true(json_object_get(row, "plot")))
 			fprintf(f, "<a href=\"jobs/%s/index.html\"><img class=\"spark\" "
-				   "src=\"jobs/%s/trend.svg\" alt=\"trend\"></a>",
+				   "src=\"jobs/%s/spark.svg\" alt=\"trend\"></a>",
 				slug, slug);
 		fputs("</td></tr>\n", f);
 	}

@@ -3,7 +3,7 @@
  *   SITE/index.html                   every job: a small trend plot, the latest verdict
  *   SITE/style.css                    the one style sheet (no script, nothing external)
  *   SITE/jobs/<job>/index.html        the job: trend plot, change points, every commit
- *   SITE/jobs/<job>/trend.svg
+ *   SITE/jobs/<job>/trend.svg         its trend plot (plot_trend), spark.svg the index's
  *   SITE/jobs/<job>/c-<commit>.html   a comparison: the commit before (base) against this one
  *   SITE/jobs/<job>/c-<commit>/       its plots: s-<stat>.svg (samples), scalability.svg
  *   SITE/.scalebench-site.json        the manifest: each file's input fingerprint
