@@ -91,8 +91,8 @@ void site_slug(const char *label, char *out)
 
 	for (size_t i = 0; i < n && k < SITE_SLUG_KEEP; i++) {
 		unsigned char c = (unsigned char)label[i];
-		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-			  c == '.' || c == '_' || c == '-';
+		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			  (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
 
 		changed |= !ok;
 		out[k] = ok && !(k == 0 && c == '.') ? (char)c : '_';
@@ -101,20 +101,30 @@ void site_slug(const char *label, char *out)
 	out[k] = '\0';
 	/* '~' is never kept from a label: a changed name cannot equal an unchanged one. */
 	if (changed)
-		snprintf(out + k, SITE_SLUG_MAX - k, "~%016" PRIx64,
-			 fnv(FNV_START, label, n));
+		snprintf(out + k, SITE_SLUG_MAX - k, "~%016" PRIx64, fnv(FNV_START, label, n));
 }
 
 void site_html_escape(const char *s, FILE *out)
 {
 	for (; s && *s; s++) {
 		switch (*s) {
-		case '&': fputs("&amp;", out); break;
-		case '<': fputs("&lt;", out); break;
-		case '>': fputs("&gt;", out); break;
-		case '"': fputs("&quot;", out); break;
-		case '\'': fputs("&#39;", out); break;
-		default: fputc(*s, out);
+		case '&':
+			fputs("&amp;", out);
+			break;
+		case '<':
+			fputs("&lt;", out);
+			break;
+		case '>':
+			fputs("&gt;", out);
+			break;
+		case '"':
+			fputs("&quot;", out);
+			break;
+		case '\'':
+			fputs("&#39;", out);
+			break;
+		default:
+			fputc(*s, out);
 		}
 	}
 }
@@ -348,8 +358,7 @@ static int manifest_load(struct site *s)
 		return -1;
 	if (file_read(path, MANIFEST_MAX, &text, NULL, NULL, 0) == 0) {
 		m = json_loads(text, 0, &je);
-		if (!m || !json_is_object(m) ||
-		    !json_is_string(json_object_get(m, "format")) ||
+		if (!m || !json_is_object(m) || !json_is_string(json_object_get(m, "format")) ||
 		    strcmp(json_string_value(json_object_get(m, "format")), SITE_FORMAT))
 			sb_note("%s: %s; every page is made again", path,
 				m ? "written by another version" : je.text);
@@ -434,7 +443,7 @@ static void remove_stale(struct site *s)
 	const char *rel;
 	json_t *v;
 
-	json_object_foreach(s->old_files, rel, v) {
+	json_object_foreach (s->old_files, rel, v) {
 		char path[PATH_MAX];
 		struct stat st;
 
@@ -770,9 +779,11 @@ static int scalability_plot(struct site *s, const struct job_data *d, const char
 
 	for (int side = 0; side < 2; side++)
 		if (n[side])
-			ser[ns++] = (struct plot_xy_series){
-			    .label = labels[side], .x = x[side], .y = y[side], .yerr = e[side],
-			    .n = n[side]};
+			ser[ns++] = (struct plot_xy_series){.label = labels[side],
+							    .x = x[side],
+							    .y = y[side],
+							    .yerr = e[side],
+							    .n = n[side]};
 	if (plot_scalability("scalability", stat, ser, ns, PLOT_SVG, path, NULL, err,
 			     sizeof(err))) {
 		sb_note("%s: %s", path, err);
@@ -933,8 +944,8 @@ static int comparison_page(struct site *s, const struct job_data *d, const struc
 			site_record(s, rel_svg, fp);
 			json_array_append_new(plots, json_string(rel_svg));
 			s->sum->written++;
-			fprintf(f, "<figure><img class=\"plot\" src=\"c-%s/s-%s.svg\" alt=\"", hc->slug,
-				ss);
+			fprintf(f, "<figure><img class=\"plot\" src=\"c-%s/s-%s.svg\" alt=\"",
+				hc->slug, ss);
 			H(r->name);
 			fputs("\"><figcaption>", f);
 			H(r->name);
@@ -956,7 +967,8 @@ static int comparison_page(struct site *s, const struct job_data *d, const struc
 			json_array_append_new(plots, json_string(rel_svg));
 			s->sum->written++;
 			fputs("<h2>Scalability</h2>\n", f);
-			fprintf(f, "<img class=\"plot\" src=\"c-%s/scalability.svg\" alt=\"", hc->slug);
+			fprintf(f, "<img class=\"plot\" src=\"c-%s/scalability.svg\" alt=\"",
+				hc->slug);
 			H(d->stat);
 			fputs(" against nr_task\">\n", f);
 		}
@@ -972,8 +984,8 @@ static int comparison_page(struct site *s, const struct job_data *d, const struc
 		json_t *e = json_object_get(s->new_files, rel);
 
 		json_object_set_new(e, "verdict", json_string(res->verdict));
-		json_object_set_new(e, "change", isfinite(res->change) ? json_real(res->change)
-								       : json_null());
+		json_object_set_new(e, "change",
+				    isfinite(res->change) ? json_real(res->change) : json_null());
 		json_object_set(e, "plots", plots);
 	}
 cmp_out:
@@ -1034,10 +1046,12 @@ static int comparison(struct site *s, struct job_data *d, size_t base, size_t he
 		json_t *v;
 		size_t i;
 
-		json_array_foreach(json_object_get(e, "plots"), i, v)
-			if (json_is_string(v) && json_object_get(s->old_files, json_string_value(v)))
-				json_object_set(s->new_files, json_string_value(v),
-						json_object_get(s->old_files, json_string_value(v)));
+		json_array_foreach (json_object_get(e, "plots"), i, v)
+			if (json_is_string(v) &&
+			    json_object_get(s->old_files, json_string_value(v)))
+				json_object_set(
+				    s->new_files, json_string_value(v),
+				    json_object_get(s->old_files, json_string_value(v)));
 		snprintf(res->verdict, sizeof(res->verdict), "%s",
 			 json_is_string(json_object_get(e, "verdict"))
 			     ? json_string_value(json_object_get(e, "verdict"))
@@ -1078,8 +1092,9 @@ static int trend_plots(struct site *s, const struct job_data *d, const char *rel
 		goto out;
 	}
 	for (size_t i = 0; i < d->series.n; i++)
-		p[i] = (struct plot_trend_point){d->series.points[i].commit, d->series.points[i].runs,
-						 d->series.points[i].nruns, d->series.points[i].mean};
+		p[i] =
+		    (struct plot_trend_point){d->series.points[i].commit, d->series.points[i].runs,
+					      d->series.points[i].nruns, d->series.points[i].mean};
 	for (size_t k = 0; k < d->ncps; k++)
 		m[k] = (struct plot_trend_mark){d->cps[k].index, d->cps[k].change_pct};
 	snprintf(title, sizeof(title), "%s: %s", d->job->path_params, d->stat);
@@ -1188,10 +1203,10 @@ static int job_pages(struct site *s, struct job_data *d, json_t **row)
 	if (d->stat) {
 		fputs("<p>Following <b>", f);
 		H(d->stat);
-		fprintf(f, "</b> (%s is better) over %zu commits.", d->sdir == DIR_LOWER_BETTER ? "lower"
-								    : d->sdir == DIR_HIGHER_BETTER
-									? "higher"
-									: "neither way",
+		fprintf(f, "</b> (%s is better) over %zu commits.",
+			d->sdir == DIR_LOWER_BETTER    ? "lower"
+			: d->sdir == DIR_HIGHER_BETTER ? "higher"
+						       : "neither way",
 			d->nlabels);
 		if (nlatest != SIZE_MAX) {
 			fputs(" Latest: ", f);
@@ -1203,11 +1218,13 @@ static int job_pages(struct site *s, struct job_data *d, json_t **row)
 			fputs(" ", f);
 			put_verdict(f, latest.verdict);
 			if (d->c[nlatest].compared)
-				fprintf(f, " (<a href=\"c-%s.html\">comparison</a>)", d->c[nlatest].slug);
+				fprintf(f, " (<a href=\"c-%s.html\">comparison</a>)",
+					d->c[nlatest].slug);
 		}
 		fputs("</p>\n", f);
 	} else {
-		fputs("<p>No stat to follow: no run declares a headline stat (give --stat).</p>\n", f);
+		fputs("<p>No stat to follow: no run declares a headline stat (give --stat).</p>\n",
+		      f);
 	}
 	if (have_plot) {
 		fputs("<img class=\"plot\" id=\"trend\" src=\"trend.svg\" alt=\"", f);
@@ -1258,8 +1275,9 @@ static int job_pages(struct site *s, struct job_data *d, json_t **row)
 		fputs("</td><td>", f);
 		if (jc->ic)
 			put_time(f, jc->ic->first_started);
-		fprintf(f, "</td><td class=\"num\">%zu</td><td class=\"num\">%zu</td>"
-			   "<td class=\"num\">",
+		fprintf(f,
+			"</td><td class=\"num\">%zu</td><td class=\"num\">%zu</td>"
+			"<td class=\"num\">",
 			jc->ic ? jc->ic->runs : 0, jc->ic ? jc->ic->failed : 0);
 		put_num(f, jc->pt ? jc->pt->mean : NAN);
 		fputs("</td><td>", f);
@@ -1278,13 +1296,14 @@ static int job_pages(struct site *s, struct job_data *d, json_t **row)
 		if (d->c[i].compared) {
 			snprintf(rel, sizeof(rel), "%s/c-%s.html", d->dir, d->c[i].slug);
 			json_array_append_new(files, json_string(rel));
-			json_array_append_new(cmps, json_pack("{s:s, s:s, s:s}", "page", rel, "base",
-							      d->c[i].base, "head", d->c[i].label));
+			json_array_append_new(cmps,
+					      json_pack("{s:s, s:s, s:s}", "page", rel, "base",
+							d->c[i].base, "head", d->c[i].label));
 			json_t *e = json_object_get(s->new_files, rel);
 			size_t k;
 			json_t *v;
 
-			json_array_foreach(json_object_get(e, "plots"), k, v)
+			json_array_foreach (json_object_get(e, "plots"), k, v)
 				json_array_append(files, v);
 		}
 	const struct job_commit *lc = d->nlabels ? &d->c[d->nlabels - 1] : NULL;
@@ -1327,18 +1346,18 @@ static json_t *job_kept(struct site *s, const struct job_data *d)
 	if (!row || !json_is_string(json_object_get(row, "fp")) ||
 	    strcmp(json_string_value(json_object_get(row, "fp")), hex))
 		return NULL;
-	json_array_foreach(json_object_get(row, "files"), i, v) {
+	json_array_foreach (json_object_get(row, "files"), i, v) {
 		char path[PATH_MAX];
 		struct stat st;
-		json_t *e = json_is_string(v) ? json_object_get(s->old_files, json_string_value(v))
-					      : NULL;
+		json_t *e =
+		    json_is_string(v) ? json_object_get(s->old_files, json_string_value(v)) : NULL;
 
 		if (!e || site_path(s, json_string_value(v), path, sizeof(path)) ||
 		    lstat(path, &st) || !S_ISREG(st.st_mode))
 			return NULL;
 	}
 	/* Its comparisons also show the other jobs of their sweep, whose runs may have changed. */
-	json_array_foreach(json_object_get(row, "comparisons"), i, v) {
+	json_array_foreach (json_object_get(row, "comparisons"), i, v) {
 		const char *page = json_string_value(json_object_get(v, "page"));
 		json_t *e = page ? json_object_get(s->old_files, page) : NULL;
 
@@ -1353,7 +1372,7 @@ static json_t *job_kept(struct site *s, const struct job_data *d)
 		    strcmp(json_string_value(json_object_get(e, "fp")), hex))
 			return NULL;
 	}
-	json_array_foreach(json_object_get(row, "files"), i, v) {
+	json_array_foreach (json_object_get(row, "files"), i, v) {
 		json_object_set(s->new_files, json_string_value(v),
 				json_object_get(s->old_files, json_string_value(v)));
 		s->sum->kept++;
@@ -1423,8 +1442,9 @@ static int index_page(struct site *s)
 		}
 		fputs("</td><td>", f);
 		if (json_is_true(json_object_get(row, "plot")))
-			fprintf(f, "<a href=\"jobs/%s/index.html\"><img class=\"spark\" "
-				   "src=\"jobs/%s/spark.svg\" alt=\"trend\"></a>",
+			fprintf(f,
+				"<a href=\"jobs/%s/index.html\"><img class=\"spark\" "
+				"src=\"jobs/%s/spark.svg\" alt=\"trend\"></a>",
 				slug, slug);
 		fputs("</td></tr>\n", f);
 	}
@@ -1516,10 +1536,10 @@ out_save:
 		const char *rel;
 		json_t *v;
 
-		json_object_foreach(s.old_files, rel, v)
+		json_object_foreach (s.old_files, rel, v)
 			if (!json_object_get(s.new_files, rel))
 				json_object_set(s.new_files, rel, v);
-		json_object_foreach(s.old_jobs, rel, v)
+		json_object_foreach (s.old_jobs, rel, v)
 			if (!json_object_get(s.new_jobs, rel))
 				json_object_set(s.new_jobs, rel, v);
 	}

@@ -26,8 +26,8 @@
 #define SITE_MANIFEST ".scalebench-site.json"
 
 struct site_opts {
-	const char *results; /* the results root */
-	const char *out;     /* the site's directory: created, or one this wrote before */
+	const char *results;	   /* the results root */
+	const char *out;	   /* the site's directory: created, or one this wrote before */
 	const char *repo, *branch; /* order commits by the branch's first parents (series.h) */
 	const char *job;	   /* only this job (key or path_params), or NULL */
 	const char *stat;	   /* the stat to follow, or NULL: each job's headline */

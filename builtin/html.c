@@ -84,7 +84,8 @@ int cmd_html(int argc, char **argv)
 			sigaction(sigs[i], &sa, NULL);
 	rc = site_generate(&o, &sum, err, sizeof(err));
 	if (rc) {
-		sb_error("%s", interrupted ? "interrupted: the files written so far are whole" : err);
+		sb_error("%s",
+			 interrupted ? "interrupted: the files written so far are whole" : err);
 		return interrupted ? 128 + interrupted : 2;
 	}
 	printf("%s/index.html: %zu job%s, %zu commit%s, %zu comparison%s; %zu files written, %zu "

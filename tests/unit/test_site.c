@@ -42,10 +42,20 @@ static void test_slug_plain_labels_kept(void **state)
 
 static void test_slug_unsafe_labels(void **state)
 {
-	static const char *const hostile[] = {
-	    "", ".", "..", ".hidden", "../../etc/passwd", "a/b", "<script>alert(1)</script>",
-	    "a b", "x\ny", "naïve", "process-100%-page_fault3", "q&\"'",
-	    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"};
+	static const char *const hostile[] = {"",
+					      ".",
+					      "..",
+					      ".hidden",
+					      "../../etc/passwd",
+					      "a/b",
+					      "<script>alert(1)</script>",
+					      "a b",
+					      "x\ny",
+					      "naïve",
+					      "process-100%-page_fault3",
+					      "q&\"'",
+					      "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+					      "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"};
 	char out[SITE_SLUG_MAX];
 
 	(void)state;
