@@ -184,3 +184,10 @@ for sig in TERM INT; do
 	echo '{"pages": {"index.html": {"tables": {"jobs": 3}}}, "pages_min": 7}' >"$WORK/expect5.json"
 	browse "html after SIG$sig, run again: the site is complete" "$WORK/expect5.json"
 done
+
+# The umask is honoured, not only 022's result: under 027 nothing is readable by others.
+SITE=$WORK/site-027
+rc=0
+(umask 027 && "$SCALEBENCH" html --results "$WORK/r" -o "$SITE" >"$WORK/out" 2>"$WORK/err") || rc=$?
+check "umask 027: every file 0640, every directory 0750" bash -c \
+	"[ $rc -eq 0 ] && [ -z \"\$(find $SITE -type f ! -perm 0640)\" ] && [ -z \"\$(find $SITE -type d ! -perm 0750)\" ]"
