@@ -22,6 +22,7 @@ static const struct command commands[] = {
     {&trend_command, cmd_trend},
     {&index_command, cmd_index},
     {&results_command, cmd_results},
+    {&html_command, cmd_html},
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))

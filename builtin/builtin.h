@@ -20,6 +20,7 @@ int cmd_lkp_matrix(int argc, char **argv);
 int cmd_trend(int argc, char **argv);
 int cmd_index(int argc, char **argv);
 int cmd_results(int argc, char **argv);
+int cmd_html(int argc, char **argv);
 
 extern const struct command_def list_command;
 extern const struct command_def bench_command;
@@ -34,6 +35,7 @@ extern const struct command_def lkp_matrix_command;
 extern const struct command_def trend_command;
 extern const struct command_def index_command;
 extern const struct command_def results_command;
+extern const struct command_def html_command;
 
 /* --plugin FILE.so, repeatable: the plug-in's testcases are loaded at once.  The option's
  * value, when not NULL, is a size_t counting the plug-ins loaded. */
