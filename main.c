@@ -23,6 +23,7 @@ static const struct command commands[] = {
     {&index_command, cmd_index},
     {&results_command, cmd_results},
     {&nightly_command, cmd_nightly},
+    {&html_command, cmd_html},
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))

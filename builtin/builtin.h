@@ -21,6 +21,7 @@ int cmd_nightly(int argc, char **argv);
 int cmd_trend(int argc, char **argv);
 int cmd_index(int argc, char **argv);
 int cmd_results(int argc, char **argv);
+int cmd_html(int argc, char **argv);
 
 extern const struct command_def list_command;
 extern const struct command_def bench_command;
@@ -36,6 +37,7 @@ extern const struct command_def nightly_command;
 extern const struct command_def trend_command;
 extern const struct command_def index_command;
 extern const struct command_def results_command;
+extern const struct command_def html_command;
 
 /* --plugin FILE.so, repeatable: the plug-in's testcases are loaded at once.  The option's
  * value, when not NULL, is a size_t counting the plug-ins loaded. */
