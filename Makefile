@@ -38,7 +38,7 @@ UNIT_SRC = $(wildcard tests/unit/test_*.c)
 # Unit tests of these layers link only the archives named here (and lib); test_num,
 # test_options, test_run_command, test_file and test_mail test lib alone.
 ANALYZE_UNITS = test_stats test_series test_verdicts test_plot test_plot_trend test_changepoint test_bisect test_sweep test_jsonw test_roles test_profile_report test_lkp \
-		test_num test_options test_run_command test_file test_mail
+		test_num test_options test_run_command test_file test_mail test_nightly_state
 
 B  = build
 BA = build/asan
@@ -202,7 +202,7 @@ bench: all $(B)/bench/bare_getppid $(B)/bench/bare_sampling $(B)/bench/gen_tree 
 	status=0; ./bench/overhead.sh || status=1; ./bench/monitors.sh || status=1; \
 		./bench/profile.sh || status=1; ./bench/analyze.sh || status=1; \
 		./bench/bisect_sim.sh || status=1; ./bench/index.sh || status=1; \
-		./bench/trend.sh || status=1; ./bench/html.sh || status=1; exit $$status
+		./bench/trend.sh || status=1; ./bench/html.sh || status=1; ./bench/nightly.sh || status=1; exit $$status
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(DATADIR)/jobs \

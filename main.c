@@ -22,6 +22,7 @@ static const struct command commands[] = {
     {&trend_command, cmd_trend},
     {&index_command, cmd_index},
     {&results_command, cmd_results},
+    {&nightly_command, cmd_nightly},
     {&html_command, cmd_html},
 };
 
