@@ -21,6 +21,8 @@ struct nightly_opts {
 	bool sendmail;		   /* sendmail -t, or else standard output */
 	const struct mail_addr *from, *to; /* to NULL: the culprit's author / root@localhost */
 	bool dry_run;			   /* say what would be mailed; mail and record nothing */
+	bool baseline; /* record every change found as known and mail none: a first pass over a
+			* tree with history, which would otherwise mail every change it ever had */
 	bool verbose;
 };
 

@@ -59,7 +59,7 @@ int cmd_nightly(int argc, char **argv)
 {
 	const char *root, *repo = NULL, *branch = NULL, *job = NULL, *stats, *mbox = NULL, *from,
 			  *to = NULL, *state_path = NULL;
-	bool sendmail = false, dry_run = false, verbose = false;
+	bool sendmail = false, dry_run = false, verbose = false, baseline = false;
 	const struct option_def opts[] = {
 	    {OPT_STRING("results", 0, &root), .arg = "DIR", .def = "results",
 	     .help = "results root"},
@@ -85,6 +85,9 @@ int cmd_nightly(int argc, char **argv)
 	     .def_doc = "DIR/" NIGHTLY_STATE_FILE, .help = "what was mailed, kept between runs"},
 	    {OPT_FLAG("dry-run", 0, &dry_run),
 	     .help = "say what would be mailed; mail nothing, record nothing"},
+	    {OPT_FLAG("baseline", 0, &baseline),
+	     .help = "record every change found as already reported and mail none (a first pass "
+		     "over a tree with history)"},
 	    {OPT_FLAG("verbose", 'v', &verbose), .help = "say what was looked at and why"},
 	    {OPT_END},
 	};
@@ -157,6 +160,7 @@ int cmd_nightly(int argc, char **argv)
 				       .from = &from_addr,
 				       .to = to ? &to_addr : NULL,
 				       .dry_run = dry_run,
+				       .baseline = baseline,
 				       .verbose = verbose};
 
 	/* The lock first, then the state as the last holder left it: two nightlies at once

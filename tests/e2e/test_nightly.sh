@@ -234,6 +234,16 @@ sb nightly --results "$T" --repo "$REPO" --branch main --dry-run
 check "--dry-run: names the culprit, exit 0, no state, nothing printed as mail" bash -c \
 	"[ $rc -eq 0 ] && grep -q '^would mail $CULPRIT (base $BASE): .*per_process_ops -8.* regression, and 1 more change' $WORK/out && [ ! -e $T/.scalebench-nightly.json ] && ! grep -q '^Subject:' $WORK/out"
 
+# --baseline: a first pass over a tree with history records its changes and mails none; the
+# next pass mails nothing either.
+T=$WORK/baseline
+cp -r "$WORK/pristine" "$T"
+sb nightly --results "$T" --repo "$REPO" --branch main --baseline --mbox "$T.mbox"
+check "--baseline: names the culprit as recorded, exit 0, nothing mailed, state written" bash -c \
+	"[ $rc -eq 0 ] && grep -q '^baseline $CULPRIT: .*per_process_ops -8.* regression, and 1 more change (recorded, not mailed)' $WORK/out && [ ! -s $T.mbox ] && [ -s $T/.scalebench-nightly.json ]"
+sb nightly --results "$T" --repo "$REPO" --branch main --mbox "$T.mbox"
+check "after --baseline: the recorded change is not mailed (exit 0)" bash -c "[ $rc -eq 0 ] && [ ! -s $T.mbox ]"
+
 # Without --repo: time order, labels as stored; printed when neither --mbox nor --sendmail.
 T=$WORK/plain
 cp -r "$WORK/pristine" "$T"
