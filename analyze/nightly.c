@@ -128,11 +128,7 @@ static int latest_changes(const struct nightly_opts *o, const char *key, struct 
 			  const char *headline, const char *base, struct change_list *l,
 			  char *err, size_t errlen)
 {
-	struct compare_opts co = {.rule = RULE_STATS,
-				  .threshold_pct = 1,
-				  .threshold_abs = 0.1,
-				  .q_max = 0.05,
-				  .alpha = 0.05};
+	struct compare_opts co = COMPARE_OPTS_DEFAULT;
 	struct comparison c;
 
 	if (compare_groups(g, 2, &co, &c, err, errlen))

@@ -399,11 +399,7 @@ static int compare_jobs(const char *root, const char *job, const char *base, con
 		char other[PATH_MAX];
 		struct store_axes axes;
 		struct job_cmp *j = &jobs[*n];
-		struct compare_opts o = {.rule = RULE_STATS,
-					 .threshold_pct = 1,
-					 .threshold_abs = 0.1,
-					 .q_max = 0.05,
-					 .alpha = 0.05};
+		struct compare_opts o = COMPARE_OPTS_DEFAULT;
 
 		/* The same job at head: the commit directory beside base's. */
 		if (store_parse(dirs[i], STORE_COMMIT_DIR, &axes, msg, sizeof(msg)))

@@ -826,11 +826,7 @@ static int comparison_page(struct site *s, const struct job_data *d, const struc
 {
 	struct result_group g[2];
 	struct comparison c;
-	struct compare_opts co = {.rule = RULE_STATS,
-				  .threshold_pct = 1,
-				  .threshold_abs = 0.1,
-				  .q_max = 0.05,
-				  .alpha = 0.05};
+	struct compare_opts co = COMPARE_OPTS_DEFAULT;
 	struct page p = {0};
 	char err[4096], title[1024], prefix[2 * SITE_SLUG_MAX + 16], path[PATH_MAX];
 	const struct stat_row *row = NULL;
