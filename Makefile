@@ -37,8 +37,8 @@ MAIN_SRC = main.c
 UNIT_SRC = $(wildcard tests/unit/test_*.c)
 # Unit tests of these layers link only the archives named here (and lib); test_num,
 # test_options, test_run_command, test_file and test_mail test lib alone.
-ANALYZE_UNITS = test_stats test_series test_verdicts test_plot test_bisect test_sweep test_jsonw test_roles test_profile_report test_lkp \
-		test_num test_options test_run_command test_file test_mail
+ANALYZE_UNITS = test_stats test_series test_verdicts test_plot test_plot_trend test_changepoint test_bisect test_sweep test_jsonw test_roles test_profile_report test_lkp \
+		test_num test_options test_run_command test_file test_mail test_nightly_state
 
 B  = build
 BA = build/asan
@@ -162,6 +162,11 @@ $(B)/bench/bare_sampling: bench/bare_sampling.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 $(WARN) -O2 -D_GNU_SOURCE -o $@ $<
 
+# Change points on synthetic series (bench/trend.sh): the analyzer's archives only.
+$(B)/bench/trend_sim: bench/trend_sim.c $(B)/libanalyze.a $(B)/libstore.a $(B)/liblib.a
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(B)/libanalyze.a $(B)/libstore.a $(B)/liblib.a $(ANALYZE_LIBS)
+
 # The plug-in header as users include it (<scalebench/testcase.h>), and the example plug-in.
 $(B)/include/scalebench/testcase.h: testcases/testcase.h
 	@mkdir -p $(dir $@)
@@ -192,10 +197,12 @@ fuzz: fuzz-build
 	FUZZ_TIME=$(FUZZ_TIME) ./tests/fuzz/run.sh $(FUZZ_BIN)
 
 # Both run even when the first misses its target; make fails if either does.
-bench: all $(B)/bench/bare_getppid $(B)/bench/bare_sampling $(B)/bench/gen_tree $(B)/bench/index_bench
+bench: all $(B)/bench/bare_getppid $(B)/bench/bare_sampling $(B)/bench/gen_tree $(B)/bench/index_bench \
+		$(B)/bench/trend_sim
 	status=0; ./bench/overhead.sh || status=1; ./bench/monitors.sh || status=1; \
 		./bench/profile.sh || status=1; ./bench/analyze.sh || status=1; \
-		./bench/bisect_sim.sh || status=1; ./bench/index.sh || status=1; exit $$status
+		./bench/bisect_sim.sh || status=1; ./bench/index.sh || status=1; \
+		./bench/trend.sh || status=1; ./bench/html.sh || status=1; ./bench/nightly.sh || status=1; exit $$status
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(DATADIR)/jobs \

@@ -19,8 +19,11 @@ static const struct command commands[] = {
     {&list_command, cmd_list},	     {&plot_command, cmd_plot},	    {&report_command, cmd_report},
     {&profile_command, cmd_profile}, {&run_command, cmd_run},	    {&split_command, cmd_split},
     {&lkp_matrix_command, cmd_lkp_matrix},
+    {&trend_command, cmd_trend},
     {&index_command, cmd_index},
     {&results_command, cmd_results},
+    {&nightly_command, cmd_nightly},
+    {&html_command, cmd_html},
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 struct cp_opts {
 	size_t min_segment;	/* commits on each side of a change point (default 3) */
@@ -30,7 +31,7 @@ struct cp_commit {
 struct change_point {
 	size_t index;	       /* the first commit after the change */
 	double before, after;  /* the segments' means (of runs, in the stat's units) */
-	double change_pct;     /* 100 (after / before - 1), on the geometric means */
+	double change_pct;     /* 100 (after / before - 1), on the (20%-trimmed) geometric means */
 	double lo_pct, hi_pct; /* its (1 - alpha) interval */
 	double p;	       /* the permutation test's p-value */
 	double test_p;	       /* the two-sample test's */

@@ -41,6 +41,15 @@ struct compare_opts {
 	const char *stat_name;	/* only the stat of this name, or NULL */
 };
 
+/* The defaults every command compares by (compare's own options start from them): the
+ * analyzer's test, 1% noise threshold (0.1 for absolute stats), q <= 0.05, 95% intervals. */
+#define COMPARE_OPTS_DEFAULT                                                                       \
+	((struct compare_opts){.rule = RULE_STATS,                                                 \
+			       .threshold_pct = 1,                                                 \
+			       .threshold_abs = 0.1,                                               \
+			       .q_max = 0.05,                                                      \
+			       .alpha = 0.05})
+
 /* Every per-group array of a row, named once for allocating, pointing and freeing. */
 /* clang-format off */
 #define STAT_ROW_ARRAYS(X) \

@@ -18,6 +18,8 @@
 #define OUT_CAP		   (4u << 20)
 #define ERR_CAP		   (64u << 10)
 #define MISSING_HINT	   "install gnuplot-nox (make setup)"
+#define GFX_WIDTH	   800
+#define GFX_HEIGHT	   480
 
 /* Point characters of the text plots.  '+', '-', '|' and '.' are left out: the dumb terminal
  * draws borders, tics and our connecting lines with them. */
@@ -118,8 +120,11 @@ static void gnuplot_error(const char *text, char *err, size_t errlen)
 static int gnuplot_run(const char *script, size_t len, struct run_buf *out, char *err,
 		       size_t errlen)
 {
-	char bin[PATH_MAX], arg_defaults[] = "-d";
-	const char *argv[] = {bin, arg_defaults, NULL};
+	/* The script by name: gnuplot reads a named file a buffer at a time but its stdin a
+	 * byte per read(2) (3 million reads for a site of plots); stdin is a pipe, which
+	 * /dev/stdin opens again. */
+	char bin[PATH_MAX], arg_defaults[] = "-d", arg_script[] = "/dev/stdin";
+	const char *argv[] = {bin, arg_defaults, arg_script, NULL};
 	struct child_process cmd = {.argv = argv,
 				    .in = RUN_IN_BUFFER,
 				    .in_buf = script,
@@ -290,23 +295,28 @@ static int text_legend(FILE *f, char (*entry)[4 * TEXT_COLS], size_t n)
 
 /* No `set output`: gnuplot writes the plot to its stdout and render() writes the file, so a
  * write error (a full disk) is seen, not a truncated image renamed into place. */
-static void put_terminal(FILE *f, enum plot_format fmt)
+static void put_terminal(FILE *f, enum plot_format fmt, unsigned width, unsigned height)
 {
+	if (!width || !height) {
+		width = GFX_WIDTH;
+		height = GFX_HEIGHT;
+	}
 	switch (fmt) {
 	case PLOT_TEXT:
 		fprintf(f, "set terminal dumb nofeed size %d,%d\n", TEXT_COLS, TEXT_ROWS);
 		break;
 	case PLOT_PNG:
 		/* pngcairo draws far better than libgd's png; not every gnuplot build has it. */
-		fputs("if (strstrt(GPVAL_TERMINALS, ' pngcairo ') > 0) {\n"
-		      "  set terminal pngcairo size 800,480\n"
-		      "} else {\n"
-		      "  set terminal png size 800,480\n"
-		      "}\n",
-		      f);
+		fprintf(f,
+			"if (strstrt(GPVAL_TERMINALS, ' pngcairo ') > 0) {\n"
+			"  set terminal pngcairo size %u,%u\n"
+			"} else {\n"
+			"  set terminal png size %u,%u\n"
+			"}\n",
+			width, height, width, height);
 		break;
 	case PLOT_SVG:
-		fputs("set terminal svg size 800,480 background '#ffffff'\n", f);
+		fprintf(f, "set terminal svg size %u,%u background '#ffffff'\n", width, height);
 		break;
 	}
 	/* Plain text: enhanced mode would turn _ and ^ in stat names into sub/superscripts. */
@@ -386,8 +396,8 @@ typedef void (*script_body)(FILE *f, enum plot_format fmt, const void *arg);
 
 /* Build the script in the C locale (a locale's decimal comma would break every number),
  * run gnuplot, and commit the output only when it succeeded. */
-static int render(enum plot_format fmt, const char *out_path, FILE *text_out, script_body body,
-		  const void *arg, char *err, size_t errlen)
+static int render(enum plot_format fmt, unsigned width, unsigned height, const char *out_path,
+		  FILE *text_out, script_body body, const void *arg, char *err, size_t errlen)
 {
 	struct outfile of = {0};
 	struct run_buf out = {0};
@@ -408,7 +418,7 @@ static int render(enum plot_format fmt, const char *out_path, FILE *text_out, sc
 		goto out;
 	}
 	old = uselocale(c_locale);
-	put_terminal(f, fmt);
+	put_terminal(f, fmt, width, height);
 	body(f, fmt, arg);
 	/* Closing the output makes the svg terminal finish its document. */
 	fputs("set output\n", f);
@@ -607,7 +617,7 @@ int plot_samples(const char *title, const struct plot_series *s, size_t nseries,
 		return -1;
 	}
 	padded_range(lo, hi, &a.ylo, &a.yhi);
-	return render(fmt, out_path, text_out, samples_body, &a, err, errlen);
+	return render(fmt, 0, 0, out_path, text_out, samples_body, &a, err, errlen);
 }
 
 /* ---- scalability plot ---- */
@@ -776,5 +786,206 @@ int plot_scalability(const char *title, const char *ylabel, const struct plot_xy
 	a.xhi = xhi + (a.xhi - xhi) / 2;
 	padded_range(ylo, yhi, &a.ylo, &a.yhi);
 	a.xstep = whole_x ? int_tic_step(a.xhi - a.xlo, 8) : 0;
-	return render(fmt, out_path, text_out, scal_body, &a, err, errlen);
+	return render(fmt, 0, 0, out_path, text_out, scal_body, &a, err, errlen);
+}
+
+/* ---- trend plot ---- */
+
+#define TREND_LABEL 10 /* characters of a commit label on the x axis */
+
+struct trend_arg {
+	const char *title, *ylabel;
+	const struct plot_trend_point *p;
+	size_t n;
+	const struct plot_trend_mark *marks;
+	size_t nmarks;
+	bool sparkline;
+	unsigned width;
+	double ylo, yhi;
+};
+
+/* The first TREND_LABEL characters of a label (a sha's usual abbreviation), never cutting a
+ * UTF-8 sequence; no "..." as a sha prefix reads whole. */
+static void short_label(char *dst, size_t len, const char *s)
+{
+	size_t bytes = 0, chars = 0;
+
+	for (; s && s[bytes]; bytes++)
+		if (((unsigned char)s[bytes] & 0xc0) != 0x80 && chars++ == TREND_LABEL)
+			break;
+	snprintf(dst, len, "%.*s", (int)bytes, s ? s : "");
+}
+
+/* Commit tics: as many as fit (a label of 10 characters rotated by 45 degrees needs some
+ * 40 px of width, 12 columns in text), evenly thinned, counted back from the newest commit,
+ * which is always named. */
+static void put_commit_tics(FILE *f, const struct trend_arg *a, enum plot_format fmt)
+{
+	size_t room = fmt == PLOT_TEXT ? (TEXT_COLS - 10) / (TREND_LABEL + 2)
+				       : (a->width ? a->width : GFX_WIDTH) / 40;
+	size_t step = room ? (a->n + room - 1) / room : a->n;
+	const char *sep = "";
+
+	if (!step)
+		step = 1;
+	fputs("set xtics (", f);
+	for (size_t i = 0; i < a->n; i++) {
+		char label[4 * TREND_LABEL + 1];
+
+		if ((a->n - 1 - i) % step)
+			continue;
+		short_label(label, sizeof(label), a->p[i].commit);
+		fputs(sep, f);
+		put_quoted(f, label);
+		fprintf(f, " %zu", i + 1);
+		sep = ", ";
+	}
+	fputs(")\n", f);
+}
+
+static void trend_body(FILE *f, enum plot_format fmt, const void *varg)
+{
+	const struct trend_arg *a = varg;
+	bool runs = fmt != PLOT_TEXT && !a->sparkline;
+	size_t nruns = 0, k = 0;
+
+	/* the means, commit i at x = i + 1 */
+	fputs("$means << EOD\n", f);
+	for (size_t i = 0; i < a->n; i++) {
+		if (!isfinite(a->p[i].mean))
+			continue;
+		fprintf(f, "%zu ", i + 1);
+		put_num(f, a->p[i].mean);
+		fputc('\n', f);
+	}
+	fputs("EOD\n", f);
+	if (runs) {
+		fputs("$runs << EOD\n", f);
+		for (size_t i = 0; i < a->n; i++) {
+			for (size_t j = 0; a->p[i].runs && j < a->p[i].nruns; j++) {
+				if (!isfinite(a->p[i].runs[j]))
+					continue;
+				fprintf(f, "%zu ", i + 1);
+				put_num(f, a->p[i].runs[j]);
+				fputc('\n', f);
+				nruns++;
+			}
+		}
+		fputs("EOD\n", f);
+	}
+	fprintf(f, "set xrange [0.5:%g]\n", (double)a->n + 0.5);
+	fputs("set yrange [", f);
+	put_num(f, a->ylo);
+	fputc(':', f);
+	put_num(f, a->yhi);
+	fputs("]\nset key off\n", f);
+	if (a->sparkline) {
+		fputs("unset border\nunset xtics\nunset ytics\nset margins 0,0,0,0\n", f);
+	} else {
+		put_title(f, fmt, a->title);
+		/* "981.5k" for rates; a trend spans a few %, so more digits than elsewhere */
+		if (fmax(fabs(a->ylo), fabs(a->yhi)) >= 1e4) {
+			double rel = (a->yhi - a->ylo) / fmax(fabs(a->ylo), fabs(a->yhi));
+
+			fprintf(f, "set format y '%%.%ds%%c'\n",
+				rel >= 0.5    ? 1
+				: rel >= 0.05 ? 2
+					      : 3);
+		}
+		put_commit_tics(f, a, fmt);
+		if (fmt == PLOT_TEXT) {
+			fputs("set xtics nomirror scale 0\nset ytics nomirror\n", f);
+			/* a row for the change points' labels between the title and the frame */
+			if (a->nmarks)
+				fputs("set tmargin 4\nset title offset 0, 1\n", f);
+		} else {
+			fputs("set xtics rotate by -45 nomirror\nset ytics nomirror\n"
+			      "set grid ytics\nset xlabel 'commit'\n",
+			      f);
+			if (a->ylabel && *a->ylabel) {
+				fputs("set ylabel ", f);
+				put_quoted(f, a->ylabel);
+				fputc('\n', f);
+			}
+		}
+	}
+	/* each change point: a line between the last commit before it and the first after */
+	for (size_t m = 0; m < a->nmarks; m++) {
+		double x = (double)a->marks[m].index + 0.5;
+
+		if (a->marks[m].index == 0 || a->marks[m].index >= a->n)
+			continue;
+		fprintf(f, "set arrow %zu from %g, graph 0 to %g, graph 1 nohead", m + 1, x, x);
+		if (fmt != PLOT_TEXT)
+			fputs(" dashtype 2 linecolor rgb '#d62728' linewidth 1.5", f);
+		fputs(" front\n", f);
+		if (!a->sparkline && isfinite(a->marks[m].change_pct)) {
+			char text[32];
+
+			snprintf(text, sizeof(text), "%+.1f%%", a->marks[m].change_pct);
+			fprintf(f, "set label %zu ", ++k);
+			put_quoted(f, text);
+			/* above the frame, where no point can overwrite it */
+			fprintf(f, " at %g, graph 1 left offset character 2, character 1", x);
+			if (fmt != PLOT_TEXT)
+				fputs(" textcolor rgb '#d62728' front", f);
+			fputc('\n', f);
+		}
+	}
+	if (fmt == PLOT_TEXT)
+		fputs("plot $means using 1:2 with points pt '*' notitle\n", f);
+	else if (a->sparkline)
+		fputs("plot $means using 1:2 with lines linecolor rgb '#1f77b4' linewidth 1.5 "
+		      "notitle\n",
+		      f);
+	else
+		fprintf(f,
+			"plot %s$means using 1:2 with linespoints linecolor rgb '#1f77b4' "
+			"linewidth 1.5 pointtype 7 pointsize 0.6 title 'mean'\n",
+			nruns ? "$runs using 1:2 with points linecolor rgb '#a0a0a0' pointtype 7 "
+				"pointsize 0.35 title 'runs', "
+			      : "");
+}
+
+int plot_trend(const char *title, const char *ylabel, const struct plot_trend_point *p, size_t n,
+	       const struct plot_trend_mark *marks, size_t nmarks,
+	       const struct plot_trend_opts *opts, enum plot_format fmt, const char *out_path,
+	       FILE *text_out, char *err, size_t errlen)
+{
+	struct trend_arg a = {.title = title,
+			      .ylabel = ylabel,
+			      .p = p,
+			      .n = n,
+			      .marks = marks,
+			      .nmarks = marks ? nmarks : 0};
+	double lo = INFINITY, hi = -INFINITY;
+
+	if (!check_args(p, n ? 1 : 0, fmt, out_path, text_out, err, errlen))
+		return -1;
+	if (opts) {
+		a.sparkline = opts->sparkline;
+		a.width = opts->width && opts->height ? opts->width : 0;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (isfinite(p[i].mean)) {
+			lo = fmin(lo, p[i].mean);
+			hi = fmax(hi, p[i].mean);
+		}
+		/* the runs widen the range only where they are drawn */
+		for (size_t j = 0; fmt != PLOT_TEXT && !a.sparkline && p[i].runs && j < p[i].nruns;
+		     j++) {
+			if (isfinite(p[i].runs[j])) {
+				lo = fmin(lo, p[i].runs[j]);
+				hi = fmax(hi, p[i].runs[j]);
+			}
+		}
+	}
+	if (lo > hi) {
+		snprintf(err, errlen, "plot %s: no finite values in the series",
+			 title ? title : "trend");
+		return -1;
+	}
+	padded_range(lo, hi, &a.ylo, &a.yhi);
+	return render(fmt, opts ? opts->width : 0, opts ? opts->height : 0, out_path, text_out,
+		      trend_body, &a, err, errlen);
 }

@@ -56,6 +56,39 @@ int plot_scalability(const char *title, const char *ylabel, const struct plot_xy
 		     size_t nseries, enum plot_format fmt, const char *out_path, FILE *text_out,
 		     char *err, size_t errlen);
 
+/* One commit of a trend: its label and its runs' values (the mean is the caller's, as its
+ * series computed it). */
+struct plot_trend_point {
+	const char *commit;
+	const double *runs;
+	size_t nruns;
+	double mean;
+};
+
+/* A change point: the first commit after it (an index into the points) and its %change. */
+struct plot_trend_mark {
+	size_t index;
+	double change_pct;
+};
+
+/* The plot's size in pixels for PNG/SVG (0, 0: 800x480; the text plot is always 80x20).
+ * sparkline: a bare small plot for an index page (e.g. 160x40): the means as a line, change
+ * points as vertical lines, no title, axes, tics, labels or key. */
+struct plot_trend_opts {
+	unsigned width, height;
+	bool sparkline;
+};
+
+/* A stat's trend: one point per commit (its mean, joined by a line; each run as a faint point
+ * on PNG/SVG), the commits along the x axis in order (labels cut to 10 characters, thinned so
+ * they do not overlap), each change point a vertical line before its first commit, labelled
+ * with its %change.  ylabel may be NULL (none); opts may be NULL (the defaults).  NaN/inf
+ * values are left out; a series with no finite value is refused. */
+int plot_trend(const char *title, const char *ylabel, const struct plot_trend_point *p, size_t n,
+	       const struct plot_trend_mark *marks, size_t nmarks,
+	       const struct plot_trend_opts *opts, enum plot_format fmt, const char *out_path,
+	       FILE *text_out, char *err, size_t errlen);
+
 /* Whether gnuplot can be run (found and starts); when not, err says so plainly, e.g.
  * "gnuplot not found: install gnuplot-nox (make setup)". */
 bool plot_available(char *err, size_t errlen);

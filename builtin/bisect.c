@@ -895,11 +895,7 @@ static int verify(struct bisect *b, const char *culprit)
 			break;
 	}
 	if (loaded == 2) {
-		struct compare_opts o = {.rule = RULE_STATS,
-					 .threshold_pct = 1,
-					 .threshold_abs = 0.1,
-					 .q_max = 0.05,
-					 .alpha = 0.05};
+		struct compare_opts o = COMPARE_OPTS_DEFAULT;
 		struct comparison c;
 
 		if (compare_groups(g, 2, &o, &c, err, sizeof(err)) == 0) {

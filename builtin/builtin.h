@@ -17,8 +17,11 @@ int cmd_profile(int argc, char **argv);
 int cmd_bisect(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_lkp_matrix(int argc, char **argv);
+int cmd_nightly(int argc, char **argv);
+int cmd_trend(int argc, char **argv);
 int cmd_index(int argc, char **argv);
 int cmd_results(int argc, char **argv);
+int cmd_html(int argc, char **argv);
 
 extern const struct command_def list_command;
 extern const struct command_def bench_command;
@@ -30,8 +33,11 @@ extern const struct command_def profile_command;
 extern const struct command_def bisect_command;
 extern const struct command_def report_command;
 extern const struct command_def lkp_matrix_command;
+extern const struct command_def nightly_command;
+extern const struct command_def trend_command;
 extern const struct command_def index_command;
 extern const struct command_def results_command;
+extern const struct command_def html_command;
 
 /* --plugin FILE.so, repeatable: the plug-in's testcases are loaded at once.  The option's
  * value, when not NULL, is a size_t counting the plug-ins loaded. */

@@ -657,7 +657,7 @@ static int compare_paths(char **dirs, size_t n, const struct compare_opts *o,
 
 int cmd_compare(int argc, char **argv)
 {
-	struct compare_opts o = {.threshold_abs = 0.1, .q_max = 0.05, .alpha = 0.05};
+	struct compare_opts o = COMPARE_OPTS_DEFAULT;
 	const char *root = NULL, *job_arg = NULL, *commits = NULL, *stat = NULL, *format, *rule;
 	bool all = false, verbose = false, json = false, plot = false, mmtests = false;
 	const struct option_def opts[] = {

@@ -306,11 +306,15 @@ static int plumb(struct child_process *cmd, int fds[3], int *in_w, int *out_r, i
 	int p[2];
 
 	fds[0] = cmd->in == RUN_IN_NULL ? -2 : -1;
+	/* A pipe, not a socket: a child can open it again by name (/dev/stdin), which gnuplot
+	 * needs to read its script a buffer at a time instead of a byte per read(2). */
 	if (cmd->in == RUN_IN_BUFFER) {
-		if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, p))
+		if (pipe2(p, O_CLOEXEC))
 			return -1;
-		*in_w = p[0];
-		fds[0] = close_later[0] = p[1];
+		*in_w = p[1];
+		fds[0] = close_later[0] = p[0];
+		if (fcntl(p[1], F_SETFL, O_NONBLOCK))
+			return -1;
 	}
 	for (int i = 1; i < 3; i++) {
 		enum run_out how = i == 1 ? cmd->out : cmd->err;
@@ -413,8 +417,26 @@ static void reap_leader(struct run *r, int status)
 static void write_stdin(struct run *r)
 {
 	struct child_process *cmd = r->cmd;
-	ssize_t n = send(r->in_fd, cmd->in_buf + r->in_off, cmd->in_len - r->in_off,
-			 MSG_NOSIGNAL | MSG_DONTWAIT);
+	ssize_t n;
+	sigset_t sigpipe, old, pending;
+	int saved;
+
+	/* SIGPIPE blocked while we write, and one our write raised taken back, so a child
+	 * that stops reading is EPIPE here whatever the process does with the signal. */
+	sigemptyset(&sigpipe);
+	sigaddset(&sigpipe, SIGPIPE);
+	pthread_sigmask(SIG_BLOCK, &sigpipe, &old);
+	sigpending(&pending);
+	n = write(r->in_fd, cmd->in_buf + r->in_off, cmd->in_len - r->in_off);
+	saved = errno;
+	if (n < 0 && saved == EPIPE && !sigismember(&pending, SIGPIPE)) {
+		const struct timespec now = {0, 0};
+
+		while (sigtimedwait(&sigpipe, NULL, &now) < 0 && errno == EINTR)
+			;
+	}
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	errno = saved;
 
 	if (n > 0)
 		r->in_off += (size_t)n;

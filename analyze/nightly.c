@@ -1,0 +1,472 @@
+/* nightly: finding the changes of every job (change points, and the latest commit against
+ * the one before it) and mailing each once, one message per culprit commit. */
+#include "nightly.h"
+#include "changepoint.h"
+#include "compare.h"
+#include "report_mail.h"
+#include "results.h"
+#include "series.h"
+#include "../lib/errors.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+struct change_list {
+	struct nightly_change *v;
+	size_t n, cap;
+};
+
+static bool kind_wanted(enum verdict v, bool all_stats)
+{
+	return v == V_REGRESSION || v == V_IMPROVEMENT ||
+	       (all_stats && (v == V_CHANGED_UP || v == V_CHANGED_DOWN));
+}
+
+/* Add a change unless the list has it (a change point and the previous-commit comparison
+ * naming the same one). */
+static int add_change(struct change_list *l, const char *job, const char *stat,
+		      const char *commit, const char *base, const char *next, double change,
+		      bool absolute, enum verdict v, double p, bool from_cp)
+{
+	struct nightly_change *c;
+
+	for (size_t i = 0; i < l->n; i++)
+		if (!strcmp(l->v[i].job, job) && !strcmp(l->v[i].stat, stat) &&
+		    !strcmp(l->v[i].commit, commit) && l->v[i].verdict == v)
+			return 0;
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 16;
+
+		c = realloc(l->v, cap * sizeof(*c));
+		if (!c)
+			return -1;
+		l->v = c;
+		l->cap = cap;
+	}
+	c = &l->v[l->n];
+	*c = (struct nightly_change){.job = strdup(job),
+				     .stat = strdup(stat),
+				     .commit = strdup(commit),
+				     .base = strdup(base),
+				     .next = strdup(next),
+				     .change = change,
+				     .absolute = absolute,
+				     .verdict = v,
+				     .p = p,
+				     .from_cp = from_cp};
+	l->n++;
+	return c->job && c->stat && c->commit && c->base && c->next ? 0 : -1;
+}
+
+void nightly_changes_free(struct nightly_change *c, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(c[i].job);
+		free(c[i].stat);
+		free(c[i].commit);
+		free(c[i].base);
+		free(c[i].next);
+	}
+	free(c);
+}
+
+/* The change points of one stat of one job. */
+static int stat_changes(struct results_index *ix, const struct nightly_opts *o, const char *key,
+			const char *stat, enum stat_direction dir, struct change_list *l,
+			char *err, size_t errlen)
+{
+	const struct series_order ord = {.repo = o->repo, .branch = o->branch};
+	struct series s;
+	struct cp_commit *cc;
+	struct change_point *cps = NULL;
+	struct cp_opts co;
+	ssize_t ncp = 0;
+	int rc = 0;
+
+	if (series_load(ix, key, stat, &ord, &s, err, errlen))
+		return -1;
+	cc = calloc(s.n ? s.n : 1, sizeof(*cc));
+	if (!cc) {
+		series_free(&s);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < s.n; i++)
+		cc[i] = (struct cp_commit){.runs = s.points[i].runs, .n = s.points[i].nruns};
+	cp_opts_default(&co);
+	ncp = changepoints_find(cc, s.n, dir, &co, &cps, err, errlen);
+	if (ncp < 0)
+		rc = -1;
+	for (ssize_t i = 0; i < ncp && !rc; i++) {
+		const struct change_point *cp = &cps[i];
+
+		if (!kind_wanted(cp->verdict, o->all_stats) || cp->index == 0 || cp->index >= s.n)
+			continue;
+		if (add_change(l, key, stat, s.points[cp->index].commit,
+			       s.points[cp->index - 1].commit,
+			       cp->index + 1 < s.n ? s.points[cp->index + 1].commit : "",
+			       cp->change_pct, false, cp->verdict, cp->p, true)) {
+			snprintf(err, errlen, "out of memory");
+			rc = -1;
+		}
+	}
+	free(cps);
+	free(cc);
+	series_free(&s);
+	return rc;
+}
+
+/* The latest commit against the one before it, as report compares them: a step on the last
+ * night is mailed at once, not after a change point's minimum segment of nights more. */
+static int latest_changes(const struct nightly_opts *o, const char *key, struct result_group *g,
+			  const char *headline, const char *base, struct change_list *l,
+			  char *err, size_t errlen)
+{
+	struct compare_opts co = COMPARE_OPTS_DEFAULT;
+	struct comparison c;
+
+	if (compare_groups(g, 2, &co, &c, err, errlen))
+		return -1;
+	for (size_t i = 0; i < c.nrows; i++) {
+		const struct stat_row *r = &c.rows[i];
+
+		if (r->failure || !r->has_change[1] || !kind_wanted(r->verdict[1], o->all_stats))
+			continue;
+		if (!o->all_stats && (!headline || strcmp(r->name, headline)))
+			continue;
+		if (add_change(l, key, r->name, g[1].commit, base, "", r->change[1], r->absolute,
+			       r->verdict[1], r->p[1], false)) {
+			comparison_free(&c);
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+	}
+	comparison_free(&c);
+	return 0;
+}
+
+static void labels_free(char **v, ssize_t n)
+{
+	for (ssize_t i = 0; i < n; i++)
+		free(v[i]);
+	free(v);
+}
+
+/* The last of labels[0..n-1] whose commit directory has a usable run, loaded into g: its
+ * index, or -1 with err (the last one's complaint) when none has. */
+static ssize_t load_before(const char *root, const char *key, char **labels, ssize_t n,
+			   struct result_group *g, char *err, size_t errlen)
+{
+	char dir[PATH_MAX];
+
+	snprintf(err, errlen, "no commit with a usable run");
+	for (ssize_t i = n - 1; i >= 0; i--) {
+		if ((size_t)snprintf(dir, sizeof(dir), "%s/%s/%s", root, key, labels[i]) >=
+		    sizeof(dir)) {
+			snprintf(err, errlen, "%s/%s: path too long", root, key);
+			return -1;
+		}
+		if (!group_load(dir, g, err, errlen))
+			return i;
+	}
+	return -1;
+}
+
+static int job_changes(struct results_index *ix, const struct nightly_opts *o, const char *key,
+		       struct change_list *l, char *err, size_t errlen)
+{
+	const struct series_order ord = {.repo = o->repo, .branch = o->branch};
+	struct result_group g[2] = {0};
+	char **labels = NULL, **stats = NULL;
+	ssize_t nl, ns = 0, latest, prev;
+	const char *headline;
+	int rc = -1;
+
+	nl = series_commits(ix, key, &ord, &labels, err, errlen);
+	if (nl <= 0)
+		return nl < 0 ? -1 : 0;
+	/* What the job declares, from its latest commit that has a usable run (a night whose
+	 * runs all broke is no reason to stop watching the job). */
+	latest = load_before(o->root, key, labels, nl, &g[1], err, errlen);
+	if (latest < 0)
+		goto out;
+	headline = group_headline_stat(&g[1], 1);
+	if (o->all_stats) {
+		ns = index_stat_names(ix, key, &stats);
+		if (ns < 0) {
+			snprintf(err, errlen, "cannot list its stats from the index");
+			goto out;
+		}
+	} else if (!headline) {
+		if (o->verbose)
+			sb_note("%s: its runs name no headline stat: passed over", key);
+		rc = 0;
+		goto out;
+	}
+	for (ssize_t i = 0; i < (o->all_stats ? ns : 1); i++) {
+		const char *stat = o->all_stats ? stats[i] : headline;
+
+		if (group_stat_role(&g[1], 1, stat) == ROLE_FAILURE)
+			continue;
+		if (stat_changes(ix, o, key, stat, group_stat_direction(&g[1], 1, stat), l, err,
+				 errlen))
+			goto out;
+	}
+	prev = load_before(o->root, key, labels, latest, &g[0], err, errlen);
+	if (prev >= 0 && latest_changes(o, key, g, headline, labels[prev], l, err, errlen))
+		goto out;
+	rc = 0;
+out:
+	group_free(&g[0]);
+	group_free(&g[1]);
+	labels_free(labels, nl);
+	labels_free(stats, ns);
+	return rc;
+}
+
+int nightly_find(struct results_index *ix, const struct nightly_opts *o,
+		 struct nightly_change **out, size_t *n, size_t *job_errors, char *err,
+		 size_t errlen)
+{
+	struct index_job *jobs = NULL;
+	ssize_t nj = index_jobs(ix, o->job, &jobs);
+	struct change_list l = {0};
+	char msg[1024];
+
+	*out = NULL;
+	*n = *job_errors = 0;
+	if (nj < 0) {
+		snprintf(err, errlen, "cannot list the jobs of %s's index", o->root);
+		return -1;
+	}
+	if (!nj && o->job) {
+		snprintf(err, errlen, "no job '%s' under %s", o->job, o->root);
+		return -1;
+	}
+	for (ssize_t i = 0; i < nj; i++) {
+		if (job_changes(ix, o, jobs[i].key, &l, msg, sizeof(msg))) {
+			sb_error("%s: %s", jobs[i].key, msg);
+			(*job_errors)++;
+		}
+	}
+	index_jobs_free(jobs, (size_t)nj);
+	*out = l.v;
+	*n = l.n;
+	return 0;
+}
+
+bool nightly_known(const struct nightly_state *st, const struct nightly_change *c)
+{
+	const char *kind = verdict_name(c->verdict);
+
+	return nightly_state_find(st, c->job, c->stat, c->commit, kind) ||
+	       (c->base[0] && nightly_state_find(st, c->job, c->stat, c->base, kind)) ||
+	       (c->next[0] && nightly_state_find(st, c->job, c->stat, c->next, kind));
+}
+
+/* The test hook of "killed midway" (tests/e2e/test_nightly.sh): SIGKILL at that point. */
+static void kill_point(const char *where)
+{
+	const char *at = getenv("SCALEBENCH_NIGHTLY_KILL_AFTER");
+
+	if (at && !strcmp(at, where))
+		raise(SIGKILL);
+}
+
+static int save(const struct nightly_state *st, char *err, size_t errlen)
+{
+	return nightly_state_save(st, err, errlen);
+}
+
+int nightly_settle(struct nightly_state *st, const struct nightly_opts *o, size_t *mailed,
+		   char *err, size_t errlen)
+{
+	*mailed = 0;
+	for (size_t i = 0; i < st->n; i++) {
+		struct nightly_message *m = &st->msgs[i];
+		bool there = false;
+
+		if (m->mailed)
+			continue;
+		if (o->dry_run) {
+			printf("pending %s: would be delivered again unless found in the mbox\n",
+			       m->message_id);
+			continue;
+		}
+		if (o->mbox && nightly_mbox_has(o->mbox, m->message_id, &there, err, errlen))
+			return -1;
+		if (there) {
+			if (o->verbose)
+				sb_note("pending %s is in %s: marked mailed", m->message_id,
+					o->mbox);
+		} else {
+			if (report_deliver(m->text, strlen(m->text), o->mbox, o->sendmail, err,
+					   errlen))
+				return -1;
+			(*mailed)++;
+			if (o->verbose)
+				sb_note("pending %s delivered again", m->message_id);
+		}
+		nightly_state_mailed(st, i, (int64_t)time(NULL));
+		if (save(st, err, errlen))
+			return -1;
+	}
+	return 0;
+}
+
+/* Regressions first, then the largest change: the subject is the worst news. */
+static int by_news(const void *a, const void *b)
+{
+	const struct nightly_change *x = *(const struct nightly_change *const *)a;
+	const struct nightly_change *y = *(const struct nightly_change *const *)b;
+
+	if ((x->verdict == V_REGRESSION) != (y->verdict == V_REGRESSION))
+		return x->verdict == V_REGRESSION ? -1 : 1;
+	if (fabs(x->change) != fabs(y->change))
+		return fabs(x->change) > fabs(y->change) ? -1 : 1;
+	return strcmp(x->job, y->job) ? strcmp(x->job, y->job) : strcmp(x->stat, y->stat);
+}
+
+/* One message: the changes at one commit, worst first. */
+static int mail_one(struct nightly_state *st, const struct nightly_opts *o,
+		    const struct nightly_change **g, size_t ng, size_t *mailed, char *err,
+		    size_t errlen)
+{
+	struct nightly_key *keys = calloc(ng, sizeof(*keys));
+	struct report_change *rc = calloc(ng, sizeof(*rc));
+	struct report_mail m = {0};
+	char left[128], change[32];
+	int ret = -1;
+	ssize_t at;
+
+	if (!keys || !rc) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	qsort(g, ng, sizeof(*g), by_news);
+	for (size_t i = 0; i < ng; i++) {
+		keys[i] = (struct nightly_key){g[i]->job, g[i]->stat, g[i]->commit,
+					       (char *)verdict_name(g[i]->verdict)};
+		rc[i] = (struct report_change){.job = g[i]->job,
+					       .stat = g[i]->stat,
+					       .change = g[i]->change,
+					       .absolute = g[i]->absolute,
+					       .verdict = g[i]->verdict};
+	}
+	snprintf(change, sizeof(change), g[0]->absolute ? "%+.1f" : "%+.1f%%", g[0]->change);
+	if (o->dry_run) {
+		printf("would mail %s (base %s): %s %s %s %s", g[0]->commit, g[0]->base, g[0]->job,
+		       g[0]->stat, change, verdict_name(g[0]->verdict));
+		if (ng > 1)
+			printf(", and %zu more change%s", ng - 1, ng == 2 ? "" : "s");
+		printf("\n");
+		ret = 0;
+		goto out;
+	}
+	nightly_msgid_left(keys, ng, left, sizeof(left));
+	if (o->baseline) {
+		char id[160];
+
+		/* Known, never sent: an id no mailer made, and no text to send again. */
+		snprintf(id, sizeof(id), "<baseline.%s@scalebench>", left);
+		at = nightly_state_add(st, id, "", keys, ng, (int64_t)time(NULL));
+		if (at < 0) {
+			snprintf(err, errlen, "out of memory");
+			goto out;
+		}
+		nightly_state_mailed(st, (size_t)at, (int64_t)time(NULL));
+		if (save(st, err, errlen))
+			goto out;
+		printf("baseline %s: %s %s %s", g[0]->commit, g[0]->stat, change,
+		       verdict_name(g[0]->verdict));
+		if (ng > 1)
+			printf(", and %zu more change%s", ng - 1, ng == 2 ? "" : "s");
+		printf(" (recorded, not mailed)\n");
+		ret = 0;
+		goto out;
+	}
+	const struct report_request rq = {.root = o->root,
+					  .base = g[0]->base,
+					  .head = g[0]->commit,
+					  .job = g[0]->job,
+					  .repo = o->repo,
+					  .branch = o->branch,
+					  .from = o->from,
+					  .to = o->to,
+					  .msgid_left = left,
+					  .changes = rc,
+					  .nchanges = ng};
+
+	if (report_build(&rq, &m, err, errlen))
+		goto out;
+	/* Recorded before it goes out: a run killed after this delivers it (once) next time. */
+	at = nightly_state_add(st, m.message_id, m.msg, keys, ng, (int64_t)time(NULL));
+	if (at < 0) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	if (save(st, err, errlen))
+		goto out;
+	kill_point("pending");
+	if (report_deliver(m.msg, m.len, o->mbox, o->sendmail, err, errlen))
+		goto out;
+	kill_point("append");
+	nightly_state_mailed(st, (size_t)at, (int64_t)time(NULL));
+	if (save(st, err, errlen))
+		goto out;
+	(*mailed)++;
+	if (o->mbox || o->sendmail) {
+		printf("mailed %s: %s %s %s %s", m.message_id, g[0]->commit, g[0]->stat, change,
+		       verdict_name(g[0]->verdict));
+		if (ng > 1)
+			printf(", and %zu more change%s", ng - 1, ng == 2 ? "" : "s");
+		printf("\n");
+	}
+	ret = 0;
+out:
+	report_mail_free(&m);
+	free(keys);
+	free(rc);
+	return ret;
+}
+
+int nightly_mail(struct nightly_state *st, const struct nightly_opts *o,
+		 const struct nightly_change *c, size_t n, size_t *mailed, char *err,
+		 size_t errlen)
+{
+	const struct nightly_change **g = calloc(n ? n : 1, sizeof(*g));
+	bool *done = calloc(n ? n : 1, sizeof(*done));
+	int rc = 0;
+
+	*mailed = 0;
+	if (!g || !done) {
+		free(g);
+		free(done);
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < n; i++)
+		done[i] = nightly_known(st, &c[i]);
+	/* Commits in the order their first change was found. */
+	for (size_t i = 0; i < n && !rc; i++) {
+		size_t ng = 0;
+
+		if (done[i])
+			continue;
+		for (size_t k = i; k < n; k++)
+			if (!done[k] && !strcmp(c[k].commit, c[i].commit)) {
+				g[ng++] = &c[k];
+				done[k] = true;
+			}
+		rc = mail_one(st, o, g, ng, mailed, err, errlen);
+	}
+	free(g);
+	free(done);
+	return rc;
+}

@@ -1,0 +1,70 @@
+/* nightly: the changes of a results tree that are new since the last pass (change points of
+ * each job's series, and the latest commit against the one before it), mailed once each, one
+ * robot email per culprit commit (report_mail.h), remembered in nightly_state.h's file. */
+#ifndef SCALEBENCH_NIGHTLY_H
+#define SCALEBENCH_NIGHTLY_H
+
+#include "nightly_state.h"
+#include "stats.h"
+#include "../lib/mail.h"
+#include "../store/index.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+struct nightly_opts {
+	const char *root;
+	const char *repo, *branch; /* the series' order (else time order) and the mail's branch */
+	const char *job;	   /* only this job (key or path_params), or NULL */
+	bool all_stats;		   /* every stat of each job, not only its headline */
+	const char *mbox;	   /* where mail goes: an mbox, */
+	bool sendmail;		   /* sendmail -t, or else standard output */
+	const struct mail_addr *from, *to; /* to NULL: the culprit's author / root@localhost */
+	bool dry_run;			   /* say what would be mailed; mail and record nothing */
+	bool baseline; /* record every change found as known and mail none: a first pass over a
+			* tree with history, which would otherwise mail every change it ever had */
+	bool verbose;
+};
+
+/* One change found: job's stat moved at commit (the first commit after the change), base is
+ * the commit before it in the job's series, prev_commit/next_commit its neighbours ("" at the
+ * ends) for recognising a change point that moved by one commit as the one mailed. */
+struct nightly_change {
+	char *job, *stat, *commit, *base, *next;
+	double change; /* % (absolute stats: the delta) */
+	bool absolute;
+	enum verdict verdict;
+	double p;
+	bool from_cp; /* a change point (else the previous-commit comparison) */
+};
+
+/* Every change of every job of ix (opts->job: that one): change points of the headline stat
+ * (all_stats: every stat) over each job's series, and the latest commit against the one
+ * before it.  Regressions and improvements; with all_stats, neutral stats' moves too.
+ * *out is an array of *n (free with nightly_changes_free).  A job that cannot be read is
+ * named on stderr and passed over (*job_errors counts them); -1 with err when nothing could
+ * be looked at (no such job, an unknown branch, out of memory). */
+int nightly_find(struct results_index *ix, const struct nightly_opts *o,
+		 struct nightly_change **out, size_t *n, size_t *job_errors, char *err,
+		 size_t errlen);
+void nightly_changes_free(struct nightly_change *c, size_t n);
+
+/* Whether st records the change already: the same job, stat and kind at its commit, or at
+ * the commit next to it (a change point placed one commit apart on a later night). */
+bool nightly_known(const struct nightly_state *st, const struct nightly_change *c);
+
+/* Deliver every message st holds as pending (a run killed between recording and marking
+ * it): with an mbox that already has its Message-ID it is only marked mailed; otherwise it
+ * is delivered again, with the same Message-ID.  *mailed counts those delivered.  0, or -1
+ * with err (the state saved as far as it got). */
+int nightly_settle(struct nightly_state *st, const struct nightly_opts *o, size_t *mailed,
+		   char *err, size_t errlen);
+
+/* Mail the changes not yet known, one message per culprit commit: each recorded as pending
+ * (and the state saved) before it is delivered and marked mailed after.  *mailed counts the
+ * messages.  0, or -1 with err. */
+int nightly_mail(struct nightly_state *st, const struct nightly_opts *o,
+		 const struct nightly_change *c, size_t n, size_t *mailed, char *err,
+		 size_t errlen);
+
+#endif

@@ -1,0 +1,389 @@
+/* nightly's memory of what it mailed: the JSON file, its lock, and the mbox look-up that
+ * settles a message left pending by a killed run. */
+#include "nightly_state.h"
+#include "../lib/errors.h"
+#include "../lib/file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/file.h>
+#include <unistd.h>
+
+/* A state file is a few hundred bytes per message mailed; one past this is not ours. */
+#define STATE_MAX_BYTES (256u << 20)
+
+int nightly_state_lock(const char *path, int *fd, char *err, size_t errlen)
+{
+	char lock[4096];
+
+	*fd = -1;
+	if ((size_t)snprintf(lock, sizeof(lock), "%s.lock", path) >= sizeof(lock)) {
+		snprintf(err, errlen, "%s: path too long", path);
+		return -1;
+	}
+	*fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (*fd < 0) {
+		snprintf(err, errlen, "cannot open the lock %s: %s", lock, strerror(errno));
+		return -1;
+	}
+	if (flock(*fd, LOCK_EX | LOCK_NB) == 0)
+		return 0;
+	if (errno == EWOULDBLOCK)
+		sb_note("another nightly holds %s: waiting for it", lock);
+	while (flock(*fd, LOCK_EX)) {
+		if (errno == EINTR)
+			continue;
+		snprintf(err, errlen, "cannot lock %s: %s", lock, strerror(errno));
+		close(*fd);
+		*fd = -1;
+		return -1;
+	}
+	return 0;
+}
+
+static void key_free(struct nightly_key *k)
+{
+	free(k->job);
+	free(k->stat);
+	free(k->commit);
+	free(k->kind);
+}
+
+static void message_free(struct nightly_message *m)
+{
+	for (size_t i = 0; i < m->nkeys; i++)
+		key_free(&m->keys[i]);
+	free(m->keys);
+	free(m->message_id);
+	free(m->text);
+}
+
+void nightly_state_free(struct nightly_state *st)
+{
+	for (size_t i = 0; i < st->n; i++)
+		message_free(&st->msgs[i]);
+	free(st->msgs);
+	free(st->path);
+	memset(st, 0, sizeof(*st));
+}
+
+/* A string member of o, or NULL with err naming the file, the place and the key. */
+static const char *str_member(json_t *o, const char *key, const char *path, const char *where,
+			      char *err, size_t errlen)
+{
+	const char *s = json_string_value(json_object_get(o, key));
+
+	if (!s)
+		snprintf(err, errlen, "%s: %s: \"%s\" is missing or not a string", path, where, key);
+	return s;
+}
+
+static int load_message(json_t *o, const char *path, size_t i, struct nightly_message *m,
+			char *err, size_t errlen)
+{
+	char where[64];
+	const char *id, *status, *text = NULL;
+	json_t *keys, *t;
+
+	snprintf(where, sizeof(where), "messages[%zu]", i);
+	if (!json_is_object(o)) {
+		snprintf(err, errlen, "%s: %s is not an object", path, where);
+		return -1;
+	}
+	if (!(id = str_member(o, "message_id", path, where, err, errlen)) ||
+	    !(status = str_member(o, "status", path, where, err, errlen)))
+		return -1;
+	if (strcmp(status, "pending") && strcmp(status, "mailed")) {
+		snprintf(err, errlen, "%s: %s: \"status\" is '%s', expected pending or mailed", path,
+			 where, status);
+		return -1;
+	}
+	t = json_object_get(o, "time");
+	if (!json_is_integer(t)) {
+		snprintf(err, errlen, "%s: %s: \"time\" is missing or not an integer", path, where);
+		return -1;
+	}
+	if (!strcmp(status, "pending") && !(text = str_member(o, "text", path, where, err, errlen)))
+		return -1;
+	keys = json_object_get(o, "changes");
+	if (!json_is_array(keys) || !json_array_size(keys)) {
+		snprintf(err, errlen, "%s: %s: \"changes\" is missing or not a non-empty array",
+			 path, where);
+		return -1;
+	}
+	m->message_id = strdup(id);
+	m->mailed = !strcmp(status, "mailed");
+	m->time = json_integer_value(t);
+	m->text = text ? strdup(text) : NULL;
+	m->keys = calloc(json_array_size(keys), sizeof(*m->keys));
+	if (!m->message_id || (text && !m->text) || !m->keys)
+		goto nomem;
+	for (size_t k = 0; k < json_array_size(keys); k++) {
+		json_t *c = json_array_get(keys, k);
+		const char *v[4];
+		static const char *const names[4] = {"job", "stat", "commit", "kind"};
+
+		snprintf(where, sizeof(where), "messages[%zu].changes[%zu]", i, k);
+		if (!json_is_object(c)) {
+			snprintf(err, errlen, "%s: %s is not an object", path, where);
+			return -1;
+		}
+		for (int f = 0; f < 4; f++)
+			if (!(v[f] = str_member(c, names[f], path, where, err, errlen)))
+				return -1;
+		struct nightly_key *key = &m->keys[m->nkeys++];
+
+		key->job = strdup(v[0]);
+		key->stat = strdup(v[1]);
+		key->commit = strdup(v[2]);
+		key->kind = strdup(v[3]);
+		if (!key->job || !key->stat || !key->commit || !key->kind)
+			goto nomem;
+	}
+	return 0;
+nomem:
+	snprintf(err, errlen, "%s: out of memory", path);
+	return -1;
+}
+
+int nightly_state_load(const char *path, struct nightly_state *st, char *err, size_t errlen)
+{
+	char *buf = NULL, why[1024];
+	size_t len;
+	json_error_t je;
+	json_t *root, *msgs, *v;
+	int rc = -1;
+
+	memset(st, 0, sizeof(*st));
+	st->path = strdup(path);
+	if (!st->path) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		return -1;
+	}
+	if (file_read(path, STATE_MAX_BYTES, &buf, &len, why, sizeof(why))) {
+		if (errno == ENOENT)
+			return 0;
+		snprintf(err, errlen, "%s", why);
+		return -1;
+	}
+	root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
+	free(buf);
+	if (!root) {
+		snprintf(err, errlen, "%s: not a nightly state file: line %d: %s", path, je.line,
+			 je.text);
+		return -1;
+	}
+	v = json_object_get(root, "version");
+	msgs = json_object_get(root, "messages");
+	if (!json_is_object(root) || !json_is_integer(v)) {
+		snprintf(err, errlen, "%s: not a nightly state file: no \"version\"", path);
+	} else if (json_integer_value(v) != NIGHTLY_STATE_VERSION) {
+		snprintf(err, errlen, "%s: state version %lld, this scalebench reads %d", path,
+			 (long long)json_integer_value(v), NIGHTLY_STATE_VERSION);
+	} else if (!json_is_array(msgs)) {
+		snprintf(err, errlen, "%s: \"messages\" is missing or not an array", path);
+	} else if (json_array_size(msgs) &&
+		   !(st->msgs = calloc(json_array_size(msgs), sizeof(*st->msgs)))) {
+		snprintf(err, errlen, "%s: out of memory", path);
+	} else {
+		rc = 0;
+		for (size_t i = 0; !rc && i < json_array_size(msgs); i++) {
+			rc = load_message(json_array_get(msgs, i), path, i, &st->msgs[i], err,
+					  errlen);
+			st->n = i + 1;
+		}
+	}
+	json_decref(root);
+	return rc;
+}
+
+static json_t *message_json(const struct nightly_message *m)
+{
+	json_t *o = json_object(), *keys = json_array();
+
+	if (!o || !keys) {
+		json_decref(o);
+		json_decref(keys);
+		return NULL;
+	}
+	json_object_set_new(o, "message_id", json_string(m->message_id));
+	json_object_set_new(o, "status", json_string(m->mailed ? "mailed" : "pending"));
+	json_object_set_new(o, "time", json_integer(m->time));
+	for (size_t k = 0; k < m->nkeys; k++)
+		json_array_append_new(keys, json_pack("{s:s, s:s, s:s, s:s}", "job",
+						      m->keys[k].job, "stat", m->keys[k].stat,
+						      "commit", m->keys[k].commit, "kind",
+						      m->keys[k].kind));
+	json_object_set_new(o, "changes", keys);
+	if (!m->mailed && m->text)
+		json_object_set_new(o, "text", json_string(m->text));
+	return o;
+}
+
+int nightly_state_save(const struct nightly_state *st, char *err, size_t errlen)
+{
+	json_t *root = json_pack("{s:i, s:[]}", "version", NIGHTLY_STATE_VERSION, "messages");
+	json_t *msgs = json_object_get(root, "messages");
+	char *text = NULL;
+	int rc = -1;
+
+	for (size_t i = 0; msgs && i < st->n; i++)
+		if (json_array_append_new(msgs, message_json(&st->msgs[i])))
+			msgs = NULL;
+	text = msgs ? json_dumps(root, JSON_INDENT(1) | JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
+	if (!text) {
+		snprintf(err, errlen, "%s: out of memory", st->path);
+	} else {
+		size_t len = strlen(text);
+
+		text[len] = '\n';
+		rc = file_write(st->path, text, len + 1, err, errlen);
+	}
+	free(text);
+	json_decref(root);
+	return rc;
+}
+
+static int dup_key(struct nightly_key *d, const struct nightly_key *s)
+{
+	d->job = strdup(s->job);
+	d->stat = strdup(s->stat);
+	d->commit = strdup(s->commit);
+	d->kind = strdup(s->kind);
+	return d->job && d->stat && d->commit && d->kind ? 0 : -1;
+}
+
+ssize_t nightly_state_add(struct nightly_state *st, const char *message_id, const char *text,
+			  const struct nightly_key *keys, size_t nkeys, int64_t time)
+{
+	struct nightly_message *v = realloc(st->msgs, (st->n + 1) * sizeof(*v)), *m;
+
+	if (!v)
+		return -1;
+	st->msgs = v;
+	m = &v[st->n];
+	memset(m, 0, sizeof(*m));
+	m->message_id = strdup(message_id);
+	m->text = strdup(text);
+	m->time = time;
+	m->keys = calloc(nkeys, sizeof(*m->keys));
+	if (!m->message_id || !m->text || !m->keys)
+		goto nomem;
+	for (; m->nkeys < nkeys; m->nkeys++)
+		if (dup_key(&m->keys[m->nkeys], &keys[m->nkeys])) {
+			m->nkeys++;
+			goto nomem;
+		}
+	return (ssize_t)st->n++;
+nomem:
+	message_free(m);
+	return -1;
+}
+
+void nightly_state_mailed(struct nightly_state *st, size_t i, int64_t time)
+{
+	st->msgs[i].mailed = true;
+	st->msgs[i].time = time;
+	free(st->msgs[i].text);
+	st->msgs[i].text = NULL;
+}
+
+const struct nightly_message *nightly_state_find(const struct nightly_state *st, const char *job,
+						 const char *stat, const char *commit,
+						 const char *kind)
+{
+	for (size_t i = 0; i < st->n; i++)
+		for (size_t k = 0; k < st->msgs[i].nkeys; k++) {
+			const struct nightly_key *c = &st->msgs[i].keys[k];
+
+			if (!strcmp(c->job, job) && !strcmp(c->stat, stat) &&
+			    !strcmp(c->commit, commit) && !strcmp(c->kind, kind))
+				return &st->msgs[i];
+		}
+	return NULL;
+}
+
+static uint64_t fnv1a(uint64_t h, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+static int by_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void nightly_msgid_left(const struct nightly_key *keys, size_t nkeys, char *out, size_t len)
+{
+	char **lines = calloc(nkeys ? nkeys : 1, sizeof(*lines));
+	uint64_t h = 0xcbf29ce484222325ull;
+	size_t n = 0;
+
+	/* Sorted, so the order the changes were found in does not matter. */
+	for (size_t i = 0; lines && i < nkeys; i++)
+		if (asprintf(&lines[n], "%s\n%s\n%s\n%s", keys[i].job, keys[i].stat,
+			     keys[i].commit, keys[i].kind) >= 0)
+			n++;
+	if (lines)
+		qsort(lines, n, sizeof(*lines), by_str);
+	for (size_t i = 0; i < n; i++) {
+		h = fnv1a(h, lines[i], strlen(lines[i]) + 1);
+		free(lines[i]);
+	}
+	free(lines);
+	snprintf(out, len, "nightly.%.12s.%016llx", nkeys ? keys[0].commit : "none",
+		 (unsigned long long)h);
+}
+
+int nightly_mbox_has(const char *path, const char *message_id, bool *found, char *err,
+		     size_t errlen)
+{
+	FILE *f = fopen(path, "re");
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	bool in_headers = false, in_msgid = false;
+
+	*found = false;
+	if (!f) {
+		if (errno == ENOENT)
+			return 0;
+		snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+		return -1;
+	}
+	while (!*found && (n = getline(&line, &cap, f)) > 0) {
+		if (!strncmp(line, "From ", 5)) {
+			in_headers = true;
+			in_msgid = false;
+			continue;
+		}
+		if (!in_headers)
+			continue;
+		if (line[0] == '\n') {
+			in_headers = false;
+		} else if (line[0] == ' ' || line[0] == '\t') {
+			*found = in_msgid && strstr(line, message_id);
+		} else {
+			in_msgid = !strncasecmp(line, "Message-ID:", 11);
+			*found = in_msgid && strstr(line, message_id);
+		}
+	}
+	if (ferror(f)) {
+		snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+		free(line);
+		fclose(f);
+		return -1;
+	}
+	free(line);
+	fclose(f);
+	return 0;
+}

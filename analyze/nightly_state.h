@@ -1,0 +1,73 @@
+/* What `nightly` has mailed: a JSON file (default <results>/NIGHTLY_STATE_FILE), one entry per
+ * message with the changes it reported, so each change is mailed once across runs.
+ *
+ * Exactly once, even when killed: a message is recorded as pending, with its whole text and a
+ * Message-ID derived from its changes, before it is delivered, and marked mailed after.  A
+ * later run that finds it pending looks for its Message-ID in the mbox (there: mark it mailed;
+ * not there: append it) or, for sendmail, sends the same text again (receivers drop a second
+ * copy with the same Message-ID).  The file is replaced whole (lib/file.h) and held under a
+ * flock on FILE.lock for the whole pass, so two nightlies at once never both mail. */
+#ifndef SCALEBENCH_NIGHTLY_STATE_H
+#define SCALEBENCH_NIGHTLY_STATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define NIGHTLY_STATE_FILE    ".scalebench-nightly.json"
+#define NIGHTLY_STATE_VERSION 1
+
+/* One change: the job's key, the stat, the culprit commit (the first after the change) and
+ * its kind (verdict_name: "regression", "improvement", "changed-up", ...). */
+struct nightly_key {
+	char *job, *stat, *commit, *kind;
+};
+
+struct nightly_message {
+	char *message_id; /* "<left@right>" */
+	bool mailed;
+	int64_t time; /* when recorded (pending) or delivered (mailed), Unix seconds */
+	char *text;   /* the whole message while pending (to send again), NULL once mailed */
+	struct nightly_key *keys;
+	size_t nkeys;
+};
+
+struct nightly_state {
+	char *path;
+	struct nightly_message *msgs;
+	size_t n;
+};
+
+/* Take the state's lock (flock on PATH.lock, created when missing), waiting for another
+ * nightly that holds it.  The descriptor in *fd (close it to release), or -1 with err. */
+int nightly_state_lock(const char *path, int *fd, char *err, size_t errlen);
+
+/* Read the state at path; a missing file is an empty state.  -1 with err naming the file and
+ * what is wrong (not JSON, another version, a key missing or of the wrong type). */
+int nightly_state_load(const char *path, struct nightly_state *st, char *err, size_t errlen);
+/* Replace the file whole.  -1 with err naming it. */
+int nightly_state_save(const struct nightly_state *st, char *err, size_t errlen);
+void nightly_state_free(struct nightly_state *st);
+
+/* Record a pending message (copies of every string): its index, or -1 on ENOMEM. */
+ssize_t nightly_state_add(struct nightly_state *st, const char *message_id, const char *text,
+			  const struct nightly_key *keys, size_t nkeys, int64_t time);
+/* The message is delivered: mailed, its text dropped. */
+void nightly_state_mailed(struct nightly_state *st, size_t i, int64_t time);
+
+/* The message recording a change of job's stat of this kind at commit, or NULL. */
+const struct nightly_message *nightly_state_find(const struct nightly_state *st, const char *job,
+						 const char *stat, const char *commit,
+						 const char *kind);
+
+/* A Message-ID left part from the keys alone ("nightly.<commit12>.<hash16>"): the same changes
+ * give the same Message-ID, whichever run composes them and in whichever order. */
+void nightly_msgid_left(const struct nightly_key *keys, size_t nkeys, char *out, size_t len);
+
+/* Whether the mbox at path has a message with this Message-ID ("<...>") in its headers; a
+ * missing mbox has none.  0 with *found, or -1 with err naming the file. */
+int nightly_mbox_has(const char *path, const char *message_id, bool *found, char *err,
+		     size_t errlen);
+
+#endif

@@ -1,0 +1,636 @@
+/* The kernel test robot's email on two commits: comparing the jobs run at both, choosing the
+ * headline, the headers (lib/mail.c's writer) and the body; and its delivery. */
+#include "report_mail.h"
+#include "compare.h"
+#include "plot.h"
+#include "results.h"
+#include "../lib/errors.h"
+#include "../lib/run_command.h"
+#include "../store/layout.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+struct job_cmp {
+	struct result_group g[2];
+	struct comparison c;
+	const struct stat_row *best; /* the headline stat with the largest significant change */
+};
+
+/* What the mail says changed: the subject's stat, or a line of the box. */
+struct mail_change {
+	const struct result_group *g; /* the job at head: testcase, machine, parameters */
+	const char *stat;
+	double change;
+	bool absolute;
+	enum verdict verdict;
+};
+
+/* git -C repo ARGS: its first line of output, or "" when it fails. */
+static void git_line(const char *repo, const char *const *args, char *out, size_t len)
+{
+	const char *argv[16] = {"git", "-C", repo};
+	struct child_process git = {
+	    .argv = argv, .out = RUN_OUT_CAPTURE, .err = RUN_OUT_NULL, .end_group = true};
+	char err[512];
+	size_t n = 3;
+
+	out[0] = '\0';
+	for (size_t i = 0; args[i] && n < 15; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	if (!repo)
+		return;
+	if (!child_run(&git, err, sizeof(err)) && git.exit_code == 0 && git.out_text.p)
+		snprintf(out, len, "%.*s", (int)strcspn(git.out_text.p, "\n"), git.out_text.p);
+	child_release(&git);
+}
+
+#define GITL(repo, out, len, ...) git_line(repo, (const char *const[]){__VA_ARGS__, NULL}, out, len)
+
+static const struct stat_row *best_row(const struct comparison *c)
+{
+	const struct stat_row *best = NULL;
+
+	for (size_t i = 0; i < c->nrows; i++) {
+		const struct stat_row *r = &c->rows[i];
+
+		if (!r->headline || r->failure || !r->has_change[1] ||
+		    (r->verdict[1] != V_REGRESSION && r->verdict[1] != V_IMPROVEMENT))
+			continue;
+		/* Equal as printed: the first one (the per-copy stat before the total). */
+		if (!best || fabs(r->change[1]) > fabs(best->change[1]) + 0.05)
+			best = r;
+	}
+	return best;
+}
+
+static struct mail_change row_change(const struct job_cmp *j)
+{
+	return (struct mail_change){.g = &j->g[1],
+				    .stat = j->best->name,
+				    .change = j->best->change[1],
+				    .absolute = j->best->absolute,
+				    .verdict = j->best->verdict[1]};
+}
+
+static const char *change_word(const struct mail_change *c)
+{
+	/* --stats all mails a neutral stat's move too: it is a change, neither way better. */
+	return c->verdict == V_REGRESSION    ? "regression"
+	       : c->verdict == V_IMPROVEMENT ? "improvement"
+					     : "change";
+}
+
+static void fmt_change(const struct mail_change *c, char *buf, size_t len)
+{
+	snprintf(buf, len, c->absolute ? "%+.1f" : "%+.1f%%", c->change);
+}
+
+static void machine_line(const struct result_group *g, char *buf, size_t len)
+{
+	json_t *m =
+	    g->nruns && g->runs[0].meta ? json_object_get(g->runs[0].meta, "machine") : NULL;
+	json_int_t threads = json_integer_value(json_object_get(m, "threads"));
+	json_int_t sockets = json_integer_value(json_object_get(m, "sockets"));
+	json_int_t mem = json_integer_value(json_object_get(m, "memory_kib"));
+	const char *model = json_string_value(json_object_get(m, "cpu_model"));
+	int n = snprintf(buf, len, "%lld threads ", (long long)threads);
+
+	if (sockets && n > 0 && (size_t)n < len)
+		n += snprintf(buf + n, len - (size_t)n, "%lld sockets ", (long long)sockets);
+	if (n > 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, "%s with %.0fG memory", model ? model : "?",
+			 (double)mem / (1024.0 * 1024.0));
+}
+
+static void params(const struct result_group *g, FILE *f, const char *indent, const char *sep)
+{
+	json_t *m = g->nruns ? g->runs[0].meta : NULL;
+	json_t *nr = json_object_get(m, "nr_task"), *rt = json_object_get(m, "runtime_s");
+
+	fprintf(f, "%snr_task: %lld%s", indent, (long long)json_integer_value(nr), sep);
+	fprintf(f, "%smode: %s%s", indent, g->axes[AX_MODE] ? g->axes[AX_MODE] : "?", sep);
+	fprintf(f, "%stest: %s%s", indent, g->axes[AX_TEST] ? g->axes[AX_TEST] : "?", sep);
+	if (rt)
+		fprintf(f, "%sruntime: %gs%s", indent, json_number_value(rt), sep);
+}
+
+/* The full sha and subject of commit `label` when repo knows it; both "" otherwise. */
+static void commit_lookup(const char *repo, const char *label, char sha[64], char subj[512])
+{
+	char spec[300];
+
+	sha[0] = subj[0] = '\0';
+	if (!repo)
+		return;
+	snprintf(spec, sizeof(spec), "%s^{commit}", label);
+	GITL(repo, sha, 64, "rev-parse", "--verify", "--quiet", spec);
+	if (sha[0])
+		GITL(repo, subj, 512, "log", "-1", "--format=%s", sha);
+}
+
+/* A commit line: sha10 ("subject") when the repo knows it, else the label whole: a name
+ * someone chose ("nightly-2026-11-03") says nothing cut to ten characters. */
+static void commit_line(const char *repo, const char *label, char *buf, size_t len)
+{
+	char sha[64], subj[512];
+
+	commit_lookup(repo, label, sha, subj);
+	if (subj[0])
+		snprintf(buf, len, "%.10s (\"%s\")", sha, subj);
+	else if (sha[0])
+		snprintf(buf, len, "%.10s", sha);
+	else
+		snprintf(buf, len, "%s", label);
+}
+
+static void write_box(FILE *f, const struct mail_change *box, size_t nbox)
+{
+	const char *rule = "+------------------+----------------------------------------------"
+			   "------------------------------+";
+	char change[32], line[1024];
+
+	fprintf(f,
+		"In addition to that, the commit also has significant impact on the "
+		"following tests:\n\n%s\n",
+		rule);
+	for (size_t i = 0; i < nbox; i++) {
+		const struct result_group *g = box[i].g;
+		char p[512];
+		FILE *pf;
+
+		fmt_change(&box[i], change, sizeof(change));
+		snprintf(line, sizeof(line), "%s: %s %s %s",
+			 g->axes[AX_TESTCASE] ? g->axes[AX_TESTCASE] : "?", box[i].stat, change,
+			 change_word(&box[i]));
+		fprintf(f, "| testcase: change | %-75s |\n", line);
+		machine_line(g, line, sizeof(line));
+		fprintf(f, "| test machine     | %-75s |\n", line);
+		pf = fmemopen(p, sizeof(p), "w");
+		if (pf) {
+			params(g, pf, "", " ");
+			fclose(pf);
+			p[sizeof(p) - 1] = '\0';
+		} else {
+			p[0] = '\0';
+		}
+		fprintf(f, "| test parameters  | %-75s |\n%s\n", p, rule);
+	}
+	fprintf(f, "\n\n");
+}
+
+static void write_body(FILE *f, struct job_cmp *j, const struct mail_change *head_change,
+		       const struct mail_change *box, size_t nbox, const char *repo,
+		       const char *base, const char *head, const char *branch)
+{
+	const struct result_group *g = &j->g[1];
+	char change[32], line[1024];
+	const char *testcase = g->axes[AX_TESTCASE] ? g->axes[AX_TESTCASE] : "?";
+
+	fmt_change(head_change, change, sizeof(change));
+	fprintf(f, "Hello,\n\nkernel test robot noticed a %s %s of %s on:\n\n\n", change,
+		change_word(head_change), head_change->stat);
+	commit_line(repo, head, line, sizeof(line));
+	fprintf(f, "commit: %s\n", line);
+	fprintf(f, "branch: %s\n", branch);
+	commit_line(repo, base, line, sizeof(line));
+	fprintf(f, "base: %s\n\n", line);
+	fprintf(f, "testcase: %s\n", testcase);
+	machine_line(g, line, sizeof(line));
+	fprintf(f, "test machine: %s\n", line);
+	fprintf(f, "parameters:\n\n");
+	params(g, f, "\t", "\n");
+	fprintf(f, "\n\n");
+	if (nbox)
+		write_box(f, box, nbox);
+	fprintf(f, "Details are as below:\n"
+		   "-------------------------------------------------------------------------------"
+		   "------------------->\n\n");
+	print_robot_table(&j->c, false, false, f);
+
+	char err[512];
+
+	if (plot_available(err, sizeof(err))) {
+		for (size_t i = 0; i < j->c.nrows; i++) {
+			const struct stat_row *r = &j->c.rows[i];
+			struct plot_series s[2];
+			double *v[2];
+
+			if (!r->headline || !row_is_notable(r, 2))
+				continue;
+			for (int k = 0; k < 2; k++) {
+				v[k] = calloc(j->g[k].nruns + 1, sizeof(double));
+				s[k] = (struct plot_series){
+				    .label = j->g[k].commit,
+				    .y = v[k],
+				    .n = v[k] ? group_values(&j->g[k], r->name, v[k]) : 0};
+			}
+			char title[1024];
+
+			group_plot_title(&j->g[0], r->name, title, sizeof(title));
+			fprintf(f, "\n\n");
+			if (v[0] && v[1] &&
+			    plot_samples(title, s, 2, PLOT_TEXT, NULL, f, err, sizeof(err)))
+				sb_error("plot of %s: %s", r->name, err);
+			free(v[0]);
+			free(v[1]);
+		}
+	} else {
+		sb_error("no plots: %s", err);
+	}
+	fprintf(f, "\n\n\nDisclaimer:\nResults have been estimated based on internal scalebench "
+		   "runs; please verify them on your own setup.\n\n-- \nscalebench\n");
+}
+
+/* "<left@right>" out of a Message-ID header line. */
+static char *msgid_of(const char *hdr)
+{
+	const char *lt = strchr(hdr, '<'), *gt = lt ? strchr(lt, '>') : NULL;
+
+	return gt ? strndup(lt, (size_t)(gt - lt) + 1) : NULL;
+}
+
+/* The headers, each from lib/mail's writer (quoted, encoded, folded; a control character in
+ * a stat name, commit subject or branch becomes a space there), then the body.  "From " lines
+ * of the body are quoted by the mbox writer, not here.  -1 on ENOMEM. */
+static int compose(struct job_cmp *j, const struct mail_change *head_change,
+		   const struct mail_change *box, size_t nbox, const struct report_request *rq,
+		   const char *base, const char *head, const char *branch,
+		   const struct mail_addr *to, struct report_mail *m)
+{
+	char *buf = NULL, date[64], subj_pfx[300] = "", sha[64], subj[512], host[128], *subject;
+	char *hdr[4] = {NULL}, *id_left = NULL;
+	FILE *f;
+	time_t now = time(NULL);
+	struct tm tm;
+	char change[32];
+	size_t len = 0;
+	bool ok;
+
+	localtime_r(&now, &tm);
+	strftime(date, sizeof(date), "%a, %d %b %Y %H:%M:%S %z", &tm);
+	commit_lookup(rq->repo, head, sha, subj);
+	/* The subsystem: the commit subject's prefix, "mm: memcontrol: ..." -> "mm". */
+	char *colon = strchr(subj, ':');
+
+	if (colon && colon - subj < 40 && !memchr(subj, ' ', (size_t)(colon - subj)))
+		snprintf(subj_pfx, sizeof(subj_pfx), "[%.*s] ", (int)(colon - subj), subj);
+	fmt_change(head_change, change, sizeof(change));
+	if (gethostname(host, sizeof(host)))
+		snprintf(host, sizeof(host), "localhost");
+	host[sizeof(host) - 1] = '\0';
+	if (asprintf(&subject, "[%s] %s%.*s: %s %s %s", branch, subj_pfx, sha[0] ? 10 : INT_MAX,
+		     sha[0] ? sha : head, head_change->stat, change, change_word(head_change)) < 0)
+		return -1;
+	if (rq->msgid_left)
+		id_left = strdup(rq->msgid_left);
+	else if (asprintf(&id_left, "%lld.%d.%.10s", (long long)now, (int)getpid(),
+			  sha[0] ? sha : head) < 0)
+		id_left = NULL;
+	hdr[0] = mail_header_addr("From", rq->from->name, rq->from->addr);
+	hdr[1] = mail_header_addr("To", to->name, to->addr);
+	hdr[2] = mail_header_text("Subject", subject);
+	hdr[3] = id_left ? mail_header_msgid("Message-ID", id_left, host) : NULL;
+	ok = hdr[0] && hdr[1] && hdr[2] && hdr[3];
+	m->message_id = ok ? msgid_of(hdr[3]) : NULL;
+	f = ok && m->message_id ? open_memstream(&buf, &len) : NULL;
+	if (f) {
+		fprintf(f, "%s%s%s", hdr[0], hdr[1], hdr[2]);
+		fprintf(f, "Date: %s\n", date);
+		fputs(hdr[3], f);
+		fprintf(f, "MIME-Version: 1.0\nContent-Type: text/plain; charset=utf-8\n"
+			   "Content-Transfer-Encoding: 8bit\n\n");
+		write_body(f, j, head_change, box, nbox, rq->repo, base, head, branch);
+		if (fclose(f)) {
+			free(buf);
+			buf = NULL;
+		}
+	}
+	for (size_t i = 0; i < 4; i++)
+		free(hdr[i]);
+	free(id_left);
+	free(subject);
+	m->msg = buf;
+	m->len = buf ? len : 0;
+	return buf ? 0 : -1;
+}
+
+/* The commit directories of job (a path_params, a key with a '/', NULL: any) at label. */
+static ssize_t job_dirs(const char *root, const char *job, const char *label, char ***dirs)
+{
+	char path[PATH_MAX];
+
+	if (!job || !strchr(job, '/'))
+		return store_find(root, job, label, dirs);
+	*dirs = NULL;
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s/%s", root, job, label) >= sizeof(path) ||
+	    access(path, F_OK))
+		return 0;
+	*dirs = malloc(sizeof(**dirs));
+	if (!*dirs || !((*dirs)[0] = strdup(path))) {
+		free(*dirs);
+		*dirs = NULL;
+		errno = ENOMEM;
+		return -1;
+	}
+	return 1;
+}
+
+static void dirs_free(char **dirs, ssize_t n)
+{
+	for (ssize_t i = 0; i < n; i++)
+		free(dirs[i]);
+	free(dirs);
+}
+
+/* Label as stored, or, when no runs of it exist and repo resolves it to a commit, its full
+ * sha.  NULL on ENOMEM. */
+static char *resolve_label(const char *root, const char *job, const char *label,
+			   const char *repo)
+{
+	char spec[300], sha[64], **dirs;
+	ssize_t found = job_dirs(root, job, label, &dirs);
+
+	dirs_free(dirs, found);
+	if (found > 0 || !repo)
+		return strdup(label);
+	snprintf(spec, sizeof(spec), "%s^{commit}", label);
+	GITL(repo, sha, sizeof(sha), "rev-parse", "--verify", "--quiet", spec);
+	return strdup(strlen(sha) == 40 ? sha : label);
+}
+
+/* Whether job j is the job key at head: its head directory is ROOT/key/head. */
+static bool is_job(const struct job_cmp *j, const char *key, const char *head)
+{
+	size_t dl = strlen(j->g[1].dir), kl = strlen(key), hl = strlen(head);
+
+	return dl > kl + hl + 2 && !strcmp(j->g[1].dir + dl - hl, head) &&
+	       j->g[1].dir[dl - hl - 1] == '/' &&
+	       !strncmp(j->g[1].dir + dl - hl - kl - 1, key, kl) &&
+	       j->g[1].dir[dl - hl - kl - 2] == '/';
+}
+
+/* Compare every job run at both commits; n in *n, the one with the largest significant
+ * headline change in *main_job. */
+static int compare_jobs(const char *root, const char *job, const char *base, const char *head,
+			struct job_cmp **out, size_t *n, size_t *main_job, char *err,
+			size_t errlen)
+{
+	char **dirs = NULL, msg[1024];
+	ssize_t ndirs = job_dirs(root, job, base, &dirs);
+	struct job_cmp *jobs;
+
+	*out = NULL;
+	*n = *main_job = 0;
+	if (ndirs <= 0) {
+		snprintf(err, errlen, "no runs of commit '%s' under %s", base, root);
+		return -1;
+	}
+	jobs = calloc((size_t)ndirs, sizeof(*jobs));
+	for (size_t i = 0; jobs && i < (size_t)ndirs; i++) {
+		char other[PATH_MAX];
+		struct store_axes axes;
+		struct job_cmp *j = &jobs[*n];
+		struct compare_opts o = COMPARE_OPTS_DEFAULT;
+
+		/* The same job at head: the commit directory beside base's. */
+		if (store_parse(dirs[i], STORE_COMMIT_DIR, &axes, msg, sizeof(msg)))
+			continue;
+		axes.commit = head;
+		if (store_path(&axes, other, sizeof(other)) || access(other, F_OK)) {
+			store_axes_free(&axes);
+			continue;
+		}
+		store_axes_free(&axes);
+		if (group_load(dirs[i], &j->g[0], msg, sizeof(msg))) {
+			sb_error("%s", msg);
+			continue;
+		}
+		if (group_load(other, &j->g[1], msg, sizeof(msg))) {
+			sb_error("%s", msg);
+			group_free(&j->g[0]);
+			continue;
+		}
+		if (compare_groups(j->g, 2, &o, &j->c, msg, sizeof(msg))) {
+			sb_error("%s", msg);
+			group_free(&j->g[0]);
+			group_free(&j->g[1]);
+			continue;
+		}
+		j->best = best_row(&j->c);
+		if (j->best && (!jobs[*main_job].best ||
+				fabs(j->best->change[1]) > fabs(jobs[*main_job].best->change[1])))
+			*main_job = *n;
+		(*n)++;
+	}
+	dirs_free(dirs, ndirs);
+	*out = jobs;
+	if (!jobs) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (!*n) {
+		snprintf(err, errlen, "no job under %s was run at both '%s' and '%s'", root, base,
+			 head);
+		return -1;
+	}
+	return 0;
+}
+
+static void jobs_free(struct job_cmp *jobs, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		comparison_free(&jobs[i].c);
+		group_free(&jobs[i].g[0]);
+		group_free(&jobs[i].g[1]);
+	}
+	free(jobs);
+}
+
+/* The box from the caller's changes: each job's head group loaded for its machine and
+ * parameters (a job not run at head is named and left out). */
+static int box_of_changes(const struct report_request *rq, const char *head,
+			  struct mail_change *box, struct result_group *groups, size_t *nbox)
+{
+	char dir[PATH_MAX], msg[1024];
+
+	*nbox = 0;
+	for (size_t i = 1; i < rq->nchanges; i++) {
+		const struct report_change *c = &rq->changes[i];
+
+		if ((size_t)snprintf(dir, sizeof(dir), "%s/%s/%s", rq->root, c->job, head) >=
+		    sizeof(dir)) {
+			sb_error("%s/%s/%s: path too long", rq->root, c->job, head);
+			continue;
+		}
+		if (group_load(dir, &groups[*nbox], msg, sizeof(msg))) {
+			sb_error("%s", msg);
+			continue;
+		}
+		box[*nbox] = (struct mail_change){.g = &groups[*nbox],
+						  .stat = c->stat,
+						  .change = c->change,
+						  .absolute = c->absolute,
+						  .verdict = c->verdict};
+		(*nbox)++;
+	}
+	return 0;
+}
+
+int report_build(const struct report_request *rq, struct report_mail *m, char *err,
+		 size_t errlen)
+{
+	struct job_cmp *jobs = NULL;
+	struct mail_change head_change, *box = NULL;
+	struct result_group *box_groups = NULL;
+	struct mail_addr to_addr = {0};
+	size_t n = 0, main_job = 0, nbox = 0;
+	char branch_buf[256];
+	const char *branch = rq->branch;
+	int rc = -1;
+
+	memset(m, 0, sizeof(*m));
+	/* Labels as stored; with a repo, revisions (HEAD~1, a short sha) name the full sha
+	 * that bisect labels runs with. */
+	m->base = resolve_label(rq->root, rq->job, rq->base, rq->repo);
+	m->head = resolve_label(rq->root, rq->job, rq->head, rq->repo);
+	if (!m->base || !m->head) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if (strchr(m->base, '/') || strchr(m->head, '/') || strpbrk(m->base, "*?[") ||
+	    strpbrk(m->head, "*?[")) {
+		snprintf(err, errlen, "--base/--head: expected commit labels");
+		return -1;
+	}
+	if (compare_jobs(rq->root, rq->job, m->base, m->head, &jobs, &n, &main_job, err, errlen))
+		goto out;
+	m->njobs = n;
+	if (rq->changes && rq->nchanges) {
+		const struct report_change *c = &rq->changes[0];
+
+		for (main_job = 0; main_job < n && !is_job(&jobs[main_job], c->job, m->head);
+		     main_job++)
+			;
+		if (main_job == n) {
+			snprintf(err, errlen, "job '%s' has no runs at both '%s' and '%s'", c->job,
+				 m->base, m->head);
+			goto out;
+		}
+		head_change = (struct mail_change){.g = &jobs[main_job].g[1],
+						   .stat = c->stat,
+						   .change = c->change,
+						   .absolute = c->absolute,
+						   .verdict = c->verdict};
+		box = calloc(rq->nchanges, sizeof(*box));
+		box_groups = calloc(rq->nchanges, sizeof(*box_groups));
+		if (!box || !box_groups) {
+			snprintf(err, errlen, "out of memory");
+			goto out;
+		}
+		box_of_changes(rq, m->head, box, box_groups, &nbox);
+	} else {
+		if (!jobs[main_job].best) {
+			rc = 1;
+			goto out;
+		}
+		head_change = row_change(&jobs[main_job]);
+		box = calloc(n, sizeof(*box));
+		if (!box) {
+			snprintf(err, errlen, "out of memory");
+			goto out;
+		}
+		for (size_t i = 0; i < n; i++)
+			if (i != main_job && jobs[i].best)
+				box[nbox++] = row_change(&jobs[i]);
+	}
+	if (!branch) {
+		branch_buf[0] = '\0';
+		if (rq->repo)
+			GITL(rq->repo, branch_buf, sizeof(branch_buf), "rev-parse", "--abbrev-ref",
+			     "HEAD");
+		branch = branch_buf[0] && strcmp(branch_buf, "HEAD") ? branch_buf : "unknown";
+	}
+	/* The head commit's author: name and address apart, so a name "Doe, John" is quoted
+	 * as one display name, not read as two addresses. */
+	if (!rq->to) {
+		char name[512] = "", addr[512] = "";
+
+		if (rq->repo) {
+			GITL(rq->repo, name, sizeof(name), "log", "-1", "--format=%an", m->head);
+			GITL(rq->repo, addr, sizeof(addr), "log", "-1", "--format=%ae", m->head);
+		}
+		if (addr[0] && !mail_addr_spec_ok(addr)) {
+			snprintf(err, errlen,
+				 "the author of %s has the address '%s', not local@domain: give --to",
+				 m->head, addr);
+			goto out;
+		}
+		to_addr.name = strdup(addr[0] ? name : "");
+		to_addr.addr = strdup(addr[0] ? addr : "root@localhost");
+		if (!to_addr.name || !to_addr.addr) {
+			snprintf(err, errlen, "out of memory");
+			goto out;
+		}
+	}
+	if (compose(&jobs[main_job], &head_change, box, nbox, rq, m->base, m->head, branch,
+		    rq->to ? rq->to : &to_addr, m)) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	rc = 0;
+out:
+	for (size_t i = 0; box_groups && i < nbox; i++)
+		group_free(&box_groups[i]);
+	free(box_groups);
+	free(box);
+	jobs_free(jobs, n);
+	mail_addr_free(&to_addr);
+	return rc;
+}
+
+void report_mail_free(struct report_mail *m)
+{
+	free(m->msg);
+	free(m->message_id);
+	free(m->base);
+	free(m->head);
+	memset(m, 0, sizeof(*m));
+}
+
+int report_deliver(const char *msg, size_t len, const char *mbox, bool sendmail, char *err,
+		   size_t errlen)
+{
+	if (mbox)
+		return mail_mbox_append(mbox, msg, len, MAIL_LOCK_TIMEOUT_S, err, errlen);
+	if (sendmail) {
+		const char *argv[] = {"sendmail", "-t", NULL};
+		struct child_process c = {
+		    .argv = argv, .in = RUN_IN_BUFFER, .in_buf = msg, .in_len = len};
+		char why[512];
+		int rc = 0;
+
+		if (child_run(&c, why, sizeof(why))) {
+			snprintf(err, errlen, "sendmail -t failed: %s", why);
+			rc = -1;
+		} else if (c.exit_code) {
+			snprintf(err, errlen, "sendmail -t failed (exit status %d)", child_status(&c));
+			rc = -1;
+		}
+		child_release(&c);
+		return rc;
+	}
+	if (fwrite(msg, 1, len, stdout) != len) {
+		snprintf(err, errlen, "cannot write the message to standard output");
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,1556 @@
+/* The HTML report (site.h): pages built in memory, written only when their inputs changed. */
+#include "site.h"
+#include "changepoint.h"
+#include "compare.h"
+#include "plot.h"
+#include "profile_report.h"
+#include "results.h"
+#include "series.h"
+#include "../store/index.h"
+#include "../store/layout.h"
+#include "../store/run_read.h"
+#include "../store/sweep.h"
+#include "../lib/errors.h"
+#include "../lib/file.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <jansson.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Part of every fingerprint: a scalebench that draws pages differently rewrites them all. */
+#define SITE_FORMAT "scalebench-site 1"
+/* Sample plots on one comparison page, at most: the headline family's notable stats. */
+#define MAX_SAMPLE_PLOTS 12
+#define MANIFEST_MAX	 (256u << 20)
+
+static const char style_css[] =
+    "/* scalebench html: one style sheet, no script, nothing fetched from elsewhere. */\n"
+    ":root { --fg: #1d2329; --muted: #5c6670; --line: #d5dae0; --head: #f2f4f7;\n"
+    "        --bad: #b3261e; --bad-bg: #fdecea; --good: #1b6e3a; --good-bg: #e7f5ec;\n"
+    "        --warn: #8a5a00; --warn-bg: #fff5da; --link: #0b57d0; }\n"
+    "* { box-sizing: border-box; }\n"
+    "body { margin: 0; color: var(--fg); background: #fff;\n"
+    "       font: 15px/1.45 \"DejaVu Sans\", \"Liberation Sans\", Arial, sans-serif; }\n"
+    "header { background: #22303c; color: #fff; padding: 10px 24px; }\n"
+    "header a { color: #fff; text-decoration: none; font-weight: bold; }\n"
+    "header nav { font-size: 14px; }\n"
+    "header nav span { color: #b8c4ce; }\n"
+    "main { padding: 16px 24px 40px; max-width: 1400px; }\n"
+    "h1 { font-size: 22px; margin: 8px 0 4px; word-break: break-all; }\n"
+    "h2 { font-size: 18px; margin: 28px 0 8px; border-bottom: 1px solid var(--line); }\n"
+    "p.sub { color: var(--muted); margin: 0 0 12px; word-break: break-all; }\n"
+    "a { color: var(--link); }\n"
+    "table { border-collapse: collapse; margin: 8px 0; font-size: 14px; }\n"
+    "th, td { border: 1px solid var(--line); padding: 4px 8px; text-align: left;\n"
+    "         vertical-align: middle; }\n"
+    "th { background: var(--head); font-weight: 600; }\n"
+    "td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }\n"
+    "td.name { word-break: break-all; max-width: 36em; }\n"
+    "tr.cp td { background: var(--warn-bg); }\n"
+    ".verdict { display: inline-block; padding: 1px 8px; border-radius: 10px;\n"
+    "           font-size: 13px; font-weight: 600; background: var(--head); }\n"
+    ".v-regression { color: var(--bad); background: var(--bad-bg); }\n"
+    ".v-improvement { color: var(--good); background: var(--good-bg); }\n"
+    ".v-inconclusive, .v-changed-up, .v-changed-down { color: var(--warn);\n"
+    "                                                  background: var(--warn-bg); }\n"
+    "img.plot { display: block; width: 100%; max-width: 900px; height: auto;\n"
+    "           border: 1px solid var(--line); margin: 8px 0; }\n"
+    "img.spark { display: block; width: 240px; height: 60px; }\n"
+    ".plots { display: flex; flex-wrap: wrap; gap: 12px; }\n"
+    ".plots figure { margin: 0; flex: 1 1 560px; max-width: 800px; }\n"
+    "figcaption { color: var(--muted); font-size: 13px; word-break: break-all; }\n"
+    "pre { background: #f7f8fa; border: 1px solid var(--line); padding: 10px;\n"
+    "      overflow-x: auto; font: 12.5px/1.35 \"DejaVu Sans Mono\", monospace; }\n"
+    "footer { color: var(--muted); font-size: 12px; padding: 0 24px 16px; }\n";
+
+/* ---- names and text ---- */
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *b = p;
+
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ b[i]) * 0x100000001b3ull;
+	return h;
+}
+
+#define FNV_START 0xcbf29ce484222325ull
+
+void site_slug(const char *label, char *out)
+{
+	size_t n = strlen(label), k = 0;
+	bool changed = n == 0 || n > SITE_SLUG_KEEP || label[0] == '.';
+
+	for (size_t i = 0; i < n && k < SITE_SLUG_KEEP; i++) {
+		unsigned char c = (unsigned char)label[i];
+		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+			  (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+
+		changed |= !ok;
+		out[k] = ok && !(k == 0 && c == '.') ? (char)c : '_';
+		k++;
+	}
+	out[k] = '\0';
+	/* '~' is never kept from a label: a changed name cannot equal an unchanged one. */
+	if (changed)
+		snprintf(out + k, SITE_SLUG_MAX - k, "~%016" PRIx64, fnv(FNV_START, label, n));
+}
+
+void site_html_escape(const char *s, FILE *out)
+{
+	for (; s && *s; s++) {
+		switch (*s) {
+		case '&':
+			fputs("&amp;", out);
+			break;
+		case '<':
+			fputs("&lt;", out);
+			break;
+		case '>':
+			fputs("&gt;", out);
+			break;
+		case '"':
+			fputs("&quot;", out);
+			break;
+		case '\'':
+			fputs("&#39;", out);
+			break;
+		default:
+			fputc(*s, out);
+		}
+	}
+}
+
+#define H(s) site_html_escape((s), f)
+
+static void put_time(FILE *f, int64_t t)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+	char buf[32];
+
+	if (t > 0 && gmtime_r(&tt, &tm) && strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M", &tm))
+		fputs(buf, f);
+}
+
+static void put_num(FILE *f, double v)
+{
+	if (!isfinite(v))
+		fputs("&ndash;", f);
+	else if (fabs(v) >= 1e6 || (v != 0 && fabs(v) < 1e-3))
+		fprintf(f, "%.4g", v);
+	else
+		fprintf(f, "%.6g", v);
+}
+
+static void put_pct(FILE *f, double v)
+{
+	if (isfinite(v))
+		fprintf(f, "%+.1f%%", v);
+	else
+		fputs("&ndash;", f);
+}
+
+static void put_verdict(FILE *f, const char *v)
+{
+	fputs("<span class=\"verdict v-", f);
+	H(v);
+	fputs("\">", f);
+	H(v);
+	fputs("</span>", f);
+}
+
+/* The page's frame; up is the way back to the site's root ("" or "../../"). */
+static void page_head(FILE *f, const char *up, const char *title, const char *job_page,
+		      const char *job_name)
+{
+	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>",
+	      f);
+	H(title);
+	fprintf(f, "</title>\n<link rel=\"stylesheet\" href=\"%sstyle.css\">\n</head>\n<body>\n",
+		up);
+	fprintf(f, "<header><nav><a href=\"%sindex.html\">scalebench</a>", up);
+	if (job_page) {
+		fprintf(f, " <span>/</span> <a href=\"%s\">", job_page);
+		H(job_name);
+		fputs("</a>", f);
+	}
+	fputs("</nav></header>\n<main>\n", f);
+}
+
+static void page_foot(FILE *f)
+{
+	fputs("</main>\n<footer>Generated by scalebench html.</footer>\n</body>\n</html>\n", f);
+}
+
+/* ---- the site's files and the manifest ---- */
+
+struct site {
+	const struct site_opts *o;
+	struct site_summary *sum;
+	struct results_index *ix;
+	json_t *old_files, *new_files; /* rel -> {"fp": hex, ...} */
+	json_t *old_jobs, *new_jobs;   /* key -> the job's row of the index page */
+	struct index_job *jobs;	       /* every job of the tree (siblings for sweeps) */
+	size_t njobs;
+	json_t *meta_cache; /* commit dir -> [test, mode, nr_task] */
+	char *err;
+	size_t errlen;
+};
+
+static bool stopped(const struct site *s)
+{
+	return s->o->interrupted && *s->o->interrupted;
+}
+
+static int site_path(const struct site *s, const char *rel, char *out, size_t len)
+{
+	if (snprintf(out, len, "%s/%s", s->o->out, rel) >= (int)len) {
+		snprintf(s->err, s->errlen, "%s/%s: %s", s->o->out, rel, strerror(ENAMETOOLONG));
+		return -1;
+	}
+	return 0;
+}
+
+/* The directories of rel below the site's root, created as needed (mode 0777 less umask). */
+static int make_parents(const struct site *s, const char *rel)
+{
+	char path[PATH_MAX];
+
+	if (site_path(s, rel, path, sizeof(path)))
+		return -1;
+	for (char *p = path + strlen(s->o->out) + 1; (p = strchr(p, '/')); p++) {
+		*p = '\0';
+		if (mkdir(path, 0777) && errno != EEXIST) {
+			snprintf(s->err, s->errlen, "cannot create %s: %s", path, strerror(errno));
+			return -1;
+		}
+		*p = '/';
+	}
+	return 0;
+}
+
+static void fp_hex(uint64_t h, char out[17])
+{
+	snprintf(out, 17, "%016" PRIx64, h);
+}
+
+/* rel's manifest entry when it is on the site as the manifest says, for these inputs. */
+static json_t *site_unchanged(const struct site *s, const char *rel, uint64_t fp)
+{
+	json_t *e = json_object_get(s->old_files, rel);
+	char hex[17], path[PATH_MAX];
+	struct stat st;
+
+	fp_hex(fp, hex);
+	if (!e || !json_is_string(json_object_get(e, "fp")) ||
+	    strcmp(json_string_value(json_object_get(e, "fp")), hex) ||
+	    site_path(s, rel, path, sizeof(path)) || lstat(path, &st) || !S_ISREG(st.st_mode))
+		return NULL;
+	return e;
+}
+
+/* Whether rel is unchanged: then it is kept (and *entry, when given, is its manifest entry
+ * with what was noted about it). */
+static bool site_fresh(struct site *s, const char *rel, uint64_t fp, json_t **entry)
+{
+	json_t *e = site_unchanged(s, rel, fp);
+
+	if (!e)
+		return false;
+	json_object_set(s->new_files, rel, e);
+	s->sum->kept++;
+	if (entry)
+		*entry = e;
+	return true;
+}
+
+/* Record rel as part of the site with its fingerprint; the new entry (to add notes to). */
+static json_t *site_record(struct site *s, const char *rel, uint64_t fp)
+{
+	char hex[17];
+	json_t *e = json_object();
+
+	fp_hex(fp, hex);
+	json_object_set_new(e, "fp", json_string(hex));
+	json_object_set_new(s->new_files, rel, e);
+	return e;
+}
+
+/* Write rel whole, unless it already holds exactly these bytes (then it is left alone, its
+ * time stamp too). */
+static int site_put(struct site *s, const char *rel, uint64_t fp, const char *buf, size_t len)
+{
+	char path[PATH_MAX], *old = NULL;
+	size_t oldlen = 0;
+	bool same;
+
+	if (site_path(s, rel, path, sizeof(path)) || make_parents(s, rel))
+		return -1;
+	same = !file_read(path, len + 1, &old, &oldlen, NULL, 0) && oldlen == len &&
+	       !memcmp(old, buf, len);
+	free(old);
+	site_record(s, rel, fp);
+	if (same) {
+		s->sum->kept++;
+		return 0;
+	}
+	if (file_write(path, buf, len, s->err, s->errlen))
+		return -1;
+	s->sum->written++;
+	return 0;
+}
+
+/* A page built in memory. */
+struct page {
+	FILE *f;
+	char *buf;
+	size_t len;
+};
+
+static int page_open(struct site *s, struct page *p)
+{
+	*p = (struct page){0};
+	p->f = open_memstream(&p->buf, &p->len);
+	if (!p->f)
+		snprintf(s->err, s->errlen, "out of memory");
+	return p->f ? 0 : -1;
+}
+
+static int page_close(struct site *s, struct page *p, const char *rel, uint64_t fp)
+{
+	int rc = -1;
+
+	if (fclose(p->f))
+		snprintf(s->err, s->errlen, "%s: out of memory", rel);
+	else
+		rc = site_put(s, rel, fp, p->buf, p->len);
+	free(p->buf);
+	*p = (struct page){0};
+	return rc;
+}
+
+static void page_discard(struct page *p)
+{
+	if (p->f)
+		fclose(p->f);
+	free(p->buf);
+	*p = (struct page){0};
+}
+
+static int manifest_load(struct site *s)
+{
+	char path[PATH_MAX], *text = NULL;
+	json_t *m = NULL;
+	json_error_t je;
+
+	s->old_files = s->old_jobs = NULL;
+	if (site_path(s, SITE_MANIFEST, path, sizeof(path)))
+		return -1;
+	if (file_read(path, MANIFEST_MAX, &text, NULL, NULL, 0) == 0) {
+		m = json_loads(text, 0, &je);
+		if (!m || !json_is_object(m) || !json_is_string(json_object_get(m, "format")) ||
+		    strcmp(json_string_value(json_object_get(m, "format")), SITE_FORMAT))
+			sb_note("%s: %s; every page is made again", path,
+				m ? "written by another version" : je.text);
+		else {
+			s->old_files = json_incref(json_object_get(m, "files"));
+			s->old_jobs = json_incref(json_object_get(m, "jobs"));
+		}
+		json_decref(m);
+		free(text);
+	} else if (errno != ENOENT) {
+		snprintf(s->err, s->errlen, "cannot read %s: %s", path, strerror(errno));
+		return -1;
+	} else {
+		/* No manifest: a new site, in a directory that must hold nothing else (the
+		 * stale-file sweep below would never touch foreign files, but pages written
+		 * among them would be a surprise). */
+		DIR *d;
+		struct dirent *de;
+		bool empty = true;
+
+		d = opendir(s->o->out);
+		if (!d) {
+			snprintf(s->err, s->errlen, "cannot read %s: %s", s->o->out,
+				 strerror(errno));
+			return -1;
+		}
+		while (empty && (de = readdir(d)))
+			empty = !strcmp(de->d_name, ".") || !strcmp(de->d_name, "..");
+		closedir(d);
+		if (!empty) {
+			snprintf(s->err, s->errlen,
+				 "%s is not empty and has no %s: not a site scalebench wrote; give "
+				 "a new or empty directory",
+				 s->o->out, SITE_MANIFEST);
+			return -1;
+		}
+	}
+	if (!json_is_object(s->old_files)) {
+		json_decref(s->old_files);
+		s->old_files = json_object();
+	}
+	if (!json_is_object(s->old_jobs)) {
+		json_decref(s->old_jobs);
+		s->old_jobs = json_object();
+	}
+	return 0;
+}
+
+static int manifest_save(struct site *s)
+{
+	json_t *m = json_object();
+	char path[PATH_MAX], *text;
+	int rc = -1;
+
+	json_object_set_new(m, "format", json_string(SITE_FORMAT));
+	json_object_set(m, "files", s->new_files);
+	json_object_set(m, "jobs", s->new_jobs);
+	text = json_dumps(m, JSON_INDENT(1) | JSON_SORT_KEYS);
+	if (!text) {
+		snprintf(s->err, s->errlen, "%s: out of memory", SITE_MANIFEST);
+	} else if (!site_path(s, SITE_MANIFEST, path, sizeof(path))) {
+		char *old = NULL;
+		size_t oldlen = 0, len = strlen(text);
+
+		/* Nothing new: not even the manifest's time stamp moves. */
+		if (!file_read(path, len + 1, &old, &oldlen, NULL, 0) && oldlen == len &&
+		    !memcmp(old, text, len))
+			rc = 0;
+		else
+			rc = file_write(path, text, len, s->err, s->errlen);
+		free(old);
+	}
+	free(text);
+	json_decref(m);
+	return rc;
+}
+
+/* Files the last generation wrote that this one did not: removed, with the directories they
+ * leave empty.  Only names from the manifest are touched. */
+static void remove_stale(struct site *s)
+{
+	const char *rel;
+	json_t *v;
+
+	json_object_foreach (s->old_files, rel, v) {
+		char path[PATH_MAX];
+		struct stat st;
+
+		(void)v;
+		if (json_object_get(s->new_files, rel) || strstr(rel, "..") || rel[0] == '/' ||
+		    site_path(s, rel, path, sizeof(path)) || lstat(path, &st) ||
+		    !S_ISREG(st.st_mode))
+			continue;
+		if (unlink(path) == 0)
+			s->sum->removed++;
+		for (char *p = strrchr(path, '/'); p && p > path + strlen(s->o->out);
+		     p = strrchr(path, '/')) {
+			*p = '\0';
+			if (rmdir(path))
+				break;
+		}
+	}
+}
+
+/* ---- one job's data ---- */
+
+struct job_commit {
+	const char *label;
+	const struct index_commit *ic; /* NULL when the index has none (cannot happen) */
+	const struct series_point *pt; /* NULL: no run of it has the stat */
+	char slug[SITE_SLUG_MAX];
+	bool compared;	  /* a comparison page ends at it */
+	const char *base; /* the commit it is compared with */
+};
+
+struct job_data {
+	const struct index_job *job;
+	char slug[SITE_SLUG_MAX], dir[SITE_SLUG_MAX + 8];
+	char **labels;
+	size_t nlabels;
+	struct index_commit *ic;
+	size_t nic;
+	struct job_commit *c; /* per label, in series order */
+	struct series series;
+	bool have_series;
+	struct change_point *cps;
+	size_t ncps;
+	char *stat;
+	enum stat_direction sdir;
+	uint64_t fp;
+};
+
+static void job_data_free(struct job_data *d)
+{
+	for (size_t i = 0; i < d->nlabels; i++)
+		free(d->labels[i]);
+	free(d->labels);
+	index_commits_free(d->ic, d->nic);
+	free(d->c);
+	if (d->have_series)
+		series_free(&d->series);
+	free(d->cps);
+	free(d->stat);
+}
+
+static uint64_t fp_str(uint64_t h, const char *v)
+{
+	return fnv(h, v ? v : "", v ? strlen(v) + 1 : 1);
+}
+
+static uint64_t fp_int(uint64_t h, int64_t v)
+{
+	return fnv(h, &v, sizeof(v));
+}
+
+/* A commit's identity, as the index holds it: its runs and their times. */
+static uint64_t fp_commit(uint64_t h, const struct index_commit *c)
+{
+	h = fp_str(h, c->commit);
+	h = fp_int(h, (int64_t)c->runs);
+	h = fp_int(h, (int64_t)c->failed);
+	h = fp_int(h, c->first_started);
+	return fp_int(h, c->last_started);
+}
+
+static const struct index_commit *find_commit(const struct job_data *d, const char *label)
+{
+	for (size_t i = 0; i < d->nic; i++)
+		if (!strcmp(d->ic[i].commit, label))
+			return &d->ic[i];
+	return NULL;
+}
+
+/* The job's commits in order, each with its index entry, and the fingerprint of all of it. */
+static int job_load(struct site *s, const struct index_job *job, struct job_data *d)
+{
+	struct series_order ord = {.repo = s->o->repo, .branch = s->o->branch};
+	ssize_t n;
+	uint64_t h = FNV_START;
+
+	*d = (struct job_data){.job = job};
+	/* Jobs are told apart by their path_params, unless two machines ran the same one. */
+	site_slug(job->path_params, d->slug);
+	for (size_t i = 0; i < s->njobs; i++)
+		if (&s->jobs[i] != job && !strcmp(s->jobs[i].path_params, job->path_params))
+			site_slug(job->key, d->slug);
+	snprintf(d->dir, sizeof(d->dir), "jobs/%s", d->slug);
+	n = series_commits(s->ix, job->key, &ord, &d->labels, s->err, s->errlen);
+	if (n < 0)
+		return -1;
+	d->nlabels = (size_t)n;
+	n = index_commits(s->ix, job->key, NULL, &d->ic);
+	if (n < 0) {
+		snprintf(s->err, s->errlen, "%s: cannot list its commits from the index", job->key);
+		return -1;
+	}
+	d->nic = (size_t)n;
+	d->c = calloc(d->nlabels + 1, sizeof(*d->c));
+	if (!d->c) {
+		snprintf(s->err, s->errlen, "out of memory");
+		return -1;
+	}
+	h = fp_str(h, SITE_FORMAT);
+	h = fp_str(h, job->key);
+	h = fp_str(h, s->o->stat);
+	for (size_t i = 0; i < d->nlabels; i++) {
+		d->c[i].label = d->labels[i];
+		d->c[i].ic = find_commit(d, d->labels[i]);
+		site_slug(d->labels[i], d->c[i].slug);
+		if (d->c[i].ic)
+			h = fp_commit(h, d->c[i].ic);
+	}
+	d->fp = h;
+	return 0;
+}
+
+/* The stat to follow: the option's, else the one the latest commit's runs declare. */
+static int job_stat(struct site *s, struct job_data *d)
+{
+	struct result_group g;
+	const struct index_commit *latest = NULL;
+	char err[1024];
+
+	for (size_t i = d->nlabels; i-- > 0 && !latest;)
+		if (d->c[i].ic && d->c[i].ic->runs > d->c[i].ic->failed)
+			latest = d->c[i].ic;
+	if (!latest)
+		return -1;
+	if (group_load(latest->dir, &g, err, sizeof(err))) {
+		sb_note("%s", err);
+		return -1;
+	}
+	if (s->o->stat) {
+		d->stat = strdup(s->o->stat);
+		d->sdir = group_stat_direction(&g, 1, s->o->stat);
+	} else if (group_headline_stat(&g, 1)) {
+		d->stat = strdup(group_headline_stat(&g, 1));
+		d->sdir = group_headline_direction(&g, 1);
+	}
+	group_free(&g);
+	return d->stat ? 0 : -1;
+}
+
+/* The series of the job's stat over its commits, and its change points. */
+static int job_series(struct site *s, struct job_data *d)
+{
+	struct series_order ord = {.repo = s->o->repo, .branch = s->o->branch};
+	struct cp_commit *cc;
+	struct cp_opts co;
+	ssize_t n;
+
+	if (series_load(s->ix, d->job->key, d->stat, &ord, &d->series, s->err, s->errlen))
+		return -1;
+	d->have_series = true;
+	for (size_t i = 0, k = 0; i < d->nlabels && k < d->series.n; i++)
+		if (!strcmp(d->labels[i], d->series.points[k].commit))
+			d->c[i].pt = &d->series.points[k++];
+	cc = calloc(d->series.n + 1, sizeof(*cc));
+	if (!cc) {
+		snprintf(s->err, s->errlen, "out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < d->series.n; i++)
+		cc[i] = (struct cp_commit){d->series.points[i].runs, d->series.points[i].nruns};
+	cp_opts_default(&co);
+	n = changepoints_find(cc, d->series.n, d->sdir, &co, &d->cps, s->err, s->errlen);
+	free(cc);
+	if (n < 0) {
+		d->cps = NULL; /* not ours to free on an error */
+		return -1;
+	}
+	d->ncps = (size_t)n;
+	return 0;
+}
+
+/* The job's commit (its index in d->c) holding series point k. */
+static size_t commit_of_point(const struct job_data *d, size_t k)
+{
+	for (size_t i = 0; i < d->nlabels; i++)
+		if (d->c[i].pt == &d->series.points[k])
+			return i;
+	return 0;
+}
+
+/* ---- comparison pages ---- */
+
+/* test, mode and nr_task of a commit directory's runs (its first run's meta.json). */
+static json_t *dir_axes(struct site *s, const char *dir)
+{
+	json_t *a = json_object_get(s->meta_cache, dir), *meta = NULL;
+	char **runs = NULL, why[256];
+	ssize_t n;
+
+	if (a)
+		return a;
+	n = store_list_runs(dir, &runs);
+	for (ssize_t i = 0; i < n && !meta; i++)
+		meta = store_read_meta(runs[i], why, sizeof(why));
+	for (ssize_t i = 0; i < n; i++)
+		free(runs[i]);
+	free(runs);
+	a = json_pack("[OOO]", meta ? json_object_get(meta, "testcase") : json_null(),
+		      meta ? json_object_get(meta, "mode") : json_null(),
+		      meta ? json_object_get(meta, "nr_task") : json_null());
+	json_decref(meta);
+	if (!a)
+		return NULL;
+	json_object_set_new(s->meta_cache, dir, a);
+	return a;
+}
+
+static const struct index_job *job_by_key(const struct site *s, const char *key)
+{
+	for (size_t i = 0; i < s->njobs; i++)
+		if (!strcmp(s->jobs[i].key, key))
+			return &s->jobs[i];
+	return NULL;
+}
+
+static bool same_machine(const struct index_job *a, const struct index_job *b)
+{
+	return !strcmp(a->testcase, b->testcase) && !strcmp(a->tbox_group, b->tbox_group) &&
+	       !strcmp(a->rootfs, b->rootfs) && !strcmp(a->kconfig, b->kconfig) &&
+	       !strcmp(a->compiler, b->compiler);
+}
+
+static json_t *axes_at(struct site *s, const struct index_commit *c)
+{
+	return dir_axes(s, c->dir);
+}
+
+static bool axes_match(const json_t *a, const json_t *b)
+{
+	return json_equal(json_array_get(a, 0), json_array_get(b, 0)) &&
+	       json_equal(json_array_get(a, 1), json_array_get(b, 1));
+}
+
+/* The mean and stddev of stat over the ok runs of job at label, from the index. */
+static bool stat_at(struct site *s, const char *job_key, const char *stat, const char *label,
+		    double *mean, double *sd)
+{
+	struct index_value *v = NULL;
+	ssize_t n = index_stat_values(s->ix, job_key, stat, &v);
+	double *x = calloc(n > 0 ? (size_t)n : 1, sizeof(*x));
+	struct stat_summary sum = {0};
+	size_t k = 0;
+
+	for (ssize_t i = 0; x && i < n; i++)
+		if (v[i].ok && !strcmp(v[i].commit, label))
+			x[k++] = v[i].value;
+	if (n > 0)
+		index_values_free(v, (size_t)n);
+	stat_summarize(x, k, &sum);
+	free(x);
+	*mean = sum.mean;
+	*sd = sum.stddev;
+	return k > 0;
+}
+
+/* The scalability plot: the stat's mean against nr_task at base and head, over the sweep
+ * the job is part of (its test in its mode at other task counts).  0 when drawn, 1 when the
+ * job is in no sweep, -1 on error (a note given). */
+static int scalability_plot(struct site *s, const struct job_data *d, const char *base,
+			    const char *head, const char *stat, const char *path)
+{
+	struct index_commit *sib = NULL;
+	/* Every job's commit directory at head, from one query: the sweep's are among them. */
+	ssize_t k = index_commits(s->ix, NULL, head, &sib);
+	size_t nsib = k > 0 ? (size_t)k : 0, np = 0;
+	const struct index_commit *self = NULL;
+	json_t *mine;
+	struct sweep_item *items = calloc(nsib + 1, sizeof(*items));
+	double *xy = calloc(6 * (nsib + 1), sizeof(*xy));
+	char err[1024];
+	int rc = 1;
+
+	for (size_t i = 0; i < nsib; i++)
+		if (!strcmp(sib[i].job_key, d->job->key))
+			self = &sib[i];
+	mine = self ? axes_at(s, self) : NULL;
+	if (!items || !xy || !mine || !json_is_integer(json_array_get(mine, 2)))
+		goto out;
+	for (size_t i = 0; i < nsib; i++) {
+		const struct index_job *j = job_by_key(s, sib[i].job_key);
+		json_t *a = j && same_machine(j, d->job) ? axes_at(s, &sib[i]) : NULL;
+
+		if (a && json_is_integer(json_array_get(a, 2)) && axes_match(a, mine))
+			items[np++] = (struct sweep_item){
+			    .nr_task = (unsigned)json_integer_value(json_array_get(a, 2)),
+			    .index = i};
+	}
+	if (np < 2)
+		goto out;
+	/* One test in one mode: the sweep is these items in task order. */
+	struct sweep *sw = NULL;
+	if (sweep_group(items, np, &sw) != 1)
+		goto out;
+	double *x[2] = {xy, xy + 3 * np}, *y[2], *e[2];
+	size_t n[2] = {0, 0};
+	const char *labels[2] = {base, head};
+
+	for (int side = 0; side < 2; side++) {
+		y[side] = x[side] + np;
+		e[side] = y[side] + np;
+		for (size_t t = 0; t < sw->n; t++) {
+			const struct index_commit *c = &sib[sw->items[t].index];
+
+			if (stat_at(s, c->job_key, stat, labels[side], &y[side][n[side]],
+				    &e[side][n[side]]))
+				x[side][n[side]++] = sw->items[t].nr_task;
+		}
+	}
+	sweep_free(sw, 1);
+	if (n[0] < 2 && n[1] < 2)
+		goto out;
+	struct plot_xy_series ser[2];
+	size_t ns = 0;
+
+	for (int side = 0; side < 2; side++)
+		if (n[side])
+			ser[ns++] = (struct plot_xy_series){.label = labels[side],
+							    .x = x[side],
+							    .y = y[side],
+							    .yerr = e[side],
+							    .n = n[side]};
+	if (plot_scalability("scalability", stat, ser, ns, PLOT_SVG, path, NULL, err,
+			     sizeof(err))) {
+		sb_note("%s: %s", path, err);
+		rc = -1;
+	} else {
+		rc = 0;
+	}
+out:
+	if (sib)
+		index_commits_free(sib, nsib);
+	free(items);
+	free(xy);
+	return rc;
+}
+
+static bool has_profile(const char *dir)
+{
+	char **runs = NULL, path[PATH_MAX];
+	ssize_t n = store_list_runs(dir, &runs);
+	bool any = false;
+
+	for (ssize_t i = 0; i < n; i++) {
+		any = any || !store_raw_path(runs[i], "perf-profile", path, sizeof(path));
+		free(runs[i]);
+	}
+	free(runs);
+	return any;
+}
+
+/* What a comparison page says of the followed stat, for the job and index pages. */
+struct cmp_result {
+	char verdict[32];
+	double change;
+};
+
+/* Write the comparison page rel (and its plots) of head against base. */
+static int comparison_page(struct site *s, const struct job_data *d, const struct job_commit *bc,
+			   const struct job_commit *hc, const char *rel, uint64_t fp,
+			   struct cmp_result *res)
+{
+	struct result_group g[2];
+	struct comparison c;
+	struct compare_opts co = COMPARE_OPTS_DEFAULT;
+	struct page p = {0};
+	char err[4096], title[1024], prefix[2 * SITE_SLUG_MAX + 16], path[PATH_MAX];
+	const struct stat_row *row = NULL;
+	size_t loaded = 0, nplots = 0;
+	json_t *plots = json_array();
+	char *table = NULL, *prof = NULL;
+	size_t tlen = 0, plen = 0;
+	FILE *t;
+	int rc = -1;
+
+	snprintf(res->verdict, sizeof(res->verdict), "none");
+	res->change = NAN;
+	if (make_parents(s, rel))
+		goto out;
+	for (; loaded < 2; loaded++) {
+		const struct index_commit *ic = loaded ? hc->ic : bc->ic;
+
+		if (group_load(ic->dir, &g[loaded], err, sizeof(err))) {
+			sb_note("%s", err);
+			goto out;
+		}
+	}
+	if (compare_groups(g, 2, &co, &c, err, sizeof(err))) {
+		sb_note("%s against %s: %s", hc->ic->dir, bc->ic->dir, err);
+		goto out;
+	}
+	for (size_t i = 0; i < c.nrows && !row; i++)
+		if (!strcmp(c.rows[i].name, d->stat))
+			row = &c.rows[i];
+	if (row) {
+		snprintf(res->verdict, sizeof(res->verdict), "%s", verdict_name(row->verdict[1]));
+		res->change = row->change[1];
+	}
+	t = open_memstream(&table, &tlen);
+	if (t) {
+		print_robot_table(&c, false, false, t);
+		fclose(t);
+	}
+	if (has_profile(bc->ic->dir) && has_profile(hc->ic->dir)) {
+		t = open_memstream(&prof, &plen);
+		if (t) {
+			if (profile_print_diff(bc->ic->dir, hc->ic->dir, false, 0.5, t, err,
+					       sizeof(err)))
+				sb_note("%s", err);
+			fclose(t);
+		}
+	}
+	if (page_open(s, &p))
+		goto cmp_out;
+	/* Its plots in a directory of its own: no stat's name can meet another page's. */
+	snprintf(prefix, sizeof(prefix), "%s/c-%s/", d->dir, hc->slug);
+	snprintf(title, sizeof(title), "%s: %s vs %s", d->job->path_params, bc->label, hc->label);
+	FILE *f = p.f;
+	page_head(f, "../../", title, "index.html", d->job->path_params);
+	fputs("<h1>", f);
+	H(d->job->path_params);
+	fputs("</h1>\n<p class=\"sub\">", f);
+	H(d->job->key);
+	fputs("</p>\n<p>", f);
+	H(hc->label);
+	fputs(" against the commit before it, ", f);
+	H(bc->label);
+	fputs(": <b>", f);
+	H(d->stat);
+	fputs("</b> ", f);
+	put_pct(f, res->change);
+	fputs(" ", f);
+	put_verdict(f, res->verdict);
+	fputs("</p>\n", f);
+	fputs("<table id=\"groups\">\n<thead><tr><th>side</th><th>commit</th><th>runs</th>"
+	      "<th>failures</th><th>first run (UTC)</th><th>mean</th></tr></thead>\n<tbody>\n",
+	      f);
+	for (int side = 0; side < 2; side++) {
+		const struct job_commit *jc = side ? hc : bc;
+
+		fprintf(f, "<tr><td>%s</td><td class=\"name\">", side ? "head" : "base");
+		H(jc->label);
+		fprintf(f, "</td><td class=\"num\">%zu</td><td class=\"num\">%zu</td><td>",
+			jc->ic->runs, jc->ic->failed);
+		put_time(f, jc->ic->first_started);
+		fputs("</td><td class=\"num\">", f);
+		put_num(f, row ? row->sum[side].mean : NAN);
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</tbody>\n</table>\n<h2>Comparison</h2>\n<pre id=\"robot\">", f);
+	H(table ? table : "");
+	fputs("</pre>\n", f);
+	for (size_t i = 0; i < c.nrows && nplots < MAX_SAMPLE_PLOTS; i++) {
+		const struct stat_row *r = &c.rows[i];
+		struct plot_series ser[2];
+		double *v = calloc(g[0].nruns + g[1].nruns + 1, sizeof(*v));
+		char rel_svg[sizeof(prefix) + SITE_SLUG_MAX + 8], ss[SITE_SLUG_MAX];
+
+		if (!v)
+			break;
+		if (r != row && !(r->headline && row_is_notable(r, 2))) {
+			free(v);
+			continue;
+		}
+		ser[0] = (struct plot_series){bc->label, v, group_values(&g[0], r->name, v)};
+		ser[1] = (struct plot_series){hc->label, v + ser[0].n,
+					      group_values(&g[1], r->name, v + ser[0].n)};
+		site_slug(r->name, ss);
+		snprintf(rel_svg, sizeof(rel_svg), "%ss-%s.svg", prefix, ss);
+		group_plot_title(&g[0], r->name, title, sizeof(title));
+		if (!site_path(s, rel_svg, path, sizeof(path)) && !make_parents(s, rel_svg) &&
+		    (ser[0].n || ser[1].n) &&
+		    !plot_samples(title, ser, 2, PLOT_SVG, path, NULL, err, sizeof(err))) {
+			if (!nplots++)
+				fputs("<h2>Samples</h2>\n<div class=\"plots\">\n", f);
+			site_record(s, rel_svg, fp);
+			json_array_append_new(plots, json_string(rel_svg));
+			s->sum->written++;
+			fprintf(f, "<figure><img class=\"plot\" src=\"c-%s/s-%s.svg\" alt=\"",
+				hc->slug, ss);
+			H(r->name);
+			fputs("\"><figcaption>", f);
+			H(r->name);
+			fputs("</figcaption></figure>\n", f);
+		} else if (ser[0].n || ser[1].n) {
+			sb_note("%s: %s", rel_svg, err);
+		}
+		free(v);
+	}
+	if (nplots)
+		fputs("</div>\n", f);
+	{
+		char rel_svg[sizeof(prefix) + 32];
+
+		snprintf(rel_svg, sizeof(rel_svg), "%sscalability.svg", prefix);
+		if (!site_path(s, rel_svg, path, sizeof(path)) && !make_parents(s, rel_svg) &&
+		    scalability_plot(s, d, bc->label, hc->label, d->stat, path) == 0) {
+			site_record(s, rel_svg, fp);
+			json_array_append_new(plots, json_string(rel_svg));
+			s->sum->written++;
+			fputs("<h2>Scalability</h2>\n", f);
+			fprintf(f, "<img class=\"plot\" src=\"c-%s/scalability.svg\" alt=\"",
+				hc->slug);
+			H(d->stat);
+			fputs(" against nr_task\">\n", f);
+		}
+	}
+	if (prof && plen) {
+		fputs("<h2>Profile</h2>\n<pre id=\"profile\">", f);
+		H(prof);
+		fputs("</pre>\n", f);
+	}
+	page_foot(f);
+	rc = page_close(s, &p, rel, fp);
+	if (!rc) {
+		json_t *e = json_object_get(s->new_files, rel);
+
+		json_object_set_new(e, "verdict", json_string(res->verdict));
+		json_object_set_new(e, "change",
+				    isfinite(res->change) ? json_real(res->change) : json_null());
+		json_object_set(e, "plots", plots);
+	}
+cmp_out:
+	page_discard(&p);
+	comparison_free(&c);
+out:
+	for (size_t i = 0; i < loaded; i++)
+		group_free(&g[i]);
+	free(table);
+	free(prof);
+	json_decref(plots);
+	return rc;
+}
+
+/* What a comparison page is made from: the runs of both commits, of the job and of the jobs
+ * of its sweep (the scalability plot reads them). */
+static uint64_t cmp_fp(struct site *s, const struct index_job *job, const char *stat,
+		       const char *base, const char *head)
+{
+	uint64_t h = FNV_START;
+
+	h = fp_str(h, SITE_FORMAT);
+	h = fp_str(h, job->key);
+	h = fp_str(h, stat);
+	for (int side = 0; side < 2; side++) {
+		struct index_commit *all = NULL;
+		ssize_t n = index_commits(s->ix, NULL, side ? head : base, &all);
+
+		h = fp_str(h, side ? head : base);
+		for (ssize_t i = 0; i < n; i++) {
+			const struct index_job *j = job_by_key(s, all[i].job_key);
+
+			if (!j || !same_machine(j, job))
+				continue;
+			h = fp_str(h, all[i].job_key);
+			h = fp_commit(h, &all[i]);
+		}
+		if (n > 0)
+			index_commits_free(all, (size_t)n);
+	}
+	return h;
+}
+
+/* The comparison page ending at commit i (against the commit before it in the series): kept
+ * when its runs and the runs of its sweep at both commits are unchanged, else made again.
+ * -1 only for an error that stops the site; a comparison that cannot be made is a note. */
+static int comparison(struct site *s, struct job_data *d, size_t base, size_t head,
+		      struct cmp_result *res)
+{
+	struct job_commit *bc = &d->c[base], *hc = &d->c[head];
+	char rel[PATH_MAX];
+	uint64_t h = cmp_fp(s, d->job, d->stat, bc->label, hc->label);
+	json_t *e = NULL;
+
+	snprintf(rel, sizeof(rel), "%s/c-%s.html", d->dir, hc->slug);
+	hc->base = bc->label;
+	if (site_fresh(s, rel, h, &e)) {
+		json_t *v;
+		size_t i;
+
+		json_array_foreach (json_object_get(e, "plots"), i, v)
+			if (json_is_string(v) &&
+			    json_object_get(s->old_files, json_string_value(v)))
+				json_object_set(
+				    s->new_files, json_string_value(v),
+				    json_object_get(s->old_files, json_string_value(v)));
+		snprintf(res->verdict, sizeof(res->verdict), "%s",
+			 json_is_string(json_object_get(e, "verdict"))
+			     ? json_string_value(json_object_get(e, "verdict"))
+			     : "none");
+		res->change = json_is_number(json_object_get(e, "change"))
+				  ? json_number_value(json_object_get(e, "change"))
+				  : NAN;
+		hc->compared = true;
+		s->sum->comparisons++;
+		return 0;
+	}
+	if (comparison_page(s, d, bc, hc, rel, h, res))
+		return *s->err ? -1 : 0;
+	hc->compared = true;
+	s->sum->comparisons++;
+	return 0;
+}
+
+/* ---- job pages ---- */
+
+/* The trend plots (plot_trend): trend.svg for the job's page and spark.svg, a sparkline for
+ * the index page; each change point a vertical line before its first commit, with its
+ * %change.  0 when both are on the site, 1 when they could not be drawn (a note), -1 on an
+ * error that stops the site. */
+static int trend_plots(struct site *s, const struct job_data *d, const char *rel_trend,
+		       const char *rel_spark)
+{
+	static const struct plot_trend_opts full = {.width = 900, .height = 420},
+					    spark = {.width = 240, .height = 60, .sparkline = true};
+	struct plot_trend_point *p = calloc(d->series.n + 1, sizeof(*p));
+	struct plot_trend_mark *m = calloc(d->ncps + 1, sizeof(*m));
+	char title[1024], path[PATH_MAX], err[1024];
+	int rc = 1;
+
+	if (!p || !m) {
+		snprintf(s->err, s->errlen, "out of memory");
+		rc = -1;
+		goto out;
+	}
+	for (size_t i = 0; i < d->series.n; i++)
+		p[i] =
+		    (struct plot_trend_point){d->series.points[i].commit, d->series.points[i].runs,
+					      d->series.points[i].nruns, d->series.points[i].mean};
+	for (size_t k = 0; k < d->ncps; k++)
+		m[k] = (struct plot_trend_mark){d->cps[k].index, d->cps[k].change_pct};
+	snprintf(title, sizeof(title), "%s: %s", d->job->path_params, d->stat);
+	for (int small = 0; small < 2; small++) {
+		const char *rel = small ? rel_spark : rel_trend;
+
+		if (site_path(s, rel, path, sizeof(path)) || make_parents(s, rel)) {
+			rc = -1;
+			goto out;
+		}
+		if (plot_trend(title, d->stat, p, d->series.n, m, d->ncps, small ? &spark : &full,
+			       PLOT_SVG, path, NULL, err, sizeof(err))) {
+			sb_note("%s: %s", rel, err);
+			goto out;
+		}
+		site_record(s, rel, d->fp);
+		s->sum->written++;
+	}
+	rc = 0;
+out:
+	free(p);
+	free(m);
+	return rc;
+}
+
+/* Find the page ending at commit i, or NULL. */
+static const char *cp_verdict(const struct job_data *d, size_t point)
+{
+	for (size_t k = 0; k < d->ncps; k++)
+		if (d->cps[k].index == point)
+			return verdict_name(d->cps[k].verdict);
+	return NULL;
+}
+
+/* The job's page, trend plot and comparisons; its row of the index page in *row. */
+static int job_pages(struct site *s, struct job_data *d, json_t **row)
+{
+	char rel[PATH_MAX];
+	struct cmp_result latest = {.verdict = "none", .change = NAN};
+	struct page p = {0};
+	json_t *files = json_array(), *cmps = json_array();
+	size_t nlatest = SIZE_MAX, nprev = SIZE_MAX;
+	bool have_plot = false;
+	int rc = -1;
+
+	*row = NULL;
+	if (job_stat(s, d)) {
+		sb_note("%s: no stat to follow (no run declares a headline stat; give --stat)",
+			d->job->key);
+	} else if (job_series(s, d)) {
+		/* The page still lists the commits; the series' trouble is said once here. */
+		sb_note("%s: %s", d->job->key, s->err);
+		*s->err = '\0';
+		if (!d->have_series)
+			d->series = (struct series){0};
+		free(d->cps);
+		d->cps = NULL;
+		d->ncps = 0;
+	}
+	if (d->stat && d->series.n >= 2) {
+		nlatest = commit_of_point(d, d->series.n - 1);
+		nprev = commit_of_point(d, d->series.n - 2);
+		if (comparison(s, d, nprev, nlatest, &latest))
+			goto out;
+		for (size_t k = 0; k < d->ncps; k++) {
+			struct cmp_result r;
+			size_t hi = commit_of_point(d, d->cps[k].index),
+			       bi = commit_of_point(d, d->cps[k].index - 1);
+
+			if (hi != nlatest && comparison(s, d, bi, hi, &r))
+				goto out;
+			if (stopped(s))
+				goto out;
+		}
+	}
+	if (d->stat && d->series.n) {
+		char spark[sizeof(rel)];
+		int r = 0;
+
+		snprintf(rel, sizeof(rel), "%s/trend.svg", d->dir);
+		snprintf(spark, sizeof(spark), "%s/spark.svg", d->dir);
+		if (site_unchanged(s, rel, d->fp) && site_unchanged(s, spark, d->fp)) {
+			site_fresh(s, rel, d->fp, NULL);
+			site_fresh(s, spark, d->fp, NULL);
+		} else {
+			r = trend_plots(s, d, rel, spark);
+		}
+		if (r < 0)
+			goto out;
+		have_plot = r == 0;
+		if (have_plot) {
+			json_array_append_new(files, json_string(rel));
+			json_array_append_new(files, json_string(spark));
+		}
+	}
+	if (page_open(s, &p))
+		goto out;
+	FILE *f = p.f;
+
+	page_head(f, "../../", d->job->path_params, NULL, NULL);
+	fputs("<h1>", f);
+	H(d->job->path_params);
+	fputs("</h1>\n<p class=\"sub\">", f);
+	H(d->job->key);
+	fputs("</p>\n", f);
+	if (d->stat) {
+		fputs("<p>Following <b>", f);
+		H(d->stat);
+		fprintf(f, "</b> (%s is better) over %zu commits.",
+			d->sdir == DIR_LOWER_BETTER    ? "lower"
+			: d->sdir == DIR_HIGHER_BETTER ? "higher"
+						       : "neither way",
+			d->nlabels);
+		if (nlatest != SIZE_MAX) {
+			fputs(" Latest: ", f);
+			H(d->c[nlatest].label);
+			fputs(" against ", f);
+			H(d->c[nprev].label);
+			fputs(" ", f);
+			put_pct(f, latest.change);
+			fputs(" ", f);
+			put_verdict(f, latest.verdict);
+			if (d->c[nlatest].compared)
+				fprintf(f, " (<a href=\"c-%s.html\">comparison</a>)",
+					d->c[nlatest].slug);
+		}
+		fputs("</p>\n", f);
+	} else {
+		fputs("<p>No stat to follow: no run declares a headline stat (give --stat).</p>\n",
+		      f);
+	}
+	if (have_plot) {
+		fputs("<img class=\"plot\" id=\"trend\" src=\"trend.svg\" alt=\"", f);
+		H(d->stat);
+		fputs(" per commit\">\n", f);
+	}
+	fputs("<h2 id=\"change-points-head\">Change points</h2>\n", f);
+	fputs("<table id=\"change-points\">\n<thead><tr><th>#</th><th>first commit after</th>"
+	      "<th>before</th><th>after</th><th>change</th><th>interval</th><th>p</th>"
+	      "<th>verdict</th></tr></thead>\n<tbody>\n",
+	      f);
+	for (size_t k = 0; k < d->ncps; k++) {
+		const struct change_point *cp = &d->cps[k];
+		const struct job_commit *jc = &d->c[commit_of_point(d, cp->index)];
+
+		fprintf(f, "<tr><td class=\"num\">%zu</td><td class=\"name\">", k + 1);
+		if (jc->compared)
+			fprintf(f, "<a href=\"c-%s.html\">", jc->slug);
+		H(jc->label);
+		fputs(jc->compared ? "</a></td><td class=\"num\">" : "</td><td class=\"num\">", f);
+		put_num(f, cp->before);
+		fputs("</td><td class=\"num\">", f);
+		put_num(f, cp->after);
+		fputs("</td><td class=\"num\">", f);
+		put_pct(f, cp->change_pct);
+		fputs("</td><td class=\"num\">[", f);
+		put_pct(f, cp->lo_pct);
+		fputs(", ", f);
+		put_pct(f, cp->hi_pct);
+		fprintf(f, "]</td><td class=\"num\">%.3g</td><td>", cp->p);
+		put_verdict(f, verdict_name(cp->verdict));
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</tbody>\n</table>\n", f);
+	if (!d->ncps)
+		fputs("<p>None found.</p>\n", f);
+	fputs("<h2>Commits</h2>\n<table id=\"commits\">\n<thead><tr><th>commit</th>"
+	      "<th>first run (UTC)</th><th>runs</th><th>failures</th><th>mean</th>"
+	      "<th>comparison</th></tr></thead>\n<tbody>\n",
+	      f);
+	for (size_t i = d->nlabels; i-- > 0;) {
+		const struct job_commit *jc = &d->c[i];
+		const char *v = jc->pt ? cp_verdict(d, (size_t)(jc->pt - d->series.points)) : NULL;
+
+		fprintf(f, "<tr id=\"commit-%s\"%s><td class=\"name\">", jc->slug,
+			v ? " class=\"cp\"" : "");
+		H(jc->label);
+		fputs("</td><td>", f);
+		if (jc->ic)
+			put_time(f, jc->ic->first_started);
+		fprintf(f,
+			"</td><td class=\"num\">%zu</td><td class=\"num\">%zu</td>"
+			"<td class=\"num\">",
+			jc->ic ? jc->ic->runs : 0, jc->ic ? jc->ic->failed : 0);
+		put_num(f, jc->pt ? jc->pt->mean : NAN);
+		fputs("</td><td>", f);
+		if (jc->compared)
+			fprintf(f, "<a href=\"c-%s.html\">%s</a>", jc->slug,
+				v ? "change point" : "against the previous");
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</tbody>\n</table>\n", f);
+	page_foot(f);
+	snprintf(rel, sizeof(rel), "%s/index.html", d->dir);
+	if (page_close(s, &p, rel, d->fp))
+		goto out;
+	json_array_append_new(files, json_string(rel));
+	for (size_t i = 0; i < d->nlabels; i++)
+		if (d->c[i].compared) {
+			snprintf(rel, sizeof(rel), "%s/c-%s.html", d->dir, d->c[i].slug);
+			json_array_append_new(files, json_string(rel));
+			json_array_append_new(cmps,
+					      json_pack("{s:s, s:s, s:s}", "page", rel, "base",
+							d->c[i].base, "head", d->c[i].label));
+			json_t *e = json_object_get(s->new_files, rel);
+			size_t k;
+			json_t *v;
+
+			json_array_foreach (json_object_get(e, "plots"), k, v)
+				json_array_append(files, v);
+		}
+	const struct job_commit *lc = d->nlabels ? &d->c[d->nlabels - 1] : NULL;
+	*row = json_pack("{s:s, s:s, s:s, s:s?, s:I, s:s?, s:s?, s:s, s:o, s:I, s:s?, s:b, s:O}",
+			 "fp", "", "slug", d->slug, "path_params", d->job->path_params, "stat",
+			 d->stat, "commits", (json_int_t)d->nlabels, "latest",
+			 lc ? lc->label : NULL, "latest_page",
+			 nlatest != SIZE_MAX && d->c[nlatest].compared ? d->c[nlatest].slug : NULL,
+			 "verdict", latest.verdict, "change",
+			 isfinite(latest.change) ? json_real(latest.change) : json_null(),
+			 "change_points", (json_int_t)d->ncps, "last_change_point",
+			 d->ncps ? d->c[commit_of_point(d, d->cps[d->ncps - 1].index)].label : NULL,
+			 "plot", have_plot, "files", files);
+	if (*row)
+		json_object_set(*row, "comparisons", cmps);
+	if (*row) {
+		char hex[17];
+
+		fp_hex(d->fp, hex);
+		json_object_set_new(*row, "fp", json_string(hex));
+	}
+	rc = *row ? 0 : -1;
+	if (rc)
+		snprintf(s->err, s->errlen, "out of memory");
+out:
+	page_discard(&p);
+	json_decref(files);
+	json_decref(cmps);
+	return rc;
+}
+
+/* A job whose inputs have not changed: its files are kept, its row is the manifest's. */
+static json_t *job_kept(struct site *s, const struct job_data *d)
+{
+	json_t *row = json_object_get(s->old_jobs, d->job->key), *v;
+	char hex[17];
+	size_t i;
+
+	fp_hex(d->fp, hex);
+	if (!row || !json_is_string(json_object_get(row, "fp")) ||
+	    strcmp(json_string_value(json_object_get(row, "fp")), hex))
+		return NULL;
+	json_array_foreach (json_object_get(row, "files"), i, v) {
+		char path[PATH_MAX];
+		struct stat st;
+		json_t *e =
+		    json_is_string(v) ? json_object_get(s->old_files, json_string_value(v)) : NULL;
+
+		if (!e || site_path(s, json_string_value(v), path, sizeof(path)) ||
+		    lstat(path, &st) || !S_ISREG(st.st_mode))
+			return NULL;
+	}
+	/* Its comparisons also show the other jobs of their sweep, whose runs may have changed. */
+	json_array_foreach (json_object_get(row, "comparisons"), i, v) {
+		const char *page = json_string_value(json_object_get(v, "page"));
+		json_t *e = page ? json_object_get(s->old_files, page) : NULL;
+
+		if (!e || !json_is_string(json_object_get(v, "base")) ||
+		    !json_is_string(json_object_get(v, "head")))
+			return NULL;
+		fp_hex(cmp_fp(s, d->job, json_string_value(json_object_get(row, "stat")),
+			      json_string_value(json_object_get(v, "base")),
+			      json_string_value(json_object_get(v, "head"))),
+		       hex);
+		if (!json_is_string(json_object_get(e, "fp")) ||
+		    strcmp(json_string_value(json_object_get(e, "fp")), hex))
+			return NULL;
+	}
+	json_array_foreach (json_object_get(row, "files"), i, v) {
+		json_object_set(s->new_files, json_string_value(v),
+				json_object_get(s->old_files, json_string_value(v)));
+		s->sum->kept++;
+		if (strstr(json_string_value(v), "/c-") && strstr(json_string_value(v), ".html"))
+			s->sum->comparisons++;
+	}
+	return json_incref(row);
+}
+
+/* ---- the index page ---- */
+
+static int index_page(struct site *s)
+{
+	struct page p;
+	const char *key;
+	json_t *row;
+
+	if (page_open(s, &p))
+		return -1;
+	FILE *f = p.f;
+
+	page_head(f, "", "scalebench: jobs", NULL, NULL);
+	fputs("<h1>Jobs</h1>\n<p class=\"sub\">", f);
+	H(s->o->results);
+	if (s->o->branch) {
+		fputs(", branch ", f);
+		H(s->o->branch);
+	}
+	fputs("</p>\n<table id=\"jobs\">\n<thead><tr><th>job</th><th>stat</th><th>commits</th>"
+	      "<th>latest</th><th>against the previous</th><th>change points</th>"
+	      "<th>trend</th></tr></thead>\n<tbody>\n",
+	      f);
+	for (size_t j = 0; j < s->njobs; j++) {
+		const char *slug, *v;
+
+		key = s->jobs[j].key;
+		row = json_object_get(s->new_jobs, key);
+		if (!row)
+			continue;
+		slug = json_string_value(json_object_get(row, "slug"));
+		fprintf(f, "<tr><td class=\"name\"><a href=\"jobs/%s/index.html\">", slug);
+		H(json_string_value(json_object_get(row, "path_params")));
+		fputs("</a><br><small>", f);
+		H(key);
+		fputs("</small></td><td class=\"name\">", f);
+		H(json_string_value(json_object_get(row, "stat")));
+		fprintf(f, "</td><td class=\"num\">%lld</td><td class=\"name\">",
+			(long long)json_integer_value(json_object_get(row, "commits")));
+		H(json_string_value(json_object_get(row, "latest")));
+		fputs("</td><td>", f);
+		v = json_string_value(json_object_get(row, "verdict"));
+		if (json_is_string(json_object_get(row, "latest_page")))
+			fprintf(f, "<a href=\"jobs/%s/c-%s.html\">", slug,
+				json_string_value(json_object_get(row, "latest_page")));
+		put_pct(f, json_is_number(json_object_get(row, "change"))
+			       ? json_number_value(json_object_get(row, "change"))
+			       : NAN);
+		fputs(" ", f);
+		put_verdict(f, v ? v : "none");
+		if (json_is_string(json_object_get(row, "latest_page")))
+			fputs("</a>", f);
+		fprintf(f, "</td><td class=\"num\">%lld",
+			(long long)json_integer_value(json_object_get(row, "change_points")));
+		if (json_is_string(json_object_get(row, "last_change_point"))) {
+			fputs(", last at ", f);
+			H(json_string_value(json_object_get(row, "last_change_point")));
+		}
+		fputs("</td><td>", f);
+		if (json_is_true(json_object_get(row, "plot")))
+			fprintf(f,
+				"<a href=\"jobs/%s/index.html\"><img class=\"spark\" "
+				"src=\"jobs/%s/spark.svg\" alt=\"trend\"></a>",
+				slug, slug);
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</tbody>\n</table>\n", f);
+	page_foot(f);
+	return page_close(s, &p, "index.html", 0);
+}
+
+/* ---- the whole site ---- */
+
+static bool job_selected(const struct index_job *j, const char *want)
+{
+	return !want || !strcmp(j->key, want) || !strcmp(j->path_params, want);
+}
+
+int site_generate(const struct site_opts *o, struct site_summary *sum, char *err, size_t errlen)
+{
+	struct site s = {.o = o, .sum = sum, .err = err, .errlen = errlen};
+	struct timespec t0, t1;
+	ssize_t nj;
+	size_t selected = 0;
+	int rc = -1;
+
+	*sum = (struct site_summary){0};
+	*err = '\0';
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (mkdir(o->out, 0777) && errno != EEXIST) {
+		snprintf(err, errlen, "cannot create %s: %s", o->out, strerror(errno));
+		return -1;
+	}
+	s.new_files = json_object();
+	s.new_jobs = json_object();
+	s.meta_cache = json_object();
+	if (!s.new_files || !s.new_jobs || !s.meta_cache) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	if (manifest_load(&s))
+		goto out;
+	if (index_open(o->results, INDEX_UPDATE, &s.ix, NULL, err, errlen))
+		goto out;
+	nj = index_jobs(s.ix, NULL, &s.jobs);
+	if (nj < 0) {
+		snprintf(err, errlen, "%s: cannot list the jobs of the index", o->results);
+		goto out;
+	}
+	s.njobs = (size_t)nj;
+	for (size_t j = 0; j < s.njobs; j++)
+		selected += job_selected(&s.jobs[j], o->job);
+	if (!selected) {
+		snprintf(err, errlen, "%s: no job%s%s", o->results, o->job ? " " : " in the tree",
+			 o->job ? o->job : "");
+		goto out;
+	}
+	for (size_t j = 0; j < s.njobs; j++) {
+		struct job_data d;
+		json_t *row = NULL;
+
+		if (!job_selected(&s.jobs[j], o->job))
+			continue;
+		if (stopped(&s)) {
+			snprintf(err, errlen, "interrupted");
+			goto out_save;
+		}
+		if (job_load(&s, &s.jobs[j], &d)) {
+			job_data_free(&d);
+			goto out_save;
+		}
+		sum->jobs++;
+		sum->commits += d.nlabels;
+		row = job_kept(&s, &d);
+		if (!row && job_pages(&s, &d, &row)) {
+			job_data_free(&d);
+			goto out_save;
+		}
+		json_object_set_new(s.new_jobs, s.jobs[j].key, row);
+		job_data_free(&d);
+	}
+	if (index_page(&s) ||
+	    site_put(&s, "style.css", fnv(FNV_START, style_css, sizeof(style_css) - 1), style_css,
+		     sizeof(style_css) - 1))
+		goto out_save;
+	remove_stale(&s);
+	rc = 0;
+out_save:
+	/* What was written is on the site either way: the manifest says so, so an interrupted
+	 * generation is not repeated.  Files of the old manifest not yet reached stay in it. */
+	if (rc) {
+		const char *rel;
+		json_t *v;
+
+		json_object_foreach (s.old_files, rel, v)
+			if (!json_object_get(s.new_files, rel))
+				json_object_set(s.new_files, rel, v);
+		json_object_foreach (s.old_jobs, rel, v)
+			if (!json_object_get(s.new_jobs, rel))
+				json_object_set(s.new_jobs, rel, v);
+	}
+	if (manifest_save(&s) && !rc)
+		rc = -1;
+out:
+	if (s.ix)
+		index_close(s.ix);
+	index_jobs_free(s.jobs, s.njobs);
+	json_decref(s.old_files);
+	json_decref(s.old_jobs);
+	json_decref(s.new_files);
+	json_decref(s.new_jobs);
+	json_decref(s.meta_cache);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	sum->seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+	return rc;
+}

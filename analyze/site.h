@@ -1,0 +1,63 @@
+/* The HTML report: a static site of a results tree, regenerated incrementally.
+ *
+ *   SITE/index.html                   every job: a small trend plot, the latest verdict
+ *   SITE/style.css                    the one style sheet (no script, nothing external)
+ *   SITE/jobs/<job>/index.html        the job: trend plot, change points, every commit
+ *   SITE/jobs/<job>/trend.svg         its trend plot (plot_trend), spark.svg the index's
+ *   SITE/jobs/<job>/c-<commit>.html   a comparison: the commit before (base) against this one
+ *   SITE/jobs/<job>/c-<commit>/       its plots: s-<stat>.svg (samples), scalability.svg
+ *   SITE/.scalebench-site.json        the manifest: each file's input fingerprint
+ *
+ * Comparisons are made where a change point starts and for the latest commit.  Every text
+ * from the tree (job names, commit labels, stat names) is HTML-escaped; file names are made
+ * from labels by site_slug.  A file whose inputs (the identities of the runs it shows: label,
+ * run count, failures, first and last start) have not changed since the manifest was written
+ * is neither regenerated nor rewritten; files the site no longer has are removed.  Pages are
+ * written whole (lib/file.h), directories created with mode 0777 and files 0644 less the
+ * umask's bits, so a web server running as another user can serve the site. */
+#ifndef SCALEBENCH_SITE_H
+#define SCALEBENCH_SITE_H
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#define SITE_MANIFEST ".scalebench-site.json"
+
+struct site_opts {
+	const char *results;	   /* the results root */
+	const char *out;	   /* the site's directory: created, or one this wrote before */
+	const char *repo, *branch; /* order commits by the branch's first parents (series.h) */
+	const char *job;	   /* only this job (key or path_params), or NULL */
+	const char *stat;	   /* the stat to follow, or NULL: each job's headline */
+	/* When it becomes nonzero (a signal handler's flag), generation stops between files
+	 * and site_generate returns -1; what was written is whole and in the manifest. */
+	const volatile sig_atomic_t *interrupted;
+};
+
+struct site_summary {
+	size_t jobs, commits;
+	size_t written, kept, removed; /* files: (re)written, left as they were, removed */
+	size_t comparisons;	       /* comparison pages on the site */
+	double seconds;
+};
+
+/* Generate or bring up to date the site of o->results in o->out.  Notes (a job without its
+ * stat, a comparison that could not be made) go to stderr through sb_note; the site is still
+ * written.  Returns 0, or -1 with err naming the file or directory and what went wrong (an
+ * o->out that holds other files and no manifest is refused, never written into). */
+int site_generate(const struct site_opts *o, struct site_summary *sum, char *err, size_t errlen);
+
+/* A file name from a label: [A-Za-z0-9._-] kept, a label needing no change given as it is;
+ * any other, or one starting with '.', or longer than SITE_SLUG_KEEP bytes, becomes its
+ * first bytes with the others as '_', then '~' and 16 hex digits of the label's hash, so two
+ * labels never share a name.  out holds SITE_SLUG_MAX bytes. */
+#define SITE_SLUG_KEEP 60
+#define SITE_SLUG_MAX  (SITE_SLUG_KEEP + 18)
+void site_slug(const char *label, char *out);
+
+/* s with &, <, >, " and ' as character references. */
+void site_html_escape(const char *s, FILE *out);
+
+#endif

@@ -1,0 +1,207 @@
+/* scalebench nightly: mail each new change of a results tree once, one robot email per
+ * culprit commit. */
+#include "builtin.h"
+#include "../analyze/nightly.h"
+#include "../analyze/nightly_state.h"
+#include "../lib/mail.h"
+#include "../lib/run_command.h"
+#include "../store/index.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+const struct command_def nightly_command = {
+    .name = "nightly",
+    .summary = "Mail each new change of a results tree once: one robot email per culprit commit.",
+    .details =
+	"For every job of the results tree (--job: one), the change points of its headline stat\n"
+	"(--stats all: of every stat) over its series of commits, in the branch's first-parent\n"
+	"order with --repo, else in time order, and the latest commit against the one before it\n"
+	"(so a step on the last night is mailed at once).  The changes not mailed before are\n"
+	"grouped by culprit commit (the first commit after the change) and each group is mailed\n"
+	"as `report` writes it: base the commit before the culprit, the \"In addition to that\"\n"
+	"box listing the other jobs and stats that changed at that commit.\n"
+	"\n"
+	"What was mailed is kept in the state file, replaced whole each time and locked for the\n"
+	"whole pass (a second nightly waits).  A message is recorded as pending, with a\n"
+	"Message-ID made from its changes, before it is delivered, and marked mailed after; a\n"
+	"nightly killed in between is finished by the next one: with --mbox a message already\n"
+	"in the mbox is only marked, otherwise it is delivered again with the same Message-ID\n"
+	"(receivers drop a duplicate Message-ID).  A change point that a later night places one\n"
+	"commit away counts as the one mailed.  Without --mbox or --sendmail the messages are\n"
+	"printed.\n"
+	"\nexit status: 0 nothing new, 1 something mailed, 2 error (nothing is mailed when the\n"
+	"state file cannot be read).\n",
+};
+
+/* Whether repo has the revision rev: a wrong --repo or --branch is said once, up front, not
+ * once per job. */
+static bool has_revision(const char *repo, const char *rev)
+{
+	char spec[512], err[512];
+	const char *argv[] = {"git", "-C", repo, "rev-parse", "--verify", "--quiet", spec, NULL};
+	struct child_process git = {
+	    .argv = argv, .out = RUN_OUT_NULL, .err = RUN_OUT_NULL, .end_group = true};
+	bool ok;
+
+	if ((size_t)snprintf(spec, sizeof(spec), "%s^{commit}", rev) >= sizeof(spec) ||
+	    rev[0] == '-')
+		return false;
+	ok = !child_run(&git, err, sizeof(err)) && git.exit_code == 0;
+	child_release(&git);
+	return ok;
+}
+
+int cmd_nightly(int argc, char **argv)
+{
+	const char *root, *repo = NULL, *branch = NULL, *job = NULL, *stats, *mbox = NULL, *from,
+			  *to = NULL, *state_path = NULL;
+	bool sendmail = false, dry_run = false, verbose = false, baseline = false;
+	const struct option_def opts[] = {
+	    {OPT_STRING("results", 0, &root), .arg = "DIR", .def = "results",
+	     .help = "results root"},
+	    {OPT_STRING("repo", 0, &repo), .arg = "DIR",
+	     .help = "the git repository: series in its branch's first-parent order, commit "
+		     "subjects, authors"},
+	    {OPT_STRING("branch", 0, &branch), .arg = "B", .def_doc = "the repo's HEAD",
+	     .help = "the branch watched (with --repo), the [branch] of the subject"},
+	    {OPT_STRING("job", 0, &job), .arg = "PATH_PARAMS", .def_doc = "every job",
+	     .help = "only this job (its path_params, or its key testcase/.../compiler)"},
+	    {OPT_CHOICE("stats", 0, &stats), .choices = "headline|all", .def = "headline",
+	     .help = "the stats watched: each job's headline stat, or every stat"},
+	    {OPT_STRING("mbox", 0, &mbox), .arg = "FILE",
+	     .help = "append the messages to an mbox file"},
+	    {OPT_FLAG("sendmail", 0, &sendmail), .help = "pipe each message to sendmail -t"},
+	    {OPT_STRING("from", 0, &from), .arg = "ADDR",
+	     .def = "scalebench robot <scalebench@localhost>",
+	     .help = "From: one address, 'Name <local@domain>' or 'local@domain'"},
+	    {OPT_STRING("to", 0, &to), .arg = "ADDR",
+	     .def_doc = "the culprit commit's author with --repo, else root@localhost",
+	     .help = "To: one address, as --from"},
+	    {OPT_STRING("state", 0, &state_path), .arg = "FILE",
+	     .def_doc = "DIR/" NIGHTLY_STATE_FILE, .help = "what was mailed, kept between runs"},
+	    {OPT_FLAG("dry-run", 0, &dry_run),
+	     .help = "say what would be mailed; mail nothing, record nothing"},
+	    {OPT_FLAG("baseline", 0, &baseline),
+	     .help = "record every change found as already reported and mail none (a first pass "
+		     "over a tree with history)"},
+	    {OPT_FLAG("verbose", 'v', &verbose), .help = "say what was looked at and why"},
+	    {OPT_END},
+	};
+	char err[PATH_MAX + 1024], state_buf[PATH_MAX];
+	struct mail_addr from_addr = {0}, to_addr = {0};
+	struct nightly_state st = {0};
+	struct results_index *ix = NULL;
+	struct nightly_change *changes = NULL;
+	size_t nchanges = 0, job_errors = 0, resent = 0, mailed = 0;
+	struct index_update u;
+	const char *ctl;
+	int lock_fd = -1;
+	int first, rc = options_parse(&nightly_command, opts, argc, argv, &first, NULL);
+
+	if (rc >= 0)
+		return rc;
+	rc = 2;
+	if (first < argc) {
+		sb_error("unexpected argument '%s' (see 'scalebench nightly --help')", argv[first]);
+		return 2;
+	}
+	if (mbox && sendmail) {
+		sb_error("--mbox and --sendmail: one or the other");
+		return 2;
+	}
+	if (branch && !repo) {
+		sb_error("--branch needs --repo: the branch's order comes from the repository");
+		return 2;
+	}
+	ctl = branch ? mail_find_ctl(branch) : NULL;
+	if (ctl) {
+		sb_error("--branch: a control character (0x%02x, byte %zu) is not allowed in a mail "
+			 "header",
+			 (unsigned char)*ctl, (size_t)(ctl - branch) + 1);
+		return 2;
+	}
+	if (repo && !has_revision(repo, branch ? branch : "HEAD")) {
+		sb_error("--branch %s: no such branch or commit in --repo %s", branch ? branch : "HEAD",
+			 repo);
+		return 2;
+	}
+	if (mail_addr_parse(from, &from_addr, err, sizeof(err))) {
+		sb_error("--from: %s", err);
+		return 2;
+	}
+	if (to && mail_addr_parse(to, &to_addr, err, sizeof(err))) {
+		sb_error("--to: %s", err);
+		goto out;
+	}
+	if (!state_path) {
+		if ((size_t)snprintf(state_buf, sizeof(state_buf), "%s/%s", root,
+				     NIGHTLY_STATE_FILE) >= sizeof(state_buf)) {
+			sb_error("%s: path too long", root);
+			goto out;
+		}
+		state_path = state_buf;
+	}
+	if (access(root, F_OK)) {
+		sb_error("--results %s: no such directory", root);
+		goto out;
+	}
+
+	const struct nightly_opts o = {.root = root,
+				       .repo = repo,
+				       .branch = branch,
+				       .job = job,
+				       .all_stats = !strcmp(stats, "all"),
+				       .mbox = mbox,
+				       .sendmail = sendmail,
+				       .from = &from_addr,
+				       .to = to ? &to_addr : NULL,
+				       .dry_run = dry_run,
+				       .baseline = baseline,
+				       .verbose = verbose};
+
+	/* The lock first, then the state as the last holder left it: two nightlies at once
+	 * never both mail a change.  A dry run only reads. */
+	if (!dry_run && nightly_state_lock(state_path, &lock_fd, err, sizeof(err))) {
+		sb_error("%s", err);
+		goto out;
+	}
+	if (nightly_state_load(state_path, &st, err, sizeof(err))) {
+		sb_error("%s (nothing mailed; fix or remove it)", err);
+		goto out;
+	}
+	if (nightly_settle(&st, &o, &resent, err, sizeof(err))) {
+		sb_error("%s", err);
+		goto out;
+	}
+	if (index_open(root, INDEX_UPDATE, &ix, &u, err, sizeof(err))) {
+		sb_error("%s", err);
+		goto out;
+	}
+	if (verbose && u.rebuilt)
+		sb_note("index of %s rebuilt (%s): %zu runs", root, u.why_rebuilt, u.runs_total);
+	if (nightly_find(ix, &o, &changes, &nchanges, &job_errors, err, sizeof(err))) {
+		sb_error("%s", err);
+		goto out;
+	}
+	if (verbose)
+		sb_note("%zu change%s found, new ones mailed", nchanges, nchanges == 1 ? "" : "s");
+	if (nightly_mail(&st, &o, changes, nchanges, &mailed, err, sizeof(err))) {
+		sb_error("%s", err);
+		goto out;
+	}
+	rc = job_errors ? 2 : mailed + resent ? 1 : 0;
+out:
+	nightly_changes_free(changes, nchanges);
+	if (ix)
+		index_close(ix);
+	nightly_state_free(&st);
+	if (lock_fd >= 0)
+		close(lock_fd);
+	mail_addr_free(&from_addr);
+	mail_addr_free(&to_addr);
+	return rc;
+}

@@ -1,0 +1,245 @@
+// Open every page of a static site in headless Chromium, as a reader would, and check it.
+//
+//   node tests/browser/check_site.mjs SITE_DIR [--expect FILE.json] [--screenshots DIR]
+//
+// Pages are found by following links from SITE_DIR/index.html over file://.  For each page:
+// it loads; no console error, page error or dialog; no failed request and no request that is
+// not a file inside SITE_DIR (any http(s) URL fails: the site must work offline); every link
+// resolves (the file exists, a #fragment names an id of the page it points to); every plot
+// (<img>, <object>, inline <svg>) is a non-empty SVG that renders (decoded, non-zero size, its
+// pixels not all one colour); a screenshot of the whole page is not blank.  --expect gives,
+// per page, the rows each table (by id) must hold in its <tbody>, texts the page must show,
+// and selectors no page may match (an injected <script> from an unescaped label).
+// Prints one line per page; exits 1 when anything failed, 2 when it could not run.
+import { chromium } from 'playwright-core';
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { pathToFileURL, fileURLToPath } from 'node:url';
+
+const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
+
+function usage(msg) {
+	console.error(`check_site: ${msg}`);
+	console.error('usage: node check_site.mjs SITE_DIR [--expect FILE.json] [--screenshots DIR]');
+	process.exit(2);
+}
+
+const args = process.argv.slice(2);
+let site, expectFile, shotDir;
+for (let i = 0; i < args.length; i++) {
+	if (args[i] === '--expect') expectFile = args[++i];
+	else if (args[i] === '--screenshots') shotDir = args[++i];
+	else if (args[i].startsWith('--')) usage(`unknown option ${args[i]}`);
+	else if (!site) site = args[i];
+	else usage(`unexpected argument ${args[i]}`);
+}
+if (!site) usage('no SITE_DIR');
+site = fs.realpathSync(site);
+if (!fs.existsSync(path.join(site, 'index.html'))) usage(`${site}/index.html does not exist`);
+if (!fs.existsSync(CHROMIUM)) usage(`${CHROMIUM} not found: run make setup (installs Debian's chromium)`);
+const expect = expectFile ? JSON.parse(fs.readFileSync(expectFile, 'utf8')) : {};
+const expectPages = expect.pages || {};
+const forbid = expect.forbid_selectors || [];
+if (shotDir) fs.mkdirSync(shotDir, { recursive: true });
+
+// ---- PNG: decode Chromium's screenshots (8-bit RGB or RGBA, not interlaced) ----
+
+function pngPixels(buf) {
+	let pos = 8, width, height, ctype, depth, interlace;
+	const idat = [];
+	while (pos < buf.length) {
+		const len = buf.readUInt32BE(pos);
+		const type = buf.toString('latin1', pos + 4, pos + 8);
+		const data = buf.subarray(pos + 8, pos + 8 + len);
+		if (type === 'IHDR') {
+			width = data.readUInt32BE(0);
+			height = data.readUInt32BE(4);
+			depth = data[8];
+			ctype = data[9];
+			interlace = data[12];
+		} else if (type === 'IDAT') {
+			idat.push(data);
+		}
+		pos += 12 + len;
+	}
+	const bpp = { 2: 3, 6: 4 }[ctype];
+	if (depth !== 8 || !bpp || interlace) throw new Error(`PNG type ${ctype}/${depth}/${interlace} not handled`);
+	const raw = zlib.inflateSync(Buffer.concat(idat));
+	const stride = width * bpp, out = Buffer.alloc(height * stride);
+	for (let y = 0; y < height; y++) {
+		const f = raw[y * (stride + 1)], src = raw.subarray(y * (stride + 1) + 1, (y + 1) * (stride + 1));
+		const row = out.subarray(y * stride, (y + 1) * stride), prev = y ? out.subarray((y - 1) * stride, y * stride) : null;
+		for (let x = 0; x < stride; x++) {
+			const a = x >= bpp ? row[x - bpp] : 0, b = prev ? prev[x] : 0, c = prev && x >= bpp ? prev[x - bpp] : 0;
+			let v = src[x];
+			if (f === 1) v += a;
+			else if (f === 2) v += b;
+			else if (f === 3) v += (a + b) >> 1;
+			else if (f === 4) {
+				const p = a + b - c, pa = Math.abs(p - a), pb = Math.abs(p - b), pc = Math.abs(p - c);
+				v += pa <= pb && pa <= pc ? a : pb <= pc ? b : c;
+			}
+			row[x] = v & 0xff;
+		}
+	}
+	return { width, height, bpp, data: out };
+}
+
+function distinctColours(png) {
+	const { data, bpp } = pngPixels(png), seen = new Set();
+	for (let i = 0; i < data.length && seen.size < 1000; i += bpp)
+		seen.add((data[i] << 16) | (data[i + 1] << 8) | data[i + 2]);
+	return seen.size;
+}
+
+// ---- the crawl ----
+
+const siteUrl = pathToFileURL(site + '/').href;
+const rel = (url) => path.relative(site, fileURLToPath(url.split('#')[0]));
+const inSite = (file) => file === site || file.startsWith(site + path.sep);
+
+const browser = await chromium.launch({
+	executablePath: CHROMIUM,
+	headless: true,
+	// As root (CI) Chromium refuses to start with its sandbox on.
+	args: ['--no-sandbox', '--disable-gpu'],
+});
+const context = await browser.newContext({ viewport: { width: 1200, height: 900 }, offline: true });
+
+const queue = ['index.html'], seen = new Set(queue), idsOf = new Map(), fragmentRefs = [];
+let failures = 0;
+
+async function checkPage(name) {
+	const problems = [], page = await context.newPage();
+	const url = new URL(name, siteUrl).href;
+	page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
+	page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+	page.on('dialog', (d) => { problems.push(`dialog opened: ${d.message()}`); d.dismiss().catch(() => {}); });
+	page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()} (${r.failure()?.errorText})`));
+	page.on('request', (r) => {
+		const u = r.url();
+		if (u.startsWith('data:')) return;
+		if (!u.startsWith('file:')) return problems.push(`external request: ${u}`);
+		const f = fileURLToPath(u.split('#')[0]);
+		if (!inSite(f)) problems.push(`request outside the site: ${u}`);
+		else if (!fs.existsSync(f)) problems.push(`missing resource: ${rel(u)}`);
+	});
+	let info = { tables: {}, plots: 0, links: 0 };
+	try {
+		const resp = await page.goto(url, { waitUntil: 'load', timeout: 30000 });
+		if (resp && !resp.ok()) problems.push(`load status ${resp.status()}`);
+		info = await page.evaluate(async () => {
+			const abs = (el, attr) => new URL(el.getAttribute(attr), document.baseURI).href;
+			const out = { tables: {}, plots: [], links: [], ids: [], resources: [], text: document.body.innerText, title: document.title };
+			for (const t of document.querySelectorAll('table[id]'))
+				out.tables[t.id] = [...t.tBodies].reduce((n, b) => n + b.rows.length, 0);
+			for (const el of document.querySelectorAll('[id]')) out.ids.push(el.id);
+			for (const a of document.querySelectorAll('a[href]')) out.links.push(abs(a, 'href'));
+			for (const el of document.querySelectorAll('link[href]')) out.resources.push(abs(el, 'href'));
+			for (const el of document.querySelectorAll('script[src], iframe[src], source[src]')) out.resources.push(abs(el, 'src'));
+			let i = 0;
+			for (const img of document.querySelectorAll('img')) {
+				if (!img.complete) await new Promise((r) => { img.onload = img.onerror = r; });
+				const r = img.getBoundingClientRect();
+				img.dataset.checkPlot = String(i);
+				out.plots.push({ kind: 'img', i: i++, src: abs(img, 'src'), natural: img.naturalWidth, w: r.width, h: r.height });
+			}
+			for (const o of document.querySelectorAll('object')) {
+				const r = o.getBoundingClientRect();
+				o.dataset.checkPlot = String(i);
+				out.plots.push({ kind: 'object', i: i++, src: abs(o, 'data'), natural: r.width, w: r.width, h: r.height });
+			}
+			for (const s of document.querySelectorAll('svg')) {
+				if (s.parentElement.closest('svg')) continue;
+				const r = s.getBoundingClientRect();
+				s.dataset.checkPlot = String(i);
+				out.plots.push({ kind: 'svg', i: i++, src: null, natural: s.childElementCount, w: r.width, h: r.height });
+			}
+			return out;
+		});
+		for (const sel of forbid) {
+			const n = await page.locator(sel).count();
+			if (n) problems.push(`${n} element(s) match the forbidden selector ${sel}`);
+		}
+		idsOf.set(name, new Set(info.ids));
+		for (const r of info.resources) {
+			if (!r.startsWith('file:')) { problems.push(`external resource: ${r}`); continue; }
+			const f = fileURLToPath(r.split('#')[0]);
+			if (!inSite(f) || !fs.existsSync(f)) problems.push(`missing resource: ${r}`);
+		}
+		for (const l of info.links) {
+			if (!l.startsWith('file:')) { problems.push(`link leaves the site: ${l}`); continue; }
+			const [base, frag] = l.split('#');
+			const f = fileURLToPath(base);
+			if (!inSite(f) || !fs.existsSync(f)) { problems.push(`broken link: ${l}`); continue; }
+			const target = rel(base);
+			if (frag !== undefined && frag !== '') fragmentRefs.push({ from: name, target, frag: decodeURIComponent(frag) });
+			if (target.endsWith('.html') && !seen.has(target)) { seen.add(target); queue.push(target); }
+		}
+		for (const p of info.plots) {
+			const label = `${p.kind} ${p.src ? (p.src.startsWith('file:') ? rel(p.src) : p.src) : '#' + p.i}`;
+			if (p.src) {
+				if (!p.src.startsWith('file:')) { problems.push(`plot from outside: ${p.src}`); continue; }
+				const f = fileURLToPath(p.src);
+				const body = fs.existsSync(f) ? fs.readFileSync(f, 'utf8') : '';
+				if (!/<svg[\s>]/.test(body) || !/<\/svg>\s*$/.test(body)) { problems.push(`${label}: not a whole SVG file`); continue; }
+			}
+			if (!(p.natural > 0) || !(p.w > 0) || !(p.h > 0)) { problems.push(`${label}: does not render (natural ${p.natural}, ${p.w}x${p.h})`); continue; }
+			const shot = await page.locator(`[data-check-plot="${p.i}"]`).screenshot();
+			const colours = distinctColours(shot);
+			if (colours < 3) problems.push(`${label}: renders blank (${colours} colour(s))`);
+		}
+		const shot = await page.screenshot({ fullPage: true });
+		const colours = distinctColours(shot);
+		if (colours < 3) problems.push(`the page renders blank (${colours} colour(s))`);
+		if (shotDir) fs.writeFileSync(path.join(shotDir, name.replace(/[/\\]/g, '_') + '.png'), shot);
+		const want = expectPages[name];
+		if (want) {
+			for (const [id, rows] of Object.entries(want.tables || {})) {
+				if (!(id in info.tables)) problems.push(`no table with id ${id}`);
+				else if (info.tables[id] !== rows) problems.push(`table ${id}: ${info.tables[id]} rows, expected ${rows}`);
+			}
+			for (const t of want.contains || [])
+				if (!info.text.includes(t)) problems.push(`does not show the text ${JSON.stringify(t)}`);
+			if (want.min_plots !== undefined && info.plots.length < want.min_plots)
+				problems.push(`${info.plots.length} plots, expected at least ${want.min_plots}`);
+		}
+	} catch (e) {
+		problems.push(`could not load: ${e.message.split('\n')[0]}`);
+	}
+	await page.close();
+	const tables = Object.entries(info.tables || {}).map(([k, v]) => `${k}:${v}`).join(' ');
+	if (problems.length) {
+		failures++;
+		console.log(`FAIL ${name}`);
+		for (const p of problems) console.log(`     ${p}`);
+	} else {
+		console.log(`ok   ${name} (${info.plots.length} plots, ${info.links.length} links${tables ? ', rows ' + tables : ''})`);
+	}
+}
+
+try {
+	while (queue.length) await checkPage(queue.shift());
+} finally {
+	await browser.close();
+}
+for (const r of fragmentRefs) {
+	const ids = idsOf.get(r.target);
+	if (ids && !ids.has(r.frag)) {
+		failures++;
+		console.log(`FAIL ${r.from}\n     link to ${r.target}#${r.frag}: no such id there`);
+	}
+}
+for (const name of Object.keys(expectPages)) {
+	if (!seen.has(name)) {
+		failures++;
+		console.log(`FAIL ${name}\n     expected page not reachable from index.html`);
+	}
+}
+if (expect.pages_min !== undefined && seen.size < expect.pages_min) {
+	failures++;
+	console.log(`FAIL site: ${seen.size} pages, expected at least ${expect.pages_min}`);
+}
+console.log(`${seen.size} pages checked, ${failures} failed`);
+process.exit(failures ? 1 : 0);

@@ -1,0 +1,193 @@
+#!/bin/bash
+# scalebench html: the site of a results tree with a known step, opened page by page in
+# headless Chromium (tests/browser/check_site.mjs); incremental regeneration, escaping of
+# labels and stat names, permissions.
+set -u
+. "$(dirname "$0")/../lib.sh"
+
+TREE=tests/fixtures/html/make-tree.py
+SITE=$WORK/site
+J1=$SITE/jobs/process-1-page_fault3
+J2=$SITE/jobs/process-2-page_fault3
+
+# browse NAME EXPECT.json: every page of $SITE checked in Chromium; screenshots in $WORK/shots.
+browse() {
+	local out
+	out=$(node tests/browser/check_site.mjs "$SITE" --expect "$2" --screenshots "$WORK/shots" 2>&1)
+	if [ $? -eq 0 ]; then
+		pass "$1 ($(tail -1 <<<"$out"))"
+	else
+		fail "$1" "$out"
+	fi
+}
+
+# mtimes: every file of the site with its modification time, sorted by name.
+mtimes() {
+	(cd "$SITE" && find . -type f -printf '%p %T@\n' | sort)
+}
+
+sb html --help
+check "html --help: synopsis and options" bash -c "[ $rc -eq 0 ] && grep -q 'usage: scalebench html' $WORK/out && grep -q -- '--output SITE' $WORK/out"
+sb html --results "$WORK/none"
+check "html without -o: exit 2, names the option" bash -c "[ $rc -eq 2 ] && grep -q -- '--output' $WORK/err"
+sb html --results "$WORK/none" -o "$WORK/x" --branch main
+check "html --branch without --repo: exit 2" bash -c "[ $rc -eq 2 ] && grep -q -- '--branch needs --repo' $WORK/err"
+
+# The browser is part of the test, never skipped: without it, say how to get it.
+if [ ! -x /usr/bin/chromium ] || [ ! -d tests/browser/node_modules/playwright-core ] ||
+	! command -v node >/dev/null; then
+	fail "html: the browser test needs Debian's chromium (/usr/bin/chromium), node and tests/browser/node_modules (playwright-core): run make setup (CI installs them)"
+	exit 1
+fi
+
+# 8 commits x 3 runs at 1 and 2 tasks, 10% slower from c005 on; the last commit's label and a
+# headline stat's name carry HTML; the last two commits of the first job have profiles.
+python3 $TREE "$WORK/r" --evil --profile tests/fixtures/profile/diff
+EVIL_LABEL="v<script>alert(1)&\"'"
+EVIL_STAT="will-it-scale.<script>alert(2)</script>&\"'"
+
+mkdir -p "$WORK/notsite" && echo keep >"$WORK/notsite/mine.txt"
+rc=0
+SCALEBENCH_GNUPLOT=/nonexistent/gnuplot "$SCALEBENCH" html --results "$WORK/r" -o "$WORK/nognuplot" >"$WORK/out" 2>"$WORK/err" || rc=$?
+check "html without gnuplot: exit 2, says what to install, writes nothing" bash -c \
+	"[ $rc -eq 2 ] && grep -q 'gnuplot-nox' $WORK/err && [ ! -e $WORK/nognuplot ]"
+sb html --results "$WORK/r" -o "$WORK/notsite"
+check "html into a directory with other files and no manifest: exit 2, left alone" bash -c \
+	"[ $rc -eq 2 ] && grep -q 'not a site scalebench wrote' $WORK/err && [ \"\$(ls $WORK/notsite)\" = mine.txt ]"
+
+rc=0
+(umask 022 && "$SCALEBENCH" html --results "$WORK/r" -o "$SITE" >"$WORK/out" 2>"$WORK/err") || rc=$?
+check "html: exit 0, the summary line" bash -c \
+	"[ $rc -eq 0 ] && grep -q 'index.html: 2 jobs, 16 commits, 4 comparisons' $WORK/out"
+[ $rc -eq 0 ] || cat "$WORK/err"
+check "umask 022: every file 0644, every directory 0755" bash -c \
+	"[ -z \"\$(find $SITE -type f ! -perm 0644)\" ] && [ -z \"\$(find $SITE -type d ! -perm 0755)\" ] && [ -n \"\$(find $SITE -type f)\" ]"
+check "html: no <script> element and no event attribute in any page" bash -c \
+	"! grep -rqi -e '<script' -e ' on[a-z]*=' --include='*.html' $SITE"
+check "html: the label and the stat name reach the pages escaped" bash -c \
+	"grep -q 'v&lt;script&gt;alert(1)&amp;&quot;&#39;' $SITE/index.html &&
+	 grep -rq 'will-it-scale.&lt;script&gt;alert(2)&lt;/script&gt;&amp;&quot;&#39;' $J1/"
+check "html: file names from labels are safe" bash -c \
+	"[ -z \"\$(cd $SITE && find . -name '*[<>\"&'\\'']*' -o -name '.?*' ! -name .scalebench-site.json ! -name .)\" ]"
+
+EVIL_PAGE=$(cd "$SITE" && ls jobs/process-1-page_fault3/c-v_script*.html)
+python3 - "$WORK/expect.json" "$EVIL_PAGE" "$EVIL_LABEL" "$EVIL_STAT" <<'PY'
+import json, sys
+out, evil, label, stat = sys.argv[1:]
+j = lambda n: f"jobs/process-{n}-page_fault3"
+pages = {"index.html": {"tables": {"jobs": 2}, "contains": [label, "process-1-page_fault3"], "min_plots": 2}}
+for n in (1, 2):
+    pages[f"{j(n)}/index.html"] = {"tables": {"commits": 8, "change-points": 1}, "contains": ["c005", label], "min_plots": 1}
+    pages[f"{j(n)}/c-c005.html"] = {"tables": {"groups": 2}, "contains": ["regression", "c004"], "min_plots": 2}
+pages[evil] = {"tables": {"groups": 2}, "contains": [label, stat, "perf-profile.self.cpu-clock"], "min_plots": 2}
+json.dump({"pages": pages, "pages_min": 7,
+           "forbid_selectors": ["script", "iframe", "[onerror]", "[onload]", "[onclick]"]},
+          open(out, "w"), indent=1)
+PY
+browse "html: every page loads in Chromium with its rows, plots and links" "$WORK/expect.json"
+check "html: the comparison at the step shows the robot table and the scalability plot" bash -c \
+	"grep -q 'id=\"robot\"' $J1/c-c005.html && grep -q '%change' $J1/c-c005.html && [ -s $J1/c-c005/scalability.svg ]"
+
+# Nothing new: nothing rewritten, not even the manifest.
+mtimes >"$WORK/m1"
+sleep 1.1
+sb html --results "$WORK/r" -o "$SITE"
+mtimes >"$WORK/m2"
+check "html again, nothing new: no file rewritten" bash -c \
+	"[ $rc -eq 0 ] && grep -q ' 0 files written' $WORK/out && diff $WORK/m1 $WORK/m2 >/dev/null"
+
+# One new night for the first job: only its pages, the index and the manifest change.
+python3 $TREE "$WORK/r" --commits 9 --only 9 --jobs 1
+sb html --results "$WORK/r" -o "$SITE"
+mtimes >"$WORK/m3"
+changed=$(diff "$WORK/m2" "$WORK/m3" | grep '^[<>]' | awk '{print $2}' | sort -u)
+check "html after one new commit: only that job's pages, the index and the manifest change" bash -c \
+	"[ $rc -eq 0 ] && ! grep -v -e '^./jobs/process-1-page_fault3/' -e '^./index.html$' -e '^./.scalebench-site.json$' <<<'$changed' &&
+	 grep -q '^./index.html$' <<<'$changed' && grep -q 'process-1-page_fault3/c-c009.html' <<<'$changed' &&
+	 grep -q 'process-1-page_fault3/index.html' <<<'$changed'"
+check "html after one new commit: the step's comparison kept, the old latest removed" bash -c \
+	"! grep -q 'c-c005' <<<'$changed' && [ ! -e '$SITE/$EVIL_PAGE' ] && grep -q ' [1-9][0-9]* removed' $WORK/out"
+python3 - "$WORK/expect.json" "$WORK/expect2.json" "$EVIL_PAGE" <<'PY'
+import json, sys
+e = json.load(open(sys.argv[1]))
+del e["pages"][sys.argv[3]]
+e["pages"]["jobs/process-1-page_fault3/index.html"]["tables"]["commits"] = 9
+e["pages"]["jobs/process-1-page_fault3/c-c009.html"] = {"tables": {"groups": 2}}
+json.dump(e, open(sys.argv[2], "w"))
+PY
+browse "html after one new commit: every page still checks out" "$WORK/expect2.json"
+
+# A stat named on the command line is followed instead of the headline.
+sb html --results "$WORK/r" -o "$WORK/site-stat" --stat proc-vmstat.pgfault --job process-2-page_fault3
+check "html --stat --job: one job, that stat" bash -c \
+	"[ $rc -eq 0 ] && grep -q '1 job,' $WORK/out && grep -q 'proc-vmstat.pgfault' $WORK/site-stat/index.html &&
+	 ! grep -q 'process-1-page_fault3' $WORK/site-stat/index.html"
+
+# The same night for the second job: the first job's comparison at c009 now has a sweep to
+# plot, so it is made again though the first job's own runs did not change.
+python3 $TREE "$WORK/r" --commits 9 --only 9 --jobs 2
+mtimes >"$WORK/m4"
+sb html --results "$WORK/r" -o "$SITE"
+mtimes >"$WORK/m5"
+changed=$(diff "$WORK/m4" "$WORK/m5" | grep '^[<>]' | awk '{print $2}' | sort -u)
+check "html after the sweep's other job ran: its pages and the sweep's comparison change" bash -c \
+	"[ $rc -eq 0 ] && grep -q 'process-2-page_fault3/c-c009.html' <<<'$changed' &&
+	 grep -q 'process-1-page_fault3/c-c009.html' <<<'$changed' && [ -s $J1/c-c009/scalability.svg ] &&
+	 ! grep -q 'process-1-page_fault3/index.html' <<<'$changed'"
+
+# Runs that declare no headline stat: the job is listed, its page says why it has no trend.
+N=$WORK/nohead/x/process-1-x/box/debian-12-x86_64/defconfig/gcc-12
+for c in a b; do
+	mkdir -p "$N/$c/0" && echo '{"x.y": 1}' >"$N/$c/0/stats.json"
+	echo "{\"status\": \"ok\", \"started\": \"2027-01-0${c/a/1}T00:00:00+0000\"}" | sed 's/0b/02/' >"$N/$c/0/meta.json"
+done
+SITE=$WORK/site-nohead
+sb html --results "$WORK/nohead" -o "$SITE"
+check "html, no headline declared: exit 0, said, the job page says why" bash -c \
+	"[ $rc -eq 0 ] && grep -q 'no stat to follow' $WORK/err && grep -q 'No stat to follow' $SITE/jobs/process-1-x/index.html"
+echo '{"pages": {"index.html": {"tables": {"jobs": 1}}, "jobs/process-1-x/index.html": {"tables": {"commits": 2, "change-points": 0}}}}' >"$WORK/expect3.json"
+browse "html, no headline declared: the pages check out" "$WORK/expect3.json"
+
+# --repo/--branch: commits in the branch's first-parent order, not their runs' time order;
+# a label not on the branch left out.
+R=$WORK/repo
+git init -q -b main "$R"
+for i in 1 2 3 4 5 6; do git -C "$R" -c user.name=t -c user.email=t@t commit -q --allow-empty -m "c$i"; done
+git -C "$R" log --first-parent --format=%H main >"$WORK/labels" # newest first: time order reversed
+git -C "$R" checkout -q -b side && git -C "$R" -c user.name=t -c user.email=t@t commit -q --allow-empty -m side
+git -C "$R" rev-parse HEAD >>"$WORK/labels" && git -C "$R" checkout -q main
+python3 $TREE "$WORK/rb" --commits 7 --labels "$WORK/labels" --step-at 99 --jobs 1
+SITE=$WORK/site-branch
+sb html --results "$WORK/rb" -o "$SITE" --repo "$R" --branch main
+head=$(git -C "$R" rev-parse main)
+first=$(grep -o 'id="commit-[^"]*"' "$SITE/jobs/process-1-page_fault3/index.html" | head -1)
+check "html --repo --branch: the branch's commits only, its head first" bash -c \
+	"[ $rc -eq 0 ] && [ '$first' = 'id=\"commit-$head\"' ] && grep -q ', branch main' $SITE/index.html"
+echo '{"pages": {"index.html": {"tables": {"jobs": 1}}, "jobs/process-1-page_fault3/index.html": {"tables": {"commits": 6}}}}' >"$WORK/expect4.json"
+browse "html --repo --branch: the pages check out, 6 commits" "$WORK/expect4.json"
+
+# SIGTERM or SIGINT while the site is written: exit 128+N (or 0 when it was done), no temp
+# file left, every file whole, and the next run completes the site.
+python3 $TREE "$WORK/rs" --commits 40 --step-at 20 --jobs 1,2,4
+for sig in TERM INT; do
+	SITE=$WORK/site-sig-$sig
+	"$SCALEBENCH" html --results "$WORK/rs" -o "$SITE" >"$WORK/out" 2>"$WORK/err" &
+	pid=$!
+	sleep 0.$((RANDOM % 5 + 3))
+	kill -$sig $pid 2>/dev/null
+	rc=0
+	wait $pid || rc=$?
+	want=$((128 + $(kill -l $sig)))
+	check "html, SIG$sig while writing: exit $want or 0 (got $rc), no temp file left" bash -c \
+		"[ $rc -eq $want -o $rc -eq 0 ] && [ -z \"\$(find $SITE -name '*.tmp.*')\" ]"
+	sb html --results "$WORK/rs" -o "$SITE"
+	echo '{"pages": {"index.html": {"tables": {"jobs": 3}}}, "pages_min": 7}' >"$WORK/expect5.json"
+	browse "html after SIG$sig, run again: the site is complete" "$WORK/expect5.json"
+done
+
+# The umask is honoured, not only 022's result: under 027 nothing is readable by others.
+SITE=$WORK/site-027
+rc=0
+(umask 027 && "$SCALEBENCH" html --results "$WORK/r" -o "$SITE" >"$WORK/out" 2>"$WORK/err") || rc=$?
+check "umask 027: every file 0640, every directory 0750" bash -c \
+	"[ $rc -eq 0 ] && [ -z \"\$(find $SITE -type f ! -perm 0640)\" ] && [ -z \"\$(find $SITE -type d ! -perm 0750)\" ]"

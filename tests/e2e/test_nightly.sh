@@ -1,0 +1,275 @@
+#!/bin/bash
+# scalebench nightly through the real binary: a results tree with a known regression step at a
+# known commit of a git branch is mailed once (one message naming the culprit, the other job
+# that changed there in the "In addition to that" box); nothing is mailed twice, whether
+# nightly runs again, a new night brings nothing, it is killed between recording and
+# delivering a message or between delivering and marking it, or two run at once; a corrupt
+# state file stops it before anything is mailed.
+set -u
+. "$(dirname "$0")/../lib.sh"
+
+SB=$(realpath "$SCALEBENCH")
+REPO=$WORK/repo
+mkdir -p "$REPO"
+g() { git -C "$REPO" "$@" >/dev/null 2>&1; }
+g init -q -b main
+# commit N SUBJECT: a commit of the watched branch, its sha in $SHA
+commit() {
+	echo "$1" >"$REPO/f"
+	g add f
+	GIT_AUTHOR_NAME=Dev GIT_AUTHOR_EMAIL=dev@example.org GIT_COMMITTER_NAME=c \
+		GIT_COMMITTER_EMAIL=c@example.org git -C "$REPO" commit -q -m "$2" >/dev/null 2>&1
+	SHA=$(git -C "$REPO" rev-parse HEAD)
+}
+
+# night ROOT N SHA LEVEL1 LEVEL2: 3 runs of each job at commit SHA, started on night N.
+# Jobs process-1 and process-2 at their LEVEL (1.0: as before), process-4 always at 1.0.
+# The files have a real run's shape (meta.json declaring the suite, headline and families).
+night() {
+	python3 - "$@" <<'PY'
+import json, os, random, sys
+root, n, sha, l1, l2 = sys.argv[1], int(sys.argv[2]), sys.argv[3], float(sys.argv[4]), float(sys.argv[5])
+rng = random.Random(n)
+axes = "box/debian-12-x86_64/defconfig/gcc-12"
+for tasks, level in ((1, l1), (2, l2), (4, 1.0)):
+    pp = f"process-{tasks}-page_fault3"
+    for run in range(3):
+        d = f"{root}/will-it-scale/{pp}/{axes}/{sha}/{run}"
+        os.makedirs(d)
+        v = 100000 * level * (1 + rng.gauss(0, 0.003))
+        json.dump({"will-it-scale.per_process_ops": v, "will-it-scale.workload": v * tasks * 3,
+                   "proc-vmstat.pgfault": 1e6 * (1 + rng.gauss(0, 0.003))},
+                  open(f"{d}/stats.json", "w"))
+        json.dump({"scalebench": "0.1", "job": "jobs/page_fault3.yaml", "atomic_job": pp,
+                   "path_params": pp, "commit": sha, "testcase": "page_fault3",
+                   "mode": "process", "nr_task": tasks, "runtime_s": 3, "warmup_s": 1,
+                   "status": "ok", "monitors": {}, "failure_stats": [],
+                   "started": "2026-11-%02dT02:%02d:00+0000" % (n, 10 * tasks + run),
+                   "machine": {"cpu_model": "Test CPU", "threads": 2, "memory_kib": 4194304,
+                               "tbox_group": "box"},
+                   "suite": "will-it-scale",
+                   "headline": {"stat": "will-it-scale.per_process_ops", "direction": "higher"},
+                   "families": {"will-it-scale": "headline", "proc-vmstat": "monitor"}},
+                  open(f"{d}/meta.json", "w"))
+PY
+}
+
+# Ten nights; commit 6 ("mm: slow down") makes jobs process-1 and process-2 8% slower.
+R=$WORK/results
+for n in 1 2 3 4 5 6 7 8 9 10; do
+	subj="fs: change $n"
+	[ $n -eq 6 ] && subj="mm: slow down"
+	commit $n "$subj"
+	lvl=1.0
+	[ $n -ge 6 ] && lvl=0.92
+	night "$R" $n "$SHA" $lvl $lvl
+	[ $n -eq 6 ] && CULPRIT=$SHA
+	[ $n -eq 5 ] && BASE=$SHA
+done
+cp -r "$R" "$WORK/pristine"
+
+# The mbox's checker: mbox.py MBOX N [CULPRIT BASE]: N whole messages, each parsed by Python's
+# email package; with CULPRIT, the last one names it (Subject: the stat, the regression, the
+# sha), its base, and the other job in the "In addition to that" box.
+cat >"$WORK/mbox.py" <<'PY'
+import email.policy, mailbox, sys
+box = mailbox.mbox(sys.argv[1], create=False)
+msgs = [box.get_bytes(k) for k in box.keys()]
+assert len(msgs) == int(sys.argv[2]), ('messages', len(msgs), sys.argv[2])
+ids = []
+for raw in msgs:
+    m = email.message_from_bytes(raw, policy=email.policy.default)
+    assert not m.defects, m.defects
+    ids.append(m['Message-ID'])
+assert len(set(ids)) == len(ids), ('Message-IDs repeated', ids)
+if len(sys.argv) > 3:
+    culprit, base = sys.argv[3], sys.argv[4]
+    m = email.message_from_bytes(msgs[-1], policy=email.policy.default)
+    subj, body = m['Subject'], m.get_content()
+    assert subj.startswith('[main] [mm] %s: will-it-scale.per_process_ops -8' % culprit[:10]), subj
+    assert subj.endswith(' regression'), subj
+    assert 'commit: %s ("mm: slow down")' % culprit[:10] in body, body[:600]
+    assert 'base: %s' % base[:10] in body, body[:600]
+    assert 'In addition to that, the commit also has significant impact' in body, body[:1500]
+    box_lines = [l for l in body.splitlines() if l.startswith('| test parameters')]
+    # The two jobs that changed: one in the subject, the other in the box; process-4 in neither.
+    assert len(box_lines) == 1, box_lines
+    boxed = 1 if 'nr_task: 1 ' in box_lines[0] else 2
+    assert 'nr_task: %d' % (3 - boxed) in body.split('In addition')[0], body[:600]
+    assert 'nr_task: 4' not in body, 'process-4 did not change'
+print('ok')
+PY
+mbox_ok() { # NAME MBOX N [CULPRIT BASE]
+	local name=$1
+	shift
+	if python3 "$WORK/mbox.py" "$@" >"$WORK/py.out" 2>&1; then
+		pass "$name"
+	else
+		fail "$name" "$(tail -3 "$WORK/py.out")"
+	fi
+}
+
+N=(--results "$R" --repo "$REPO" --branch main --to 'Maintainer <mm@example.org>')
+sb nightly "${N[@]}" --mbox "$WORK/mbox"
+check "a step at commit 6 in two jobs: exit 1, says what it mailed" bash -c \
+	"[ $rc -eq 1 ] && grep -q '^mailed <nightly\.${CULPRIT:0:12}\..*>: $CULPRIT ' $WORK/out"
+mbox_ok "one message: the culprit, its base, the stat, the other job in the box" \
+	"$WORK/mbox" 1 "$CULPRIT" "$BASE"
+check "the state file: in the results root, the change recorded as mailed" json_true \
+	"$R/.scalebench-nightly.json" \
+	"d['version'] == 1 and len(d['messages']) == 1 and d['messages'][0]['status'] == 'mailed' and sorted(c['job'].split('/')[1] for c in d['messages'][0]['changes']) == ['process-1-page_fault3', 'process-2-page_fault3'] and all(c['commit'] == '$CULPRIT' and c['kind'] == 'regression' for c in d['messages'][0]['changes']) and 'text' not in d['messages'][0]"
+
+sb nightly "${N[@]}" --mbox "$WORK/mbox"
+check "second nightly: nothing new, exit 0" bash -c "[ $rc -eq 0 ] && [ ! -s $WORK/out ]"
+mbox_ok "second nightly: still one message" "$WORK/mbox" 1
+
+commit 11 "fs: change 11"
+night "$R" 11 "$SHA" 0.92 0.92
+sb nightly "${N[@]}" --mbox "$WORK/mbox"
+check "a new night without a change: exit 0" [ $rc -eq 0 ]
+mbox_ok "a new night without a change: still one message" "$WORK/mbox" 1
+
+# A step on the last night: mailed at once (the previous-commit comparison), then not again
+# when later nights make it a change point.
+commit 12 "sched: slower again"
+STEP=$SHA
+night "$R" 12 "$SHA" 0.80 0.92
+sb nightly "${N[@]}" --mbox "$WORK/mbox"
+check "a step on the last night: mailed at once, exit 1" bash -c \
+	"[ $rc -eq 1 ] && grep -q '^mailed .* $STEP will-it-scale.per_process_ops -13' $WORK/out"
+mbox_ok "a step on the last night: two messages" "$WORK/mbox" 2
+for n in 13 14 15 16; do
+	commit $n "fs: change $n"
+	night "$R" $n "$SHA" 0.80 0.92
+	sb nightly "${N[@]}" --mbox "$WORK/mbox"
+	check "night $n after the step: nothing mailed again, exit 0" bash -c \
+		"[ $rc -eq 0 ] && [ ! -s $WORK/out ]"
+done
+mbox_ok "after four more nights: still two messages" "$WORK/mbox" 2
+
+# Killed after the message is recorded as pending, before it is delivered: the next run
+# delivers it; after it is delivered, before it is marked: the next run finds it in the mbox.
+for at in pending append; do
+	T=$WORK/kill-$at
+	cp -r "$WORK/pristine" "$T"
+	rc=0
+	# In a subshell that reaps it, so bash's "Killed" notice stays out of the log.
+	(
+		SCALEBENCH_NIGHTLY_KILL_AFTER=$at "$SB" nightly --results "$T" --repo "$REPO" \
+			--branch main --to mm@example.org --mbox "$T.mbox" >"$WORK/out" 2>"$WORK/err"
+		exit $?
+	) 2>/dev/null || rc=$?
+	check "SIGKILL after $at: killed (137), the message pending in the state" bash -c \
+		"[ $rc -eq 137 ] && python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not (d[\"messages\"][0][\"status\"] == \"pending\" and d[\"messages\"][0][\"text\"]))' $T/.scalebench-nightly.json"
+	want=0
+	[ $at = append ] && want=1
+	check "SIGKILL after $at: $want message(s) in the mbox" bash -c \
+		"[ \$(grep -c '^From ' $T.mbox 2>/dev/null || echo 0) -eq $want ]"
+	sb nightly --results "$T" --repo "$REPO" --branch main --to mm@example.org --mbox "$T.mbox"
+	want=1
+	[ $at = append ] && want=0
+	check "SIGKILL after $at, rerun: exit $want, the message marked mailed" bash -c \
+		"[ $rc -eq $want ] && python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not (len(d[\"messages\"]) == 1 and d[\"messages\"][0][\"status\"] == \"mailed\"))' $T/.scalebench-nightly.json"
+	mbox_ok "SIGKILL after $at, rerun: exactly one message" "$T.mbox" 1
+	sb nightly --results "$T" --repo "$REPO" --branch main --to mm@example.org --mbox "$T.mbox"
+	check "SIGKILL after $at, third run: nothing, exit 0" [ $rc -eq 0 ]
+	mbox_ok "SIGKILL after $at, third run: still one message" "$T.mbox" 1
+done
+
+# --sendmail, killed after delivery: the rerun sends the same message again, with the same
+# Message-ID (what receivers deduplicate by).
+mkdir "$WORK/bin"
+cat >"$WORK/bin/sendmail" <<SH
+#!/bin/sh
+cat >>"$WORK/sent"
+SH
+chmod +x "$WORK/bin/sendmail"
+T=$WORK/kill-sendmail
+cp -r "$WORK/pristine" "$T"
+(
+	PATH=$WORK/bin:$PATH SCALEBENCH_NIGHTLY_KILL_AFTER=append "$SB" nightly --results "$T" \
+		--repo "$REPO" --branch main --to mm@example.org --sendmail >/dev/null 2>&1
+	exit $?
+) 2>/dev/null || true
+rc=0
+PATH=$WORK/bin:$PATH "$SB" nightly --results "$T" --repo "$REPO" --branch main \
+	--to mm@example.org --sendmail >/dev/null 2>&1 || rc=$?
+check "--sendmail, SIGKILL after delivery, rerun: sent again with the same Message-ID" bash -c \
+	"[ $rc -eq 1 ] && [ \$(grep -c '^Message-ID: ' $WORK/sent) -eq 2 ] && [ \$(grep '^Message-ID: ' $WORK/sent | sort -u | wc -l) -eq 1 ]"
+
+# A corrupt state file: exit 2 naming it, nothing mailed, the file left as it was.
+T=$WORK/corrupt
+cp -r "$WORK/pristine" "$T"
+printf '{"version": 1, "messages": [' >"$T/.scalebench-nightly.json"
+cp "$T/.scalebench-nightly.json" "$WORK/corrupt.before"
+sb nightly --results "$T" --repo "$REPO" --branch main --to mm@example.org --mbox "$T.mbox"
+check "corrupt state file: exit 2, the message names it" bash -c \
+	"[ $rc -eq 2 ] && grep -q '$T/.scalebench-nightly.json: not a nightly state file' $WORK/err"
+check "corrupt state file: nothing mailed, the file untouched" bash -c \
+	"[ ! -e $T.mbox ] && cmp -s $WORK/corrupt.before $T/.scalebench-nightly.json"
+sb nightly --results "$T" --state "$WORK/elsewhere.json" --repo "$REPO" --branch main \
+	--to mm@example.org --mbox "$T.mbox"
+check "--state elsewhere: used instead (exit 1, written there)" bash -c \
+	"[ $rc -eq 1 ] && [ -s $WORK/elsewhere.json ] && cmp -s $WORK/corrupt.before $T/.scalebench-nightly.json"
+
+# Two nightlies at once: one mails, the other waits for the lock and finds it mailed.
+T=$WORK/twice
+cp -r "$WORK/pristine" "$T"
+for i in 1 2; do
+	"$SB" nightly --results "$T" --repo "$REPO" --branch main --to mm@example.org \
+		--mbox "$T.mbox" >"$WORK/twice.out.$i" 2>"$WORK/twice.err.$i" &
+	eval "pid$i=$!"
+done
+rc1=0 rc2=0
+wait $pid1 || rc1=$?
+wait $pid2 || rc2=$?
+check "two nightlies at once: one exits 1, the other 0" bash -c \
+	"[ \$(( $rc1 + $rc2 )) -eq 1 ] && [ $rc1 -le 1 ] && [ $rc2 -le 1 ]"
+mbox_ok "two nightlies at once: one message" "$T.mbox" 1
+
+# --dry-run: says what it would mail, mails and records nothing.
+T=$WORK/dry
+cp -r "$WORK/pristine" "$T"
+sb nightly --results "$T" --repo "$REPO" --branch main --dry-run
+check "--dry-run: names the culprit, exit 0, no state, nothing printed as mail" bash -c \
+	"[ $rc -eq 0 ] && grep -q '^would mail $CULPRIT (base $BASE): .*per_process_ops -8.* regression, and 1 more change' $WORK/out && [ ! -e $T/.scalebench-nightly.json ] && ! grep -q '^Subject:' $WORK/out"
+
+# --baseline: a first pass over a tree with history records its changes and mails none; the
+# next pass mails nothing either.
+T=$WORK/baseline
+cp -r "$WORK/pristine" "$T"
+sb nightly --results "$T" --repo "$REPO" --branch main --baseline --mbox "$T.mbox"
+check "--baseline: names the culprit as recorded, exit 0, nothing mailed, state written" bash -c \
+	"[ $rc -eq 0 ] && grep -q '^baseline $CULPRIT: .*per_process_ops -8.* regression, and 1 more change (recorded, not mailed)' $WORK/out && [ ! -s $T.mbox ] && [ -s $T/.scalebench-nightly.json ]"
+sb nightly --results "$T" --repo "$REPO" --branch main --mbox "$T.mbox"
+check "after --baseline: the recorded change is not mailed (exit 0)" bash -c "[ $rc -eq 0 ] && [ ! -s $T.mbox ]"
+
+# Without --repo: time order, labels as stored; printed when neither --mbox nor --sendmail.
+T=$WORK/plain
+cp -r "$WORK/pristine" "$T"
+sb nightly --results "$T"
+check "no --repo, no --mbox: the message printed (the label whole in the Subject), exit 1" \
+	bash -c "[ $rc -eq 1 ] && python3 -c 'import email, sys; m = email.message_from_file(open(sys.argv[1])); s = str(m[\"Subject\"]).replace(\"\\n\", \"\"); sys.exit(not s.startswith(\"[unknown] $CULPRIT: will-it-scale.per_process_ops -8\"))' $WORK/out"
+
+# Refused before anything runs.
+sb nightly --results "$WORK/pristine" --mbox "$WORK/x" --sendmail
+check "--mbox and --sendmail: refused, exit 2" bash -c "[ $rc -eq 2 ] && grep -q 'one or the other' $WORK/err"
+sb nightly --results "$WORK/pristine" --branch main
+check "--branch without --repo: refused, exit 2" bash -c "[ $rc -eq 2 ] && grep -q 'needs --repo' $WORK/err"
+sb nightly --results "$WORK/pristine" --repo "$REPO" --branch $'main\nBcc: x@evil'
+check "--branch with a newline: refused, exit 2" bash -c "[ $rc -eq 2 ] && grep -q 'control character' $WORK/err"
+sb nightly --results "$WORK/no-such-dir"
+check "--results that does not exist: exit 2, named" bash -c \
+	"[ $rc -eq 2 ] && grep -q 'no-such-dir' $WORK/err"
+sb nightly --help
+check "--help gives the exit statuses and the state file" bash -c \
+	"[ $rc -eq 0 ] && grep -q '0 nothing new, 1 something mailed, 2 error' $WORK/out && grep -q '.scalebench-nightly.json' $WORK/out"
+
+# The loop's example script parses (and passes shellcheck where it is installed).
+check "jobs/nightly.sh: bash -n" bash -n jobs/nightly.sh
+if command -v shellcheck >/dev/null; then
+	check "jobs/nightly.sh: shellcheck" shellcheck jobs/nightly.sh
+fi
+sb nightly --results "$WORK/pristine" --repo "$REPO" --branch no-such-branch
+check "--branch unknown to --repo: exit 2, said once, naming both" bash -c \
+	"[ $rc -eq 2 ] && [ \$(wc -l <$WORK/err) -eq 1 ] && grep -q 'no-such-branch.*$REPO' $WORK/err"

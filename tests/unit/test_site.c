@@ -1,0 +1,120 @@
+/* Unit tests of the HTML report's names and text (analyze/site.c): file names from labels
+ * stay inside the site and never collide; text from a tree cannot become markup. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "../../analyze/site.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void slug_is(const char *label, const char *want)
+{
+	char out[SITE_SLUG_MAX];
+
+	site_slug(label, out);
+	assert_string_equal(out, want);
+}
+
+/* Only [A-Za-z0-9._-], never empty, never hidden, never longer than SITE_SLUG_MAX - 1. */
+static void assert_safe(const char *s)
+{
+	assert_true(*s);
+	assert_true(s[0] != '.');
+	assert_true(strlen(s) < SITE_SLUG_MAX);
+	for (; *s; s++)
+		assert_non_null(strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+				       "0123456789._-~",
+				       *s));
+}
+
+static void test_slug_plain_labels_kept(void **state)
+{
+	(void)state;
+	slug_is("v6.8-rc1", "v6.8-rc1");
+	slug_is("c001", "c001");
+	slug_is("0123456789abcdef0123456789abcdef01234567",
+		"0123456789abcdef0123456789abcdef01234567");
+}
+
+static void test_slug_unsafe_labels(void **state)
+{
+	static const char *const hostile[] = {"",
+					      ".",
+					      "..",
+					      ".hidden",
+					      "../../etc/passwd",
+					      "a/b",
+					      "<script>alert(1)</script>",
+					      "a b",
+					      "x\ny",
+					      "naïve",
+					      "process-100%-page_fault3",
+					      "q&\"'",
+					      "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+					      "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"};
+	char out[SITE_SLUG_MAX];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(hostile) / sizeof(*hostile); i++) {
+		site_slug(hostile[i], out);
+		assert_safe(out);
+		/* Changed: always marked with the hash, which no kept label can carry. */
+		assert_non_null(strchr(out, '~'));
+	}
+}
+
+static void test_slug_distinct(void **state)
+{
+	char a[SITE_SLUG_MAX], b[SITE_SLUG_MAX], c[SITE_SLUG_MAX];
+
+	(void)state;
+	/* The same after mapping, told apart by the hash. */
+	site_slug("a/b", a);
+	site_slug("a b", b);
+	site_slug("a_b", c);
+	assert_string_not_equal(a, b);
+	assert_string_not_equal(a, c);
+	assert_string_not_equal(b, c);
+	/* Long labels alike in their first 60 bytes. */
+	char l1[100], l2[100];
+	memset(l1, 'x', 99);
+	l1[99] = '\0';
+	memcpy(l2, l1, sizeof(l2));
+	l2[98] = 'y';
+	site_slug(l1, a);
+	site_slug(l2, b);
+	assert_string_not_equal(a, b);
+	assert_safe(a);
+}
+
+static void test_html_escape(void **state)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	(void)state;
+	assert_non_null(f);
+	site_html_escape("<script>alert(\"1\")</script>&'x'", f);
+	site_html_escape(NULL, f);
+	fclose(f);
+	assert_string_equal(buf,
+			    "&lt;script&gt;alert(&quot;1&quot;)&lt;/script&gt;&amp;&#39;x&#39;");
+	free(buf);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_slug_plain_labels_kept),
+	    cmocka_unit_test(test_slug_unsafe_labels),
+	    cmocka_unit_test(test_slug_distinct),
+	    cmocka_unit_test(test_html_escape),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
