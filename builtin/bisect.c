@@ -19,7 +19,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 const struct command_def bisect_command = {
@@ -33,9 +36,15 @@ const struct command_def bisect_command = {
 	"against the two endpoints' log values decides good or bad (alpha = beta = 1 -\n"
 	"confidence); at --max-runs the closer endpoint decides, with a warning.  A failing\n"
 	"prepare command skips the commit.  The culprit is re-verified against its parent.\n"
-	"The repository's bisect state is reset on success, failure and SIGINT.\n"
-	"\nexit status: 0 culprit found and verified, 1 change not reproduced, culprit not\n"
-	"verified or bisection inconclusive, 2 bad usage or repository, 130 interrupted.\n",
+	"With --reboot, each batch of --runs-per-boot runs is one boot: prepare, reboot, then\n"
+	"--boot-check until it exits 0 (a commit that does not come up twice is skipped).\n"
+	"The log is the bisection's state, rewritten whole after every change; --resume LOG\n"
+	"continues it after a kill, crash or reboot.  Each commit's prepare, reboot and boot\n"
+	"check output goes to LOG's .d directory.  The repository's bisect state is reset at\n"
+	"the end and on SIGINT/SIGTERM (not while a reboot is awaited: --resume goes on).\n"
+	"\nexit status: 0 culprit found and verified, 1 change not reproduced between the\n"
+	"endpoints, 3 inconclusive (a step out of --max-runs, culprit not verified, only\n"
+	"skipped commits left), 2 error, 130 interrupted (SIGINT or SIGTERM).\n",
 };
 
 /* Runs of each endpoint the midpoints' SPRT is modelled on, at least. */
@@ -57,17 +66,34 @@ struct bisect {
 	bool no_monitors, dry_run;
 	unsigned max_runs;
 	double confidence, threshold;
+	/* Boots: --reboot, --boot-check, --boot-timeout, --runs-per-boot.  target is the seam
+	 * for `scalebench run --target URL`: NULL runs here; when set, it is passed to the run
+	 * and to the commands as SCALEBENCH_TARGET. */
+	const char *reboot, *boot_check, *target, *resume;
+	double boot_timeout;
+	unsigned runs_per_boot;
 	char good[64], bad[64];
 	char path_params[512];
 	char prepared[64]; /* the commit whose prepare ran last */
+	char booted[64];   /* the commit a reboot was issued for, boot not yet checked */
+	bool up;	   /* resumed: booted is up already (killed between boot and runs) */
+	char log_file[PATH_MAX], dir_d[PATH_MAX], gitdir[PATH_MAX], token[40];
+	char env_token[80]; /* SCALEBENCH_BISECT_TOKEN=token: marks our children */
 	/* Which way the stat is better: from the runs' meta.json once runs are loaded. */
 	enum stat_direction dir;
 	bool dir_known;
-	json_t *log, *steps;
-	/* runs spent per commit, in the order tested */
+	bool fallback; /* a midpoint was classified by the closer endpoint */
+	int signal;    /* SIGINT or SIGTERM that ended us */
+	bool log_lost; /* the log could not be written: nothing more is spent */
+	json_t *log, *steps, *events;
+	/* runs and reboots spent per commit, in the order tested */
 	char (*order)[64];
-	unsigned *spent;
+	unsigned *spent, *reboots;
 	size_t norder;
+	/* SCALEBENCH_BISECT_KILL_AT=EVENT:N, a test hook: SIGKILL right after the log records
+	 * the Nth EVENT. */
+	char kill_event[32];
+	unsigned kill_n, kill_seen;
 };
 
 static void msg(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -168,41 +194,165 @@ static size_t load_values(struct bisect *b, const char *sha, double **vals, bool
 	return n;
 }
 
-static void count_spent(struct bisect *b, const char *sha, unsigned runs)
+static size_t commit_slot(struct bisect *b, const char *sha)
 {
 	size_t i;
 
 	for (i = 0; i < b->norder; i++)
 		if (!strcmp(b->order[i], sha))
-			break;
-	if (i == b->norder) {
-		b->order = realloc(b->order, (b->norder + 1) * sizeof(*b->order));
-		b->spent = realloc(b->spent, (b->norder + 1) * sizeof(*b->spent));
-		snprintf(b->order[i], sizeof(b->order[i]), "%s", sha);
-		b->spent[i] = 0;
-		b->norder++;
-	}
+			return i;
+	b->order = realloc(b->order, (b->norder + 1) * sizeof(*b->order));
+	b->spent = realloc(b->spent, (b->norder + 1) * sizeof(*b->spent));
+	b->reboots = realloc(b->reboots, (b->norder + 1) * sizeof(*b->reboots));
+	if (!b->order || !b->spent || !b->reboots)
+		abort(); /* a few dozen bytes */
+	snprintf(b->order[i], sizeof(b->order[i]), "%s", sha);
+	b->spent[i] = b->reboots[i] = 0;
+	b->norder++;
+	return i;
+}
+
+static void count_spent(struct bisect *b, const char *sha, unsigned runs)
+{
+	size_t i = commit_slot(b, sha); /* it may move the arrays */
+
 	b->spent[i] += runs;
 }
 
-/* Check out and prepare sha unless it is what was prepared last.  0, 1 prepare failed
- * (skip), -1 error, 130 interrupted. */
-static int prepare(struct bisect *b, const char *sha)
+/* ISO 8601 UTC with milliseconds. */
+static void iso_now(char *buf, size_t len)
 {
-	char out[4096], env_commit[80], err[512];
-	const char *env[] = {env_commit, NULL};
-	/* Its chatter to stderr: on stdout it would drown the bisection's own lines.  What it
-	 * leaves running in its group (a build's background job) is ended with it: nothing of it
-	 * may go on while the next commit is checked out or the repository reset under it. */
-	struct child_process prep = {.shell = b->prepare,
-				     .dir = b->repo,
-				     .env = env,
-				     .out = RUN_OUT_FD,
-				     .out_fd = 2,
-				     .end_group = true};
+	struct timespec ts;
+	struct tm tm;
+	char s[64];
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	strftime(s, sizeof(s), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf, len, "%.24s.%03dZ", s, (int)(ts.tv_nsec / 1000000) % 1000);
+}
+
+/* The log, whole, in place of the old one: the bisection's state after every change. */
+static int write_log(struct bisect *b)
+{
+	char err[PATH_MAX + 64], *text;
+	json_t *runs = json_object(), *reboots = json_object();
+	unsigned nruns = 0, nreboots = 0;
+
+	for (size_t i = 0; i < b->norder; i++) {
+		json_object_set_new(runs, b->order[i], json_integer(b->spent[i]));
+		if (b->reboots[i])
+			json_object_set_new(reboots, b->order[i], json_integer(b->reboots[i]));
+		nruns += b->spent[i];
+		nreboots += b->reboots[i];
+	}
+	json_object_set_new(b->log, "runs_spent", runs);
+	json_object_set_new(b->log, "reboots_spent", reboots);
+	json_object_set_new(b->log, "total_runs", json_integer(nruns));
+	json_object_set_new(b->log, "total_reboots", json_integer(nreboots));
+	text = json_dumps(b->log, JSON_INDENT(1));
+	if (!text || file_write(b->log_file, text, strlen(text), err, sizeof(err))) {
+		/* err names the file and why */
+		if (text)
+			msg("bisect log: %s", err);
+		else
+			msg("cannot write the bisect log %s: %s", b->log_file, strerror(ENOMEM));
+		free(text);
+		return -1;
+	}
+	free(text);
+	return 0;
+}
+
+/* One change of the bisection's state: timestamped into the log's events, the log written. */
+static int event(struct bisect *b, const char *name, json_t *fields)
+{
+	char now[64];
+	json_t *e;
+
+	iso_now(now, sizeof(now));
+	e = json_pack("{s:s, s:s}", "time", now, "event", name);
+	if (fields)
+		json_object_update(e, fields);
+	json_decref(fields);
+	json_array_append_new(b->events, e);
+	int rc = write_log(b);
+
+	if (rc)
+		b->log_lost = true;
+
+	if (b->kill_n && !strcmp(name, b->kill_event) && ++b->kill_seen == b->kill_n)
+		raise(SIGKILL);
+	return rc;
+}
+
+/* The commit's own log in the .d directory, for appending: its descriptor with a header line
+ * written, or -1. */
+static int commit_log_open(struct bisect *b, const char *sha, const char *what, const char *cmd)
+{
+	char path[PATH_MAX + 64], now[40];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s.log", b->dir_d, sha);
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0666);
+	if (fd < 0) {
+		msg("cannot open %s: %s", path, strerror(errno));
+		return -1;
+	}
+	iso_now(now, sizeof(now));
+	dprintf(fd, "=== %s %s: %s\n", now, what, cmd);
+	return fd;
+}
+
+static void target_env(const struct bisect *b, const char *sha, char *commit, size_t clen,
+		       char *target, size_t tlen)
+{
+	snprintf(commit, clen, "SCALEBENCH_COMMIT=%s", sha);
+	snprintf(target, tlen, "SCALEBENCH_TARGET=%s", b->target ? b->target : "");
+}
+
+/* Run a user's command (prepare, reboot) with its output appended to the commit's log: its
+ * exit status, -1 when it could not be run, 130 interrupted. */
+static int user_command(struct bisect *b, const char *sha, const char *what, const char *cmd,
+			const char *dir)
+{
+	char env_commit[80], env_target[PATH_MAX], err[512];
+	const char *env[] = {env_commit, env_target, b->env_token, NULL};
+	int fd = commit_log_open(b, sha, what, cmd), rc;
+
+	if (fd < 0)
+		return -1;
+	target_env(b, sha, env_commit, sizeof(env_commit), env_target, sizeof(env_target));
+	/* What it leaves running in its group (a build's background job) is ended with it:
+	 * nothing of it may go on while the next commit is checked out or the repository reset
+	 * under it. */
+	struct child_process c = {.shell = cmd,
+				  .dir = dir,
+				  .env = env,
+				  .out = RUN_OUT_FD,
+				  .out_fd = fd,
+				  .err = RUN_OUT_STDOUT,
+				  .end_group = true};
+
+	if (child_run(&c, err, sizeof(err))) {
+		msg("%s", err);
+		close(fd);
+		return -1;
+	}
+	rc = child_status(&c);
+	dprintf(fd, "=== %s exited with %d\n", what, rc);
+	close(fd);
+	return interrupted ? 130 : rc;
+}
+
+/* Check out and prepare sha unless it is what was prepared last (or force).  0, 1 prepare
+ * failed (skip), -1 error, 130 interrupted. */
+static int prepare(struct bisect *b, const char *sha, bool force)
+{
+	char out[4096];
 	int rc;
 
-	if (!strcmp(b->prepared, sha))
+	if (!force && !strcmp(b->prepared, sha))
 		return 0;
 	b->prepared[0] = '\0';
 	if (interrupted)
@@ -216,28 +366,165 @@ static int prepare(struct bisect *b, const char *sha)
 	/* A signal during the checkout: child_run forgets it once the next command starts. */
 	if (interrupted)
 		return 130;
-	snprintf(env_commit, sizeof(env_commit), "SCALEBENCH_COMMIT=%s", sha);
-	if (child_run(&prep, err, sizeof(err))) {
-		msg("%s", err);
-		return -1;
-	}
-	rc = child_status(&prep);
-	if (interrupted)
-		return 130;
+	rc = user_command(b, sha, "prepare", b->prepare, b->repo);
+	if (rc == 130 || rc < 0)
+		return rc;
+	event(b, "prepare", json_pack("{s:s, s:i}", "commit", sha, "exit", rc));
 	if (rc) {
-		msg("%.10s: prepare command exited with %d: skipping the commit", sha, rc);
+		msg("%.10s: prepare command exited with %d: skipping the commit (output in "
+		    "%s/%s.log)",
+		    sha, rc, b->dir_d, sha);
 		return 1;
 	}
 	snprintf(b->prepared, sizeof(b->prepared), "%s", sha);
 	return 0;
 }
 
-/* k more runs of the job at sha (prepared), by `scalebench run` in a child. */
+/* Sleep ms, cut short by a signal. */
+static void nap(unsigned ms)
+{
+	struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000};
+
+	if (!interrupted)
+		nanosleep(&ts, NULL);
+}
+
+/* Poll the boot check until it exits 0 within the boot timeout: 0 booted, 1 not, -1 error,
+ * 130.  The tail of its last output in tail. */
+static int boot_wait(struct bisect *b, const char *sha, char *tail, size_t taillen, bool once)
+{
+	struct timespec t0, t;
+	char env_commit[80], env_target[PATH_MAX], err[512];
+	const char *env[] = {env_commit, env_target, b->env_token, NULL};
+	unsigned tries = 0;
+
+	tail[0] = '\0';
+	if (!b->boot_check)
+		return 0;
+	target_env(b, sha, env_commit, sizeof(env_commit), env_target, sizeof(env_target));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		double left;
+		int fd = commit_log_open(b, sha, "boot check", b->boot_check), rc;
+
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		left = b->boot_timeout - (double)(t.tv_sec - t0.tv_sec) -
+		       (double)(t.tv_nsec - t0.tv_nsec) / 1e9;
+		if (fd < 0)
+			return -1;
+		struct child_process c = {.shell = b->boot_check,
+					  .env = env,
+					  .out = RUN_OUT_CAPTURE,
+					  .err = RUN_OUT_STDOUT,
+					  .end_group = true,
+					  .timeout_ms = left > 1 ? (unsigned)(left * 1000) : 1000};
+
+		c.out_text.max = 1 << 16;
+		if (child_run(&c, err, sizeof(err))) {
+			msg("%s", err);
+			close(fd);
+			return -1;
+		}
+		rc = child_status(&c);
+		if (c.out_text.p) {
+			size_t n = strlen(c.out_text.p);
+
+			if (write(fd, c.out_text.p, n) < 0) {
+				/* the commit's log is a courtesy; the boot check's answer counts */
+			}
+			snprintf(tail, taillen, "%s",
+				 n >= taillen ? c.out_text.p + n - (taillen - 1) : c.out_text.p);
+		}
+		dprintf(fd, "=== boot check exited with %d%s\n", rc,
+			c.timed_out ? " (timed out)" : "");
+		close(fd);
+		child_release(&c);
+		tries++;
+		if (interrupted)
+			return 130;
+		if (rc == 0)
+			return 0;
+		if (left <= 1 || once)
+			return 1;
+		/* A second between checks at first, up to 5 later: a machine takes minutes. */
+		nap(tries < 10 ? 1000 : 5000);
+		if (interrupted)
+			return 130;
+	}
+}
+
+/* Boot sha for a batch of runs: prepare, reboot, boot check; once more when it does not come
+ * up.  0 booted, 1 skip (logged), -1 error, 130.  Without --reboot: prepare only. */
+static int boot(struct bisect *b, const char *sha)
+{
+	char tail[1024];
+	int rc;
+
+	if (!b->reboot)
+		return prepare(b, sha, false);
+	if (b->up && !strcmp(b->booted, sha)) {
+		/* Killed after its boot was checked, before its runs: if it is still up (the
+		 * controller died, not the machine), the boot is not spent again. */
+		b->up = false;
+		b->booted[0] = '\0';
+		rc = boot_wait(b, sha, tail, sizeof(tail), true);
+		if (rc == 130 || rc < 0)
+			return rc;
+		if (rc == 0) {
+			event(b, "booted", json_pack("{s:s, s:b}", "commit", sha, "resumed", 1));
+			return 0;
+		}
+	}
+	b->up = false;
+	for (int attempt = 1; attempt <= 2; attempt++) {
+		/* A reboot issued before we were killed (or rebooted with the machine): its
+		 * boot is awaited, not issued again. */
+		bool pending = !strcmp(b->booted, sha) && attempt == 1;
+
+		if (!pending) {
+			rc = prepare(b, sha, true);
+			if (rc)
+				return rc;
+			snprintf(b->booted, sizeof(b->booted), "%s", sha);
+			size_t slot = commit_slot(b, sha); /* it may move the arrays */
+
+			b->reboots[slot]++;
+			event(b, "reboot",
+			      json_pack("{s:s, s:i}", "commit", sha, "attempt", attempt));
+			rc = user_command(b, sha, "reboot", b->reboot, b->repo);
+			if (rc == 130 || rc < 0)
+				return rc;
+			if (rc)
+				msg("%.10s: reboot command exited with %d", sha, rc);
+		}
+		rc = boot_wait(b, sha, tail, sizeof(tail), false);
+		if (rc == 130 || rc < 0)
+			return rc;
+		if (rc == 0) {
+			event(b, "booted", json_pack("{s:s}", "commit", sha));
+			b->booted[0] = '\0';
+			return 0;
+		}
+		b->booted[0] = '\0';
+		b->prepared[0] = '\0';
+		event(b, "boot-failed",
+		      json_pack("{s:s, s:i, s:s, s:s}", "commit", sha, "attempt", attempt, "reason",
+				"boot check did not exit 0 within the boot timeout", "tail", tail));
+		msg("%.10s: did not come up within %.0f s (attempt %d of 2); boot check said: %s",
+		    sha, b->boot_timeout, attempt, tail[0] ? tail : "(nothing)");
+	}
+	return 1;
+}
+
+/* k more runs of the job at sha (booted), by `scalebench run` in a child: here, or on the
+ * target through `scalebench run --target URL` when there is one. */
 static int run_job(struct bisect *b, const char *sha, unsigned k)
 {
 	const char *argv[48];
 	char reps[16];
-	struct child_process run = {.argv = argv, .path = "/proc/self/exe", .end_group = true};
+	const char *env[] = {b->env_token, NULL};
+	struct child_process run = {
+	    .argv = argv, .path = "/proc/self/exe", .env = env, .end_group = true};
 	char err[512];
 	size_t n = 0;
 	int rc;
@@ -255,6 +542,10 @@ static int run_job(struct bisect *b, const char *sha, unsigned k)
 	argv[n++] = "-r";
 	argv[n++] = reps;
 	argv[n++] = "-q";
+	if (b->target) {
+		argv[n++] = "--target";
+		argv[n++] = b->target;
+	}
 	if (b->no_monitors)
 		argv[n++] = "--no-monitors";
 	for (size_t i = 0; i < b->nplugins; i++) {
@@ -270,39 +561,51 @@ static int run_job(struct bisect *b, const char *sha, unsigned k)
 	if (interrupted)
 		return 130;
 	count_spent(b, sha, k);
+	event(b, "runs", json_pack("{s:s, s:i, s:i}", "commit", sha, "runs", (int)k, "exit", rc));
 	if (rc)
 		msg("%.10s: scalebench run exited with %d", sha, rc);
 	return rc ? -1 : 0;
 }
 
-/* Make sure sha has at least want runs with the stat: 0, 1 skip, -1 error, 130. */
+/* Runs are added in batches of this many: one boot each. */
+static unsigned batch(const struct bisect *b)
+{
+	return b->reboot ? b->runs_per_boot : 1;
+}
+
+/* Make sure sha has at least want runs with the stat: the first want of them in vals (a
+ * resumed bisection sees what the first saw at this point).  0, 1 skip, -1 error, 130. */
 static int ensure_runs(struct bisect *b, const char *sha, unsigned want, double **vals, size_t *n)
 {
 	bool absent;
+	int rc;
 
 	*n = load_values(b, sha, vals, &absent);
+	while (!absent && *n < want) {
+		unsigned k = want - (unsigned)*n;
+
+		free(*vals);
+		*vals = NULL;
+		if (b->reboot && k > b->runs_per_boot)
+			k = b->runs_per_boot;
+		/* A bisection whose state cannot be kept could not be resumed: stop spending. */
+		if (b->log_lost)
+			return -1;
+		size_t before = *n;
+
+		if ((rc = boot(b, sha)) || (rc = run_job(b, sha, k)))
+			return rc;
+		*n = load_values(b, sha, vals, &absent);
+		if (!absent && *n < before + k)
+			absent = true; /* runs stored, not all with the stat */
+	}
 	if (absent) {
 		msg("the stat '%s' is absent from the runs of job %s at %.10s (under %s)", b->stat,
 		    b->path_params, sha, b->results);
 		return -1;
 	}
-	if (*n >= want)
-		return 0;
-	free(*vals);
-	*vals = NULL;
-	int rc = prepare(b, sha);
-
-	if (rc)
-		return rc;
-	rc = run_job(b, sha, want - (unsigned)*n);
-	if (rc)
-		return rc;
-	*n = load_values(b, sha, vals, &absent);
-	if (absent || *n < want) {
-		msg("the stat '%s' is absent from the runs of job %s at %.10s (under %s)", b->stat,
-		    b->path_params, sha, b->results);
-		return -1;
-	}
+	if (*n > want)
+		*n = want;
 	return 0;
 }
 
@@ -318,13 +621,17 @@ static json_t *values_json(const double *v, size_t n)
 static void log_step(struct bisect *b, const char *sha, const char *role, const double *v, size_t n,
 		     const char *decision, json_t *extra)
 {
-	json_t *s = json_pack("{s:s, s:s, s:I, s:o, s:s}", "commit", sha, "role", role, "runs",
-			      (json_int_t)n, "values", values_json(v, n), "decision", decision);
+	char now[64];
+	json_t *s;
 
+	iso_now(now, sizeof(now));
+	s = json_pack("{s:s, s:s, s:s, s:I, s:o, s:s}", "time", now, "commit", sha, "role", role,
+		      "runs", (json_int_t)n, "values", values_json(v, n), "decision", decision);
 	if (extra)
 		json_object_update(s, extra);
 	json_decref(extra);
 	json_array_append_new(b->steps, s);
+	event(b, "decision", json_pack("{s:s, s:s}", "commit", sha, "decision", decision));
 }
 
 /* The endpoints until the change is confirmed.  0 confirmed, 1 not within budget, else err. */
@@ -366,7 +673,9 @@ static int endpoints(struct bisect *b, struct sprt_model *m)
 			verdict_name(ec.verdict));
 		if (ec.confirmed || ec.verdict == V_NO_CHANGE || want >= b->max_runs)
 			break;
-		want++;
+		want += batch(b);
+		if (want > b->max_runs)
+			want = b->max_runs;
 	}
 	json_object_set_new(
 	    b->log, "endpoints",
@@ -374,6 +683,7 @@ static int endpoints(struct bisect *b, struct sprt_model *m)
 		      b->bad, "good_values", values_json(gv, ng), "bad_values", values_json(bv, nb),
 		      "change_pct", ec.change_pct, "lo_pct", ec.w.lo_pct, "hi_pct", ec.w.hi_pct,
 		      "p", ec.w.p, "verdict", verdict_name(ec.verdict), "confirmed", ec.confirmed));
+	event(b, "endpoints", json_pack("{s:b}", "confirmed", ec.confirmed));
 	if (!ec.confirmed) {
 		printf("The change does not reproduce: %s %+.1f%% [%+.1f%%, %+.1f%%] (p=%.3g, %s) "
 		       "between %.10s (%zu runs) and %.10s (%zu runs) within the budget of %u "
@@ -437,19 +747,27 @@ static int classify(struct bisect *b, const struct sprt_model *m, const char *sh
 		}
 		if (rc)
 			return rc;
-		d = sprt_decide(m, v, n, 3, &llr);
+		/* Runs come in batches, the test stays sequential: it stops at the first run
+		 * that crosses a threshold, whatever the batch brought after it. */
+		d = SPRT_CONTINUE;
+		for (size_t k = 3; k <= n && d == SPRT_CONTINUE; k++)
+			if ((d = sprt_decide(m, v, k, 3, &llr)) != SPRT_CONTINUE)
+				n = k;
 		if (d != SPRT_CONTINUE)
 			break;
 		if (n >= b->max_runs) {
 			d = sprt_closer(m, v, n);
 			fallback = true;
+			b->fallback = true;
 			msg("warning: %.10s: undecided after %zu runs (llr %.2f, thresholds "
 			    "%.2f/%.2f); "
 			    "classified by the closer endpoint",
 			    sha, n, llr, m->lower, m->upper);
 			break;
 		}
-		want = (unsigned)n + 1;
+		want = (unsigned)n + batch(b);
+		if (want > b->max_runs)
+			want = b->max_runs;
 	}
 	*bad = d == SPRT_BAD;
 	fprintf(stderr, "%.10s: %zu runs, llr %+.2f: %s%s\n", sha, n, llr, *bad ? "bad" : "good",
@@ -467,12 +785,21 @@ static int bisect_step(struct bisect *b, const char *verb, const char *sha, char
 	char out[16384], *p;
 
 	next[0] = culprit[0] = '\0';
-	int rc = verb ? GIT(b, out, sizeof(out), "bisect", verb, sha) : 0;
+	int rc = !verb			 ? 0
+		 : !strcmp(verb, "next") ? GIT(b, out, sizeof(out), "bisect", "next")
+					 : GIT(b, out, sizeof(out), "bisect", verb, sha);
 
 	if (!verb)
 		snprintf(out, sizeof(out), "%s", sha); /* the start's output */
+	/* git exits non-zero when only skipped commits are left: an answer, not a failure. */
+	if (strstr(out, "only 'skip'ped commits left")) {
+		printf("The bisection is inconclusive: the first bad commit could be any of the "
+		       "commits git names:\n%s",
+		       out);
+		return 3;
+	}
 	if (rc) {
-		msg("git bisect %s %s failed: %s", verb, sha, out);
+		msg("git bisect %s %s failed: %s", verb, sha ? sha : "", out);
 		return -1;
 	}
 	if ((p = strstr(out, " is the first bad commit"))) {
@@ -485,7 +812,7 @@ static int bisect_step(struct bisect *b, const char *verb, const char *sha, char
 		printf("The bisection is inconclusive: the first bad commit could be any of the "
 		       "commits git names:\n%s",
 		       out);
-		return 1;
+		return 3;
 	}
 	if (GIT(b, out, sizeof(out), "rev-parse", "HEAD"))
 		return -1;
@@ -506,21 +833,21 @@ static int verify(struct bisect *b, const char *culprit)
 	snprintf(spec, sizeof(spec), "%s^", culprit);
 	if (resolve(b, spec, parent)) {
 		msg("%.10s has no parent to verify against", culprit);
-		return 1;
+		return 3;
 	}
 	if ((rc = ensure_runs(b, parent, 3, &pv, &np)) ||
 	    (rc = ensure_runs(b, culprit, 3, &cv, &nc))) {
 		if (rc == 1)
 			msg("cannot verify: %.10s cannot be prepared", pv ? culprit : parent);
 		free(pv);
-		return rc == 130 ? 130 : 1;
+		return rc == 130 ? 130 : 3;
 	}
 	if (endpoints_check(pv, np, cv, nc, bisect_direction(b), b->threshold, 1 - b->confidence,
 			    1 - b->confidence, &ec, &why)) {
 		msg("cannot verify: %s", why);
 		free(pv);
 		free(cv);
-		return 1;
+		return 3;
 	}
 	json_object_set_new(b->log, "verify",
 			    json_pack("{s:s, s:s, s:o, s:o, s:f, s:f, s:f, s:f, s:s, s:b}",
@@ -529,6 +856,7 @@ static int verify(struct bisect *b, const char *culprit)
 				      "change_pct", ec.change_pct, "lo_pct", ec.w.lo_pct, "hi_pct",
 				      ec.w.hi_pct, "p", ec.w.p, "verdict", verdict_name(ec.verdict),
 				      "confirmed", ec.confirmed));
+	event(b, "verify", json_pack("{s:s, s:b}", "culprit", culprit, "confirmed", ec.confirmed));
 	free(pv);
 	free(cv);
 
@@ -538,9 +866,18 @@ static int verify(struct bisect *b, const char *culprit)
 	       ec.change_pct, ec.w.lo_pct, ec.w.hi_pct, parent,
 	       ec.confirmed ? "verified" : "NOT verified");
 	printf("runs per commit:\n");
-	for (size_t i = 0; i < b->norder; i++)
-		printf("  %.10s %3u\n", b->order[i], b->spent[i]);
-	printf("\n");
+	unsigned tr = 0, tb = 0;
+
+	for (size_t i = 0; i < b->norder; i++) {
+		tr += b->spent[i];
+		tb += b->reboots[i];
+		if (b->reboot)
+			printf("  %.10s %3u runs %3u reboots\n", b->order[i], b->spent[i],
+			       b->reboots[i]);
+		else
+			printf("  %.10s %3u\n", b->order[i], b->spent[i]);
+	}
+	printf("runs spent: %u, reboots spent: %u\n\n", tr, tb);
 
 	/* The full comparison, parent vs culprit, as the robot prints it. */
 	struct result_group g[2];
@@ -568,57 +905,205 @@ static int verify(struct bisect *b, const char *culprit)
 	}
 	for (size_t i = 0; i < loaded; i++)
 		group_free(&g[i]);
-	return ec.confirmed ? 0 : 1;
+	return ec.confirmed ? 0 : 3;
 }
 
-static int write_log(struct bisect *b)
+/* The token file in the git dir: the bisection it holds was started by the log naming the
+ * same token. */
+static void token_path(const struct bisect *b, char *path, size_t len)
 {
-	char path[PATH_MAX], err[PATH_MAX + 64], *text;
+	snprintf(path, len, "%s/scalebench-bisect", b->gitdir);
+}
 
-	if (b->log_path)
-		snprintf(path, sizeof(path), "%s", b->log_path);
-	else
-		snprintf(path, sizeof(path), "%s/bisect-%.10s-%.10s.json", b->results, b->good,
-			 b->bad);
-	json_t *runs = json_object();
+static int token_write(struct bisect *b)
+{
+	char path[PATH_MAX + 32], text[PATH_MAX + 64], err[PATH_MAX + 64];
 
-	for (size_t i = 0; i < b->norder; i++)
-		json_object_set_new(runs, b->order[i], json_integer(b->spent[i]));
-	json_object_set_new(b->log, "runs_spent", runs);
-	text = json_dumps(b->log, JSON_INDENT(1));
-	if (!text || file_write(path, text, strlen(text), err, sizeof(err))) {
-		/* err names the file and why */
-		if (text)
-			msg("bisect log: %s", err);
-		else
-			msg("cannot write the bisect log %s: %s", path, strerror(ENOMEM));
-		free(text);
+	token_path(b, path, sizeof(path));
+	snprintf(text, sizeof(text), "%s %s\n", b->token, b->log_file);
+	if (file_write(path, text, strlen(text), err, sizeof(err))) {
+		msg("%s", err);
 		return -1;
 	}
-	free(text);
-	fprintf(stderr, "bisect log: %s\n", path);
 	return 0;
+}
+
+/* Does the git bisection in progress belong to this log? */
+static bool token_ours(const struct bisect *b)
+{
+	char path[PATH_MAX + 32], *text = NULL;
+	bool ours;
+
+	token_path(b, path, sizeof(path));
+	if (file_read(path, 1 << 16, &text, NULL, NULL, 0))
+		return false;
+	ours = b->token[0] && !strncmp(text, b->token, strlen(b->token)) &&
+	       text[strlen(b->token)] == ' ';
+	free(text);
+	return ours;
+}
+
+static bool bisecting(const struct bisect *b)
+{
+	char path[PATH_MAX + 32];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/BISECT_LOG", b->gitdir);
+	return stat(path, &st) == 0;
+}
+
+/* A resumed bisection: the decisions the log holds that git's bisect state lacks (killed
+ * between the two), applied. */
+static int replay(struct bisect *b)
+{
+	char *out = NULL, line[200], err[256];
+	size_t i;
+	json_t *s;
+	const char *argv[] = {"git", "-C", b->repo, "bisect", "log", NULL};
+	struct child_process c = {.argv = argv, .out = RUN_OUT_CAPTURE, .err = RUN_OUT_NULL};
+
+	if (child_run(&c, err, sizeof(err)) || child_status(&c)) {
+		msg("git bisect log in %s failed", b->repo);
+		child_release(&c);
+		return -1;
+	}
+	out = c.out_text.p ? c.out_text.p : "";
+	json_array_foreach (b->steps, i, s) {
+		const char *sha = json_string_value(json_object_get(s, "commit"));
+		const char *d = json_string_value(json_object_get(s, "decision"));
+		char o[4096];
+
+		if (!sha || !d)
+			continue;
+		snprintf(line, sizeof(line), "git bisect %s %s", d, sha);
+		if (strstr(out, line))
+			continue;
+		if (GIT(b, o, sizeof(o), "bisect", d, sha)) {
+			msg("git bisect %s %s failed: %s", d, sha, o);
+			child_release(&c);
+			return -1;
+		}
+		fprintf(stderr, "resume: applied the logged decision %s for %.10s\n", d, sha);
+	}
+	child_release(&c);
+	return 0;
+}
+
+/* The processes a SIGKILLed controller of this log left running (a `scalebench run` in its
+ * own process group goes on without it): found by the token in their environment, ended before
+ * the resumed bisection measures anything beside them.  How many were found. */
+static size_t end_orphans(const struct bisect *b)
+{
+	pid_t *pids = NULL;
+	size_t n = 0;
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		char path[300], *env = NULL;
+		size_t len = 0;
+		pid_t pid = (pid_t)strtol(de->d_name, NULL, 10);
+
+		if (pid <= 0 || pid == getpid())
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
+		if (file_read(path, 1 << 20, &env, &len, NULL, 0))
+			continue;
+		if (memmem(env, len, b->env_token, strlen(b->env_token) + 1)) {
+			pid_t *p = realloc(pids, (n + 1) * sizeof(*pids));
+
+			if (p) {
+				pids = p;
+				pids[n++] = pid;
+			}
+		}
+		free(env);
+	}
+	closedir(d);
+	for (size_t i = 0; i < n; i++)
+		kill(pids[i], SIGTERM);
+	/* SIGTERM first: a run removes its half run; then, after a grace, SIGKILL. */
+	for (int t = 0; t < 100; t++) {
+		bool alive = false;
+
+		for (size_t i = 0; i < n; i++)
+			if (kill(pids[i], 0) == 0)
+				alive = true;
+		if (!alive)
+			break;
+		nap(50);
+	}
+	for (size_t i = 0; i < n; i++)
+		kill(pids[i], SIGKILL);
+	free(pids);
+	return n;
+}
+
+static const char *status_name(int rc, bool culprit)
+{
+	switch (rc) {
+	case 0:
+		return "found";
+	case 1:
+		return "not-reproduced";
+	case 3:
+		return culprit ? "not-verified" : "inconclusive";
+	case 130:
+		return "interrupted";
+	default:
+		return "failed";
+	}
 }
 
 static int bisect_run(struct bisect *b)
 {
 	char out[16384], next[64], culprit[64] = "";
 	struct sprt_model m;
+	json_t *sprt = json_object_get(b->log, "sprt");
 	int rc;
 
-	if (GIT(b, out, sizeof(out), "bisect", "start", b->bad, b->good)) {
-		msg("git bisect start failed: %s", out);
-		return 2;
+	if (!b->resume || !bisecting(b)) {
+		if (token_write(b))
+			return 2;
+		if (GIT(b, out, sizeof(out), "bisect", "start", b->bad, b->good)) {
+			msg("git bisect start failed: %s", out);
+			return 2;
+		}
+		event(b, "bisect-start", json_pack("{s:s, s:s}", "good", b->good, "bad", b->bad));
 	}
-	rc = bisect_step(b, NULL, out, next, culprit);
+	if (b->resume) {
+		size_t orphans = end_orphans(b);
+
+		if (orphans)
+			event(b, "orphans-ended",
+			      json_pack("{s:I}", "processes", (json_int_t)orphans));
+		if ((rc = replay(b)))
+			goto out;
+		rc = bisect_step(b, "next", NULL, next, culprit);
+	} else {
+		rc = bisect_step(b, NULL, out, next, culprit);
+	}
 	if (rc)
 		goto out;
-	rc = endpoints(b, &m);
-	if (rc)
-		goto out;
-	json_object_set_new(b->log, "sprt",
-			    json_pack("{s:f, s:f, s:f, s:f, s:f}", "mu_good", m.mu_good, "mu_bad",
-				      m.mu_bad, "sd", m.sd, "upper", m.upper, "lower", m.lower));
+	if (sprt) {
+		/* Decided before the kill: not redone. */
+		m.mu_good = json_real_value(json_object_get(sprt, "mu_good"));
+		m.mu_bad = json_real_value(json_object_get(sprt, "mu_bad"));
+		m.sd = json_real_value(json_object_get(sprt, "sd"));
+		m.upper = json_real_value(json_object_get(sprt, "upper"));
+		m.lower = json_real_value(json_object_get(sprt, "lower"));
+	} else {
+		rc = endpoints(b, &m);
+		if (rc)
+			goto out;
+		json_object_set_new(b->log, "sprt",
+				    json_pack("{s:f, s:f, s:f, s:f, s:f}", "mu_good", m.mu_good,
+					      "mu_bad", m.mu_bad, "sd", m.sd, "upper", m.upper,
+					      "lower", m.lower));
+		event(b, "model", NULL);
+	}
 	while (!culprit[0]) {
 		bool bad = false;
 		char sha[64];
@@ -632,31 +1117,57 @@ static int bisect_run(struct bisect *b)
 			goto out;
 	}
 	json_object_set_new(b->log, "culprit", json_string(culprit));
+	event(b, "culprit", json_pack("{s:s}", "commit", culprit));
 	rc = verify(b, culprit);
+	if (rc == 0 && b->fallback) {
+		msg("inconclusive: a midpoint was classified by the closer endpoint at --max-runs");
+		rc = 3;
+	}
 out:
-	if (interrupted)
+	if (interrupted) {
 		rc = 130;
-	json_object_set_new(b->log, "status",
-			    json_string(rc == 0	     ? "found"
-					: rc == 130  ? "interrupted"
-					: culprit[0] ? "not-verified"
-						     : "failed"));
-	/* The repository as it was, whatever happened. */
+		b->signal = interrupted;
+	}
+	rc = rc < 0 ? 2 : rc;
+	json_object_set_new(b->log, "status", json_string(status_name(rc, culprit[0])));
+	json_object_set_new(b->log, "exit", json_integer(rc));
+	if (b->signal)
+		json_object_set_new(b->log, "signal",
+				    json_string(b->signal == SIGINT ? "SIGINT" : "SIGTERM"));
+	/* The repository as it was, whatever happened; but a reboot we issued and await is the
+	 * machine going down under us (the local recipe): the state stays for --resume. */
 	b->prepared[0] = '\0';
 	resetting = true;
-	if (GIT(b, out, sizeof(out), "bisect", "reset")) {
-		msg("git bisect reset failed: %s", out);
-		rc = rc ? rc : 2;
+	if (rc == 130 && b->booted[0]) {
+		fprintf(stderr,
+			"interrupted while awaiting the boot of %.10s: the bisect state is "
+			"kept; continue with scalebench bisect --resume %s\n",
+			b->booted, b->log_file);
+	} else {
+		char tp[PATH_MAX + 32];
+
+		if (GIT(b, out, sizeof(out), "bisect", "reset")) {
+			msg("git bisect reset failed: %s", out);
+			rc = rc ? rc : 2;
+		}
+		token_path(b, tp, sizeof(tp));
+		unlink(tp);
 	}
-	if (write_log(b) && !rc)
+	if (rc == 130)
+		event(b, "interrupted",
+		      json_pack("{s:s}", "signal", b->signal == SIGINT ? "SIGINT" : "SIGTERM"));
+	if (event(b, "end",
+		  json_pack("{s:s, s:i}", "status", status_name(rc, culprit[0]), "exit", rc)) &&
+	    !rc)
 		rc = 2;
-	return rc < 0 ? 2 : rc;
+	fprintf(stderr, "bisect log: %s\n", b->log_file);
+	return rc;
 }
 
 /* Every check that needs nothing to run. */
 static int preflight(struct bisect *b)
 {
-	char out[4096], bisect_log[PATH_MAX], err[1024];
+	char out[4096], bisect_log[PATH_MAX + 32], err[1024];
 	struct job_file job;
 	struct stat st;
 
@@ -664,17 +1175,17 @@ static int preflight(struct bisect *b)
 		msg("--good, --bad, --job, --stat and --prepare are required");
 		return 2;
 	}
-	if (GIT(b, out, sizeof(out), "rev-parse", "--git-path", "BISECT_LOG")) {
+	if (GIT(b, out, sizeof(out), "rev-parse", "--absolute-git-dir")) {
 		msg("%s is not a git repository: %s", b->repo, out);
 		return 2;
 	}
 	chomp(out);
-	snprintf(bisect_log, sizeof(bisect_log), "%s%s%s", out[0] == '/' ? "" : b->repo,
-		 out[0] == '/' ? "" : "/", out);
-	if (stat(bisect_log, &st) == 0) {
-		msg("%s is already being bisected (%s exists); finish it or run 'git bisect "
+	snprintf(b->gitdir, sizeof(b->gitdir), "%s", out);
+	snprintf(bisect_log, sizeof(bisect_log), "%s/BISECT_LOG", b->gitdir);
+	if (stat(bisect_log, &st) == 0 && !(b->resume && token_ours(b))) {
+		msg("%s is already being bisected (%s exists)%s; finish it or run 'git bisect "
 		    "reset' first",
-		    b->repo, bisect_log);
+		    b->repo, bisect_log, b->resume ? ", not by this log" : "");
 		return 2;
 	}
 	if (resolve(b, b->good_arg, b->good)) {
@@ -755,21 +1266,244 @@ static int plugin_arg(const struct option_def *opt, const char *arg, char *err, 
 	return 0;
 }
 
+/* path made absolute against our working directory (it may not exist yet). */
+static void absolute(const char *path, char *out, size_t len)
+{
+	char cwd[PATH_MAX];
+
+	if (realpath(path, out) && strlen(out) < len)
+		return;
+	int n = path[0] == '/' || !getcwd(cwd, sizeof(cwd))
+		    ? snprintf(out, len, "%s", path)
+		    : snprintf(out, len, "%s/%s", cwd, path);
+
+	if (n < 0 || (size_t)n >= len)
+		snprintf(out, len, "%s",
+			 path); /* too long: as given, the kernel says ENAMETOOLONG */
+}
+
+/* The options, as the log keeps them for --resume: b's strings then point into the log. */
+static void args_store(struct bisect *b)
+{
+	char buf[PATH_MAX];
+	json_t *a = json_object(), *plugins = json_array();
+
+#define SET_PATH(key, field)                                                                       \
+	do {                                                                                       \
+		absolute(b->field, buf, sizeof(buf));                                              \
+		json_object_set_new(a, key, json_string(buf));                                     \
+	} while (0)
+	SET_PATH("repo", repo);
+	SET_PATH("job", job_path);
+	SET_PATH("results", results);
+#undef SET_PATH
+	for (size_t i = 0; i < b->nplugins; i++) {
+		absolute(b->plugins[i], buf, sizeof(buf));
+		json_array_append_new(plugins, json_string(buf));
+	}
+	json_object_set_new(a, "plugins", plugins);
+	json_object_set_new(a, "prepare", json_string(b->prepare));
+	json_object_set_new(a, "stat", json_string(b->stat));
+	if (b->reboot)
+		json_object_set_new(a, "reboot", json_string(b->reboot));
+	if (b->boot_check)
+		json_object_set_new(a, "boot_check", json_string(b->boot_check));
+	if (b->target)
+		json_object_set_new(a, "target", json_string(b->target));
+	json_object_set_new(a, "boot_timeout", json_real(b->boot_timeout));
+	json_object_set_new(a, "runs_per_boot", json_integer(b->runs_per_boot));
+	json_object_set_new(a, "max_runs", json_integer(b->max_runs));
+	json_object_set_new(a, "confidence", json_real(b->confidence));
+	json_object_set_new(a, "threshold", json_real(b->threshold));
+	json_object_set_new(a, "no_monitors", json_boolean(b->no_monitors));
+	json_object_set_new(b->log, "args", a);
+}
+
+static void args_load(struct bisect *b)
+{
+	json_t *a = json_object_get(b->log, "args"), *p;
+	size_t i;
+
+	b->repo = json_string_value(json_object_get(a, "repo"));
+	b->job_path = json_string_value(json_object_get(a, "job"));
+	b->results = json_string_value(json_object_get(a, "results"));
+	b->prepare = json_string_value(json_object_get(a, "prepare"));
+	b->stat = json_string_value(json_object_get(a, "stat"));
+	b->reboot = json_string_value(json_object_get(a, "reboot"));
+	b->boot_check = json_string_value(json_object_get(a, "boot_check"));
+	b->target = json_string_value(json_object_get(a, "target"));
+	b->boot_timeout = json_number_value(json_object_get(a, "boot_timeout"));
+	b->runs_per_boot = (unsigned)json_integer_value(json_object_get(a, "runs_per_boot"));
+	b->max_runs = (unsigned)json_integer_value(json_object_get(a, "max_runs"));
+	b->confidence = json_number_value(json_object_get(a, "confidence"));
+	b->threshold = json_number_value(json_object_get(a, "threshold"));
+	b->no_monitors = json_is_true(json_object_get(a, "no_monitors"));
+	b->nplugins = 0;
+	json_array_foreach (json_object_get(a, "plugins"), i, p) {
+		if (b->nplugins < sizeof(b->plugins) / sizeof(*b->plugins))
+			b->plugins[b->nplugins++] = json_string_value(p);
+	}
+	b->good_arg = json_string_value(json_object_get(b->log, "good"));
+	b->bad_arg = json_string_value(json_object_get(b->log, "bad"));
+	snprintf(b->token, sizeof(b->token), "%s",
+		 json_string_value(json_object_get(b->log, "token")) ?: "");
+	snprintf(b->env_token, sizeof(b->env_token), "SCALEBENCH_BISECT_TOKEN=%s", b->token);
+}
+
+/* --resume LOG: the log read back, its options and counts restored.  0, or 2. */
+static int resume_load(struct bisect *b)
+{
+	char *text, err[PATH_MAX + 64];
+	json_error_t je;
+	json_t *e, *v;
+	const char *key;
+	size_t i;
+
+	if (file_read(b->resume, 64 << 20, &text, NULL, err, sizeof(err))) {
+		msg("--resume: %s", err);
+		return 2;
+	}
+	b->log = json_loads(text, 0, &je);
+	free(text);
+	if (!json_is_object(b->log) || !json_is_object(json_object_get(b->log, "args")) ||
+	    !json_is_string(json_object_get(b->log, "token"))) {
+		msg("--resume %s: not a bisect log of this scalebench (%s)", b->resume,
+		    b->log ? "no args or token" : je.text);
+		return 2;
+	}
+	v = json_object_get(b->log, "exit");
+	if (json_is_integer(v) && json_integer_value(v) != 130 && json_integer_value(v) != 2) {
+		msg("--resume %s: this bisection is over (%s, exit %d): nothing to resume",
+		    b->resume, json_string_value(json_object_get(b->log, "status")) ?: "?",
+		    (int)json_integer_value(v));
+		return 2;
+	}
+	args_load(b);
+	if (!b->repo || !b->job_path || !b->results || !b->prepare || !b->stat || !b->good_arg ||
+	    !b->bad_arg || b->max_runs < 3 || !b->runs_per_boot) {
+		msg("--resume %s: its args are incomplete", b->resume);
+		return 2;
+	}
+	b->steps = json_object_get(b->log, "steps");
+	b->events = json_object_get(b->log, "events");
+	if (!json_is_array(b->steps) || !json_is_array(b->events)) {
+		msg("--resume %s: no steps or events", b->resume);
+		return 2;
+	}
+	json_incref(b->steps);
+	json_incref(b->events);
+	json_object_foreach (json_object_get(b->log, "runs_spent"), key, v) {
+		size_t slot = commit_slot(b, key); /* it may move the arrays */
+
+		b->spent[slot] = (unsigned)json_integer_value(v);
+	}
+	json_object_foreach (json_object_get(b->log, "reboots_spent"), key, v) {
+		size_t slot = commit_slot(b, key);
+
+		b->reboots[slot] = (unsigned)json_integer_value(v);
+	}
+	/* A reboot issued and not yet answered: its boot is awaited, not issued again. */
+	json_array_foreach (b->events, i, e) {
+		const char *name = json_string_value(json_object_get(e, "event"));
+		const char *c = json_string_value(json_object_get(e, "commit"));
+
+		if (!name)
+			continue;
+		if ((!strcmp(name, "reboot") || !strcmp(name, "booted")) && c) {
+			snprintf(b->booted, sizeof(b->booted), "%s", c);
+			b->up = !strcmp(name, "booted");
+		} else if (!strcmp(name, "runs") || !strcmp(name, "boot-failed")) {
+			/* a boot serves one batch */
+			b->booted[0] = '\0';
+			b->up = false;
+		}
+	}
+	json_object_del(b->log, "exit");
+	json_object_del(b->log, "signal");
+	json_object_set_new(b->log, "status", json_string("running"));
+	return 0;
+}
+
+/* The log's path: --log FILE must not exist; the default is numbered past those that do,
+ * claimed with an exclusive create.  0, or 2. */
+static int log_claim(struct bisect *b)
+{
+	char base[PATH_MAX + 64], path[PATH_MAX + 96];
+	struct stat st;
+	int fd;
+
+	if (b->resume) {
+		absolute(b->resume, b->log_file, sizeof(b->log_file));
+	} else if (b->log_path) {
+		absolute(b->log_path, b->log_file, sizeof(b->log_file));
+		if (lstat(b->log_file, &st) == 0) {
+			msg("--log %s exists: a bisect log is never overwritten (continue it with "
+			    "--resume %s, or name another)",
+			    b->log_path, b->log_path);
+			return 2;
+		}
+	} else {
+		char res[PATH_MAX];
+
+		absolute(b->results, res, sizeof(res));
+		snprintf(base, sizeof(base), "%s/bisect-%.10s-%.10s", res, b->good, b->bad);
+		for (unsigned i = 1;; i++) {
+			if (i == 1)
+				snprintf(path, sizeof(path), "%s.json", base);
+			else
+				snprintf(path, sizeof(path), "%s-%u.json", base, i);
+			fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+			if (fd >= 0) {
+				close(fd);
+				break;
+			}
+			if (errno != EEXIST) {
+				msg("cannot create the bisect log %s: %s", path, strerror(errno));
+				return 2;
+			}
+		}
+		if (strlen(path) >= sizeof(b->log_file)) {
+			msg("the bisect log's path %s is too long", path);
+			return 2;
+		}
+		memcpy(b->log_file, path, strlen(path) + 1);
+	}
+	size_t n = strlen(b->log_file);
+
+	if (n > 5 && !strcmp(b->log_file + n - 5, ".json"))
+		n -= 5;
+	snprintf(b->dir_d, sizeof(b->dir_d), "%.*s.d", (int)n, b->log_file);
+	if (mkdir(b->dir_d, 0777) && errno != EEXIST) {
+		msg("cannot create %s: %s", b->dir_d, strerror(errno));
+		return 2;
+	}
+	return 0;
+}
+
+static void kill_hook(struct bisect *b)
+{
+	const char *v = getenv("SCALEBENCH_BISECT_KILL_AT"), *colon;
+
+	if (!v || !(colon = strchr(v, ':')) || (size_t)(colon - v) >= sizeof(b->kill_event))
+		return;
+	snprintf(b->kill_event, sizeof(b->kill_event), "%.*s", (int)(colon - v), v);
+	b->kill_n = (unsigned)strtoul(colon + 1, NULL, 10);
+}
+
 int cmd_bisect(int argc, char **argv)
 {
 	struct bisect b = {0};
 	const struct option_def opts[] = {
 	    {OPT_STRING("repo", 0, &b.repo), .arg = "DIR", .def = ".",
 	     .help = "the git repository to bisect"},
-	    {OPT_STRING("good", 0, &b.good_arg), .arg = "G", .flags = OPTION_REQUIRED,
-	     .help = "a commit without the change"},
-	    {OPT_STRING("bad", 0, &b.bad_arg), .arg = "B", .flags = OPTION_REQUIRED,
+	    {OPT_STRING("good", 0, &b.good_arg), .arg = "G", .help = "a commit without the change"},
+	    {OPT_STRING("bad", 0, &b.bad_arg), .arg = "B",
 	     .help = "a commit with the change (G must be its ancestor)"},
-	    {OPT_STRING("job", 0, &b.job_path), .arg = "JOB.yaml", .flags = OPTION_REQUIRED,
+	    {OPT_STRING("job", 0, &b.job_path), .arg = "JOB.yaml",
 	     .help = "the job to run at each commit (one atomic job)"},
-	    {OPT_STRING("stat", 0, &b.stat), .arg = "STAT", .flags = OPTION_REQUIRED,
+	    {OPT_STRING("stat", 0, &b.stat), .arg = "STAT",
 	     .help = "the stat that changed (e.g. will-it-scale.per_thread_ops)"},
-	    {OPT_STRING("prepare", 0, &b.prepare), .arg = "COMMAND", .flags = OPTION_REQUIRED,
+	    {OPT_STRING("prepare", 0, &b.prepare), .arg = "COMMAND",
 	     .help = "shell command that builds what is tested, run in the repo with "
 		     "$SCALEBENCH_COMMIT; non-zero exit skips the commit"},
 	    {OPT_STRING("results", 0, &b.results), .arg = "DIR", .def = "results",
@@ -781,7 +1515,20 @@ int cmd_bisect(int argc, char **argv)
 	    {OPT_PERCENT("threshold", 0, &b.threshold), .def = "1", .max = 1000,
 	     .help = "noise threshold of the endpoint and culprit checks"},
 	    {OPT_STRING("log", 0, &b.log_path), .arg = "FILE",
-	     .def_doc = "RESULTS/bisect-<good>-<bad>.json", .help = "bisect log, JSON"},
+	     .def_doc = "RESULTS/bisect-<good>-<bad>[-N].json",
+	     .help = "bisect log, JSON: the bisection's state; never overwritten"},
+	    {OPT_STRING("resume", 0, &b.resume), .arg = "LOG",
+	     .help = "continue the bisection LOG holds (all other options come from it)"},
+	    {OPT_STRING("reboot", 0, &b.reboot), .arg = "COMMAND",
+	     .help = "shell command that reboots into the prepared commit, before each batch "
+		     "of runs ($SCALEBENCH_COMMIT, $SCALEBENCH_TARGET set)"},
+	    {OPT_STRING("boot-check", 0, &b.boot_check), .arg = "COMMAND",
+	     .help = "shell command that exits 0 once the commit under test is booted; "
+		     "polled after each reboot"},
+	    {OPT_DURATION("boot-timeout", 0, &b.boot_timeout), .def = "600",
+	     .help = "how long a boot may take before the commit is retried, then skipped"},
+	    {OPT_COUNT("runs-per-boot", 0, &b.runs_per_boot), .def = "3", .min = 1, .max = 1000,
+	     .help = "runs per boot: runs are asked for in batches of this many (with --reboot)"},
 	    {OPT_CALLBACK("plugin", 0, plugin_arg, &b), .arg = "FILE.so",
 	     .help = "passed to scalebench run (repeatable)"},
 	    {OPT_FLAG("no-monitors", 0, &b.no_monitors), .help = "passed to scalebench run"},
@@ -798,9 +1545,23 @@ int cmd_bisect(int argc, char **argv)
 		msg("unexpected argument '%s'", argv[first]);
 		return 2;
 	}
+	kill_hook(&b);
+	if (b.resume && (b.good_arg || b.bad_arg || b.job_path || b.stat || b.prepare ||
+			 b.log_path || b.reboot || b.boot_check || b.nplugins)) {
+		msg("--resume LOG takes its options from LOG: give it alone");
+		return 2;
+	}
+	if (b.resume) {
+		rc = resume_load(&b);
+		if (rc)
+			goto done;
+	} else if (b.boot_check && !b.reboot) {
+		msg("--boot-check needs --reboot");
+		return 2;
+	}
 	rc = preflight(&b);
 	if (rc)
-		return rc;
+		goto done;
 	if (b.dry_run) {
 		char out[256], range[200];
 
@@ -813,26 +1574,57 @@ int cmd_bisect(int argc, char **argv)
 		printf("job: %s (%s), results under %s\n", b.job_path, b.path_params, b.results);
 		printf("each commit: git checkout, then sh -c '%s' with SCALEBENCH_COMMIT set\n",
 		       b.prepare);
+		if (b.reboot)
+			printf("each batch of %u runs: sh -c '%s', then the boot check within %.0f "
+			       "s\n",
+			       b.runs_per_boot, b.reboot, b.boot_timeout);
 		printf("endpoints: 3 runs each, up to %u, until the change is confirmed\n",
 		       b.max_runs);
 		printf("midpoints: SPRT at alpha = beta = %.3g, 3 to %u runs each\n",
 		       1 - b.confidence, b.max_runs);
-		return 0;
+		goto done;
 	}
-	b.log = json_pack("{s:s, s:s, s:s, s:s, s:s, s:f, s:i}", "repo", b.repo, "good", b.good,
-			  "bad", b.bad, "stat", b.stat, "job", b.path_params, "confidence",
-			  b.confidence, "max_runs", (int)b.max_runs);
-	b.steps = json_array();
-	json_object_set(b.log, "steps", b.steps);
+	rc = log_claim(&b);
+	if (rc)
+		goto done;
+	if (!b.resume) {
+		unsigned char rnd[16];
+
+		if (getentropy(rnd, sizeof(rnd))) {
+			msg("getentropy: %s", strerror(errno));
+			rc = 2;
+			goto done;
+		}
+		for (size_t i = 0; i < sizeof(rnd); i++) {
+			b.token[2 * i] = "0123456789abcdef"[rnd[i] >> 4];
+			b.token[2 * i + 1] = "0123456789abcdef"[rnd[i] & 15];
+		}
+		b.log = json_pack("{s:i, s:s, s:s, s:s, s:s, s:f, s:i, s:s, s:s, s:s}", "version",
+				  2, "repo", b.repo, "good", b.good, "bad", b.bad, "stat", b.stat,
+				  "confidence", b.confidence, "max_runs", (int)b.max_runs, "job",
+				  b.path_params, "token", b.token, "status", "running");
+		args_store(&b);
+		args_load(&b);
+		b.steps = json_array();
+		b.events = json_array();
+		json_object_set(b.log, "steps", b.steps);
+		json_object_set(b.log, "events", b.events);
+	}
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
-	rc = bisect_run(&b);
+	if (event(&b, b.resume ? "resume" : "start", json_pack("{s:i}", "pid", (int)getpid())))
+		rc = 2;
+	else
+		rc = bisect_run(&b);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
+done:
 	json_decref(b.steps);
+	json_decref(b.events);
 	json_decref(b.log);
 	free(b.order);
 	free(b.spent);
+	free(b.reboots);
 	return rc;
 }

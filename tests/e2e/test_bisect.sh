@@ -155,7 +155,7 @@ check "no change between endpoints: says so, exit 1, nothing bisected" \
 	bash -c "[ $rc -eq 1 ] && grep -q 'does not reproduce' $WORK/out && ! grep -q 'first bad commit' $WORK/out"
 check "and the bisect state is clean" [ ! -e "$REPO/.git/BISECT_LOG" ]
 check "its log says why" json_true "$WORK/results2/bisect-${GOOD:0:10}-${NEUTRAL:0:10}.json" \
-	"d['status'] == 'failed' and not d['endpoints']['confirmed'] and d['steps'] == []"
+	"d['status'] == 'not-reproduced' and d['exit'] == 1 and not d['endpoints']['confirmed'] and d['steps'] == []"
 
 # SIGINT in the middle: the runs stop, the bisect state is reset, the log says so.
 "$SB" bisect --repo "$REPO" --job "$WORK/job.yaml" --stat plugin.per_thread_ops \
@@ -169,8 +169,8 @@ wait $pid || rc=$?
 check "SIGINT: exit 130" [ $rc -eq 130 ]
 check "SIGINT: bisect state reset, back on main" \
 	bash -c "[ ! -e $REPO/.git/BISECT_LOG ] && [ \"\$(git -C $REPO symbolic-ref --short HEAD)\" = main ]"
-check "SIGINT: log written, interrupted" json_true "$WORK/results3/bisect-${GOOD:0:10}-${BAD:0:10}.json" \
-	"d['status'] == 'interrupted'"
+check "SIGINT: log written, interrupted, by SIGINT" json_true "$WORK/results3/bisect-${GOOD:0:10}-${BAD:0:10}.json" \
+	"d['status'] == 'interrupted' and d['signal'] == 'SIGINT' and d['exit'] == 130"
 
 # SIGINT while the prepare command runs: its whole process group ends, the background job of
 # the shell too (a non-interactive shell's background jobs ignore SIGINT: it needs the SIGTERM
@@ -243,20 +243,24 @@ pgrep -f "^sleep $MARK4" | xargs -r kill -KILL # only when the check above faile
 
 # The bisect log is written whole through a random temp name: a symlink planted at the old fixed
 # temp name, at likely temp names or at the log's own (derived) path is never written through.
-L4="$WORK/results4/bisect-${GOOD:0:10}-${BAD:0:10}.json"
+# (Issue 16: a log is never overwritten, so the bisection takes the next number, -2, past the
+# symlink at the derived path; the symlink stays.)
+L4B="$WORK/results4/bisect-${GOOD:0:10}-${BAD:0:10}"
+L4="$L4B.json"
 for t in 1 2 3 4; do echo precious >"$WORK/target$t"; done
 ln -sf "$WORK/target1" "$L4.tmp"
 ln -sf "$WORK/target2" "$L4.tmp.XXXXXX"
 ln -sf "$WORK/target3" "$L4.tmp.000000"
 ln -sf "$WORK/target4" "$L4"
+ln -sf "$WORK/target1" "$L4B-2.json.tmp"
 bisect --good "$GOOD" --bad "$BAD" --stat no.such_stat --results "$WORK/results4"
 check "bisect log: planted symlinks' targets untouched" \
 	bash -c "[ $rc -eq 2 ] && for t in 1 2 3 4; do [ \"\$(cat $WORK/target\$t)\" = precious ] || exit 1; done"
-check "bisect log: a regular file of its own in place of the symlink at its path" \
-	bash -c "[ -f '$L4' ] && [ ! -L '$L4' ]"
-check "bisect log: complete" json_true "$L4" "d['status'] == 'failed'"
+check "bisect log: the symlink at its path left alone, the log numbered past it, a regular file" \
+	bash -c "[ -L '$L4' ] && [ -f '$L4B-2.json' ] && [ ! -L '$L4B-2.json' ]"
+check "bisect log: complete" json_true "$L4B-2.json" "d['status'] == 'failed'"
 check "bisect log: no temp file left but the planted ones" \
-	bash -c "[ \$(ls -A $WORK/results4 | grep -c '\.tmp') -eq 3 ]"
+	bash -c "[ \$(ls -A $WORK/results4 | grep -c '\.tmp') -eq 4 ]"
 ln -sf "$WORK/target1" "$WORK/named.json.tmp"
 bisect --good "$GOOD" --bad "$BAD" --stat no.such_stat --results "$WORK/results4" \
 	--log "$WORK/named.json"
