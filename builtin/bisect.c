@@ -326,9 +326,8 @@ static void target_env(const struct bisect *b, const char *sha, char *commit, si
 
 static struct target_opts target_opts_of(const struct bisect *b)
 {
-	return (struct target_opts){.bin = b->target_bin,
-				    .ssh_options = b->ssh_options,
-				    .n_ssh_options = b->n_ssh_options};
+	return (struct target_opts){
+	    .bin = b->target_bin, .ssh_options = b->ssh_options, .n_ssh_options = b->n_ssh_options};
 }
 
 /* Reboots happen: --reboot, or a target (then `ssh TARGET reboot` by default). */
@@ -353,20 +352,20 @@ static void plain_copy(char *out, size_t len, const char *s)
 static int target_identity(struct bisect *b, int log_fd, unsigned timeout_ms, char *boot_id,
 			   size_t idlen, char *release, size_t rellen, char *tail, size_t taillen)
 {
-	static const char *const argv[] = {
-	    "sh", "-c", "cat /proc/sys/kernel/random/boot_id && uname -r", NULL};
+	static const char *const argv[] = {"sh", "-c",
+					   "cat /proc/sys/kernel/random/boot_id && uname -r", NULL};
 	const char *env[] = {b->env_token, NULL};
 	struct target_opts o = target_opts_of(b);
-	struct child_process c = {.env = env,
-				  .out = RUN_OUT_CAPTURE,
-				  .err = RUN_OUT_CAPTURE,
-				  .timeout_ms = timeout_ms};
+	struct child_process c = {
+	    .env = env, .out = RUN_OUT_CAPTURE, .err = RUN_OUT_CAPTURE, .timeout_ms = timeout_ms};
 	int rc;
 
 	boot_id[0] = release[0] = '\0';
 	c.out_text.max = c.err_text.max = 1 << 16;
-	if (target_exec(&b->tgt, &o, argv, &c))
+	if (target_exec(&b->tgt, &o, argv, &c)) {
+		child_release(&c);
 		return -1;
+	}
 	rc = child_status(&c);
 	if (c.out_text.p) {
 		char *nl = strchr(c.out_text.p, '\n');
@@ -382,7 +381,8 @@ static int target_identity(struct bisect *b, int log_fd, unsigned timeout_ms, ch
 	if (tail)
 		snprintf(tail, taillen, "%s",
 			 c.err_text.p && *c.err_text.p ? c.err_text.p
-							 : c.out_text.p ? c.out_text.p : "");
+			 : c.out_text.p		       ? c.out_text.p
+						       : "");
 	if (rc == 0 && (!boot_id[0] || !release[0]))
 		rc = 1; /* it answered, not with both lines */
 	child_release(&c);
@@ -482,8 +482,7 @@ static int boot_wait(struct bisect *b, const char *sha, char *tail, size_t taill
 	if (!b->boot_check && !b->target)
 		return 0;
 	if (!b->boot_check)
-		snprintf(what, sizeof(what),
-			 "ssh %s: a new boot_id (not %s)%s%s%s", b->target,
+		snprintf(what, sizeof(what), "ssh %s: a new boot_id (not %s)%s%s%s", b->target,
 			 b->boot_id_before[0] ? b->boot_id_before : "known",
 			 strcmp(b->last_up, sha) ? " and uname -r not '" : "",
 			 strcmp(b->last_up, sha) ? b->uname_before : "",
@@ -492,7 +491,8 @@ static int boot_wait(struct bisect *b, const char *sha, char *tail, size_t taill
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
 		double left;
-		int fd = commit_log_open(b, sha, "boot check", b->boot_check ? b->boot_check : what),
+		int fd =
+			commit_log_open(b, sha, "boot check", b->boot_check ? b->boot_check : what),
 		    rc;
 
 		clock_gettime(CLOCK_MONOTONIC, &t);
@@ -782,8 +782,8 @@ static int run_job(struct bisect *b, const char *sha, unsigned k, size_t before)
 	}
 	count_spent(b, sha, stored);
 	event(b, "runs",
-	      json_pack("{s:s, s:i, s:i, s:i}", "commit", sha, "runs", (int)stored, "asked",
-			(int)k, "exit", rc));
+	      json_pack("{s:s, s:i, s:i, s:i}", "commit", sha, "runs", (int)stored, "asked", (int)k,
+			"exit", rc));
 	if (rc)
 		msg("%.10s: scalebench run exited with %d", sha, rc);
 	/* 1 from a target: a run failed or the connection was lost (nothing half stored); the
@@ -825,7 +825,8 @@ static int ensure_runs(struct bisect *b, const char *sha, unsigned want, double 
 			/* A lost connection: its runs again, in a boot of their own (the target may
 			 * be what failed); twice for one commit is an error. */
 			if (++lost > 1) {
-				msg("%.10s: runs on %s failed twice; giving up", sha, b->target);
+				msg("%.10s: runs on %s failed twice in one step; giving up", sha,
+				    b->target);
 				return -1;
 			}
 			msg("%.10s: runs on %s failed or did not come back; asking again", sha,
@@ -1492,8 +1493,7 @@ static int confidence_option(const struct option_def *opt, const char *arg, char
 	return 0;
 }
 
-static int ssh_option_arg(const struct option_def *opt, const char *arg, char *err,
-			  size_t errlen)
+static int ssh_option_arg(const struct option_def *opt, const char *arg, char *err, size_t errlen)
 {
 	struct bisect *b = opt->value;
 	const char **v;
@@ -1695,7 +1695,8 @@ static int resume_load(struct bisect *b)
 				   json_string_value(json_object_get(e, "last_up")));
 		}
 		if (!strcmp(name, "booted") && c)
-			plain_copy(b->last_up, sizeof(b->last_up), c); else if (!strcmp(name, "runs") || !strcmp(name, "boot-failed")) {
+			plain_copy(b->last_up, sizeof(b->last_up), c);
+		else if (!strcmp(name, "runs") || !strcmp(name, "boot-failed")) {
 			/* a boot serves one batch */
 			b->booted[0] = '\0';
 			b->up = false;
@@ -1887,12 +1888,13 @@ int cmd_bisect(int argc, char **argv)
 		if (b.target)
 			printf("runs on %s through scalebench run --target\n", b.target);
 		if (reboots(&b))
-			printf("each batch of %u runs: %s%s%s, then the boot check (%s) within %.0f "
-			       "s\n",
-			       b.runs_per_boot, b.reboot ? "sh -c '" : "ssh TARGET reboot",
-			       b.reboot ? b.reboot : "", b.reboot ? "'" : "",
-			       b.boot_check ? b.boot_check : "a new boot_id and uname -r there",
-			       b.boot_timeout);
+			printf(
+			    "each batch of %u runs: %s%s%s, then the boot check (%s) within %.0f "
+			    "s\n",
+			    b.runs_per_boot, b.reboot ? "sh -c '" : "ssh TARGET reboot",
+			    b.reboot ? b.reboot : "", b.reboot ? "'" : "",
+			    b.boot_check ? b.boot_check : "a new boot_id and uname -r there",
+			    b.boot_timeout);
 		printf("endpoints: 3 runs each, up to %u, until the change is confirmed\n",
 		       b.max_runs);
 		printf("midpoints: SPRT at alpha = beta = %.3g, 3 to %u runs each\n",

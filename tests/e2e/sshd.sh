@@ -3,7 +3,8 @@
 # ends.  Not a test itself (tests/run.sh runs test_*.sh only).
 #
 #   . "$(dirname "$0")/sshd.sh"
-#   sshd_start || exit 0   # sets T, PORT, SSHD_PID, URL, SSHOPTS (for scalebench), SSH (ssh there)
+#   sshd_start [CONFIG-LINE...] || exit 0
+#       sets T, PORT, SSHD_PID, URL, SSHOPTS (for scalebench), SSH (ssh there)
 #   trap sshd_stop EXIT    # also removes $WORK
 SSHD=/usr/sbin/sshd
 
@@ -31,6 +32,9 @@ StrictModes no
 UsePAM no
 PidFile $T/sshd.pid
 CONF
+	for line in "$@"; do # the caller's own sshd_config lines
+		echo "$line" >>"$T/sshd_config"
+	done
 	# sshd refuses to start without its privilege separation directory.
 	made_run_sshd=
 	if [ ! -d /run/sshd ]; then

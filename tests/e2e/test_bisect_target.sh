@@ -11,7 +11,9 @@
 set -u
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/sshd.sh"
-sshd_start || exit 0
+# The target's PATH starts with $WORK/fakebin: case D's reboot, and uname -r and boot_id that
+# the simulated kernel sets (the real ones until it does).
+sshd_start "SetEnv PATH=$WORK/fakebin:/usr/sbin:/usr/bin:/sbin:/bin" || exit 0
 trap sshd_stop EXIT
 
 SB=$(realpath "$SCALEBENCH")
@@ -110,7 +112,27 @@ cat >"$WORK/reboot.sh" <<S
 echo "\$SCALEBENCH_COMMIT \$SCALEBENCH_TARGET" >>$WORK/reboots
 $SSHQ "rm -f $TGT/booted && cp $TGT/staged.so $TGT/counter.so && cp $TGT/staged $TGT/booted"
 S
-chmod +x "$WORK/prepare.sh" "$WORK/reboot.sh" "$TGT/bin/scalebench"
+mkdir -p "$WORK/fakebin"
+cat >"$WORK/fakebin/uname" <<S
+#!/bin/sh
+[ "\$1" = -r ] && [ -e $TGT/release ] && exec /bin/cat $TGT/release
+exec /bin/uname "\$@"
+S
+cat >"$WORK/fakebin/cat" <<S
+#!/bin/sh
+[ "\$1" = /proc/sys/kernel/random/boot_id ] && [ -e $TGT/boot_id ] && set -- $TGT/boot_id
+exec /bin/cat "\$@"
+S
+# The default --reboot runs this there: a new boot, on the staged kernel, whose release
+# names its commit (as LOCALVERSION=-sb-<sha> would).
+cat >"$WORK/fakebin/reboot" <<S
+#!/bin/sh -e
+echo "\$(/bin/cat $TGT/staged)" >>$WORK/reboots-default
+/bin/cat /proc/sys/kernel/random/uuid >$TGT/boot_id
+cp $TGT/staged.so $TGT/counter.so
+echo "6.9.0-sb-\$(cut -c1-12 $TGT/staged)" >$TGT/release
+S
+chmod +x "$WORK/prepare.sh" "$WORK/reboot.sh" "$TGT/bin/scalebench" "$WORK"/fakebin/*
 CHECK="$SSHQ cat $TGT/booted | grep -qx \"\$SCALEBENCH_COMMIT\""
 bisect() { # RESULTS ARGS...
 	local res=$1
@@ -217,5 +239,25 @@ sleep 1
 check "C: nothing left running there" no_procs "job.yaml --results results"
 check "C: the target's temp directories removed" [ "$(remote_tmps)" -eq "$tmps_before" ]
 check "C: sshd still serves" kill -0 "$SSHD_PID"
+
+# D: the defaults with a target: --reboot is `reboot` there over ssh, --boot-check a new
+# boot_id there and, for another commit than the one it ran, a new uname -r.  Two runs per
+# boot: the midpoint's third run is a reboot into the commit it already runs (same release).
+: >"$WORK/reboots-default"
+sb bisect --repo "$REPO" --job "$WORK/job.yaml" --stat plugin.per_thread_ops \
+	--prepare "$WORK/prepare.sh" --plugin "$WORK/build/counter.so" --no-monitors \
+	--results "$WORK/rD" --target "$URL" --target-bin "$TGT/bin/scalebench" "${SSHOPTS[@]}" \
+	--boot-timeout 20 --max-runs 3 --runs-per-boot 2 --good "$C3" --bad "$BAD"
+LD=$WORK/rD/bisect-${C3:0:10}-${BAD:0:10}.json
+check "D: default reboot and boot check: exit 0, the culprit named exactly" \
+	bash -c "[ $rc -eq 0 ] && grep -q '^$GUILTY is the first bad commit' $WORK/out" ||
+	sed 's/^/     /' "$WORK/out" "$WORK/err" | tail -30
+check "D: every reboot was 'reboot' on the target, as many as the log counts" \
+	bash -c "[ \$(wc -l <$WORK/reboots-default) -gt 0 ] && [ \$(wc -l <$WORK/reboots-default) = \$(python3 -c 'import json; print(json.load(open(\"$LD\"))[\"total_reboots\"])') ]"
+check "D: each reboot event holds the boot_id and uname -r read before it; a reboot into the running commit is seen up" \
+	json_true "$LD" "all(e.get('boot_id_before') and e.get('uname_before') for e in d['events'] if e['event'] == 'reboot') and any(e.get('last_up') == e['commit'] for e in d['events'] if e['event'] == 'reboot') and not any(e['event'] == 'boot-failed' for e in d['events'])"
+check "D: the boot check's answers in the .d log" \
+	grep -q "=== boot check: up" "$WORK/rD/bisect-${C3:0:10}-${BAD:0:10}.d/$GUILTY.log"
+rm -f "$TGT/release" "$TGT/boot_id"
 echo "     all: $((SECONDS - T0)) s"
 git -C "$REPO" bisect reset >/dev/null 2>&1 || true
