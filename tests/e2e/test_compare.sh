@@ -425,3 +425,8 @@ check "same CPU model, other thread count: another machine, exit 2" bash -c \
 	"[ $rc -eq 2 ] && grep -q '96 threads' $WORK/err"
 sb compare --results "$WORK/mix" --commits base,patched
 check "--results --commits: the same refusal" bash -c "[ $rc -eq 2 ] && grep -q 'different models' $WORK/err"
+# report (and nightly, html: the same check) only notes it: the mail still goes out.
+python3 "$WORK/machine.py" "$M/patched" "AMD EPYC 7763 64-Core Processor" 128 500000000
+sb report --base base --head patched --results "$WORK/mix" --mbox "$WORK/mix.mbox"
+check "report over two machine models: a note naming both, the mail written" bash -c \
+	"[ $rc -ne 2 ] && grep -q \"runs measured on machines of different models: 'Intel.*(seen in $M/base/0) and 'AMD EPYC.*(seen in $M/patched/0)\" $WORK/err && [ -s $WORK/mix.mbox ]"
