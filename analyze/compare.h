@@ -39,6 +39,7 @@ struct compare_opts {
 	double alpha;		/* 1 - confidence of the intervals: 0.05 */
 	const regex_t *stat_re; /* only stats matching, or NULL */
 	const char *stat_name;	/* only the stat of this name, or NULL */
+	bool mix_machines;	/* compare: runs of machines of different models (a note) */
 };
 
 /* The defaults every command compares by (compare's own options start from them): the

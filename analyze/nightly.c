@@ -183,7 +183,7 @@ static int job_changes(struct results_index *ix, const struct nightly_opts *o, c
 {
 	const struct series_order ord = {.repo = o->repo, .branch = o->branch};
 	struct result_group g[2] = {0};
-	char **labels = NULL, **stats = NULL;
+	char **labels = NULL, **stats = NULL, mix[2048];
 	ssize_t nl, ns = 0, latest, prev;
 	const char *headline;
 	int rc = -1;
@@ -219,6 +219,9 @@ static int job_changes(struct results_index *ix, const struct nightly_opts *o, c
 			goto out;
 	}
 	prev = load_before(o->root, key, labels, latest, &g[0], err, errlen);
+	/* A note, not a refusal: a nightly watches on whatever the fleet ran. */
+	if (prev >= 0 && groups_mix_machines(g, 2, mix, sizeof(mix)))
+		sb_note("%s: runs measured on machines of different models: %s", key, mix);
 	if (prev >= 0 && latest_changes(o, key, g, headline, labels[prev], l, err, errlen))
 		goto out;
 	rc = 0;

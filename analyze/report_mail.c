@@ -425,6 +425,10 @@ static int compare_jobs(const char *root, const char *job, const char *base, con
 			group_free(&j->g[1]);
 			continue;
 		}
+		/* A note, not a refusal: the mail still goes out, saying so. */
+		if (groups_mix_machines(j->g, 2, msg, sizeof(msg)))
+			sb_note("%s against %s: runs measured on machines of different models: %s",
+				other, dirs[i], msg);
 		j->best = best_row(&j->c);
 		if (j->best && (!jobs[*main_job].best ||
 				fabs(j->best->change[1]) > fabs(jobs[*main_job].best->change[1])))

@@ -2,6 +2,7 @@
 #include "../store/families.h"
 #include "../store/layout.h"
 #include "../store/run_read.h"
+#include "../lib/text.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -417,4 +418,57 @@ size_t group_busy_runs(const struct result_group *g, const char **reason)
 			*reason = json_string_value(json_object_get(l, "reason"));
 	}
 	return n;
+}
+
+/* The machine facts that tell models apart; memory is compared loosely (see results.h). */
+static bool same_machine_model(const json_t *a, const json_t *b)
+{
+	const char *ma = json_string_value(json_object_get(a, "cpu_model"));
+	const char *mb = json_string_value(json_object_get(b, "cpu_model"));
+	json_int_t ta = json_integer_value(json_object_get(a, "threads"));
+	json_int_t tb = json_integer_value(json_object_get(b, "threads"));
+	double ka = (double)json_integer_value(json_object_get(a, "memory_kib"));
+	double kb = (double)json_integer_value(json_object_get(b, "memory_kib"));
+
+	if (strcmp(ma, mb) || (ta && tb && ta != tb))
+		return false;
+	return ka <= 0 || kb <= 0 || (ka <= kb * 1.1 && kb <= ka * 1.1);
+}
+
+static void machine_words(const json_t *m, char *buf, size_t len)
+{
+	const char *model = json_string_value(json_object_get(m, "cpu_model"));
+
+	snprintf(buf, len, "'%s', %lld threads, %.1f GiB", text_safe(model ? model : "?"),
+		 (long long)json_integer_value(json_object_get(m, "threads")),
+		 (double)json_integer_value(json_object_get(m, "memory_kib")) / (1024 * 1024));
+}
+
+bool groups_mix_machines(const struct result_group *g, size_t n, char *msg, size_t len)
+{
+	const json_t *first = NULL;
+	const char *first_dir = NULL;
+
+	for (size_t k = 0; k < n; k++) {
+		for (size_t r = 0; r < g[k].nruns; r++) {
+			const json_t *m = json_object_get(g[k].runs[r].meta, "machine");
+			char a[512], b[512];
+
+			if (!json_is_string(json_object_get(m, "cpu_model")))
+				continue;
+			if (!first) {
+				first = m;
+				first_dir = g[k].runs[r].dir;
+				continue;
+			}
+			if (same_machine_model(first, m))
+				continue;
+			machine_words(first, a, sizeof(a));
+			machine_words(m, b, sizeof(b));
+			snprintf(msg, len, "%s (seen in %s) and %s (seen in %s)", a,
+				 text_safe(first_dir), b, text_safe(g[k].runs[r].dir));
+			return true;
+		}
+	}
+	return false;
 }

@@ -86,6 +86,14 @@ enum stat_role stat_role_undeclared(const char *stat);
  * one's reason in *reason (NULL when none gives one; valid while g is). */
 size_t group_busy_runs(const struct result_group *g, const char **reason);
 
+/* Whether the runs of n groups (one comparison's, or one group with n = 1) were measured on
+ * machines of different models: meta.json's "machine" differs from the first run's in
+ * cpu_model or threads, or in memory_kib by more than 10% (a kernel reserves a little more
+ * or less of the same DIMMs; a different machine has other DIMMs).  Runs without a machine
+ * record (no cpu_model) are not counted, nor a fact a run lacks.  When they mix, msg gets "<machine> (seen in <run dir>) and
+ * <machine> (seen in <run dir>)", the first run's machine and the first that differs. */
+bool groups_mix_machines(const struct result_group *g, size_t n, char *msg, size_t len);
+
 /* A plot's title for a stat of the group: "<atomic job>: <stat>" (the job is the directory's
  * path_params, "process-100%-page_fault3"), the stat alone when the directory is not in a
  * results tree.  0, or -1 when it was cut to len. */

@@ -853,6 +853,10 @@ static int comparison_page(struct site *s, const struct job_data *d, const struc
 		sb_note("%s against %s: %s", hc->ic->dir, bc->ic->dir, err);
 		goto out;
 	}
+	/* A note, not a refusal: the page is still made. */
+	if (groups_mix_machines(g, 2, err, sizeof(err)))
+		sb_note("%s against %s: runs measured on machines of different models: %s",
+			hc->ic->dir, bc->ic->dir, err);
 	for (size_t i = 0; i < c.nrows && !row; i++)
 		if (!strcmp(c.rows[i].name, d->stat))
 			row = &c.rows[i];

@@ -28,6 +28,7 @@
 
 const struct command_def bisect_command = {
     .name = "bisect",
+    .alt = "--resume LOG",
     .summary = "Find the commit that changed a stat: git bisect driven by runs and an SPRT.",
     .details =
 	"The endpoints first: 3 runs each, then one more on each side at a time, until the\n"

@@ -114,9 +114,13 @@ static int pick_dirs(const char *root, const char *path_params, char **commits, 
 }
 
 /* Load n commit directories; notes go to stderr.  -1 with err on the first that fails (the
- * groups loaded before it freed). */
-static int load_groups(char **dirs, size_t n, struct result_group *g, char *err, size_t errlen)
+ * groups loaded before it freed), or when their runs were measured on machines of different
+ * models and o does not allow it (a note when it does). */
+static int load_groups(char **dirs, size_t n, struct result_group *g,
+		       const struct compare_opts *o, char *err, size_t errlen)
 {
+	char mix[2048];
+
 	for (size_t i = 0; i < n; i++) {
 		if (group_load(dirs[i], &g[i], err, errlen)) {
 			while (i--)
@@ -126,7 +130,21 @@ static int load_groups(char **dirs, size_t n, struct result_group *g, char *err,
 		for (size_t k = 0; k < g[i].nnotes; k++)
 			sb_note("%s", text_safe(g[i].notes[k]));
 	}
-	return 0;
+	if (!groups_mix_machines(g, n, mix, sizeof(mix)))
+		return 0;
+	if (o->mix_machines) {
+		sb_note("runs measured on machines of different models are compared "
+			"(--mix-machines): %s",
+			mix);
+		return 0;
+	}
+	snprintf(err, errlen,
+		 "runs measured on machines of different models: %s; compare runs of one "
+		 "machine model (or --mix-machines to compare them anyway)",
+		 mix);
+	for (size_t i = 0; i < n; i++)
+		group_free(&g[i]);
+	return -1;
 }
 
 /* The robot's plots under its table: every run of each headline stat shown, per group. */
@@ -280,7 +298,7 @@ static int compare_dirs(char **dirs, size_t n, const struct compare_opts *o,
 		snprintf(err, errlen, "out of memory");
 		return 2;
 	}
-	if (load_groups(dirs, n, groups, err, errlen)) {
+	if (load_groups(dirs, n, groups, o, err, errlen)) {
 		free(groups);
 		return 2;
 	}
@@ -332,7 +350,7 @@ static int mmtests_row(const char *root, const char *path_params, char **commits
 		return 2;
 	}
 	if (pick_dirs(root, path_params, commits, nc, &d, &nd, err, errlen) ||
-	    load_groups(d, nd, g, err, errlen)) {
+	    load_groups(d, nd, g, o, err, errlen)) {
 		free_dirs(d, nd);
 		free(g);
 		return 2;
@@ -686,6 +704,9 @@ int cmd_compare(int argc, char **argv)
 	     .help = "noise threshold for a verdict"},
 	    {OPT_FLAG("plot", 0, &plot),
 	     .help = "after the table, the robot's text plot of each headline stat shown"},
+	    {OPT_FLAG("mix-machines", 0, &o.mix_machines),
+	     .help = "compare runs measured on machines of different models (CPU model, "
+		     "threads, memory) instead of refusing them; a note says which"},
 	    {OPT_END},
 	};
 	char **dirs = NULL, err[1024];

@@ -80,7 +80,7 @@ sb help
 check "help: the commands, exit 0" bash -c "[ $rc -eq 0 ] && grep -q '^  compare ' $WORK/out && grep -q '^  bisect ' $WORK/out"
 sb help nope
 check "help nope: unknown command, exit 2" bash -c "[ $rc -eq 2 ] && grep -q \"unknown command 'nope'\" $WORK/err"
-for cmd in bench bisect compare list plot profile report run split; do
+for cmd in bench bisect compare list plot profile report run split results index trend nightly html; do
 	sb $cmd --help
 	check "$cmd --help: exit 0, no line over 100 columns" bash -c "[ $rc -eq 0 ] && ! awk 'length > 100 {bad=1} END {exit !bad}' $WORK/out"
 	cp "$WORK/out" "$WORK/help"
@@ -95,7 +95,7 @@ if python3 - "$SCALEBENCH" >"$WORK/readme" 2>&1 <<'PY'
 import re, subprocess, sys
 text = open("README.md").read()
 bad = 0
-for cmd in ["bench", "list", "run", "split", "compare", "plot", "profile", "bisect", "report"]:
+for cmd in ["bench", "list", "run", "split", "compare", "plot", "profile", "bisect", "report", "results", "index", "trend", "nightly", "html"]:
     out = subprocess.run([sys.argv[1], cmd, "--help"], capture_output=True, text=True).stdout
     want = "\n".join(line[7:] for line in out.split("\n\n")[0].split("\n"))
     m = re.search(r"### scalebench " + cmd + r"\n\n```\n(.*?)\n```", text, re.S)

@@ -382,3 +382,51 @@ escaped_out "compare without --job (job headings)"
 sb compare --json "$E/base" "$E/lab	el"
 check "compare --json: the names exact (JSON escapes them itself)" json_true "$WORK/out" \
 	"d['jobs'][0]['groups'][1]['commit'] == 'lab\tel' and 'x.evil\nstat\x1b[2J' in stats(d['jobs'][0])"
+
+# Runs of machines of different models: in one group (one commit directory) or across the
+# groups, compare refuses them naming both machines and a run of each; --mix-machines compares
+# them with a note.  The same model with a little less memory (another kernel) is one machine.
+cp -r "$FIX/results" "$WORK/mix"
+M="$WORK/mix/will-it-scale/process-100%-page_fault3/lkp-skl-4sp1/debian-12-x86_64/defconfig/gcc-12"
+# machine.py DIR MODEL THREADS KIB [RUN...]: set those runs' machine facts (every run if none).
+cat >"$WORK/machine.py" <<'PY'
+import glob, json, os, sys
+d, model, threads, kib, runs = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5:]
+for meta in glob.glob(d + '/*/meta.json'):
+    if runs and os.path.basename(os.path.dirname(meta)) not in runs:
+        continue
+    m = json.load(open(meta))
+    m['machine'].update(cpu_model=model, threads=threads, memory_kib=kib)
+    json.dump(m, open(meta, 'w'))
+PY
+python3 "$WORK/machine.py" "$M/base" "Intel(R) Xeon(R) Platinum 8160" 192 400000000
+python3 "$WORK/machine.py" "$M/patched" "Intel(R) Xeon(R) Platinum 8160" 192 396000000
+sb compare "$M/base" "$M/patched"
+check "one machine model (memory 1% apart): compared, no machine note" bash -c \
+	"[ $rc -eq 1 ] && ! grep -q 'different models' $WORK/err"
+python3 "$WORK/machine.py" "$M/patched" "AMD EPYC 7763 64-Core Processor" 128 500000000 3 4
+sb compare "$M/base" "$M/patched"
+check "two machine models in one commit directory: exit 2 naming both and where each was seen" \
+	bash -c "[ $rc -eq 2 ] && grep -q \"different models: 'Intel(R) Xeon(R) Platinum 8160', 192 threads, 381.5 GiB (seen in $M/base/0) and 'AMD EPYC 7763 64-Core Processor', 128 threads, 476.8 GiB (seen in $M/patched/3)\" $WORK/err && grep -q -- '--mix-machines' $WORK/err"
+sb compare --json "$M/base" "$M/patched"
+check "two machine models, --json: the error in the job's entry" json_true "$WORK/out" \
+	"'different models' in d['jobs'][0]['error'] and 'AMD EPYC' in d['jobs'][0]['error']"
+sb compare --mix-machines "$M/base" "$M/patched"
+check "--mix-machines: compared, a note names both machines" bash -c \
+	"[ $rc -eq 1 ] && grep -q 'per_process_ops' $WORK/out && grep -q \"note: runs measured on machines of different models are compared (--mix-machines): 'Intel.*(seen in $M/base/0) and 'AMD EPYC.*(seen in $M/patched/3)\" $WORK/err"
+rm -r "$M/base/4"
+python3 "$WORK/machine.py" "$M/patched" "AMD EPYC 7763 64-Core Processor" 128 500000000
+sb compare "$M/base" "$M/patched"
+check "groups each of one machine, of two models: exit 2" bash -c \
+	"[ $rc -eq 2 ] && grep -q \"Xeon.*(seen in $M/base/0) and 'AMD EPYC.*(seen in $M/patched/0)\" $WORK/err"
+python3 "$WORK/machine.py" "$M/patched" "Intel(R) Xeon(R) Platinum 8160" 96 400000000
+sb compare "$M/base" "$M/patched"
+check "same CPU model, other thread count: another machine, exit 2" bash -c \
+	"[ $rc -eq 2 ] && grep -q '96 threads' $WORK/err"
+sb compare --results "$WORK/mix" --commits base,patched
+check "--results --commits: the same refusal" bash -c "[ $rc -eq 2 ] && grep -q 'different models' $WORK/err"
+# report (and nightly, html: the same check) only notes it: the mail still goes out.
+python3 "$WORK/machine.py" "$M/patched" "AMD EPYC 7763 64-Core Processor" 128 500000000
+sb report --base base --head patched --results "$WORK/mix" --mbox "$WORK/mix.mbox"
+check "report over two machine models: a note naming both, the mail written" bash -c \
+	"[ $rc -ne 2 ] && grep -q \"runs measured on machines of different models: 'Intel.*(seen in $M/base/0) and 'AMD EPYC.*(seen in $M/patched/0)\" $WORK/err && [ -s $WORK/mix.mbox ]"

@@ -101,25 +101,36 @@ static void test_component(void **state)
 	assert_string_equal(out, "_");
 }
 
-/* Runs take the first free number, and two writers at once never take the same one. */
-static void test_commit_first_free_concurrent(void **state)
+/* Runs take the first free number, and two writers at once never take the same one: with
+ * renameat2(RENAME_NOREPLACE) and with the plain-rename fallback NFS gets (forced). */
+static void commit_first_free_concurrent(bool forced)
 {
 	char root[] = "/tmp/scalebench-store.XXXXXX", dir[256], tmp[512], err[256], path[600];
 	unsigned run;
 	struct stat st;
 	int fd;
-	(void)state;
+
+	if (forced)
+		assert_int_equal(setenv("SCALEBENCH_STORE_NO_RENAMEAT2", "1", 1), 0);
+	else
+		unsetenv("SCALEBENCH_STORE_NO_RENAMEAT2");
 
 	assert_non_null(mkdtemp(root));
 	snprintf(dir, sizeof(dir), "%s/a/b/commit", root);
 	assert_int_equal(store_begin(dir, tmp, sizeof(tmp), &fd, err, sizeof(err)), 0);
+	snprintf(path, sizeof(path), "%s/who", tmp);
+	assert_int_equal(close(open(path, O_CREAT | O_WRONLY, 0644)), 0);
 	assert_int_equal(store_commit(dir, tmp, &run, err, sizeof(err)), 0);
 	close(fd);
 	assert_int_equal(run, 0);
-	/* A hole at 1 is taken before 3. */
+	/* A hole at 1 is taken before 3 (2 holds a run: the fallback fills an empty one). */
 	snprintf(path, sizeof(path), "%s/2", dir);
 	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/2/stats.json", dir);
+	assert_int_equal(close(open(path, O_CREAT | O_WRONLY, 0644)), 0);
 	assert_int_equal(store_begin(dir, tmp, sizeof(tmp), &fd, err, sizeof(err)), 0);
+	snprintf(path, sizeof(path), "%s/who", tmp);
+	assert_int_equal(close(open(path, O_CREAT | O_WRONLY, 0644)), 0);
 	assert_int_equal(store_commit(dir, tmp, &run, err, sizeof(err)), 0);
 	close(fd);
 	assert_int_equal(run, 1);
@@ -158,6 +169,72 @@ static void test_commit_first_free_concurrent(void **state)
 	}
 	snprintf(path, sizeof(path), "%s/43", dir);
 	assert_int_not_equal(stat(path, &st), 0);
+	snprintf(path, sizeof(path), "%s/2/stats.json", dir);
+	assert_int_equal(stat(path, &st), 0);
+	snprintf(path, sizeof(path), "rm -rf %s", root);
+	assert_int_equal(system(path), 0);
+	unsetenv("SCALEBENCH_STORE_NO_RENAMEAT2");
+}
+
+static void test_commit_first_free_concurrent(void **state)
+{
+	(void)state;
+	commit_first_free_concurrent(false);
+}
+
+static void test_commit_first_free_concurrent_fallback(void **state)
+{
+	(void)state;
+	commit_first_free_concurrent(true);
+}
+
+/* renameat2 refusing RENAME_NOREPLACE with EINVAL (NFS; forced by the test hook) takes the
+ * plain rename: seen by what only it does, filling an empty directory where the other skips
+ * it.  A file or a run under a number is never replaced, and an empty temp directory is
+ * refused (a plain rename of it could replace an empty number). */
+static void test_commit_fallback_on_einval(void **state)
+{
+	char root[] = "/tmp/scalebench-store.XXXXXX", dir[256], tmp[512], err[256], path[600];
+	unsigned run;
+	struct stat st;
+	int fd;
+	(void)state;
+
+	assert_non_null(mkdtemp(root));
+	snprintf(dir, sizeof(dir), "%s/commit", root);
+	assert_int_equal(store_mkdirs(dir), 0);
+	snprintf(path, sizeof(path), "%s/0", dir);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/1", dir);
+	assert_int_equal(close(open(path, O_CREAT | O_WRONLY, 0644)), 0);
+	for (int forced = 0; forced < 2; forced++) {
+		if (forced)
+			assert_int_equal(setenv("SCALEBENCH_STORE_NO_RENAMEAT2", "1", 1), 0);
+		else
+			unsetenv("SCALEBENCH_STORE_NO_RENAMEAT2");
+		assert_int_equal(store_begin(dir, tmp, sizeof(tmp), &fd, err, sizeof(err)), 0);
+		snprintf(path, sizeof(path), "%s/meta.json", tmp);
+		assert_int_equal(close(open(path, O_CREAT | O_WRONLY, 0644)), 0);
+		assert_int_equal(store_commit(dir, tmp, &run, err, sizeof(err)), 0);
+		close(fd);
+		/* renameat2 skips the empty 0 and the file 1; the fallback fills the empty 0. */
+		assert_int_equal(run, forced ? 0u : 2u);
+	}
+	snprintf(path, sizeof(path), "%s/0/meta.json", dir);
+	assert_int_equal(stat(path, &st), 0);
+	snprintf(path, sizeof(path), "%s/1", dir);
+	assert_int_equal(stat(path, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+
+	/* With the fallback, an empty temp directory is not published. */
+	assert_int_equal(store_begin(dir, tmp, sizeof(tmp), &fd, err, sizeof(err)), 0);
+	assert_int_equal(store_commit(dir, tmp, &run, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "empty"));
+	store_abort(tmp);
+	close(fd);
+	snprintf(path, sizeof(path), "%s/3", dir);
+	assert_int_not_equal(stat(path, &st), 0);
+	unsetenv("SCALEBENCH_STORE_NO_RENAMEAT2");
 	snprintf(path, sizeof(path), "rm -rf %s", root);
 	assert_int_equal(system(path), 0);
 }
@@ -1132,11 +1209,16 @@ static void test_run_write(void **state)
 	remove_root(root);
 }
 
-/* Two writers through the whole API at once: every run whole, no number taken twice. */
-static void test_run_write_concurrent(void **state)
+/* Two writers through the whole API at once: every run whole, no number taken twice; with
+ * renameat2 and with the fallback (forced). */
+static void run_write_concurrent(bool forced)
 {
 	char *root = make_root(), dir[PATH_MAX];
-	(void)state;
+
+	if (forced)
+		assert_int_equal(setenv("SCALEBENCH_STORE_NO_RENAMEAT2", "1", 1), 0);
+	else
+		unsetenv("SCALEBENCH_STORE_NO_RENAMEAT2");
 
 	snprintf(dir, sizeof(dir), "%s/t/p/b/f/k/c/m", root);
 	for (int p = 0; p < 2; p++) {
@@ -1184,6 +1266,19 @@ static void test_run_write_concurrent(void **state)
 	}
 	free(runs);
 	remove_root(root);
+	unsetenv("SCALEBENCH_STORE_NO_RENAMEAT2");
+}
+
+static void test_run_write_concurrent(void **state)
+{
+	(void)state;
+	run_write_concurrent(false);
+}
+
+static void test_run_write_concurrent_fallback(void **state)
+{
+	(void)state;
+	run_write_concurrent(true);
 }
 
 static void test_failure_names(void **state)
@@ -1213,6 +1308,8 @@ int main(void)
 	    cmocka_unit_test(test_rootfs),
 	    cmocka_unit_test(test_component),
 	    cmocka_unit_test(test_commit_first_free_concurrent),
+	    cmocka_unit_test(test_commit_first_free_concurrent_fallback),
+	    cmocka_unit_test(test_commit_fallback_on_einval),
 	    cmocka_unit_test(test_begin_sweeps_stale),
 	    cmocka_unit_test(test_run_files_exclusive),
 	    cmocka_unit_test(test_abort_removes_everything),
@@ -1227,6 +1324,7 @@ int main(void)
 	    cmocka_unit_test(test_read_stats_files),
 	    cmocka_unit_test(test_run_write),
 	    cmocka_unit_test(test_run_write_concurrent),
+	    cmocka_unit_test(test_run_write_concurrent_fallback),
 	    cmocka_unit_test(test_failure_names),
 	};
 
