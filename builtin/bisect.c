@@ -7,6 +7,7 @@
 #include "../lib/file.h"
 #include "../lib/run_command.h"
 #include "../runner/job.h"
+#include "../runner/target.h"
 #include "../testcases/registry.h"
 
 #include <errno.h>
@@ -39,6 +40,9 @@ const struct command_def bisect_command = {
 	"prepare command skips the commit.  The culprit is re-verified against its parent.\n"
 	"With --reboot, each batch of --runs-per-boot runs is one boot: prepare, reboot, then\n"
 	"--boot-check until it exits 0 (a commit that does not come up twice is skipped).\n"
+	"With --target ssh://HOST the runs go there (scalebench run --target) and every batch\n"
+	"is one boot; --reboot defaults to `reboot` there over ssh, --boot-check to the target\n"
+	"answering again with a new boot_id and (for another commit) a new uname -r.\n"
 	"The log is the bisection's state, rewritten whole after every change; --resume LOG\n"
 	"continues it after a kill, crash or reboot.  Each commit's prepare, reboot and boot\n"
 	"check output goes to LOG's .d directory.  The repository's bisect state is reset at\n"
@@ -71,6 +75,15 @@ struct bisect {
 	 * for `scalebench run --target URL`: NULL runs here; when set, it is passed to the run
 	 * and to the commands as SCALEBENCH_TARGET. */
 	const char *reboot, *boot_check, *target, *resume;
+	/* --target-bin, --ssh-option: passed to `scalebench run --target`, and used for the
+	 * default reboot and boot check (tgt is target parsed). */
+	const char *target_bin;
+	const char **ssh_options;
+	size_t n_ssh_options;
+	struct target tgt;
+	/* The target before the reboot last issued (the default boot check's reference): its
+	 * boot_id and uname -r, and the commit it was last found booted into. */
+	char boot_id_before[64], uname_before[256], last_up[64];
 	double boot_timeout;
 	unsigned runs_per_boot;
 	char good[64], bad[64];
@@ -312,6 +325,71 @@ static void target_env(const struct bisect *b, const char *sha, char *commit, si
 	snprintf(target, tlen, "SCALEBENCH_TARGET=%s", b->target ? b->target : "");
 }
 
+static struct target_opts target_opts_of(const struct bisect *b)
+{
+	return (struct target_opts){
+	    .bin = b->target_bin, .ssh_options = b->ssh_options, .n_ssh_options = b->n_ssh_options};
+}
+
+/* Reboots happen: --reboot, or a target (then `ssh TARGET reboot` by default). */
+static bool reboots(const struct bisect *b)
+{
+	return b->reboot || b->target;
+}
+
+/* Printable ASCII of s, at most len - 1 bytes, without the trailing newline: what the target
+ * printed, fit for the log's JSON and for messages. */
+static void plain_copy(char *out, size_t len, const char *s)
+{
+	size_t n = 0;
+
+	for (; s && *s && *s != '\n' && n + 1 < len; s++)
+		out[n++] = *s >= ' ' && *s < 127 ? *s : '?';
+	out[n] = '\0';
+}
+
+/* The target's boot id and kernel release (`cat boot_id; uname -r` there), each line into
+ * its buffer.  The command's status (255: ssh failed), -1 when ssh could not be run, 130. */
+static int target_identity(struct bisect *b, int log_fd, unsigned timeout_ms, char *boot_id,
+			   size_t idlen, char *release, size_t rellen, char *tail, size_t taillen)
+{
+	static const char *const argv[] = {"sh", "-c",
+					   "cat /proc/sys/kernel/random/boot_id && uname -r", NULL};
+	const char *env[] = {b->env_token, NULL};
+	struct target_opts o = target_opts_of(b);
+	struct child_process c = {
+	    .env = env, .out = RUN_OUT_CAPTURE, .err = RUN_OUT_CAPTURE, .timeout_ms = timeout_ms};
+	int rc;
+
+	boot_id[0] = release[0] = '\0';
+	c.out_text.max = c.err_text.max = 1 << 16;
+	if (target_exec(&b->tgt, &o, argv, &c)) {
+		child_release(&c);
+		return -1;
+	}
+	rc = child_status(&c);
+	if (c.out_text.p) {
+		char *nl = strchr(c.out_text.p, '\n');
+
+		plain_copy(boot_id, idlen, c.out_text.p);
+		if (nl)
+			plain_copy(release, rellen, nl + 1);
+		if (log_fd >= 0)
+			dprintf(log_fd, "%s", c.out_text.p);
+	}
+	if (log_fd >= 0 && c.err_text.p)
+		dprintf(log_fd, "%s", c.err_text.p);
+	if (tail)
+		snprintf(tail, taillen, "%s",
+			 c.err_text.p && *c.err_text.p ? c.err_text.p
+			 : c.out_text.p		       ? c.out_text.p
+						       : "");
+	if (rc == 0 && (!boot_id[0] || !release[0]))
+		rc = 1; /* it answered, not with both lines */
+	child_release(&c);
+	return interrupted ? 130 : rc;
+}
+
 /* Run a user's command (prepare, reboot) with its output appended to the commit's log: its
  * exit status, -1 when it could not be run, 130 interrupted. */
 static int user_command(struct bisect *b, const char *sha, const char *what, const char *cmd,
@@ -399,20 +477,61 @@ static int boot_wait(struct bisect *b, const char *sha, char *tail, size_t taill
 	const char *env[] = {env_commit, env_target, b->env_token, NULL};
 	unsigned tries = 0;
 
+	char what[PATH_MAX + 512];
+
 	tail[0] = '\0';
-	if (!b->boot_check)
+	if (!b->boot_check && !b->target)
 		return 0;
+	if (!b->boot_check)
+		snprintf(what, sizeof(what), "ssh %s: a new boot_id (not %s)%s%s%s", b->target,
+			 b->boot_id_before[0] ? b->boot_id_before : "known",
+			 strcmp(b->last_up, sha) ? " and uname -r not '" : "",
+			 strcmp(b->last_up, sha) ? b->uname_before : "",
+			 strcmp(b->last_up, sha) ? "'" : "");
 	target_env(b, sha, env_commit, sizeof(env_commit), env_target, sizeof(env_target));
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
 		double left;
-		int fd = commit_log_open(b, sha, "boot check", b->boot_check), rc;
+		int fd =
+			commit_log_open(b, sha, "boot check", b->boot_check ? b->boot_check : what),
+		    rc;
 
 		clock_gettime(CLOCK_MONOTONIC, &t);
 		left = b->boot_timeout - (double)(t.tv_sec - t0.tv_sec) -
 		       (double)(t.tv_nsec - t0.tv_nsec) / 1e9;
 		if (fd < 0)
 			return -1;
+		if (!b->boot_check) {
+			/* ssh's ConnectTimeout (10 s) and this bound: a dead target is a failed
+			 * check, never a hang. */
+			char id[64], rel[256];
+
+			rc = target_identity(b, fd, left > 1 ? (unsigned)(left * 1000) : 1000, id,
+					     sizeof(id), rel, sizeof(rel), tail, taillen);
+			if (rc == 0 && b->boot_id_before[0] && !strcmp(id, b->boot_id_before)) {
+				snprintf(tail, taillen, "not rebooted: boot_id still %s", id);
+				rc = 1;
+			} else if (rc == 0 && strcmp(b->last_up, sha) &&
+				   !strcmp(rel, b->uname_before)) {
+				snprintf(tail, taillen,
+					 "booted the kernel it ran before: uname -r still '%s'",
+					 rel);
+				rc = 1;
+			}
+			dprintf(fd, "=== boot check: %s\n", rc == 0 ? "up" : tail);
+			close(fd);
+			tries++;
+			if (rc == 130 || rc < 0)
+				return rc;
+			if (rc == 0)
+				return 0;
+			if (left <= 1 || once)
+				return 1;
+			nap(tries < 10 ? 1000 : 5000);
+			if (interrupted)
+				return 130;
+			continue;
+		}
 		struct child_process c = {.shell = b->boot_check,
 					  .env = env,
 					  .out = RUN_OUT_CAPTURE,
@@ -454,6 +573,62 @@ static int boot_wait(struct bisect *b, const char *sha, char *tail, size_t taill
 	}
 }
 
+/* The default boot check's reference, read just before the reboot (into the commit's log):
+ * 0, -1, 130.  A target that does not answer leaves it empty: the check then waits for any
+ * answer with a kernel release other than the empty one. */
+static int identity_before(struct bisect *b, const char *sha)
+{
+	char tail[512];
+	int fd = commit_log_open(b, sha, "before the reboot", "cat boot_id && uname -r"), rc;
+
+	if (fd < 0)
+		return -1;
+	rc = target_identity(b, fd, 60000, b->boot_id_before, sizeof(b->boot_id_before),
+			     b->uname_before, sizeof(b->uname_before), tail, sizeof(tail));
+	dprintf(fd, "=== exited with %d\n", rc);
+	close(fd);
+	if (rc == 130 || rc < 0)
+		return rc;
+	if (rc) {
+		b->boot_id_before[0] = b->uname_before[0] = '\0';
+		msg("%.10s: cannot read %s's boot_id and uname -r before the reboot (exit %d); "
+		    "the boot check waits for it to answer",
+		    sha, b->target, rc);
+	}
+	return 0;
+}
+
+/* The default --reboot: `reboot` run there over ssh (the connection may drop as the machine
+ * goes down: ssh's 255 is expected).  0, -1, 130. */
+static int target_reboot(struct bisect *b, const char *sha)
+{
+	static const char *const argv[] = {"reboot", NULL};
+	const char *env[] = {b->env_token, NULL};
+	struct target_opts o = target_opts_of(b);
+	int fd = commit_log_open(b, sha, "reboot", "ssh TARGET reboot"), rc;
+
+	if (fd < 0)
+		return -1;
+	struct child_process c = {.env = env,
+				  .out = RUN_OUT_FD,
+				  .out_fd = fd,
+				  .err = RUN_OUT_STDOUT,
+				  .timeout_ms = 60000};
+
+	if (target_exec(&b->tgt, &o, argv, &c)) {
+		close(fd);
+		return -1;
+	}
+	rc = child_status(&c);
+	dprintf(fd, "=== reboot exited with %d%s\n", rc,
+		rc == 255 ? " (ssh: the connection went down with the machine, or never came)"
+			  : "");
+	close(fd);
+	if (interrupted)
+		return 130;
+	return rc == 255 ? 0 : rc;
+}
+
 /* Boot sha for a batch of runs: prepare, reboot, boot check; once more when it does not come
  * up.  0 booted, 1 skip (logged), -1 error, 130.  Without --reboot: prepare only. */
 static int boot(struct bisect *b, const char *sha)
@@ -461,7 +636,7 @@ static int boot(struct bisect *b, const char *sha)
 	char tail[1024];
 	int rc;
 
-	if (!b->reboot)
+	if (!reboots(b))
 		return prepare(b, sha, false);
 	if (b->up && !strcmp(b->booted, sha)) {
 		/* Killed after its boot was checked, before its runs: if it is still up (the
@@ -472,6 +647,7 @@ static int boot(struct bisect *b, const char *sha)
 		if (rc == 130 || rc < 0)
 			return rc;
 		if (rc == 0) {
+			snprintf(b->last_up, sizeof(b->last_up), "%s", sha);
 			event(b, "booted", json_pack("{s:s, s:b}", "commit", sha, "resumed", 1));
 			return 0;
 		}
@@ -490,9 +666,23 @@ static int boot(struct bisect *b, const char *sha)
 			size_t slot = commit_slot(b, sha); /* it may move the arrays */
 
 			b->reboots[slot]++;
-			event(b, "reboot",
-			      json_pack("{s:s, s:i}", "commit", sha, "attempt", attempt));
-			rc = user_command(b, sha, "reboot", b->reboot, b->repo);
+			json_t *f = json_pack("{s:s, s:i}", "commit", sha, "attempt", attempt);
+
+			if (b->target && !b->boot_check) {
+				rc = identity_before(b, sha);
+				if (rc == 130 || rc < 0) {
+					json_decref(f);
+					return rc;
+				}
+				json_object_set_new(f, "boot_id_before",
+						    json_string(b->boot_id_before));
+				json_object_set_new(f, "uname_before",
+						    json_string(b->uname_before));
+				json_object_set_new(f, "last_up", json_string(b->last_up));
+			}
+			event(b, "reboot", f);
+			rc = b->reboot ? user_command(b, sha, "reboot", b->reboot, b->repo)
+				       : target_reboot(b, sha);
 			if (rc == 130 || rc < 0)
 				return rc;
 			if (rc)
@@ -502,6 +692,7 @@ static int boot(struct bisect *b, const char *sha)
 		if (rc == 130 || rc < 0)
 			return rc;
 		if (rc == 0) {
+			snprintf(b->last_up, sizeof(b->last_up), "%s", sha);
 			event(b, "booted", json_pack("{s:s}", "commit", sha));
 			b->booted[0] = '\0';
 			return 0;
@@ -518,10 +709,11 @@ static int boot(struct bisect *b, const char *sha)
 }
 
 /* k more runs of the job at sha (booted), by `scalebench run` in a child: here, or on the
- * target through `scalebench run --target URL` when there is one. */
-static int run_job(struct bisect *b, const char *sha, unsigned k)
+ * target through `scalebench run --target URL` when there is one.  before: the runs with the
+ * stat sha has.  0, 1 runs lost on the way back from a target, -1 error, 130. */
+static int run_job(struct bisect *b, const char *sha, unsigned k, size_t before)
 {
-	const char *argv[48];
+	const char **argv = calloc(24 + 2 * b->nplugins + 2 * b->n_ssh_options, sizeof(*argv));
 	char reps[16];
 	const char *env[] = {b->env_token, NULL};
 	struct child_process run = {
@@ -530,8 +722,14 @@ static int run_job(struct bisect *b, const char *sha, unsigned k)
 	size_t n = 0;
 	int rc;
 
-	if (interrupted)
+	if (!argv) {
+		msg("out of memory");
+		return -1;
+	}
+	if (interrupted) {
+		free(argv);
 		return 130;
+	}
 	snprintf(reps, sizeof(reps), "%u", k);
 	argv[n++] = "scalebench";
 	argv[n++] = "run";
@@ -546,6 +744,14 @@ static int run_job(struct bisect *b, const char *sha, unsigned k)
 	if (b->target) {
 		argv[n++] = "--target";
 		argv[n++] = b->target;
+		if (b->target_bin) {
+			argv[n++] = "--target-bin";
+			argv[n++] = b->target_bin;
+		}
+		for (size_t i = 0; i < b->n_ssh_options; i++) {
+			argv[n++] = "--ssh-option";
+			argv[n++] = b->ssh_options[i];
+		}
 	}
 	if (b->no_monitors)
 		argv[n++] = "--no-monitors";
@@ -556,22 +762,40 @@ static int run_job(struct bisect *b, const char *sha, unsigned k)
 	argv[n] = NULL;
 	if (child_run(&run, err, sizeof(err))) {
 		msg("%s", err);
+		free(argv);
 		return -1;
 	}
+	free(argv);
 	rc = child_status(&run);
 	if (interrupted)
 		return 130;
-	count_spent(b, sha, k);
-	event(b, "runs", json_pack("{s:s, s:i, s:i}", "commit", sha, "runs", (int)k, "exit", rc));
+	/* From a target, a run the connection lost is not stored: what was spent is what came
+	 * back (a failed run is stored, as here). */
+	unsigned stored = k;
+
+	if (b->target && rc) {
+		double *v;
+		bool absent;
+
+		stored = (unsigned)load_values(b, sha, &v, &absent);
+		free(v);
+		stored = stored > before ? stored - (unsigned)before : 0;
+	}
+	count_spent(b, sha, stored);
+	event(b, "runs",
+	      json_pack("{s:s, s:i, s:i, s:i}", "commit", sha, "runs", (int)stored, "asked", (int)k,
+			"exit", rc));
 	if (rc)
 		msg("%.10s: scalebench run exited with %d", sha, rc);
-	return rc ? -1 : 0;
+	/* 1 from a target: a run failed or the connection was lost (nothing half stored); the
+	 * caller may ask again. */
+	return rc == 1 && b->target ? 1 : rc ? -1 : 0;
 }
 
 /* Runs are added in batches of this many: one boot each. */
 static unsigned batch(const struct bisect *b)
 {
-	return b->reboot ? b->runs_per_boot : 1;
+	return reboots(b) ? b->runs_per_boot : 1;
 }
 
 /* Make sure sha has at least want runs with the stat: the first want of them in vals (a
@@ -580,6 +804,7 @@ static int ensure_runs(struct bisect *b, const char *sha, unsigned want, double 
 {
 	bool absent;
 	int rc;
+	unsigned lost = 0;
 
 	*n = load_values(b, sha, vals, &absent);
 	while (!absent && *n < want) {
@@ -587,17 +812,31 @@ static int ensure_runs(struct bisect *b, const char *sha, unsigned want, double 
 
 		free(*vals);
 		*vals = NULL;
-		if (b->reboot && k > b->runs_per_boot)
+		if (reboots(b) && k > b->runs_per_boot)
 			k = b->runs_per_boot;
 		/* A bisection whose state cannot be kept could not be resumed: stop spending. */
 		if (b->log_lost)
 			return -1;
 		size_t before = *n;
 
-		if ((rc = boot(b, sha)) || (rc = run_job(b, sha, k)))
+		if ((rc = boot(b, sha)))
 			return rc;
+		rc = run_job(b, sha, k, before);
+		if (rc == 1) {
+			/* A lost connection: its runs again, in a boot of their own (the target may
+			 * be what failed); twice for one commit is an error. */
+			if (++lost > 1) {
+				msg("%.10s: runs on %s failed twice in one step; giving up", sha,
+				    b->target);
+				return -1;
+			}
+			msg("%.10s: runs on %s failed or did not come back; asking again", sha,
+			    b->target);
+		} else if (rc) {
+			return rc;
+		}
 		*n = load_values(b, sha, vals, &absent);
-		if (!absent && *n < before + k)
+		if (rc == 0 && !absent && *n < before + k)
 			absent = true; /* runs stored, not all with the stat */
 	}
 	if (absent) {
@@ -872,7 +1111,7 @@ static int verify(struct bisect *b, const char *culprit)
 	for (size_t i = 0; i < b->norder; i++) {
 		tr += b->spent[i];
 		tb += b->reboots[i];
-		if (b->reboot)
+		if (reboots(b))
 			printf("  %.10s %3u runs %3u reboots\n", b->order[i], b->spent[i],
 			       b->reboots[i]);
 		else
@@ -1255,6 +1494,23 @@ static int confidence_option(const struct option_def *opt, const char *arg, char
 	return 0;
 }
 
+static int ssh_option_arg(const struct option_def *opt, const char *arg, char *err, size_t errlen)
+{
+	struct bisect *b = opt->value;
+	const char **v;
+
+	if (target_ssh_option_check(arg, err, errlen))
+		return -1;
+	v = realloc(b->ssh_options, (b->n_ssh_options + 1) * sizeof(*v));
+	if (!v) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	b->ssh_options = v;
+	v[b->n_ssh_options++] = arg;
+	return 0;
+}
+
 static int plugin_arg(const struct option_def *opt, const char *arg, char *err, size_t errlen)
 {
 	struct bisect *b = opt->value;
@@ -1311,6 +1567,13 @@ static void args_store(struct bisect *b)
 		json_object_set_new(a, "boot_check", json_string(b->boot_check));
 	if (b->target)
 		json_object_set_new(a, "target", json_string(b->target));
+	if (b->target_bin)
+		json_object_set_new(a, "target_bin", json_string(b->target_bin));
+	json_t *so = json_array();
+
+	for (size_t i = 0; i < b->n_ssh_options; i++)
+		json_array_append_new(so, json_string(b->ssh_options[i]));
+	json_object_set_new(a, "ssh_options", so);
 	json_object_set_new(a, "boot_timeout", json_real(b->boot_timeout));
 	json_object_set_new(a, "runs_per_boot", json_integer(b->runs_per_boot));
 	json_object_set_new(a, "max_runs", json_integer(b->max_runs));
@@ -1322,7 +1585,7 @@ static void args_store(struct bisect *b)
 
 static void args_load(struct bisect *b)
 {
-	json_t *a = json_object_get(b->log, "args"), *p;
+	json_t *a = json_object_get(b->log, "args"), *p, *p2;
 	size_t i;
 
 	b->repo = json_string_value(json_object_get(a, "repo"));
@@ -1333,6 +1596,15 @@ static void args_load(struct bisect *b)
 	b->reboot = json_string_value(json_object_get(a, "reboot"));
 	b->boot_check = json_string_value(json_object_get(a, "boot_check"));
 	b->target = json_string_value(json_object_get(a, "target"));
+	b->target_bin = json_string_value(json_object_get(a, "target_bin"));
+	p = json_object_get(a, "ssh_options");
+	free(b->ssh_options);
+	b->ssh_options = calloc(json_array_size(p) + 1, sizeof(*b->ssh_options));
+	b->n_ssh_options = 0;
+	json_array_foreach (p, i, p2) {
+		if (b->ssh_options && json_is_string(p2))
+			b->ssh_options[b->n_ssh_options++] = json_string_value(p2);
+	}
 	b->boot_timeout = json_number_value(json_object_get(a, "boot_timeout"));
 	b->runs_per_boot = (unsigned)json_integer_value(json_object_get(a, "runs_per_boot"));
 	b->max_runs = (unsigned)json_integer_value(json_object_get(a, "max_runs"));
@@ -1413,7 +1685,19 @@ static int resume_load(struct bisect *b)
 		if ((!strcmp(name, "reboot") || !strcmp(name, "booted")) && c) {
 			snprintf(b->booted, sizeof(b->booted), "%s", c);
 			b->up = !strcmp(name, "booted");
-		} else if (!strcmp(name, "runs") || !strcmp(name, "boot-failed")) {
+		}
+		/* The default boot check's reference, as read before that reboot. */
+		if (!strcmp(name, "reboot")) {
+			plain_copy(b->boot_id_before, sizeof(b->boot_id_before),
+				   json_string_value(json_object_get(e, "boot_id_before")));
+			plain_copy(b->uname_before, sizeof(b->uname_before),
+				   json_string_value(json_object_get(e, "uname_before")));
+			plain_copy(b->last_up, sizeof(b->last_up),
+				   json_string_value(json_object_get(e, "last_up")));
+		}
+		if (!strcmp(name, "booted") && c)
+			plain_copy(b->last_up, sizeof(b->last_up), c);
+		else if (!strcmp(name, "runs") || !strcmp(name, "boot-failed")) {
 			/* a boot serves one batch */
 			b->booted[0] = '\0';
 			b->up = false;
@@ -1520,16 +1804,26 @@ int cmd_bisect(int argc, char **argv)
 	     .help = "bisect log, JSON: the bisection's state; never overwritten"},
 	    {OPT_STRING("resume", 0, &b.resume), .arg = "LOG",
 	     .help = "continue the bisection LOG holds (all other options come from it)"},
+	    {OPT_STRING("target", 0, &b.target), .arg = "ssh://[USER@]HOST[:PORT]",
+	     .help = "run the job there (scalebench run --target); reboot it for each batch "
+		     "of runs"},
+	    {OPT_STRING("target-bin", 0, &b.target_bin), .arg = "PATH",
+	     .def_doc = "scalebench on its PATH", .help = "the target's scalebench"},
+	    {OPT_CALLBACK("ssh-option", 0, ssh_option_arg, &b), .arg = "KEY=VALUE",
+	     .help = "an ssh -o option for every connection to the target (repeatable)"},
 	    {OPT_STRING("reboot", 0, &b.reboot), .arg = "COMMAND",
+	     .def_doc = "with --target: ssh TARGET reboot",
 	     .help = "shell command that reboots into the prepared commit, before each batch "
 		     "of runs ($SCALEBENCH_COMMIT, $SCALEBENCH_TARGET set)"},
 	    {OPT_STRING("boot-check", 0, &b.boot_check), .arg = "COMMAND",
+	     .def_doc = "with --target: a new boot_id there, and a new uname -r",
 	     .help = "shell command that exits 0 once the commit under test is booted; "
 		     "polled after each reboot"},
 	    {OPT_DURATION("boot-timeout", 0, &b.boot_timeout), .def = "600",
 	     .help = "how long a boot may take before the commit is retried, then skipped"},
 	    {OPT_COUNT("runs-per-boot", 0, &b.runs_per_boot), .def = "3", .min = 1, .max = 1000,
-	     .help = "runs per boot: runs are asked for in batches of this many (with --reboot)"},
+	     .help = "runs per boot: runs are asked for in batches of this many (with --reboot "
+		     "or --target)"},
 	    {OPT_CALLBACK("plugin", 0, plugin_arg, &b), .arg = "FILE.so",
 	     .help = "passed to scalebench run (repeatable)"},
 	    {OPT_FLAG("no-monitors", 0, &b.no_monitors), .help = "passed to scalebench run"},
@@ -1541,24 +1835,41 @@ int cmd_bisect(int argc, char **argv)
 	int first, rc = options_parse(&bisect_command, opts, argc, argv, &first, NULL);
 
 	if (rc >= 0)
-		return rc;
+		goto done;
+	rc = 2;
 	if (first < argc) {
 		msg("unexpected argument '%s'", argv[first]);
-		return 2;
+		goto done;
 	}
 	kill_hook(&b);
 	if (b.resume && (b.good_arg || b.bad_arg || b.job_path || b.stat || b.prepare ||
-			 b.log_path || b.reboot || b.boot_check || b.nplugins)) {
+			 b.log_path || b.reboot || b.boot_check || b.nplugins || b.target ||
+			 b.target_bin || b.n_ssh_options)) {
 		msg("--resume LOG takes its options from LOG: give it alone");
-		return 2;
+		goto done;
 	}
 	if (b.resume) {
 		rc = resume_load(&b);
 		if (rc)
 			goto done;
-	} else if (b.boot_check && !b.reboot) {
-		msg("--boot-check needs --reboot");
-		return 2;
+	} else if (b.boot_check && !b.reboot && !b.target) {
+		msg("--boot-check needs --reboot or --target");
+		rc = 2;
+		goto done;
+	} else if (!b.target && (b.target_bin || b.n_ssh_options)) {
+		msg("--target-bin and --ssh-option go with --target ssh://HOST");
+		rc = 2;
+		goto done;
+	}
+	if (b.target) {
+		char err[1024];
+
+		/* Before anything runs: the URL reaches ssh. */
+		if (target_parse(b.target, &b.tgt, err, sizeof(err))) {
+			msg("%s", err);
+			rc = 2;
+			goto done;
+		}
 	}
 	rc = preflight(&b);
 	if (rc)
@@ -1575,10 +1886,16 @@ int cmd_bisect(int argc, char **argv)
 		printf("job: %s (%s), results under %s\n", b.job_path, b.path_params, b.results);
 		printf("each commit: git checkout, then sh -c '%s' with SCALEBENCH_COMMIT set\n",
 		       b.prepare);
-		if (b.reboot)
-			printf("each batch of %u runs: sh -c '%s', then the boot check within %.0f "
-			       "s\n",
-			       b.runs_per_boot, b.reboot, b.boot_timeout);
+		if (b.target)
+			printf("runs on %s through scalebench run --target\n", b.target);
+		if (reboots(&b))
+			printf(
+			    "each batch of %u runs: %s%s%s, then the boot check (%s) within %.0f "
+			    "s\n",
+			    b.runs_per_boot, b.reboot ? "sh -c '" : "ssh TARGET reboot",
+			    b.reboot ? b.reboot : "", b.reboot ? "'" : "",
+			    b.boot_check ? b.boot_check : "a new boot_id and uname -r there",
+			    b.boot_timeout);
 		printf("endpoints: 3 runs each, up to %u, until the change is confirmed\n",
 		       b.max_runs);
 		printf("midpoints: SPRT at alpha = beta = %.3g, 3 to %u runs each\n",
@@ -1627,5 +1944,7 @@ done:
 	free(b.order);
 	free(b.spent);
 	free(b.reboots);
+	free(b.ssh_options);
+	target_free(&b.tgt);
 	return rc;
 }

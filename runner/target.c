@@ -916,3 +916,41 @@ out:
 	free(s.tmp);
 	return rc;
 }
+
+int target_ssh_option_check(const char *arg, char *err, size_t errlen)
+{
+	if (!((*arg >= 'a' && *arg <= 'z') || (*arg >= 'A' && *arg <= 'Z')) ||
+	    !strpbrk(arg, "= ")) {
+		snprintf(err, errlen,
+			 "--ssh-option '%s': expected KEYWORD=VALUE as for ssh -o "
+			 "(IdentityFile=~/.ssh/id_ed25519, UserKnownHostsFile=FILE)",
+			 text_safe(arg));
+		return -1;
+	}
+	return 0;
+}
+
+int target_exec(const struct target *t, const struct target_opts *o, const char *const *argv,
+		struct child_process *c)
+{
+	struct session s = {.t = t, .o = o};
+	struct strbuf script = {0};
+	int rc = -1;
+
+	s.dest = malloc(strlen(t->host) + (t->user ? strlen(t->user) : 0) + 2);
+	if (s.dest)
+		sprintf(s.dest, "%s%s%s", t->user ? t->user : "", t->user ? "@" : "", t->host);
+	snprintf(s.port, sizeof(s.port), "%u", t->port);
+	str_add(&script, "exec");
+	for (size_t i = 0; argv[i]; i++) {
+		str_add(&script, " ");
+		str_word(&script, argv[i]);
+	}
+	if (!s.dest || script.oom)
+		sb_error("out of memory");
+	else
+		rc = ssh_run(&s, script.p, c);
+	free(script.p);
+	free(s.dest);
+	return rc;
+}

@@ -60,4 +60,20 @@ struct target_opts {
  * interrupted by signal N.  Messages go through sb_error. */
 int target_run(const struct target *t, const char *job_path, const struct target_opts *o);
 
+/* Whether arg is an ssh -o option as --ssh-option takes it: an ssh_config keyword (a letter
+ * first) then '=' or ' ' and its value, never something ssh would take for a flag.  0, or -1
+ * with err naming the value and what was expected. */
+int target_ssh_option_check(const char *arg, char *err, size_t errlen);
+
+struct child_process;
+
+/* Run one command on the target through the same ssh argument vector as target_run (o's
+ * ssh_options, BatchMode, ConnectTimeout, keepalives): argv's words each quoted, so nothing
+ * in them is shell syntax there.  c's input, output and timeout as the caller set them (its
+ * argv is ours; its group is ended with it).  0 when ssh ran: c->exit_code is the command's,
+ * 255 when ssh itself failed (unreachable, refused, the connection lost); -1 after a message
+ * when ssh could not be started. */
+int target_exec(const struct target *t, const struct target_opts *o, const char *const *argv,
+		struct child_process *c);
+
 #endif

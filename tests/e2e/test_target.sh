@@ -5,61 +5,12 @@
 set -u
 . "$(dirname "$0")/../lib.sh"
 
-SSHD=/usr/sbin/sshd
-if [ "$(id -u)" -ne 0 ] || [ ! -x "$SSHD" ] || ! command -v ssh >/dev/null; then
-	# CI runs as root with openssh-server installed (scripts/setup.sh).
-	fail "target: needs root, $SSHD and ssh (apt-get install openssh-server openssh-client)"
-	exit 0
-fi
-
-T="$WORK/ssh"
-mkdir -m 700 "$T"
-ssh-keygen -q -t ed25519 -N '' -f "$T/host_key"
-ssh-keygen -q -t ed25519 -N '' -f "$T/user_key"
-cp "$T/user_key.pub" "$T/authorized_keys"
-PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
-echo "[127.0.0.1]:$PORT $(cut -d' ' -f1-2 "$T/host_key.pub")" >"$T/known_hosts"
-cat >"$T/sshd_config" <<EOF
-ListenAddress 127.0.0.1
-HostKey $T/host_key
-AuthorizedKeysFile $T/authorized_keys
-PermitRootLogin prohibit-password
-PasswordAuthentication no
-KbdInteractiveAuthentication no
-StrictModes no
-UsePAM no
-PidFile $T/sshd.pid
-EOF
-# sshd refuses to start without its privilege separation directory.
-made_run_sshd=
-if [ ! -d /run/sshd ]; then
-	mkdir -p /run/sshd
-	made_run_sshd=1
-fi
-"$SSHD" -D -e -f "$T/sshd_config" -p "$PORT" 2>"$T/sshd.log" &
-SSHD_PID=$!
-stop_sshd() {
-	pkill -KILL -P "$SSHD_PID" 2>/dev/null
-	kill "$SSHD_PID" 2>/dev/null
-	wait "$SSHD_PID" 2>/dev/null
-	[ -z "$made_run_sshd" ] || rmdir /run/sshd 2>/dev/null
-	rm -rf "$WORK"
-}
-trap stop_sshd EXIT
-
-SSHOPTS=(--ssh-option "IdentityFile=$T/user_key" --ssh-option "UserKnownHostsFile=$T/known_hosts"
-	--ssh-option "IdentitiesOnly=yes")
-URL="ssh://root@127.0.0.1:$PORT"
+. "$(dirname "$0")/sshd.sh"
+sshd_start || exit 0
+trap sshd_stop EXIT
 SB_ABS=$(readlink -f "$SCALEBENCH")
 # A 1 s run of page_fault3, one process, no monitors.
 ONE_S=(jobs/page_fault3.yaml -q --no-monitors --runtime 1s --set warmup=0 --nr-task 1 --set mode=process)
-
-for _ in $(seq 1 100); do
-	ssh -o BatchMode=yes -o IdentityFile="$T/user_key" -o UserKnownHostsFile="$T/known_hosts" \
-		-p "$PORT" root@127.0.0.1 true 2>/dev/null && break
-	sleep 0.1
-done
-check "sshd answers on 127.0.0.1:$PORT" kill -0 "$SSHD_PID"
 
 # No remote temp directory left behind by a case: the target's mktemp dirs that hold job.yaml.
 remote_tmps() {
