@@ -13,7 +13,10 @@ set -u
 . "$(dirname "$0")/sshd.sh"
 # The target's PATH starts with $WORK/fakebin: case D's reboot, and uname -r and boot_id that
 # the simulated kernel sets (the real ones until it does).
-sshd_start "SetEnv PATH=$WORK/fakebin:/usr/sbin:/usr/bin:/sbin:/bin" || exit 0
+# The target's temp directories in one of this test's own (see remote_tmps).
+RTMP=$WORK/target-tmp
+mkdir -p "$RTMP"
+sshd_start "SetEnv PATH=$WORK/fakebin:/usr/sbin:/usr/bin:/sbin:/bin TMPDIR=$RTMP" || exit 0
 trap sshd_stop EXIT
 
 SB=$(realpath "$SCALEBENCH")
@@ -145,7 +148,7 @@ bisect() { # RESULTS ARGS...
 LOGNAME_=bisect-${GOOD:0:10}-${BAD:0:10}
 nruns() { find "$1" -name meta.json -path "*/$2*" 2>/dev/null | wc -l; }
 remote_tmps() { # the target's temp directories of scalebench run --target
-	find "${TMPDIR:-/tmp}" -maxdepth 2 -name job.yaml -path '*/tmp.*' 2>/dev/null | wc -l
+	find "$RTMP" -maxdepth 2 -name job.yaml -path '*/tmp.*' 2>/dev/null | wc -l
 }
 tmps_before=$(remote_tmps)
 T0=$SECONDS

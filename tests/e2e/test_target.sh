@@ -6,7 +6,11 @@ set -u
 . "$(dirname "$0")/../lib.sh"
 
 . "$(dirname "$0")/sshd.sh"
-sshd_start || exit 0
+# The target's sessions make their temp directories in a directory of this test's own, so
+# that what another test (or another user of /tmp) leaves there is not counted as ours.
+RTMP=$WORK/target-tmp
+mkdir -p "$RTMP"
+sshd_start "SetEnv TMPDIR=$RTMP" || exit 0
 trap sshd_stop EXIT
 SB_ABS=$(readlink -f "$SCALEBENCH")
 # A 1 s run of page_fault3, one process, no monitors.
@@ -14,7 +18,7 @@ ONE_S=(jobs/page_fault3.yaml -q --no-monitors --runtime 1s --set warmup=0 --nr-t
 
 # No remote temp directory left behind by a case: the target's mktemp dirs that hold job.yaml.
 remote_tmps() {
-	find "${TMPDIR:-/tmp}" -maxdepth 2 -name job.yaml -path '*/tmp.*' 2>/dev/null | wc -l
+	find "$RTMP" -maxdepth 2 -name job.yaml -path '*/tmp.*' 2>/dev/null | wc -l
 }
 tmps_before=$(remote_tmps)
 
@@ -175,7 +179,7 @@ rc=0
 	--target-bin "$SB_ABS" "${SSHOPTS[@]}" >"$WORK/out" 2>"$WORK/err" &
 pid=$!
 for _ in $(seq 1 600); do
-	ls -d "${TMPDIR:-/tmp}"/tmp.*/results/will-it-scale/*/*/*/*/*/cut2/0 >/dev/null 2>&1 && break
+	ls -d "$RTMP"/tmp.*/results/will-it-scale/*/*/*/*/*/cut2/0 >/dev/null 2>&1 && break
 	sleep 0.1
 done
 sleep 0.5
