@@ -57,15 +57,8 @@ static int ssh_option(const struct option_def *opt, const char *arg, char *err, 
 	struct target_cli *t = opt->value;
 	const char **v;
 
-	/* An ssh_config keyword then its value: never something ssh would take for a flag. */
-	if (!((*arg >= 'a' && *arg <= 'z') || (*arg >= 'A' && *arg <= 'Z')) ||
-	    !strpbrk(arg, "= ")) {
-		snprintf(err, errlen,
-			 "--ssh-option '%s': expected KEYWORD=VALUE as for ssh -o "
-			 "(IdentityFile=~/.ssh/id_ed25519, UserKnownHostsFile=FILE)",
-			 arg);
+	if (target_ssh_option_check(arg, err, errlen))
 		return -1;
-	}
 	v = realloc(t->ssh_options, (t->n_ssh_options + 1) * sizeof(*v));
 	if (!v) {
 		snprintf(err, errlen, "out of memory");

@@ -846,18 +846,28 @@ out:
 	return rc;
 }
 
+/* ssh's destination ([user@]host) and port for s's target: 0, or -1 when out of memory. */
+static int session_dest(struct session *s)
+{
+	const struct target *t = s->t;
+
+	snprintf(s->port, sizeof(s->port), "%u", t->port);
+	s->dest = malloc(strlen(t->host) + (t->user ? strlen(t->user) : 0) + 2);
+	if (!s->dest)
+		return -1;
+	sprintf(s->dest, "%s%s%s", t->user ? t->user : "", t->user ? "@" : "", t->host);
+	return 0;
+}
+
 int target_run(const struct target *t, const char *job_path, const struct target_opts *o)
 {
 	struct session s = {.t = t, .o = o, .bin = o->bin ? o->bin : "scalebench"};
 	int rc, run_rc, fetched;
 
-	s.dest = malloc(strlen(t->host) + (t->user ? strlen(t->user) : 0) + 2);
-	if (!s.dest) {
+	if (session_dest(&s)) {
 		sb_error("out of memory");
 		return 2;
 	}
-	sprintf(s.dest, "%s%s%s", t->user ? t->user : "", t->user ? "@" : "", t->host);
-	snprintf(s.port, sizeof(s.port), "%u", t->port);
 	rc = o->push_dir ? push_tree(&s) : 0;
 	if (!rc)
 		rc = check_version(&s);
@@ -937,10 +947,7 @@ int target_exec(const struct target *t, const struct target_opts *o, const char 
 	struct strbuf script = {0};
 	int rc = -1;
 
-	s.dest = malloc(strlen(t->host) + (t->user ? strlen(t->user) : 0) + 2);
-	if (s.dest)
-		sprintf(s.dest, "%s%s%s", t->user ? t->user : "", t->user ? "@" : "", t->host);
-	snprintf(s.port, sizeof(s.port), "%u", t->port);
+	session_dest(&s);
 	str_add(&script, "exec");
 	for (size_t i = 0; argv[i]; i++) {
 		str_add(&script, " ");
