@@ -123,3 +123,28 @@ const char *text_safe(const char *s)
 	next = (next + 1) % TEXT_SAFE_RING;
 	return e;
 }
+
+char *sh_quote(const char *s)
+{
+	size_t n = 3;
+	char *q, *o;
+
+	for (const char *p = s; *p; p++)
+		n += *p == '\'' ? 4 : 1;
+	q = malloc(n);
+	if (!q)
+		return NULL;
+	o = q;
+	*o++ = '\'';
+	for (const char *p = s; *p; p++) {
+		if (*p == '\'') {
+			memcpy(o, "'\\''", 4);
+			o += 4;
+		} else {
+			*o++ = *p;
+		}
+	}
+	*o++ = '\'';
+	*o = '\0';
+	return q;
+}

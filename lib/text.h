@@ -22,4 +22,9 @@ void fput_escaped(const char *s, FILE *out);
  * printf("%-20s %s\n", text_safe(a), text_safe(b)). */
 const char *text_safe(const char *s);
 
+/* s as one word of a POSIX shell command line: in single quotes, each ' as '\''.  For the one
+ * string that reaches a shell (a remote command over ssh, a Slurm job script).  malloc'd (free
+ * it), NULL when memory runs out. */
+char *sh_quote(const char *s);
+
 #endif

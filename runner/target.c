@@ -1,7 +1,7 @@
 /* scalebench run --target: the job on a remote machine over ssh, its runs brought back whole.
  *
  * Every remote command is `sh -c SCRIPT`, SCRIPT fixed text around words quoted by
- * target_sh_quote, so whatever the user's login shell is, nothing from the command line or
+ * sh_quote, so whatever the user's login shell is, nothing from the command line or
  * the target is parsed as shell syntax.  The steps, one ssh connection each:
  *   version  BIN --version, refused unless MAJOR.MINOR is ours
  *   setup    mktemp -d there, the job file written into it from our stdin
@@ -150,31 +150,6 @@ int target_parse(const char *url, struct target *t, char *err, size_t errlen)
 	return 0;
 }
 
-char *target_sh_quote(const char *s)
-{
-	size_t n = 3;
-	char *q, *o;
-
-	for (const char *p = s; *p; p++)
-		n += *p == '\'' ? 4 : 1;
-	q = malloc(n);
-	if (!q)
-		return NULL;
-	o = q;
-	*o++ = '\'';
-	for (const char *p = s; *p; p++) {
-		if (*p == '\'') {
-			memcpy(o, "'\\''", 4);
-			o += 4;
-		} else {
-			*o++ = *p;
-		}
-	}
-	*o++ = '\'';
-	*o = '\0';
-	return q;
-}
-
 int target_version_series(const char *line, char *out, size_t len)
 {
 	static const char name[] = "scalebench ";
@@ -223,7 +198,7 @@ static void str_add(struct strbuf *b, const char *s)
 /* s quoted, as one word. */
 static void str_word(struct strbuf *b, const char *s)
 {
-	char *q = target_sh_quote(s);
+	char *q = sh_quote(s);
 
 	if (!q)
 		b->oom = true;

@@ -2,7 +2,7 @@
  *
  * The system's ssh client does the work (the user's keys, config and agent), always from an
  * argument vector; the one string that reaches a shell is the remote command, built from fixed
- * text and words quoted by target_sh_quote.  The job runs there into a fresh temp directory
+ * text and words quoted by sh_quote (lib/text.h).  The job runs there into a fresh temp directory
  * (mktemp -d on the target); each completed run comes back as a tar stream into a temp run
  * directory of the local store and is committed whole, so a run is here entirely or not at
  * all.  The target's temp directory is removed at the end, also after a failure or an
@@ -28,10 +28,6 @@ struct target {
  * value and what was expected.  Free with target_free. */
 int target_parse(const char *url, struct target *t, char *err, size_t errlen);
 void target_free(struct target *t);
-
-/* s as one word of a POSIX shell command line: in single quotes, each ' as '\''.  malloc'd
- * (free it), NULL when memory runs out. */
-char *target_sh_quote(const char *s);
 
 /* "MAJOR.MINOR" of a `scalebench --version` line ("scalebench 0.1.3" -> "0.1") into out;
  * 0, or -1 when the line is not one. */

@@ -10,7 +10,8 @@ gnuplot-nox r-mathlib libhwloc-dev libcmocka-dev valgrind libelf-dev zlib1g-dev 
 clang libclang-rt-14-dev \
 openssh-client openssh-server \
 libsqlite3-dev \
-chromium"
+chromium \
+slurm-wlm munge"
 
 cd "$(dirname "$0")/.."
 

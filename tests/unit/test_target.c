@@ -8,6 +8,7 @@
 
 #include "../../lib/run_command.h"
 #include "../../runner/target.h"
+#include "../../lib/text.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -87,7 +88,7 @@ static void test_target_parse(void **state)
 /* What sh makes of the quoted word: printf '%s' WORD, captured. */
 static char *through_sh(const char *word)
 {
-	char *q = target_sh_quote(word), *cmd, err[256], *out;
+	char *q = sh_quote(word), *cmd, err[256], *out;
 	struct child_process c = {.out = RUN_OUT_CAPTURE};
 
 	assert_non_null(q);
@@ -113,10 +114,10 @@ static void test_sh_quote(void **state)
 	char *q;
 
 	(void)state;
-	q = target_sh_quote("a'b");
+	q = sh_quote("a'b");
 	assert_string_equal(q, "'a'\\''b'");
 	free(q);
-	q = target_sh_quote("");
+	q = sh_quote("");
 	assert_string_equal(q, "''");
 	free(q);
 	for (size_t i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
