@@ -1,6 +1,7 @@
 /* scalebench submit: a job file's atomic jobs x repeats as one Slurm job array. */
 #include "builtin.h"
 #include "../lib/jsonw.h"
+#include "../lib/text.h"
 #include "../runner/job.h"
 #include "../runner/slurm.h"
 
@@ -187,12 +188,17 @@ int cmd_submit(int argc, char **argv)
 		print_json(&s, &o);
 	else
 		printf("%s\n", s.id);
-	if (!quiet)
+	if (!quiet) {
+		char *q = sh_quote(o.results_root);
+
 		fprintf(stderr,
 			"scalebench submit: job array %s: %zu task%s%s%s; watch it with "
-			"'scalebench status %s --results %s'\n",
+			"scalebench status %s --results %s\n",
 			s.id, s.n_tasks, s.n_tasks == 1 ? "" : "s",
-			s.then_id[0] ? ", then job " : "", s.then_id, s.id, o.results_root);
+			s.then_id[0] ? ", then job " : "", s.then_id, s.id,
+			q ? text_safe(q) : "");
+		free(q);
+	}
 	if (sb_close_stdout() && !rc)
 		rc = 2;
 out:

@@ -42,7 +42,7 @@ wait_gone() {
 sb submit "$WORK/job.yaml" --results "$R" -r 2 --dry-run --sbatch-arg=--nice=5
 check "dry-run: exit 0" [ "$rc" = 0 ]
 check "dry-run: 8 tasks in order" [ "$(grep -c '^task ' "$WORK/out")" = 8 ]
-check "dry-run: the sbatch argv" grep -q "^sbatch --parsable --array=0-7 --exclusive --mem=0 .*--nice=5 .*/job.sh'*$" "$WORK/out"
+check "dry-run: the sbatch argv" grep -q "^'sbatch' '--parsable' '--array=0-7' '--exclusive' '--mem=0' .*'--nice=5' '.*/job.sh'$" "$WORK/out"
 check "dry-run: nothing written" [ ! -e "$R/.scalebench-slurm" ]
 check "dry-run: no job submitted" [ -z "$(squeue -h -o %i)" ]
 
