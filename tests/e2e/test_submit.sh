@@ -140,3 +140,24 @@ check "--then ran in the results root" grep -qx '.scalebench-slurm' "$R/then.txt
 last_end=$(cat "$DB"/done/* | sed 's/.*end=//' | sort -n | tail -1)
 then_t=$(tail -1 "$R/then.txt" | cut -d. -f1)
 check "--then ran after the array ended" [ "$then_t" -ge "$last_end" ]
+
+# A --then job sbatch refuses (a stand-in sbatch that takes the array only): exit 1, the
+# refusal said, the array's submission kept with its id and "then": {"id": null}.
+mkdir -p "$WORK/fakebin"
+cat >"$WORK/fakebin/sbatch" <<'S'
+#!/bin/sh
+for a; do
+	case "$a" in --dependency=*) echo "sbatch: error: Job dependency problem" >&2; exit 1 ;; esac
+done
+echo 777
+S
+chmod +x "$WORK/fakebin/sbatch"
+R2="$WORK/r2"
+rc=0
+PATH="$WORK/fakebin:$PATH" "$SCALEBENCH" submit "$WORK/job.yaml" --results "$R2" --json \
+	--then 'true' >"$WORK/out" 2>"$WORK/err" || rc=$?
+check "--then refused: exit 1" [ "$rc" = 1 ]
+check "--then refused: sbatch's words" err_has "Job dependency problem"
+check "--then refused: the array's submission kept" json_true "$R2/.scalebench-slurm/777/submission.json" \
+	"d['id'] == '777' and d['then'] == {'command': 'true', 'id': None}"
+check "--then refused: --json says then null" json_true "$WORK/out" "d['id'] == '777' and d['then'] is None"
