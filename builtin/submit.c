@@ -1,5 +1,6 @@
 /* scalebench submit: a job file's atomic jobs x repeats as one Slurm job array. */
 #include "builtin.h"
+#include "../lib/interrupt.h"
 #include "../lib/jsonw.h"
 #include "../lib/text.h"
 #include "../runner/job.h"
@@ -25,7 +26,8 @@ const struct command_def submit_command = {
 	"and of this version.  --then CMD: a shell command run by /bin/sh on a node in\n"
 	"the results root once the array has ended (sbatch --dependency=afterany).\n"
 	"\nexit status: 0 submitted, 1 the array submitted but the --then job refused, 2 bad\n"
-	"usage, job file or results root, or sbatch refused the array (nothing is left).\n",
+	"usage, job file or results root, or sbatch refused the array (nothing is left),\n"
+	"128+N interrupted by signal N before the array was accepted (nothing is left).\n",
 };
 
 struct word_list {
@@ -143,6 +145,9 @@ int cmd_submit(int argc, char **argv)
 	};
 	int first, rc;
 
+	/* A signal while the directory is written or sbatch asked is a flag: the directory is
+	 * removed unless the array was accepted, and we exit 128+N. */
+	interrupt_catch();
 	rc = options_parse(&submit_command, opts, argc, argv, &first, NULL);
 	if (rc >= 0)
 		goto out;
@@ -179,7 +184,7 @@ int cmd_submit(int argc, char **argv)
 	if (rc < 0) {
 		if (s.id[0])
 			sb_error("job array %s was submitted (%s)", s.id, s.dir ? s.dir : "");
-		rc = s.id[0] ? 1 : 2;
+		rc = s.id[0] ? 1 : interrupt_caught ? 128 + interrupt_caught : 2;
 		goto out;
 	}
 	if (o.dry_run)

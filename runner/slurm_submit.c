@@ -4,6 +4,7 @@
 #include "job.h"
 #include "../lib/errors.h"
 #include "../lib/file.h"
+#include "../lib/interrupt.h"
 #include "../lib/jsonw.h"
 #include "../lib/run_command.h"
 #include "../lib/text.h"
@@ -747,6 +748,11 @@ int slurm_submit(const struct slurm_submit_opts *o, struct slurm_submission *out
 	if (write_tasks(&s) || write_text(s.dir, "job.sh", script, 0755) ||
 	    write_manifest(&s, NULL, NULL))
 		goto out;
+	/* Interrupted before Slurm was asked: the directory goes, nothing was submitted. */
+	if (interrupt_caught) {
+		sb_error("interrupted by signal %d; nothing submitted", (int)interrupt_caught);
+		goto out;
+	}
 	if (run_sbatch(s.sbatch.v, out->id, sizeof(out->id)))
 		goto out;
 	keep = true;

@@ -161,3 +161,27 @@ check "--then refused: sbatch's words" err_has "Job dependency problem"
 check "--then refused: the array's submission kept" json_true "$R2/.scalebench-slurm/777/submission.json" \
 	"d['id'] == '777' and d['then'] == {'command': 'true', 'id': None}"
 check "--then refused: --json says then null" json_true "$WORK/out" "d['id'] == '777' and d['then'] is None"
+
+# SIGTERM while sbatch is asked (a stand-in that hangs): sbatch ended, exit 143, the submission
+# directory removed.
+cat >"$WORK/fakebin/sbatch" <<'S'
+#!/bin/sh
+touch "$SB_STARTED"
+sleep 60
+echo 778
+S
+R3="$WORK/r3"
+export SB_STARTED="$WORK/sbatch-started"
+PATH="$WORK/fakebin:$PATH" "$SCALEBENCH" submit "$WORK/job.yaml" --results "$R3" \
+	>"$WORK/out" 2>"$WORK/err" &
+pid=$!
+for _ in $(seq 1 100); do
+	[ -e "$SB_STARTED" ] && break
+	sleep 0.1
+done
+kill -TERM "$pid"
+rc=0
+wait "$pid" || rc=$?
+check "SIGTERM during sbatch: exit 143" [ "$rc" = 143 ]
+check "SIGTERM during sbatch: no submission left" [ -z "$(ls -A "$R3/.scalebench-slurm" 2>/dev/null)" ]
+check "SIGTERM during sbatch: the stand-in sbatch ended" no_procs "$WORK/fakebin/sbatch"
