@@ -119,8 +119,8 @@ int cmd_submit(int argc, char **argv)
 	     .help = "sbatch --partition"},
 	    {OPT_STRING("constraint", 0, &o.constraint), .arg = "FEATURES",
 	     .help = "sbatch --constraint: the node features the tasks need"},
-	    {OPT_STRING("time", 0, &o.time_limit), .arg = "LIMIT",
-	     .def_doc = "the partition's", .help = "sbatch --time: each task's time limit"},
+	    {OPT_STRING("time", 0, &o.time_limit), .arg = "LIMIT", .def_doc = "the partition's",
+	     .help = "sbatch --time: each task's time limit"},
 	    {OPT_CALLBACK("sbatch-arg", 0, sbatch_arg_option, &sbatch_args), .arg = "ARG",
 	     .help = "one more sbatch word, passed as it is (repeatable)"},
 	    {OPT_CALLBACK("plugin", 0, submit_plugin_option, &plugins), .arg = "FILE.so",
@@ -200,8 +200,7 @@ int cmd_submit(int argc, char **argv)
 			"scalebench submit: job array %s: %zu task%s%s%s; watch it with "
 			"scalebench status %s --results %s\n",
 			s.id, s.n_tasks, s.n_tasks == 1 ? "" : "s",
-			s.then_id[0] ? ", then job " : "", s.then_id, s.id,
-			q ? text_safe(q) : "");
+			s.then_id[0] ? ", then job " : "", s.then_id, s.id, q ? text_safe(q) : "");
 		free(q);
 	}
 	if (sb_close_stdout() && !rc)

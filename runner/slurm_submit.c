@@ -194,7 +194,8 @@ static char *job_script(const struct sub *s)
 	}
 	/* Comments: a newline in a path would end the comment; job names and paths are
 	 * quoted, and sh_quote keeps a newline inside its quotes, so it is replaced here. */
-	fprintf(f, "#!/bin/sh\n# Written by scalebench submit at %s for the job file\n", s->created);
+	fprintf(f, "#!/bin/sh\n# Written by scalebench submit at %s for the job file\n",
+		s->created);
 	q = sh_quote(s->job_path);
 	for (char *p = q; p && *p; p++)
 		if (*p == '\n')
@@ -205,18 +206,19 @@ static char *job_script(const struct sub *s)
 		fputc(*p == '\n' ? '?' : *p, f);
 	fprintf(f, "\n# Array task I runs atomic job tasks/I.yaml once into the results root and\n"
 		   "# records its end in done/I.\n\n");
-	fprintf(f, "i=\"${SLURM_ARRAY_TASK_ID:-}\"\n"
-		   "case \"$i\" in\n"
-		   "'' | *[!0-9]*)\n"
-		   "\techo \"scalebench job script: SLURM_ARRAY_TASK_ID '$i' is not a task "
-		   "number\" >&2\n"
-		   "\texit 2\n"
-		   "\t;;\n"
-		   "esac\n"
-		   "if [ \"$i\" -ge %zu ]; then\n"
-		   "\techo \"scalebench job script: task $i of %zu\" >&2\n"
-		   "\texit 2\n"
-		   "fi\n",
+	fprintf(f,
+		"i=\"${SLURM_ARRAY_TASK_ID:-}\"\n"
+		"case \"$i\" in\n"
+		"'' | *[!0-9]*)\n"
+		"\techo \"scalebench job script: SLURM_ARRAY_TASK_ID '$i' is not a task "
+		"number\" >&2\n"
+		"\texit 2\n"
+		"\t;;\n"
+		"esac\n"
+		"if [ \"$i\" -ge %zu ]; then\n"
+		"\techo \"scalebench job script: task $i of %zu\" >&2\n"
+		"\texit 2\n"
+		"fi\n",
 		s->n_tasks, s->n_tasks);
 	q = sh_quote(s->dir);
 	fprintf(f, "dir=%s\n", q ? q : "''");
@@ -464,9 +466,8 @@ static int write_tasks(const struct sub *s)
  * words. */
 static int run_sbatch(char *const *argv, char *id, size_t idlen)
 {
-	struct child_process c = {.argv = (const char *const *)argv,
-				  .out = RUN_OUT_CAPTURE,
-				  .err = RUN_OUT_CAPTURE};
+	struct child_process c = {
+	    .argv = (const char *const *)argv, .out = RUN_OUT_CAPTURE, .err = RUN_OUT_CAPTURE};
 	char err[1024];
 	int rc = -1;
 
@@ -525,7 +526,8 @@ static int submit_then(struct sub *s, const char *id, char *then_id, size_t len)
 	if (argv_add(&a, "%s", o->sbatch ? o->sbatch : "sbatch") || argv_add(&a, "--parsable") ||
 	    argv_add(&a, "--dependency=afterany:%s", id) ||
 	    argv_add(&a, "--job-name=scalebench-then") ||
-	    argv_add(&a, "--output=%s/out/then.out", s->dir) || argv_add(&a, "--chdir=%s", s->dir) ||
+	    argv_add(&a, "--output=%s/out/then.out", s->dir) ||
+	    argv_add(&a, "--chdir=%s", s->dir) ||
 	    (o->partition && argv_add(&a, "--partition=%s", o->partition)) ||
 	    argv_add(&a, "%s/then.sh", s->dir)) {
 		sb_error("out of memory");
