@@ -24,6 +24,7 @@ static const struct command commands[] = {
     {&results_command, cmd_results},
     {&nightly_command, cmd_nightly},
     {&html_command, cmd_html},
+    {&submit_command, cmd_submit},
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
