@@ -13,7 +13,6 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,20 +76,6 @@ static int check_word(const char *opt, const char *v)
 		}
 	}
 	return 0;
-}
-
-static int rm_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	return remove(path) && errno != ENOENT ? -1 : 0;
-}
-
-static void remove_tree(const char *dir)
-{
-	if (nftw(dir, rm_entry, 16, FTW_DEPTH | FTW_PHYS))
-		sb_error("cannot remove '%s': %s", dir, strerror(errno));
 }
 
 /* path made absolute without requiring it to exist (realpath when it does). */
@@ -780,7 +765,8 @@ int slurm_submit(const struct slurm_submit_opts *o, struct slurm_submission *out
 	}
 out:
 	if (rc < 0 && s.dir && !keep)
-		remove_tree(s.dir);
+		if (file_remove_tree(s.dir))
+			sb_error("cannot remove '%s': %s", s.dir, strerror(errno));
 	if (rc < 0 && keep)
 		out->dir = s.dir, s.dir = NULL; /* submitted: the caller reports it */
 	free(s.dir);
