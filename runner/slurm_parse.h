@@ -1,0 +1,50 @@
+/* The texts slurm_status.c reads, parsed into plain structs (here for the unit tests): the
+ * done/<I> records the job script writes, and what squeue, scontrol and sacct print. */
+#ifndef SCALEBENCH_SLURM_PARSE_H
+#define SCALEBENCH_SLURM_PARSE_H
+
+#include <stddef.h>
+
+/* done/<I>: "exit=<RC> node=<HOST> start=<EPOCH> end=<EPOCH>\n", nothing else. */
+struct slurm_done {
+	int exit_code;
+	char *node;
+	long long start, end;
+};
+
+/* 0, or -1 with err saying what is wrong (the caller names the file). */
+int slurm_parse_done(const char *text, struct slurm_done *d, char *err, size_t errlen);
+void slurm_done_free(struct slurm_done *d);
+
+/* One array task as Slurm reports it.  task -1: a job that is not an array (the --then job). */
+struct slurm_report {
+	long task;
+	char *state;	  /* first word: "CANCELLED by 0" is CANCELLED */
+	char *node;	  /* NULL when none */
+	char *reason;	  /* NULL when none or "None" */
+	int exit_code;	  /* ExitCode=RC:SIG's RC, -1 when not given */
+	int exit_signal;  /* its SIG, 0 when none */
+};
+
+struct slurm_reports {
+	struct slurm_report *v;
+	size_t n;
+	char *command; /* scontrol's Command= of the first block, NULL when none */
+};
+
+/* `squeue -h -r -j ID -o %K|%T|%N|%r`: one line per task (a range "4-5" or "[4-5%1]" of
+ * pending tasks is expanded).  0, or -1 with err naming the line. */
+int slurm_parse_squeue(const char *text, struct slurm_reports *r, char *err, size_t errlen);
+/* `scontrol show job ID`: one block per task (ArrayTaskId=, JobState=, NodeList=, ExitCode=,
+ * Reason=, Command=). */
+int slurm_parse_scontrol(const char *text, struct slurm_reports *r, char *err, size_t errlen);
+/* `sacct -n -P -j ID --format=JobID,State,NodeList,ExitCode`: ID_TASK lines (steps skipped). */
+int slurm_parse_sacct(const char *text, struct slurm_reports *r, char *err, size_t errlen);
+void slurm_reports_free(struct slurm_reports *r);
+/* The report of task (or of the job, -1), NULL when none. */
+const struct slurm_report *slurm_reports_find(const struct slurm_reports *r, long task);
+
+/* The last max_lines lines of text (a pointer into it). */
+const char *slurm_tail_lines(const char *text, size_t len, unsigned max_lines);
+
+#endif
