@@ -901,8 +901,13 @@ int slurm_status_get(const char *results_root, const char *id, struct slurm_stat
 		goto fail;
 	if (read_records(st, &missing))
 		goto fail;
-	if (missing && st->id[0]) {
-		if (ask_squeue(st->id, &q))
+	bool any_failed = false;
+
+	for (size_t i = 0; i < st->n_tasks; i++)
+		if (st->tasks[i].state == SLURM_TASK_FAILED)
+			any_failed = true;
+	if ((missing || any_failed) && st->id[0]) {
+		if (missing && ask_squeue(st->id, &q))
 			goto fail;
 		/* A task may have ended between our reading its record and squeue's answer. */
 		if (read_records(st, &missing))
@@ -920,8 +925,11 @@ int slurm_status_get(const char *results_root, const char *id, struct slurm_stat
 		}
 		bool unlisted = false;
 
+		/* A failed task's record says what run returned; Slurm may add why it ended
+		 * (CANCELLED, TIMEOUT), so it is asked about those too. */
 		for (size_t i = 0; i < st->n_tasks; i++)
-			if (st->tasks[i].state == SLURM_TASK_UNKNOWN)
+			if (st->tasks[i].state == SLURM_TASK_UNKNOWN ||
+			    st->tasks[i].state == SLURM_TASK_FAILED)
 				unlisted = true;
 		if (unlisted) {
 			rc = ask_scontrol(st->id, &sc);
@@ -932,13 +940,17 @@ int slurm_status_get(const char *results_root, const char *id, struct slurm_stat
 				struct slurm_task *k = &st->tasks[i];
 				const struct slurm_report *rep;
 
-				if (k->state != SLURM_TASK_UNKNOWN)
+				if (k->state != SLURM_TASK_UNKNOWN && k->state != SLURM_TASK_FAILED)
 					continue;
 				rep = slurm_reports_find(&sc, k->task);
 				if (!rep)
 					rep = slurm_reports_find(&sa, k->task);
-				if (rep)
+				if (!rep)
+					continue;
+				if (k->state == SLURM_TASK_UNKNOWN)
 					apply_report(k, rep);
+				else if (!k->slurm_state)
+					k->slurm_state = strdup(rep->state);
 			}
 		}
 	}
