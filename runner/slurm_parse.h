@@ -16,9 +16,10 @@ struct slurm_done {
 int slurm_parse_done(const char *text, struct slurm_done *d, char *err, size_t errlen);
 void slurm_done_free(struct slurm_done *d);
 
-/* One array task as Slurm reports it.  task -1: a job that is not an array (the --then job). */
+/* Array tasks task..task_last as Slurm reports them (pending tasks not yet started come as
+ * one range).  task -1: a job that is not an array (the --then job). */
 struct slurm_report {
-	long task;
+	long task, task_last;
 	char *state;	  /* first word: "CANCELLED by 0" is CANCELLED */
 	char *node;	  /* NULL when none */
 	char *reason;	  /* NULL when none or "None" */
@@ -32,8 +33,8 @@ struct slurm_reports {
 	char *command; /* scontrol's Command= of the first block, NULL when none */
 };
 
-/* `squeue -h -r -j ID -o %K|%T|%N|%r`: one line per task (a range "4-5" or "[4-5%1]" of
- * pending tasks is expanded).  0, or -1 with err naming the line. */
+/* `squeue -h -r -j ID -o %K|%T|%N|%r`: one line per task (or a range "4-5", "[4-5%1]", a
+ * list "1,3-4" of pending tasks: one report per range).  0, or -1 with err naming the line. */
 int slurm_parse_squeue(const char *text, struct slurm_reports *r, char *err, size_t errlen);
 /* `scontrol show job ID`: one block per task (ArrayTaskId=, JobState=, NodeList=, ExitCode=,
  * Reason=, Command=). */

@@ -126,7 +126,7 @@ void slurm_reports_free(struct slurm_reports *r)
 const struct slurm_report *slurm_reports_find(const struct slurm_reports *r, long task)
 {
 	for (size_t i = 0; i < r->n; i++)
-		if (r->v[i].task == task)
+		if (r->v[i].task <= task && task <= r->v[i].task_last)
 			return &r->v[i];
 	return NULL;
 }
@@ -145,7 +145,7 @@ static char *dup_unless_none(const char *s, size_t n)
 	return strndup(s, n);
 }
 
-/* One report per task of the array-task field ("3", "4-5", "[4-5%1]", "1,3-4", "N/A"),
+/* One report per range of the array-task field ("3", "4-5", "[4-5%1]", "1,3-4", "N/A"),
  * the others copied.  0 or -1. */
 static int add_reports(struct slurm_reports *r, const char *tasks, size_t tn, const char *state,
 		       size_t sn, const char *node, size_t nn, const char *reason, size_t rn,
@@ -182,13 +182,8 @@ static int add_reports(struct slurm_reports *r, const char *tasks, size_t tn, co
 			}
 			if (!dash)
 				hi = lo;
-			if (hi - lo > 1000000) {
-				snprintf(err, errlen, "array task range \"%.*s\" too large", (int)tn,
-					 tasks);
-				goto out;
-			}
 		}
-		for (long long i = lo; i <= hi; i++) {
+		{
 			struct slurm_report *v = realloc(r->v, (r->n + 1) * sizeof(*v)), *e;
 
 			if (!v) {
@@ -198,7 +193,8 @@ static int add_reports(struct slurm_reports *r, const char *tasks, size_t tn, co
 			r->v = v;
 			e = &v[r->n++];
 			memset(e, 0, sizeof(*e));
-			e->task = (long)i;
+			e->task = (long)lo;
+			e->task_last = (long)hi;
 			e->state = dup_field(state, sn);
 			e->node = dup_unless_none(node, nn);
 			e->reason = dup_unless_none(reason, rn);
@@ -410,6 +406,10 @@ int slurm_parse_sacct(const char *text, struct slurm_reports *r, char *err, size
 			goto fail;
 		}
 		fl[1] = strcspn(f[1], " |");
+		if (fl[1] == 0) {
+			snprintf(err, errlen, "sacct line %u: no state", lineno);
+			goto fail;
+		}
 		if (add_reports(r, us ? us + 1 : "N/A", us ? fl[0] - (size_t)(us + 1 - f[0]) : 3,
 				f[1], fl[1], f[2], fl[2], "", 0, (int)c, (int)s, e, sizeof(e))) {
 			snprintf(err, errlen, "sacct line %u: %s", lineno, e);

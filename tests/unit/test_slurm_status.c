@@ -394,8 +394,15 @@ static void test_squeue(void **state)
 	assert_int_equal(slurm_parse_squeue("[4-6%2]|PENDING||JobArrayTaskLimit\n", &r, err,
 					    sizeof(err)),
 			 0);
-	assert_int_equal(r.n, 3);
+	assert_int_equal(r.n, 1);
+	assert_non_null(slurm_reports_find(&r, 4));
 	assert_non_null(slurm_reports_find(&r, 6));
+	assert_null(slurm_reports_find(&r, 7));
+	slurm_reports_free(&r);
+	assert_int_equal(slurm_parse_squeue("1,3-4|PENDING||Priority\n", &r, err, sizeof(err)), 0);
+	assert_int_equal(r.n, 2);
+	assert_null(slurm_reports_find(&r, 2));
+	assert_string_equal(slurm_reports_find(&r, 4)->reason, "Priority");
 	slurm_reports_free(&r);
 	assert_int_equal(slurm_parse_squeue("N/A|RUNNING|vm|None\n", &r, err, sizeof(err)), 0);
 	assert_int_equal(r.n, 1);
@@ -406,7 +413,7 @@ static void test_squeue(void **state)
 	slurm_reports_free(&r);
 
 	static const char *const bad[] = {"3|PENDING\n", "x|PENDING||None\n", "3||vm|None\n",
-					   "5-3|PENDING||None\n", "0-99999999|PENDING||None\n"};
+					   "5-3|PENDING||None\n", "1-x|PENDING||None\n"};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		if (slurm_parse_squeue(bad[i], &r, err, sizeof(err)) != -1)
 			fail_msg("accepted \"%s\"", bad[i]);
@@ -422,8 +429,8 @@ static void test_scontrol(void **state)
 
 	(void)state;
 	assert_int_equal(slurm_parse_scontrol(scontrol_mixed, &r, err, sizeof(err)), 0);
-	/* 4-5 pending, 3 running, 2 cancelled, 1 failed, 0 completed */
-	assert_int_equal(r.n, 6);
+	/* 4-5 pending (one block), 3 running, 2 cancelled, 1 failed, 0 completed */
+	assert_int_equal(r.n, 5);
 	t = slurm_reports_find(&r, 4);
 	assert_string_equal(t->state, "PENDING");
 	assert_string_equal(t->reason, "Resources");
@@ -447,7 +454,7 @@ static void test_scontrol(void **state)
 	slurm_reports_free(&r);
 
 	assert_int_equal(slurm_parse_scontrol(scontrol_ended, &r, err, sizeof(err)), 0);
-	assert_int_equal(r.n, 6);
+	assert_int_equal(r.n, 5);
 	for (long i = 2; i < 6; i++)
 		assert_string_equal(slurm_reports_find(&r, i)->state, "CANCELLED");
 	slurm_reports_free(&r);
@@ -488,6 +495,8 @@ static void test_sacct(void **state)
 	assert_int_equal(t->exit_signal, 125);
 	slurm_reports_free(&r);
 	assert_int_equal(slurm_parse_sacct("12_0|COMPLETED|vm\n", &r, err, sizeof(err)), -1);
+	/* found by fuzz_slurm: an empty state */
+	assert_int_equal(slurm_parse_sacct("00||soR0|0:0\n", &r, err, sizeof(err)), -1);
 }
 
 static void test_tail(void **state)
