@@ -50,7 +50,11 @@ JOB
 	chmod +x "$D/job.sh"
 	manifest null
 	ID=$(sbatch --parsable --exclusive --mem=0 --array=0-$((n - 1)) -o "$D/out/%a.out" "$@" "$D/job.sh")
-	manifest "\"$ID\""
+	THEN_ID=
+	if [ -n "${WITH_THEN:-}" ]; then # the --then job: after the array, whatever its end
+		THEN_ID=$(sbatch --parsable --dependency=afterany:"$ID" -o /dev/null --wrap true)
+	fi
+	THEN_ID=$THEN_ID manifest "\"$ID\""
 	ln -s "$NAME" "$S/$ID"
 }
 
@@ -62,7 +66,8 @@ n = len(os.listdir(d + "/tasks"))
 m = {"version": 1, "name": name, "id": json.loads(idj), "created": "2026-01-01T00:00:00Z",
      "job": d + "/job.yaml", "commit": None, "results": r, "repeat": 1, "interleave": False,
      "scalebench": "sb", "plugins": [], "partition": None, "constraint": None, "time": None,
-     "sbatch": ["sbatch"], "then": None,
+     "sbatch": ["sbatch"],
+     "then": {"command": "true", "id": os.environ["THEN_ID"]} if os.environ.get("THEN_ID") else None,
      "tasks": [{"task": i, "atomic": "tasks/%d.yaml" % i, "name": "t-getppid1-%d" % i,
                 "testcase": "getppid1", "path_params": "process-1-1s-getppid1", "repeat": 0}
                for i in range(n)]}
@@ -99,11 +104,13 @@ check "status: a malformed done/ record -> exit 2 naming it" \
 cp "$WORK/done3" "$S/$NAME1/done/3"
 
 # (2) a task that fails: held, its atomic job replaced by one naming an unknown testcase
-mk_sub 1 2 --hold
-ID2=$ID NAME2=$NAME
+WITH_THEN=1 mk_sub 1 2 --hold
+ID2=$ID NAME2=$NAME THEN2=$THEN_ID
 sb status "$ID2" --results "$R"
 check "status: held tasks pending, with squeue's reason" \
 	bash -c "grep -q '2 pending' '$WORK/out' && grep -q 'reason JobHeldUser' '$WORK/out'"
+check "status: the --then job's state (pending on its dependency)" \
+	out_has "then: Slurm job $THEN2, PENDING"
 cat >"$D/tasks/1.yaml" <<YAML
 suite: will-it-scale
 testcase: will-it-scale
@@ -123,7 +130,7 @@ check "status: task 1's atomic job, node and exit code" \
 check "status: the tail of its output has run's message" out_has "| .*unknown testcase"
 sb status "$ID2" --results "$R" --json
 check "status --json: the same" json_true "$WORK/out" \
-	"d['failed'] == 1 and d['tasks'][1]['state'] == 'failed' and d['tasks'][1]['atomic'] == 'tasks/1.yaml' and d['tasks'][1]['exit_code'] == 2 and d['tasks'][1]['node'] == '$SLURM_NODE' and 'unknown testcase' in d['tasks'][1]['output_tail'] and d['tasks'][0]['state'] == 'done'"
+	"d['then']['id'] == '$THEN2' and d['then']['state'] in ('PENDING', 'RUNNING', 'COMPLETING', 'COMPLETED') and d['failed'] == 1 and d['tasks'][1]['state'] == 'failed' and d['tasks'][1]['atomic'] == 'tasks/1.yaml' and d['tasks'][1]['exit_code'] == 2 and d['tasks'][1]['node'] == '$SLURM_NODE' and 'unknown testcase' in d['tasks'][1]['output_tail'] and d['tasks'][0]['state'] == 'done'"
 
 # (3, 4) a long one: wait --timeout 2 gives up; scancel while task 0 runs leaves no half run
 mk_sub 20 2
