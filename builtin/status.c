@@ -78,12 +78,41 @@ void slurm_status_print(const struct slurm_status *st, FILE *out, bool failed_on
 			fprintf(out, "  then: Slurm job %s, %s\n", st->then_id,
 				text_safe(st->then_state ? st->then_state : "state unknown"));
 	}
-	for (size_t i = 0; i < st->n_tasks; i++) {
+	/* Pending and running tasks in runs of consecutive ones alike (a large array waiting
+	 * for Resources is one line), each failed one on its own with its output. */
+	for (size_t i = 0; i < st->n_tasks;) {
 		const struct slurm_task *k = &st->tasks[i];
+		size_t j = i + 1;
 
-		if (k->state == SLURM_TASK_FAILED || k->state == SLURM_TASK_UNKNOWN ||
-		    (!failed_only && k->state == SLURM_TASK_PENDING && k->reason))
+		if (k->state == SLURM_TASK_FAILED || k->state == SLURM_TASK_UNKNOWN) {
 			print_task(k, out);
+			i++;
+			continue;
+		}
+		if (failed_only || k->state == SLURM_TASK_DONE) {
+			i++;
+			continue;
+		}
+		const char *what = k->state == SLURM_TASK_PENDING ? k->reason : k->node;
+
+		while (j < st->n_tasks && st->tasks[j].state == k->state) {
+			const char *w = k->state == SLURM_TASK_PENDING ? st->tasks[j].reason
+								     : st->tasks[j].node;
+
+			if (!(w == what || (w && what && !strcmp(w, what))))
+				break;
+			j++;
+		}
+		if (j - i > 1)
+			fprintf(out, "  tasks %u-%u: ", k->task, st->tasks[j - 1].task);
+		else
+			fprintf(out, "  task %u: ", k->task);
+		fprintf(out, "%s", slurm_task_state_word(k->state));
+		if (what)
+			fprintf(out, ", %s %s", k->state == SLURM_TASK_PENDING ? "reason" : "node",
+				text_safe(what));
+		fputc('\n', out);
+		i = j;
 	}
 }
 

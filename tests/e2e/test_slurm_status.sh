@@ -108,7 +108,7 @@ WITH_THEN=1 mk_sub 1 2 --hold
 ID2=$ID NAME2=$NAME THEN2=$THEN_ID
 sb status "$ID2" --results "$R"
 check "status: held tasks pending, with squeue's reason" \
-	bash -c "grep -q '2 pending' '$WORK/out' && grep -q 'reason JobHeldUser' '$WORK/out'"
+	bash -c "grep -q '2 pending' '$WORK/out' && grep -q 'tasks 0-1: pending, reason JobHeldUser' '$WORK/out'"
 check "status: the --then job's state (pending on its dependency)" \
 	out_has "then: Slurm job $THEN2, PENDING"
 cat >"$D/tasks/1.yaml" <<YAML
@@ -146,6 +146,9 @@ check "wait --timeout 2: exit 2 quickly" bash -c "[ $rc -eq 2 ] && [ $((t1 - t0)
 check "wait --timeout: says how many tasks had not ended" \
 	err_has "timed out after 2 s with 2 of 2 tasks not ended (1 pending, 1 running)"
 check "wait -q: no progress lines" bash -c "! grep -q 'done,' '$WORK/err'"
+sb status "$ID3" --results "$R"
+check "status: the running task with its node, the pending one with its reason" \
+	bash -c "grep -q 'task 0: running, node $SLURM_NODE' '$WORK/out' && grep -q 'task 1: pending, reason' '$WORK/out'"
 # SIGTERM ends a wait (128+15) and cancels nothing.
 "$SB" wait "$ID3" --results "$R" >/dev/null 2>"$WORK/err.wait" &
 wpid=$!
