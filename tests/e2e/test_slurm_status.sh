@@ -16,8 +16,42 @@ mkdir -p "$S"
 seq_no=0
 
 # mk_sub RUNTIME NTASKS [SBATCH-ARG...]: a submission of NTASKS getppid1 runs of RUNTIME
-# seconds each; sets NAME, ID, D.
+# seconds each; sets NAME, ID, D (and THEN_ID with WITH_THEN=1).  Through `scalebench submit`
+# when this scalebench has it, else laid out here as runner/slurm.h describes.
 mk_sub() {
+	if "$SB" help submit >/dev/null 2>&1; then
+		mk_sub_submit "$@"
+	else
+		mk_sub_sbatch "$@"
+	fi
+}
+
+mk_sub_submit() {
+	local runtime=$1 n=$2 a args=()
+	shift 2
+	seq_no=$((seq_no + 1))
+	cat >"$WORK/job$seq_no.yaml" <<YAML
+suite: will-it-scale
+testcase: will-it-scale
+runtime: ${runtime}s
+warmup: 0.2
+nr_task: 1
+will-it-scale:
+  mode: process
+  test: getppid1
+YAML
+	for a in "$@"; do args+=("--sbatch-arg=$a"); done
+	[ -n "${WITH_THEN:-}" ] && args+=(--then true)
+	# One second apart at least: names order submissions by their second.
+	sleep 1
+	ID=$("$SB" submit "$WORK/job$seq_no.yaml" --results "$R" --repeat "$n" --no-monitors \
+		--commit "c$seq_no" -q "${args[@]}")
+	NAME=$(readlink "$S/$ID")
+	D="$S/$NAME"
+	THEN_ID=$(json "$D/submission.json" "(d['then'] or {}).get('id') or ''")
+}
+
+mk_sub_sbatch() {
 	local runtime=$1 n=$2 i
 	shift 2
 	seq_no=$((seq_no + 1))
@@ -126,7 +160,7 @@ check "wait: names task 1" err_has "task 1: failed"
 sb status "$ID2" --results "$R"
 check "status: 1 done, 1 failed" out_has "tasks: 2: 1 done, 0 running, 0 pending, 1 failed"
 check "status: task 1's atomic job, node and exit code" \
-	out_has "task 1: failed (FAILED), t-getppid1-1 (tasks/1.yaml), node $SLURM_NODE, exit 2"
+	out_has "task 1: failed (FAILED), [^ ]* (tasks/1.yaml), node $SLURM_NODE, exit 2"
 check "status: the tail of its output has run's message" out_has "| .*unknown testcase"
 sb status "$ID2" --results "$R" --json
 check "status --json: the same" json_true "$WORK/out" \
