@@ -43,6 +43,8 @@ int cmd_wait(int argc, char **argv)
 		return 2;
 	}
 	rc = slurm_wait(root, argv[first], timeout_s, quiet);
+	if (rc > 128)
+		sb_error("interrupted (signal %d): nothing cancelled, the submission goes on", rc - 128);
 	if (rc == 1) {
 		struct slurm_status st;
 

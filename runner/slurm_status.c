@@ -6,6 +6,7 @@
 #include "slurm_parse.h"
 #include "../lib/errors.h"
 #include "../lib/file.h"
+#include "../lib/interrupt.h"
 #include "../lib/run_command.h"
 
 #include <ctype.h>
@@ -14,7 +15,6 @@
 #include <fcntl.h>
 #include <jansson.h>
 #include <limits.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1076,32 +1076,22 @@ int slurm_list(const char *results_root, char ***names, size_t *n)
 
 /* ---- wait, cancel ---- */
 
-static volatile sig_atomic_t wait_signal;
-
-static void on_signal(int sig)
-{
-	wait_signal = sig;
-}
-
 int slurm_wait(const char *results_root, const char *id, double timeout_s, bool quiet)
 {
-	struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term;
 	struct timespec t0, now;
 	double delay_s = 0.5;
 	char last[160] = "";
 	int rc = 2;
 
-	sigemptyset(&sa.sa_mask);
-	wait_signal = 0;
-	sigaction(SIGINT, &sa, &old_int);
-	sigaction(SIGTERM, &sa, &old_term);
+	/* A signal ends the wait, not us mid-squeue: the caller says so and exits 128+N. */
+	interrupt_catch();
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
 		struct slurm_status st;
 		char line[160];
 		double elapsed_s;
 
-		if (wait_signal)
+		if (interrupt_caught)
 			break;
 		if (slurm_status_get(results_root, id, &st)) {
 			rc = 2;
@@ -1141,10 +1131,8 @@ int slurm_wait(const char *results_root, const char *id, double timeout_s, bool 
 		nanosleep(&ts, NULL); /* a signal ends it early */
 		delay_s = delay_s * 1.5 > 5 ? 5 : delay_s * 1.5;
 	}
-	if (wait_signal)
-		rc = 128 + wait_signal;
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
+	if (interrupt_caught)
+		rc = 128 + interrupt_caught;
 	return rc;
 }
 

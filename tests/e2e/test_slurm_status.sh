@@ -190,7 +190,8 @@ sleep 1
 kill -TERM $wpid
 wrc=0
 wait $wpid || wrc=$?
-check "wait: SIGTERM -> exit 143" [ $wrc -eq 143 ]
+check "wait: SIGTERM -> exit 143, said" \
+	bash -c "[ $wrc -eq 143 ] && grep -q 'nothing cancelled' '$WORK/err.wait'"
 check "wait: SIGTERM cancels nothing" bash -c "squeue -h -r -j $ID3 -o %T | grep -q RUNNING"
 scancel "$ID3"
 sb wait "$ID3" --results "$R" --timeout 60
