@@ -169,10 +169,11 @@ check "status --json: the same" json_true "$WORK/out" \
 # (3, 4) a long one: wait --timeout 2 gives up; scancel while task 0 runs leaves no half run
 mk_sub 20 2
 ID3=$ID NAME3=$NAME
-for _ in $(seq 1 100); do
-	[ -s "$D/out/0.out" ] && break
+for _ in $(seq 1 150); do
+	squeue -h -r -j "$ID3" -o '%K %T' | grep -qx '0 RUNNING' && break
 	sleep 0.2
 done
+sleep 1 # run is under way
 t0=$(date +%s)
 sb wait "$ID3" --results "$R" --timeout 2 -q
 t1=$(date +%s)
