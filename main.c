@@ -26,6 +26,7 @@ static const struct command commands[] = {
     {&html_command, cmd_html},
     {&status_command, cmd_status},
     {&wait_command, cmd_wait},
+    {&submit_command, cmd_submit},
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -1,7 +1,6 @@
-# scalebench status and wait on a one-node Slurm cluster (tests/e2e/slurm.sh): submissions
-# laid out as runner/slurm.h describes (made here with sbatch directly: a job script that runs
-# the real `scalebench run` of tasks/I.yaml and writes done/I), waited on, failed, cancelled,
-# timed out, listed; bad and unknown ids refused.
+# scalebench status and wait on a one-node Slurm cluster (tests/e2e/slurm.sh): submissions made
+# by `scalebench submit` waited on, failed, cancelled, timed out, listed; bad and unknown ids
+# refused.
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/slurm.sh"
 export SCALEBENCH_SELFTEST=1
@@ -15,18 +14,9 @@ S="$R/.scalebench-slurm"
 mkdir -p "$S"
 seq_no=0
 
-# mk_sub RUNTIME NTASKS [SBATCH-ARG...]: a submission of NTASKS getppid1 runs of RUNTIME
-# seconds each; sets NAME, ID, D (and THEN_ID with WITH_THEN=1).  Through `scalebench submit`
-# when this scalebench has it, else laid out here as runner/slurm.h describes.
+# mk_sub RUNTIME NTASKS [SBATCH-ARG...]: `scalebench submit` of NTASKS getppid1 runs of
+# RUNTIME seconds each; sets NAME, ID, D (and THEN_ID with WITH_THEN=1).
 mk_sub() {
-	if "$SB" help submit >/dev/null 2>&1; then
-		mk_sub_submit "$@"
-	else
-		mk_sub_sbatch "$@"
-	fi
-}
-
-mk_sub_submit() {
 	local runtime=$1 n=$2 a args=()
 	shift 2
 	seq_no=$((seq_no + 1))
@@ -46,67 +36,10 @@ YAML
 	sleep 1
 	ID=$("$SB" submit "$WORK/job$seq_no.yaml" --results "$R" --repeat "$n" --no-monitors \
 		--commit "c$seq_no" -q "${args[@]}")
+	case "$ID" in '' | *[!0-9]*) fail "submit $seq_no: job id '$ID'" ;; esac
 	NAME=$(readlink "$S/$ID")
 	D="$S/$NAME"
 	THEN_ID=$(json "$D/submission.json" "(d['then'] or {}).get('id') or ''")
-}
-
-mk_sub_sbatch() {
-	local runtime=$1 n=$2 i
-	shift 2
-	seq_no=$((seq_no + 1))
-	# Names sort by their timestamp: later submissions get later ones.
-	NAME="$(date -u -d "@$(($(date +%s) + seq_no * 60))" +%Y%m%dT%H%M%S)-abc00$seq_no"
-	D="$S/$NAME"
-	mkdir -p "$D/tasks" "$D/out" "$D/done"
-	for i in $(seq 0 $((n - 1))); do
-		cat >"$D/tasks/$i.yaml" <<YAML
-suite: will-it-scale
-testcase: will-it-scale
-runtime: ${runtime}s
-warmup: 0.2
-nr_task: 1
-will-it-scale:
-  mode: process
-  test: getppid1
-YAML
-	done
-	cat >"$D/job.sh" <<JOB
-#!/bin/sh
-I=\$SLURM_ARRAY_TASK_ID
-start=\$(date +%s)
-'$SB' run '$D/tasks/'\$I.yaml --results '$R' --no-monitors --commit c$seq_no
-rc=\$?
-printf 'exit=%d node=%s start=%s end=%s\n' \$rc "\$(hostname -s)" \$start "\$(date +%s)" >'$D/done/.'\$I.tmp
-mv '$D/done/.'\$I.tmp '$D/done/'\$I
-exit \$rc
-JOB
-	chmod +x "$D/job.sh"
-	manifest null
-	ID=$(sbatch --parsable --exclusive --mem=0 --array=0-$((n - 1)) -o "$D/out/%a.out" "$@" "$D/job.sh")
-	THEN_ID=
-	if [ -n "${WITH_THEN:-}" ]; then # the --then job: after the array, whatever its end
-		THEN_ID=$(sbatch --parsable --dependency=afterany:"$ID" -o /dev/null --wrap true)
-	fi
-	THEN_ID=$THEN_ID manifest "\"$ID\""
-	ln -s "$NAME" "$S/$ID"
-}
-
-manifest() { # ID-JSON: submission.json as runner/slurm.h has it
-	python3 - "$D" "$NAME" "$1" "$R" <<'PY'
-import json, os, sys
-d, name, idj, r = sys.argv[1:5]
-n = len(os.listdir(d + "/tasks"))
-m = {"version": 1, "name": name, "id": json.loads(idj), "created": "2026-01-01T00:00:00Z",
-     "job": d + "/job.yaml", "commit": None, "results": r, "repeat": 1, "interleave": False,
-     "scalebench": "sb", "plugins": [], "partition": None, "constraint": None, "time": None,
-     "sbatch": ["sbatch"],
-     "then": {"command": "true", "id": os.environ["THEN_ID"]} if os.environ.get("THEN_ID") else None,
-     "tasks": [{"task": i, "atomic": "tasks/%d.yaml" % i, "name": "t-getppid1-%d" % i,
-                "testcase": "getppid1", "path_params": "process-1-1s-getppid1", "repeat": 0}
-               for i in range(n)]}
-open(d + "/submission.json", "w").write(json.dumps(m))
-PY
 }
 
 # (1) four quick tasks: wait exits 0, status says 4 done
