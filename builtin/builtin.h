@@ -7,7 +7,9 @@
 #include "../lib/errors.h"
 #include "../lib/options.h"
 
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 int cmd_list(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
@@ -24,6 +26,8 @@ int cmd_trend(int argc, char **argv);
 int cmd_index(int argc, char **argv);
 int cmd_results(int argc, char **argv);
 int cmd_html(int argc, char **argv);
+int cmd_status(int argc, char **argv);
+int cmd_wait(int argc, char **argv);
 int cmd_submit(int argc, char **argv);
 
 extern const struct command_def list_command;
@@ -41,6 +45,8 @@ extern const struct command_def trend_command;
 extern const struct command_def index_command;
 extern const struct command_def results_command;
 extern const struct command_def html_command;
+extern const struct command_def status_command;
+extern const struct command_def wait_command;
 extern const struct command_def submit_command;
 
 /* --plugin FILE.so, repeatable: the plug-in's testcases are loaded at once.  The option's
@@ -51,6 +57,10 @@ int plugin_option(const struct option_def *opt, const char *arg, char *err, size
  * temp file in it.  NULL after a message naming it. */
 const char *tmpdir_checked(const char *opt);
 
+/* builtin/status.c's printing, shared with wait: the submission (failed_only: its failed
+ * tasks alone), names and output escaped for the terminal. */
+struct slurm_status;
+void slurm_status_print(const struct slurm_status *st, FILE *out, bool failed_only);
 /* The command line's job-file values of run (and submit), in the order given (a later one of a
  * key wins): --set KEY=VALUE, --runtime, --nr-task fill a struct override_list (opt->value);
  * keys are malloc'd, values point into argv. */
