@@ -13,8 +13,8 @@
 #            (its run directory renamed into place)
 #   sbatch   the same runs as a hand-written array (`sbatch --array` of a script that does
 #            what submit's job script does, timed with ns resolution): Slurm without scalebench
-#            submit/wait; and the same runs as N/5 tasks of `scalebench run -r 5` each (what
-#            launching several runs per task would save)
+#            submit/wait; and the same runs as N/K tasks of `scalebench run -r K` each (-b K,
+#            default 5: what launching several runs per task would save)
 #   floor    `sbatch --array --wrap` of an empty task: Slurm's own cost per task
 # Per-run overhead = (S - L) / N, and (S - the runs' own time) / N where the runs' own time is
 # the sum over tasks of the job script's start..end around `scalebench run` (done/<I>).
@@ -27,6 +27,8 @@
 #   -n SIZES   array sizes, comma-separated (default 10,100)
 #   -s RUNTIME the job's runtime (default 1s)
 #   -M         no monitors only (skip the with-monitors rows)
+#   -b K       runs per task in the several-runs-per-task row (default 5; sizes above K that
+#              K divides)
 #   -j FILE    also write the figures as JSON to FILE
 #   -c LINE    an extra slurm.conf line (repeatable), e.g. -c SchedulerParameters=...
 #   env SCALEBENCH_BIN: the scalebench to measure (default build/scalebench)
@@ -37,21 +39,23 @@ cd "$(dirname "$0")/.."
 sizes=10,100
 runtime=1s
 monitors=1
+batch=5
 json=
 conf=()
-usage="usage: bench/slurm.sh [-n SIZES] [-s RUNTIME] [-M] [-j FILE] [-c SLURM.CONF-LINE]..."
-while getopts n:s:Mj:c:h opt; do
+usage="usage: bench/slurm.sh [-n SIZES] [-s RUNTIME] [-M] [-b K] [-j FILE] [-c SLURM.CONF-LINE]..."
+while getopts n:s:Mb:j:c:h opt; do
 	case $opt in
 	n) sizes=$OPTARG ;;
 	s) runtime=$OPTARG ;;
 	M) monitors=0 ;;
+	b) batch=$OPTARG ;;
 	j) json=$OPTARG ;;
 	c) conf+=("$OPTARG") ;;
 	h) echo "$usage"; exit 0 ;;
 	*) echo "$usage" >&2; exit 2 ;;
 	esac
 done
-if ! [[ $sizes =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ ]]; then
+if ! [[ $sizes =~ ^[1-9][0-9]*(,[1-9][0-9]*)*$ && $batch =~ ^[1-9][0-9]*$ ]]; then
 	echo "$usage" >&2
 	exit 2
 fi
@@ -80,12 +84,12 @@ nr_task: 1
 will-it-scale: {mode: process, test: getppid1}
 YAML
 
-python3 - "$sb" "$WORK" "$sizes" "$monitors" "$json" "$SL/slurmctld.log" "$*" <<'PY'
+python3 - "$sb" "$WORK" "$sizes" "$monitors" "$json" "$SL/slurmctld.log" "$batch" "$*" <<'PY'
 import datetime, glob, json, os, re, statistics as st, subprocess, sys, time
 
-sb, work, sizes, monitors, json_path, ctld_log, args = sys.argv[1:]
+sb, work, sizes, monitors, json_path, ctld_log, batch, args = sys.argv[1:]
 sizes = [int(x) for x in sizes.split(",")]
-batch = 5  # runs per task in the "several runs per task" row
+batch = int(batch)  # runs per task in the "several runs per task" row
 job = work + "/job.yaml"
 modes = [("no monitors", ["--no-monitors"])] + ([("monitors", [])] if monitors == "1" else [])
 have_submit = all(subprocess.run([sb, c, "--help"], stdout=subprocess.DEVNULL,
@@ -130,7 +134,9 @@ def ctld_events(jobid):
             msg = m.group(2)
             if msg.startswith(f"_slurm_rpc_submit_batch_job: JobId={jobid} "):
                 ev["submit"] = t
-            m2 = re.match(rf"sched: Allocate JobId={jobid}_(\d+)\(", msg)
+            # The main scheduler's words, or the backfill scheduler's (it starts tasks too).
+            m2 = re.match(rf"(?:sched: Allocate|sched/backfill: _start_job: Started) "
+                          rf"JobId={jobid}_(\d+)\(", msg)
             if m2:
                 ev["alloc"][int(m2.group(1))] = t
             m2 = re.match(rf"_job_complete: JobId={jobid}_(\d+)\(\d+\) done", msg)
@@ -166,7 +172,7 @@ def wait_records(d, n, timeout):
     """Poll d/done/ until n records exist; the time the last one appeared."""
     end = time.time() + timeout
     while time.time() < end:
-        if len(os.listdir(d + "/done")) >= n:
+        if sum(not f.startswith(".") for f in os.listdir(d + "/done")) >= n:
             return time.time()
         time.sleep(0.02)
     raise SystemExit(f"slurm.sh: {d}: {len(os.listdir(d + '/done'))} of {n} tasks ended "
@@ -301,15 +307,17 @@ for r in rows:
 
 print("\nWhere the time goes (slurmctld's log):")
 print("| tasks | monitors | how | submission to first allocation | allocation to completion"
-      " (beyond a local run's time) | completion to next allocation (mean, max) |")
-print("| ---: | --- | --- | ---: | ---: | ---: |")
+      " (beyond a local run's time) | completion to next allocation (mean, max) |"
+      " last completion to the end |")
+print("| ---: | --- | --- | ---: | ---: | ---: | ---: |")
 for r in rows:
     b = r.get("breakdown")
     if not b:
         continue
     print(f"| {r['n']} | {r['mode']} | {r['kind']} | {b['submit_rpc'] + b['first_alloc']:.2f} s"
-          f" (sbatch {b['submit_rpc']:.2f} s) | {b['task_span_mean']:.3f} s"
-          f" (+{b['task_extra_mean']:.3f} s) | {b['gap_mean']:.3f} s, {b['gap_max']:.3f} s |")
+          f" (accepted after {b['submit_rpc']:.3f} s) | {b['task_span_mean']:.3f} s"
+          f" ({b['task_extra_mean']:+.3f} s) | {b['gap_mean']:.3f} s, {b['gap_max']:.3f} s |"
+          f" {r['wall'] - b['last_done']:.2f} s |")
 
 # The verdict: scalebench submit + wait when this scalebench has them, else the hand-written
 # array (Slurm's floor with scalebench run in each task) -- said which.
