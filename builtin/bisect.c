@@ -43,6 +43,9 @@ const struct command_def bisect_command = {
 	"With --target ssh://HOST the runs go there (scalebench run --target) and every batch\n"
 	"is one boot; --reboot defaults to `reboot` there over ssh, --boot-check to the target\n"
 	"answering again with a new boot_id and (for another commit) a new uname -r.\n"
+	"With --slurm each batch of runs is one Slurm job array (scalebench submit --wait)\n"
+	"on the nodes --partition and --constraint name; runs of a commit on machines of\n"
+	"another model than the endpoints' stop the bisection (exit 2).\n"
 	"The log is the bisection's state, rewritten whole after every change; --resume LOG\n"
 	"continues it after a kill, crash or reboot.  Each commit's prepare, reboot and boot\n"
 	"check output goes to LOG's .d directory.  The repository's bisect state is reset at\n"
@@ -78,6 +81,10 @@ struct bisect {
 	/* --target-bin, --ssh-option: passed to `scalebench run --target`, and used for the
 	 * default reboot and boot check (tgt is target parsed). */
 	const char *target_bin;
+	/* --slurm: each batch of runs is one job array (scalebench submit --wait), on nodes of
+	 * the class --partition and --constraint name. */
+	bool slurm;
+	const char *partition, *constraint;
 	const char **ssh_options;
 	size_t n_ssh_options;
 	struct target tgt;
@@ -708,13 +715,66 @@ static int boot(struct bisect *b, const char *sha)
 	return 1;
 }
 
+/* The Slurm job id submit --json printed (an object with "id", on a line of its own or the
+ * whole output), "" when none. */
+static void submit_job_id(const char *out, char *id, size_t len)
+{
+	json_t *j = json_loads(out ? out : "", 0, NULL);
+
+	id[0] = '\0';
+	for (const char *line = out; !j && line && *line; line = strchr(line, '\n')) {
+		line += *line == '\n';
+		if (*line == '{')
+			j = json_loadb(line, strcspn(line, "\n"), 0, NULL);
+	}
+	if (json_is_string(json_object_get(j, "id")))
+		plain_copy(id, len, json_string_value(json_object_get(j, "id")));
+	json_decref(j);
+}
+
+/* --slurm: the runs of sha and of the endpoints on machines of one model (a class of nodes),
+ * else the comparison would measure the machines.  0, or -1 after a message naming both
+ * models. */
+static int machines_check(struct bisect *b, const char *sha)
+{
+	const char *commits[3] = {b->good, b->bad, sha};
+	struct result_group g[3];
+	char mix[2048], err[1024], **found;
+	size_t n = 0;
+
+	for (size_t i = 0; i < 3; i++) {
+		if (i == 2 && (!strcmp(sha, b->good) || !strcmp(sha, b->bad)))
+			break;
+		size_t k = results_find(b->results, b->path_params, commits[i], &found);
+
+		if (k == 1 && group_load(found[0], &g[n], err, sizeof(err)) == 0)
+			n++;
+		for (size_t j = 0; j < k; j++)
+			free(found[j]);
+		free(found);
+	}
+	bool mixed = groups_mix_machines(g, n, mix, sizeof(mix));
+
+	for (size_t i = 0; i < n; i++)
+		group_free(&g[i]);
+	if (!mixed)
+		return 0;
+	event(b, "machines-differ", json_pack("{s:s, s:s}", "commit", sha, "machines", mix));
+	msg("%.10s: the runs are on machines of different models: %s; good and bad must be "
+	    "measured on like machines: pass --constraint FEATURES (or --partition) naming one "
+	    "class of nodes",
+	    sha, mix);
+	return -1;
+}
+
 /* k more runs of the job at sha (booted), by `scalebench run` in a child: here, or on the
- * target through `scalebench run --target URL` when there is one.  before: the runs with the
- * stat sha has.  0, 1 runs lost on the way back from a target, -1 error, 130. */
+ * target through `scalebench run --target URL` when there is one; with --slurm, one job array
+ * of k tasks through `scalebench submit --wait`.  before: the runs with the stat sha has.
+ * 0, 1 runs lost on the way back from a target or a Slurm task failed, -1 error, 130. */
 static int run_job(struct bisect *b, const char *sha, unsigned k, size_t before)
 {
 	const char **argv = calloc(24 + 2 * b->nplugins + 2 * b->n_ssh_options, sizeof(*argv));
-	char reps[16];
+	char reps[16], partition[300], constraint[300], job_id[32] = "";
 	const char *env[] = {b->env_token, NULL};
 	struct child_process run = {
 	    .argv = argv, .path = "/proc/self/exe", .env = env, .end_group = true};
@@ -732,7 +792,7 @@ static int run_job(struct bisect *b, const char *sha, unsigned k, size_t before)
 	}
 	snprintf(reps, sizeof(reps), "%u", k);
 	argv[n++] = "scalebench";
-	argv[n++] = "run";
+	argv[n++] = b->slurm ? "submit" : "run";
 	argv[n++] = b->job_path;
 	argv[n++] = "--commit";
 	argv[n++] = sha;
@@ -741,6 +801,21 @@ static int run_job(struct bisect *b, const char *sha, unsigned k, size_t before)
 	argv[n++] = "-r";
 	argv[n++] = reps;
 	argv[n++] = "-q";
+	if (b->slurm) {
+		/* The output is the submission's id (--json); its progress goes to stderr. */
+		argv[n++] = "--wait";
+		argv[n++] = "--json";
+		run.out = RUN_OUT_CAPTURE;
+		run.out_text.max = 1 << 16;
+		if (b->partition) {
+			snprintf(partition, sizeof(partition), "--partition=%s", b->partition);
+			argv[n++] = partition;
+		}
+		if (b->constraint) {
+			snprintf(constraint, sizeof(constraint), "--constraint=%s", b->constraint);
+			argv[n++] = constraint;
+		}
+	}
 	if (b->target) {
 		argv[n++] = "--target";
 		argv[n++] = b->target;
@@ -763,17 +838,21 @@ static int run_job(struct bisect *b, const char *sha, unsigned k, size_t before)
 	if (child_run(&run, err, sizeof(err))) {
 		msg("%s", err);
 		free(argv);
+		child_release(&run);
 		return -1;
 	}
 	free(argv);
 	rc = child_status(&run);
+	if (b->slurm)
+		submit_job_id(run.out_text.p, job_id, sizeof(job_id));
+	child_release(&run);
 	if (interrupted)
 		return 130;
-	/* From a target, a run the connection lost is not stored: what was spent is what came
-	 * back (a failed run is stored, as here). */
+	/* From a target, a run the connection lost is not stored; from Slurm, a failed task's
+	 * run may not be: what was spent is what came back (a failed run is stored, as here). */
 	unsigned stored = k;
 
-	if (b->target && rc) {
+	if ((b->target || b->slurm) && rc) {
 		double *v;
 		bool absent;
 
@@ -782,14 +861,20 @@ static int run_job(struct bisect *b, const char *sha, unsigned k, size_t before)
 		stored = stored > before ? stored - (unsigned)before : 0;
 	}
 	count_spent(b, sha, stored);
-	event(b, "runs",
-	      json_pack("{s:s, s:i, s:i, s:i}", "commit", sha, "runs", (int)stored, "asked", (int)k,
-			"exit", rc));
+	json_t *f = json_pack("{s:s, s:i, s:i, s:i}", "commit", sha, "runs", (int)stored, "asked",
+			      (int)k, "exit", rc);
+
+	if (b->slurm)
+		json_object_set_new(f, "slurm_job", job_id[0] ? json_string(job_id) : json_null());
+	event(b, "runs", f);
 	if (rc)
-		msg("%.10s: scalebench run exited with %d", sha, rc);
-	/* 1 from a target: a run failed or the connection was lost (nothing half stored); the
-	 * caller may ask again. */
-	return rc == 1 && b->target ? 1 : rc ? -1 : 0;
+		msg("%.10s: scalebench %s exited with %d", sha, b->slurm ? "submit --wait" : "run",
+		    rc);
+	if (b->slurm && stored && machines_check(b, sha))
+		return -1;
+	/* 1 from a target: a run failed or the connection was lost (nothing half stored); from
+	 * Slurm: a task failed (submit --wait's 1).  The caller may ask again. */
+	return rc == 1 && (b->target || b->slurm) ? 1 : rc ? -1 : 0;
 }
 
 /* Runs are added in batches of this many: one boot each. */
@@ -825,13 +910,15 @@ static int ensure_runs(struct bisect *b, const char *sha, unsigned want, double 
 		if (rc == 1) {
 			/* A lost connection: its runs again, in a boot of their own (the target may
 			 * be what failed); twice for one commit is an error. */
+			const char *where = b->slurm ? "Slurm" : b->target;
+
 			if (++lost > 1) {
 				msg("%.10s: runs on %s failed twice in one step; giving up", sha,
-				    b->target);
+				    where);
 				return -1;
 			}
 			msg("%.10s: runs on %s failed or did not come back; asking again", sha,
-			    b->target);
+			    where);
 		} else if (rc) {
 			return rc;
 		}
@@ -1574,6 +1661,11 @@ static void args_store(struct bisect *b)
 	for (size_t i = 0; i < b->n_ssh_options; i++)
 		json_array_append_new(so, json_string(b->ssh_options[i]));
 	json_object_set_new(a, "ssh_options", so);
+	json_object_set_new(a, "slurm", json_boolean(b->slurm));
+	if (b->partition)
+		json_object_set_new(a, "partition", json_string(b->partition));
+	if (b->constraint)
+		json_object_set_new(a, "constraint", json_string(b->constraint));
 	json_object_set_new(a, "boot_timeout", json_real(b->boot_timeout));
 	json_object_set_new(a, "runs_per_boot", json_integer(b->runs_per_boot));
 	json_object_set_new(a, "max_runs", json_integer(b->max_runs));
@@ -1597,6 +1689,9 @@ static void args_load(struct bisect *b)
 	b->boot_check = json_string_value(json_object_get(a, "boot_check"));
 	b->target = json_string_value(json_object_get(a, "target"));
 	b->target_bin = json_string_value(json_object_get(a, "target_bin"));
+	b->slurm = json_is_true(json_object_get(a, "slurm"));
+	b->partition = json_string_value(json_object_get(a, "partition"));
+	b->constraint = json_string_value(json_object_get(a, "constraint"));
 	p = json_object_get(a, "ssh_options");
 	free(b->ssh_options);
 	b->ssh_options = calloc(json_array_size(p) + 1, sizeof(*b->ssh_options));
@@ -1811,6 +1906,13 @@ int cmd_bisect(int argc, char **argv)
 	     .def_doc = "scalebench on its PATH", .help = "the target's scalebench"},
 	    {OPT_CALLBACK("ssh-option", 0, ssh_option_arg, &b), .arg = "KEY=VALUE",
 	     .help = "an ssh -o option for every connection to the target (repeatable)"},
+	    {OPT_FLAG("slurm", 0, &b.slurm),
+	     .help = "each batch of runs is one Slurm job array (scalebench submit --wait) into "
+		     "the shared results root; prepare still runs here"},
+	    {OPT_STRING("partition", 0, &b.partition), .arg = "P",
+	     .help = "with --slurm: the partition of every array"},
+	    {OPT_STRING("constraint", 0, &b.constraint), .arg = "FEATURES",
+	     .help = "with --slurm: the node features of every array (one class of nodes)"},
 	    {OPT_STRING("reboot", 0, &b.reboot), .arg = "COMMAND",
 	     .def_doc = "with --target: ssh TARGET reboot",
 	     .help = "shell command that reboots into the prepared commit, before each batch "
@@ -1842,9 +1944,10 @@ int cmd_bisect(int argc, char **argv)
 		goto done;
 	}
 	kill_hook(&b);
-	if (b.resume && (b.good_arg || b.bad_arg || b.job_path || b.stat || b.prepare ||
-			 b.log_path || b.reboot || b.boot_check || b.nplugins || b.target ||
-			 b.target_bin || b.n_ssh_options)) {
+	if (b.resume &&
+	    (b.good_arg || b.bad_arg || b.job_path || b.stat || b.prepare || b.log_path ||
+	     b.reboot || b.boot_check || b.nplugins || b.target || b.target_bin ||
+	     b.n_ssh_options || b.slurm || b.partition || b.constraint)) {
 		msg("--resume LOG takes its options from LOG: give it alone");
 		goto done;
 	}
@@ -1858,6 +1961,22 @@ int cmd_bisect(int argc, char **argv)
 		goto done;
 	} else if (!b.target && (b.target_bin || b.n_ssh_options)) {
 		msg("--target-bin and --ssh-option go with --target ssh://HOST");
+		rc = 2;
+		goto done;
+	} else if (!b.slurm && (b.partition || b.constraint)) {
+		msg("--partition and --constraint go with --slurm");
+		rc = 2;
+		goto done;
+	} else if (b.slurm && b.target) {
+		msg("--slurm and --target: the runs go either to Slurm's nodes or to one target, "
+		    "not both");
+		rc = 2;
+		goto done;
+	} else if (b.slurm && b.reboot) {
+		/* The reboot command would run here, not on the node Slurm picks for the array. */
+		msg("--slurm and --reboot: rebooting a Slurm node into a commit is site-specific "
+		    "and not done by bisect (see the README, bisect on Slurm); bisect userspace "
+		    "with --slurm, or a kernel with --target");
 		rc = 2;
 		goto done;
 	}
@@ -1888,6 +2007,12 @@ int cmd_bisect(int argc, char **argv)
 		       b.prepare);
 		if (b.target)
 			printf("runs on %s through scalebench run --target\n", b.target);
+		if (b.slurm)
+			printf("each batch of runs: one Slurm job array through scalebench submit "
+			       "--wait%s%s%s%s, into %s\n",
+			       b.partition ? ", partition " : "", b.partition ? b.partition : "",
+			       b.constraint ? ", constraint " : "",
+			       b.constraint ? b.constraint : "", b.results);
 		if (reboots(&b))
 			printf(
 			    "each batch of %u runs: %s%s%s, then the boot check (%s) within %.0f "

@@ -1,0 +1,137 @@
+#!/bin/bash
+# bisect --slurm on a one-node Slurm cluster (tests/e2e/slurm.sh), on the plug-in history of
+# test_bisect.sh (bisect_history.sh: 20 commits, the culprit at 14, an unbuildable one at 10):
+# prepare builds the plug-in here (the "shared filesystem" is this host's), each batch of runs
+# is one job array through scalebench submit --wait, its runs stored by the Slurm tasks into
+# the results root.  The bisection, SIGKILLed after its second batch and resumed, names the
+# culprit test_bisect names; every batch was one array of the runs it asked for, on the
+# partition and constraint given; the log keeps --slurm for --resume.  Refused: --slurm with
+# --target or --reboot, --partition/--constraint without --slurm.  Runs of a commit on
+# another machine model than the endpoints' stop the bisection, naming both.
+set -u
+. "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/slurm.sh"
+. "$(dirname "$0")/bisect_history.sh"
+
+if ! "$SCALEBENCH" submit --help >/dev/null 2>&1; then
+	echo "     scalebench submit is not built: the Slurm bisection is not tested"
+	SUBMIT=
+else
+	SUBMIT=1
+fi
+slurm_start || exit 0
+trap slurm_stop EXIT
+
+SB=$(realpath "$SCALEBENCH")
+bisect_history 20 14 10
+bisect_job "$WORK/job.yaml"
+PLUGIN=$WORK/counter.so
+PREP="$PLUGIN_CC -o $PLUGIN counter.c"
+$PLUGIN_CC -o "$PLUGIN" "$REPO/counter.c"
+bisect() { # RESULTS ARGS...
+	local res=$1
+	shift
+	sb bisect --repo "$REPO" --job "$WORK/job.yaml" --stat plugin.per_thread_ops \
+		--prepare "$PREP" --plugin "$PLUGIN" --no-monitors --results "$res" "$@"
+}
+LOGNAME_=bisect-${GOOD:0:10}-${BAD:0:10}
+nruns() { find "$1" -name meta.json -path "*/will-it-scale/*" 2>/dev/null | wc -l; }
+T0=$SECONDS
+
+# Refused before anything runs (no log, no submission).
+bisect "$WORK/r0" --good "$GOOD" --bad "$BAD" --slurm --target ssh://localhost
+check "--slurm with --target: refused, exit 2, said why" \
+	bash -c "[ $rc -eq 2 ] && grep -q -- '--slurm and --target' $WORK/err && [ ! -e $WORK/r0 ]"
+bisect "$WORK/r0" --good "$GOOD" --bad "$BAD" --slurm --reboot true
+check "--slurm with --reboot: refused (site-specific), exit 2" \
+	bash -c "[ $rc -eq 2 ] && grep -q 'site-specific' $WORK/err && [ ! -e $WORK/r0 ]"
+bisect "$WORK/r0" --good "$GOOD" --bad "$BAD" --constraint sbtest
+check "--constraint without --slurm: refused, exit 2" \
+	bash -c "[ $rc -eq 2 ] && grep -q -- '--partition and --constraint go with --slurm' $WORK/err"
+bisect "$WORK/r0" --good "$GOOD" --bad "$BAD" --slurm --partition sbtest --dry-run
+check "--slurm --dry-run: the plan says Slurm, runs nothing" \
+	bash -c "[ $rc -eq 0 ] && grep -q 'one Slurm job array' $WORK/out && grep -q 'partition sbtest' $WORK/out && [ ! -e $WORK/r0/.scalebench-slurm ]"
+
+if [ -z "$SUBMIT" ]; then
+	exit 0
+fi
+
+# A: the bisection through Slurm, SIGKILLed after its second batch, then resumed to the end.
+RA=$WORK/rA
+LA=$RA/$LOGNAME_.json
+SCALEBENCH_BISECT_KILL_AT=runs:2 bisect "$RA" --good "$GOOD" --bad "$BAD" --slurm \
+	--partition sbtest --constraint sbtest
+check "A: killed after the second batch (exit 137)" [ $rc -eq 137 ] || tail -5 "$WORK/err"
+sb bisect --resume "$LA" --slurm
+check "A: --resume with --slurm: refused (the log has it)" \
+	bash -c "[ $rc -eq 2 ] && grep -q 'give it alone' $WORK/err"
+sb bisect --resume "$LA"
+echo "     A: $((SECONDS - T0)) s, exit $rc"
+check "A: resumed to the end: exit 0, the culprit test_bisect names" \
+	bash -c "[ $rc -eq 0 ] && grep -q '^$GUILTY is the first bad commit' $WORK/out" ||
+	sed 's/^/     /' "$WORK/out" "$WORK/err" | tail -30
+check "A: the unbuildable commit skipped (prepare ran here)" json_true "$LA" \
+	"[s['commit'] for s in d['steps'] if s['decision'] == 'skip'] == ['$BROKEN']"
+check "A: the log's args keep --slurm, the partition and the constraint" json_true "$LA" \
+	"d['args']['slurm'] is True and d['args']['partition'] == 'sbtest' and d['args']['constraint'] == 'sbtest'"
+check "A: runs in the log = runs stored in the results root" \
+	[ "$(json "$LA" "d['total_runs']")" = "$(nruns "$RA")" ]
+# Every batch one array: each runs event names its Slurm job, whose submission (the id's
+# symlink under .scalebench-slurm) is of that commit, with one task per run asked, every task
+# done (exit 0) on the cluster's node; as many submissions as batches.
+cat >"$WORK/arrays.py" <<'PY'
+import json, os, sys
+res, log, node = sys.argv[1], sys.argv[2], sys.argv[3]
+d = json.load(open(log))
+sub = os.path.join(res, '.scalebench-slurm')
+runs = [e for e in d['events'] if e['event'] == 'runs']
+assert runs and all(e['exit'] == 0 for e in runs), runs
+names = [n for n in os.listdir(sub) if not os.path.islink(os.path.join(sub, n))]
+assert len(names) == len(runs), (len(names), len(runs))
+tasks = 0
+for e in runs:
+    assert e.get('slurm_job') and e['slurm_job'].isdigit(), e
+    m = json.load(open(os.path.join(sub, e['slurm_job'], 'submission.json')))
+    assert m['id'] == e['slurm_job'] and m['commit'] == e['commit'], (m['id'], m['commit'], e)
+    assert len(m['tasks']) == e['asked'] == e['runs'], (len(m['tasks']), e)
+    assert m['partition'] == 'sbtest' and m['constraint'] == 'sbtest', m
+    for t in m['tasks']:
+        rec = open(os.path.join(sub, e['slurm_job'], 'done', str(t['task']))).read()
+        assert 'exit=0 ' in rec and ('node=%s ' % node) in rec, rec
+    tasks += len(m['tasks'])
+assert tasks == d['total_runs'], (tasks, d['total_runs'])
+print(len(runs), 'arrays', tasks, 'tasks')
+PY
+name="A: every batch was one job array of its runs, each task done on the node; tasks = runs"
+if python3 "$WORK/arrays.py" "$RA" "$LA" "$SLURM_NODE" >"$WORK/py.out" 2>&1; then
+	pass "$name ($(cat "$WORK/py.out"))"
+else
+	fail "$name" "$(tail -3 "$WORK/py.out")"
+fi
+check "A: repository clean, back on main" \
+	bash -c "[ ! -e $REPO/.git/BISECT_LOG ] && [ \"\$(git -C $REPO symbolic-ref --short HEAD)\" = main ]"
+check "A: nothing left in the queue" bash -c "[ -z \"\$(squeue -h -o %i)\" ]"
+
+# B: the good endpoint's runs from a machine of another model (planted: A's runs of GOOD with
+# another CPU model in meta.json): the first batch stops the bisection, naming both models.
+RB=$WORK/rB
+mkdir -p "$RB"
+cp -r "$RA/will-it-scale" "$RB/"
+find "$RB" -type d -path "*/$BAD" -prune -exec rm -rf {} +
+for m in $(find "$RB" -name meta.json -path "*/$GOOD/*"); do
+	python3 - "$m" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d.setdefault('machine', {})['cpu_model'] = 'Planted CPU 9000'
+d['machine'].setdefault('threads', 2)
+json.dump(d, open(sys.argv[1], 'w'))
+PY
+done
+bisect "$RB" --good "$GOOD" --bad "$BAD" --slurm
+check "B: machines of different models: exit 2, both named, --constraint advised" \
+	bash -c "[ $rc -eq 2 ] && grep -q 'machines of different models' $WORK/err && grep -q 'Planted CPU 9000' $WORK/err && grep -q -- '--constraint' $WORK/err" ||
+	tail -5 "$WORK/err"
+check "B: logged as machines-differ" json_true "$RB/$LOGNAME_.json" \
+	"any(e['event'] == 'machines-differ' for e in d['events']) and d['exit'] == 2"
+echo "     all: $((SECONDS - T0)) s"
+git -C "$REPO" bisect reset >/dev/null 2>&1 || true
