@@ -106,6 +106,7 @@ struct bisect {
 	bool fallback; /* a midpoint was classified by the closer endpoint */
 	int signal;    /* SIGINT or SIGTERM that ended us */
 	bool log_lost; /* the log could not be written: nothing more is spent */
+	bool split;    /* --slurm: a commit's runs under another rootfs, kconfig or compiler */
 	json_t *log, *steps, *events;
 	/* runs and reboots spent per commit, in the order tested */
 	char (*order)[64];
@@ -188,30 +189,81 @@ static enum stat_direction bisect_direction(const struct bisect *b)
 	return b->dir_known ? b->dir : stat_direction(b->stat, stat_role_undeclared(b->stat));
 }
 
+static int path_cmp(const void *x, const void *y)
+{
+	return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+/* The groups of sha's runs, appended to *g (n groups there, grown): its one commit directory;
+ * with --slurm every one of them, in path order, as long as they differ in tbox_group alone
+ * (nodes of one class named apart, node-01 and c002: the machine check says whether they are
+ * alike), else none after a message, b->split set.  How many were added. */
+static size_t commit_groups(struct bisect *b, const char *sha, struct result_group **g, size_t *n)
+{
+	char **found, err[1024];
+	size_t k = results_find(b->results, b->path_params, sha, &found), added = 0;
+	struct result_group *more = k ? realloc(*g, (*n + k) * sizeof(**g)) : *g;
+
+	if (!more) {
+		for (size_t i = 0; i < k; i++)
+			free(found[i]);
+		free(found);
+		return 0; /* out of memory: no runs seen, the caller says so */
+	}
+	*g = more;
+	if (k > 1 && b->slurm)
+		qsort(found, k, sizeof(*found), path_cmp);
+	for (size_t i = 0; i < k && (k == 1 || b->slurm); i++) {
+		struct result_group *x = &(*g)[*n + added], *first = &(*g)[*n];
+
+		if (group_load(found[i], x, err, sizeof(err)))
+			continue;
+		if (added && (strcmp(x->axes[AX_ROOTFS], first->axes[AX_ROOTFS]) ||
+			      strcmp(x->axes[AX_KCONFIG], first->axes[AX_KCONFIG]) ||
+			      strcmp(x->axes[AX_COMPILER], first->axes[AX_COMPILER]))) {
+			msg("%.10s: runs under %s and %s: another rootfs, kconfig or compiler on "
+			    "some nodes; name one class of nodes with --constraint",
+			    sha, first->dir, x->dir);
+			b->split = true;
+			group_free(x);
+			for (size_t j = 0; j < added; j++)
+				group_free(&(*g)[*n + j]);
+			added = 0;
+			break;
+		}
+		added++;
+	}
+	*n += added;
+	for (size_t i = 0; i < k; i++)
+		free(found[i]);
+	free(found);
+	return added;
+}
+
 /* The stat's values over the commit's runs in the results tree; -1 when the stat is absent
  * from runs that exist. */
 static size_t load_values(struct bisect *b, const char *sha, double **vals, bool *absent)
 {
-	char **found, err[1024];
-	size_t k = results_find(b->results, b->path_params, sha, &found), n = 0;
-	struct result_group g;
+	struct result_group *g = NULL;
+	size_t ng = 0, n = 0, nruns = 0;
 
 	*vals = NULL;
 	*absent = false;
-	if (k == 1 && group_load(found[0], &g, err, sizeof(err)) == 0) {
-		*vals = calloc(g.nruns + 1, sizeof(double));
-		if (*vals)
-			n = group_values(&g, b->stat, *vals);
-		*absent = g.nruns > 0 && n == 0;
-		if (n && !b->dir_known) {
-			b->dir = group_stat_direction(&g, 1, b->stat);
-			b->dir_known = true;
-		}
-		group_free(&g);
+	commit_groups(b, sha, &g, &ng);
+	for (size_t i = 0; i < ng; i++)
+		nruns += g[i].nruns;
+	if (ng)
+		*vals = calloc(nruns + 1, sizeof(double));
+	for (size_t i = 0; i < ng && *vals; i++)
+		n += group_values(&g[i], b->stat, *vals + n);
+	*absent = nruns > 0 && n == 0;
+	if (n && !b->dir_known) {
+		b->dir = group_stat_direction(g, ng, b->stat);
+		b->dir_known = true;
 	}
-	for (size_t i = 0; i < k; i++)
-		free(found[i]);
-	free(found);
+	for (size_t i = 0; i < ng; i++)
+		group_free(&g[i]);
+	free(g);
 	return n;
 }
 
@@ -738,25 +790,22 @@ static void submit_job_id(const char *out, char *id, size_t len)
 static int machines_check(struct bisect *b, const char *sha)
 {
 	const char *commits[3] = {b->good, b->bad, sha};
-	struct result_group g[3];
-	char mix[2048], err[1024], **found;
+	struct result_group *g = NULL;
+	char mix[2048];
 	size_t n = 0;
 
 	for (size_t i = 0; i < 3; i++) {
 		if (i == 2 && (!strcmp(sha, b->good) || !strcmp(sha, b->bad)))
 			break;
-		size_t k = results_find(b->results, b->path_params, commits[i], &found);
-
-		if (k == 1 && group_load(found[0], &g[n], err, sizeof(err)) == 0)
-			n++;
-		for (size_t j = 0; j < k; j++)
-			free(found[j]);
-		free(found);
+		commit_groups(b, commits[i], &g, &n);
 	}
 	bool mixed = groups_mix_machines(g, n, mix, sizeof(mix));
 
 	for (size_t i = 0; i < n; i++)
 		group_free(&g[i]);
+	free(g);
+	if (b->split)
+		return -1;
 	if (!mixed)
 		return 0;
 	event(b, "machines-differ", json_pack("{s:s, s:s}", "commit", sha, "machines", mix));
@@ -892,7 +941,7 @@ static int ensure_runs(struct bisect *b, const char *sha, unsigned want, double 
 	unsigned lost = 0;
 
 	*n = load_values(b, sha, vals, &absent);
-	while (!absent && *n < want) {
+	while (!b->split && !absent && *n < want) {
 		unsigned k = want - (unsigned)*n;
 
 		free(*vals);
@@ -926,9 +975,17 @@ static int ensure_runs(struct bisect *b, const char *sha, unsigned want, double 
 		if (rc == 0 && !absent && *n < before + k)
 			absent = true; /* runs stored, not all with the stat */
 	}
+	if (b->split)
+		return -1; /* said */
 	if (absent) {
 		msg("the stat '%s' is absent from the runs of job %s at %.10s (under %s)", b->stat,
 		    b->path_params, sha, b->results);
+		return -1;
+	}
+	/* Runs reused from the results root too: good and bad on like machines. */
+	if (b->slurm && machines_check(b, sha)) {
+		free(*vals);
+		*vals = NULL;
 		return -1;
 	}
 	if (*n > want)

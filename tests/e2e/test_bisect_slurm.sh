@@ -7,7 +7,8 @@
 # culprit test_bisect names; every batch was one array of the runs it asked for, on the
 # partition and constraint given; the log keeps --slurm for --resume.  Refused: --slurm with
 # --target or --reboot, --partition/--constraint without --slurm.  Runs of a commit on
-# another machine model than the endpoints' stop the bisection, naming both.
+# another machine model than the endpoints' stop the bisection, naming both; runs of one
+# commit under two tbox_groups (nodes named apart) count as one commit's.
 set -u
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/slurm.sh"
@@ -51,6 +52,31 @@ check "--constraint without --slurm: refused, exit 2" \
 bisect "$WORK/r0" --good "$GOOD" --bad "$BAD" --slurm --partition sbtest --dry-run
 check "--slurm --dry-run: the plan says Slurm, runs nothing" \
 	bash -c "[ $rc -eq 0 ] && grep -q 'one Slurm job array' $WORK/out && grep -q 'partition sbtest' $WORK/out && [ ! -e $WORK/r0/.scalebench-slurm ]"
+
+# B: the endpoints' runs (3 each, run here) from machines of different models (GOOD's with
+# another CPU model planted in meta.json): refused at the first endpoint, before any array,
+# naming both models.
+RB=$WORK/rB
+for c in "$GOOD" "$BAD"; do
+	git -C "$REPO" show "$c:counter.c" >"$WORK/c.c"
+	$PLUGIN_CC -o "$WORK/c.so" "$WORK/c.c"
+	"$SB" run "$WORK/job.yaml" --plugin "$WORK/c.so" --commit "$c" --results "$RB" -r 3 -q \
+		--no-monitors 2>>"$WORK/runs.err"
+done
+for m in $(find "$RB" -name meta.json -path "*/$GOOD/*"); do
+	python3 - "$m" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d['machine']['cpu_model'] = 'Planted CPU 9000'
+json.dump(d, open(sys.argv[1], 'w'))
+PY
+done
+bisect "$RB" --good "$GOOD" --bad "$BAD" --slurm
+check "B: endpoints on machines of different models: exit 2, both named, --constraint advised" \
+	bash -c "[ $rc -eq 2 ] && grep -q 'machines of different models' $WORK/err && grep -q 'Planted CPU 9000' $WORK/err && grep -q -- '--constraint' $WORK/err && [ ! -e $RB/.scalebench-slurm ]" ||
+	tail -5 "$WORK/err"
+check "B: logged as machines-differ, no run spent" json_true "$RB/$LOGNAME_.json" \
+	"any(e['event'] == 'machines-differ' for e in d['events']) and d['exit'] == 2 and d['total_runs'] == 0"
 
 if [ -z "$SUBMIT" ]; then
 	exit 0
@@ -112,26 +138,20 @@ check "A: repository clean, back on main" \
 	bash -c "[ ! -e $REPO/.git/BISECT_LOG ] && [ \"\$(git -C $REPO symbolic-ref --short HEAD)\" = main ]"
 check "A: nothing left in the queue" bash -c "[ -z \"\$(squeue -h -o %i)\" ]"
 
-# B: the good endpoint's runs from a machine of another model (planted: A's runs of GOOD with
-# another CPU model in meta.json): the first batch stops the bisection, naming both models.
-RB=$WORK/rB
-mkdir -p "$RB"
-cp -r "$RA/will-it-scale" "$RB/"
-find "$RB" -type d -path "*/$BAD" -prune -exec rm -rf {} +
-for m in $(find "$RB" -name meta.json -path "*/$GOOD/*"); do
-	python3 - "$m" <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-d.setdefault('machine', {})['cpu_model'] = 'Planted CPU 9000'
-d['machine'].setdefault('threads', 2)
-json.dump(d, open(sys.argv[1], 'w'))
-PY
-done
-bisect "$RB" --good "$GOOD" --bad "$BAD" --slurm
-check "B: machines of different models: exit 2, both named, --constraint advised" \
-	bash -c "[ $rc -eq 2 ] && grep -q 'machines of different models' $WORK/err && grep -q 'Planted CPU 9000' $WORK/err && grep -q -- '--constraint' $WORK/err" ||
+# C: nodes of one class named apart (tbox_group node-a and vm): A's runs of GOOD split
+# between two commit directories that differ in tbox_group alone are one commit's runs; the
+# bisection on A's runs spends nothing and names the same culprit.
+RC=$WORK/rC
+mkdir -p "$RC"
+cp -r "$RA/will-it-scale" "$RC/"
+gdir=$(find "$RC" -type d -name "$GOOD" | head -1)
+odir=$(echo "$gdir" | sed "s|/will-it-scale/\([^/]*\)/[^/]*/|/will-it-scale/\1/node-a/|")
+mkdir -p "$odir"
+for r in "$gdir"/[13579]; do mv "$r" "$odir/"; done
+bisect "$RC" --good "$GOOD" --bad "$BAD" --slurm --log "$WORK/c.json"
+check "C: runs of a commit under two tbox_groups: same culprit, nothing spent, no array" \
+	bash -c "[ $rc -eq 0 ] && grep -q '^$GUILTY is the first bad commit' $WORK/out && [ ! -e $RC/.scalebench-slurm ]" ||
 	tail -5 "$WORK/err"
-check "B: logged as machines-differ" json_true "$RB/$LOGNAME_.json" \
-	"any(e['event'] == 'machines-differ' for e in d['events']) and d['exit'] == 2"
+check "C: the log says nothing was spent" json_true "$WORK/c.json" "d['runs_spent'] == {} and d['culprit'] == '$GUILTY'"
 echo "     all: $((SECONDS - T0)) s"
 git -C "$REPO" bisect reset >/dev/null 2>&1 || true
