@@ -1917,6 +1917,26 @@ static int log_claim(struct bisect *b)
 	return 0;
 }
 
+/* A --partition or --constraint value for sbatch (an argument of its own, no shell): not
+ * empty, printable, not cut by run_job's buffer.  true after a message when it is not. */
+static bool slurm_word_bad(const char *opt, const char *v)
+{
+	if (!v)
+		return false;
+	for (const char *p = v; *p; p++)
+		if ((unsigned char)*p <= ' ' || *p == 127) {
+			msg("%s '%s': expected a Slurm name or feature expression, without "
+			    "spaces or control characters",
+			    opt, v);
+			return true;
+		}
+	if (!*v || strlen(v) > 255) {
+		msg("%s: expected 1 to 255 characters", opt);
+		return true;
+	}
+	return false;
+}
+
 static void kill_hook(struct bisect *b)
 {
 	const char *v = getenv("SCALEBENCH_BISECT_KILL_AT"), *colon;
@@ -2022,6 +2042,10 @@ int cmd_bisect(int argc, char **argv)
 		goto done;
 	} else if (!b.slurm && (b.partition || b.constraint)) {
 		msg("--partition and --constraint go with --slurm");
+		rc = 2;
+		goto done;
+	} else if (slurm_word_bad("--partition", b.partition) ||
+		   slurm_word_bad("--constraint", b.constraint)) {
 		rc = 2;
 		goto done;
 	} else if (b.slurm && b.target) {

@@ -49,6 +49,9 @@ check "--slurm with --reboot: refused (site-specific), exit 2" \
 bisect "$WORK/r0" --good "$GOOD" --bad "$BAD" --constraint sbtest
 check "--constraint without --slurm: refused, exit 2" \
 	bash -c "[ $rc -eq 2 ] && grep -q -- '--partition and --constraint go with --slurm' $WORK/err"
+bisect "$WORK/r0" --good "$GOOD" --bad "$BAD" --slurm --constraint "a b"
+check "--constraint with a space: refused, exit 2" \
+	bash -c "[ $rc -eq 2 ] && grep -q 'without spaces' $WORK/err && [ ! -e $WORK/r0 ]"
 bisect "$WORK/r0" --good "$GOOD" --bad "$BAD" --slurm --partition sbtest --dry-run
 check "--slurm --dry-run: the plan says Slurm, runs nothing" \
 	bash -c "[ $rc -eq 0 ] && grep -q 'one Slurm job array' $WORK/out && grep -q 'partition sbtest' $WORK/out && [ ! -e $WORK/r0/.scalebench-slurm ]"
