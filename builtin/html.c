@@ -2,9 +2,9 @@
 #include "builtin.h"
 #include "../analyze/plot.h"
 #include "../analyze/site.h"
+#include "../lib/interrupt.h"
 #include "../lib/text.h"
 
-#include <signal.h>
 #include <stdio.h>
 
 const struct command_def html_command = {
@@ -31,16 +31,9 @@ const struct command_def html_command = {
 	"file is whole, the old one or the new one).\n",
 };
 
-static volatile sig_atomic_t interrupted;
-
-static void on_signal(int sig)
-{
-	interrupted = sig;
-}
-
 int cmd_html(int argc, char **argv)
 {
-	struct site_opts o = {.interrupted = &interrupted};
+	struct site_opts o = {.interrupted = &interrupt_caught};
 	struct site_summary sum;
 	const struct option_def opts[] = {
 	    {OPT_STRING("results", 0, &o.results), .arg = "DIR", .def = "results",
@@ -58,8 +51,6 @@ int cmd_html(int argc, char **argv)
 	     .help = "the stat to follow"},
 	    {OPT_END},
 	};
-	static const int sigs[] = {SIGINT, SIGTERM};
-	struct sigaction sa = {.sa_handler = on_signal}, old;
 	char err[4096];
 	int first, rc = options_parse(&html_command, opts, argc, argv, &first, NULL);
 
@@ -78,15 +69,12 @@ int cmd_html(int argc, char **argv)
 		return 2;
 	}
 	/* A signal stops generation between files: the manifest is written for what is done. */
-	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(*sigs); i++)
-		if (!sigaction(sigs[i], NULL, &old) && old.sa_handler != SIG_IGN)
-			sigaction(sigs[i], &sa, NULL);
+	interrupt_catch();
 	rc = site_generate(&o, &sum, err, sizeof(err));
 	if (rc) {
 		sb_error("%s",
-			 interrupted ? "interrupted: the files written so far are whole" : err);
-		return interrupted ? 128 + interrupted : 2;
+			 interrupt_caught ? "interrupted: the files written so far are whole" : err);
+		return interrupt_caught ? 128 + interrupt_caught : 2;
 	}
 	printf("%s/index.html: %zu job%s, %zu commit%s, %zu comparison%s; %zu files written, %zu "
 	       "unchanged, %zu removed in %.2f s\n",

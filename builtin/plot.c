@@ -5,8 +5,8 @@
 #include "../analyze/stats.h"
 #include "../runner/job.h"
 #include "../store/sweep.h"
+#include "../lib/interrupt.h"
 
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,13 +24,6 @@ const struct command_def plot_command = {
 	       "scalability plot shows the mean ops/s of one copy's stat against nr_task for each\n"
 	       "commit, with the standard deviation as error bars.\n",
 };
-
-static volatile sig_atomic_t interrupted;
-
-static void on_signal(int sig)
-{
-	interrupted = sig;
-}
 
 static int sample_plot(char **dirs, size_t n, const char *stat, enum plot_format fmt,
 		       const char *path)
@@ -84,10 +77,10 @@ static int sample_plot(char **dirs, size_t n, const char *stat, enum plot_format
 		}
 	}
 	group_plot_title(&g[0], stat, title, sizeof(title));
-	if (interrupted)
+	if (interrupt_caught)
 		goto out;
 	if (plot_samples(title, s, n, fmt, path, stdout, err, sizeof(err))) {
-		if (!interrupted)
+		if (!interrupt_caught)
 			sb_error("%s", err);
 		goto out;
 	}
@@ -216,11 +209,11 @@ static int scalability_plot(const char *job_path, const char *root, const char *
 			goto out;
 		}
 	}
-	if (interrupted)
+	if (interrupt_caught)
 		goto out;
 	if (plot_scalability("scalability", stat ? stat : ylabel, s, nlines, fmt, path, stdout, err,
 			     sizeof(err))) {
-		if (!interrupted)
+		if (!interrupt_caught)
 			sb_error("%s", err);
 		goto out;
 	}
@@ -239,33 +232,20 @@ out:
 	return rc;
 }
 
-/* SIGINT and SIGTERM become a flag from the start: with a handler of ours, child_run ends
- * gnuplot's whole group and returns instead of letting us die of the signal, so the output's
- * temp file is removed on the way out.  A signal we were started ignoring stays ignored. */
-static void catch_signals(void)
-{
-	static const int sigs[] = {SIGINT, SIGTERM};
-	struct sigaction sa = {.sa_handler = on_signal}, old;
-
-	sigemptyset(&sa.sa_mask);
-	for (size_t i = 0; i < sizeof(sigs) / sizeof(*sigs); i++)
-		if (!sigaction(sigs[i], NULL, &old) && old.sa_handler != SIG_IGN)
-			sigaction(sigs[i], &sa, NULL);
-}
-
 static int plot_main(int argc, char **argv);
 
 int cmd_plot(int argc, char **argv)
 {
 	int rc;
 
-	catch_signals();
+	/* From the start: gnuplot's temp output is removed when a signal ends it. */
+	interrupt_catch();
 	rc = plot_main(argc, argv);
-	if (!interrupted)
+	if (!interrupt_caught)
 		return rc;
-	sb_error("interrupted by signal %d; %s", (int)interrupted,
+	sb_error("interrupted by signal %d; %s", (int)interrupt_caught,
 		 rc ? "no plot written" : "the plot was already complete");
-	return 128 + interrupted;
+	return 128 + interrupt_caught;
 }
 
 static int plot_main(int argc, char **argv)
@@ -302,7 +282,7 @@ static int plot_main(int argc, char **argv)
 	fmt = png ? PLOT_PNG : svg ? PLOT_SVG : PLOT_TEXT;
 	path = png ? png : svg;
 	if (!plot_available(err, sizeof(err))) {
-		if (!interrupted)
+		if (!interrupt_caught)
 			sb_error("%s", err);
 		return 2;
 	}

@@ -5,6 +5,7 @@
 #include "../analyze/plot.h"
 #include "../analyze/results.h"
 #include "../analyze/series.h"
+#include "../lib/interrupt.h"
 #include "../lib/jsonw.h"
 #include "../lib/text.h"
 #include "../store/index.h"
@@ -43,7 +44,8 @@ const struct command_def trend_command = {
 	"and --svg write it to a file; change points are marked with their %change.\n"
 	"\n"
 	"exit status: 0 no regression among the change points, 1 a regression change point in\n"
-	"the series, 2 error (bad usage, no such job or stat, an unknown branch or --since).\n",
+	"the series, 2 error (bad usage, no such job or stat, an unknown branch or --since),\n"
+	"128+N interrupted by signal N (a --png/--svg file is not left half written).\n",
 };
 
 /* The stat's direction, as the latest commit's runs declare it (its meta.json). */
@@ -226,7 +228,7 @@ out:
 	return rc;
 }
 
-int cmd_trend(int argc, char **argv)
+static int trend_main(int argc, char **argv)
 {
 	const char *root = NULL, *job = NULL, *stat = NULL, *repo = NULL, *branch = NULL,
 		   *since = NULL, *png = NULL, *svg = NULL;
@@ -353,4 +355,19 @@ out:
 	if (ix)
 		index_close(ix);
 	return rc;
+}
+
+int cmd_trend(int argc, char **argv)
+{
+	int rc;
+
+	/* From the start, as plot does: a signal while gnuplot writes --png/--svg ends gnuplot
+	 * and leaves neither the file half written nor its temp file behind. */
+	interrupt_catch();
+	rc = trend_main(argc, argv);
+	if (!interrupt_caught)
+		return rc;
+	sb_error("interrupted by signal %d; %s", (int)interrupt_caught,
+		 rc == 0 || rc == 1 ? "the output was already complete" : "no plot written");
+	return 128 + interrupt_caught;
 }

@@ -13,6 +13,7 @@
 #include "../core/summary.h"
 #include "../lib/errors.h"
 #include "../lib/file.h"
+#include "../lib/text.h"
 #include "../monitors/scheduler.h"
 #include "../store/families.h"
 #include "../store/layout.h"
@@ -162,8 +163,8 @@ static void on_sample(const struct sample_window *w, size_t i, void *arg)
 		return;
 	double left = rs->window_end_s - (double)w->t_ns[i] / 1e9;
 	printf("\r\033[K[%u/%u] %s run %u/%u: %s, %.0f s left, %.0f ops/s", rs->index, rs->total,
-	       rs->aj->name, rs->k, rs->o->repeat, i > w->measure_start ? "measuring" : "warmup",
-	       left > 0 ? left : 0, r.total);
+	       text_safe(rs->aj->name), rs->k, rs->o->repeat,
+	       i > w->measure_start ? "measuring" : "warmup", left > 0 ? left : 0, r.total);
 	fflush(stdout);
 }
 
@@ -252,7 +253,7 @@ static int run_measure(struct run_state *rs)
 	machine_load_init(&rs->load, NULL, NULL, rs->m->threads, aj->nr_task);
 	rs->window_end_s = aj->warmup_s + aj->runtime_s;
 	if (!rs->o->quiet && !rs->o->tty) {
-		printf("[%u/%u] %s run %u/%u: %.0f s\n", rs->index, rs->total, aj->name, rs->k,
+		printf("[%u/%u] %s run %u/%u: %.0f s\n", rs->index, rs->total, text_safe(aj->name), rs->k,
 		       rs->o->repeat, aj->warmup_s + aj->runtime_s);
 		fflush(stdout);
 	}
@@ -451,7 +452,7 @@ static int sweep_measure(struct run_state *rs)
 	rs->res.status = CORE_OK;
 	if (!rs->o->quiet) {
 		printf("[%u/%u] %s run %u/%u: LKP sweep, both modes at", rs->index, rs->total,
-		       rs->aj->name, rs->k, rs->o->repeat);
+		       text_safe(rs->aj->name), rs->k, rs->o->repeat);
 		for (size_t i = 0; i < sw->n_tasks; i++)
 			printf("%s%u", i ? "," : " ", sw->tasks[i]);
 		printf(" tasks, %.0f s each\n", sw->point_runtime_s + rs->aj->warmup_s);
@@ -706,12 +707,13 @@ static void run_report(const struct run_state *rs, enum run_outcome out, struct 
 	if (rs->o->quiet)
 		return;
 	if (out == RUN_STORED)
-		printf("[%u/%u] %s run %u/%u: %s %.0f -> %s\n", rs->index, rs->total, aj->name,
-		       rs->k, rs->o->repeat, per_copy_stat_name(aj->mode), rs->sum.per_copy_ops,
-		       rs->run.dir);
+		printf("[%u/%u] %s run %u/%u: %s %.0f -> %s\n", rs->index, rs->total,
+		       text_safe(aj->name), rs->k, rs->o->repeat, per_copy_stat_name(aj->mode),
+		       rs->sum.per_copy_ops, text_safe(rs->run.dir));
 	else
-		printf("[%u/%u] %s run %u/%u: FAILED (%s) -> %s\n", rs->index, rs->total, aj->name,
-		       rs->k, rs->o->repeat, rs->res.failure, rs->run.dir);
+		printf("[%u/%u] %s run %u/%u: FAILED (%s) -> %s\n", rs->index, rs->total,
+		       text_safe(aj->name), rs->k, rs->o->repeat, text_safe(rs->res.failure),
+		       text_safe(rs->run.dir));
 	fflush(stdout);
 }
 

@@ -258,3 +258,12 @@ check "meta.json: machine_load with the runnable tasks, steal, CPUs and the deci
 	"set(['runnable_mean', 'runnable_max', 'samples', 'steal_pct', 'cpu_mhz_mean', 'nr_cpus', 'nr_task', 'busy']) <= set(d['machine_load']) and d['machine_load']['samples'] >= 1 and d['machine_load']['runnable_mean'] >= 0 and d['machine_load']['nr_cpus'] == $online and d['machine_load']['nr_task'] == 1 and isinstance(d['machine_load']['busy'], bool) and (d['machine_load']['steal_pct'] is None or 0 <= d['machine_load']['steal_pct'] <= 100) and (not d['machine_load']['busy'] or d['machine_load']['reason'])"
 check "run: a warning at the end exactly when some run was measured on a busy machine" bash -c \
 	"if [ $busy_runs -gt 0 ]; then grep -q 'measured on a busy machine' $WORK/err.small; else ! grep -q 'busy machine' $WORK/err.small; fi"
+
+# A job file's name is part of every progress line: a control character in it is written as
+# \xNN, never raw (ESC would drive the terminal).
+esc_job="$WORK/"$'esc\x1b[2J'".yaml"
+sed -e 's/mode: \[process, thread\]/mode: process/' -e 's/test: \[page_fault3, getppid1\]/test: getppid1/' \
+	"$WORK/small.yaml" >"$esc_job"
+sb run "$esc_job" --results "$WORK/esc" --no-monitors --commit e
+check "a job name with ESC: stored, progress lines show it as \\x1b, no raw ESC" bash -c \
+	"[ $rc -eq 0 ] && grep -qF 'esc\\x1b[2J' $WORK/out && ! grep -q \$'\\x1b' $WORK/out"

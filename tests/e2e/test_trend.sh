@@ -127,3 +127,37 @@ check "no results root: exit 2" bash -c "[ $rc -eq 2 ] && grep -q nonexistent $W
 sb trend --help
 check "--help: the options and the exit status" bash -c \
 	"[ $rc -eq 0 ] && grep -q -- '--min-segment' $WORK/out && grep -q 'exit status: 0 no regression' $WORK/out"
+
+# --svg interrupted while gnuplot writes (a gnuplot shim found first in PATH stalls once the
+# plot sets its output): exit 128+N, said, neither the file nor a temp file left.
+mkdir -p "$WORK/shim" "$WORK/tplot"
+cat >"$WORK/shim/gnuplot" <<EOF2
+#!/bin/sh
+script=\$(cat)
+case \$script in *"set output"*)
+	: >"$WORK/gnuplot.started"
+	sleep 30 ;;
+esac
+printf '%s\n' "\$script" | exec $(command -v gnuplot) "\$@"
+EOF2
+chmod +x "$WORK/shim/gnuplot"
+for sig in TERM INT; do
+	rm -f "$WORK/gnuplot.started"
+	(
+		set -m
+		PATH="$WORK/shim:$PATH" SCALEBENCH_GNUPLOT= "$SCALEBENCH" trend --results "$WORK/step" \
+			--job $JOB --stat $STAT --svg "$WORK/tplot/t.svg" >/dev/null 2>"$WORK/err.tplot" &
+		pid=$!
+		for _ in $(seq 1 200); do
+			[ -e "$WORK/gnuplot.started" ] && break
+			sleep 0.05
+		done
+		kill -$sig $pid
+		rc=0
+		wait $pid || rc=$?
+		echo $rc >"$WORK/tplot.rc"
+	) 2>/dev/null
+	check "trend --svg, SIG$sig while gnuplot writes: exit $((128 + $(kill -l $sig))), said, nothing left" \
+		bash -c "[ -e $WORK/gnuplot.started ] && [ \$(cat $WORK/tplot.rc) -eq $((128 + $(kill -l $sig))) ] &&
+			grep -q 'interrupted by signal' $WORK/err.tplot && [ -z \"\$(ls -A $WORK/tplot)\" ]"
+done
