@@ -8,7 +8,9 @@
 # partition and constraint given; the log keeps --slurm for --resume.  Refused: --slurm with
 # --target or --reboot, --partition/--constraint without --slurm.  Runs of a commit on
 # another machine model than the endpoints' stop the bisection, naming both; runs of one
-# commit under two tbox_groups (nodes named apart) count as one commit's.
+# commit under two tbox_groups (nodes named apart) count as one commit's.  SIGINT while an
+# array is waited for cancels it; --resume after a SIGKILL then cancels the array the killed
+# controller was waiting for.
 set -u
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/slurm.sh"
@@ -156,5 +158,50 @@ check "C: runs of a commit under two tbox_groups: same culprit, nothing spent, n
 	bash -c "[ $rc -eq 0 ] && grep -q '^$GUILTY is the first bad commit' $WORK/out && [ ! -e $RC/.scalebench-slurm ]" ||
 	tail -5 "$WORK/err"
 check "C: the log says nothing was spent" json_true "$WORK/c.json" "d['runs_spent'] == {} and d['culprit'] == '$GUILTY'"
+# D: SIGINT while an array is waited for: the array cancelled, exit 130, the log says so.
+queued() { [ -n "$(squeue -h -o %i 2>/dev/null)" ]; }
+await_queued() {
+	for _ in $(seq 1 600); do
+		queued && return 0
+		sleep 0.05
+	done
+	return 1
+}
+"$SB" bisect --repo "$REPO" --job "$WORK/job.yaml" --stat plugin.per_thread_ops \
+	--prepare "$PREP" --plugin "$PLUGIN" --no-monitors --results "$WORK/rD" --slurm \
+	--good "$GOOD" --bad "$BAD" >"$WORK/out" 2>"$WORK/err" &
+pid=$!
+await_queued || fail "D: premise: an array in the queue" "$(tail -3 "$WORK/err")"
+kill -INT $pid
+rc=0
+wait $pid || rc=$?
+for _ in $(seq 1 100); do queued || break; sleep 0.1; done
+check "D: SIGINT while waiting: exit 130, the array cancelled (queue empty), bisect state reset" \
+	bash -c "[ $rc -eq 130 ] && [ -z \"\$(squeue -h -o %i)\" ] && [ ! -e $REPO/.git/BISECT_LOG ]" ||
+	tail -5 "$WORK/err"
+check "D: log: the array submitted, then interrupted by SIGINT" json_true "$WORK/rD/$LOGNAME_.json" \
+	"any(e['event'] == 'submitted' for e in d['events']) and d['status'] == 'interrupted' and d['signal'] == 'SIGINT'"
+
+# E: SIGKILL while an array is waited for: --resume ends the orphaned wait and cancels the array
+# before anything else (the test hook stops it right there).
+"$SB" bisect --repo "$REPO" --job "$WORK/job.yaml" --stat plugin.per_thread_ops \
+	--prepare "$PREP" --plugin "$PLUGIN" --no-monitors --results "$WORK/rE" --slurm \
+	--good "$GOOD" --bad "$BAD" >/dev/null 2>&1 &
+pid=$!
+await_queued || fail "E: premise: an array in the queue"
+kill -KILL $pid
+wait $pid 2>/dev/null
+LE=$WORK/rE/$LOGNAME_.json
+JOB=$(json "$LE" "[e['slurm_job'] for e in d['events'] if e['event'] == 'submitted'][-1]")
+SCALEBENCH_BISECT_KILL_AT=array-cancelled:1 sb bisect --resume "$LE"
+for _ in $(seq 1 100); do queued || break; sleep 0.1; done
+check "E: --resume cancels the killed controller's array ($JOB) and ends its wait" \
+	bash -c "[ $rc -eq 137 ] && [ -z \"\$(squeue -h -o %i)\" ] && ! pgrep -f '^scalebench wait $JOB' >/dev/null" ||
+	tail -5 "$WORK/err"
+check "E: log: array-cancelled names it" json_true "$LE" \
+	"d['events'][-1]['event'] == 'array-cancelled' and d['events'][-1]['slurm_job'] == '$JOB'"
+pgrep -f "^scalebench wait $JOB" | xargs -r kill -KILL # only when a check failed
+git -C "$REPO" bisect reset >/dev/null 2>&1
+rm -f "$REPO/.git/scalebench-bisect"
 echo "     all: $((SECONDS - T0)) s"
 git -C "$REPO" bisect reset >/dev/null 2>&1 || true
