@@ -24,6 +24,9 @@ static const struct command commands[] = {
     {&results_command, cmd_results},
     {&nightly_command, cmd_nightly},
     {&html_command, cmd_html},
+    {&status_command, cmd_status},
+    {&wait_command, cmd_wait},
+    {&submit_command, cmd_submit},
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))

@@ -7,6 +7,10 @@
 #include "../lib/errors.h"
 #include "../lib/options.h"
 
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
 int cmd_list(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_split(int argc, char **argv);
@@ -22,6 +26,9 @@ int cmd_trend(int argc, char **argv);
 int cmd_index(int argc, char **argv);
 int cmd_results(int argc, char **argv);
 int cmd_html(int argc, char **argv);
+int cmd_status(int argc, char **argv);
+int cmd_wait(int argc, char **argv);
+int cmd_submit(int argc, char **argv);
 
 extern const struct command_def list_command;
 extern const struct command_def bench_command;
@@ -38,6 +45,9 @@ extern const struct command_def trend_command;
 extern const struct command_def index_command;
 extern const struct command_def results_command;
 extern const struct command_def html_command;
+extern const struct command_def status_command;
+extern const struct command_def wait_command;
+extern const struct command_def submit_command;
 
 /* --plugin FILE.so, repeatable: the plug-in's testcases are loaded at once.  The option's
  * value, when not NULL, is a size_t counting the plug-ins loaded. */
@@ -46,5 +56,23 @@ int plugin_option(const struct option_def *opt, const char *arg, char *err, size
 /* The testcases' temp dir: opt (--tmpdir), else $TMPDIR, else /tmp, checked by creating a
  * temp file in it.  NULL after a message naming it. */
 const char *tmpdir_checked(const char *opt);
+
+/* builtin/status.c's printing, shared with wait: the submission (failed_only: its failed
+ * tasks alone), names and output escaped for the terminal. */
+struct slurm_status;
+void slurm_status_print(const struct slurm_status *st, FILE *out, bool failed_only);
+/* The command line's job-file values of run (and submit), in the order given (a later one of a
+ * key wins): --set KEY=VALUE, --runtime, --nr-task fill a struct override_list (opt->value);
+ * keys are malloc'd, values point into argv. */
+struct job_override;
+struct override_list {
+	struct job_override *v;
+	size_t n;
+};
+int run_set_option(const struct option_def *opt, const char *arg, char *err, size_t errlen);
+
+/* The job file a command-line word names, as run finds it: a file or path, else a shipped
+ * job by name.  0 with the path in out, or -1 after a message saying where it looked. */
+int run_find_job(const char *arg, char *out, size_t len);
 
 #endif

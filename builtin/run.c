@@ -69,12 +69,6 @@ static int ssh_option(const struct option_def *opt, const char *arg, char *err, 
 	return 0;
 }
 
-/* The command line's job-file values, in the order given (a later one of a key wins). */
-struct override_list {
-	struct job_override *v;
-	size_t n;
-};
-
 /* key (its first keylen bytes) copied, value kept: argv outlives the job load. */
 static int override_add(struct override_list *l, const char *key, size_t keylen,
 			const char *value, char *err, size_t errlen)
@@ -94,7 +88,7 @@ static int override_add(struct override_list *l, const char *key, size_t keylen,
 	return 0;
 }
 
-static int set_option(const struct option_def *opt, const char *arg, char *err, size_t errlen)
+int run_set_option(const struct option_def *opt, const char *arg, char *err, size_t errlen)
 {
 	struct override_list *l = opt->value;
 	const char *eq = strchr(arg, '=');
@@ -121,7 +115,7 @@ static bool is_file(const char *path)
 /* The job file arg names: itself when it is a file (or a path), else a shipped job by name,
  * NAME.yaml in share/scalebench/jobs beside the binary (bin/../share: a relocated install)
  * or where it was installed.  Returns 0 with the path in out, or -1 saying where it looked. */
-static int find_job(const char *arg, char *out, size_t len)
+int run_find_job(const char *arg, char *out, size_t len)
 {
 	char exe[PATH_MAX], tried[3 * PATH_MAX + 64] = "";
 	const char *dirs[2] = {NULL, SCALEBENCH_DATADIR "/jobs"};
@@ -259,7 +253,7 @@ static int run_job(struct runner_opts o, const struct override_list *ov,
 			 "drop one");
 		return 2;
 	}
-	if (find_job(argv[first], path, sizeof(path)))
+	if (run_find_job(argv[first], path, sizeof(path)))
 		return 2;
 	if (job_load_overrides(path, (unsigned)sysconf(_SC_NPROCESSORS_ONLN), ov->v, ov->n, &job,
 			       err, sizeof(err))) {
@@ -334,11 +328,11 @@ int cmd_run(int argc, char **argv)
 	    {OPT_CALLBACK("plugin", 0, plugin_option, NULL), .arg = "FILE.so",
 	     .help = "load testcases from a plug-in before reading the job (repeatable)"},
 	    {OPT_FLAG("quiet", 'q', &o.quiet), .help = "print nothing but errors and notes"},
-	    {OPT_CALLBACK("runtime", 0, set_option, &ov), .arg = "DURATION",
+	    {OPT_CALLBACK("runtime", 0, run_set_option, &ov), .arg = "DURATION",
 	     .help = "the job's runtime (same as --set runtime=DURATION)"},
-	    {OPT_CALLBACK("nr-task", 0, set_option, &ov), .arg = "N|P%",
+	    {OPT_CALLBACK("nr-task", 0, run_set_option, &ov), .arg = "N|P%",
 	     .help = "the job's nr_task (same as --set nr_task=N)"},
-	    {OPT_CALLBACK("set", 0, set_option, &ov), .arg = "KEY=VALUE",
+	    {OPT_CALLBACK("set", 0, run_set_option, &ov), .arg = "KEY=VALUE",
 	     .help = "a job-file key set before expansion, recorded in job.yaml (repeatable)"},
 	    {OPT_STRING("target", 0, &tc.url), .arg = "ssh://[USER@]HOST[:PORT]",
 	     .help = "run the job on that machine over ssh and bring its runs back here"},

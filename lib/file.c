@@ -1,6 +1,7 @@
 #include "file.h"
 
 #include <errno.h>
+#include <ftw.h>
 #include <stdbool.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -226,4 +227,29 @@ fail:
 	free(tmp);
 	errno = saved;
 	return -1;
+}
+
+static int remove_failed_errno;
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)st;
+	(void)flag;
+	(void)ftw;
+	if (remove(path) && errno != ENOENT && !remove_failed_errno)
+		remove_failed_errno = errno;
+	return 0;
+}
+
+int file_remove_tree(const char *path)
+{
+	remove_failed_errno = 0;
+	if (nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS) && errno != ENOENT &&
+	    !remove_failed_errno)
+		remove_failed_errno = errno;
+	if (remove_failed_errno) {
+		errno = remove_failed_errno;
+		return -1;
+	}
+	return 0;
 }

@@ -37,4 +37,9 @@ int file_tmp_rename(const char *tmp, const char *path, char *err, size_t errlen)
  * back and forth races with threads creating files meanwhile). */
 mode_t file_umask(void);
 
+/* Remove a directory tree, not following symlinks (what a link in it points to is not ours to
+ * remove); an entry already gone is fine.  0, or -1 with errno set by the first removal that
+ * failed (the rest is still tried). */
+int file_remove_tree(const char *path);
+
 #endif

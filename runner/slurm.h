@@ -59,7 +59,7 @@ struct slurm_submit_opts {
 	size_t n_sbatch_args;
 	const char *const *plugins; /* run --plugin, each made absolute */
 	size_t n_plugins;
-	const char *const *overrides; /* run --set KEY=VALUE, applied at expansion and forwarded */
+	const char *const *overrides; /* run --set KEY=VALUE, applied at expansion (in tasks/I.yaml) */
 	size_t n_overrides;
 	bool no_monitors;		   /* run --no-monitors */
 	const char *then;		   /* --then: a shell command line, run after the array */
@@ -78,7 +78,8 @@ struct slurm_submission {
 /* Expand the job file, write the submission directory, submit the array (and the --then
  * job).  0 with s filled (free with slurm_submission_free), or -1 after a message through
  * sb_error naming the file, option or value and what was expected, or sbatch's own words;
- * nothing is left behind when sbatch refuses the array. */
+ * nothing is left behind when sbatch refuses the array.  1 (s filled, then_id "") when the
+ * array was submitted but the --then job was refused (said).  dry_run: 0, s->n_tasks only. */
 int slurm_submit(const struct slurm_submit_opts *o, struct slurm_submission *s);
 void slurm_submission_free(struct slurm_submission *s);
 

@@ -5,7 +5,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -38,22 +37,6 @@ int store_mkdirs(const char *path)
 	return 0;
 }
 
-/* Remove a tree, not following symlinks: what a run directory holds is ours to remove, what
- * a link in it points to is not. */
-static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-	(void)st;
-	(void)flag;
-	(void)ftw;
-	remove(path);
-	return 0;
-}
-
-static void remove_tree(const char *path)
-{
-	nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
-
 /* Every temp run directory of the commit directory whose writer is gone, removed.  Called with
  * the commit directory's lock held, so none is between its mkdtemp and its writer's lock: one
  * whose lock we can take has no writer (a SIGKILL'd one's lock went with it, whatever became
@@ -80,7 +63,7 @@ static void sweep_stale(int dfd, const char *commit_dir)
 			continue;
 		if (flock(run, LOCK_EX | LOCK_NB) == 0 &&
 		    snprintf(path, sizeof(path), "%s/%s", commit_dir, e->d_name) < (int)sizeof(path))
-			remove_tree(path);
+			file_remove_tree(path);
 		close(run);
 	}
 	closedir(d);
@@ -230,5 +213,5 @@ int store_commit(const char *commit_dir, const char *tmp, unsigned *run, char *e
 void store_abort(const char *tmp)
 {
 	if (tmp && tmp[0])
-		remove_tree(tmp);
+		file_remove_tree(tmp);
 }

@@ -1,0 +1,269 @@
+/* scalebench submit: a job file's atomic jobs x repeats as one Slurm job array. */
+#include "builtin.h"
+#include "../lib/interrupt.h"
+#include "../lib/jsonw.h"
+#include "../lib/text.h"
+#include "../runner/job.h"
+#include "../runner/slurm.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const struct command_def submit_command = {
+    .name = "submit",
+    .args = "JOB.yaml|NAME",
+    .summary = "Submit a job file's atomic jobs to Slurm as one job array.",
+    .details =
+	"The job file is expanded as run expands it (--set, --runtime, --nr-task included);\n"
+	"each atomic job x repeat becomes one array task, a `scalebench run` of that atomic\n"
+	"job on a node allocated whole (--exclusive --mem=0), storing its run into the\n"
+	"shared results root.  The submission directory RESULTS/.scalebench-slurm/NAME holds\n"
+	"the job script as submitted (job.sh), tasks/I.yaml, out/I.out, done/I and\n"
+	"submission.json; RESULTS/.scalebench-slurm/ID links to it.  The nodes run\n"
+	"--bin (default: this scalebench's absolute path), which must be reachable there\n"
+	"and of this version.  --then CMD: a shell command run by /bin/sh on a node in\n"
+	"the results root once the array has ended (sbatch --dependency=afterany).\n"
+	"\nexit status: 0 submitted, 1 the array submitted but the --then job refused, 2 bad\n"
+	"usage, job file or results root, or sbatch refused the array (nothing is left),\n"
+	"128+N interrupted by signal N before the array was accepted (nothing is left).\n"
+	"With --wait: as scalebench wait, 0 every task's run stored, 1 a task failed (or\n"
+	"the --then job was refused), 2 error or --timeout passed (the array goes on),\n"
+	"128+N interrupted by signal N: the array and its --then job are cancelled.\n",
+};
+
+struct word_list {
+	const char **v;
+	size_t n;
+};
+
+static int word_add(struct word_list *l, const char *w, char *err, size_t errlen)
+{
+	const char **v = realloc(l->v, (l->n + 1) * sizeof(*v));
+
+	if (!v) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	l->v = v;
+	v[l->n++] = w;
+	return 0;
+}
+
+static int sbatch_arg_option(const struct option_def *opt, const char *arg, char *err,
+			     size_t errlen)
+{
+	return word_add(opt->value, arg, err, errlen);
+}
+
+/* Loaded here too (the job's testcases are checked against it), and named to the nodes. */
+static int submit_plugin_option(const struct option_def *opt, const char *arg, char *err,
+				size_t errlen)
+{
+	struct option_def plain = *opt;
+
+	plain.value = NULL;
+	if (plugin_option(&plain, arg, err, errlen))
+		return -1;
+	return word_add(opt->value, arg, err, errlen);
+}
+
+static void print_json(const struct slurm_submission *s, const struct slurm_submit_opts *o)
+{
+	struct jsonw w;
+
+	jsonw_init(&w, stdout, 1);
+	jsonw_begin_object(&w);
+	jsonw_key(&w, "id");
+	jsonw_string(&w, s->id);
+	jsonw_key(&w, "name");
+	jsonw_string(&w, strrchr(s->dir, '/') + 1);
+	jsonw_key(&w, "dir");
+	jsonw_string(&w, s->dir);
+	jsonw_key(&w, "script");
+	{
+		char p[PATH_MAX];
+
+		snprintf(p, sizeof(p), "%s/job.sh", s->dir);
+		jsonw_string(&w, p);
+	}
+	jsonw_key(&w, "tasks");
+	jsonw_uint(&w, s->n_tasks);
+	jsonw_key(&w, "then");
+	if (o->then && s->then_id[0])
+		jsonw_string(&w, s->then_id);
+	else
+		jsonw_null(&w);
+	jsonw_end_object(&w);
+	jsonw_finish(&w);
+	putchar('\n');
+}
+
+/* A submitter that waits owns what it submitted: interrupted, it cancels the array (and the
+ * --then job) rather than leave the fleet running for nobody.  Returns rc (128+N). */
+static int cancel(const char *root, const char *id, int rc)
+{
+	struct slurm_status st;
+
+	if (slurm_status_get(root, id, &st)) {
+		sb_error("interrupted (signal %d); job array %s could not be cancelled", rc - 128,
+			 id);
+		return rc;
+	}
+	if (slurm_cancel(&st) == 0)
+		sb_error("interrupted (signal %d): job array %s%s%s cancelled", rc - 128, id,
+			 st.then_id[0] ? " and then job " : "", st.then_id);
+	slurm_status_free(&st);
+	return rc;
+}
+
+int cmd_submit(int argc, char **argv)
+{
+	struct override_list ov = {0};
+	struct word_list sbatch_args = {0}, plugins = {0};
+	struct slurm_submit_opts o = {0};
+	struct slurm_submission s = {0};
+	const char **ov_text = NULL;
+	char path[PATH_MAX];
+	bool json = false, quiet = false, wait = false;
+	double timeout_s = 0;
+	const struct option_def opts[] = {
+	    {OPT_STRING("results", 0, &o.results_root), .arg = "DIR", .flags = OPTION_REQUIRED,
+	     .help = "the shared results root (the nodes store their runs there)"},
+	    {OPT_STRING("commit", 0, &o.commit), .arg = "LABEL", .def_doc = "the node's uname -r",
+	     .help = "the commit axis of the results path"},
+	    {OPT_COUNT("repeat", 'r', &o.repeat), .arg = "K", .def = "1", .min = 1, .max = 100000,
+	     .help = "runs per atomic job (array tasks)"},
+	    {OPT_FLAG("interleave", 0, &o.interleave),
+	     .help = "order the tasks round-robin instead of back to back"},
+	    {OPT_STRING("partition", 0, &o.partition), .arg = "P", .def_doc = "Slurm's default",
+	     .help = "sbatch --partition"},
+	    {OPT_STRING("constraint", 0, &o.constraint), .arg = "FEATURES",
+	     .help = "sbatch --constraint: the node features the tasks need"},
+	    {OPT_STRING("time", 0, &o.time_limit), .arg = "LIMIT", .def_doc = "the partition's",
+	     .help = "sbatch --time: each task's time limit"},
+	    {OPT_CALLBACK("sbatch-arg", 0, sbatch_arg_option, &sbatch_args), .arg = "ARG",
+	     .help = "one more sbatch word, passed as it is (repeatable)"},
+	    {OPT_CALLBACK("plugin", 0, submit_plugin_option, &plugins), .arg = "FILE.so",
+	     .help = "a testcase plug-in, loaded here and by every task (repeatable)"},
+	    {OPT_CALLBACK("runtime", 0, run_set_option, &ov), .arg = "DURATION",
+	     .help = "the job's runtime (same as --set runtime=DURATION)"},
+	    {OPT_CALLBACK("nr-task", 0, run_set_option, &ov), .arg = "N|P%",
+	     .help = "the job's nr_task (same as --set nr_task=N)"},
+	    {OPT_CALLBACK("set", 0, run_set_option, &ov), .arg = "KEY=VALUE",
+	     .help = "a job-file key set before expansion, as run's (repeatable)"},
+	    {OPT_FLAG("no-monitors", 0, &o.no_monitors),
+	     .help = "run no monitor, whatever the job says"},
+	    {OPT_STRING("then", 0, &o.then), .arg = "CMD",
+	     .help = "a shell command run on a node once the array has ended"},
+	    {OPT_STRING("bin", 0, &o.bin), .arg = "PATH", .def_doc = "this scalebench",
+	     .help = "the scalebench the nodes run (same version, shared filesystem)"},
+	    {OPT_FLAG("json", 0, &json), .help = "print {id, name, dir, script, tasks, then}"},
+	    {OPT_FLAG("dry-run", 0, &o.dry_run),
+	     .help = "print the tasks and the sbatch command; write and submit nothing"},
+	    {OPT_FLAG("quiet", 'q', &quiet), .help = "print only the job id"},
+	    {OPT_FLAG("wait", 0, &wait),
+	     .help = "then wait for the array as scalebench wait does; a signal cancels it"},
+	    {OPT_DURATION("timeout", 0, &timeout_s), .def = "0", .max = 1e9,
+	     .help = "with --wait: give up waiting after this long (0: never)"},
+	    {OPT_END},
+	};
+	int first, rc;
+
+	/* A signal while the directory is written or sbatch asked is a flag: the directory is
+	 * removed unless the array was accepted, and we exit 128+N. */
+	interrupt_catch();
+	rc = options_parse(&submit_command, opts, argc, argv, &first, NULL);
+	if (rc >= 0)
+		goto out;
+	rc = 2;
+	if (timeout_s > 0 && !wait) {
+		sb_error("--timeout is for --wait");
+		goto out;
+	}
+	if (wait && o.dry_run) {
+		sb_error("--wait and --dry-run: nothing is submitted to wait for");
+		goto out;
+	}
+	if (argc - first != 1) {
+		sb_error("%s; usage: scalebench submit JOB.yaml|NAME --results DIR [options]",
+			 first >= argc ? "which job file?" : "one job file at a time");
+		goto out;
+	}
+	if (run_find_job(argv[first], path, sizeof(path)))
+		goto out;
+	ov_text = calloc(ov.n + 1, sizeof(*ov_text));
+	if (!ov_text) {
+		sb_error("out of memory");
+		goto out;
+	}
+	for (size_t i = 0; i < ov.n; i++) {
+		char *t;
+
+		if (asprintf(&t, "%s=%s", ov.v[i].key, ov.v[i].value) < 0) {
+			sb_error("out of memory");
+			goto out;
+		}
+		ov_text[i] = t;
+	}
+	o.job_path = path;
+	o.overrides = ov_text;
+	o.n_overrides = ov.n;
+	o.sbatch_args = sbatch_args.v;
+	o.n_sbatch_args = sbatch_args.n;
+	o.plugins = plugins.v;
+	o.n_plugins = plugins.n;
+	rc = slurm_submit(&o, &s);
+	if (rc < 0) {
+		if (s.id[0])
+			sb_error("job array %s was submitted (%s)", s.id, s.dir ? s.dir : "");
+		rc = s.id[0] ? 1 : interrupt_caught ? 128 + interrupt_caught : 2;
+		goto out;
+	}
+	if (o.dry_run)
+		goto out;
+	if (json)
+		print_json(&s, &o);
+	else
+		printf("%s\n", s.id);
+	if (!quiet) {
+		char *q = sh_quote(o.results_root);
+
+		fprintf(stderr,
+			"scalebench submit: job array %s: %zu task%s%s%s; watch it with "
+			"scalebench status %s --results %s\n",
+			s.id, s.n_tasks, s.n_tasks == 1 ? "" : "s",
+			s.then_id[0] ? ", then job " : "", s.then_id, s.id, q ? text_safe(q) : "");
+		free(q);
+	}
+	if (wait) {
+		int w;
+
+		/* The id is out before the wait: a bot reading stdout has it at once. */
+		if (fflush(stdout)) {
+			sb_error("cannot write the output: %s", strerror(errno));
+			rc = 2;
+			goto out;
+		}
+		w = slurm_wait(o.results_root, s.id, timeout_s, quiet);
+		if (w >= 128)
+			w = cancel(o.results_root, s.id, w);
+		if (w > rc)
+			rc = w;
+	}
+	if (sb_close_stdout() && !rc)
+		rc = 2;
+out:
+	slurm_submission_free(&s);
+	for (size_t i = 0; ov_text && i < ov.n; i++)
+		free((char *)ov_text[i]);
+	free(ov_text);
+	for (size_t i = 0; i < ov.n; i++)
+		free((char *)ov.v[i].key);
+	free(ov.v);
+	free(sbatch_args.v);
+	free(plugins.v);
+	return rc;
+}
