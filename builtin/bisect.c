@@ -43,7 +43,7 @@ const struct command_def bisect_command = {
 	"With --target ssh://HOST the runs go there (scalebench run --target) and every batch\n"
 	"is one boot; --reboot defaults to `reboot` there over ssh, --boot-check to the target\n"
 	"answering again with a new boot_id and (for another commit) a new uname -r.\n"
-	"With --slurm each batch of runs is one Slurm job array (scalebench submit, wait)\n"
+	"With --slurm each batch of runs is one Slurm job array (scalebench submit --wait)\n"
 	"on the nodes --partition and --constraint name; runs of a commit on machines of\n"
 	"another model than the endpoints' stop the bisection (exit 2).\n"
 	"The log is the bisection's state, rewritten whole after every change; --resume LOG\n"
@@ -81,7 +81,7 @@ struct bisect {
 	/* --target-bin, --ssh-option: passed to `scalebench run --target`, and used for the
 	 * default reboot and boot check (tgt is target parsed). */
 	const char *target_bin;
-	/* --slurm: each batch of runs is one job array (scalebench submit, then wait), on nodes of
+	/* --slurm: each batch of runs is one job array (scalebench submit --wait), on nodes of
 	 * the class --partition and --constraint name. */
 	bool slurm;
 	const char *partition, *constraint;
@@ -107,7 +107,6 @@ struct bisect {
 	int signal;    /* SIGINT or SIGTERM that ended us */
 	bool log_lost; /* the log could not be written: nothing more is spent */
 	bool split;    /* --slurm: a commit's runs under another rootfs, kconfig or compiler */
-	char orphan_job[32]; /* resumed: the array a killed controller was waiting for */
 	json_t *log, *steps, *events;
 	/* runs and reboots spent per commit, in the order tested */
 	char (*order)[64];
@@ -817,55 +816,9 @@ static int machines_check(struct bisect *b, const char *sha)
 	return -1;
 }
 
-/* scancel the array (its pending and running tasks): a signal or a resumed bisection ends
- * what it no longer waits for.  0, or -1 (said). */
-static int slurm_batch_cancel(const char *job_id)
-{
-	const char *argv[] = {"scancel", job_id, NULL};
-	struct child_process c = {
-	    .argv = argv, .out = RUN_OUT_CAPTURE, .err = RUN_OUT_STDOUT, .no_forward = true};
-	char err[512];
-	int rc = child_run(&c, err, sizeof(err)) ? -1 : child_status(&c);
-
-	if (rc < 0)
-		msg("scancel %s: %s", job_id, err);
-	else if (rc)
-		msg("scancel %s: %s", job_id, c.out_text.p ? c.out_text.p : "failed");
-	child_release(&c);
-	return rc ? -1 : 0;
-}
-
-/* The array job_id of k tasks at sha, submitted: logged (so that --resume can cancel it if we
- * die waiting), then waited for by `scalebench wait` in a child.  Its exit status: 0 every
- * task's run stored, 1 some failed, 2 error; 130 interrupted (the array cancelled). */
-static int slurm_batch_wait(struct bisect *b, const char *sha, unsigned k, const char *job_id)
-{
-	const char *argv[] = {"scalebench", "wait", job_id, "--results", b->results, "-q", NULL};
-	const char *env[] = {b->env_token, NULL};
-	struct child_process w = {
-	    .argv = argv, .path = "/proc/self/exe", .env = env, .end_group = true};
-	char err[512];
-	int rc;
-
-	event(b, "submitted",
-	      json_pack("{s:s, s:s, s:i}", "commit", sha, "slurm_job", job_id, "asked", (int)k));
-	if (interrupted || child_run(&w, err, sizeof(err))) {
-		if (!interrupted)
-			msg("%s", err);
-		slurm_batch_cancel(job_id);
-		return interrupted ? 130 : 2;
-	}
-	rc = child_status(&w);
-	if (interrupted) {
-		slurm_batch_cancel(job_id);
-		return 130;
-	}
-	return rc;
-}
-
 /* k more runs of the job at sha (booted), by `scalebench run` in a child: here, or on the
  * target through `scalebench run --target URL` when there is one; with --slurm, one job array
- * of k tasks through `scalebench submit`, then `scalebench wait`.  before: the runs with the
+ * of k tasks through `scalebench submit --wait`.  before: the runs with the
  * stat sha has.  0, 1 runs lost on the way back from a target or a Slurm task failed, -1 error,
  * 130. */
 static int run_job(struct bisect *b, const char *sha, unsigned k, size_t before)
@@ -899,7 +852,9 @@ static int run_job(struct bisect *b, const char *sha, unsigned k, size_t before)
 	argv[n++] = reps;
 	argv[n++] = "-q";
 	if (b->slurm) {
-		/* Its output is the submission (--json), the array's id in it. */
+		/* Its output is the submission (--json), the array's id in it; interrupted, it
+		 * cancels the array. */
+		argv[n++] = "--wait";
 		argv[n++] = "--json";
 		run.out = RUN_OUT_CAPTURE;
 		run.out_text.max = 1 << 16;
@@ -945,8 +900,6 @@ static int run_job(struct bisect *b, const char *sha, unsigned k, size_t before)
 			msg("scalebench submit printed no job id: %.200s",
 			    run.out_text.p ? run.out_text.p : "(nothing)");
 			rc = 2;
-		} else if (rc == 0) {
-			rc = slurm_batch_wait(b, sha, k, job_id);
 		}
 	}
 	child_release(&run);
@@ -972,12 +925,12 @@ static int run_job(struct bisect *b, const char *sha, unsigned k, size_t before)
 		json_object_set_new(f, "slurm_job", job_id[0] ? json_string(job_id) : json_null());
 	event(b, "runs", f);
 	if (rc)
-		msg("%.10s: %s exited with %d", sha,
-		    b->slurm ? "the Slurm array (scalebench submit, wait)" : "scalebench run", rc);
+		msg("%.10s: scalebench %s exited with %d", sha, b->slurm ? "submit --wait" : "run",
+		    rc);
 	if (b->slurm && stored && machines_check(b, sha))
 		return -1;
 	/* 1 from a target: a run failed or the connection was lost (nothing half stored); from
-	 * Slurm: a task failed (scalebench wait's 1).  The caller may ask again. */
+	 * Slurm: a task failed (submit --wait's 1).  The caller may ask again. */
 	return rc == 1 && (b->target || b->slurm) ? 1 : rc ? -1 : 0;
 }
 
@@ -1429,8 +1382,9 @@ static int replay(struct bisect *b)
 }
 
 /* The processes a SIGKILLed controller of this log left running (a `scalebench run` in its
- * own process group goes on without it): found by the token in their environment, ended before
- * the resumed bisection measures anything beside them.  How many were found. */
+ * own process group goes on without it; a `scalebench submit --wait`, whose SIGTERM cancels its
+ * array): found by the token in their environment, ended before the resumed bisection measures
+ * anything beside them.  How many were found. */
 static size_t end_orphans(const struct bisect *b)
 {
 	pid_t *pids = NULL;
@@ -1518,11 +1472,6 @@ static int bisect_run(struct bisect *b)
 		if (orphans)
 			event(b, "orphans-ended",
 			      json_pack("{s:I}", "processes", (json_int_t)orphans));
-		/* Its array too: what it stored is reused, nothing runs beside what we ask for. */
-		if (b->orphan_job[0] &&
-		    strspn(b->orphan_job, "0123456789") == strlen(b->orphan_job) &&
-		    slurm_batch_cancel(b->orphan_job) == 0)
-			event(b, "array-cancelled", json_pack("{s:s}", "slurm_job", b->orphan_job));
 		if ((rc = replay(b)))
 			goto out;
 		rc = bisect_step(b, "next", NULL, next, culprit);
@@ -1907,12 +1856,6 @@ static int resume_load(struct bisect *b)
 			plain_copy(b->last_up, sizeof(b->last_up),
 				   json_string_value(json_object_get(e, "last_up")));
 		}
-		/* An array submitted, not answered by a runs event: the killed controller's. */
-		if (!strcmp(name, "submitted"))
-			plain_copy(b->orphan_job, sizeof(b->orphan_job),
-				   json_string_value(json_object_get(e, "slurm_job")));
-		else if (!strcmp(name, "runs"))
-			b->orphan_job[0] = '\0';
 		if (!strcmp(name, "booted") && c)
 			plain_copy(b->last_up, sizeof(b->last_up), c);
 		else if (!strcmp(name, "runs") || !strcmp(name, "boot-failed")) {
@@ -2050,7 +1993,7 @@ int cmd_bisect(int argc, char **argv)
 	    {OPT_CALLBACK("ssh-option", 0, ssh_option_arg, &b), .arg = "KEY=VALUE",
 	     .help = "an ssh -o option for every connection to the target (repeatable)"},
 	    {OPT_FLAG("slurm", 0, &b.slurm),
-	     .help = "each batch of runs is one Slurm job array (scalebench submit, wait) into "
+	     .help = "each batch of runs is one Slurm job array (scalebench submit --wait) into "
 		     "the shared results root; prepare still runs here"},
 	    {OPT_STRING("partition", 0, &b.partition), .arg = "P",
 	     .help = "with --slurm: the partition of every array"},

@@ -9,8 +9,8 @@
 # --target or --reboot, --partition/--constraint without --slurm.  Runs of a commit on
 # another machine model than the endpoints' stop the bisection, naming both; runs of one
 # commit under two tbox_groups (nodes named apart) count as one commit's.  SIGINT while an
-# array is waited for cancels it; --resume after a SIGKILL then cancels the array the killed
-# controller was waiting for.
+# array is waited for cancels it; --resume after a SIGKILL mid-wait ends the killed
+# controller's submit --wait, which cancels its array.
 set -u
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/slurm.sh"
@@ -179,28 +179,29 @@ for _ in $(seq 1 100); do queued || break; sleep 0.1; done
 check "D: SIGINT while waiting: exit 130, the array cancelled (queue empty), bisect state reset" \
 	bash -c "[ $rc -eq 130 ] && [ -z \"\$(squeue -h -o %i)\" ] && [ ! -e $REPO/.git/BISECT_LOG ]" ||
 	tail -5 "$WORK/err"
-check "D: log: the array submitted, then interrupted by SIGINT" json_true "$WORK/rD/$LOGNAME_.json" \
-	"any(e['event'] == 'submitted' for e in d['events']) and d['status'] == 'interrupted' and d['signal'] == 'SIGINT'"
+check "D: log: interrupted by SIGINT" json_true "$WORK/rD/$LOGNAME_.json" \
+	"d['status'] == 'interrupted' and d['signal'] == 'SIGINT' and d['exit'] == 130"
 
-# E: SIGKILL while an array is waited for: --resume ends the orphaned wait and cancels the array
-# before anything else (the test hook stops it right there).
+# E: SIGKILL while an array is waited for: --resume ends the orphaned submit --wait (found by
+# the log's token), which cancels its array, before anything else (the hook stops it there).
 "$SB" bisect --repo "$REPO" --job "$WORK/job.yaml" --stat plugin.per_thread_ops \
 	--prepare "$PREP" --plugin "$PLUGIN" --no-monitors --results "$WORK/rE" --slurm \
 	--good "$GOOD" --bad "$BAD" >/dev/null 2>&1 &
 pid=$!
 await_queued || fail "E: premise: an array in the queue"
+JOB=$(squeue -h -o %F | head -1)
 kill -KILL $pid
 wait $pid 2>/dev/null
 LE=$WORK/rE/$LOGNAME_.json
-JOB=$(json "$LE" "[e['slurm_job'] for e in d['events'] if e['event'] == 'submitted'][-1]")
-SCALEBENCH_BISECT_KILL_AT=array-cancelled:1 sb bisect --resume "$LE"
+check "premise: the killed controller's submit --wait outlives it" \
+	bash -c "pgrep -f '^scalebench submit $WORK/job.yaml' >/dev/null"
+SCALEBENCH_BISECT_KILL_AT=orphans-ended:1 sb bisect --resume "$LE"
 for _ in $(seq 1 100); do queued || break; sleep 0.1; done
-check "E: --resume cancels the killed controller's array ($JOB) and ends its wait" \
-	bash -c "[ $rc -eq 137 ] && [ -z \"\$(squeue -h -o %i)\" ] && ! pgrep -f '^scalebench wait $JOB' >/dev/null" ||
+check "E: --resume ends the killed controller's submit --wait, its array ($JOB) cancelled" \
+	bash -c "[ $rc -eq 137 ] && [ -z \"\$(squeue -h -o %i)\" ] && ! pgrep -f '^scalebench submit $WORK/job.yaml' >/dev/null" ||
 	tail -5 "$WORK/err"
-check "E: log: array-cancelled names it" json_true "$LE" \
-	"d['events'][-1]['event'] == 'array-cancelled' and d['events'][-1]['slurm_job'] == '$JOB'"
-pgrep -f "^scalebench wait $JOB" | xargs -r kill -KILL # only when a check failed
+check "E: log: orphans-ended" json_true "$LE" "d['events'][-1]['event'] == 'orphans-ended'"
+pgrep -f "^scalebench submit $WORK/job.yaml" | xargs -r kill -KILL # only when a check failed
 git -C "$REPO" bisect reset >/dev/null 2>&1
 rm -f "$REPO/.git/scalebench-bisect"
 echo "     all: $((SECONDS - T0)) s"
