@@ -43,6 +43,9 @@ const struct command_def bisect_command = {
 	"With --target ssh://HOST the runs go there (scalebench run --target) and every batch\n"
 	"is one boot; --reboot defaults to `reboot` there over ssh, --boot-check to the target\n"
 	"answering again with a new boot_id and (for another commit) a new uname -r.\n"
+	"With --slurm each batch of runs is one Slurm job array (scalebench submit --wait)\n"
+	"on the nodes --partition and --constraint name; runs of a commit on machines of\n"
+	"another model than the endpoints' stop the bisection (exit 2).\n"
 	"The log is the bisection's state, rewritten whole after every change; --resume LOG\n"
 	"continues it after a kill, crash or reboot.  Each commit's prepare, reboot and boot\n"
 	"check output goes to LOG's .d directory.  The repository's bisect state is reset at\n"
@@ -78,6 +81,10 @@ struct bisect {
 	/* --target-bin, --ssh-option: passed to `scalebench run --target`, and used for the
 	 * default reboot and boot check (tgt is target parsed). */
 	const char *target_bin;
+	/* --slurm: each batch of runs is one job array (scalebench submit --wait), on nodes of
+	 * the class --partition and --constraint name. */
+	bool slurm;
+	const char *partition, *constraint;
 	const char **ssh_options;
 	size_t n_ssh_options;
 	struct target tgt;
@@ -99,6 +106,7 @@ struct bisect {
 	bool fallback; /* a midpoint was classified by the closer endpoint */
 	int signal;    /* SIGINT or SIGTERM that ended us */
 	bool log_lost; /* the log could not be written: nothing more is spent */
+	bool split;    /* --slurm: a commit's runs under another rootfs, kconfig or compiler */
 	json_t *log, *steps, *events;
 	/* runs and reboots spent per commit, in the order tested */
 	char (*order)[64];
@@ -181,30 +189,81 @@ static enum stat_direction bisect_direction(const struct bisect *b)
 	return b->dir_known ? b->dir : stat_direction(b->stat, stat_role_undeclared(b->stat));
 }
 
+static int path_cmp(const void *x, const void *y)
+{
+	return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+/* The groups of sha's runs, appended to *g (n groups there, grown): its one commit directory;
+ * with --slurm every one of them, in path order, as long as they differ in tbox_group alone
+ * (nodes of one class named apart, node-01 and c002: the machine check says whether they are
+ * alike), else none after a message, b->split set.  How many were added. */
+static size_t commit_groups(struct bisect *b, const char *sha, struct result_group **g, size_t *n)
+{
+	char **found, err[1024];
+	size_t k = results_find(b->results, b->path_params, sha, &found), added = 0;
+	struct result_group *more = k ? realloc(*g, (*n + k) * sizeof(**g)) : *g;
+
+	if (!more) {
+		for (size_t i = 0; i < k; i++)
+			free(found[i]);
+		free(found);
+		return 0; /* out of memory: no runs seen, the caller says so */
+	}
+	*g = more;
+	if (k > 1 && b->slurm)
+		qsort(found, k, sizeof(*found), path_cmp);
+	for (size_t i = 0; i < k && (k == 1 || b->slurm); i++) {
+		struct result_group *x = &(*g)[*n + added], *first = &(*g)[*n];
+
+		if (group_load(found[i], x, err, sizeof(err)))
+			continue;
+		if (added && (strcmp(x->axes[AX_ROOTFS], first->axes[AX_ROOTFS]) ||
+			      strcmp(x->axes[AX_KCONFIG], first->axes[AX_KCONFIG]) ||
+			      strcmp(x->axes[AX_COMPILER], first->axes[AX_COMPILER]))) {
+			msg("%.10s: runs under %s and %s: another rootfs, kconfig or compiler on "
+			    "some nodes; name one class of nodes with --constraint",
+			    sha, first->dir, x->dir);
+			b->split = true;
+			group_free(x);
+			for (size_t j = 0; j < added; j++)
+				group_free(&(*g)[*n + j]);
+			added = 0;
+			break;
+		}
+		added++;
+	}
+	*n += added;
+	for (size_t i = 0; i < k; i++)
+		free(found[i]);
+	free(found);
+	return added;
+}
+
 /* The stat's values over the commit's runs in the results tree; -1 when the stat is absent
  * from runs that exist. */
 static size_t load_values(struct bisect *b, const char *sha, double **vals, bool *absent)
 {
-	char **found, err[1024];
-	size_t k = results_find(b->results, b->path_params, sha, &found), n = 0;
-	struct result_group g;
+	struct result_group *g = NULL;
+	size_t ng = 0, n = 0, nruns = 0;
 
 	*vals = NULL;
 	*absent = false;
-	if (k == 1 && group_load(found[0], &g, err, sizeof(err)) == 0) {
-		*vals = calloc(g.nruns + 1, sizeof(double));
-		if (*vals)
-			n = group_values(&g, b->stat, *vals);
-		*absent = g.nruns > 0 && n == 0;
-		if (n && !b->dir_known) {
-			b->dir = group_stat_direction(&g, 1, b->stat);
-			b->dir_known = true;
-		}
-		group_free(&g);
+	commit_groups(b, sha, &g, &ng);
+	for (size_t i = 0; i < ng; i++)
+		nruns += g[i].nruns;
+	if (ng)
+		*vals = calloc(nruns + 1, sizeof(double));
+	for (size_t i = 0; i < ng && *vals; i++)
+		n += group_values(&g[i], b->stat, *vals + n);
+	*absent = nruns > 0 && n == 0;
+	if (n && !b->dir_known) {
+		b->dir = group_stat_direction(g, ng, b->stat);
+		b->dir_known = true;
 	}
-	for (size_t i = 0; i < k; i++)
-		free(found[i]);
-	free(found);
+	for (size_t i = 0; i < ng; i++)
+		group_free(&g[i]);
+	free(g);
 	return n;
 }
 
@@ -708,13 +767,64 @@ static int boot(struct bisect *b, const char *sha)
 	return 1;
 }
 
+/* The Slurm job id submit --json printed (an object with "id", on a line of its own or the
+ * whole output), "" when none. */
+static void submit_job_id(const char *out, char *id, size_t len)
+{
+	json_t *j = json_loads(out ? out : "", 0, NULL);
+
+	id[0] = '\0';
+	for (const char *line = out; !j && line && *line; line = strchr(line, '\n')) {
+		line += *line == '\n';
+		if (*line == '{')
+			j = json_loadb(line, strcspn(line, "\n"), 0, NULL);
+	}
+	if (json_is_string(json_object_get(j, "id")))
+		plain_copy(id, len, json_string_value(json_object_get(j, "id")));
+	json_decref(j);
+}
+
+/* --slurm: the runs of sha and of the endpoints on machines of one model (a class of nodes),
+ * else the comparison would measure the machines.  0, or -1 after a message naming both
+ * models. */
+static int machines_check(struct bisect *b, const char *sha)
+{
+	const char *commits[3] = {b->good, b->bad, sha};
+	struct result_group *g = NULL;
+	char mix[2048];
+	size_t n = 0;
+
+	for (size_t i = 0; i < 3; i++) {
+		if (i == 2 && (!strcmp(sha, b->good) || !strcmp(sha, b->bad)))
+			break;
+		commit_groups(b, commits[i], &g, &n);
+	}
+	bool mixed = groups_mix_machines(g, n, mix, sizeof(mix));
+
+	for (size_t i = 0; i < n; i++)
+		group_free(&g[i]);
+	free(g);
+	if (b->split)
+		return -1;
+	if (!mixed)
+		return 0;
+	event(b, "machines-differ", json_pack("{s:s, s:s}", "commit", sha, "machines", mix));
+	msg("%.10s: the runs are on machines of different models: %s; good and bad must be "
+	    "measured on like machines: pass --constraint FEATURES (or --partition) naming one "
+	    "class of nodes",
+	    sha, mix);
+	return -1;
+}
+
 /* k more runs of the job at sha (booted), by `scalebench run` in a child: here, or on the
- * target through `scalebench run --target URL` when there is one.  before: the runs with the
- * stat sha has.  0, 1 runs lost on the way back from a target, -1 error, 130. */
+ * target through `scalebench run --target URL` when there is one; with --slurm, one job array
+ * of k tasks through `scalebench submit --wait`.  before: the runs with the
+ * stat sha has.  0, 1 runs lost on the way back from a target or a Slurm task failed, -1 error,
+ * 130. */
 static int run_job(struct bisect *b, const char *sha, unsigned k, size_t before)
 {
 	const char **argv = calloc(24 + 2 * b->nplugins + 2 * b->n_ssh_options, sizeof(*argv));
-	char reps[16];
+	char reps[16], partition[300], constraint[300], job_id[32] = "";
 	const char *env[] = {b->env_token, NULL};
 	struct child_process run = {
 	    .argv = argv, .path = "/proc/self/exe", .env = env, .end_group = true};
@@ -732,7 +842,7 @@ static int run_job(struct bisect *b, const char *sha, unsigned k, size_t before)
 	}
 	snprintf(reps, sizeof(reps), "%u", k);
 	argv[n++] = "scalebench";
-	argv[n++] = "run";
+	argv[n++] = b->slurm ? "submit" : "run";
 	argv[n++] = b->job_path;
 	argv[n++] = "--commit";
 	argv[n++] = sha;
@@ -741,6 +851,22 @@ static int run_job(struct bisect *b, const char *sha, unsigned k, size_t before)
 	argv[n++] = "-r";
 	argv[n++] = reps;
 	argv[n++] = "-q";
+	if (b->slurm) {
+		/* Its output is the submission (--json), the array's id in it; interrupted, it
+		 * cancels the array. */
+		argv[n++] = "--wait";
+		argv[n++] = "--json";
+		run.out = RUN_OUT_CAPTURE;
+		run.out_text.max = 1 << 16;
+		if (b->partition) {
+			snprintf(partition, sizeof(partition), "--partition=%s", b->partition);
+			argv[n++] = partition;
+		}
+		if (b->constraint) {
+			snprintf(constraint, sizeof(constraint), "--constraint=%s", b->constraint);
+			argv[n++] = constraint;
+		}
+	}
 	if (b->target) {
 		argv[n++] = "--target";
 		argv[n++] = b->target;
@@ -763,17 +889,27 @@ static int run_job(struct bisect *b, const char *sha, unsigned k, size_t before)
 	if (child_run(&run, err, sizeof(err))) {
 		msg("%s", err);
 		free(argv);
+		child_release(&run);
 		return -1;
 	}
 	free(argv);
 	rc = child_status(&run);
+	if (b->slurm) {
+		submit_job_id(run.out_text.p, job_id, sizeof(job_id));
+		if (rc == 0 && !job_id[0]) {
+			msg("scalebench submit printed no job id: %.200s",
+			    run.out_text.p ? run.out_text.p : "(nothing)");
+			rc = 2;
+		}
+	}
+	child_release(&run);
 	if (interrupted)
 		return 130;
-	/* From a target, a run the connection lost is not stored: what was spent is what came
-	 * back (a failed run is stored, as here). */
+	/* From a target, a run the connection lost is not stored; from Slurm, a failed task's
+	 * run may not be: what was spent is what came back (a failed run is stored, as here). */
 	unsigned stored = k;
 
-	if (b->target && rc) {
+	if ((b->target || b->slurm) && rc) {
 		double *v;
 		bool absent;
 
@@ -782,14 +918,20 @@ static int run_job(struct bisect *b, const char *sha, unsigned k, size_t before)
 		stored = stored > before ? stored - (unsigned)before : 0;
 	}
 	count_spent(b, sha, stored);
-	event(b, "runs",
-	      json_pack("{s:s, s:i, s:i, s:i}", "commit", sha, "runs", (int)stored, "asked", (int)k,
-			"exit", rc));
+	json_t *f = json_pack("{s:s, s:i, s:i, s:i}", "commit", sha, "runs", (int)stored, "asked",
+			      (int)k, "exit", rc);
+
+	if (b->slurm)
+		json_object_set_new(f, "slurm_job", job_id[0] ? json_string(job_id) : json_null());
+	event(b, "runs", f);
 	if (rc)
-		msg("%.10s: scalebench run exited with %d", sha, rc);
-	/* 1 from a target: a run failed or the connection was lost (nothing half stored); the
-	 * caller may ask again. */
-	return rc == 1 && b->target ? 1 : rc ? -1 : 0;
+		msg("%.10s: scalebench %s exited with %d", sha, b->slurm ? "submit --wait" : "run",
+		    rc);
+	if (b->slurm && stored && machines_check(b, sha))
+		return -1;
+	/* 1 from a target: a run failed or the connection was lost (nothing half stored); from
+	 * Slurm: a task failed (submit --wait's 1).  The caller may ask again. */
+	return rc == 1 && (b->target || b->slurm) ? 1 : rc ? -1 : 0;
 }
 
 /* Runs are added in batches of this many: one boot each. */
@@ -807,7 +949,7 @@ static int ensure_runs(struct bisect *b, const char *sha, unsigned want, double 
 	unsigned lost = 0;
 
 	*n = load_values(b, sha, vals, &absent);
-	while (!absent && *n < want) {
+	while (!b->split && !absent && *n < want) {
 		unsigned k = want - (unsigned)*n;
 
 		free(*vals);
@@ -825,13 +967,15 @@ static int ensure_runs(struct bisect *b, const char *sha, unsigned want, double 
 		if (rc == 1) {
 			/* A lost connection: its runs again, in a boot of their own (the target may
 			 * be what failed); twice for one commit is an error. */
+			const char *where = b->slurm ? "Slurm" : b->target;
+
 			if (++lost > 1) {
 				msg("%.10s: runs on %s failed twice in one step; giving up", sha,
-				    b->target);
+				    where);
 				return -1;
 			}
 			msg("%.10s: runs on %s failed or did not come back; asking again", sha,
-			    b->target);
+			    where);
 		} else if (rc) {
 			return rc;
 		}
@@ -839,9 +983,17 @@ static int ensure_runs(struct bisect *b, const char *sha, unsigned want, double 
 		if (rc == 0 && !absent && *n < before + k)
 			absent = true; /* runs stored, not all with the stat */
 	}
+	if (b->split)
+		return -1; /* said */
 	if (absent) {
 		msg("the stat '%s' is absent from the runs of job %s at %.10s (under %s)", b->stat,
 		    b->path_params, sha, b->results);
+		return -1;
+	}
+	/* Runs reused from the results root too: good and bad on like machines. */
+	if (b->slurm && machines_check(b, sha)) {
+		free(*vals);
+		*vals = NULL;
 		return -1;
 	}
 	if (*n > want)
@@ -1230,8 +1382,9 @@ static int replay(struct bisect *b)
 }
 
 /* The processes a SIGKILLed controller of this log left running (a `scalebench run` in its
- * own process group goes on without it): found by the token in their environment, ended before
- * the resumed bisection measures anything beside them.  How many were found. */
+ * own process group goes on without it; a `scalebench submit --wait`, whose SIGTERM cancels its
+ * array): found by the token in their environment, ended before the resumed bisection measures
+ * anything beside them.  How many were found. */
 static size_t end_orphans(const struct bisect *b)
 {
 	pid_t *pids = NULL;
@@ -1574,6 +1727,11 @@ static void args_store(struct bisect *b)
 	for (size_t i = 0; i < b->n_ssh_options; i++)
 		json_array_append_new(so, json_string(b->ssh_options[i]));
 	json_object_set_new(a, "ssh_options", so);
+	json_object_set_new(a, "slurm", json_boolean(b->slurm));
+	if (b->partition)
+		json_object_set_new(a, "partition", json_string(b->partition));
+	if (b->constraint)
+		json_object_set_new(a, "constraint", json_string(b->constraint));
 	json_object_set_new(a, "boot_timeout", json_real(b->boot_timeout));
 	json_object_set_new(a, "runs_per_boot", json_integer(b->runs_per_boot));
 	json_object_set_new(a, "max_runs", json_integer(b->max_runs));
@@ -1597,6 +1755,9 @@ static void args_load(struct bisect *b)
 	b->boot_check = json_string_value(json_object_get(a, "boot_check"));
 	b->target = json_string_value(json_object_get(a, "target"));
 	b->target_bin = json_string_value(json_object_get(a, "target_bin"));
+	b->slurm = json_is_true(json_object_get(a, "slurm"));
+	b->partition = json_string_value(json_object_get(a, "partition"));
+	b->constraint = json_string_value(json_object_get(a, "constraint"));
 	p = json_object_get(a, "ssh_options");
 	free(b->ssh_options);
 	b->ssh_options = calloc(json_array_size(p) + 1, sizeof(*b->ssh_options));
@@ -1765,6 +1926,26 @@ static int log_claim(struct bisect *b)
 	return 0;
 }
 
+/* A --partition or --constraint value for sbatch (an argument of its own, no shell): not
+ * empty, printable, not cut by run_job's buffer.  true after a message when it is not. */
+static bool slurm_word_bad(const char *opt, const char *v)
+{
+	if (!v)
+		return false;
+	for (const char *p = v; *p; p++)
+		if ((unsigned char)*p <= ' ' || *p == 127) {
+			msg("%s '%s': expected a Slurm name or feature expression, without "
+			    "spaces or control characters",
+			    opt, v);
+			return true;
+		}
+	if (!*v || strlen(v) > 255) {
+		msg("%s: expected 1 to 255 characters", opt);
+		return true;
+	}
+	return false;
+}
+
 static void kill_hook(struct bisect *b)
 {
 	const char *v = getenv("SCALEBENCH_BISECT_KILL_AT"), *colon;
@@ -1811,6 +1992,13 @@ int cmd_bisect(int argc, char **argv)
 	     .def_doc = "scalebench on its PATH", .help = "the target's scalebench"},
 	    {OPT_CALLBACK("ssh-option", 0, ssh_option_arg, &b), .arg = "KEY=VALUE",
 	     .help = "an ssh -o option for every connection to the target (repeatable)"},
+	    {OPT_FLAG("slurm", 0, &b.slurm),
+	     .help = "each batch of runs is one Slurm job array (scalebench submit --wait) into "
+		     "the shared results root; prepare still runs here"},
+	    {OPT_STRING("partition", 0, &b.partition), .arg = "P",
+	     .help = "with --slurm: the partition of every array"},
+	    {OPT_STRING("constraint", 0, &b.constraint), .arg = "FEATURES",
+	     .help = "with --slurm: the node features of every array (one class of nodes)"},
 	    {OPT_STRING("reboot", 0, &b.reboot), .arg = "COMMAND",
 	     .def_doc = "with --target: ssh TARGET reboot",
 	     .help = "shell command that reboots into the prepared commit, before each batch "
@@ -1842,9 +2030,10 @@ int cmd_bisect(int argc, char **argv)
 		goto done;
 	}
 	kill_hook(&b);
-	if (b.resume && (b.good_arg || b.bad_arg || b.job_path || b.stat || b.prepare ||
-			 b.log_path || b.reboot || b.boot_check || b.nplugins || b.target ||
-			 b.target_bin || b.n_ssh_options)) {
+	if (b.resume &&
+	    (b.good_arg || b.bad_arg || b.job_path || b.stat || b.prepare || b.log_path ||
+	     b.reboot || b.boot_check || b.nplugins || b.target || b.target_bin ||
+	     b.n_ssh_options || b.slurm || b.partition || b.constraint)) {
 		msg("--resume LOG takes its options from LOG: give it alone");
 		goto done;
 	}
@@ -1858,6 +2047,26 @@ int cmd_bisect(int argc, char **argv)
 		goto done;
 	} else if (!b.target && (b.target_bin || b.n_ssh_options)) {
 		msg("--target-bin and --ssh-option go with --target ssh://HOST");
+		rc = 2;
+		goto done;
+	} else if (!b.slurm && (b.partition || b.constraint)) {
+		msg("--partition and --constraint go with --slurm");
+		rc = 2;
+		goto done;
+	} else if (slurm_word_bad("--partition", b.partition) ||
+		   slurm_word_bad("--constraint", b.constraint)) {
+		rc = 2;
+		goto done;
+	} else if (b.slurm && b.target) {
+		msg("--slurm and --target: the runs go either to Slurm's nodes or to one target, "
+		    "not both");
+		rc = 2;
+		goto done;
+	} else if (b.slurm && b.reboot) {
+		/* The reboot command would run here, not on the node Slurm picks for the array. */
+		msg("--slurm and --reboot: rebooting a Slurm node into a commit is site-specific "
+		    "and not done by bisect (see the README, bisect on Slurm); bisect userspace "
+		    "with --slurm, or a kernel with --target");
 		rc = 2;
 		goto done;
 	}
@@ -1888,6 +2097,12 @@ int cmd_bisect(int argc, char **argv)
 		       b.prepare);
 		if (b.target)
 			printf("runs on %s through scalebench run --target\n", b.target);
+		if (b.slurm)
+			printf("each batch of runs: one Slurm job array through scalebench submit "
+			       "--wait%s%s%s%s, into %s\n",
+			       b.partition ? ", partition " : "", b.partition ? b.partition : "",
+			       b.constraint ? ", constraint " : "",
+			       b.constraint ? b.constraint : "", b.results);
 		if (reboots(&b))
 			printf(
 			    "each batch of %u runs: %s%s%s, then the boot check (%s) within %.0f "

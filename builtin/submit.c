@@ -6,6 +6,7 @@
 #include "../runner/job.h"
 #include "../runner/slurm.h"
 
+#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,7 +28,10 @@ const struct command_def submit_command = {
 	"the results root once the array has ended (sbatch --dependency=afterany).\n"
 	"\nexit status: 0 submitted, 1 the array submitted but the --then job refused, 2 bad\n"
 	"usage, job file or results root, or sbatch refused the array (nothing is left),\n"
-	"128+N interrupted by signal N before the array was accepted (nothing is left).\n",
+	"128+N interrupted by signal N before the array was accepted (nothing is left).\n"
+	"With --wait: as scalebench wait, 0 every task's run stored, 1 a task failed (or\n"
+	"the --then job was refused), 2 error or --timeout passed (the array goes on),\n"
+	"128+N interrupted by signal N: the array and its --then job are cancelled.\n",
 };
 
 struct word_list {
@@ -97,6 +101,24 @@ static void print_json(const struct slurm_submission *s, const struct slurm_subm
 	putchar('\n');
 }
 
+/* A submitter that waits owns what it submitted: interrupted, it cancels the array (and the
+ * --then job) rather than leave the fleet running for nobody.  Returns rc (128+N). */
+static int cancel(const char *root, const char *id, int rc)
+{
+	struct slurm_status st;
+
+	if (slurm_status_get(root, id, &st)) {
+		sb_error("interrupted (signal %d); job array %s could not be cancelled", rc - 128,
+			 id);
+		return rc;
+	}
+	if (slurm_cancel(&st) == 0)
+		sb_error("interrupted (signal %d): job array %s%s%s cancelled", rc - 128, id,
+			 st.then_id[0] ? " and then job " : "", st.then_id);
+	slurm_status_free(&st);
+	return rc;
+}
+
 int cmd_submit(int argc, char **argv)
 {
 	struct override_list ov = {0};
@@ -105,7 +127,8 @@ int cmd_submit(int argc, char **argv)
 	struct slurm_submission s = {0};
 	const char **ov_text = NULL;
 	char path[PATH_MAX];
-	bool json = false, quiet = false;
+	bool json = false, quiet = false, wait = false;
+	double timeout_s = 0;
 	const struct option_def opts[] = {
 	    {OPT_STRING("results", 0, &o.results_root), .arg = "DIR", .flags = OPTION_REQUIRED,
 	     .help = "the shared results root (the nodes store their runs there)"},
@@ -141,6 +164,10 @@ int cmd_submit(int argc, char **argv)
 	    {OPT_FLAG("dry-run", 0, &o.dry_run),
 	     .help = "print the tasks and the sbatch command; write and submit nothing"},
 	    {OPT_FLAG("quiet", 'q', &quiet), .help = "print only the job id"},
+	    {OPT_FLAG("wait", 0, &wait),
+	     .help = "then wait for the array as scalebench wait does; a signal cancels it"},
+	    {OPT_DURATION("timeout", 0, &timeout_s), .def = "0", .max = 1e9,
+	     .help = "with --wait: give up waiting after this long (0: never)"},
 	    {OPT_END},
 	};
 	int first, rc;
@@ -152,6 +179,14 @@ int cmd_submit(int argc, char **argv)
 	if (rc >= 0)
 		goto out;
 	rc = 2;
+	if (timeout_s > 0 && !wait) {
+		sb_error("--timeout is for --wait");
+		goto out;
+	}
+	if (wait && o.dry_run) {
+		sb_error("--wait and --dry-run: nothing is submitted to wait for");
+		goto out;
+	}
 	if (argc - first != 1) {
 		sb_error("%s; usage: scalebench submit JOB.yaml|NAME --results DIR [options]",
 			 first >= argc ? "which job file?" : "one job file at a time");
@@ -202,6 +237,21 @@ int cmd_submit(int argc, char **argv)
 			s.id, s.n_tasks, s.n_tasks == 1 ? "" : "s",
 			s.then_id[0] ? ", then job " : "", s.then_id, s.id, q ? text_safe(q) : "");
 		free(q);
+	}
+	if (wait) {
+		int w;
+
+		/* The id is out before the wait: a bot reading stdout has it at once. */
+		if (fflush(stdout)) {
+			sb_error("cannot write the output: %s", strerror(errno));
+			rc = 2;
+			goto out;
+		}
+		w = slurm_wait(o.results_root, s.id, timeout_s, quiet);
+		if (w >= 128)
+			w = cancel(o.results_root, s.id, w);
+		if (w > rc)
+			rc = w;
 	}
 	if (sb_close_stdout() && !rc)
 		rc = 2;

@@ -1076,6 +1076,25 @@ int slurm_list(const char *results_root, char ***names, size_t *n)
 
 /* ---- wait, cancel ---- */
 
+#define WAIT_SLICE_S 0.2
+
+/* The entries of dir/done (task records; their temp files start with '.'). */
+static size_t count_records(const char *dir)
+{
+	char path[PATH_MAX];
+	struct dirent *e;
+	size_t n = 0;
+	DIR *d;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/done", dir) >= sizeof(path) ||
+	    !(d = opendir(path)))
+		return 0;
+	while ((e = readdir(d)))
+		n += e->d_name[0] != '.';
+	closedir(d);
+	return n;
+}
+
 int slurm_wait(const char *results_root, const char *id, double timeout_s, bool quiet)
 {
 	struct timespec t0, now;
@@ -1121,14 +1140,28 @@ int slurm_wait(const char *results_root, const char *id, double timeout_s, bool 
 			rc = 2;
 			break;
 		}
-		slurm_status_free(&st);
 		double sleep_s = delay_s;
 
 		if (timeout_s > 0 && elapsed_s + sleep_s > timeout_s)
 			sleep_s = timeout_s - elapsed_s;
-		struct timespec ts = {(time_t)sleep_s, (long)((sleep_s - (time_t)sleep_s) * 1e9)};
+		/* Slurm is asked at most every delay_s; the task records are a directory listing
+		 * away, so a task that ends is seen within a slice (the last one above all: a
+		 * bisection step or a nightly waits for it). */
+		size_t records = count_records(st.dir);
 
-		nanosleep(&ts, NULL); /* a signal ends it early */
+		while (sleep_s > 0 && !interrupt_caught) {
+			double slice_s = sleep_s < WAIT_SLICE_S ? sleep_s : WAIT_SLICE_S;
+			struct timespec ts = {(time_t)slice_s,
+					      (long)((slice_s - (time_t)slice_s) * 1e9)};
+
+			nanosleep(&ts, NULL); /* a signal ends it early */
+			sleep_s -= slice_s;
+			if (count_records(st.dir) != records) {
+				delay_s = 0.5 / 1.5;
+				break;
+			}
+		}
+		slurm_status_free(&st);
 		delay_s = delay_s * 1.5 > 5 ? 5 : delay_s * 1.5;
 	}
 	if (interrupt_caught)

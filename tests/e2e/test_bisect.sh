@@ -4,95 +4,21 @@
 # named exactly, the repository is left clean, and report's mail parses back.
 set -u
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/bisect_history.sh"
 
 SB=$(realpath "$SCALEBENCH")
-mkdir -p "$WORK/include/scalebench"
-cp testcases/testcase.h "$WORK/include/scalebench/"
-REPO=$WORK/repo
-mkdir -p "$REPO"
-g() { git -C "$REPO" "$@" >/dev/null 2>&1; }
-g init -q -b main
-g config user.email robot@example.com
-g config user.name "Test Robot"
-
-write_plugin() { # $1: 1 = the shared lock, $2: 1 = a syntax error
-	cat >"$REPO/counter.c" <<C
-#include <scalebench/testcase.h>
-#include <pthread.h>
-#include <stdlib.h>
-
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-struct counter { _Alignas(64) volatile uint64_t n; };
-
-static int counter_prepare(struct tc_copy *copy)
-{
-	copy->priv = aligned_alloc(64, sizeof(struct counter));
-	return copy->priv ? 0 : tc_error(copy, "no memory");
-}
-
-static int counter_run(struct tc_copy *copy, volatile uint64_t *iterations)
-{
-	struct counter *c = copy->priv;
-
-	for (;;) {
-		if ($1)
-			pthread_mutex_lock(&lock);
-		c->n++;
-		(*iterations)++;
-		if ($1)
-			pthread_mutex_unlock(&lock);
-	}
-	return 0$( [ "$2" = 1 ] && echo ' +' );
-}
-
-static const struct testcase tc_counter = {
-	.name = "counter1", .description = "per-copy counter", .suite = "plugin",
-	.prepare = counter_prepare, .run = counter_run,
-};
-SCALEBENCH_PLUGIN(&tc_counter);
-C
-}
 
 NCOMMITS=20
 GUILTY_AT=14
 BROKEN_AT=10 # git's first midpoint of 20 linear commits: the skip is exercised
-for i in $(seq 1 $NCOMMITS); do
-	shared=0
-	broken=0
-	[ "$i" -ge $GUILTY_AT ] && shared=1
-	[ "$i" -eq $BROKEN_AT ] && broken=1
-	write_plugin $shared $broken
-	echo "/* revision $i */" >>"$REPO/counter.c"
-	if [ "$i" -eq $GUILTY_AT ]; then
-		msg="counter: share one lock between copies"
-	elif [ "$i" -eq $BROKEN_AT ]; then
-		msg="counter: tidy the return (does not build)"
-	else
-		msg="docs: revision $i"
-	fi
-	g add counter.c
-	g commit -q -m "$msg"
-	eval "C$i=\$(git -C \"\$REPO\" rev-parse HEAD)"
-done
-GOOD=$C1
-BAD=$(git -C "$REPO" rev-parse HEAD)
-GUILTY=$(eval echo \$C$GUILTY_AT)
+bisect_history $NCOMMITS $GUILTY_AT $BROKEN_AT
 check "premise: git's first midpoint is the unbuildable commit" \
-	[ "$(git -C "$REPO" rev-list --bisect "$BAD" "^$GOOD")" = "$(eval echo \$C$BROKEN_AT)" ]
+	[ "$(git -C "$REPO" rev-list --bisect "$BAD" "^$GOOD")" = "$BROKEN" ]
 
-cat >"$WORK/job.yaml" <<'Y'
-suite: will-it-scale
-testcase: will-it-scale
-runtime: 1s
-warmup: 0
-nr_task: 2
-will-it-scale:
-  mode: thread
-  test: counter1
-Y
+bisect_job "$WORK/job.yaml"
 PLUGIN=$WORK/counter.so
-PREP="cc -std=c11 -O2 -I$WORK/include -shared -fPIC -o $PLUGIN counter.c"
-cc -std=c11 -O2 -I"$WORK/include" -shared -fPIC -o "$PLUGIN" "$REPO/counter.c"
+PREP="$PLUGIN_CC -o $PLUGIN counter.c"
+$PLUGIN_CC -o "$PLUGIN" "$REPO/counter.c"
 bisect() {
 	sb bisect --repo "$REPO" --job "$WORK/job.yaml" --stat plugin.per_thread_ops \
 		--prepare "$PREP" --plugin "$PLUGIN" --no-monitors --results "$WORK/results" "$@"
@@ -125,7 +51,6 @@ check "bisect names exactly the guilty commit, with its subject" \
 	bash -c "grep -q '^$GUILTY is the first bad commit' $WORK/out && grep -q 'share one lock between copies' $WORK/out"
 check "bisect prints the robot's comparison of parent and culprit" \
 	bash -c "grep -q 'plugin.per_thread_ops' $WORK/out && grep -q '%change' $WORK/out"
-BROKEN=$(eval echo \$C$BROKEN_AT)
 check "the unbuildable commit was skipped" json_true "$WORK/bisect.json" \
 	"[s['commit'] for s in d['steps'] if s['decision'] == 'skip'] == ['$BROKEN']"
 check "bisect log: culprit, verification and every step" json_true "$WORK/bisect.json" \
@@ -202,7 +127,7 @@ pgrep -f "^sleep $MARK" | xargs -r kill # only when the check above failed
 # that ignores SIGTERM (a build's stray daemon): the group is ended whole (TERM, then KILL after
 # the grace), before bisect resets the repository and exits 130.
 # (The SIGINT above may have cut the compiler writing the plug-in: build it whole again.)
-cc -std=c11 -O2 -I"$WORK/include" -shared -fPIC -o "$PLUGIN" "$REPO/counter.c"
+$PLUGIN_CC -o "$PLUGIN" "$REPO/counter.c"
 MARK2="3001.$$$RANDOM"
 MARK3="3002.$$$RANDOM"
 "$SB" bisect --repo "$REPO" --job "$WORK/job.yaml" --stat plugin.per_thread_ops \
@@ -325,7 +250,7 @@ cp -r "$WORK/results" "$WORK/results5"
 sed 's/^nr_task: 2$/nr_task: 1/' "$WORK/job.yaml" >"$WORK/job1.yaml"
 for c in "$PARENT" "$GUILTY"; do
 	git -C "$REPO" show "$c:counter.c" >"$WORK/c.c"
-	cc -std=c11 -O2 -I"$WORK/include" -shared -fPIC -o "$WORK/c.so" "$WORK/c.c"
+	$PLUGIN_CC -o "$WORK/c.so" "$WORK/c.c"
 	"$SB" run "$WORK/job1.yaml" --plugin "$WORK/c.so" --commit "$c" --results "$WORK/results5" \
 		-r 3 -q --no-monitors
 done

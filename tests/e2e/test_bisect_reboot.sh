@@ -9,90 +9,26 @@
 # numbered, never overwritten; prepare's output goes to the .d directory, not stdout.
 set -u
 . "$(dirname "$0")/../lib.sh"
+. "$(dirname "$0")/bisect_history.sh"
 
 SB=$(realpath "$SCALEBENCH")
-mkdir -p "$WORK/include/scalebench"
-cp testcases/testcase.h "$WORK/include/scalebench/"
-REPO=$WORK/repo
-mkdir -p "$REPO"
-g() { git -C "$REPO" "$@" >/dev/null 2>&1; }
-g init -q -b main
-g config user.email robot@example.com
-g config user.name "Test Robot"
-
-write_plugin() { # $1: 1 = the shared lock
-	cat >"$REPO/counter.c" <<C
-#include <scalebench/testcase.h>
-#include <pthread.h>
-#include <stdlib.h>
-
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-struct counter { _Alignas(64) volatile uint64_t n; };
-
-static int counter_prepare(struct tc_copy *copy)
-{
-	copy->priv = aligned_alloc(64, sizeof(struct counter));
-	return copy->priv ? 0 : tc_error(copy, "no memory");
-}
-
-static int counter_run(struct tc_copy *copy, volatile uint64_t *iterations)
-{
-	struct counter *c = copy->priv;
-
-	for (;;) {
-		if ($1)
-			pthread_mutex_lock(&lock);
-		c->n++;
-		(*iterations)++;
-		if ($1)
-			pthread_mutex_unlock(&lock);
-	}
-	return 0;
-}
-
-static const struct testcase tc_counter = {
-	.name = "counter1", .description = "per-copy counter", .suite = "plugin",
-	.prepare = counter_prepare, .run = counter_run,
-};
-SCALEBENCH_PLUGIN(&tc_counter);
-C
-}
-
 NCOMMITS=9
 GUILTY_AT=7
-for i in $(seq 1 $NCOMMITS); do
-	write_plugin $([ "$i" -ge $GUILTY_AT ] && echo 1 || echo 0)
-	echo "/* revision $i */" >>"$REPO/counter.c"
-	g add counter.c
-	if [ "$i" -eq $GUILTY_AT ]; then g commit -q -m "counter: share one lock"; else g commit -q -m "docs: revision $i"; fi
-	eval "C$i=\$(git -C \"\$REPO\" rev-parse HEAD)"
-done
-GOOD=$C1
-BAD=$C9
-GUILTY=$C7
+bisect_history $NCOMMITS $GUILTY_AT
 NOBOOT=$(git -C "$REPO" rev-list --bisect "$BAD" "^$GOOD")
 check "premise: git's first midpoint is neither the culprit nor its parent" \
 	bash -c "[ $NOBOOT != $C7 ] && [ $NOBOOT != $C6 ]"
 
-cat >"$WORK/job.yaml" <<'Y'
-suite: will-it-scale
-testcase: will-it-scale
-runtime: 1s
-warmup: 0
-nr_task: 2
-will-it-scale:
-  mode: thread
-  test: counter1
-Y
+bisect_job "$WORK/job.yaml"
 PLUGIN=$WORK/counter.so
-cc -std=c11 -O2 -I"$WORK/include" -shared -fPIC -o "$PLUGIN" "$REPO/counter.c"
+$PLUGIN_CC -o "$PLUGIN" "$REPO/counter.c"
 # The simulated kernel.  prepare: build and stage; reboot: install the staged one, mark it
 # booted unless it is listed in noboot, count the call; the test hooks kill-term / kill-kill
 # end the controller (its parent) from inside the reboot, as a machine going down would.
 cat >"$WORK/prepare.sh" <<S
 #!/bin/sh
 echo "PREPARE-OUTPUT \$SCALEBENCH_COMMIT"
-cc -std=c11 -O2 -I$WORK/include -shared -fPIC -o $WORK/staged.so counter.c || exit 1
+$PLUGIN_CC -o $WORK/staged.so counter.c || exit 1
 echo "\$SCALEBENCH_COMMIT" >$WORK/staged
 S
 cat >"$WORK/reboot.sh" <<S

@@ -11,6 +11,7 @@
 set -u
 . "$(dirname "$0")/../lib.sh"
 . "$(dirname "$0")/sshd.sh"
+. "$(dirname "$0")/bisect_history.sh"
 # The target's PATH starts with $WORK/fakebin: case D's reboot, and uname -r and boot_id that
 # the simulated kernel sets (the real ones until it does).
 # The target's temp directories in one of this test's own (see remote_tmps).
@@ -21,79 +22,15 @@ trap sshd_stop EXIT
 
 SB=$(realpath "$SCALEBENCH")
 TGT=$WORK/target
-mkdir -p "$WORK/include/scalebench" "$WORK/build" "$TGT/bin"
-cp testcases/testcase.h "$WORK/include/scalebench/"
-REPO=$WORK/repo
-mkdir -p "$REPO"
-g() { git -C "$REPO" "$@" >/dev/null 2>&1; }
-g init -q -b main
-g config user.email robot@example.com
-g config user.name "Test Robot"
-
-write_plugin() { # $1: 1 = the shared lock
-	cat >"$REPO/counter.c" <<C
-#include <scalebench/testcase.h>
-#include <pthread.h>
-#include <stdlib.h>
-
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-struct counter { _Alignas(64) volatile uint64_t n; };
-
-static int counter_prepare(struct tc_copy *copy)
-{
-	copy->priv = aligned_alloc(64, sizeof(struct counter));
-	return copy->priv ? 0 : tc_error(copy, "no memory");
-}
-
-static int counter_run(struct tc_copy *copy, volatile uint64_t *iterations)
-{
-	struct counter *c = copy->priv;
-
-	for (;;) {
-		if ($1)
-			pthread_mutex_lock(&lock);
-		c->n++;
-		(*iterations)++;
-		if ($1)
-			pthread_mutex_unlock(&lock);
-	}
-	return 0;
-}
-
-static const struct testcase tc_counter = {
-	.name = "counter1", .description = "per-copy counter", .suite = "plugin",
-	.prepare = counter_prepare, .run = counter_run,
-};
-SCALEBENCH_PLUGIN(&tc_counter);
-C
-}
-
+mkdir -p "$WORK/build" "$TGT/bin"
 NCOMMITS=5
 GUILTY_AT=4
-for i in $(seq 1 $NCOMMITS); do
-	write_plugin $([ "$i" -ge $GUILTY_AT ] && echo 1 || echo 0)
-	echo "/* revision $i */" >>"$REPO/counter.c"
-	g add counter.c
-	if [ "$i" -eq $GUILTY_AT ]; then g commit -q -m "counter: share one lock"; else g commit -q -m "docs: revision $i"; fi
-	eval "C$i=\$(git -C \"\$REPO\" rev-parse HEAD)"
-done
-GOOD=$C1
-eval "BAD=\$C$NCOMMITS"
-eval "GUILTY=\$C$GUILTY_AT"
+bisect_history $NCOMMITS $GUILTY_AT
 
-cat >"$WORK/job.yaml" <<'Y'
-suite: will-it-scale
-testcase: will-it-scale
-runtime: 1s
-warmup: 0
-nr_task: 2
-will-it-scale:
-  mode: thread
-  test: counter1
-Y
+bisect_job "$WORK/job.yaml"
 # The controller's build of the plug-in: the job's testcase known here (bisect and run check
 # the job before anything runs).
-cc -std=c11 -O2 -I"$WORK/include" -shared -fPIC -o "$WORK/build/counter.so" "$REPO/counter.c"
+$PLUGIN_CC -o "$WORK/build/counter.so" "$REPO/counter.c"
 # The target's scalebench runs on the "kernel" installed there: the plug-in in $TGT.
 cat >"$TGT/bin/scalebench" <<S
 #!/bin/sh
@@ -105,7 +42,7 @@ SSHQ=$(printf '%q ' "${SSH[@]}")
 cat >"$WORK/prepare.sh" <<S
 #!/bin/sh -e
 echo "PREPARE-OUTPUT \$SCALEBENCH_COMMIT"
-cc -std=c11 -O2 -I$WORK/include -shared -fPIC -o $WORK/build/counter.so counter.c
+$PLUGIN_CC -o $WORK/build/counter.so counter.c
 $SSHQ "cat >$TGT/staged.so" <$WORK/build/counter.so
 echo "\$SCALEBENCH_COMMIT" | $SSHQ "cat >$TGT/staged"
 S

@@ -92,7 +92,11 @@ DB=$(json "$WORK/b.json" 'd["dir"]')
 check "submit B: human note on stderr" err_has "scalebench status $IDB"
 check "--json: fields" json_true "$WORK/b.json" \
 	"d['tasks'] == 8 and d['script'] == d['dir'] + '/job.sh' and d['dir'].endswith('/' + d['name']) and d['then'].isdigit()"
-wait_gone "$IDA" "$IDB" "$THEN"
+sb wait "$IDA" --results "$R" --timeout 300 -q
+check "scalebench wait A: exit 0" [ "$rc" = 0 ]
+sb wait "$IDB" --results "$R" --timeout 300 -q
+check "scalebench wait B: exit 0" [ "$rc" = 0 ]
+wait_gone "$THEN"
 
 DA=$(readlink -f "$R/.scalebench-slurm/$IDA")
 check "symlink ID -> NAME" [ -d "$DA" -a "$(readlink "$R/.scalebench-slurm/$IDA")" = "$(basename "$DA")" ]
@@ -185,3 +189,45 @@ wait "$pid" || rc=$?
 check "SIGTERM during sbatch: exit 143" [ "$rc" = 143 ]
 check "SIGTERM during sbatch: no submission left" [ -z "$(ls -A "$R3/.scalebench-slurm" 2>/dev/null)" ]
 check "SIGTERM during sbatch: the stand-in sbatch ended" no_procs "$WORK/fakebin/sbatch"
+
+# --wait: the id on stdout at once, then wait's exit status.
+cat >"$WORK/one.yaml" <<'Y'
+suite: will-it-scale
+testcase: will-it-scale
+runtime: 1s
+warmup: 0
+nr_task: 1
+will-it-scale:
+  mode: process
+  test: getppid1
+Y
+R4="$WORK/r4"
+sb submit "$WORK/one.yaml" --results "$R4" -r 2 --no-monitors --bin "$SB" --commit w --wait
+check "--wait: exit 0 once both runs are stored" bash -c \
+	"[ $rc = 0 ] && [ \$(find '$R4' -path '*/w/[0-9]*/stats.json' | wc -l) = 2 ] && grep -qx '[0-9]*' '$WORK/out'"
+sb submit "$WORK/one.yaml" --results "$R4" --timeout 5
+check "--timeout without --wait: exit 2" bash -c "[ $rc = 2 ] && grep -q -- '--wait' '$WORK/err'"
+
+# --wait interrupted while a task runs: the array is cancelled (the second task never runs),
+# exit 143, and no half run is left.
+sed 's/runtime: 1s/runtime: 30s/' "$WORK/one.yaml" >"$WORK/long.yaml"
+"$SCALEBENCH" submit "$WORK/long.yaml" --results "$R4" -r 2 --no-monitors --bin "$SB" \
+	--commit c --wait >"$WORK/out.c" 2>"$WORK/err.c" &
+pid=$!
+id=
+for _ in $(seq 1 300); do
+	id=$(head -1 "$WORK/out.c" 2>/dev/null)
+	[ -n "$id" ] && [ "$(squeue -h -r -j "$id" -t R -o %i 2>/dev/null | wc -l)" -ge 1 ] && break
+	sleep 0.2
+done
+sleep 2 # the task's run under way
+kill -TERM "$pid"
+rc=0
+wait "$pid" || rc=$?
+check "--wait, SIGTERM: exit 143, says the array was cancelled" bash -c \
+	"[ $rc = 143 ] && grep -q 'job array $id.* cancelled' '$WORK/err.c'"
+wait_gone "$id"
+check "--wait, SIGTERM: Slurm has no task of it left" [ -z "$(squeue -h -j "$id" -o %i 2>/dev/null)" ]
+check "--wait, SIGTERM: no run of the cancelled array stored, no visible half run" bash -c \
+	"[ -z \"\$(find '$R4' -path '*/c/*' -not -name '.*' -not -path '*/c/.*' -print -quit)\" ]"
+check "--wait, SIGTERM: the task's run ended" no_procs "$R4/.scalebench-slurm/.*/tasks/0.yaml"
