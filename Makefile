@@ -202,7 +202,8 @@ bench: all $(B)/bench/bare_getppid $(B)/bench/bare_sampling $(B)/bench/gen_tree 
 	status=0; ./bench/overhead.sh || status=1; ./bench/monitors.sh || status=1; \
 		./bench/profile.sh || status=1; ./bench/analyze.sh || status=1; \
 		./bench/bisect_sim.sh || status=1; ./bench/index.sh || status=1; \
-		./bench/trend.sh || status=1; ./bench/html.sh || status=1; ./bench/nightly.sh || status=1; exit $$status
+		./bench/trend.sh || status=1; ./bench/html.sh || status=1; ./bench/nightly.sh || status=1; \
+		./bench/slurm.sh || status=1; exit $$status
 
 install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(DATADIR)/jobs \
