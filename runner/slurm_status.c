@@ -492,10 +492,13 @@ static bool invalid_job_id(const char *msg)
 	return strstr(msg, "Invalid job id") != NULL;
 }
 
-/* scontrol show job ID: 0 with r filled, 1 when Slurm does not know the job, -1 error. */
-static int ask_scontrol(const char *id, struct slurm_reports *r)
+/* Run a Slurm query (what: its name in messages) and parse its output into r.  0 with r filled;
+ * `unknown` when Slurm says the job id is invalid (the job is gone from the controller); -1
+ * after a message. */
+static int ask(const char *const *argv, const char *what, const char *id,
+	       int (*parse)(const char *, struct slurm_reports *, char *, size_t), int unknown,
+	       struct slurm_reports *r)
 {
-	const char *argv[] = {"scontrol", "show", "job", id, NULL};
 	char *out, err[256];
 	int rc = slurm_cmd(argv, &out);
 
@@ -505,48 +508,36 @@ static int ask_scontrol(const char *id, struct slurm_reports *r)
 	if (rc == 1) {
 		if (invalid_job_id(out)) {
 			free(out);
-			return 1;
+			return unknown;
 		}
 		chomp(out);
-		sb_error("scontrol show job %s: %s", id, out);
+		sb_error("%s %s: %s", what, id, out);
 		free(out);
 		return -1;
 	}
-	rc = slurm_parse_scontrol(out, r, err, sizeof(err));
+	rc = parse(out, r, err, sizeof(err));
 	free(out);
 	if (rc) {
-		sb_error("scontrol show job %s: %s", id, err);
+		sb_error("%s %s: %s", what, id, err);
 		return -1;
 	}
 	return 0;
 }
 
+/* scontrol show job ID: 0 with r filled, 1 when Slurm does not know the job, -1 error. */
+static int ask_scontrol(const char *id, struct slurm_reports *r)
+{
+	const char *argv[] = {"scontrol", "show", "job", id, NULL};
+
+	return ask(argv, "scontrol show job", id, slurm_parse_scontrol, 1, r);
+}
+
+/* squeue's tasks of ID: a job gone from the controller has nothing queued (0, r empty). */
 static int ask_squeue(const char *id, struct slurm_reports *r)
 {
 	const char *argv[] = {"squeue", "-h", "-r", "-j", id, "-o", "%K|%T|%N|%r", NULL};
-	char *out, err[256];
-	int rc = slurm_cmd(argv, &out);
 
-	memset(r, 0, sizeof(*r));
-	if (rc < 0)
-		return -1;
-	if (rc == 1) {
-		if (invalid_job_id(out)) { /* gone from the controller: nothing queued */
-			free(out);
-			return 0;
-		}
-		chomp(out);
-		sb_error("squeue -j %s: %s", id, out);
-		free(out);
-		return -1;
-	}
-	rc = slurm_parse_squeue(out, r, err, sizeof(err));
-	free(out);
-	if (rc) {
-		sb_error("squeue -j %s: %s", id, err);
-		return -1;
-	}
-	return 0;
+	return ask(argv, "squeue -j", id, slurm_parse_squeue, 0, r);
 }
 
 /* sacct, when accounting is on; quietly nothing when it is off or sacct is missing. */
