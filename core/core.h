@@ -56,7 +56,7 @@ struct core_config {
 	unsigned nr_copies;
 	double warmup_s;
 	double runtime_s;
-	double interval_s; /* between samples; 1 s unless a test asks for less */
+	double interval_s; /* between samples: CORE_MIN_INTERVAL_S to CORE_MAX_INTERVAL_S */
 	double setup_timeout_s;
 	bool affinity;
 	bool smt;
@@ -112,6 +112,12 @@ int core_interrupt_signal(void);
 /* Rates (rates.c): pure functions over a sample_window. */
 int window_append(struct sample_window *w, uint64_t t_ns, const uint64_t *counts);
 void window_free(struct sample_window *w);
+
+/* The sampling interval's bounds, for a job file's `interval` and bench --interval (default
+ * 1 s both): below 10 ms the sampler's own reads and wakeups start to be part of what is
+ * measured, and above a minute a window has too few samples to show a copy stall. */
+#define CORE_MIN_INTERVAL_S 0.01
+#define CORE_MAX_INTERVAL_S 60.0
 
 /* Copy c's counter delta and the interval length between samples i-1 and i. */
 uint64_t window_delta(const struct sample_window *w, size_t i, unsigned c);

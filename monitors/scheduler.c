@@ -14,14 +14,15 @@ static double ts_s(const struct timespec *t)
 	return (double)t->tv_sec + (double)t->tv_nsec / 1e9;
 }
 
-/* A monitor's sampling interval: its `interval` option (a duration, 0.05 s to a day), else 1 s.
- * A value that is not one leaves the monitor out with a note naming it (-1). */
-static int option_interval(const json_t *options, double *interval_s, char *note, size_t len)
+/* A monitor's sampling interval: its `interval` option (a duration, 0.05 s to a day), else the
+ * job's (def_s).  A value that is not one leaves the monitor out with a note naming it (-1). */
+static int option_interval(const json_t *options, double def_s, double *interval_s, char *note,
+			   size_t len)
 {
 	const json_t *v = options ? json_object_get(options, "interval") : NULL;
 	char err[160];
 
-	*interval_s = 1.0;
+	*interval_s = def_s;
 	if (!v || json_is_null(v))
 		return 0;
 	if (json_is_number(v) && isfinite(json_number_value(v)) && json_number_value(v) >= 0.05 &&
@@ -36,7 +37,7 @@ static int option_interval(const json_t *options, double *interval_s, char *note
 		snprintf(note, len, "option interval %s (from 0.05 s to 1 day)", err);
 	else
 		snprintf(note, len, "option interval: expected a duration from 0.05 s to 1 day");
-	*interval_s = 1.0;
+	*interval_s = def_s;
 	return -1;
 }
 
@@ -84,7 +85,7 @@ static void monitor_schedule(struct monitor_run *r, double t)
 }
 
 int monitor_set_init(struct monitor_set *ms, const json_t *wanted, bool none, unsigned nr_cpus,
-		     double runtime_s)
+		     double runtime_s, double interval_s)
 {
 	size_t nr_table = 0;
 	const char *name;
@@ -140,7 +141,7 @@ int monitor_set_init(struct monitor_set *ms, const json_t *wanted, bool none, un
 		    .raw = json_array(),
 		    .meta = json_object(),
 		};
-		if (option_interval(r->ctx.options, &r->ctx.interval_s, r->ctx.note,
+		if (option_interval(r->ctx.options, interval_s, &r->ctx.interval_s, r->ctx.note,
 				    sizeof(r->ctx.note))) {
 			monitor_skip(ms, r);
 			continue;

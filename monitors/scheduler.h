@@ -36,10 +36,11 @@ struct monitor_set {
 };
 
 /* The monitors a job wants (wanted: name -> options object or null), the default ones when
- * it names none, none at all with `none`; each prepared.  One that cannot work here is left
+ * it names none, none at all with `none`; each prepared, sampling every interval_s (the
+ * job's interval) unless its own `interval` option says otherwise.  One that cannot work here is left
  * out, said on stderr the first time and noted for meta.json.  0, or -1 when out of memory. */
 int monitor_set_init(struct monitor_set *ms, const json_t *wanted, bool none, unsigned nr_cpus,
-		     double runtime_s);
+		     double runtime_s, double interval_s);
 
 /* The window: start the monitors and their thread; stop them (and join it).  Stop may be
  * called again, or without a start. */

@@ -27,6 +27,7 @@ struct atomic_job {
 	unsigned nr_task;  /* nr_task: a number or a percentage of online CPUs (>= 1) */
 	double runtime_s;  /* runtime: 300, 300s, 5m (default 300 s) */
 	double warmup_s;   /* warmup (scalebench's own key; default 1 s: DEFAULT_WARMUP) */
+	double interval_s; /* interval: between samples (scalebench's own key; default 1 s) */
 	json_t *monitors;  /* object: monitor name -> options object or null */
 	/* Neither mode nor nr_task given: LKP's will-it-scale run sweeps, in this one job, both
 	 * modes over the task counts its setup_threads_to_iterate picks (runner/lkp_sweep.h);

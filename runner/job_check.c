@@ -16,7 +16,7 @@
 /* Keys scalebench itself reads. */
 /* kconfig is the runner's kconfig axis of the results path (unless --kconfig says otherwise). */
 static const char *const own_keys[] = {
-    "suite", "testcase", "nr_task",	  "runtime", "warmup",
+    "suite", "testcase", "nr_task",	  "runtime", "warmup", "interval",
     "test",  "mode",	 "will-it-scale", "kconfig", NULL,
 };
 
@@ -164,6 +164,15 @@ int check_atomic(struct loader *l, json_t *t, struct atomic_job *a)
 	if (num_parse_tasks(s, l->nr_online, CORE_MAX_COPIES, &a->nr_task, b, sizeof(b)))
 		return fail(l, v, "nr_task %s", b);
 
+	a->interval_s = DEFAULT_INTERVAL;
+	v = get_set(t, "interval");
+	if (v && !json_is_string(v))
+		return fail(l, v, "interval %s: expected a duration (1, 1s, 0.25s)",
+			    describe(v, b, sizeof(b)));
+	if (v && num_parse_duration(json_string_value(v), JOB_MIN_INTERVAL, JOB_MAX_INTERVAL,
+				    &a->interval_s, b, sizeof(b)))
+		return fail(l, v, "interval %s", b);
+
 	a->runtime_s = DEFAULT_RUNTIME;
 	v = get_set(t, "runtime");
 	if (v && !json_is_string(v))
@@ -172,12 +181,19 @@ int check_atomic(struct loader *l, json_t *t, struct atomic_job *a)
 	if (v && num_parse_duration(json_string_value(v), NUM_DURATION_MIN, NUM_DURATION_MAX,
 				    &a->runtime_s, b, sizeof(b)))
 		return fail(l, v, "runtime %s", b);
-	if (a->runtime_s < JOB_MIN_RUNTIME)
+	if (a->runtime_s < JOB_MIN_RUNTIME_INTERVALS * a->interval_s) {
+		char every[48];
+
+		if (a->interval_s == 1.0)
+			snprintf(every, sizeof(every), "once a second");
+		else
+			snprintf(every, sizeof(every), "every %gs (interval)", a->interval_s);
 		return fail(l, v,
-			    "runtime '%s': expected at least 1s: the counter core samples every copy "
-			    "once a second, and a shorter window can close before every copy has run "
+			    "runtime '%s': expected at least %gs: the counter core samples every copy "
+			    "%s, and a shorter window can close before every copy has run "
 			    "(the run would be stored as failed, 'stuck?')",
-			    json_string_value(v));
+			    json_string_value(v), JOB_MIN_RUNTIME_INTERVALS * a->interval_s, every);
+	}
 	a->warmup_s = DEFAULT_WARMUP;
 	v = get_set(t, "warmup");
 	if (v && !json_is_string(v))

@@ -4,6 +4,7 @@
 #define SCALEBENCH_JOB_INTERNAL_H
 
 #include "job.h"
+#include "../core/core.h"
 
 #include <jansson.h>
 #include <stdbool.h>
@@ -16,10 +17,17 @@
 #define DEFAULT_NR_TASK "100%"
 #define DEFAULT_RUNTIME 300.0
 #define DEFAULT_WARMUP	1.0
-/* The shortest measurement window: a copy that does not advance in it is a failure (stuck),
- * and below a sampling interval (1 s) a copy sharing its CPU may simply not have been
- * scheduled yet: 32 copies on 2 CPUs failed half their 0.1 s runs. */
-#define JOB_MIN_RUNTIME 1.0
+/* The sampling interval (`interval`): the core's samples of every counter and the default of
+ * every monitor's own `interval` option.  Its bounds are the monitors' lower one (a procfs
+ * read of every CPU every 50 ms is already most of a CPU on a big machine) and a minute. */
+#define DEFAULT_INTERVAL 1.0
+#define JOB_MIN_INTERVAL 0.05
+#define JOB_MAX_INTERVAL CORE_MAX_INTERVAL_S
+/* The shortest measurement window, in sampling intervals: a copy that does not advance in it
+ * is a failure (stuck), and within less than one interval a copy sharing its CPU may simply
+ * not have been scheduled yet: 32 copies on 2 CPUs failed half their 0.1 s runs at a 1 s
+ * interval.  One interval keeps the 1 s minimum of the default interval. */
+#define JOB_MIN_RUNTIME_INTERVALS 1
 
 /* Atomic jobs of one job file, all its documents together: each holds its tree in memory
  * until the file is run or written. */

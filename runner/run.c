@@ -229,7 +229,7 @@ static struct core_config core_config_of(struct run_state *rs, enum tc_mode mode
 	    .nr_copies = n,
 	    .warmup_s = rs->aj->warmup_s,
 	    .runtime_s = runtime_s,
-	    .interval_s = 1.0,
+	    .interval_s = rs->aj->interval_s,
 	    .setup_timeout_s = 120,
 	    .affinity = true,
 	    .tmpdir = rs->o->tmpdir,
@@ -245,7 +245,7 @@ static int run_measure(struct run_state *rs)
 	const struct atomic_job *aj = rs->aj;
 
 	if (monitor_set_init(&rs->mons, aj->monitors, rs->o->no_monitors, rs->m->threads,
-			     aj->runtime_s)) {
+			     aj->runtime_s, aj->interval_s)) {
 		snprintf(rs->err, sizeof(rs->err), "cannot set up the monitors: %s",
 			 strerror(ENOMEM));
 		return -1;
@@ -253,7 +253,7 @@ static int run_measure(struct run_state *rs)
 	machine_load_init(&rs->load, NULL, NULL, rs->m->threads, aj->nr_task);
 	rs->window_end_s = aj->warmup_s + aj->runtime_s;
 	if (!rs->o->quiet && !rs->o->tty) {
-		printf("[%u/%u] %s run %u/%u: %.0f s\n", rs->index, rs->total, text_safe(aj->name), rs->k,
+		printf("[%u/%u] %s run %u/%u: %.10g s\n", rs->index, rs->total, text_safe(aj->name), rs->k,
 		       rs->o->repeat, aj->warmup_s + aj->runtime_s);
 		fflush(stdout);
 	}
@@ -443,7 +443,7 @@ static int sweep_measure(struct run_state *rs)
 	unsigned max_n = sw->n_tasks ? sw->tasks[sw->n_tasks - 1] : 1;
 
 	if (monitor_set_init(&rs->mons, rs->aj->monitors, rs->o->no_monitors, rs->m->threads,
-			     sw->point_runtime_s * 2 * (double)sw->n_tasks)) {
+			     sw->point_runtime_s * 2 * (double)sw->n_tasks, rs->aj->interval_s)) {
 		snprintf(rs->err, sizeof(rs->err), "cannot set up the monitors: %s",
 			 strerror(ENOMEM));
 		return -1;
@@ -547,12 +547,13 @@ static json_t *run_meta(struct run_state *rs, json_t *monitors, json_t *failures
 	json_t *meta;
 
 	strftime(started, sizeof(started), "%Y-%m-%dT%H:%M:%S%z", localtime(&rs->started));
-	meta = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:f, s:f, s:s, s:O, s:O, s:s}",
+	meta = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:f, s:f, s:f, s:s, s:O, s:O, s:s}",
 			 "scalebench", SCALEBENCH_VERSION, "job", rs->job->path, "atomic_job",
 			 aj->name, "path_params", aj->path_params, "commit", rs->commit, "testcase",
 			 rs->tc->name, "mode", rs->sw ? "both" : mode_name(aj->mode),
 			 "nr_task", (int)aj->nr_task,
-			 "runtime_s", aj->runtime_s, "warmup_s", aj->warmup_s, "status",
+			 "runtime_s", aj->runtime_s, "warmup_s", aj->warmup_s, "interval_s",
+			 aj->interval_s, "status",
 			 core_status_name(res->status), "monitors", monitors, "failure_stats",
 			 failures, "started", started);
 	if (!meta)

@@ -18,6 +18,50 @@ fail() {
 	echo fail >>"$RESULTS"
 }
 
+# getppid_job FILE [LINE...]: the logic tests' job, written to FILE: getppid1, one process, no
+# warmup, a 0.25 s window sampled once (interval: 0.25s).  Each LINE "key: value" replaces that
+# key's default ("runtime: 1s", "nr_task: [1, 2]", "will-it-scale: {mode: thread, test:
+# getppid1}") or is added after them ("perf-stat:", "cgroup2: {...}").  Tests about what a run
+# measures, not what the runner does with it, use their own jobs with the default 1 s interval.
+getppid_job() {
+	local file=$1 key line
+	shift
+	local -a keys=(interval runtime warmup nr_task will-it-scale)
+	local -A val=([interval]="0.25s" [runtime]="0.25s" [warmup]="0" [nr_task]="1"
+		[will-it-scale]="{mode: process, test: getppid1}")
+	local -a extra=()
+	for line in "$@"; do
+		key=${line%%:*}
+		if [ -n "${val[$key]+set}" ]; then
+			val[$key]=${line#*:}
+			val[$key]=${val[$key]# }
+		else
+			extra+=("$line")
+		fi
+	done
+	{
+		for key in "${keys[@]}"; do
+			echo "$key: ${val[$key]}"
+		done
+		for line in "${extra[@]}"; do
+			echo "$line"
+		done
+	} >"$file"
+}
+
+# wait_until SECONDS COMMAND...: poll COMMAND every 0.05 s until it succeeds (0) or SECONDS
+# have passed (1): for a condition a test waits for, instead of a fixed sleep that is too short
+# on a busy machine and too long on an idle one.
+wait_until() {
+	local deadline
+	deadline=$(($(date +%s%N) + ${1%.*} * 1000000000))
+	shift
+	until "$@"; do
+		[ "$(date +%s%N)" -lt "$deadline" ] || return 1
+		sleep 0.05
+	done
+}
+
 # check NAME CONDITION-COMMAND...: pass when the command succeeds.
 check() {
 	local name=$1

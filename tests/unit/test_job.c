@@ -561,6 +561,7 @@ static void test_defaults_and_units(void **state)
 	assert_int_equal(job.atomic[0].nr_task, 6);
 	assert_float_equal(job.atomic[0].runtime_s, 300, 0);
 	assert_float_equal(job.atomic[0].warmup_s, 1, 0);
+	assert_float_equal(job.atomic[0].interval_s, 1, 0);
 	assert_int_equal(json_object_size(job.atomic[0].monitors), 0);
 	job_free(&job);
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -584,6 +585,22 @@ static void test_defaults_and_units(void **state)
 	load_ok(write_job("w.yaml", "test: getppid1\nruntime: 30d\nwarmup: 0.000001\n"), 2, &job);
 	assert_float_equal(job.atomic[0].warmup_s, 1e-6, 1e-12);
 	job_free(&job);
+	/* The sampling interval: the shortest runtime is one of them, whatever it is; it is no
+	 * program's option, so path_params does not change with it. */
+	load_ok(write_job("i.yaml", "test: getppid1\ninterval: 0.25s\nruntime: 0.25\n"), 2, &job);
+	assert_float_equal(job.atomic[0].interval_s, 0.25, 0);
+	assert_float_equal(job.atomic[0].runtime_s, 0.25, 0);
+	assert_string_equal(job.atomic[0].path_params, "0.25-getppid1");
+	job_free(&job);
+	expect_error("test: getppid1\ninterval: 0.25\nruntime: 0.2\n",
+		     "bad.yaml:3: runtime '0.2': expected at least 0.25s", "every 0.25s (interval)");
+	expect_error("test: getppid1\ninterval: 2\nruntime: 1\n",
+		     "bad.yaml:3: runtime '1': expected at least 2s", "every 2s");
+	expect_error("test: getppid1\ninterval: 0.01\n", "bad.yaml:2: interval '0.01'",
+		     "from 0.05s to 1m");
+	expect_error("test: getppid1\ninterval: 2m\n", "bad.yaml:2: interval '2m'", NULL);
+	expect_error("test: getppid1\ninterval: [1, 2]\n", "bad.yaml:2: interval", NULL);
+	expect_error("test: getppid1\ninterval: abc\n", "bad.yaml:2: interval 'abc'", NULL);
 	/* `nr_task:` with nothing is unset, as in LKP. */
 	load_ok(write_job("n.yaml", "test: getppid1\nnr_task:\nruntime: ~\n"), 3, &job);
 	assert_int_equal(job.atomic[0].nr_task, 3);

@@ -503,7 +503,7 @@ static json_t *window_with_gap(bool back, json_t **stats)
 	snprintf(cmd, sizeof(cmd), "cp %s %s", fx("t0/proc/meminfo"), path);
 	assert_int_equal(system(cmd), 0);
 	setenv("SCALEBENCH_PROCFS", dir, 1);
-	assert_int_equal(monitor_set_init(&ms, wanted, false, 1, 0.6), 0);
+	assert_int_equal(monitor_set_init(&ms, wanted, false, 1, 0.6, 1), 0);
 	unsetenv("SCALEBENCH_PROCFS");
 	assert_int_equal(stat(path, &st0), 0);
 	monitor_set_start(&ms);
