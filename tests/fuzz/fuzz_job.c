@@ -34,6 +34,10 @@ static void check_atomic(const struct job_file *job, size_t i, json_t *seen)
 		broken(a, "a runtime outside (0, 30 days]");
 	if (!(a->warmup_s >= 0 && a->warmup_s <= NUM_DURATION_MAX))
 		broken(a, "a warmup outside [0, 30 days]");
+	if (!(a->interval_s >= 0.05 && a->interval_s <= CORE_MAX_INTERVAL_S))
+		broken(a, "an interval outside [0.05 s, CORE_MAX_INTERVAL_S]");
+	if (!(a->runtime_s >= a->interval_s))
+		broken(a, "a runtime shorter than its sampling interval");
 	if (json_object_get(seen, a->name))
 		broken(a, "the name of an earlier atomic job");
 	json_object_set_new(seen, a->name, json_null());
