@@ -7,8 +7,9 @@
 # reads: "N passed, N failed".  The whole output also goes to build/test-log, and each file's
 # time to build/test-times, which the next run reads to start the slowest files first.
 #
-# An e2e file with a line "# serial: REASON" in its first 10 lines runs alone, after the
-# parallel batch, with nothing else running.  A line "# kind: browser" makes its kind browser.
+# Markers, in an e2e file's first 10 lines: "# serial: WHY" runs it alone, after the parallel
+# batch, with nothing else running; "# lock: NAME: WHY" keeps files of the same NAME from running
+# at the same time (they still run beside the others); "# kind: browser" makes its kind browser.
 set -u
 cd "$(dirname "$0")/.."
 
@@ -16,7 +17,8 @@ usage() {
 	cat <<'EOF'
 usage: tests/run.sh [-j N] [-q] [--kind unit|e2e|browser|fuzz] [--list] [PATTERN|FILE...]
 
-  -j N         run N files at a time (default: nproc); files marked "# serial" run alone
+  -j N         run N files at a time (default: nproc); files marked "# serial" run alone,
+               files marked "# lock: NAME" one NAME at a time
   -q           print one line per file, and the output of failed files only
   --kind KIND  only files of that kind: unit (build/asan/tests/test_*), e2e (tests/e2e/test_*.sh),
                browser (e2e files marked "# kind: browser"), fuzz (build/fuzz/fuzz_*: replay)
@@ -66,6 +68,11 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
 # marked FILE WORD: FILE is an e2e script with "# WORD" or "# WORD: why" near its top.
 marked() {
 	[[ "$1" == *.sh ]] && head -10 "$1" | grep -Eq "^# $2(:|$)"
+}
+
+# lock_of FILE: the NAME of its "# lock: NAME: why" line, if any.
+lock_of() {
+	[[ "$1" == *.sh ]] && head -10 "$1" | sed -n 's/^# lock: \([a-z0-9_-]*\).*/\1/p' | head -1
 }
 
 kind_of() {
@@ -133,7 +140,8 @@ done < <(for f in "${files[@]}"; do [ -n "${prev[$f]:-}" ] && echo "${prev[$f]} 
 if $list; then
 	for f in "${order[@]}"; do
 		marked "$f" serial && s=serial || s=
-		printf '%-8s %-7s %s\n' "$(kind_of "$f")" "$s" "$f"
+		l=$(lock_of "$f")
+		printf '%-8s %-7s %-20s %s\n' "$(kind_of "$f")" "$s" "${l:+lock:$l}" "$f"
 	done
 	exit 0
 fi
@@ -261,16 +269,36 @@ start_job() {
 	running[$!]=$i
 }
 
+# free FILE: no running job holds FILE's lock.
+free() {
+	local l=${lock[$1]} pid
+	[ -z "$l" ] && return 0
+	for pid in "${!running[@]}"; do
+		[ "${lock[${name[${running[$pid]}]}]}" = "$l" ] && return 1
+	done
+	return 0
+}
+
 wall_start=$EPOCHREALTIME
 serial=()
-i=0
+pending=()
+declare -A lock=()
 for t in "${order[@]}"; do
-	if marked "$t" serial; then
-		serial+=("$t")
-		continue
-	fi
+	lock[$t]=$(lock_of "$t")
+	if marked "$t" serial; then serial+=("$t"); else pending+=("$t"); fi
+done
+i=0
+# The parallel batch: the first pending file whose lock is free, whenever a slot is.
+while [ ${#pending[@]} -gt 0 ]; do
 	while [ ${#running[@]} -ge "$jobs" ]; do reap; done
-	start_job $i "$t"
+	picked=
+	for k in "${!pending[@]}"; do
+		if free "${pending[$k]}"; then picked=$k; break; fi
+	done
+	if [ -z "$picked" ]; then reap; continue; fi
+	start_job $i "${pending[$picked]}"
+	unset "pending[$picked]"
+	pending=("${pending[@]}")
 	i=$((i + 1))
 done
 while [ ${#running[@]} -gt 0 ]; do reap; done
