@@ -7,7 +7,8 @@
 # reads: "N passed, N failed".  The whole output also goes to build/test-log, and each file's
 # time to build/test-times, which the next run reads to start the slowest files first.
 #
-# Markers, in an e2e file's first 10 lines: "# serial: WHY" runs it alone, after the parallel
+# Markers, in an e2e file's first 10 lines (a unit test's: "// serial: WHY" in its .c file):
+# "# serial: WHY" runs it alone, after the parallel
 # batch, with nothing else running; "# lock: NAME: WHY" keeps files of the same NAME from running
 # at the same time (they still run beside the others); "# kind: browser" makes its kind browser.
 set -u
@@ -66,8 +67,13 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
 
 # marked FILE WORD: FILE is an e2e script with "# WORD" or "# WORD: why" near its top.
+# A unit binary build/asan/tests/NAME: "// WORD: why" near the top of tests/unit/NAME.c.
 marked() {
-	[[ "$1" == *.sh ]] && head -10 "$1" | grep -Eq "^# $2(:|$)"
+	case $1 in
+	*.sh) head -10 "$1" | grep -Eq "^# $2(:|$)" ;;
+	build/asan/tests/*) head -10 "tests/unit/${1##*/}.c" 2>/dev/null | grep -Eq "^// $2(:|$)" ;;
+	*) false ;;
+	esac
 }
 
 # lock_of FILE: the NAME of its "# lock: NAME: why" line, if any.
