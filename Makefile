@@ -4,8 +4,10 @@
 #   make            build build/scalebench and its helper binaries
 #   make run        the main job (jobs/default.yaml): page_fault3, fallocate1, exec1 at 1 and
 #                   nproc copies, both modes, with the default monitors, into ./results
-#   make check      build with ASan+UBSan and run every test (unit, end-to-end, fuzzers)
-#   make fuzz       build the libFuzzer harnesses (clang) and run each for FUZZ_TIME seconds
+#   make check      build with ASan+UBSan and run every test (unit, end-to-end, and each fuzzer
+#                   replaying its corpus once), nproc files at a time
+#   make fuzz       build the libFuzzer harnesses (clang) and explore with each for FUZZ_TIME
+#                   seconds, nproc harnesses at a time
 #   make bench      the benchmarks in bench/ (harness, monitors, analyzer)
 #   make plugin-example  build/examples/uname_plugin.so, the example plug-in
 #   make install    PREFIX=/usr/local DESTDIR=
@@ -51,7 +53,8 @@ UNIT_BIN = $(UNIT_SRC:tests/unit/%.c=$(BA)/tests/%)
 
 # Fuzzing: every tests/fuzz/fuzz_NAME.c is a libFuzzer harness.  The layers are built a third
 # time, by clang with coverage and ASan+UBSan, into archives each harness links against, so a
-# new harness needs no rule and no list of sources.  FUZZ_TIME: seconds per harness.
+# new harness needs no rule and no list of sources.  FUZZ_TIME: seconds per harness in make fuzz
+# (make check only replays each corpus).
 FUZZ_CC    ?= clang
 FUZZ_TIME  ?= 30
 FUZZ_CFLAGS = -std=c11 $(WARN) -D_GNU_SOURCE -pthread -MMD -MP -I$(B)/gen \
@@ -187,12 +190,13 @@ run: all
 check-build: all $(BA)/scalebench $(HELPERS:%=$(BA)/%) $(UNIT_BIN) $(PLUGIN_EXAMPLE) $(FUZZ_BIN)
 
 check: check-build
-	FUZZ_TIME=$(FUZZ_TIME) ./tests/run.sh
+	./tests/run.sh
 
 fuzz-build: $(FUZZ_BIN)
 
-# Each harness on a copy of its corpus (tests/fuzz/corpus/NAME); any crash, leak or timeout
-# fails it, naming the input and printing the sanitizer's report (tests/fuzz/run.sh).
+# Each harness on a copy of its corpus (tests/fuzz/corpus/NAME) for FUZZ_TIME seconds, nproc
+# at a time (FUZZ_JOBS); any crash, leak or timeout fails it, naming the input and printing the
+# sanitizer's report (tests/fuzz/run.sh).
 fuzz: fuzz-build
 	FUZZ_TIME=$(FUZZ_TIME) ./tests/fuzz/run.sh $(FUZZ_BIN)
 

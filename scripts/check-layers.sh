@@ -2,38 +2,49 @@
 # The layer rule (README, Layout), checked on every build:
 #   builtin -> {runner, analyze} -> {store, core, monitors, testcases} -> lib
 # A file may include headers of its own layer and of the layers this table allows it;
-# anything else fails the build with the file, the line and the rule it breaks.
+# anything else fails the build with the file, the line and the rule it breaks.  One grep
+# over every layer's files, one awk over its matches.
 set -eu
 cd "$(dirname "$0")/.."
 
-allowed() {
-	case $1 in
-	builtin) echo "builtin runner analyze store core monitors testcases lib" ;;
-	runner) echo "runner store core monitors testcases lib" ;;
-	analyze) echo "analyze store lib" ;;
-	store) echo "store lib" ;;
-	core) echo "core testcases lib" ;;
-	testcases) echo "testcases core lib" ;;
-	monitors) echo "monitors store lib" ;;
-	lib) echo "lib" ;;
-	esac
-}
+# LAYER: the layers its files may include (its own first); the only list of layers.
+rules='
+builtin: builtin runner analyze store core monitors testcases lib
+runner: runner store core monitors testcases lib
+analyze: analyze store lib
+store: store lib
+core: core testcases lib
+testcases: testcases core lib
+monitors: monitors store lib
+lib: lib
+'
 
-violations=$(for layer in builtin runner analyze store core testcases monitors lib; do
-	ok=$(allowed "$layer")
-	for f in "$layer"/*.c "$layer"/*.h; do
-		[ -e "$f" ] || continue
-		grep -n '^#include "\.\./' "$f" | while IFS= read -r line; do
-			target=$(printf '%s' "$line" | sed 's|^[0-9]*:#include "\.\./\([a-z]*\)/.*|\1|')
-			case " $ok " in
-			*" $target "*) ;;
-			*)
-				echo "$f:${line%%:*}: $layer/ may not include $target/ (allowed: $ok)"
-				;;
-			esac
-		done
-	done
-done)
+files=$(printf '%s\n' "$rules" | awk -F: 'NF > 1 { printf "%s/*.c %s/*.h ", $1, $1 }')
+# (grep -H -n: FILE:LINE:#include "../TARGET/..."; a pattern matching no file stays itself and
+# grep -s says nothing of it.)
+# shellcheck disable=SC2086
+violations=$(grep -H -n -s '^#include "\.\./' $files | awk -v rules="$rules" '
+BEGIN {
+	n = split(rules, line, "\n")
+	for (i = 1; i <= n; i++) {
+		if (split(line[i], kv, ": ") == 2)
+			ok[kv[1]] = kv[2]
+	}
+}
+{
+	f = $0
+	sub(/:.*/, "", f)
+	rest = substr($0, length(f) + 2)
+	lineno = rest
+	sub(/:.*/, "", lineno)
+	layer = f
+	sub(/\/.*/, "", layer)
+	target = rest
+	sub(/^[0-9]*:#include "\.\.\//, "", target)
+	sub(/\/.*/, "", target)
+	if (index(" " ok[layer] " ", " " target " ") == 0)
+		printf "%s:%s: %s/ may not include %s/ (allowed: %s)\n", f, lineno, layer, target, ok[layer]
+}')
 if [ -n "$violations" ]; then
 	printf '%s\n' "$violations" >&2
 	echo "check-layers: the layer rule is broken (see README, Layout)" >&2

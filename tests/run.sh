@@ -1,68 +1,336 @@
 #!/bin/bash
-# Run every test: the unit tests (cmocka, built with ASan+UBSan), the end-to-end tests (the
-# real binary, sanitizer build, plus valgrind on the plain build) and the fuzzers.  Ends with
-# the line CI reads: "N passed, N failed".
+# Run the tests, each test file one job, N at a time: the unit tests (cmocka, built with
+# ASan+UBSan), the end-to-end tests (the real binary, sanitizer build, plus valgrind on the
+# plain build), the browser test, and every fuzz harness replaying its corpus and regression
+# inputs once (timed exploration is `make fuzz`).  A job's output is kept until it ends and then
+# printed whole, with its wall time; the end is a table of the slowest files and the line CI
+# reads: "N passed, N failed".  The whole output also goes to build/test-log, and each file's
+# time to build/test-times, which the next run reads to start the slowest files first.
+#
+# Markers, in an e2e file's first 10 lines (a unit test's: "// serial: WHY" in its .c file):
+# "# serial: WHY" runs it alone, after the parallel
+# batch, with nothing else running; "# lock: NAME: WHY" keeps files of the same NAME from running
+# at the same time (they still run beside the others); "# kind: browser" makes its kind browser.
 set -u
 cd "$(dirname "$0")/.."
 
-RESULTS=$(mktemp /tmp/scalebench-results.XXXXXX)
-trap 'rm -f "$RESULTS"' EXIT
-export RESULTS
+usage() {
+	cat <<'EOF'
+usage: tests/run.sh [-j N] [-q] [--kind unit|e2e|browser|fuzz] [--list] [PATTERN|FILE...]
+
+  -j N         run N files at a time (default: nproc); files marked "# serial" run alone,
+               files marked "# lock: NAME" one NAME at a time
+  -q           print one line per file, and the output of failed files only
+  --kind KIND  only files of that kind: unit (build/asan/tests/test_*), e2e (tests/e2e/test_*.sh),
+               browser (e2e files marked "# kind: browser"), fuzz (build/fuzz/fuzz_*: replay)
+  --list       print the files that would run (kind, serial or not) and exit
+  PATTERN      only files whose path contains PATTERN; a path runs that one file
+
+Every run writes its whole output to build/test-log and each file's wall time to
+build/test-times (the next run starts the slowest first).
+EOF
+}
+
+jobs=$(nproc)
+kind=
+list=false
+quiet=false
+sel=()
+while [ $# -gt 0 ]; do
+	case $1 in
+	-j) jobs=${2:-}; shift 2 || { usage >&2; exit 2; } ;;
+	-j*) jobs=${1#-j}; shift ;;
+	--kind) kind=${2:-}; shift 2 || { usage >&2; exit 2; } ;;
+	--kind=*) kind=${1#--kind=}; shift ;;
+	--list) list=true; shift ;;
+	-q | --quiet) quiet=true; shift ;;
+	-h | --help) usage; exit 0 ;;
+	--) shift; sel+=("$@"); break ;;
+	-*) echo "tests/run.sh: unknown option '$1'" >&2; usage >&2; exit 2 ;;
+	*) sel+=("$1"); shift ;;
+	esac
+done
+if ! [[ "$jobs" =~ ^[1-9][0-9]*$ ]]; then
+	echo "tests/run.sh: -j '$jobs': expected a positive number" >&2
+	exit 2
+fi
+case $kind in
+'' | unit | e2e | browser | fuzz) ;;
+*) echo "tests/run.sh: --kind '$kind': expected unit, e2e, browser or fuzz" >&2; exit 2 ;;
+esac
+
 export SCALEBENCH=${SCALEBENCH:-build/asan/scalebench}
 export SCALEBENCH_PLAIN=${SCALEBENCH_PLAIN:-build/scalebench}
-# Sanitizer reports fail the process; leaks are checked at exit.
+# Sanitizer reports fail the process; leaks are checked at exit (README, "what make check runs
+# under ASan": the other options only make each start cheaper).
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1}
 
-only=${1:-}
+# marked FILE WORD: FILE is an e2e script with "# WORD" or "# WORD: why" near its top.
+# A unit binary build/asan/tests/NAME: "// WORD: why" near the top of tests/unit/NAME.c.
+marked() {
+	case $1 in
+	*.sh) head -10 "$1" | grep -Eq "^# $2(:|$)" ;;
+	build/asan/tests/*) head -10 "tests/unit/${1##*/}.c" 2>/dev/null | grep -Eq "^// $2(:|$)" ;;
+	*) false ;;
+	esac
+}
 
-for t in build/asan/tests/test_*; do
-	[ -x "$t" ] || continue
-	[ -z "$only" ] || [[ "$t" == *"$only"* ]] || continue
-	echo "== unit: $t"
-	out=$("$t" 2>&1)
-	status=$?
-	echo "$out"
-	ok=$(grep -c '^\[       OK \]' <<<"$out")
-	bad=$(grep -c '^\[  FAILED  \] [a-z]' <<<"$out")
-	if [ $status -ne 0 ] && [ "$bad" -eq 0 ]; then
-		bad=1 # crashed before cmocka could say which test
-		echo "FAIL $t exited with status $status"
-	fi
-	for _ in $(seq 1 "$ok"); do echo pass >>"$RESULTS"; done
-	for _ in $(seq 1 "$bad"); do echo fail >>"$RESULTS"; done
+# lock_of FILE: the NAME of its "# lock: NAME: why" line, if any.
+lock_of() {
+	[[ "$1" == *.sh ]] && head -10 "$1" | sed -n 's/^# lock: \([a-z0-9_-]*\).*/\1/p' | head -1
+}
+
+kind_of() {
+	case $1 in
+	build/asan/tests/test_*) echo unit ;;
+	build/fuzz/fuzz_*) echo fuzz ;;
+	*) if marked "$1" "kind: browser"; then echo browser; else echo e2e; fi ;;
+	esac
+}
+
+# Every test file, in the static order (the long e2e files first).
+all_files() {
+	local t
+	for t in tests/e2e/test_*.sh; do [ -f "$t" ] && echo "$t"; done
+	for t in build/fuzz/fuzz_* build/asan/tests/test_*; do
+		[ -f "$t" ] && [ -x "$t" ] && echo "$t"
+	done
+}
+
+# The files selected by the arguments, each once.
+files=()
+declare -A seen=()
+add() {
+	[ -n "${seen[$1]:-}" ] && return
+	[ -z "$kind" ] || [ "$(kind_of "$1")" = "$kind" ] || return
+	seen[$1]=1
+	files+=("$1")
+}
+mapfile -t everything < <(all_files)
+if [ ${#sel[@]} -eq 0 ]; then
+	for t in "${everything[@]}"; do add "$t"; done
+else
+	for s in "${sel[@]}"; do
+		n=${#files[@]}
+		if [ -f "$s" ]; then
+			add "$(realpath --relative-to=. "$s")"
+		else
+			for t in "${everything[@]}"; do [[ "$t" == *"$s"* ]] && add "$t"; done
+		fi
+		if [ ${#files[@]} -eq "$n" ] && [ -z "${seen[$s]:-}" ]; then
+			echo "tests/run.sh: no test file${kind:+ of kind $kind} matches '$s'" >&2
+			exit 2
+		fi
+	done
+fi
+if [ ${#files[@]} -eq 0 ]; then
+	echo "tests/run.sh: no test file to run (make check-build builds them)" >&2
+	exit 2
+fi
+
+# Each file's time in the previous runs (build/test-times: "SECONDS FILE" lines).
+TIMES=build/test-times
+declare -A prev=()
+if [ -f "$TIMES" ]; then
+	while read -r s f; do prev[$f]=$s; done <"$TIMES"
+fi
+# The order: files never timed first, in the static order; then the slowest first.
+order=()
+for f in "${files[@]}"; do [ -z "${prev[$f]:-}" ] && order+=("$f"); done
+while read -r _ f; do
+	[ -n "$f" ] && order+=("$f")
+done < <(for f in "${files[@]}"; do [ -n "${prev[$f]:-}" ] && echo "${prev[$f]} $f"; done |
+	sort -k1,1 -g -r)
+
+if $list; then
+	for f in "${order[@]}"; do
+		marked "$f" serial && s=serial || s=
+		l=$(lock_of "$f")
+		printf '%-8s %-7s %-20s %s\n' "$(kind_of "$f")" "$s" "${l:+lock:$l}" "$f"
+	done
+	exit 0
+fi
+
+TMP=$(mktemp -d /tmp/scalebench-run.XXXXXX) || exit 1
+LOG=build/test-log
+mkdir -p build
+: >"$LOG"
+say() {
+	printf '%s\n' "$@"
+	printf '%s\n' "$@" >>"$LOG"
+}
+
+# run_job I FILE KIND: run one file, its output in $TMP/I.out, its counts in $TMP/I.res
+# ("pass"/"fail" lines), its wall time in $TMP/I.time; $TMP/I.done last.
+run_job() {
+	local i=$1 t=$2 k=$3 out=$TMP/$1.out res=$TMP/$1.res start=$EPOCHREALTIME status ok bad
+	: >"$res"
+	case $k in
+	unit)
+		"$t" >"$out" 2>&1
+		status=$?
+		ok=$(grep -c '^\[       OK \]' "$out")
+		bad=$(grep -c '^\[  FAILED  \] [a-z]' "$out")
+		if [ $status -ne 0 ] && [ "$bad" -eq 0 ]; then
+			bad=1 # crashed before cmocka could say which test
+			echo "FAIL $t exited with status $status" >>"$out"
+		fi
+		yes pass | head -n "$ok" >>"$res"
+		yes fail | head -n "$bad" >>"$res"
+		;;
+	e2e | browser)
+		RESULTS=$res bash "$t" >"$out" 2>&1
+		status=$?
+		if [ $status -ne 0 ]; then
+			echo "FAIL $t exited with status $status" >>"$out"
+			echo fail >>"$res"
+		elif [ ! -s "$res" ]; then
+			echo "FAIL $t ran no check" >>"$out"
+			echo fail >>"$res"
+		fi
+		;;
+	fuzz)
+		# One check per harness: every input of its corpus and regressions, once.
+		if tests/fuzz/run.sh --replay "$t" >"$out" 2>&1; then
+			echo pass >>"$res"
+		else
+			echo fail >>"$res"
+		fi
+		;;
+	esac
+	echo "$start $EPOCHREALTIME" | awk '{ printf "%.1f\n", $2 - $1 }' >"$TMP/$i.time"
+	: >"$TMP/$i.done"
+}
+
+total=${#order[@]}
+reported=0
+declare -A kinds=() secs=()
+# report I FILE: print a finished job's output whole, then its line.
+report() {
+	local i=$1 t=$2 k=${kinds[$2]} s p f verdict
+	s=$(cat "$TMP/$i.time")
+	secs[$t]=$s
+	p=$(grep -c '^pass$' "$TMP/$i.res")
+	f=$(grep -c '^fail$' "$TMP/$i.res")
+	[ "$f" -eq 0 ] && verdict="ok  " || verdict=FAIL
+	reported=$((reported + 1))
+	{
+		echo "== $k: $t ($s s)"
+		cat "$TMP/$i.out"
+	} >"$TMP/$i.whole"
+	cat "$TMP/$i.whole" >>"$LOG"
+	if ! $quiet || [ "$f" -ne 0 ]; then cat "$TMP/$i.whole"; fi
+	say "[$reported/$total] $verdict $t: $p passed, $f failed, $s s"
+	cat "$TMP/$i.res" >>"$TMP/results"
+}
+
+# Jobs run with job control on: each in its own process group (so an interrupt can end its
+# whole tree) and with SIGINT not ignored, as in a foreground run (a script's background
+# jobs would otherwise start with it ignored, and tests that send SIGINT rely on it).
+set -m
+declare -A running=()
+stop() {
+	local pid
+	for pid in "${!running[@]}"; do kill -TERM -- "-$pid" 2>/dev/null; done
+	rm -rf "$TMP"
+	exit 130
+}
+trap stop INT TERM
+trap 'rm -rf "$TMP"' EXIT
+: >"$TMP/results"
+
+# reap: report every job that has ended; wait for one when none has.
+reap() {
+	local pid i found=false
+	for pid in "${!running[@]}"; do
+		i=${running[$pid]}
+		if [ -e "$TMP/$i.done" ]; then
+			wait "$pid" 2>/dev/null
+			unset "running[$pid]"
+			report "$i" "${name[$i]}"
+			found=true
+		fi
+	done
+	$found && return
+	wait -n 2>/dev/null && return
+	[ $? -ne 127 ] && return
+	# No child left, yet some never finished: killed from outside.
+	for pid in "${!running[@]}"; do
+		i=${running[$pid]}
+		unset "running[$pid]"
+		echo "FAIL ${name[$i]}: the job was killed" >>"$TMP/$i.out"
+		echo fail >>"$TMP/$i.res"
+		echo 0.0 >"$TMP/$i.time"
+		report "$i" "${name[$i]}"
+	done
+}
+
+declare -A name=()
+start_job() {
+	local i=$1 t=$2
+	name[$i]=$t
+	kinds[$t]=$(kind_of "$t")
+	run_job "$i" "$t" "${kinds[$t]}" </dev/null &
+	running[$!]=$i
+}
+
+# free FILE: no running job holds FILE's lock.
+free() {
+	local l=${lock[$1]} pid
+	[ -z "$l" ] && return 0
+	for pid in "${!running[@]}"; do
+		[ "${lock[${name[${running[$pid]}]}]}" = "$l" ] && return 1
+	done
+	return 0
+}
+
+wall_start=$EPOCHREALTIME
+serial=()
+pending=()
+declare -A lock=()
+for t in "${order[@]}"; do
+	lock[$t]=$(lock_of "$t")
+	if marked "$t" serial; then serial+=("$t"); else pending+=("$t"); fi
 done
-
-for t in tests/e2e/test_*.sh; do
-	[ -z "$only" ] || [[ "$t" == *"$only"* ]] || continue
-	echo "== e2e: $t"
-	before=$(wc -l <"$RESULTS")
-	bash "$t"
-	status=$?
-	if [ $status -ne 0 ]; then
-		echo "FAIL $t exited with status $status"
-		echo fail >>"$RESULTS"
-	elif [ "$(wc -l <"$RESULTS")" -eq "$before" ]; then
-		echo "FAIL $t ran no check"
-		echo fail >>"$RESULTS"
-	fi
+i=0
+# The parallel batch: the first pending file whose lock is free, whenever a slot is.
+while [ ${#pending[@]} -gt 0 ]; do
+	while [ ${#running[@]} -ge "$jobs" ]; do reap; done
+	picked=
+	for k in "${!pending[@]}"; do
+		if free "${pending[$k]}"; then picked=$k; break; fi
+	done
+	if [ -z "$picked" ]; then reap; continue; fi
+	start_job $i "${pending[$picked]}"
+	unset "pending[$picked]"
+	pending=("${pending[@]}")
+	i=$((i + 1))
 done
-
-# The libFuzzer harnesses (build/fuzz, from tests/fuzz/fuzz_*.c): each runs FUZZ_TIME seconds
-# (default 30) on a copy of its corpus; a crash, leak or timeout fails it (tests/fuzz/run.sh).
-for t in build/fuzz/fuzz_*; do
-	[ -f "$t" ] && [ -x "$t" ] || continue
-	[ -z "$only" ] || [[ "$t" == *"$only"* ]] || continue
-	echo "== fuzz: $t"
-	if tests/fuzz/run.sh "$t"; then
-		echo pass >>"$RESULTS"
-	else
-		echo fail >>"$RESULTS"
-	fi
+while [ ${#running[@]} -gt 0 ]; do reap; done
+for t in "${serial[@]}"; do
+	start_job $i "$t"
+	i=$((i + 1))
+	while [ ${#running[@]} -gt 0 ]; do reap; done
 done
+wall=$(echo "$wall_start $EPOCHREALTIME" | awk '{ printf "%.1f", $2 - $1 }')
 
-passed=$(grep -c '^pass$' "$RESULTS")
-failed=$(grep -c '^fail$' "$RESULTS")
-echo
-echo "$passed passed, $failed failed"
+# This run's times over the previous ones'.
+if [ -d build ]; then
+	for t in "${!secs[@]}"; do prev[$t]=${secs[$t]}; done
+	for t in "${!prev[@]}"; do echo "${prev[$t]} $t"; done | sort -k1,1 -g -r >"$TIMES.tmp" &&
+		mv "$TIMES.tmp" "$TIMES"
+fi
+
+sum=$(for t in "${!secs[@]}"; do echo "${secs[$t]}"; done | awk '{ s += $1 } END { printf "%.1f", s }')
+say "" "slowest files (wall time; every file's in $TIMES):"
+while read -r s t; do
+	say "$(printf '%8s s  %-8s %s' "$s" "${kinds[$t]}" "$t")"
+done < <(for t in "${!secs[@]}"; do echo "${secs[$t]} $t"; done | sort -k1,1 -g -r | head -15)
+say "$(printf '%8s s  in all, %d files, in %s s of wall time at -j %d (%d serial)' \
+	"$sum" "${#secs[@]}" "$wall" "$jobs" "${#serial[@]}")"
+
+passed=$(grep -c '^pass$' "$TMP/results")
+failed=$(grep -c '^fail$' "$TMP/results")
+say "" "$passed passed, $failed failed"
 [ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]

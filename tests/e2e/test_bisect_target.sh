@@ -1,4 +1,5 @@
 #!/bin/bash
+# lock: target-run: no "job.yaml --results results" left, machine-wide (test_target.sh runs one)
 # bisect --target ssh://...: a kernel bisection driven from a controller, the runs on a target
 # over ssh.  The target is an sshd this test starts on 127.0.0.1 (tests/e2e/sshd.sh) and
 # $WORK/target stands for its filesystem.  A "kernel" is simulated: prepare builds the commit's

@@ -1,4 +1,5 @@
 #!/bin/bash
+# lock: selftest-procs: no "bench selftest-" left, machine-wide (test_valgrind.sh runs one)
 # A copy that crashes, fails, gets stuck or never finishes its setup is reported (which copy,
 # which signal or status) and fails the run within a bounded time; nothing is left behind.
 set -u

@@ -1,7 +1,9 @@
 #!/bin/bash
-# tests/fuzz/run.sh, the fuzzing step of make check: a harness that crashes, trips UBSan, leaks
-# or hangs fails it, with the input kept and named and the sanitizer's report printed; a clean
-# one passes; the checked-in corpus is used by copy and never grows.
+# tests/fuzz/run.sh, make fuzz's exploration and make check's replay: a harness that crashes,
+# trips UBSan, leaks or hangs fails it, with the input kept and named and the sanitizer's report
+# printed; a clean one passes; the checked-in corpus is used by copy and never grows.  The replay
+# runs every corpus input once, not FUZZ_TIME seconds, and a regression input that crashes
+# again fails it, named.
 set -u
 . "$(dirname "$0")/../lib.sh"
 
@@ -35,6 +37,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 		lost[0] = 1;
 		lost = NULL;
+	} else if (!strcmp(mode, "planted") && size >= 5 && !memcmp(data, "crash", 5)) {
+		char *volatile p = malloc(4);
+
+		free(p);
+		p[0] = 1;
 	} else if (!strcmp(mode, "hang")) {
 		for (;;)
 			pause();
@@ -103,3 +110,40 @@ check "a timeout prints the report" run_has "ERROR: libFuzzer: timeout"
 rc=0
 FUZZ_OUT="$WORK/out-missing" tests/fuzz/run.sh "$WORK/fuzz_missing" >"$WORK/run" 2>&1 || rc=$?
 check "a harness that is not built fails the run" [ "$rc" -ne 0 ]
+
+# Several harnesses at once (make fuzz): each one's lines whole, the run failed when one is.
+cp "$WORK/fuzz_selftest" "$WORK/fuzz_other"
+mkdir -p "$WORK/corpus/other"
+printf 'seed' >"$WORK/corpus/other/seed"
+rc=0
+env SELFTEST=none FUZZ_TIME=3 FUZZ_JOBS=2 FUZZ_CORPUS="$WORK/corpus" FUZZ_OUT="$WORK/out-two" \
+	tests/fuzz/run.sh "$WORK/fuzz_selftest" "$WORK/fuzz_other" >"$WORK/run" 2>&1 || rc=$?
+check "two harnesses at a time: both pass" bash -c \
+	"[ $rc -eq 0 ] && grep -q '^fuzz selftest: ok' $WORK/run && grep -q '^fuzz other: ok' $WORK/run"
+rc=0
+env SELFTEST=asan FUZZ_TIME=3 FUZZ_TIMEOUT=2 FUZZ_JOBS=2 FUZZ_CORPUS="$WORK/corpus" \
+	FUZZ_OUT="$WORK/out-two" tests/fuzz/run.sh "$WORK/fuzz_selftest" "$WORK/fuzz_other" \
+	>"$WORK/run" 2>&1 || rc=$?
+check "two harnesses at a time: a failing one fails the run, each named" bash -c \
+	"[ $rc -ne 0 ] && grep -q '^FAIL fuzz selftest' $WORK/run && grep -q '^FAIL fuzz other' $WORK/run"
+
+# --replay (make check): every input once; FUZZ_TIME does not apply (600 s would time out).
+replay() {
+	local mode=$1
+	rc=0
+	env SELFTEST="$mode" FUZZ_TIME=600 FUZZ_TIMEOUT=2 FUZZ_CORPUS="$WORK/corpus" \
+		FUZZ_OUT="$WORK/out-replay-$mode" timeout 120 tests/fuzz/run.sh --replay \
+		"$WORK/fuzz_selftest" >"$WORK/run" 2>&1 || rc=$?
+}
+printf 'crash!' >"$WORK/corpus/selftest/crash-planted"
+replay none
+check "replay: a clean harness passes, every input once" bash -c \
+	"[ $rc -eq 0 ] && grep -q '^fuzz selftest: ok, replayed 2 inputs' $WORK/run"
+check "replay: its own log" grep -q "Done [0-9]* runs" "$WORK/out-replay-none/logs/selftest-replay.log"
+replay planted
+check "replay: a regression input that crashes again fails it" [ "$rc" -ne 0 ] && [ "$rc" -ne 124 ]
+check "replay: the failure names the corpus file" \
+	run_has "^  input: .* = $WORK/corpus/selftest/crash-planted$"
+check "replay: the failure prints the report" run_has "ERROR: AddressSanitizer: heap-use-after-free"
+check "replay: the checked-in corpus is unchanged" \
+	bash -c "[ \"\$(ls '$WORK/corpus/selftest' | tr '\n' ' ')\" = 'crash-planted seed ' ]"

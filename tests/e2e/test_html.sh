@@ -1,4 +1,5 @@
 #!/bin/bash
+# kind: browser: drives headless Chromium (tests/browser/check_site.mjs)
 # scalebench html: the site of a results tree with a known step, opened page by page in
 # headless Chromium (tests/browser/check_site.mjs); incremental regeneration, escaping of
 # labels and stat names, permissions.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# serial: perf-profile samples every CPU: the shares it checks are the machine's
 # perf-profile on this machine: page_fault3's profile shows the kernel fault path and the
 # testcase's own loop, getppid1's is dominated by the syscall path; `scalebench profile` prints
 # the run's tree and refuses a run without a profile.  Samples are attributed: the run's own

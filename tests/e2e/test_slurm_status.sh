@@ -1,4 +1,5 @@
 # scalebench status and wait on a one-node Slurm cluster (tests/e2e/slurm.sh): submissions made
+# lock: slurm: starts a one-node Slurm cluster of this host (slurm.sh)
 # by `scalebench submit` waited on, failed, cancelled, timed out, listed; bad and unknown ids
 # refused.
 . "$(dirname "$0")/../lib.sh"

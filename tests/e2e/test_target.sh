@@ -1,4 +1,5 @@
 #!/bin/bash
+# lock: target-run: runs "run job.yaml --results results" (test_bisect_target.sh checks)
 # run --target ssh://...: a job run on a remote machine over ssh, its runs brought back whole.
 # The target is an sshd this test starts on a free loopback port, with a host key and a user
 # key made for it; it is stopped by pid (its session children too) when the test ends.

@@ -1,4 +1,5 @@
 #!/bin/bash
+# lock: selftest-procs: runs "bench selftest-crash" (test_failures.sh checks none is left)
 # The main paths are valgrind-clean: no invalid access, no definite or indirect leak, in the
 # uninstrumented build (the sanitizer build covers the rest of the tests).
 set -u

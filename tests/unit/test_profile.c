@@ -1,3 +1,4 @@
+// serial: perf-profile's live window samples every CPU; a busy machine fills its ring buffers
 /* Unit tests of the perf-profile monitor: the chain -> self/children/calltrace reduction,
  * clone suffixes, kallsyms (a capture from this machine, and the same with kptr_restrict's
  * zeroed addresses), ELF symbols of this very binary, and a live window sampling a busy child
