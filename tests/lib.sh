@@ -86,6 +86,40 @@ json_true() {
 	[ "$(json "$1" "bool($2)" 2>&1)" = "True" ]
 }
 
+# json_checks FILE: many json_true checks over one document, in one python start.  Each line
+# of stdin is "NAME<TAB>EXPR" (EXPR as json_true's, over `d` and stats()); each prints ok or
+# FAIL NAME, as check does, a failure with the expression or the exception it raised.
+json_checks() {
+	local spec status name detail n=0
+	spec=$(cat)
+	while IFS=$'\t' read -r status name detail; do
+		n=$((n + 1))
+		if [ "$status" = ok ]; then pass "$name"; else fail "$name" "$detail"; fi
+	done < <(python3 - "$1" "$spec" <<'PY' 2>&1
+import gzip, json, sys
+checks = [l.split('\t', 1) for l in sys.argv[2].splitlines() if l.strip()]
+try:
+    d = json.load((gzip.open if sys.argv[1].endswith('.gz') else open)(sys.argv[1], 'rt'))
+except Exception as e:
+    d, load_error = None, f'{sys.argv[1]}: {e}'
+else:
+    load_error = None
+stats = lambda job: {s['name']: s for s in job['stats']}
+for name, expr in checks:
+    if load_error:
+        print(f'FAIL\t{name}\t{load_error}')
+        continue
+    try:
+        ok = bool(eval(expr))
+        why = f'false: {expr}'
+    except Exception as e:
+        ok, why = False, f'{type(e).__name__}: {e} in {expr}'
+    print(f'ok\t{name}' if ok else f'FAIL\t{name}\t{why}')
+PY
+	)
+	[ "$n" -ge "$(grep -c . <<<"$spec")" ] || fail "json_checks $1: only $n answers"
+}
+
 err_has() {
 	grep -q -- "$1" "$WORK/err"
 }

@@ -43,7 +43,8 @@ half=$((memtotal_kb * 1024 / 2 / page * page))
 hugetlb=false
 offers hugetlb && [ -d /sys/kernel/mm/hugepages/hugepages-2048kB ] && hugetlb=true
 
-# runtime long enough to look into the cgroup while the copies run.  memory.high is above
+# job NAME RUNTIME [INTERVAL]: runtime long enough to look into the cgroup while the copies
+# run (the test waits for them to join, then reads).  memory.high is above
 # page_fault3's 2 x 128 MB of file pages: on a tmpfs /tmp without swap they cannot be
 # reclaimed, and a lower limit would throttle the copies until the run failed as stuck.
 job() {
@@ -51,6 +52,7 @@ job() {
 suite: will-it-scale
 testcase: will-it-scale
 runtime: $2
+interval: ${3:-1s}
 warmup: 0
 nr_task: 2
 will-it-scale:
@@ -79,6 +81,11 @@ wait_cgroup() {
 	return 1
 }
 
+# joined CGROUP N: at least N processes in CGROUP (the copy host and its copies joined).
+joined() {
+	[ "$(cat "$1/cgroup.procs" 2>/dev/null | wc -l)" -ge "$2" ]
+}
+
 # descends PID ANCESTOR: PID is ANCESTOR or below it.
 descends() {
 	local p=$1
@@ -91,13 +98,13 @@ descends() {
 }
 
 # ---- a run in the cgroup -------------------------------------------------------------------
-job cg 4s
+job cg 2s
 R="$WORK/res"
 "$SCALEBENCH" run "$WORK/cg.yaml" --results "$R" -q >"$WORK/out" 2>"$WORK/err" &
 pid=$!
 cg=$(wait_cgroup $pid) || cg=""
 procs=""
-[ -n "$cg" ] && sleep 1.5 && procs=$(cat "$cg/cgroup.procs" 2>/dev/null)
+[ -n "$cg" ] && wait_until 30 joined "$cg" 3 && procs=$(cat "$cg/cgroup.procs" 2>/dev/null)
 hugetlb_during=$($hugetlb && [ -n "$cg" ] && cat "$cg/hugetlb.2MB.max" 2>/dev/null)
 n=0
 all_ours=true
@@ -143,12 +150,13 @@ if ! offers pids; then
 fi
 
 # ---- thread mode: the copy host joins before it starts its threads ---------------------------
-job thr 3s
+job thr 2s
 sed -i 's/mode: process/mode: thread/' "$WORK/thr.yaml"
 "$SCALEBENCH" run "$WORK/thr.yaml" --results "$WORK/thr" -q >"$WORK/out" 2>"$WORK/err" &
 pid=$!
 cg=$(wait_cgroup $pid) || cg=""
-[ -n "$cg" ] && sleep 1.5
+# The copies' threads: the copy host and at least two more.
+[ -n "$cg" ] && wait_until 30 bash -c "[ \$(wc -l <'$cg/cgroup.threads') -ge 3 ]"
 tprocs=$(cat "$cg/cgroup.procs" 2>/dev/null | wc -l)
 threads=$(cat "$cg/cgroup.threads" 2>/dev/null | wc -l)
 rc=0
@@ -160,7 +168,7 @@ check "thread mode: one process (the copy host) with its copies' threads in the 
 cat >"$WORK/sweep.yaml" <<Y
 suite: will-it-scale
 testcase: will-it-scale
-runtime: 4s
+runtime: 1s
 warmup: 0
 will-it-scale:
   test: getppid1
@@ -186,7 +194,7 @@ job long 60s
 "$SCALEBENCH" run "$WORK/long.yaml" --results "$WORK/int" -q >"$WORK/out" 2>"$WORK/err" &
 pid=$!
 cg=$(wait_cgroup $pid) || cg=""
-sleep 0.5
+[ -n "$cg" ] && wait_until 30 joined "$cg" 3
 kill -INT $pid
 rc=0
 timeout 30 tail --pid=$pid -f /dev/null || true
@@ -199,9 +207,9 @@ pid=$!
 cg=$(wait_cgroup $pid) || cg=""
 kill -KILL $pid
 wait $pid 2>/dev/null
-for _ in $(seq 100); do [ -z "$(cat "$cg/cgroup.procs" 2>/dev/null)" ] && break; sleep 0.1; done
+wait_until 10 bash -c "[ -z \"\$(cat '$cg/cgroup.procs' 2>/dev/null)\" ]"
 check "SIGKILL: the run's cgroup is left behind, empty" bash -c "[ -n '$cg' ] && [ -d '$cg' ]"
-job short 1s
+job short 0.25s 0.25s
 sb run "$WORK/short.yaml" --results "$WORK/after" -q
 check "SIGKILL: the next run sweeps the stale cgroup" bash -c "[ $rc -eq 0 ] && [ ! -e '$cg' ]"
 

@@ -27,12 +27,11 @@ check "--all shows every stat, -v the test columns" bash -c \
 	"grep -q 'meminfo.MemFree.*p=.* q=.* welch-log' $WORK/out && grep -q 'vmstat.cpu.sy.*no-change' $WORK/out"
 
 sb compare --json "$G/base" "$G/patched"
-check "--json: verdicts, intervals and q-values per stat" json_true "$WORK/out" \
-	"stats(d['jobs'][0])['will-it-scale.per_process_ops']['groups'][1]['verdict'] == 'regression' and d['jobs'][0]['regression'] and stats(d['jobs'][0])['will-it-scale.per_process_ops']['groups'][1]['interval'][1] < -20 and stats(d['jobs'][0])['meminfo.MemFree']['groups'][1]['verdict'] in ('no-change', 'inconclusive')"
-check "--json: runs per group and the skipped run" json_true "$WORK/out" \
-	"[g['runs'] for g in d['jobs'][0]['groups']] == [4, 5] and 'incomplete' in d['jobs'][0]['groups'][0]['notes'][0]"
-check "--json: direction from the name" json_true "$WORK/out" \
-	"stats(d['jobs'][0])['will-it-scale.per_process_ops']['direction'] == 'higher' and stats(d['jobs'][0])['time.user_time']['direction'] == 'lower' and stats(d['jobs'][0])['proc-vmstat.pgfault']['direction'] == 'neutral'"
+json_checks "$WORK/out" <<CHECKS
+--json: verdicts, intervals and q-values per stat	stats(d['jobs'][0])['will-it-scale.per_process_ops']['groups'][1]['verdict'] == 'regression' and d['jobs'][0]['regression'] and stats(d['jobs'][0])['will-it-scale.per_process_ops']['groups'][1]['interval'][1] < -20 and stats(d['jobs'][0])['meminfo.MemFree']['groups'][1]['verdict'] in ('no-change', 'inconclusive')
+--json: runs per group and the skipped run	[g['runs'] for g in d['jobs'][0]['groups']] == [4, 5] and 'incomplete' in d['jobs'][0]['groups'][0]['notes'][0]
+--json: direction from the name	stats(d['jobs'][0])['will-it-scale.per_process_ops']['direction'] == 'higher' and stats(d['jobs'][0])['time.user_time']['direction'] == 'lower' and stats(d['jobs'][0])['proc-vmstat.pgfault']['direction'] == 'neutral'
+CHECKS
 
 # A/A: the same group against itself, and against a copy of itself, changes nothing.
 mkdir -p "$WORK/aa/will-it-scale/p/t/r/k/c"

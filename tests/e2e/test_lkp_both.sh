@@ -92,16 +92,7 @@ check "lkp-matrix on a directory without commit directories: exit 2, saying what
 
 # Storing a run writes it: two runners at once into one commit directory, two runs each;
 # the matrix has all four, in run order, each value the run's stats.json value.
-cat >"$WORK/job.yaml" <<'Y'
-suite: will-it-scale
-testcase: will-it-scale
-runtime: 1s
-warmup: 0
-nr_task: 1
-will-it-scale:
-  mode: process
-  test: getppid1
-Y
+getppid_job "$WORK/job.yaml" "suite: will-it-scale" "testcase: will-it-scale"
 R="$WORK/results"
 "$SCALEBENCH" run "$WORK/job.yaml" --results "$R" --commit c1 --repeat 2 -q --no-monitors \
 	>"$WORK/out1" 2>"$WORK/err1" &

@@ -172,22 +172,43 @@ sb report "${R[@]}" --mbox "$WORK/locked"
 check "stale dotlock: removed, the message appended" bash -c \
 	"[ $rc -eq 0 ] && [ ! -e $WORK/locked.lock ]"
 mailpy "stale dotlock: one whole message" mbox "$WORK/locked" 1
+# The other tool lets go once report has found the lock taken and waits for it: report polls
+# the lock, napping 50 ms between tries (in nanosleep; or it is gone, having not waited).
+waiting() {
+	case $(cat "/proc/$1/wchan" 2>/dev/null) in *nanosleep*) return 0 ;; esac
+	! kill -0 "$1" 2>/dev/null
+}
+# report_bg ARGS...: sb in the background ($rep); report_wait: its exit status in $rc.
+report_bg() {
+	"$SCALEBENCH" report "$@" >"$WORK/out" 2>"$WORK/err" &
+	rep=$!
+}
+report_wait() {
+	rc=0
+	wait $rep || rc=$?
+}
 touch "$WORK/locked.lock"
-(sleep 3 && grep -c '^From ' "$WORK/locked" >"$WORK/during" && rm -f "$WORK/locked.lock") &
-holder=$!
-sb report "${R[@]}" --mbox "$WORK/locked"
-wait $holder
+report_bg "${R[@]}" --mbox "$WORK/locked"
+wait_until 60 waiting $rep
+grep -c '^From ' "$WORK/locked" >"$WORK/during"
+rm -f "$WORK/locked.lock"
+report_wait
 check "fresh dotlock held by another tool: nothing written while it is held" \
 	[ "$(cat "$WORK/during")" = 1 ]
 mailpy "fresh dotlock: two whole messages" mbox "$WORK/locked" 2
-python3 -c 'import fcntl, sys, time
+python3 -c 'import fcntl, os, sys, time
 f = open(sys.argv[1], "r+"); fcntl.lockf(f, fcntl.LOCK_EX); open(sys.argv[2], "w").close()
-time.sleep(3); print(open(sys.argv[1], "rb").read().count(b"\nFrom "), flush=True)' \
-	"$WORK/locked" "$WORK/held" >"$WORK/during" &
+while not os.path.exists(sys.argv[3]):
+    time.sleep(0.05)
+print(open(sys.argv[1], "rb").read().count(b"\nFrom "), flush=True)' \
+	"$WORK/locked" "$WORK/held" "$WORK/release" >"$WORK/during" &
 holder=$!
-while [ ! -e "$WORK/held" ]; do sleep 0.05; done
-sb report "${R[@]}" --mbox "$WORK/locked"
+wait_until 60 test -e "$WORK/held"
+report_bg "${R[@]}" --mbox "$WORK/locked"
+wait_until 60 waiting $rep
+touch "$WORK/release"
 wait $holder
+report_wait
 check "fcntl lock held by another tool: nothing written while it is held" \
 	[ "$(cat "$WORK/during")" = 1 ]
 mailpy "fcntl lock: three whole messages once released" mbox "$WORK/locked" 3

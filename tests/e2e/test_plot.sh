@@ -49,12 +49,7 @@ SCALEBENCH_GNUPLOT=/nonexistent/gnuplot "$SCALEBENCH" compare --plot "$G/base" "
 check "no gnuplot: compare still prints its table" bash -c "[ $rc -eq 1 ] && grep -q 'will-it-scale.per_process_ops' $WORK/out && grep -q 'no plots' $WORK/err"
 
 # A sweep at two commits: ops/s against nr_task, one line per commit.
-cat >"$WORK/sweep.yaml" <<YAML
-runtime: 1s
-warmup: 0
-nr_task: [1, 2]
-will-it-scale: {mode: process, test: getppid1}
-YAML
+getppid_job "$WORK/sweep.yaml" "nr_task: [1, 2]"
 for c in v1 v2; do "$SCALEBENCH" run "$WORK/sweep.yaml" --results "$WORK/r" --commit $c -q 2>/dev/null; done
 sb plot --scalability "$WORK/sweep.yaml" --results "$WORK/r" --commits v1,v2
 check "scalability plot: both commits as lines" bash -c "[ $rc -eq 0 ] && grep -q 'v1' $WORK/out && grep -q 'v2' $WORK/out && grep -q 'scalability' $WORK/out"

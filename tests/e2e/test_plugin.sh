@@ -14,13 +14,13 @@ cc_plugin() {
 cc_plugin "$WORK/uname.so" examples/plugin/uname_plugin.c
 check "example plug-in builds against the installed header alone" [ -f "$WORK/uname.so" ]
 
-sb bench --plugin "$WORK/uname.so" -m both -t 1,2 -s 1 -w 0.5 --json "$WORK/p.json"
+sb bench --plugin "$WORK/uname.so" -m both -t 1,2 -s 0.25 -w 0 --interval 0.25 --json "$WORK/p.json"
 check "plug-in runs without naming its only testcase" [ $rc -eq 0 ]
 check "plug-in testcase measured in both modes at 1 and 2 copies" json_true "$WORK/p.json" \
 	"d['testcase'] == 'uname1' and [(r['mode'], r['nr_task'], r['status']) for r in d['runs']] == [('process', 1, 'ok'), ('process', 2, 'ok'), ('thread', 1, 'ok'), ('thread', 2, 'ok')]"
 check "plug-in rates positive, stats under its suite" json_true "$WORK/p.json" \
 	"all(r['stats']['plugin.workload'] > 0 for r in d['runs'])"
-sb bench --plugin "$WORK/uname.so" uname1 -t 1 -s 1 -w 0
+sb bench --plugin "$WORK/uname.so" uname1 -t 1 -s 0.25 -w 0 --interval 0.25
 check "plug-in testcase by name" [ $rc -eq 0 ]
 sb list --plugin "$WORK/uname.so"
 check "list --plugin shows the plug-in's testcase" grep -q "^uname1 .*(plug-in)$" "$WORK/out"
@@ -47,7 +47,7 @@ static const struct testcase tc_crash = {
 SCALEBENCH_PLUGIN(&tc_crash);
 C
 cc_plugin "$WORK/crash.so" "$WORK/crash.c"
-sb bench --plugin "$WORK/crash.so" -t 2 -s 2 -w 0
+sb bench --plugin "$WORK/crash.so" -t 2 -s 2 -w 0 --interval 0.25
 check "crashing plug-in copy: reported, exit 1" bash -c "[ $rc -eq 1 ] && grep -q 'crashy: copy 0 of 2 (process [0-9]*) killed by signal 6' $WORK/err"
 
 # Broken plug-ins: each refused before anything runs, naming the file and the reason.
@@ -89,15 +89,10 @@ sb list --plugin "$WORK/text.so"
 check "list --plugin with a bad plug-in: refused" [ $rc -eq 2 ]
 
 # scalebench run takes plug-in testcases too: the job names them like built-in ones.
-cat >"$WORK/pjob.yaml" <<YAML
-runtime: 1s
-warmup: 0
-nr_task: 1
-will-it-scale: {mode: thread, test: uname1}
-YAML
+getppid_job "$WORK/pjob.yaml" "will-it-scale: {mode: thread, test: uname1}"
 sb run "$WORK/pjob.yaml" --plugin "$WORK/uname.so" --results "$WORK/pr" --commit c1 -q
 check "run --plugin: the plug-in's testcase stored like a built-in" bash -c \
-	"[ $rc -eq 0 ] && ls $WORK/pr/plugin/thread-1-1s-uname1/*/*/*/*/c1/0/stats.json >/dev/null"
+	"[ $rc -eq 0 ] && ls $WORK/pr/plugin/thread-1-0.25s-uname1/*/*/*/*/c1/0/stats.json >/dev/null"
 sb run "$WORK/pjob.yaml" --results "$WORK/pr"
 check "run without the plug-in: the job's testcase is unknown" bash -c "[ $rc -eq 2 ] && grep -q uname1 $WORK/err"
 
@@ -105,15 +100,15 @@ check "run without the plug-in: the job's testcase is unknown" bash -c "[ $rc -e
 # headline stat, its direction, each stat family's role) is in the runs' meta.json.
 sb run "$WORK/pjob.yaml" --plugin "$WORK/uname.so" --results "$WORK/pr" --commit c1 -q --repeat 2
 sb run "$WORK/pjob.yaml" --plugin "$WORK/uname.so" --results "$WORK/pr" --commit c2 -q --repeat 3
-c1=$(echo "$WORK"/pr/plugin/thread-1-1s-uname1/*/*/*/*/c1)
-c2=$(echo "$WORK"/pr/plugin/thread-1-1s-uname1/*/*/*/*/c2)
+c1=$(echo "$WORK"/pr/plugin/thread-1-0.25s-uname1/*/*/*/*/c1)
+c2=$(echo "$WORK"/pr/plugin/thread-1-0.25s-uname1/*/*/*/*/c2)
 sb compare "$c1" "$c2" --json
 check "compare of a plug-in's runs, no --plugin: succeeds" bash -c "[ $rc -ne 2 ] && [ -s $WORK/out ]"
 check "compare: the plug-in's headline stat and direction, from meta.json" json_true "$WORK/out" \
 	"d['jobs'][0]['headline'] == {'stat': 'plugin.per_thread_ops', 'direction': 'higher'} and stats(d['jobs'][0])['plugin.per_thread_ops']['headline'] and stats(d['jobs'][0])['plugin.per_thread_ops']['direction'] == 'higher' and not stats(d['jobs'][0])['proc-vmstat.pgfault']['headline']"
 sb compare "$c1" "$c2" --all
 check "compare table: the plug-in's headline row" bash -c "[ $rc -ne 2 ] && grep -q 'plugin.per_thread_ops' $WORK/out && ! grep -q 'expected will-it-scale' $WORK/err"
-sb compare --results "$WORK/pr" --job thread-1-1s-uname1 --commits c1,c2 --all
+sb compare --results "$WORK/pr" --job thread-1-0.25s-uname1 --commits c1,c2 --all
 check "compare --job PATH_PARAMS of a plug-in: no --plugin needed" bash -c "[ $rc -ne 2 ] && grep -q 'plugin.per_thread_ops' $WORK/out"
 sb plot "$c1" "$c2"
 check "plot of a plug-in's runs, no --plugin: the headline stat" bash -c "[ $rc -eq 0 ] && grep -q 'plugin.per_thread_ops' $WORK/out"

@@ -23,6 +23,12 @@ for mode in process thread; do
 	check "context_switch1 $mode: no helper left after the run" no_procs "--tmpdir $tmp"
 done
 
+# nr_procs_is N PATTERN: N processes' command lines match (pgrep from this shell: a bash -c
+# holding the pattern would count itself).
+nr_procs_is() {
+	[ "$(pgrep -c -f -- "$2")" -eq "$1" ]
+}
+
 # Mid-run: the helpers exist (one per copy, in process mode), then die with the run.
 for mode in process thread; do
 	tmp="$WORK/cs-int-$mode"
@@ -30,10 +36,10 @@ for mode in process thread; do
 	"$SCALEBENCH" bench context_switch1 -m $mode -t 2 -s 60 -w 0 --tmpdir "$tmp" \
 		>"$WORK/out" 2>"$WORK/err" &
 	pid=$!
-	sleep 2
 	# scalebench + copy host + 2 copies + 2 helpers; in thread mode copies and helpers are
-	# threads of the host.
+	# threads of the host.  Waited for: they are all there once setup is done.
 	[ $mode = process ] && want=6 || want=2
+	wait_until 30 nr_procs_is $want "--tmpdir $tmp"
 	n=$(pgrep -c -f -- "--tmpdir $tmp")
 	if [ "$n" -eq $want ]; then
 		pass "context_switch1 $mode: $want processes mid-run"
@@ -53,10 +59,11 @@ tmp="$WORK/cs-kill"
 mkdir "$tmp"
 "$SCALEBENCH" bench context_switch1 -m process -t 2 -s 60 -w 0 --tmpdir "$tmp" >/dev/null 2>&1 &
 pid=$!
-sleep 1.5
+# Killed once the helpers run (scalebench, the copy host, 2 copies, 2 helpers).
+wait_until 30 nr_procs_is 6 "--tmpdir $tmp"
 kill -KILL $pid
 wait $pid 2>/dev/null
-sleep 1
+wait_until 10 no_procs "--tmpdir $tmp"
 check "context_switch1 SIGKILL of scalebench: helpers die with it" no_procs "--tmpdir $tmp"
 
 # Ops on the copy's own fd or futex word: the data is there (or the value mismatches), so

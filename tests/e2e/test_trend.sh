@@ -54,12 +54,11 @@ check "the header names stat, job and direction" bash -c \
 
 sb trend --results "$WORK/step" --job $JOB --stat $STAT --json
 check "--json: exit 1 too, and it parses" bash -c "[ $rc -eq 1 ] && python3 -c 'import json,sys; json.load(open(sys.argv[1]))' $WORK/out"
-check "--json: job, stat, 40 points with commit, runs and mean" json_true "$WORK/out" \
-	"d['job'].endswith('$JOB/box/debian-12-x86_64/defconfig/gcc-12') and d['stat'] == '$STAT' and len(d['points']) == 40 and all(set(p) == {'commit', 'runs', 'mean'} and p['runs'] == 3 for p in d['points'])"
-check "--json: the change point's fields" json_true "$WORK/out" \
-	"len(d['change_points']) == 1 and set(d['change_points'][0]) == {'commit', 'index', 'before', 'after', 'change_pct', 'ci_pct', 'p', 'verdict'}"
-check "--json: at commit 20, -6% within its interval, a regression" json_true "$WORK/out" \
-	"[(c['commit'], c['index'], c['verdict']) for c in d['change_points']] == [('$(sha 20)', 20, 'regression')] and -8 < d['change_points'][0]['change_pct'] < -4 and d['change_points'][0]['ci_pct'][0] < d['change_points'][0]['change_pct'] < d['change_points'][0]['ci_pct'][1] < -1 and d['change_points'][0]['p'] <= 0.05 and d['change_points'][0]['before'] > d['change_points'][0]['after']"
+json_checks "$WORK/out" <<CHECKS
+--json: job, stat, 40 points with commit, runs and mean	d['job'].endswith('$JOB/box/debian-12-x86_64/defconfig/gcc-12') and d['stat'] == '$STAT' and len(d['points']) == 40 and all(set(p) == {'commit', 'runs', 'mean'} and p['runs'] == 3 for p in d['points'])
+--json: the change point's fields	len(d['change_points']) == 1 and set(d['change_points'][0]) == {'commit', 'index', 'before', 'after', 'change_pct', 'ci_pct', 'p', 'verdict'}
+--json: at commit 20, -6% within its interval, a regression	[(c['commit'], c['index'], c['verdict']) for c in d['change_points']] == [('$(sha 20)', 20, 'regression')] and -8 < d['change_points'][0]['change_pct'] < -4 and d['change_points'][0]['ci_pct'][0] < d['change_points'][0]['change_pct'] < d['change_points'][0]['ci_pct'][1] < -1 and d['change_points'][0]['p'] <= 0.05 and d['change_points'][0]['before'] > d['change_points'][0]['after']
+CHECKS
 
 # Cycles fall with the ops here; lower is better for them (a perf-stat stat): an improvement.
 sb trend --results "$WORK/step" --job $JOB --stat perf-stat.ps.cycles --json

@@ -1,7 +1,8 @@
 #!/bin/bash
 # lock: selftest-procs: runs "bench selftest-crash" (test_failures.sh checks none is left)
 # The main paths are valgrind-clean: no invalid access, no definite or indirect leak, in the
-# uninstrumented build (the sanitizer build covers the rest of the tests).
+# uninstrumented build (the sanitizer build covers the rest of the tests).  Windows of 0.5 s
+# at a 0.25 s interval: a warmup sample and two measured ones, every path of a longer run.
 set -u
 . "$(dirname "$0")/../lib.sh"
 PLAIN=${SCALEBENCH_PLAIN:-build/scalebench}
@@ -27,28 +28,22 @@ vg() {
 
 vg 0 "list" list
 vg 0 "bench --help" bench --help
-vg 0 "bench getppid1 sweep with JSON" bench getppid1 -t 1,2 -s 1 -w 0.5 --json "$WORK/vg.json"
+vg 0 "bench getppid1 sweep with JSON" bench getppid1 -t 1,2 -s 0.5 -w 0.25 --interval 0.25 --json "$WORK/vg.json"
 # Valgrind runs one thread at a time: a thread-mode loop without syscalls (page_fault3) can
 # starve its sibling there, so thread mode is checked with a syscall loop.  Forked copies
 # are copies of the checked process: --child-silent-after-fork keeps their exits quiet.
-vg 0 "bench getppid1 thread mode" bench getppid1 -m thread -t 2 -s 1 -w 0.5 -q
-vg 0 "bench page_fault3 process mode" bench page_fault3 -t 2 -s 1 -w 0.5 -q
+vg 0 "bench getppid1 thread mode" bench getppid1 -m thread -t 2 -s 0.5 -w 0.25 --interval 0.25 -q
+vg 0 "bench page_fault3 process mode" bench page_fault3 -t 2 -s 0.5 -w 0.25 --interval 0.25 -q
 vg 2 "bad task count" bench getppid1 -t abc
 vg 2 "unwritable JSON path" bench getppid1 --json /nonexistent/x.json
-SCALEBENCH_SELFTEST=1 vg 1 "a crashing copy" bench selftest-crash -t 2 -s 2 -w 0
+SCALEBENCH_SELFTEST=1 vg 1 "a crashing copy" bench selftest-crash -t 2 -s 2 -w 0 --interval 0.25
 
 # The runner with monitors (their thread, perf-profile's ring buffers, symbolizing, the gzip
 # writer), then the analyzer paths over what it stored and over the compare fixtures.
-cat >"$WORK/vg.yaml" <<YAML
-runtime: 2s
-warmup: 0.5
-nr_task: 2
-perf-profile:
-perf-stat:
-proc-vmstat:
-meminfo:
-will-it-scale: {mode: process, test: getppid1}
-YAML
+# Valgrind checks code paths, not rates: 0.25 s intervals over a 1 s window still sample
+# every monitor several times and perf-profile over its slice (the second half).
+getppid_job "$WORK/vg.yaml" "runtime: 1s" "warmup: 0.25" "nr_task: 2" "perf-profile:" "perf-stat:" \
+	"proc-vmstat:" "meminfo:"
 vg 0 "run with perf-profile, perf-stat, proc-vmstat, meminfo" run "$WORK/vg.yaml" \
 	--results "$WORK/vgr" -q
 run_dir=$(ls -d "$WORK"/vgr/will-it-scale/*/*/*/*/*/*/0 2>/dev/null | head -1)
