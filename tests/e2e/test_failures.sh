@@ -25,7 +25,7 @@ for mode in process thread; do
 	check "error exit ($mode): exit 1" [ $rc -eq 1 ]
 	check "error exit ($mode): names the copy and its message" grep -q "copy 1 of 2 ($mode [0-9]*) failed: deliberate failure of copy 1$" "$WORK/err"
 
-	timed 60 bench selftest-stuck -m $mode -t 2 -s 2 -w 0
+	timed 60 bench selftest-stuck -m $mode -t 2 -s 1 -w 0
 	check "stuck copy ($mode): exit 1" [ $rc -eq 1 ]
 	check "stuck copy ($mode): named" grep -q "copy 1 of 2 ($mode [0-9]*) made no progress" "$WORK/err"
 
@@ -41,5 +41,5 @@ check "sweep: both counts recorded" json_true "$WORK/sweep.json" \
 	"[r['status'] for r in d['runs']] == ['ok', 'failed'] and 'scalability' not in d"
 
 # No copy survives any of this.
-sleep 0.5
+wait_until 1 no_procs "bench selftest-"
 check "no copies left behind" no_procs "bench selftest-"
