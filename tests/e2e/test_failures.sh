@@ -5,11 +5,12 @@ set -u
 . "$(dirname "$0")/../lib.sh"
 export SCALEBENCH_SELFTEST=1
 
-# timed NAME LIMIT ARGS...: run scalebench under a hard time limit, record the seconds taken.
+# timed LIMIT ARGS...: run scalebench under a hard time limit, record the seconds taken.  Its
+# --tmpdir marks this test's processes (and their copies, forks with the same command line).
 timed() {
 	local start=$SECONDS
 	rc=0
-	timeout -s KILL "$1" "$SCALEBENCH" "${@:2}" >"$WORK/out" 2>"$WORK/err" || rc=$?
+	timeout -s KILL "$1" "$SCALEBENCH" "${@:2}" --tmpdir "$WORK" >"$WORK/out" 2>"$WORK/err" || rc=$?
 	took=$((SECONDS - start))
 }
 
@@ -41,5 +42,5 @@ check "sweep: both counts recorded" json_true "$WORK/sweep.json" \
 	"[r['status'] for r in d['runs']] == ['ok', 'failed'] and 'scalability' not in d"
 
 # No copy survives any of this.
-wait_until 1 no_procs "bench selftest-"
-check "no copies left behind" no_procs "bench selftest-"
+wait_until 1 no_procs "bench selftest-.* --tmpdir $WORK\$"
+check "no copies left behind" no_procs "bench selftest-.* --tmpdir $WORK\$"
