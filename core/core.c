@@ -548,29 +548,54 @@ static void teardown(pid_t host, bool host_reaped)
 }
 
 /* The sample schedule, in ns after release: every interval through the warmup, its end,
- * every interval through the measurement, its end. */
-static size_t build_schedule(const struct core_config *cfg, uint64_t **out, size_t *measure_idx)
+ * every interval through the measurement, its end.  Counted, not listed: a 60-day run at
+ * 10 ms has 5e8 sample times, 4 GB that took minutes to write before the first sample. */
+struct schedule {
+	uint64_t step, warm, end;
+	size_t nr_warm; /* the interval times before the warmup's end */
+	size_t first_measure; /* index of the first interval time of the measurement */
+	size_t n;	/* every time, the measurement's end the last */
+};
+
+static size_t schedule_init(struct schedule *sc, const struct core_config *cfg,
+			    size_t *measure_idx)
 {
 	uint64_t step = (uint64_t)(cfg->interval_s * 1e9);
 	uint64_t warm = (uint64_t)(cfg->warmup_s * 1e9);
 	uint64_t end = warm + (uint64_t)(cfg->runtime_s * 1e9);
-	size_t cap = (size_t)((cfg->warmup_s + cfg->runtime_s) / cfg->interval_s) + 4, n = 0;
-	uint64_t *s = malloc(cap * sizeof(*s));
+	size_t cap = (size_t)((cfg->warmup_s + cfg->runtime_s) / cfg->interval_s) + 4;
+	uint64_t k;
 
-	if (!s)
+	if (!step)
 		return 0;
-	for (uint64_t t = step; t < warm && n < cap - 2; t += step)
-		s[n++] = t;
-	*measure_idx = n + 1; /* sample 0 is the release itself */
+	*sc = (struct schedule){.step = step, .warm = warm, .end = end};
+	/* step, 2 step, ... below warm; at most cap - 2 of them */
+	k = warm ? (warm - 1) / step : 0;
+	sc->nr_warm = k < cap - 2 ? (size_t)k : cap - 2;
+	*measure_idx = sc->nr_warm + 1; /* sample 0 is the release itself */
+	sc->first_measure = sc->nr_warm;
 	if (warm > 0)
-		s[n++] = warm;
+		sc->first_measure++;
 	else
 		*measure_idx = 0;
-	for (uint64_t t = warm + step; t < end && n < cap - 1; t += step)
-		s[n++] = t;
-	s[n++] = end;
-	*out = s;
-	return n;
+	/* warm + step, warm + 2 step, ... below end; the list is at most cap - 1 long before end */
+	k = end > warm + step ? (end - warm - 1) / step : 0;
+	if (k > cap - 1 - sc->first_measure)
+		k = cap - 1 - sc->first_measure;
+	sc->n = sc->first_measure + (size_t)k + 1;
+	return sc->n;
+}
+
+/* Sample time k (k < n) of the schedule. */
+static uint64_t schedule_at(const struct schedule *sc, size_t k)
+{
+	if (k < sc->nr_warm)
+		return (uint64_t)(k + 1) * sc->step;
+	if (k < sc->first_measure)
+		return sc->warm;
+	if (k + 1 < sc->n)
+		return sc->warm + (uint64_t)(k - sc->first_measure + 1) * sc->step;
+	return sc->end;
 }
 
 /* One core_run: what its phases share. */
@@ -579,7 +604,7 @@ struct sampler {
 	struct core_result *res;
 	unsigned n;
 	struct counter_area sh;
-	uint64_t *schedule; /* sample times after the release (build_schedule) */
+	struct schedule schedule; /* sample times after the release */
 	size_t nsched, measure_idx;
 	uint64_t *counts; /* one read of every copy's counter */
 	sigset_t old_mask, wait_mask;
@@ -627,7 +652,7 @@ static int sampler_init(struct sampler *s)
 
 	res->cpus = malloc(n * sizeof(*res->cpus));
 	s->counts = calloc(n, sizeof(*s->counts));
-	s->nsched = build_schedule(cfg, &s->schedule, &s->measure_idx);
+	s->nsched = schedule_init(&s->schedule, cfg, &s->measure_idx);
 	if (!res->cpus || !s->counts || !s->nsched)
 		return setup_failed(res, -ENOMEM, "out of memory");
 	for (unsigned i = 0; i < n; i++)
@@ -761,7 +786,7 @@ static enum run_end sample_loop(struct sampler *s)
 	unsigned n = s->n;
 
 	for (size_t k = 0; k < s->nsched; k++) {
-		while (sleep_until(s->t0 + s->schedule[k], &s->wait_mask)) {
+		while (sleep_until(s->t0 + schedule_at(&s->schedule, k), &s->wait_mask)) {
 			if (got_signal)
 				return RUN_INTERRUPTED;
 			if (got_sigchld) {
@@ -875,7 +900,6 @@ static void sampler_free(struct sampler *s)
 	task_snapshot_free(&s->task_start);
 	counter_area_unmap(&s->sh);
 	free(s->counts);
-	free(s->schedule);
 }
 
 int core_run(const struct core_config *cfg, struct core_result *res)

@@ -125,7 +125,7 @@ check "runtime: 0.0000001 refused" bash -c "[ $rc -eq 2 ] && grep -q \"runtime '
 for pct in 1% 50% 100%; do
 	sb bench getppid1 -t $pct -s 0.2 -w 0 -q --json "$WORK/pct.json"
 	b=$(json "$WORK/pct.json" "d['nr_task'][0]" 2>/dev/null)
-	printf 'nr_task: %s\nwill-it-scale: {test: getppid1}\n' $pct >"$WORK/pct.yaml"
+	getppid_job "$WORK/pct.yaml" "nr_task: $pct"
 	sb run "$WORK/pct.yaml" --dry-run --results "$WORK/r"
 	j=$(sed -n 's/.* mode, \([0-9]*\) cop.*/\1/p' "$WORK/out")
 	check "bench -t $pct and nr_task: $pct agree ($b and $j copies)" [ -n "$b" -a "$b" = "$j" ]

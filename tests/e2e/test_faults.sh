@@ -137,12 +137,7 @@ fi
 
 # ---- 2. concurrent runners on one results tree -------------------------------------------------
 
-cat >"$WORK/c.yaml" <<YAML
-runtime: 1s
-warmup: 0
-nr_task: 1
-will-it-scale: {mode: process, test: getppid1}
-YAML
+getppid_job "$WORK/c.yaml"
 for n in 2 4; do
 	pids=()
 	for i in $(seq 1 $n); do
@@ -352,16 +347,13 @@ cc -std=c11 -Wall -Wextra -Werror -O2 -I"$WORK/include" -shared -fPIC -o "$WORK/
 	"$WORK/faulty.c" 2>"$WORK/cc.err"
 check "fault plug-in builds" [ -f "$WORK/faulty.so" ]
 
-# fault_run TEST MODE: one run of the faulty testcase into $WORK/rf; $rc, $secs, $run set.
+# fault_run TEST MODE [RUNTIME]: one run of the faulty testcase into $WORK/rf (after a 0.5 s
+# warmup, a RUNTIME window, 0.25s unless given); $rc, $secs, $run set.
 fault_run() {
-	local t=$1 mode=$2 start=$SECONDS
+	local t=$1 mode=$2 runtime=${3:-0.25s} start=$SECONDS
 	rm -f "$WORK/born"
-	cat >"$WORK/f.yaml" <<YAML
-runtime: 1s
-warmup: 0.5s
-nr_task: 1
-will-it-scale: {mode: $mode, test: $t}
-YAML
+	getppid_job "$WORK/f.yaml" "warmup: 0.5s" "runtime: $runtime" \
+		"will-it-scale: {mode: $mode, test: $t}"
 	rc=0
 	# A SIGSEGV is the testcase's own: ASan's handler would turn it into an exit status.
 	ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}handle_segv=0 \
@@ -370,11 +362,13 @@ YAML
 		--plugin "$WORK/faulty.so" --results "$WORK/rf" --commit c --no-monitors \
 		--tmpdir "$WORK/tmp" -q >"$WORK/out" 2>"$WORK/err" || rc=$?
 	secs=$((SECONDS - start))
-	run=$(ls -d "$WORK"/rf/*/"$mode-1-1s-$t"/*/*/*/*/c/0 2>/dev/null)
+	run=$(ls -d "$WORK"/rf/*/"$mode-1-$runtime-$t"/*/*/*/*/c/0 2>/dev/null)
 }
 mkdir -p "$WORK/tmp"
 for mode in process thread; do
-	fault_run segv $mode
+	# (segv raises its signal 0.3 s after it starts: a 1 s window after the warmup leaves a
+	# busy machine the time to get there before the window ends.)
+	fault_run segv $mode 1s
 	check "segv ($mode): exit 1 within 30 s, stored as failed" bash -c \
 		"[ $rc -eq 1 ] && [ $secs -le 30 ] && [ -n '$run' ]"
 	check "segv ($mode): the failure names signal 11" json_true "$run/meta.json" \
@@ -401,4 +395,4 @@ check "faulty copies: no temp files left" [ -z "$(ls -A "$WORK/tmp")" ]
 check "faulty copies: no half runs" [ -z "$(half_runs "$WORK/rf")" ]
 fault_run fork_ignore process
 check "after the faulty copies, the next run on the tree works" bash -c \
-	"[ $rc -eq 0 ] && [ -s $WORK/rf/plugin/process-1-1s-fork_ignore/*/*/*/*/c/1/stats.json ]"
+	"[ $rc -eq 0 ] && [ -s $WORK/rf/plugin/process-1-0.25s-fork_ignore/*/*/*/*/c/1/stats.json ]"

@@ -8,16 +8,7 @@ export SCALEBENCH_SELFTEST=1
 
 R="$WORK/results"
 IDX="$R/.scalebench-index.sqlite"
-cat >"$WORK/tiny.yaml" <<YAML
-suite: will-it-scale
-testcase: will-it-scale
-runtime: 1s
-warmup: 0.2
-nr_task: 1
-will-it-scale:
-  mode: process
-  test: getppid1
-YAML
+getppid_job "$WORK/tiny.yaml" "suite: will-it-scale" "testcase: will-it-scale"
 
 field() { # NAME: the value of "NAME: value" in the last output
 	sed -n "s/^$1: //p" "$WORK/out"

@@ -25,7 +25,7 @@ check "installed: run page_fault3 by name from another directory (dry run)" bash
 	"[ $rc -eq 0 ] && grep -q '^page_fault3-.*page_fault3' $WORK/out"
 rc=0
 (cd "$WORK/elsewhere" && "$WORK/stage/opt/sb/bin/scalebench" run page_fault3 -q --no-monitors \
-	--runtime 1s --set warmup=0 --nr-task 1 --set mode=process --results "$WORK/r" \
+	--runtime 0.25s --set interval=0.25s --set warmup=0 --nr-task 1 --set mode=process --results "$WORK/r" \
 	--commit c1 >"$WORK/out" 2>"$WORK/err") || rc=$?
 check "installed: run page_fault3 by name, with overrides, stores one run" bash -c \
 	"[ $rc -eq 0 ] && [ \$(ls -d $WORK/r/will-it-scale/*/*/*/*/*/c1/0 | wc -l) -eq 1 ]"

@@ -139,11 +139,14 @@ check "maxima: 10000 atomic jobs x 100000 repeats accepted (dry run)" bash -c \
 "$SCALEBENCH" run "$WORK/max.yaml" -r 100000 --no-monitors --results "$WORK/max-results" \
 	--tmpdir "$WORK" >"$WORK/out" 2>"$WORK/err" &
 pid=$!
-for _ in $(seq 1 300); do
-	grep -q 'run 1/100000' "$WORK/out" && break
-	sleep 0.2
-done
-sleep 1
+# Under way: the run has begun and its copy is up and running (the copy host, the runner's
+# child, is spawned once the schedule is built).
+copy_released() {
+	local host
+	grep -q 'run 1/100000' "$WORK/out" && host=$(pgrep -d, -P $pid) &&
+		ps -o stat= --ppid "$host" 2>/dev/null | grep -q '^R'
+}
+wait_until 60 copy_released
 kill -INT $pid
 rc=0
 timeout 30 tail --pid=$pid -f /dev/null || true
@@ -155,11 +158,14 @@ check "maxima: no sanitizer report" bash -c "! grep -q 'runtime error\|Sanitizer
 # bench at its maxima, with the shortest sampling interval it takes.
 "$SCALEBENCH" bench getppid1 -s 30d -w 30d --interval 0.01 --tmpdir "$WORK" >"$WORK/out" 2>"$WORK/err" &
 pid=$!
-for _ in $(seq 1 100); do
-	[ -s "$WORK/out" ] && break
-	sleep 0.2
-done
-sleep 1
+# Under way as the run above: its copy up (5e8 sample times, counted, not listed: listing them
+# took 4 GB and minutes, with the signal unanswered until it was done).
+copy_up() {
+	local host
+	[ -s "$WORK/out" ] && host=$(pgrep -d, -P $pid) &&
+		ps -o stat= --ppid "$host" 2>/dev/null | grep -q '^R'
+}
+wait_until 60 copy_up
 kill -INT $pid
 rc=0
 timeout 30 tail --pid=$pid -f /dev/null || true
@@ -169,17 +175,11 @@ check "bench maxima: no sanitizer report" bash -c "! grep -q 'runtime error\|San
 
 # ---- a list-valued monitor option is a value, not a dimension ----
 
-cat >"$WORK/events.yaml" <<'Y'
-runtime: 1s
-warmup: 0
-nr_task: 1
-perf-stat:
-  events: [cpu-clock, task-clock]
-will-it-scale: {test: getppid1}
-Y
+getppid_job "$WORK/events.yaml" "will-it-scale: {test: getppid1}" \
+	"perf-stat:" "  events: [cpu-clock, task-clock]"
 sb split "$WORK/events.yaml"
 check "perf-stat events: [a, b]: one atomic job" bash -c \
-	"[ $rc -eq 0 ] && [ \$(grep -c '^# ' $WORK/out) -eq 1 ] && grep -q '^# events-1-1s-getppid1.yaml' $WORK/out"
+	"[ $rc -eq 0 ] && [ \$(grep -c '^# ' $WORK/out) -eq 1 ] && grep -q '^# events-1-0.25s-getppid1.yaml' $WORK/out"
 check "perf-stat events: [a, b]: the job keeps both events" bash -c \
 	"grep -A2 '^  events:' $WORK/out | grep -q -- '- cpu-clock' && grep -A2 '^  events:' $WORK/out | grep -q -- '- task-clock'"
 sb run "$WORK/events.yaml" --dry-run --results "$WORK/ev-results"

@@ -6,15 +6,18 @@ set -u
 export SCALEBENCH_SELFTEST=1
 
 online=$(nproc)
-cat >"$WORK/small.yaml" <<YAML
+# The logic job: 2 testcases x 2 modes at the 0.25 s window (interval: 0.25s).
+getppid_job "$WORK/small.yaml" "suite: will-it-scale" "testcase: will-it-scale" \
+	"will-it-scale: {mode: [process, thread], test: [page_fault3, getppid1]}"
+# What a run measures, with the default interval: its monitors' values over a 1 s window
+# (proc-vmstat and perf-stat must agree on it), the per-interval output lines.
+cat >"$WORK/default.yaml" <<YAML
 suite: will-it-scale
 testcase: will-it-scale
 runtime: 1s
 warmup: 0.5
 nr_task: 1
-will-it-scale:
-  mode: [process, thread]
-  test: [page_fault3, getppid1]
+will-it-scale: {mode: process, test: page_fault3}
 YAML
 
 R="$WORK/results"
@@ -25,18 +28,29 @@ busy_runs=$(grep -l '"busy": true' "$R"/will-it-scale/*/*/*/*/*/base/*/meta.json
 [ $rc -eq 0 ] || head -5 "$WORK/err"
 tree=$(ls -d "$R"/will-it-scale/*/*/*/*/*/base 2>/dev/null | wc -l)
 check "results tree: will-it-scale/<path_params>/<tbox>/<rootfs>/<kconfig>/<compiler>/<commit>" [ "$tree" -eq 4 ]
-for pp in process-1-1s-page_fault3 thread-1-1s-page_fault3 process-1-1s-getppid1 thread-1-1s-getppid1; do
+for pp in process-1-0.25s-page_fault3 thread-1-0.25s-page_fault3 process-1-0.25s-getppid1 thread-1-0.25s-getppid1; do
 	check "$pp: runs 0 and 1, nothing else" bash -c "[ \"\$(ls -A $R/will-it-scale/$pp/*/*/defconfig/*/base | grep -vx matrix.json | tr '\n' ' ')\" = '0 1 ' ]"
 done
-run0=$(ls -d "$R"/will-it-scale/process-1-1s-page_fault3/*/*/defconfig/*/base/0)
+check "interleaved: the runs alternate between atomic jobs" bash -c \
+	"[ \$(grep -c '^\[[0-9]/8\] small-' $WORK/out) -ge 8 ] && grep -q '^\[2/8\] small-process-1-0.25s-getppid1 run 1/2' $WORK/out && grep -q '^\[5/8\] small-process-1-0.25s-page_fault3 run 2/2' $WORK/out"
+small0=$(ls -d "$R"/will-it-scale/process-1-0.25s-page_fault3/*/*/defconfig/*/base/0)
+check "interval: 0.25s with runtime: 0.25s: stored, meta.json interval_s 0.25" json_true \
+	"$small0/meta.json" "d['status'] == 'ok' and d['interval_s'] == 0.25 and d['runtime_s'] == 0.25"
+
+sb run "$WORK/default.yaml" --results "$WORK/rd" --commit base
+check "default job (1 s window, default interval): exit 0" [ $rc -eq 0 ]
+[ $rc -eq 0 ] || head -5 "$WORK/err"
+run0=$(ls -d "$WORK"/rd/will-it-scale/process-1-1s-page_fault3/*/*/defconfig/*/base/0)
 for f in job.yaml output stats.json meta.json; do
 	check "a run holds $f" [ -s "$run0/$f" ]
 done
-check "interleaved: the runs alternate between atomic jobs" bash -c \
-	"[ \$(grep -c '^\[[0-9]/8\] small-' $WORK/out) -ge 8 ] && grep -q '^\[2/8\] small-process-1-1s-getppid1 run 1/2' $WORK/out && grep -q '^\[5/8\] small-process-1-1s-page_fault3 run 2/2' $WORK/out"
 check "stats: testcase stats" json_true "$run0/stats.json" "d['will-it-scale.per_process_ops'] > 0 and d['will-it-scale.workload'] > 0"
 check "stats: default monitors (proc-vmstat, vmstat, perf-stat, meminfo, time)" json_true "$run0/stats.json" \
 	"all(k in d for k in ['proc-vmstat.pgfault', 'vmstat.system.cs', 'perf-stat.ps.page-faults', 'meminfo.MemFree', 'time.user_time'])"
+# A real run with the default interval is what it was before `interval` existed: 1 s in
+# meta.json, the same stat families, and the testcase's and time's stats by the same names.
+check "default interval: meta.json interval_s 1, the same stats names as before" json_true "$run0/meta.json" \
+	"d['interval_s'] == 1 and (lambda s: {k.split('.')[0] for k in s} <= {'will-it-scale', 'proc-vmstat', 'vmstat', 'perf-stat', 'meminfo', 'time', 'interrupts', 'softirqs'} and {'will-it-scale', 'proc-vmstat', 'vmstat', 'perf-stat', 'meminfo', 'time'} <= {k.split('.')[0] for k in s} and sorted(k for k in s if k.startswith('will-it-scale.')) == ['will-it-scale.per_process_ops', 'will-it-scale.workload'] and sorted(k for k in s if k.startswith('time.')) == ['time.' + n for n in ['elapsed_time', 'elapsed_time.max', 'file_system_outputs', 'involuntary_context_switches', 'major_page_faults', 'maximum_resident_set_size', 'minor_page_faults', 'page_size', 'percent_of_cpu_this_job_got', 'system_time', 'user_time', 'voluntary_context_switches']])(__import__('json').load(open('$run0/stats.json')))"
 # Two monitors, two sources of the same system-wide count: they must agree.
 check "stats: proc-vmstat.pgfault agrees with perf-stat page-faults over the 1 s window" json_true "$run0/stats.json" \
 	"d['proc-vmstat.pgfault'] > 0 and abs(d['perf-stat.ps.page-faults'] * 1.0 - d['proc-vmstat.pgfault']) <= 0.25 * d['proc-vmstat.pgfault'] + 200"
@@ -44,11 +58,11 @@ check "stats: every value a number" json_true "$run0/stats.json" \
 	"all(isinstance(v, (int, float)) for v in d.values())"
 check "raw monitor samples kept with timestamps" json_true "$run0/perf-stat.json" "len(d) >= 1 and 't_s' in d[0]"
 check "meta: machine, commit, job, status" json_true "$run0/meta.json" \
-	"d['machine']['threads'] == $online and d['commit'] == 'base' and d['status'] == 'ok' and d['atomic_job'] == 'small-process-1-1s-page_fault3'"
+	"d['machine']['threads'] == $online and d['commit'] == 'base' and d['status'] == 'ok' and d['atomic_job'] == 'default-process-1-1s-page_fault3'"
 if ! perf stat -e instructions true >/dev/null 2>&1 && [ ! -e /sys/bus/event_source/devices/cpu/events/instructions ]; then
 	check "no hardware PMU: unsupported events in meta.json, not fatal" json_true "$run0/meta.json" \
 		"'cpu-cycles' in [u['event'] for u in d['monitors']['perf-stat']['unsupported']]"
-	check "no hardware PMU: said once on stderr" bash -c "[ \$(grep -c 'perf-stat: not supported here: cpu-cycles' $WORK/err) -eq 1 ]"
+	check "no hardware PMU: said once on stderr" bash -c "[ \$(grep -c 'perf-stat: not supported here: cpu-cycles' $WORK/err.small) -eq 1 ]"
 fi
 # meta.json declares what the analyzer needs: the suite, the headline stat and its direction,
 # and the role of every stat family that stats.json holds (and of no other).
@@ -70,7 +84,7 @@ if not ok:
 sys.exit(0 if ok else 1)
 PY
 }
-thread0=$(ls -d "$R"/will-it-scale/thread-1-1s-getppid1/*/*/defconfig/*/base/0)
+thread0=$(ls -d "$R"/will-it-scale/thread-1-0.25s-getppid1/*/*/defconfig/*/base/0)
 check "meta: roles of a process-mode run" roles_ok "$run0" will-it-scale will-it-scale.per_process_ops higher
 check "meta: roles of a thread-mode run" roles_ok "$thread0" will-it-scale will-it-scale.per_thread_ops higher
 check "meta: the testcase's family is the headline, the monitors' are monitors" json_true "$run0/meta.json" \
@@ -82,15 +96,10 @@ check "no temp run directory left" bash -c "! find $R -name '.tmp-run-*' | grep 
 # A second invocation takes the next free numbers.
 sb run "$WORK/small.yaml" --results "$R" --commit base -q
 check "second run of the job: runs 2 and 3... no, one more each: run 2" bash -c \
-	"[ -d $R/will-it-scale/thread-1-1s-getppid1/*/*/defconfig/*/base/2 ] && [ ! -e $R/will-it-scale/thread-1-1s-getppid1/*/*/defconfig/*/base/3 ]"
+	"[ -d $R/will-it-scale/thread-1-0.25s-getppid1/*/*/defconfig/*/base/2 ] && [ ! -e $R/will-it-scale/thread-1-0.25s-getppid1/*/*/defconfig/*/base/3 ]"
 
 # Two runners filling the same tree at once never collide.
-cat >"$WORK/one.yaml" <<YAML
-runtime: 1s
-warmup: 0
-nr_task: 1
-will-it-scale: {mode: process, test: getppid1}
-YAML
+getppid_job "$WORK/one.yaml"
 "$SCALEBENCH" run "$WORK/one.yaml" --results "$WORK/r2" -r 2 -q 2>/dev/null &
 "$SCALEBENCH" run "$WORK/one.yaml" --results "$WORK/r2" -r 2 -q 2>/dev/null
 wait
@@ -113,12 +122,10 @@ check "LKP job: per_thread_ops, interrupts and softirqs stats" json_true "$lkpru
 check "LKP job: kept keys in job.yaml" grep -q "^testbox: lkp-skl-4sp1" "$lkprun/job.yaml"
 
 # A failing copy: the run is stored with a failure stat; the exit status says so.
-cat >"$WORK/crash.yaml" <<YAML
-runtime: 2s
-warmup: 0
-nr_task: 2
-will-it-scale: {mode: process, test: selftest-crash}
-YAML
+# (runtime 2s: copy 1 aborts after its 300th 1 ms sleep, which must fall in the window on a
+# busy machine; the run ends at the crash.)
+getppid_job "$WORK/crash.yaml" "runtime: 2s" "nr_task: 2" \
+	"will-it-scale: {mode: process, test: selftest-crash}"
 sb run "$WORK/crash.yaml" --results "$WORK/rc" -q
 crun=$(ls -d "$WORK"/rc/selftest/*/*/*/*/*/*/0 2>/dev/null)
 check "crashing copy: exit 1, run stored" bash -c "[ $rc -eq 1 ] && [ -n '$crun' ]"
@@ -132,12 +139,7 @@ check "crashing copy: meta.json names stderr a failure family" roles_ok "$crun" 
 check "crashing copy: its failure family declared" json_true "$crun/meta.json" "d['families']['stderr'] == 'failure'"
 
 # A cost testcase: its headline is the cost, lower is better; its suite has dots.
-cat >"$WORK/cost.yaml" <<YAML
-runtime: 1s
-warmup: 0
-nr_task: 1
-will-it-scale: {mode: process, test: launch1}
-YAML
+getppid_job "$WORK/cost.yaml" "will-it-scale: {mode: process, test: launch1}"
 sb run "$WORK/cost.yaml" --results "$WORK/rcost" -q --no-monitors
 costrun=$(ls -d "$WORK"/rcost/*/*/*/*/*/*/*/0 2>/dev/null)
 check "cost testcase: stored" bash -c "[ $rc -eq 0 ] && [ -n '$costrun' ]"
@@ -147,34 +149,26 @@ check "cost testcase: headline is the cost, direction lower" roles_ok "$costrun"
 # A plug-in testcase: its own suite and headline.
 plugin=build/examples/uname_plugin.so
 [ -f "$plugin" ] || make -s plugin-example >/dev/null 2>&1
-cat >"$WORK/pjob.yaml" <<YAML
-runtime: 1s
-warmup: 0
-nr_task: 1
-will-it-scale: {mode: [process, thread], test: uname1}
-YAML
+getppid_job "$WORK/pjob.yaml" "will-it-scale: {mode: [process, thread], test: uname1}"
 sb run "$WORK/pjob.yaml" --plugin "$plugin" --results "$WORK/rp" --commit c1 -q
-prun=$(ls -d "$WORK"/rp/*/process-1-1s-uname1/*/*/*/*/c1/0 2>/dev/null)
-ptrun=$(ls -d "$WORK"/rp/*/thread-1-1s-uname1/*/*/*/*/c1/0 2>/dev/null)
+prun=$(ls -d "$WORK"/rp/*/process-1-0.25s-uname1/*/*/*/*/c1/0 2>/dev/null)
+ptrun=$(ls -d "$WORK"/rp/*/thread-1-0.25s-uname1/*/*/*/*/c1/0 2>/dev/null)
 check "plug-in job: both modes stored" bash -c "[ $rc -eq 0 ] && [ -n '$prun' ] && [ -n '$ptrun' ]"
 check "plug-in: meta.json declares its suite and headline (process)" roles_ok "$prun" plugin plugin.per_process_ops higher
 check "plug-in: meta.json declares its suite and headline (thread)" roles_ok "$ptrun" plugin plugin.per_thread_ops higher
 check "plug-in: its family is the headline" json_true "$prun/meta.json" "d['families']['plugin'] == 'headline'"
 
-# SIGINT mid-run: the run in progress is discarded, completed runs stay.
-cat >"$WORK/long.yaml" <<YAML
-runtime: 3s
-warmup: 0
-nr_task: 1
-will-it-scale: {mode: process, test: getppid1}
-YAML
+# SIGINT mid-run: the run in progress is discarded, completed runs stay.  The signal goes once
+# run 0 is stored and run 1 has begun (its temp directory exists): 2 s is the time the kill
+# has to land in run 1, on a busy machine too.
+getppid_job "$WORK/long.yaml" "runtime: 2s"
 "$SCALEBENCH" run "$WORK/long.yaml" --results "$WORK/ri" -r 3 >"$WORK/out" 2>"$WORK/err" &
 pid=$!
-for _ in $(seq 1 100); do
-	[ -d "$(ls -d "$WORK"/ri/will-it-scale/*/*/*/*/*/*/0 2>/dev/null | head -1)" ] && break
-	sleep 0.1
-done
-sleep 1
+run1_begun() {
+	[ -d "$(ls -d "$WORK"/ri/will-it-scale/*/*/*/*/*/*/0 2>/dev/null | head -1)" ] &&
+		ls -d "$WORK"/ri/will-it-scale/*/*/*/*/*/*/.tmp-run-* >/dev/null 2>&1
+}
+wait_until 60 run1_begun
 kill -INT $pid
 rc=0
 wait $pid || rc=$?
@@ -212,6 +206,10 @@ check "nr_task: 0 refused" bash -c "[ $rc -eq 2 ] && grep -q 'nr_task' $WORK/err
 printf 'runtime: abc\nwill-it-scale: {test: getppid1}\n' >"$WORK/bad.yaml"
 sb run "$WORK/bad.yaml" --results "$WORK/rb"
 check "runtime: abc refused" bash -c "[ $rc -eq 2 ] && grep -q \"runtime.*'abc'\" $WORK/err"
+printf 'interval: 0.5s\nruntime: 0.25s\nwill-it-scale: {test: getppid1}\n' >"$WORK/bad.yaml"
+sb run "$WORK/bad.yaml" --results "$WORK/rb"
+check "runtime shorter than the interval: exit 2, the file, the line and both values" bash -c \
+	"[ $rc -eq 2 ] && grep -q \"$WORK/bad.yaml:2: runtime '0.25s': expected at least 0.5s: .* every 0.5s (interval)\" $WORK/err"
 printf 'will-it-scale: {test: nosuchtest}\n' >"$WORK/bad.yaml"
 sb run "$WORK/bad.yaml" --results "$WORK/rb"
 check "unknown testcase refused" bash -c "[ $rc -eq 2 ] && grep -q 'nosuchtest' $WORK/err"
@@ -234,14 +232,9 @@ fi
 
 # A monitor's interval is a duration like any other: a bad one leaves that monitor out with a
 # note naming the value (it used to become 1 s silently); a good one is used.
-cat >"$WORK/iv.yaml" <<YAML
-runtime: 2s
-warmup: 0
-nr_task: 1
-will-it-scale: {mode: process, test: getppid1}
-proc-vmstat: {interval: nan}
-meminfo: {interval: 0.5s}
-YAML
+# (The job's default interval, 1 s: a monitor's own option is what differs from it.)
+getppid_job "$WORK/iv.yaml" "interval: 1s" "runtime: 2s" "proc-vmstat: {interval: nan}" \
+	"meminfo: {interval: 0.5s}"
 sb run "$WORK/iv.yaml" --results "$WORK/riv" --commit c -q
 meta=$(echo "$WORK"/riv/will-it-scale/*/*/*/*/*/c/0/meta.json)
 check "interval: nan leaves proc-vmstat out, run stored" bash -c \
@@ -262,8 +255,7 @@ check "run: a warning at the end exactly when some run was measured on a busy ma
 # A job file's name is part of every progress line: a control character in it is written as
 # \xNN, never raw (ESC would drive the terminal).
 esc_job="$WORK/"$'esc\x1b[2J'".yaml"
-sed -e 's/mode: \[process, thread\]/mode: process/' -e 's/test: \[page_fault3, getppid1\]/test: getppid1/' \
-	"$WORK/small.yaml" >"$esc_job"
+getppid_job "$esc_job" "suite: will-it-scale" "testcase: will-it-scale"
 sb run "$esc_job" --results "$WORK/esc" --no-monitors --commit e
 check "a job name with ESC: stored, progress lines show it as \\x1b, no raw ESC" bash -c \
 	"[ $rc -eq 0 ] && grep -qF 'esc\\x1b[2J' $WORK/out && ! grep -q \$'\\x1b' $WORK/out"

@@ -31,17 +31,18 @@ check "--set will-it-scale.test= and --runtime: 4 getppid1 jobs of 20 s" bash -c
 sb run "$WORK/sweep.yaml" --dry-run --runtime 20s --set runtime=30s
 check "later override of a key wins" bash -c "[ $rc -eq 0 ] && grep -q ' 30 s ' $WORK/out && ! grep -q ' 20 s ' $WORK/out"
 
-# A real run records the values in its job.yaml and meta.json.
+# A real run records the values in its job.yaml and meta.json (the logic tests' 0.25 s window:
+# --set interval=0.25s, a key the file lacks, for --runtime 0.25s).
 R="$WORK/results"
-sb run "$WORK/sweep.yaml" --results "$R" --commit c1 -q --no-monitors --runtime 1s --nr-task 1 \
-	--set mode=process --set test=getppid1
+sb run "$WORK/sweep.yaml" --results "$R" --commit c1 -q --no-monitors --runtime 0.25s --nr-task 1 \
+	--set mode=process --set test=getppid1 --set interval=0.25s
 run0=$(ls -d "$R"/will-it-scale/*/*/*/*/*/c1/0 2>/dev/null | head -1)
 check "overridden job runs: one run, exit 0" bash -c \
 	"[ $rc -eq 0 ] && [ \$(ls -d $R/will-it-scale/*/*/*/*/*/c1/0 | wc -l) -eq 1 ]"
 check "job.yaml records the overrides" bash -c \
-	"grep -qx 'runtime: 1s' '$run0/job.yaml' && grep -qx 'nr_task: 1' '$run0/job.yaml' && grep -q 'mode: process' '$run0/job.yaml' && grep -q 'test: getppid1' '$run0/job.yaml'"
-check "meta.json: runtime 1 s, 1 copy" json_true "$run0/meta.json" \
-	"d['runtime_s'] == 1 and d['nr_task'] == 1 and d['testcase'] == 'getppid1'"
+	"grep -qx 'runtime: 0.25s' '$run0/job.yaml' && grep -qx 'interval: 0.25s' '$run0/job.yaml' && grep -qx 'nr_task: 1' '$run0/job.yaml' && grep -q 'mode: process' '$run0/job.yaml' && grep -q 'test: getppid1' '$run0/job.yaml'"
+check "meta.json: runtime 0.25 s, 1 copy" json_true "$run0/meta.json" \
+	"d['runtime_s'] == 0.25 and d['interval_s'] == 0.25 and d['nr_task'] == 1 and d['testcase'] == 'getppid1'"
 
 # A key the file does not have is added (here to a block the file lacks).
 sb run "$WORK/sweep.yaml" --dry-run --nr-task 1 --set perf-stat.interval=2 --set mode=thread \

@@ -60,8 +60,14 @@ PY
 
 # A testcase whose headline is a cost (launch1: us_per_event, lower is better) has none in a
 # sweep: the sweep's headline is LKP's per_process_ops, higher is better, a stat it stores.
+# Every point takes LKP's 5 s at least (lkp_sweep_point_runtime, as LKP computes it); on one
+# CPU (the sweep's task counts follow the CPUs the runner may use, as LKP's nproc does) the
+# sweep is its 2 points at 1 task, which is all this headline check needs.
+cpu0=$(awk '/^Cpus_allowed_list/ {split($2, a, "[,-]"); print a[1]}' /proc/self/status)
 R4="$WORK/r4"
-sb run "$WORK/sweep.yaml" --results "$R4" --commit c1 --set test=launch1 --no-monitors -q
+rc=0
+taskset -c "$cpu0" "$SCALEBENCH" run "$WORK/sweep.yaml" --results "$R4" --commit c1 \
+	--set test=launch1 --no-monitors -q >"$WORK/out" 2>"$WORK/err" || rc=$?
 run=$(ls -d "$R4"/will-it-scale/*/*/*/*/*/c1/0 2>/dev/null | head -1)
 pps=phoronix-test-suite.osbench.LaunchPrograms.per_process_ops
 check "cost-stat testcase swept: exit 0, headline per_process_ops, higher is better" json_true \
@@ -80,7 +86,14 @@ R2="$WORK/r2"
 "$SCALEBENCH" run "$WORK/sweep.yaml" --results "$R2" --commit c1 --runtime 300 -q \
 	>"$WORK/out" 2>"$WORK/err" &
 pid=$!
-sleep 4
+# Once the sweep's run has begun and its first point's copy is up (the copy host's child; the
+# first point is 32 s long).
+sweep_begun() {
+	local host
+	ls -d "$R2"/will-it-scale/*/*/*/*/*/c1/.tmp-run-* >/dev/null 2>&1 &&
+		host=$(pgrep -d, -P $pid) && pgrep -P "$host" >/dev/null
+}
+wait_until 60 sweep_begun
 kill -INT $pid
 rc=0
 wait $pid || rc=$?

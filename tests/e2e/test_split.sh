@@ -140,7 +140,7 @@ check "failed commit: no file left behind" bash -c "[ \"\$(ls -A $WORK/half)\" =
 check "failed commit: nothing on stdout" [ ! -s "$WORK/out" ]
 
 # A job file from a pipe (`<(generate-job)`) is read to its end; a directory is refused.
-printf 'runtime: 1s\nwarmup: 0\nnr_task: [1, 2]\nwill-it-scale: {test: getppid1}\n' >"$WORK/piped.yaml"
+getppid_job "$WORK/piped.yaml" "nr_task: [1, 2]" "will-it-scale: {test: getppid1}"
 rc=0
 "$SCALEBENCH" split <(cat "$WORK/piped.yaml") >"$WORK/out" 2>"$WORK/err" || rc=$?
 check "split <(...): a job file from a pipe" bash -c "[ $rc -eq 0 ] && [ \$(grep -c '^nr_task:' $WORK/out) -eq 2 ]"
