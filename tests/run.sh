@@ -176,7 +176,7 @@ run_job() {
 		"$t" >"$out" 2>&1
 		status=$?
 		ok=$(grep -c '^\[       OK \]' "$out")
-		bad=$(grep -c '^\[  FAILED  \] [a-z]' "$out")
+		bad=$(grep '^\[  FAILED  \] [a-z]' "$out" | sort -u | wc -l) # cmocka names a failure twice
 		if [ $status -ne 0 ] && [ "$bad" -eq 0 ]; then
 			bad=1 # crashed before cmocka could say which test
 			echo "FAIL $t exited with status $status" >>"$out"
