@@ -11,7 +11,7 @@
  * A submission is a directory of the shared results root (hidden: the store's walkers skip
  * names starting with '.'):
  *
- *   RESULTS/.scalebench-slurm/<NAME>/       NAME: <YYYYmmddTHHMMSS>-<6 random [a-z0-9]>,
+ *   RESULTS/.scalebench-slurm/<NAME>/       NAME: <YYYYmmddTHHMMSS.mmm>-<6 random [a-z0-9]>,
  *                                           made before sbatch is asked (the script names it)
  *       submission.json    the manifest (below); rewritten whole (file_write) once sbatch
  *                          answers with the job id

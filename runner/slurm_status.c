@@ -568,17 +568,21 @@ static bool all_digits(const char *s)
 	return true;
 }
 
-/* NAME: YYYYmmddTHHMMSS-xxxxxx (slurm.h). */
+/* NAME: YYYYmmddTHHMMSS.mmm-xxxxxx (slurm.h), or YYYYmmddTHHMMSS-xxxxxx as submit named them
+ * before the milliseconds. */
 static bool is_name(const char *s)
 {
-	if (strlen(s) != 22)
+	size_t len = strlen(s), dash = len - 7;
+
+	if (len != 22 && len != 26)
 		return false;
-	for (int i = 0; i < 22; i++) {
+	for (size_t i = 0; i < len; i++) {
 		char c = s[i];
 		bool ok = i == 8 ? c == 'T'
-			  : i == 15 ? c == '-'
-			  : i < 15 ? isdigit((unsigned char)c) != 0
-				   : (isdigit((unsigned char)c) || (c >= 'a' && c <= 'z'));
+			  : i == dash ? c == '-'
+			  : i == 15 ? c == '.'
+			  : i < dash ? isdigit((unsigned char)c) != 0
+				     : (isdigit((unsigned char)c) || (c >= 'a' && c <= 'z'));
 
 		if (!ok)
 			return false;
@@ -885,7 +889,7 @@ int slurm_status_get(const char *results_root, const char *id, struct slurm_stat
 	memset(st, 0, sizeof(*st));
 	if (!all_digits(id) && !is_name(id)) {
 		sb_error("'%s': expected a Slurm job id (digits) or a submission name "
-			 "(YYYYmmddTHHMMSS-xxxxxx)", id);
+			 "(YYYYmmddTHHMMSS.mmm-xxxxxx)", id);
 		return -1;
 	}
 	if (resolve(results_root, id, st) || read_manifest(st->dir, st))

@@ -358,18 +358,24 @@ static int write_text(const char *dir, const char *name, const char *text, mode_
 static int make_dir(struct sub *s)
 {
 	static const char alnum[] = "abcdefghijklmnopqrstuvwxyz0123456789";
-	char base[PATH_MAX], stamp[32];
-	time_t now = time(NULL);
+	char base[PATH_MAX], stamp[40];
+	struct timespec ts;
+	time_t now;
 	struct tm tm;
 	unsigned seed;
 	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
 
+	clock_gettime(CLOCK_REALTIME, &ts);
+	now = ts.tv_sec;
 	if (fd < 0 || read(fd, &seed, sizeof(seed)) != (ssize_t)sizeof(seed))
 		seed = (unsigned)now ^ (unsigned)getpid();
 	if (fd >= 0)
 		close(fd);
 	gmtime_r(&now, &tm);
+	/* Milliseconds: names sort as the submissions were made, even within one second. */
 	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%S", &tm);
+	snprintf(stamp + strlen(stamp), sizeof(stamp) - strlen(stamp), ".%03ld",
+		 ts.tv_nsec / 1000000);
 	snprintf(base, sizeof(base), "%s/%s", s->results, SLURM_SUBDIR);
 	if (store_mkdirs(base)) {
 		sb_error("cannot create '%s': %s", base, strerror(errno));

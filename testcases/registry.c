@@ -215,7 +215,9 @@ int tc_tmpfile(const char *dir, const char *tag, uint64_t size)
 	char path[4096];
 	int fd;
 
-	if (snprintf(path, sizeof(path), "%s/scalebench-%s.XXXXXX", dir, tag) >=
+	/* The process group in the name is the run's (the copy host leads one): a file a
+	 * killed run left in a shared directory (/dev/shm) says whose it was. */
+	if (snprintf(path, sizeof(path), "%s/scalebench-%s.%d.XXXXXX", dir, tag, (int)getpgrp()) >=
 	    (int)sizeof(path)) {
 		errno = ENAMETOOLONG;
 		return -1;

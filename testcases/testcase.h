@@ -80,8 +80,9 @@ struct testcase {
 int tc_error(struct tc_copy *copy, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 int tc_run_error(struct tc_run *run, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
-/* Create a temp file of size bytes (0: empty) in dir and unlink it at once.  Returns an
- * O_RDWR, close-on-exec fd, or -1 with errno set. */
+/* Create a temp file of size bytes (0: empty) in dir, named scalebench-TAG.PGID.XXXXXX (PGID:
+ * the run's process group), and unlink it at once.  Returns an O_RDWR, close-on-exec fd, or -1
+ * with errno set. */
 int tc_tmpfile(const char *dir, const char *tag, uint64_t size);
 
 /* A plug-in's exports: its ABI version and a NULL-terminated list of its testcases. */

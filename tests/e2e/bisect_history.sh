@@ -12,7 +12,8 @@
 #       Sets C1..CN, GOOD (C1), BAD (CN), GUILTY (C<GUILTY_AT>), BROKEN (C<BROKEN_AT> or empty)
 #       and g (git -C $REPO, quiet).
 #   bisect_job FILE
-#       the job file the bisections run: counter1, 2 threads, 1 s, no warmup.
+#       the job file the bisections run: counter1, 2 threads, no warmup, a 0.25 s window (the
+#       shared lock costs a factor, not a few %: one sample tells the commits apart).
 #   PLUGIN_CC
 #       the compiler command line that builds counter.c into a plug-in: $PLUGIN_CC -o OUT SRC
 PLUGIN_CC="cc -std=c11 -O2 -I$WORK/include -shared -fPIC"
@@ -93,14 +94,5 @@ bisect_history() { # NCOMMITS GUILTY_AT [BROKEN_AT]
 }
 
 bisect_job() { # FILE
-	cat >"$1" <<'Y'
-suite: will-it-scale
-testcase: will-it-scale
-runtime: 1s
-warmup: 0
-nr_task: 2
-will-it-scale:
-  mode: thread
-  test: counter1
-Y
+	getppid_job "$1" "nr_task: 2" "will-it-scale: {mode: thread, test: counter1}"
 }

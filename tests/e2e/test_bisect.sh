@@ -87,7 +87,8 @@ check "its log says why" json_true "$WORK/results2/bisect-${GOOD:0:10}-${NEUTRAL
 	--prepare "$PREP" --plugin "$PLUGIN" --no-monitors --results "$WORK/results3" \
 	--good "$GOOD" --bad "$BAD" >"$WORK/out" 2>"$WORK/err" &
 pid=$!
-sleep 3
+# (in the middle: a run of it stored)
+wait_until 120 bash -c "find '$WORK/results3' -name stats.json | grep -q ."
 kill -INT $pid
 rc=0
 wait $pid || rc=$?

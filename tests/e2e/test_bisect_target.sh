@@ -176,7 +176,7 @@ check "C: no half run here: every run whole, no temp run directory" \
 	bash -c "for r in $WORK/rC/will-it-scale/*/*/*/*/*/*/[0-9]*; do [ -s \$r/stats.json ] && [ -s \$r/meta.json ] || exit 1; done && [ -z \"\$(find $WORK/rC -name '.tmp-run-*')\" ]"
 check "C: runs in the log = runs stored" \
 	[ "$(json "$LC" "d['total_runs']")" = "$(nruns "$WORK/rC" "")" ]
-sleep 1
+wait_until 10 no_procs "job.yaml --results results"
 check "C: nothing left running there" no_procs "job.yaml --results results"
 check "C: the target's temp directories removed" [ "$(remote_tmps)" -eq "$tmps_before" ]
 check "C: sshd still serves" kill -0 "$SSHD_PID"

@@ -6,16 +6,7 @@
 set -u
 . "$(dirname "$0")/../lib.sh"
 
-cat >"$WORK/job.yaml" <<'Y'
-suite: will-it-scale
-testcase: will-it-scale
-runtime: 1s
-warmup: 0
-nr_task: 1
-will-it-scale:
-  mode: process
-  test: getppid1
-Y
+getppid_job "$WORK/job.yaml"
 R="$WORK/crash-results"
 
 # kill.py COMMIT_DIR WHEN CMD...: run CMD and SIGKILL it WHEN: "delay:MS" after its start,
@@ -88,8 +79,8 @@ check "premise: the commit directory exists" [ -d "$C" ]
 # 20 seeds: 8 plain delays from the start (spread over startup, the copies, the end), 12 at
 # events of the temp directory's life.  The last ones leave a temp directory behind for the
 # final run to sweep.
-points="delay:0 delay:30 delay:70 delay:150 delay:300 delay:500 delay:800 delay:1100
-renamed renamed closed:stats.json tmp:5 tmp:0 tmp:2 tmp:100 tmp:600
+points="delay:0 delay:20 delay:50 delay:100 delay:150 delay:250 delay:350 delay:500
+renamed renamed closed:stats.json tmp:5 tmp:0 tmp:2 tmp:50 tmp:150
 create:proc-vmstat.json create:stats.json closed:meta.json create:meta.json"
 had=$(python3 "$WORK/runs.py" "$C")
 half="" lost="" left="" piled="" missed="" seed=0
@@ -98,10 +89,7 @@ for when in $points; do
 	got=$(python3 "$WORK/kill.py" "$C" "$when" "$SCALEBENCH" run "$WORK/job.yaml" \
 		--results "$R" --commit crash -q)
 	[ "$got" = hit ] || missed="$missed $when"
-	for _ in $(seq 1 100); do
-		pgrep -f -- "--results $R" >/dev/null || break
-		sleep 0.05
-	done
+	wait_until 5 no_procs "--results $R"
 	pgrep -f -- "--results $R" >/dev/null && left="$left $seed:$when"
 	if now=$(python3 "$WORK/runs.py" "$C" 2>"$WORK/py.err"); then
 		# A kill after the rename keeps its run; nothing else may add or take one.
@@ -135,13 +123,11 @@ check "after the kills: every run whole, numbers dense" bash -c "python3 $WORK/r
 # directory runs (and sweeps) while the first one's run is in progress.
 # (longer by its warmup, not its runtime: the runtime is in path_params, so a longer one would
 # be another atomic job, in another directory)
-sed 's/^warmup: 0$/warmup: 2/' "$WORK/job.yaml" >"$WORK/long.yaml"
+# (3 s: as long as the second runner's whole run takes on a loaded machine, and more.)
+getppid_job "$WORK/long.yaml" "warmup: 3"
 "$SCALEBENCH" run "$WORK/long.yaml" --results "$R" --commit crash -q >/dev/null 2>&1 &
 long=$!
-for _ in $(seq 1 100); do
-	find "$C" -maxdepth 1 -name '.tmp-run-*' | grep -q . && break
-	sleep 0.05
-done
+wait_until 5 bash -c "find '$C' -maxdepth 1 -name '.tmp-run-*' | grep -q ."
 live=$(find "$C" -maxdepth 1 -name '.tmp-run-*')
 sb run "$WORK/job.yaml" --results "$R" --commit crash -q
 check "concurrent runners: the second runs while the first's run is in progress" \

@@ -5,19 +5,40 @@
 set -u
 . "$(dirname "$0")/../lib.sh"
 
-# interrupt SIG TESTCASE MODE: start a long run, signal it after 2.5 s, check the aftermath.
+# run_group PID: the process group of the run bench PID started (its copy host leads it; the
+# host is bench's child).
+run_group() {
+	ps -o pid=,pgid= --ppid "$1" | awk '$1 == $2 { print $1; exit }'
+}
+
+# copies_up PID N: bench PID's run has its host and N copies: N + 1 tasks (processes or
+# threads) in the run's process group.
+copies_up() {
+	local g p n=0
+	g=$(run_group "$1")
+	[ -n "$g" ] || return 1
+	for p in $(pgrep -g "$g"); do
+		n=$((n + $(find /proc/"$p"/task -mindepth 1 -maxdepth 1 2>/dev/null | wc -l)))
+	done
+	[ "$n" -gt "$2" ]
+}
+
+# interrupt SIG TESTCASE MODE: start a long run, signal it once its copies exist, check the
+# aftermath.
 interrupt() {
-	local sig=$1 t=$2 mode=$3 pid start
+	local sig=$1 t=$2 mode=$3 pid start group
 	local tmp="$WORK/tmp-$t-$mode" json="$WORK/$t-$mode.json"
 	mkdir "$tmp"
 	echo '{"old": true}' >"$json"
-	# Files only: a testcase's temp files are (tc_tmpfile); other work on the machine
-	# (a fuzzer's scalebench-fuzz.* directory) comes and goes.
-	shm_before=$(find /dev/shm -maxdepth 1 -type f -name 'scalebench-*' | wc -l)
 	"$SCALEBENCH" bench $t -m $mode -t 2 -s 60 -w 1 --tmpdir "$tmp" --json "$json" \
 		>"$WORK/out" 2>"$WORK/err" &
 	pid=$!
-	sleep 2.5
+	wait_until 60 copies_up $pid 2 ||
+		fail "$t $mode SIG$sig: premise: the copies start" "$(cat "$WORK/err")"
+	# A testcase's temp files (tc_tmpfile) carry the run's process group in their names:
+	# scalebench-TAG.PGID.XXXXXX.  Only this run's are counted: other work on the machine
+	# comes and goes in /dev/shm.
+	group=$(run_group $pid)
 	start=$SECONDS
 	kill -$sig $pid
 	rc=0
@@ -30,7 +51,7 @@ interrupt() {
 	check "$name: no copies left" no_procs "--tmpdir $tmp"
 	check "$name: no temp files left" [ -z "$(ls -A "$tmp")" ]
 	check "$name: no new files in /dev/shm" \
-		[ "$(find /dev/shm -maxdepth 1 -type f -name 'scalebench-*' | wc -l)" -le "$shm_before" ]
+		[ -z "$(find /dev/shm -maxdepth 1 -name "scalebench-*.${group:-nogroup}.*")" ]
 	check "$name: older JSON untouched, no temp JSON" bash -c \
 		"[ \"\$(cat $json)\" = '{\"old\": true}' ] && [ \$(ls $WORK | grep -c '\.json\.tmp') -eq 0 ]"
 }
@@ -43,27 +64,22 @@ interrupt TERM fallocate1 thread
 # SIGKILL can't be caught: the copies still die with their parent (PR_SET_PDEATHSIG).
 "$SCALEBENCH" bench getppid1 -t 2 -s 60 -w 0 --tmpdir "$WORK" >/dev/null 2>&1 &
 pid=$!
-sleep 1.5
+wait_until 60 copies_up $pid 2 || fail "SIGKILL of scalebench: premise: the copies start"
 kill -KILL $pid
 wait $pid 2>/dev/null
-sleep 1
+wait_until 10 no_procs "bench getppid1 -t 2 -s 60 -w 0 --tmpdir $WORK"
 check "SIGKILL of scalebench: copies die with it" no_procs "bench getppid1 -t 2 -s 60 -w 0 --tmpdir $WORK"
 
 # A signal at any moment of `run`, from its very start (before 8a the handlers came only with
 # the first run, ~70 ms in, and a signal before them left a .tmp-run-* behind): exit 128+N,
 # no temp run directory, every numbered run whole.  Job control on: a background job of a
 # script would otherwise start with SIGINT ignored.
-cat >"$WORK/short.yaml" <<'Y'
-suite: will-it-scale
-testcase: will-it-scale
-runtime: 1s
-warmup: 0
-nr_task: 1
-will-it-scale:
-  mode: process
-  test: getppid1
-Y
+# (A 1 s window: the run must outlast the latest signal, 300 ms in.)
+getppid_job "$WORK/short.yaml" "runtime: 1s"
 R="$WORK/early"
+# One whole run first: the commit directory the inotify watch below needs exists however late
+# (on a loaded machine) the interrupted runs would have made it.
+"$SCALEBENCH" run "$WORK/short.yaml" --results "$R" --commit c1 --no-monitors -q >/dev/null 2>&1
 # (A subshell: job control's "[1]+ Interrupt" notes go nowhere.)
 bad=$(
 	set -m
@@ -141,7 +157,8 @@ check "bench --json, signal as its temp file appears: no file left" [ -z "$(ls -
 # the real one, and leaves a child that ignores SIGTERM): exit 128+N, the output's temp file
 # removed, nothing of gnuplot's process group left.
 mkdir -p "$WORK/shim" "$WORK/plot"
-"$SCALEBENCH" run "$WORK/short.yaml" --results "$WORK/plotted" --commit p --no-monitors -q \
+getppid_job "$WORK/quick.yaml"
+"$SCALEBENCH" run "$WORK/quick.yaml" --results "$WORK/plotted" --commit p --no-monitors -q \
 	>/dev/null 2>&1
 P=$(find "$WORK/plotted" -type d -name p)
 cat >"$WORK/shim/gnuplot" <<EOF2
@@ -164,10 +181,7 @@ plot_interrupt() {
 		PATH="$WORK/shim:$PATH" SCALEBENCH_GNUPLOT= "$SCALEBENCH" plot "$P" "$P" \
 			--png "$WORK/plot/out.png" >/dev/null 2>"$WORK/err.plot" &
 		pid=$!
-		for _ in $(seq 1 200); do
-			[ -s "$WORK/gnuplot.pgid" ] && break
-			sleep 0.05
-		done
+		wait_until 10 test -s "$WORK/gnuplot.pgid"
 		kill -$sig $pid
 		rc=0
 		wait $pid || rc=$?

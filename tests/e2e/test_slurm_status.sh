@@ -21,20 +21,9 @@ mk_sub() {
 	local runtime=$1 n=$2 a args=()
 	shift 2
 	seq_no=$((seq_no + 1))
-	cat >"$WORK/job$seq_no.yaml" <<YAML
-suite: will-it-scale
-testcase: will-it-scale
-runtime: ${runtime}s
-warmup: 0.2
-nr_task: 1
-will-it-scale:
-  mode: process
-  test: getppid1
-YAML
+	getppid_job "$WORK/job$seq_no.yaml" "runtime: ${runtime}s" "warmup: 0.2"
 	for a in "$@"; do args+=("--sbatch-arg=$a"); done
 	[ -n "${WITH_THEN:-}" ] && args+=(--then true)
-	# One second apart at least: names order submissions by their second.
-	sleep 1
 	ID=$("$SB" submit "$WORK/job$seq_no.yaml" --results "$R" --repeat "$n" --no-monitors \
 		--commit "c$seq_no" -q "${args[@]}")
 	case "$ID" in '' | *[!0-9]*) fail "submit $seq_no: job id '$ID'" ;; esac
@@ -103,11 +92,9 @@ check "status --json: the same" json_true "$WORK/out" \
 # (3, 4) a long one: wait --timeout 2 gives up; scancel while task 0 runs leaves no half run
 mk_sub 20 2
 ID3=$ID NAME3=$NAME
-for _ in $(seq 1 150); do
-	squeue -h -r -j "$ID3" -o '%K %T' | grep -qx '0 RUNNING' && break
-	sleep 0.2
-done
-sleep 1 # run is under way
+# (task 0's run under way: its temp run directory exists)
+wait_until 60 bash -c "squeue -h -r -j '$ID3' -o '%K %T' | grep -qx '0 RUNNING' &&
+	find '$R' -path '*/c$seq_no/.tmp-run-*' -prune | grep -q ."
 t0=$(date +%s)
 sb wait "$ID3" --results "$R" --timeout 2 -q
 t1=$(date +%s)
@@ -121,7 +108,8 @@ check "status: the running task with its node, the pending one with its reason" 
 # SIGTERM ends a wait (128+15) and cancels nothing.
 "$SB" wait "$ID3" --results "$R" >/dev/null 2>"$WORK/err.wait" &
 wpid=$!
-sleep 1
+# (wait under way: it has polled Slurm at least once, its progress line says so)
+wait_until 30 grep -q 'running' "$WORK/err.wait"
 kill -TERM $wpid
 wrc=0
 wait $wpid || wrc=$?

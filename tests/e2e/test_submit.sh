@@ -17,16 +17,7 @@ trap slurm_stop EXIT
 # The array's tasks run the binary we name; a results root with a space and a quote.
 R="$WORK/shared root's"
 mkdir -p "$R"
-cat >"$WORK/job.yaml" <<'Y'
-suite: will-it-scale
-testcase: will-it-scale
-runtime: 1s
-warmup: 0
-nr_task: 1
-will-it-scale:
-  mode: [process, thread]
-  test: [getppid1, dup1]
-Y
+getppid_job "$WORK/job.yaml" "will-it-scale: {mode: [process, thread], test: [getppid1, dup1]}"
 
 # Every job of this test's cluster gone (bounded by 120 s).
 wait_gone() {
@@ -180,10 +171,7 @@ export SB_STARTED="$WORK/sbatch-started"
 PATH="$WORK/fakebin:$PATH" "$SCALEBENCH" submit "$WORK/job.yaml" --results "$R3" \
 	>"$WORK/out" 2>"$WORK/err" &
 pid=$!
-for _ in $(seq 1 100); do
-	[ -e "$SB_STARTED" ] && break
-	sleep 0.1
-done
+wait_until 10 test -e "$SB_STARTED"
 kill -TERM "$pid"
 rc=0
 wait "$pid" || rc=$?
@@ -192,16 +180,7 @@ check "SIGTERM during sbatch: no submission left" [ -z "$(ls -A "$R3/.scalebench
 check "SIGTERM during sbatch: the stand-in sbatch ended" no_procs "$WORK/fakebin/sbatch"
 
 # --wait: the id on stdout at once, then wait's exit status.
-cat >"$WORK/one.yaml" <<'Y'
-suite: will-it-scale
-testcase: will-it-scale
-runtime: 1s
-warmup: 0
-nr_task: 1
-will-it-scale:
-  mode: process
-  test: getppid1
-Y
+getppid_job "$WORK/one.yaml"
 R4="$WORK/r4"
 sb submit "$WORK/one.yaml" --results "$R4" -r 2 --no-monitors --bin "$SB" --commit w --wait
 check "--wait: exit 0 once both runs are stored" bash -c \
@@ -211,7 +190,7 @@ check "--timeout without --wait: exit 2" bash -c "[ $rc = 2 ] && grep -q -- '--w
 
 # --wait interrupted while a task runs: the array is cancelled (the second task never runs),
 # exit 143, and no half run is left.
-sed 's/runtime: 1s/runtime: 30s/' "$WORK/one.yaml" >"$WORK/long.yaml"
+getppid_job "$WORK/long.yaml" "runtime: 30s"
 "$SCALEBENCH" submit "$WORK/long.yaml" --results "$R4" -r 2 --no-monitors --bin "$SB" \
 	--commit c --wait >"$WORK/out.c" 2>"$WORK/err.c" &
 pid=$!
@@ -221,7 +200,8 @@ for _ in $(seq 1 300); do
 	[ -n "$id" ] && [ "$(squeue -h -r -j "$id" -t R -o %i 2>/dev/null | wc -l)" -ge 1 ] && break
 	sleep 0.2
 done
-sleep 2 # the task's run under way
+# (the task's run under way: its temp run directory exists)
+wait_until 60 bash -c "find '$R4' -path '*/c/.tmp-run-*' -prune | grep -q ."
 kill -TERM "$pid"
 rc=0
 wait "$pid" || rc=$?
