@@ -3,6 +3,7 @@
 # O_DIRECT skip; and that each loop does what its name says.
 set -u
 . "$(dirname "$0")/../lib.sh"
+# The JSON checks (json_later, per_op) print at the end, all from one python start.
 
 # within SECONDS COMMAND...: the command succeeds now or within SECONDS (the run directory's
 # janitor removes it just after the copy host dies, which may be just after scalebench exits).
@@ -28,7 +29,7 @@ for spec in "open1 process" "open2 thread" "open3 process" "unlink1 thread" "unl
 	tmp="$WORK/tmp-$1-$2"
 	mkdir "$tmp"
 	sb bench $1 -m $2 -t 2 -s 0.5 -w 0 --interval 0.25 -q --tmpdir "$tmp" --json "$WORK/$1.json"
-	check "$1 $2: runs at 2 copies" json_true "$WORK/$1.json" \
+	json_later "$1 $2: runs at 2 copies" "$WORK/$1.json" \
 		"[r['status'] for r in d['runs']] == ['ok'] and min(d['runs'][0]['per_copy_ops']) > 0"
 	check "$1 $2: leaves nothing in --tmpdir" within 2 empty "$tmp"
 	check "$1 $2: its janitor is gone" within 2 no_procs "--tmpdir $tmp"
@@ -76,9 +77,9 @@ if [ -n "$nodirect" ]; then
 		sb bench $t -m both -t 1 -s 0.25 -w 0 --interval 0.25 -q --tmpdir "$nodirect" \
 			--json "$WORK/$t-skip.json"
 		check "$t without O_DIRECT: exit 0" [ $rc -eq 0 ]
-		check "$t without O_DIRECT: every run skipped" json_true "$WORK/$t-skip.json" \
+		json_later "$t without O_DIRECT: every run skipped" "$WORK/$t-skip.json" \
 			"[r['status'] for r in d['runs']] == ['skipped', 'skipped'] and d['status'] == 'ok'"
-		check "$t without O_DIRECT: the reason names O_DIRECT and the directory" json_true \
+		json_later "$t without O_DIRECT: the reason names O_DIRECT and the directory" \
 			"$WORK/$t-skip.json" \
 			"all('O_DIRECT not supported on $nodirect' in r['failure'] for r in d['runs'])"
 		check "$t without O_DIRECT: says so on stderr" err_has "$t: skipped: O_DIRECT not supported"
@@ -99,7 +100,7 @@ if [ "$fstype" != tmpfs ] && json_true "$WORK/read3.json" "d['runs'][0]['status'
 	per_op_json "read3 on $fstype: O_DIRECT reads sleep on the device" "$WORK/read3.json" \
 		"cs >= 0.3"
 else
-	check "read3 on $fstype: runs or skips naming O_DIRECT" json_true "$WORK/read3.json" \
+	json_later "read3 on $fstype: runs or skips naming O_DIRECT" "$WORK/read3.json" \
 		"d['runs'][0]['status'] == 'ok' or 'O_DIRECT' in d['runs'][0]['failure']"
 fi
 
@@ -113,9 +114,9 @@ per_op "read1: no page faults per read" "$WORK/read1.json" "pf < 0.001" read1 -t
 # Lock and unlock count one op each, as in will-it-scale: every copy's count moves by pairs.
 for t in lock1 lock2; do
 	sb bench $t -m both -t 2 -s 0.5 -w 0 --interval 0.25 -q --json "$WORK/$t.json"
-	check "$t: process and thread mode ok at 2 copies" json_true "$WORK/$t.json" \
+	json_later "$t: process and thread mode ok at 2 copies" "$WORK/$t.json" \
 		"[(r['mode'], r['status']) for r in d['runs']] == [('process', 'ok'), ('thread', 'ok')] and all(min(r['per_copy_ops']) > 0 for r in d['runs'])"
-	check "$t: ops counted in lock+unlock pairs" json_true "$WORK/$t.json" \
+	json_later "$t: ops counted in lock+unlock pairs" "$WORK/$t.json" \
 		"all(x % 2 == 0 for r in d['runs'] for s in r['samples'] for x in s['deltas'])"
 done
 
