@@ -6,6 +6,7 @@
 # shapes their descriptions promise; file-backed ones leave no temp file behind.
 set -u
 . "$(dirname "$0")/../lib.sh"
+# The JSON checks (json_later, per_op) print at the end, all from one python start.
 
 # mem NAME EXPR ARGS...: page faults and context switches per op (pf, cs: the run's own
 # tasks, tests/lib.sh per_op) of one copy in process mode over half a second, after a quarter
@@ -54,7 +55,7 @@ for tc in numa01 numa02; do
 	per_op "$tc process+thread: no faults per op" "$WORK/$tc.json" "pf < 0.001" \
 		$tc -m both -t 1 -s 0.5 -w 0.25 --interval 0.25
 	check "$tc: exit 0" [ $rc -eq 0 ]
-	check "$tc process+thread: positive rate" json_true "$WORK/$tc.json" \
+	json_later "$tc process+thread: positive rate" "$WORK/$tc.json" \
 		"len(d['runs']) == 2 and all(r['workload'] > 0 for r in d['runs'])"
 done
 
@@ -64,7 +65,7 @@ for tc in brk1 brk2; do
 	sb bench $tc -m thread -t 2 -s 0.5 -w 0.25 --interval 0.5 --json "$WORK/$tc.json"
 	check "$tc thread x2: exit 0" [ $rc -eq 0 ]
 	[ $rc -eq 0 ] || cat "$WORK/err"
-	check "$tc thread x2: both copies progress, two brk calls per loop" json_true \
+	json_later "$tc thread x2: both copies progress, two brk calls per loop" \
 		"$WORK/$tc.json" \
 		"all(x > 0 and x % 2 == 0 for r in d['runs'] for s in r['samples'] if s['phase'] == 'measure' for x in s['deltas'])"
 done
