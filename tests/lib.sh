@@ -104,7 +104,7 @@ json_later_n=0
 json_later() {
 	mkdir -p "$WORK/later"
 	json_later_n=$((json_later_n + 1))
-	local copy=$WORK/later/$json_later_n
+	local copy=$WORK/later/$BASHPID.$json_later_n # unique in a subshell too
 	case $2 in *.gz) copy+=.gz ;; esac
 	cp "$2" "$copy" 2>/dev/null || : >"$copy"
 	printf '%s\t%s\t%s\t%s\n' "$copy" "$1" "$3" "${4:-}" >>"$WORK/later.spec"
