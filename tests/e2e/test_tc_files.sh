@@ -5,17 +5,8 @@ set -u
 . "$(dirname "$0")/../lib.sh"
 # The JSON checks (json_later, per_op) print at the end, all from one python start.
 
-# within SECONDS COMMAND...: the command succeeds now or within SECONDS (the run directory's
-# janitor removes it just after the copy host dies, which may be just after scalebench exits).
-within() {
-	local tries=$(($1 * 10))
-	shift
-	until "$@"; do
-		[ $tries -le 0 ] && return 1
-		tries=$((tries - 1))
-		sleep 0.1
-	done
-}
+# "Leaves nothing" and "gone" are waited for (wait_until): the run directory's janitor removes
+# it just after the copy host dies, which may be just after scalebench exits.
 
 empty() {
 	[ -z "$(ls -A "$1")" ]
@@ -31,8 +22,8 @@ for spec in "open1 process" "open2 thread" "open3 process" "unlink1 thread" "unl
 	sb bench $1 -m $2 -t 2 -s 0.5 -w 0 --interval 0.25 -q --tmpdir "$tmp" --json "$WORK/$1.json"
 	json_later "$1 $2: runs at 2 copies" "$WORK/$1.json" \
 		"[r['status'] for r in d['runs']] == ['ok'] and min(d['runs'][0]['per_copy_ops']) > 0"
-	check "$1 $2: leaves nothing in --tmpdir" within 2 empty "$tmp"
-	check "$1 $2: its janitor is gone" within 2 no_procs "--tmpdir $tmp"
+	check "$1 $2: leaves nothing in --tmpdir" wait_until 2 empty "$tmp"
+	check "$1 $2: its janitor is gone" wait_until 2 no_procs "--tmpdir $tmp"
 done
 
 # The names the loop uses exist during the run (so "nothing left" above means removed, not
@@ -47,15 +38,15 @@ stop_mid_run() {
 		>"$WORK/stop.out" 2>&1 &
 	pid=$!
 	for g in "$@"; do
-		check "$name: $g exists mid-run" within 10 bash -c "ls -d $tmp/scalebench-$t.*/$g >/dev/null 2>&1"
+		check "$name: $g exists mid-run" wait_until 10 bash -c "ls -d $tmp/scalebench-$t.*/$g >/dev/null 2>&1"
 	done
 	# Stopped in the loop: once an interval's line says the slowest copy made progress.
 	wait_until 30 grep -q '^min:[1-9]' "$WORK/stop.out"
 	kill -$sig $pid
 	wait $pid 2>/dev/null || rc=$?
 	check "$name: exit status $((128 + $(kill -l $sig)))" [ $rc -eq $((128 + $(kill -l $sig))) ]
-	check "$name: --tmpdir empty within 2 s" within 2 empty "$tmp"
-	check "$name: no process left" within 2 no_procs "--tmpdir $tmp"
+	check "$name: --tmpdir empty within 2 s" wait_until 2 empty "$tmp"
+	check "$name: no process left" wait_until 2 no_procs "--tmpdir $tmp"
 }
 
 stop_mid_run open2 process INT copy0/file copy1/file
