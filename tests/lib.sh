@@ -4,7 +4,8 @@
 SCALEBENCH=${SCALEBENCH:-build/asan/scalebench}
 RESULTS=${RESULTS:-/dev/null}
 WORK=$(mktemp -d /tmp/scalebench-e2e.XXXXXX)
-trap 'rm -rf "$WORK"' EXIT
+# Checks deferred with json_later that a test did not run itself run at its exit.
+trap 'json_later_run; rm -rf "$WORK"' EXIT
 
 pass() {
 	echo "ok   $1"
@@ -90,22 +91,61 @@ json_true() {
 # of stdin is "NAME<TAB>EXPR" (EXPR as json_true's, over `d` and stats()); each prints ok or
 # FAIL NAME, as check does, a failure with the expression or the exception it raised.
 json_checks() {
-	local spec status name detail n=0
-	spec=$(cat)
+	local spec line
+	spec=$(while IFS= read -r line; do printf '%s\t%s\n' "$1" "$line"; done)
+	json_eval "$spec"
+}
+
+# json_later NAME FILE EXPR [NOTE]: json_true's check of FILE as it is now (a copy is kept),
+# evaluated with every other one deferred so by json_later_run (or at exit): one python start
+# for all of a test's documents.  The check prints then, not here; NOTE, an expression too,
+# says what was seen: after the name when the check passes, as the failure's detail if not.
+json_later_n=0
+json_later() {
+	mkdir -p "$WORK/later"
+	json_later_n=$((json_later_n + 1))
+	local copy=$WORK/later/$BASHPID.$json_later_n # unique in a subshell too
+	case $2 in *.gz) copy+=.gz ;; esac
+	cp "$2" "$copy" 2>/dev/null || : >"$copy"
+	printf '%s\t%s\t%s\t%s\n' "$copy" "$1" "$3" "${4:-}" >>"$WORK/later.spec"
+}
+
+json_later_run() {
+	[ -s "$WORK/later.spec" ] || return 0
+	json_eval "$(cat "$WORK/later.spec")"
+	rm -f "$WORK/later.spec"
+}
+
+# json_eval SPEC: SPEC's lines are "FILE<TAB>NAME<TAB>EXPR[<TAB>NOTE]"; each prints ok or FAIL
+# NAME (a document that does not load fails each of its checks, naming the error).  EXPR and
+# NOTE see d, stats() and per_op_ok()/per_op_seen() (per_op_json).
+json_eval() {
+	local status name detail n=0
 	while IFS=$'\t' read -r status name detail; do
 		n=$((n + 1))
 		if [ "$status" = ok ]; then pass "$name"; else fail "$name" "$detail"; fi
-	done < <(python3 - "$1" "$spec" <<'PY' 2>&1
+	done < <(python3 - "$1" <<'PY' 2>&1
 import gzip, json, sys
-checks = [l.split('\t', 1) for l in sys.argv[2].splitlines() if l.strip()]
-try:
-    d = json.load((gzip.open if sys.argv[1].endswith('.gz') else open)(sys.argv[1], 'rt'))
-except Exception as e:
-    d, load_error = None, f'{sys.argv[1]}: {e}'
-else:
-    load_error = None
+checks = [(l.split('\t') + [''])[:4] for l in sys.argv[1].splitlines() if l.strip()]
+docs = {}
+def load(path):
+    if path not in docs:
+        try:
+            docs[path] = (json.load((gzip.open if path.endswith('.gz') else open)(path, 'rt')), None)
+        except Exception as e:
+            docs[path] = (None, f'{path}: {e}')
+    return docs[path]
 stats = lambda job: {s['name']: s for s in job['stats']}
-for name, expr in checks:
+def per_op(r, cond):
+    t = r.get('tasks')
+    if r['status'] != 'ok' or t is None:
+        return False, f"{r['mode']} x{r['nr_task']}: {r['status']}, {'no tasks object' if t is None else ''} {r.get('failure', '')}"
+    pf, cs = t['pgfault_per_op'], t['ctxt_per_op']
+    return bool(eval(cond)), f"{r['mode']} x{r['nr_task']}: pf {pf:.4g} cs {cs:.4g} per op"
+per_op_ok = lambda d, cond: bool(d['runs']) and all([per_op(r, cond)[0] for r in d['runs']])
+per_op_seen = lambda d: '; '.join(per_op(r, 'True')[1] for r in d['runs'])
+for path, name, expr, note in checks:
+    d, load_error = load(path)
     if load_error:
         print(f'FAIL\t{name}\t{load_error}')
         continue
@@ -114,10 +154,16 @@ for name, expr in checks:
         why = f'false: {expr}'
     except Exception as e:
         ok, why = False, f'{type(e).__name__}: {e} in {expr}'
+    if note:
+        try:
+            seen = str(eval(note))
+        except Exception as e:
+            seen = f'{type(e).__name__}: {e}'
+        name, why = (f'{name} ({seen})', why) if ok else (name, f'got: {seen}')
     print(f'ok\t{name}' if ok else f'FAIL\t{name}\t{why}')
 PY
 	)
-	[ "$n" -ge "$(grep -c . <<<"$spec")" ] || fail "json_checks $1: only $n answers"
+	[ "$n" -ge "$(grep -c . <<<"$1")" ] || fail "json checks: only $n answers of $(grep -c . <<<"$1")"
 }
 
 err_has() {
@@ -137,25 +183,10 @@ no_procs() {
 # per_op_json NAME JSON EXPR: EXPR holds for every run of a `bench --json` file, over pf and
 # cs: page faults and context switches per op of the run's own tasks (its "tasks" object: the
 # copy host and everything it started, over the measurement window).  Never the machine's
-# counts ("system"): other work on a busy machine faults and switches too.
+# counts ("system"): other work on a busy machine faults and switches too.  A json_later
+# check: it prints with the others, at json_later_run or exit.
 per_op_json() {
-	local got
-	got=$(python3 - "$2" "$3" <<'PY' 2>&1
-import json, sys
-runs, seen, ok = json.load(open(sys.argv[1]))['runs'], [], True
-for r in runs:
-    t = r.get('tasks')
-    if r['status'] != 'ok' or t is None:
-        seen.append(f"{r['mode']} x{r['nr_task']}: {r['status']}, {'no tasks object' if t is None else ''} {r.get('failure', '')}")
-        ok = False
-        continue
-    pf, cs = t['pgfault_per_op'], t['ctxt_per_op']
-    seen.append(f"{r['mode']} x{r['nr_task']}: pf {pf:.4g} cs {cs:.4g} per op")
-    ok = ok and bool(eval(sys.argv[2]))
-print('; '.join(seen))
-sys.exit(0 if ok and runs else 1)
-PY
-	) && pass "$1: $3 ($got)" || fail "$1: $3" "got: $got"
+	json_later "$1: $3" "$2" "per_op_ok(d, '$3')" "per_op_seen(d)"
 }
 
 # per_op NAME JSON EXPR BENCH-ARGS...: run `bench BENCH-ARGS --json JSON` ($rc, $WORK/out,

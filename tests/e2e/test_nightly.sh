@@ -22,91 +22,115 @@ commit() {
 	SHA=$(git -C "$REPO" rev-parse HEAD)
 }
 
-# night ROOT N SHA LEVEL1 LEVEL2: 3 runs of each job at commit SHA, started on night N.
-# Jobs process-1 and process-2 at their LEVEL (1.0: as before), process-4 always at 1.0.
-# The files have a real run's shape (meta.json declaring the suite, headline and families).
+# night ROOT N SHA LEVEL1 LEVEL2 [N SHA LEVEL1 LEVEL2...]: 3 runs of each job at commit SHA,
+# started on night N (several nights in one python start).  Jobs process-1 and process-2 at
+# their LEVEL (1.0: as before), process-4 always at 1.0.  The files have a real run's shape
+# (meta.json declaring the suite, headline and families).
 night() {
 	python3 - "$@" <<'PY'
 import json, os, random, sys
-root, n, sha, l1, l2 = sys.argv[1], int(sys.argv[2]), sys.argv[3], float(sys.argv[4]), float(sys.argv[5])
-rng = random.Random(n)
+root, nights = sys.argv[1], sys.argv[2:]
 axes = "box/debian-12-x86_64/defconfig/gcc-12"
-for tasks, level in ((1, l1), (2, l2), (4, 1.0)):
-    pp = f"process-{tasks}-page_fault3"
-    for run in range(3):
-        d = f"{root}/will-it-scale/{pp}/{axes}/{sha}/{run}"
-        os.makedirs(d)
-        v = 100000 * level * (1 + rng.gauss(0, 0.003))
-        json.dump({"will-it-scale.per_process_ops": v, "will-it-scale.workload": v * tasks * 3,
-                   "proc-vmstat.pgfault": 1e6 * (1 + rng.gauss(0, 0.003))},
-                  open(f"{d}/stats.json", "w"))
-        json.dump({"scalebench": "0.1", "job": "jobs/page_fault3.yaml", "atomic_job": pp,
-                   "path_params": pp, "commit": sha, "testcase": "page_fault3",
-                   "mode": "process", "nr_task": tasks, "runtime_s": 3, "warmup_s": 1,
-                   "status": "ok", "monitors": {}, "failure_stats": [],
-                   "started": "2026-11-%02dT02:%02d:00+0000" % (n, 10 * tasks + run),
-                   "machine": {"cpu_model": "Test CPU", "threads": 2, "memory_kib": 4194304,
-                               "tbox_group": "box"},
-                   "suite": "will-it-scale",
-                   "headline": {"stat": "will-it-scale.per_process_ops", "direction": "higher"},
-                   "families": {"will-it-scale": "headline", "proc-vmstat": "monitor"}},
-                  open(f"{d}/meta.json", "w"))
+for i in range(0, len(nights), 4):
+    n, sha, l1, l2 = int(nights[i]), nights[i + 1], float(nights[i + 2]), float(nights[i + 3])
+    rng = random.Random(n)
+    for tasks, level in ((1, l1), (2, l2), (4, 1.0)):
+        pp = f"process-{tasks}-page_fault3"
+        for run in range(3):
+            d = f"{root}/will-it-scale/{pp}/{axes}/{sha}/{run}"
+            os.makedirs(d)
+            v = 100000 * level * (1 + rng.gauss(0, 0.003))
+            json.dump({"will-it-scale.per_process_ops": v, "will-it-scale.workload": v * tasks * 3,
+                       "proc-vmstat.pgfault": 1e6 * (1 + rng.gauss(0, 0.003))},
+                      open(f"{d}/stats.json", "w"))
+            json.dump({"scalebench": "0.1", "job": "jobs/page_fault3.yaml", "atomic_job": pp,
+                       "path_params": pp, "commit": sha, "testcase": "page_fault3",
+                       "mode": "process", "nr_task": tasks, "runtime_s": 3, "warmup_s": 1,
+                       "status": "ok", "monitors": {}, "failure_stats": [],
+                       "started": "2026-11-%02dT02:%02d:00+0000" % (n, 10 * tasks + run),
+                       "machine": {"cpu_model": "Test CPU", "threads": 2, "memory_kib": 4194304,
+                                   "tbox_group": "box"},
+                       "suite": "will-it-scale",
+                       "headline": {"stat": "will-it-scale.per_process_ops", "direction": "higher"},
+                       "families": {"will-it-scale": "headline", "proc-vmstat": "monitor"}},
+                      open(f"{d}/meta.json", "w"))
 PY
 }
 
 # Ten nights; commit 6 ("mm: slow down") makes jobs process-1 and process-2 8% slower.
 R=$WORK/results
+nights=()
 for n in 1 2 3 4 5 6 7 8 9 10; do
 	subj="fs: change $n"
 	[ $n -eq 6 ] && subj="mm: slow down"
 	commit $n "$subj"
 	lvl=1.0
 	[ $n -ge 6 ] && lvl=0.92
-	night "$R" $n "$SHA" $lvl $lvl
+	nights+=($n "$SHA" $lvl $lvl)
 	[ $n -eq 6 ] && CULPRIT=$SHA
 	[ $n -eq 5 ] && BASE=$SHA
 done
+night "$R" "${nights[@]}"
 cp -r "$R" "$WORK/pristine"
 
-# The mbox's checker: mbox.py MBOX N [CULPRIT BASE]: N whole messages, each parsed by Python's
-# email package; with CULPRIT, the last one names it (Subject: the stat, the regression, the
-# sha), its base, and the other job in the "In addition to that" box.
+# The mbox checks, run together at the end (mbox_run: one python start): mbox_ok NAME MBOX N
+# [CULPRIT BASE] keeps a copy of MBOX as it is now.  It holds N whole messages, each parsed by
+# Python's email package; with CULPRIT, the last one names it (Subject: the stat, the
+# regression, the sha), its base, and the other job in the "In addition to that" box.
 cat >"$WORK/mbox.py" <<'PY'
 import email.policy, mailbox, sys
-box = mailbox.mbox(sys.argv[1], create=False)
-msgs = [box.get_bytes(k) for k in box.keys()]
-assert len(msgs) == int(sys.argv[2]), ('messages', len(msgs), sys.argv[2])
-ids = []
-for raw in msgs:
-    m = email.message_from_bytes(raw, policy=email.policy.default)
-    assert not m.defects, m.defects
-    ids.append(m['Message-ID'])
-assert len(set(ids)) == len(ids), ('Message-IDs repeated', ids)
-if len(sys.argv) > 3:
-    culprit, base = sys.argv[3], sys.argv[4]
-    m = email.message_from_bytes(msgs[-1], policy=email.policy.default)
-    subj, body = m['Subject'], m.get_content()
-    assert subj.startswith('[main] [mm] %s: will-it-scale.per_process_ops -8' % culprit[:10]), subj
-    assert subj.endswith(' regression'), subj
-    assert 'commit: %s ("mm: slow down")' % culprit[:10] in body, body[:600]
-    assert 'base: %s' % base[:10] in body, body[:600]
-    assert 'In addition to that, the commit also has significant impact' in body, body[:1500]
-    box_lines = [l for l in body.splitlines() if l.startswith('| test parameters')]
-    # The two jobs that changed: one in the subject, the other in the box; process-4 in neither.
-    assert len(box_lines) == 1, box_lines
-    boxed = 1 if 'nr_task: 1 ' in box_lines[0] else 2
-    assert 'nr_task: %d' % (3 - boxed) in body.split('In addition')[0], body[:600]
-    assert 'nr_task: 4' not in body, 'process-4 did not change'
-print('ok')
+
+def check(path, n, culprit=None, base=None):
+    box = mailbox.mbox(path, create=False)
+    msgs = [box.get_bytes(k) for k in box.keys()]
+    assert len(msgs) == int(n), ('messages', len(msgs), n)
+    ids = []
+    for raw in msgs:
+        m = email.message_from_bytes(raw, policy=email.policy.default)
+        assert not m.defects, m.defects
+        ids.append(m['Message-ID'])
+    assert len(set(ids)) == len(ids), ('Message-IDs repeated', ids)
+    if culprit:
+        m = email.message_from_bytes(msgs[-1], policy=email.policy.default)
+        subj, body = m['Subject'], m.get_content()
+        assert subj.startswith('[main] [mm] %s: will-it-scale.per_process_ops -8' % culprit[:10]), subj
+        assert subj.endswith(' regression'), subj
+        assert 'commit: %s ("mm: slow down")' % culprit[:10] in body, body[:600]
+        assert 'base: %s' % base[:10] in body, body[:600]
+        assert 'In addition to that, the commit also has significant impact' in body, body[:1500]
+        box_lines = [l for l in body.splitlines() if l.startswith('| test parameters')]
+        # The two jobs that changed: one in the subject, the other in the box; process-4 in neither.
+        assert len(box_lines) == 1, box_lines
+        boxed = 1 if 'nr_task: 1 ' in box_lines[0] else 2
+        assert 'nr_task: %d' % (3 - boxed) in body.split('In addition')[0], body[:600]
+        assert 'nr_task: 4' not in body, 'process-4 did not change'
+
+for line in open(sys.argv[1]).read().splitlines():
+    name, *args = line.split('\t')
+    try:
+        check(*args)
+        print(f'ok\t{name}')
+    except Exception as e:
+        print(f'FAIL\t{name}\t{type(e).__name__}: {str(e)[-300:]!r}')
 PY
+mbox_n=0
 mbox_ok() { # NAME MBOX N [CULPRIT BASE]
-	local name=$1
-	shift
-	if python3 "$WORK/mbox.py" "$@" >"$WORK/py.out" 2>&1; then
-		pass "$name"
-	else
-		fail "$name" "$(tail -3 "$WORK/py.out")"
-	fi
+	local name=$1 copy=$WORK/mboxes/$mbox_n
+	mbox_n=$((mbox_n + 1))
+	mkdir -p "$WORK/mboxes"
+	[ -e "$2" ] && cp "$2" "$copy" # absent: absent in the copy too (a failure)
+	shift 2
+	printf '%s\t%s' "$name" "$copy" >>"$WORK/mboxes.spec"
+	printf '\t%s' "$@" >>"$WORK/mboxes.spec"
+	echo >>"$WORK/mboxes.spec"
+}
+mbox_run() {
+	local status name detail n=0
+	while IFS=$'\t' read -r status name detail; do
+		n=$((n + 1))
+		if [ "$status" = ok ]; then pass "$name"; else fail "$name" "$detail"; fi
+	done < <(python3 "$WORK/mbox.py" "$WORK/mboxes.spec" 2>&1)
+	[ $n -eq $mbox_n ] || fail "mbox checks: $n answers of $mbox_n"
 }
 
 N=(--results "$R" --repo "$REPO" --branch main --to 'Maintainer <mm@example.org>')
@@ -115,7 +139,7 @@ check "a step at commit 6 in two jobs: exit 1, says what it mailed" bash -c \
 	"[ $rc -eq 1 ] && grep -q '^mailed <nightly\.${CULPRIT:0:12}\..*>: $CULPRIT ' $WORK/out"
 mbox_ok "one message: the culprit, its base, the stat, the other job in the box" \
 	"$WORK/mbox" 1 "$CULPRIT" "$BASE"
-check "the state file: in the results root, the change recorded as mailed" json_true \
+json_later "the state file: in the results root, the change recorded as mailed" \
 	"$R/.scalebench-nightly.json" \
 	"d['version'] == 1 and len(d['messages']) == 1 and d['messages'][0]['status'] == 'mailed' and sorted(c['job'].split('/')[1] for c in d['messages'][0]['changes']) == ['process-1-page_fault3', 'process-2-page_fault3'] and all(c['commit'] == '$CULPRIT' and c['kind'] == 'regression' for c in d['messages'][0]['changes']) and 'text' not in d['messages'][0]"
 
@@ -159,8 +183,9 @@ for at in pending append; do
 			--branch main --to mm@example.org --mbox "$T.mbox" >"$WORK/out" 2>"$WORK/err"
 		exit $?
 	) 2>/dev/null || rc=$?
-	check "SIGKILL after $at: killed (137), the message pending in the state" bash -c \
-		"[ $rc -eq 137 ] && python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not (d[\"messages\"][0][\"status\"] == \"pending\" and d[\"messages\"][0][\"text\"]))' $T/.scalebench-nightly.json"
+	json_later "SIGKILL after $at: killed (137), the message pending in the state" \
+		"$T/.scalebench-nightly.json" \
+		"$rc == 137 and d['messages'][0]['status'] == 'pending' and d['messages'][0]['text']"
 	want=0
 	[ $at = append ] && want=1
 	check "SIGKILL after $at: $want message(s) in the mbox" bash -c \
@@ -168,8 +193,9 @@ for at in pending append; do
 	sb nightly --results "$T" --repo "$REPO" --branch main --to mm@example.org --mbox "$T.mbox"
 	want=1
 	[ $at = append ] && want=0
-	check "SIGKILL after $at, rerun: exit $want, the message marked mailed" bash -c \
-		"[ $rc -eq $want ] && python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not (len(d[\"messages\"]) == 1 and d[\"messages\"][0][\"status\"] == \"mailed\"))' $T/.scalebench-nightly.json"
+	json_later "SIGKILL after $at, rerun: exit $want, the message marked mailed" \
+		"$T/.scalebench-nightly.json" \
+		"$rc == $want and len(d['messages']) == 1 and d['messages'][0]['status'] == 'mailed'"
 	mbox_ok "SIGKILL after $at, rerun: exactly one message" "$T.mbox" 1
 	sb nightly --results "$T" --repo "$REPO" --branch main --to mm@example.org --mbox "$T.mbox"
 	check "SIGKILL after $at, third run: nothing, exit 0" [ $rc -eq 0 ]
@@ -273,3 +299,7 @@ fi
 sb nightly --results "$WORK/pristine" --repo "$REPO" --branch no-such-branch
 check "--branch unknown to --repo: exit 2, said once, naming both" bash -c \
 	"[ $rc -eq 2 ] && [ \$(wc -l <$WORK/err) -eq 1 ] && grep -q 'no-such-branch.*$REPO' $WORK/err"
+
+# The deferred checks: the mboxes and state files as they were.
+mbox_run
+json_later_run
