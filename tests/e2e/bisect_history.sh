@@ -94,5 +94,15 @@ bisect_history() { # NCOMMITS GUILTY_AT [BROKEN_AT]
 }
 
 bisect_job() { # FILE
-	getppid_job "$1" "nr_task: 2" "will-it-scale: {mode: thread, test: counter1}"
+	cat >"$1" <<'Y'
+suite: will-it-scale
+testcase: will-it-scale
+interval: 0.25s
+runtime: 0.25s
+warmup: 0
+nr_task: 2
+will-it-scale:
+  mode: thread
+  test: counter1
+Y
 }

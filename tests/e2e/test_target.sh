@@ -174,8 +174,8 @@ rc=0
 	--set mode=process --repeat 3 --commit cut2 --results "$WORK/rc2" --target "$URL" \
 	--target-bin "$SB_ABS" "${SSHOPTS[@]}" >"$WORK/out" 2>"$WORK/err" &
 pid=$!
-# (run 0 stored there, run 1 under way: its temp run directory exists)
-wait_until 60 bash -c "ls -d '$RTMP'/tmp.*/results/will-it-scale/*/*/*/*/*/cut2/0 >/dev/null 2>&1 &&
+# (run 0 brought back here, run 1 under way there: its temp run directory exists)
+wait_until 60 bash -c "ls -d '$WORK'/rc2/will-it-scale/*/*/*/*/*/cut2/0 >/dev/null 2>&1 &&
 	ls -d '$RTMP'/tmp.*/results/will-it-scale/*/*/*/*/*/cut2/.tmp-run-* >/dev/null 2>&1"
 pkill -KILL -P "$SSHD_PID"
 timeout 60 tail --pid=$pid -f /dev/null || true
