@@ -32,9 +32,17 @@ StrictModes no
 UsePAM no
 PidFile $T/sshd.pid
 CONF
+	# SHLVL=1 in every session: bash run by sshd reads ~/.bashrc even for a command, and a
+	# version manager's init there (pyenv's: ~1 s of CPU) would be paid by every ssh call of
+	# the tests -- hundreds -- while nothing of this test needs it.
+	local setenv="SetEnv SHLVL=1"
 	for line in "$@"; do # the caller's own sshd_config lines
-		echo "$line" >>"$T/sshd_config"
+		case $line in
+		"SetEnv "*) setenv="$line SHLVL=1" ;;
+		*) echo "$line" >>"$T/sshd_config" ;;
+		esac
 	done
+	echo "$setenv" >>"$T/sshd_config"
 	# sshd refuses to start without its privilege separation directory.
 	made_run_sshd=
 	if [ ! -d /run/sshd ]; then
