@@ -168,14 +168,15 @@ check "incomplete run: only the whole run is stored, no temp run directory" bash
 check "incomplete run: the target's temp directory is removed" [ "$(remote_tmps)" -eq "$tmps_before" ]
 
 # Cut after the first of three runs is stored there: that one comes back whole, the one in
-# progress does not.  (2 s runs: the second is cut within its window.)
+# progress does not.
 rc=0
-"$SCALEBENCH" run jobs/page_fault3.yaml --no-monitors --runtime 2s --set warmup=0 --nr-task 1 \
+"$SCALEBENCH" run jobs/page_fault3.yaml --no-monitors --runtime 4s --set warmup=0 --nr-task 1 \
 	--set mode=process --repeat 3 --commit cut2 --results "$WORK/rc2" --target "$URL" \
 	--target-bin "$SB_ABS" "${SSHOPTS[@]}" >"$WORK/out" 2>"$WORK/err" &
 pid=$!
-# (run 0 brought back here, run 1 under way there: its temp run directory exists)
-wait_until 60 bash -c "ls -d '$WORK'/rc2/will-it-scale/*/*/*/*/*/cut2/0 >/dev/null 2>&1 &&
+# (run 0 stored there, run 1 under way: its temp run directory exists; runs come back after
+# the run, so run 1 must still be under way when the reconnection stops it: 4 s runs)
+wait_until 60 bash -c "ls -d '$RTMP'/tmp.*/results/will-it-scale/*/*/*/*/*/cut2/0 >/dev/null 2>&1 &&
 	ls -d '$RTMP'/tmp.*/results/will-it-scale/*/*/*/*/*/cut2/.tmp-run-* >/dev/null 2>&1"
 pkill -KILL -P "$SSHD_PID"
 timeout 60 tail --pid=$pid -f /dev/null || true
