@@ -166,6 +166,13 @@ say() {
 	printf '%s\n' "$@" >>"$LOG"
 }
 
+# Every test starts with the default signal dispositions, however the runner was started: a
+# shell ignores SIGINT and SIGQUIT in what it starts in the background (`make check &`, a CI
+# step), bash cannot undo a disposition ignored on entry, and the tests that interrupt a run
+# 0 ms into it would see it ignore the signal and exit 0 (coreutils' env resets them).
+DEFAULT_SIGNALS="env --default-signal=INT,QUIT,TERM"
+$DEFAULT_SIGNALS true 2>/dev/null || DEFAULT_SIGNALS=
+
 # run_job I FILE KIND: run one file, its output in $TMP/I.out, its counts in $TMP/I.res
 # ("pass"/"fail" lines), its wall time in $TMP/I.time; $TMP/I.done last.
 run_job() {
@@ -173,7 +180,7 @@ run_job() {
 	: >"$res"
 	case $k in
 	unit)
-		"$t" >"$out" 2>&1
+		$DEFAULT_SIGNALS "$t" >"$out" 2>&1
 		status=$?
 		ok=$(grep -c '^\[       OK \]' "$out")
 		bad=$(grep '^\[  FAILED  \] [a-z]' "$out" | sort -u | wc -l) # cmocka names a failure twice
@@ -185,7 +192,7 @@ run_job() {
 		yes fail | head -n "$bad" >>"$res"
 		;;
 	e2e | browser)
-		RESULTS=$res bash "$t" >"$out" 2>&1
+		RESULTS=$res $DEFAULT_SIGNALS bash "$t" >"$out" 2>&1
 		status=$?
 		if [ $status -ne 0 ]; then
 			echo "FAIL $t exited with status $status" >>"$out"
