@@ -111,28 +111,30 @@ for t in lock1 lock2; do
 		"all(x % 2 == 0 for r in d['runs'] for s in r['samples'] for x in s['deltas'])"
 done
 
-# open_sizes TMPDIR NAME: sizes of the open (deleted) files called scalebench-NAME.* of every
-# process of the run using TMPDIR.
-open_sizes() {
+# open_fds TMPDIR NAME: the /proc/PID/fd/N links to the open (deleted) files called
+# scalebench-NAME.* of every process of the run using TMPDIR.
+open_fds() {
 	local pid fd
 	for pid in $(pgrep -f -- "--tmpdir $1"); do
 		for fd in /proc/$pid/fd/*; do
 			case $(readlink "$fd" 2>/dev/null) in
-			*"/scalebench-$2."*) stat -L -c %s "$fd" 2>/dev/null ;;
+			*"/scalebench-$2."*) echo "$fd" ;;
 			esac
 		done
-	done | sort -u
+	done
 }
 
-# open_pos TMPDIR NAME: the file offsets of those open files.
+# open_sizes TMPDIR NAME: the sizes of those files.
+open_sizes() {
+	local fd
+	for fd in $(open_fds "$1" "$2"); do stat -L -c %s "$fd" 2>/dev/null; done | sort -u
+}
+
+# open_pos TMPDIR NAME: their file offsets.
 open_pos() {
-	local pid fd
-	for pid in $(pgrep -f -- "--tmpdir $1"); do
-		for fd in /proc/$pid/fd/*; do
-			case $(readlink "$fd" 2>/dev/null) in
-			*"/scalebench-$2."*) awk '$1 == "pos:" { print $2 }' "/proc/$pid/fdinfo/${fd##*/}" 2>/dev/null ;;
-			esac
-		done
+	local fd
+	for fd in $(open_fds "$1" "$2"); do
+		awk '$1 == "pos:" { print $2 }' "${fd%/fd/*}/fdinfo/${fd##*/}" 2>/dev/null
 	done
 }
 
