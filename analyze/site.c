@@ -330,8 +330,12 @@ static int page_close(struct site *s, struct page *p, const char *rel, uint64_t 
 {
 	int rc = -1;
 
+	/* A page made after a signal may lack a plot whose gnuplot the signal ended: it is not
+	 * put on the site (nor in the manifest), so the next run makes it again, whole. */
 	if (fclose(p->f))
 		snprintf(s->err, s->errlen, "%s: out of memory", rel);
+	else if (stopped(s))
+		snprintf(s->err, s->errlen, "interrupted");
 	else
 		rc = site_put(s, rel, fp, p->buf, p->len);
 	free(p->buf);

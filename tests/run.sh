@@ -212,17 +212,23 @@ run_job() {
 		;;
 	esac
 	echo "$start $EPOCHREALTIME" | awk '{ printf "%.1f\n", $2 - $1 }' >"$TMP/$i.time"
+	# CPU seconds (user + system) of everything the file ran and waited for.
+	times >"$TMP/$i.times" # not in a pipe: that would be a new process, with no children yet
+	awk 'NR == 2 { for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); c += a[1] * 60 + a[2] }
+		printf "%.1f\n", c }' "$TMP/$i.times" >"$TMP/$i.cpu"
 	: >"$TMP/$i.done"
 }
 
 total=${#order[@]}
 reported=0
-declare -A kinds=() secs=()
+declare -A kinds=() secs=() cpus=()
 # report I FILE: print a finished job's output whole, then its line.
 report() {
-	local i=$1 t=$2 k=${kinds[$2]} s p f verdict
+	local i=$1 t=$2 k=${kinds[$2]} s c p f verdict
 	s=$(cat "$TMP/$i.time")
+	c=$(cat "$TMP/$i.cpu" 2>/dev/null || echo 0.0)
 	secs[$t]=$s
+	cpus[$t]=$c
 	p=$(grep -c '^pass$' "$TMP/$i.res")
 	f=$(grep -c '^fail$' "$TMP/$i.res")
 	[ "$f" -eq 0 ] && verdict="ok  " || verdict=FAIL
@@ -233,7 +239,7 @@ report() {
 	} >"$TMP/$i.whole"
 	cat "$TMP/$i.whole" >>"$LOG"
 	if ! $quiet || [ "$f" -ne 0 ]; then cat "$TMP/$i.whole"; fi
-	say "[$reported/$total] $verdict $t: $p passed, $f failed, $s s"
+	say "[$reported/$total] $verdict $t: $p passed, $f failed, $s s ($c s CPU)"
 	cat "$TMP/$i.res" >>"$TMP/results"
 }
 
@@ -335,12 +341,13 @@ if [ -d build ]; then
 fi
 
 sum=$(for t in "${!secs[@]}"; do echo "${secs[$t]}"; done | awk '{ s += $1 } END { printf "%.1f", s }')
-say "" "slowest files (wall time; every file's in $TIMES):"
+cpu=$(for t in "${!cpus[@]}"; do echo "${cpus[$t]}"; done | awk '{ s += $1 } END { printf "%.1f", s }')
+say "" "slowest files (wall time, CPU time; every file's wall time in $TIMES):"
 while read -r s t; do
-	say "$(printf '%8s s  %-8s %s' "$s" "${kinds[$t]}" "$t")"
+	say "$(printf '%8s s %8s s CPU  %-8s %s' "$s" "${cpus[$t]}" "${kinds[$t]}" "$t")"
 done < <(for t in "${!secs[@]}"; do echo "${secs[$t]} $t"; done | sort -k1,1 -g -r | head -15)
-say "$(printf '%8s s  in all, %d files, in %s s of wall time at -j %d (%d serial)' \
-	"$sum" "${#secs[@]}" "$wall" "$jobs" "${#serial[@]}")"
+say "$(printf '%8s s %8s s CPU  in all, %d files, in %s s of wall time at -j %d (%d serial)' \
+	"$sum" "$cpu" "${#secs[@]}" "$wall" "$jobs" "${#serial[@]}")"
 
 passed=$(grep -c '^pass$' "$TMP/results")
 failed=$(grep -c '^fail$' "$TMP/results")

@@ -86,10 +86,16 @@ function pngPixels(buf) {
 	return { width, height, bpp, data: out };
 }
 
-function distinctColours(png) {
-	const { data, bpp } = pngPixels(png), seen = new Set();
-	for (let i = 0; i < data.length && seen.size < 1000; i += bpp)
-		seen.add((data[i] << 16) | (data[i + 1] << 8) | data[i + 2]);
+// distinctColours(PIXELS[, RECT]): how many colours (up to 1000) the image has, or its
+// rectangle {x, y, w, h} (page pixels) has.
+function distinctColours(px, rect) {
+	const { data, bpp, width, height } = px, seen = new Set();
+	const x0 = rect ? Math.max(0, Math.floor(rect.x)) : 0, y0 = rect ? Math.max(0, Math.floor(rect.y)) : 0;
+	const x1 = rect ? Math.min(width, Math.ceil(rect.x + rect.w)) : width;
+	const y1 = rect ? Math.min(height, Math.ceil(rect.y + rect.h)) : height;
+	for (let y = y0; y < y1 && seen.size < 1000; y++)
+		for (let i = (y * width + x0) * bpp, end = (y * width + x1) * bpp; i < end; i += bpp)
+			seen.add((data[i] << 16) | (data[i + 1] << 8) | data[i + 2]);
 	return seen.size;
 }
 
@@ -110,21 +116,26 @@ const context = await browser.newContext({ viewport: { width: 1200, height: 900 
 const queue = ['index.html'], seen = new Set(queue), idsOf = new Map(), fragmentRefs = [];
 let failures = 0;
 
+// One tab for every page (a new tab costs ~0.4 s): its listeners report to the page being
+// checked.  A page's requests all happen while it loads, before the next goto.
+const page = await context.newPage();
+let problems = [];
+page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
+page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+page.on('dialog', (d) => { problems.push(`dialog opened: ${d.message()}`); d.dismiss().catch(() => {}); });
+page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()} (${r.failure()?.errorText})`));
+page.on('request', (r) => {
+	const u = r.url();
+	if (u.startsWith('data:')) return;
+	if (!u.startsWith('file:')) return problems.push(`external request: ${u}`);
+	const f = fileURLToPath(u.split('#')[0]);
+	if (!inSite(f)) problems.push(`request outside the site: ${u}`);
+	else if (!fs.existsSync(f)) problems.push(`missing resource: ${rel(u)}`);
+});
+
 async function checkPage(name) {
-	const problems = [], page = await context.newPage();
+	problems = [];
 	const url = new URL(name, siteUrl).href;
-	page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
-	page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-	page.on('dialog', (d) => { problems.push(`dialog opened: ${d.message()}`); d.dismiss().catch(() => {}); });
-	page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()} (${r.failure()?.errorText})`));
-	page.on('request', (r) => {
-		const u = r.url();
-		if (u.startsWith('data:')) return;
-		if (!u.startsWith('file:')) return problems.push(`external request: ${u}`);
-		const f = fileURLToPath(u.split('#')[0]);
-		if (!inSite(f)) problems.push(`request outside the site: ${u}`);
-		else if (!fs.existsSync(f)) problems.push(`missing resource: ${rel(u)}`);
-	});
 	let info = { tables: {}, plots: 0, links: 0 };
 	try {
 		const resp = await page.goto(url, { waitUntil: 'load', timeout: 30000 });
@@ -138,23 +149,22 @@ async function checkPage(name) {
 			for (const a of document.querySelectorAll('a[href]')) out.links.push(abs(a, 'href'));
 			for (const el of document.querySelectorAll('link[href]')) out.resources.push(abs(el, 'href'));
 			for (const el of document.querySelectorAll('script[src], iframe[src], source[src]')) out.resources.push(abs(el, 'src'));
+			// An element's box in page pixels (the full-page screenshot's coordinates).
+			const at = (r) => ({ x: r.left + window.scrollX, y: r.top + window.scrollY, w: r.width, h: r.height });
 			let i = 0;
 			for (const img of document.querySelectorAll('img')) {
 				if (!img.complete) await new Promise((r) => { img.onload = img.onerror = r; });
 				const r = img.getBoundingClientRect();
-				img.dataset.checkPlot = String(i);
-				out.plots.push({ kind: 'img', i: i++, src: abs(img, 'src'), natural: img.naturalWidth, w: r.width, h: r.height });
+				out.plots.push({ kind: 'img', i: i++, src: abs(img, 'src'), natural: img.naturalWidth, ...at(r) });
 			}
 			for (const o of document.querySelectorAll('object')) {
 				const r = o.getBoundingClientRect();
-				o.dataset.checkPlot = String(i);
-				out.plots.push({ kind: 'object', i: i++, src: abs(o, 'data'), natural: r.width, w: r.width, h: r.height });
+				out.plots.push({ kind: 'object', i: i++, src: abs(o, 'data'), natural: r.width, ...at(r) });
 			}
 			for (const s of document.querySelectorAll('svg')) {
 				if (s.parentElement.closest('svg')) continue;
 				const r = s.getBoundingClientRect();
-				s.dataset.checkPlot = String(i);
-				out.plots.push({ kind: 'svg', i: i++, src: null, natural: s.childElementCount, w: r.width, h: r.height });
+				out.plots.push({ kind: 'svg', i: i++, src: null, natural: s.childElementCount, ...at(r) });
 			}
 			return out;
 		});
@@ -177,6 +187,7 @@ async function checkPage(name) {
 			if (frag !== undefined && frag !== '') fragmentRefs.push({ from: name, target, frag: decodeURIComponent(frag) });
 			if (target.endsWith('.html') && !seen.has(target)) { seen.add(target); queue.push(target); }
 		}
+		const shown = [];
 		for (const p of info.plots) {
 			const label = `${p.kind} ${p.src ? (p.src.startsWith('file:') ? rel(p.src) : p.src) : '#' + p.i}`;
 			if (p.src) {
@@ -186,13 +197,16 @@ async function checkPage(name) {
 				if (!/<svg[\s>]/.test(body) || !/<\/svg>\s*$/.test(body)) { problems.push(`${label}: not a whole SVG file`); continue; }
 			}
 			if (!(p.natural > 0) || !(p.w > 0) || !(p.h > 0)) { problems.push(`${label}: does not render (natural ${p.natural}, ${p.w}x${p.h})`); continue; }
-			const shot = await page.locator(`[data-check-plot="${p.i}"]`).screenshot();
-			const colours = distinctColours(shot);
-			if (colours < 3) problems.push(`${label}: renders blank (${colours} colour(s))`);
+			shown.push({ ...p, label });
 		}
-		const shot = await page.screenshot({ fullPage: true });
-		const colours = distinctColours(shot);
+		// One screenshot of the whole page, rendered once: the page and each plot in its box.
+		const shot = await page.screenshot({ fullPage: true }), px = pngPixels(shot);
+		const colours = distinctColours(px);
 		if (colours < 3) problems.push(`the page renders blank (${colours} colour(s))`);
+		for (const p of shown) {
+			const c = distinctColours(px, p);
+			if (c < 3) problems.push(`${p.label}: renders blank (${c} colour(s))`);
+		}
 		if (shotDir) fs.writeFileSync(path.join(shotDir, name.replace(/[/\\]/g, '_') + '.png'), shot);
 		const want = expectPages[name];
 		if (want) {
@@ -208,7 +222,7 @@ async function checkPage(name) {
 	} catch (e) {
 		problems.push(`could not load: ${e.message.split('\n')[0]}`);
 	}
-	await page.close();
+	await page.goto('about:blank').catch(() => {});
 	const tables = Object.entries(info.tables || {}).map(([k, v]) => `${k}:${v}`).join(' ');
 	if (problems.length) {
 		failures++;

@@ -169,8 +169,13 @@ echo '{"pages": {"index.html": {"tables": {"jobs": 1}}, "jobs/process-1-page_fau
 browse "html --repo --branch: the pages check out, 6 commits" "$WORK/expect4.json"
 
 # SIGTERM or SIGINT while the site is written: exit 128+N (or 0 when it was done), no temp
-# file left, every file whole, and the next run completes the site.
+# file left, every file whole, and the next run completes the site: byte for byte the site
+# of an uninterrupted run, which is checked in Chromium (the output is deterministic).
 python3 $TREE "$WORK/rs" --commits 40 --step-at 20 --jobs 1,2,4
+SITE=$WORK/site-whole
+sb html --results "$WORK/rs" -o "$SITE"
+echo '{"pages": {"index.html": {"tables": {"jobs": 3}}}, "pages_min": 7}' >"$WORK/expect5.json"
+browse "html, 3 jobs x 40 commits: the site checks out" "$WORK/expect5.json"
 for sig in TERM INT; do
 	SITE=$WORK/site-sig-$sig
 	"$SCALEBENCH" html --results "$WORK/rs" -o "$SITE" >"$WORK/out" 2>"$WORK/err" &
@@ -183,9 +188,42 @@ for sig in TERM INT; do
 	check "html, SIG$sig while writing: exit $want or 0 (got $rc), no temp file left" bash -c \
 		"[ $rc -eq $want -o $rc -eq 0 ] && [ -z \"\$(find $SITE -name '*.tmp.*')\" ]"
 	sb html --results "$WORK/rs" -o "$SITE"
-	echo '{"pages": {"index.html": {"tables": {"jobs": 3}}}, "pages_min": 7}' >"$WORK/expect5.json"
-	browse "html after SIG$sig, run again: the site is complete" "$WORK/expect5.json"
+	check "html after SIG$sig, run again: the site is complete" bash -c \
+		"[ $rc -eq 0 ] && diff -r $WORK/site-whole $SITE"
 done
+
+# A signal while gnuplot draws a page's third plot (a gnuplot that draws two, then waits):
+# the page that lost its plots is not kept, so the next run draws them and the site is again
+# the uninterrupted run's.
+cat >"$WORK/slow-gnuplot" <<EOF
+#!/bin/sh
+n=\$(cat "$WORK/gp-calls" 2>/dev/null || echo 0)
+echo \$((n + 1)) >"$WORK/gp-calls"
+[ "\$n" -lt 2 ] && exec "$(command -v gnuplot)" "\$@"
+touch "$WORK/gp-started"
+exec sleep 30
+EOF
+chmod +x "$WORK/slow-gnuplot"
+SITE=$WORK/site-sig-plot
+SCALEBENCH_GNUPLOT=$WORK/slow-gnuplot "$SCALEBENCH" html --results "$WORK/rs" -o "$SITE" >"$WORK/out" 2>"$WORK/err" &
+pid=$!
+wait_until 20 test -e "$WORK/gp-started"
+kill -TERM $pid 2>/dev/null
+rc=0
+wait $pid || rc=$?
+killed=$rc
+sb html --results "$WORK/rs" -o "$SITE"
+check "html, SIGTERM while gnuplot draws: exit 143, the next run draws the plots" bash -c \
+	"[ -e $WORK/gp-started ] && [ $killed -eq 143 ] && [ $rc -eq 0 ] && diff -r $WORK/site-whole $SITE"
+
+# The checker itself: a plot that renders blank fails the page, named.
+cp -r "$WORK/site-branch" "$WORK/site-blank"
+echo '<svg xmlns="http://www.w3.org/2000/svg" width="900" height="420"><rect width="900" height="420" fill="#fff"/></svg>' \
+	>"$WORK/site-blank/jobs/process-1-page_fault3/trend.svg"
+rc=0
+out=$(node tests/browser/check_site.mjs "$WORK/site-blank" 2>&1) || rc=$?
+check "check_site.mjs: a blank plot fails its page, named" bash -c \
+	"[ $rc -eq 1 ] && grep -q 'trend.svg: renders blank' <<<'$out'"
 
 # The umask is honoured, not only 022's result: under 027 nothing is readable by others.
 SITE=$WORK/site-027
