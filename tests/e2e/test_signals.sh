@@ -1,5 +1,4 @@
 #!/bin/bash
-# serial: counts /dev/shm/scalebench-* files machine-wide (every bench makes them)
 # SIGINT/SIGTERM mid-run: scalebench tears everything down, leaves no copies and no temp
 # files, writes no JSON and keeps an older one intact.
 set -u
