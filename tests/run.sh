@@ -10,7 +10,9 @@
 # Markers, in an e2e file's first 10 lines (a unit test's: "// serial: WHY" in its .c file):
 # "# serial: WHY" runs it alone, after the parallel
 # batch, with nothing else running; "# lock: NAME: WHY" keeps files of the same NAME from running
-# at the same time (they still run beside the others); "# kind: browser" makes its kind browser.
+# at the same time (they still run beside the others); "# waits: WHY" (a file that mostly waits,
+# on Slurm's scheduling pass for one) does not take one of the -j slots: one such file at a time
+# runs beside them; "# kind: browser" makes its kind browser.
 set -u
 cd "$(dirname "$0")/.."
 
@@ -19,7 +21,8 @@ usage() {
 usage: tests/run.sh [-j N] [-q] [--kind unit|e2e|browser|fuzz] [--list] [PATTERN|FILE...]
 
   -j N         run N files at a time (default: nproc); files marked "# serial" run alone,
-               files marked "# lock: NAME" one NAME at a time
+               files marked "# lock: NAME" one NAME at a time, and one file marked
+               "# waits" beside the N
   -q           print one line per file, and the output of failed files only
   --kind KIND  only files of that kind: unit (build/asan/tests/test_*), e2e (tests/e2e/test_*.sh),
                browser (e2e files marked "# kind: browser"), fuzz (build/fuzz/fuzz_*: replay)
@@ -146,6 +149,7 @@ done < <(for f in "${files[@]}"; do [ -n "${prev[$f]:-}" ] && echo "${prev[$f]} 
 if $list; then
 	for f in "${order[@]}"; do
 		marked "$f" serial && s=serial || s=
+		marked "$f" waits && s=waits
 		l=$(lock_of "$f")
 		printf '%-8s %-7s %-20s %s\n' "$(kind_of "$f")" "$s" "${l:+lock:$l}" "$f"
 	done
@@ -306,18 +310,32 @@ free() {
 wall_start=$EPOCHREALTIME
 serial=()
 pending=()
-declare -A lock=()
+declare -A lock=() waits=()
 for t in "${order[@]}"; do
 	lock[$t]=$(lock_of "$t")
+	waits[$t]=
+	marked "$t" waits && waits[$t]=1
 	if marked "$t" serial; then serial+=("$t"); else pending+=("$t"); fi
 done
+# can_start FILE: a slot for it is free: one of the -j, or the one for a file that waits.
+can_start() {
+	local pid n=0
+	for pid in "${!running[@]}"; do
+		[ -n "${waits[${name[${running[$pid]}]}]}" ] && n=$((n + 1))
+	done
+	if [ -n "${waits[$1]}" ]; then
+		[ "$n" -eq 0 ]
+	else
+		[ $((${#running[@]} - n)) -lt "$jobs" ]
+	fi
+}
+
 i=0
 # The parallel batch: the first pending file whose lock is free, whenever a slot is.
 while [ ${#pending[@]} -gt 0 ]; do
-	while [ ${#running[@]} -ge "$jobs" ]; do reap; done
 	picked=
 	for k in "${!pending[@]}"; do
-		if free "${pending[$k]}"; then picked=$k; break; fi
+		if can_start "${pending[$k]}" && free "${pending[$k]}"; then picked=$k; break; fi
 	done
 	if [ -z "$picked" ]; then reap; continue; fi
 	start_job $i "${pending[$picked]}"

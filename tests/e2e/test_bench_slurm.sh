@@ -1,5 +1,6 @@
 #!/bin/bash
 # lock: slurm: starts a one-node Slurm cluster of this host (slurm.sh)
+# waits: Slurm schedules once a second: most of its time is spent waiting for that
 # bench/slurm.sh keeps measuring what it says: at 2 and 4 tasks (2 runs per task in the
 # several-runs row), no monitor rows, through the binary under test.  Its targets are timings
 # and are not checked here (exit 0 or 1 both mean it measured); its one-node cluster and temp

@@ -1,5 +1,6 @@
 #!/bin/bash
 # lock: slurm: starts a one-node Slurm cluster of this host (slurm.sh)
+# waits: Slurm schedules once a second: most of its time is spent waiting for that
 # bisect --slurm on a one-node Slurm cluster (tests/e2e/slurm.sh), on the plug-in history of
 # test_bisect.sh (bisect_history.sh: 20 commits, the culprit at 14, an unbuildable one at 10):
 # prepare builds the plug-in here (the "shared filesystem" is this host's), each batch of runs

@@ -1,5 +1,6 @@
-# scalebench status and wait on a one-node Slurm cluster (tests/e2e/slurm.sh): submissions made
 # lock: slurm: starts a one-node Slurm cluster of this host (slurm.sh)
+# waits: Slurm schedules once a second: most of its time is spent waiting for that
+# scalebench status and wait on a one-node Slurm cluster (tests/e2e/slurm.sh): submissions made
 # by `scalebench submit` waited on, failed, cancelled, timed out, listed; bad and unknown ids
 # refused.
 . "$(dirname "$0")/../lib.sh"

@@ -1,5 +1,6 @@
 #!/bin/bash
 # lock: slurm: starts a one-node Slurm cluster of this host (slurm.sh)
+# waits: Slurm schedules once a second: most of its time is spent waiting for that
 # scalebench submit on a one-node Slurm cluster: a 2 x 2 matrix, 2 repeats, for two commits,
 # stored whole into a shared root through the store's NFS fallback; the job script kept is the
 # one Slurm ran; --json, --dry-run, --then; sbatch refusing leaves nothing; bad options are
