@@ -1209,7 +1209,7 @@ static int bisect_step(struct bisect *b, const char *verb, const char *sha, char
 	if (GIT(b, out, sizeof(out), "rev-parse", "HEAD"))
 		return -1;
 	chomp(out);
-	snprintf(next, 41, "%s", out);
+	snprintf(next, 41, "%.40s", out); /* a SHA-1 name: 40 hex digits */
 	return 0;
 }
 

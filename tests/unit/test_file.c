@@ -182,7 +182,7 @@ static void test_write_whole(void **state)
  * the fixed name PATH.tmp (here a symlink to a file that must not be written) is never used. */
 static void test_temp_names(void **state)
 {
-	char path[300], tmp1[400], tmp2[400], trap[300], victim[300], err[512], *buf;
+	char path[300], tmp1[400], tmp2[400], trap[400], victim[300], err[512], *buf;
 	struct stat st;
 	int a, b;
 	(void)state;
