@@ -27,9 +27,6 @@ LIBS     = -lsqlite3 -ljansson -lyaml -lpfm -lhwloc -lelf -lz -lRmath -lm -ldl -
 # Plug-ins call back into these; nothing else of the binary is exported.
 EXPORTS  = -Wl,--dynamic-list=testcases/plugin-exports.list
 SANITIZE = -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
-# UBSan's runtime linked in: as its own shared library it brings ~6 MB of writable segments
-# that LeakSanitizer scans at every exit (a third of each ASan process start, ~80 -> ~58 ms).
-SANITIZE_LINK = $(SANITIZE) -static-libubsan
 # The sanitizer build compiles at -O1 with line tables only (what a sanitizer's report needs:
 # function, file and line), half the compile time of -O2 -g; the plain build is the one to
 # debug and measure.
@@ -69,6 +66,11 @@ FUZZ_CFLAGS = -std=c11 $(WARN) -D_GNU_SOURCE -pthread -MMD -MP -I$(B)/gen \
 ARCHIVESF   = $(LAYERS:%=$(BF)/lib%.a)
 FUZZ_SRC    = $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_BIN    = $(FUZZ_SRC:tests/fuzz/%.c=$(BF)/%)
+# What make check replays: each harness linked by gcc with tests/fuzz/replay.c (libFuzzer's
+# -runs=0 without libFuzzer) against the sanitizer build's archives, so make check needs no
+# third build of the layers.  (gcc's -Wformat-truncation, which clang does not have, is off
+# for the harnesses: their paths are scratch directories of known length.)
+FUZZ_REPLAY = $(FUZZ_SRC:tests/fuzz/%.c=$(BA)/fuzz/%)
 
 .PHONY: all setup run check check-build unit e2e bench install uninstall clean format \
 	plugin-example fuzz fuzz-build
@@ -129,7 +131,7 @@ $(B)/scalebench: $(B)/main.o $(ARCHIVES)
 	$(CC) $(ALL_CFLAGS) $(EXPORTS) -o $@ $(B)/main.o $(ARCHIVES) $(LIBS)
 
 $(BA)/scalebench: $(BA)/main.o $(ARCHIVESA)
-	$(CC) $(ALL_CFLAGS) $(SANITIZE_LINK) $(EXPORTS) -o $@ $(BA)/main.o $(ARCHIVESA) $(LIBS)
+	$(CC) $(ALL_CFLAGS) $(SANITIZE) $(EXPORTS) -o $@ $(BA)/main.o $(ARCHIVESA) $(LIBS)
 
 # Static on purpose: exec1 measures the kernel's exec path, not the dynamic loader.
 $(B)/scalebench-exec-helper $(BA)/scalebench-exec-helper: helpers/exec_helper.c
@@ -143,14 +145,19 @@ $(B)/scalebench-exec-helper-dyn $(BA)/scalebench-exec-helper-dyn: helpers/exec_h
 
 $(BA)/tests/%: tests/unit/%.c $(ARCHIVESA)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(ASAN_OPT) $(SANITIZE_LINK) $(EXPORTS) -o $@ $< $(ARCHIVESA) -lcmocka $(LIBS)
+	$(CC) $(ALL_CFLAGS) $(ASAN_OPT) $(SANITIZE) $(EXPORTS) -o $@ $< $(ARCHIVESA) -lcmocka $(LIBS)
 
 # The analyzer's tests: analyze + store + lib only (no libpfm, libelf, hwloc).  An analyzer
 # that called into runner, monitors or core would not link here.
 ANALYZE_LIBS = -lsqlite3 -ljansson -lz -lRmath -lm -pthread
 $(ANALYZE_UNITS:%=$(BA)/tests/%): $(BA)/tests/%: tests/unit/%.c $(ANALYZE_ARCHIVESA)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(ASAN_OPT) $(SANITIZE_LINK) -o $@ $< $(ANALYZE_ARCHIVESA) -lcmocka $(ANALYZE_LIBS)
+	$(CC) $(ALL_CFLAGS) $(ASAN_OPT) $(SANITIZE) -o $@ $< $(ANALYZE_ARCHIVESA) -lcmocka $(ANALYZE_LIBS)
+
+$(BA)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/replay.c $(ARCHIVESA)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(ASAN_OPT) -Wno-format-truncation $(SANITIZE) -o $@ $< tests/fuzz/replay.c \
+		$(ARCHIVESA) $(LIBS)
 
 $(BF)/fuzz_%: tests/fuzz/fuzz_%.c $(ARCHIVESF)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(ARCHIVESF) $(LIBS)
@@ -194,9 +201,9 @@ run: all
 	$(B)/scalebench run jobs/default.yaml
 
 # Everything the tests need, built; `./tests/run.sh NAME` then runs the tests whose name has NAME.
-check-build: all $(BA)/scalebench $(HELPERS:%=$(BA)/%) $(UNIT_BIN) $(PLUGIN_EXAMPLE) $(FUZZ_BIN)
+check-build: all $(BA)/scalebench $(HELPERS:%=$(BA)/%) $(UNIT_BIN) $(PLUGIN_EXAMPLE) $(FUZZ_REPLAY)
 
-# The three builds (plain, ASan, fuzz) on every CPU unless make was given its own -j: a serial
+# The two builds (plain, ASan) on every CPU unless make was given its own -j: a serial
 # build from a clean clone is minutes of the suite's ten.  (A sub-make, so that `make setup
 # check` still installs before it builds.)
 NPROC := $(shell nproc 2>/dev/null || echo 1)

@@ -63,11 +63,17 @@ wait_until() {
 	done
 }
 
-# check NAME CONDITION-COMMAND...: pass when the command succeeds.
+# check NAME CONDITION-COMMAND...: pass when the command succeeds.  Its status is the
+# condition's, so that `check ... || show-what-happened` shows it on failure.
 check() {
 	local name=$1
 	shift
-	if "$@"; then pass "$name"; else fail "$name" "condition failed: $*"; fi
+	if "$@"; then
+		pass "$name"
+	else
+		fail "$name" "condition failed: $*"
+		return 1
+	fi
 }
 
 # sb ARGS...: run scalebench, capturing stdout/stderr/exit status in $WORK/{out,err} and $rc.

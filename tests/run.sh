@@ -25,7 +25,7 @@ usage: tests/run.sh [-j N] [-q] [--kind unit|e2e|browser|fuzz] [--list] [PATTERN
                "# waits" beside the N
   -q           print one line per file, and the output of failed files only
   --kind KIND  only files of that kind: unit (build/asan/tests/test_*), e2e (tests/e2e/test_*.sh),
-               browser (e2e files marked "# kind: browser"), fuzz (build/fuzz/fuzz_*: replay)
+               browser (e2e files marked "# kind: browser"), fuzz (build/asan/fuzz/fuzz_*: replay)
   --list       print the files that would run (kind, serial or not) and exit
   PATTERN      only files whose path contains PATTERN; a path runs that one file
 
@@ -87,7 +87,7 @@ lock_of() {
 kind_of() {
 	case $1 in
 	build/asan/tests/test_*) echo unit ;;
-	build/fuzz/fuzz_*) echo fuzz ;;
+	build/asan/fuzz/fuzz_*) echo fuzz ;;
 	*) if marked "$1" "kind: browser"; then echo browser; else echo e2e; fi ;;
 	esac
 }
@@ -96,7 +96,7 @@ kind_of() {
 all_files() {
 	local t
 	for t in tests/e2e/test_*.sh; do [ -f "$t" ] && echo "$t"; done
-	for t in build/fuzz/fuzz_* build/asan/tests/test_*; do
+	for t in build/asan/fuzz/fuzz_* build/asan/tests/test_*; do
 		[ -f "$t" ] && [ -x "$t" ] && echo "$t"
 	done
 }

@@ -86,7 +86,8 @@ static inline int fuzz_write(const char *dir, const char *rel, const void *data,
 	char path[PATH_MAX];
 	int fd;
 
-	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	if (snprintf(path, sizeof(path), "%s/%s", dir, rel) >= (int)sizeof(path))
+		return -1;
 	/* O_NONBLOCK: a FIFO the input made at this path refuses us instead of waiting. */
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0644);
 	if (fd < 0)
@@ -104,8 +105,8 @@ static inline const char *fuzz_input_file(const uint8_t *data, size_t size)
 {
 	static char path[PATH_MAX];
 
-	if (!path[0])
-		snprintf(path, sizeof(path), "%s/input", fuzz_scratch());
+	if (!path[0] && snprintf(path, sizeof(path), "%s/input", fuzz_scratch()) >= (int)sizeof(path))
+		fuzz_die("the scratch directory's name is too long");
 	if (fuzz_write(fuzz_scratch(), "input", data, size))
 		fuzz_die(path);
 	return path;
