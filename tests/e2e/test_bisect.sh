@@ -1,6 +1,6 @@
 #!/bin/bash
-# bisect on a real git repository: a plug-in testcase whose per-copy counter becomes one
-# shared lock in one commit among ~20; a commit that does not build is skipped; the culprit is
+# bisect on a real git repository: a plug-in testcase whose op costs 16 locked adds from one
+# commit on among ~20; a commit that does not build is skipped; the culprit is
 # named exactly, the repository is left clean, and report's mail parses back.
 set -u
 . "$(dirname "$0")/../lib.sh"
@@ -48,7 +48,7 @@ echo "     bisect took $(($(date +%s) - start)) s, exit $rc"
 sed 's/^/     /' "$WORK/out" "$WORK/err"
 check "bisect exits 0" [ $rc -eq 0 ] || { cat "$WORK/err" "$WORK/out"; }
 check "bisect names exactly the guilty commit, with its subject" \
-	bash -c "grep -q '^$GUILTY is the first bad commit' $WORK/out && grep -q 'share one lock between copies' $WORK/out"
+	bash -c "grep -q '^$GUILTY is the first bad commit' $WORK/out && grep -q 'a locked add per op' $WORK/out"
 check "bisect prints the robot's comparison of parent and culprit" \
 	bash -c "grep -q 'plugin.per_thread_ops' $WORK/out && grep -q '%change' $WORK/out"
 check "the unbuildable commit was skipped" json_true "$WORK/bisect.json" \
@@ -221,7 +221,7 @@ assert msgs[1]['To'] == 'Test Robot <robot@example.com>', msgs[1]['To']
 assert m['Message-ID'] != msgs[1]['Message-ID']
 body = m.get_payload(decode=True).decode('utf-8')
 assert re.search(r'kernel test robot noticed a -\d+\.\d% regression of plugin\.per_thread_ops on:', body), body[:300]
-assert 'commit: %s ("counter: share one lock between copies")' % want_sha[:10] in body
+assert 'commit: %s ("counter: a locked add per op")' % want_sha[:10] in body
 assert 'base: %s ("docs: revision' % parent[:10] in body
 assert 'testcase: will-it-scale' in body
 assert re.search(r'test machine: \d+ threads .* with \d+G memory', body)
