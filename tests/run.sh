@@ -132,12 +132,15 @@ if [ ${#files[@]} -eq 0 ]; then
 	exit 2
 fi
 
-# Each file's time in the previous runs (build/test-times: "SECONDS FILE" lines).
+# Each file's time in the previous runs (build/test-times: "SECONDS FILE" lines); on a clean
+# clone (CI's case), the times checked in as tests/test-times (a copy of one run's), so that the
+# longest files start first there too.
 TIMES=build/test-times
 declare -A prev=()
-if [ -f "$TIMES" ]; then
-	while read -r s f; do prev[$f]=$s; done <"$TIMES"
-fi
+for f in tests/test-times "$TIMES"; do
+	[ -f "$f" ] || continue
+	while read -r s t; do prev[$t]=$s; done <"$f"
+done
 # The order: files never timed first, in the static order; then the slowest first.
 order=()
 for f in "${files[@]}"; do [ -z "${prev[$f]:-}" ] && order+=("$f"); done
