@@ -128,12 +128,13 @@ check "two harnesses at a time: a failing one fails the run, each named" bash -c
 	"[ $rc -ne 0 ] && grep -q '^FAIL fuzz selftest' $WORK/run && grep -q '^FAIL fuzz other' $WORK/run"
 
 # --replay (make check): every input once; FUZZ_TIME does not apply (600 s would time out).
+# replay MODE [BIN OUT]: BIN (the libFuzzer build) replays, its files in $WORK/OUT-MODE (out-replay).
 replay() {
-	local mode=$1
+	local mode=$1 bin=${2:-$WORK/fuzz_selftest} out=${3:-out-replay}
 	rc=0
 	env SELFTEST="$mode" FUZZ_TIME=600 FUZZ_TIMEOUT=2 FUZZ_CORPUS="$WORK/corpus" \
-		FUZZ_OUT="$WORK/out-replay-$mode" timeout 120 tests/fuzz/run.sh --replay \
-		"$WORK/fuzz_selftest" >"$WORK/run" 2>&1 || rc=$?
+		FUZZ_OUT="$WORK/$out-$mode" timeout 120 tests/fuzz/run.sh --replay \
+		"$bin" >"$WORK/run" 2>&1 || rc=$?
 }
 printf 'crash!' >"$WORK/corpus/selftest/crash-planted"
 replay none
@@ -159,10 +160,7 @@ if ! cc -std=c11 -O0 -g1 -fsanitize=address,undefined -fno-sanitize-recover=all 
 	exit 0
 fi
 replay_gcc() {
-	local mode=$1
-	rc=0
-	env SELFTEST="$mode" FUZZ_TIMEOUT=2 FUZZ_CORPUS="$WORK/corpus" FUZZ_OUT="$WORK/out-gcc-$mode" \
-		timeout 120 tests/fuzz/run.sh --replay "$WORK/gcc/fuzz_selftest" >"$WORK/run" 2>&1 || rc=$?
+	replay "$1" "$WORK/gcc/fuzz_selftest" out-gcc
 }
 replay_gcc none
 check "replay driver: a clean harness passes, every input once" bash -c \
