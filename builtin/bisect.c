@@ -527,6 +527,13 @@ static void nap(unsigned ms)
 		nanosleep(&ts, NULL);
 }
 
+/* The wait before the boot check's try number tries + 1: a quarter of a second, doubling to
+ * 5 s (a VM is up in seconds, a machine takes minutes). */
+static unsigned boot_backoff_ms(unsigned tries)
+{
+	return tries >= 5 ? 5000 : 250u << (tries - 1);
+}
+
 /* Poll the boot check until it exits 0 within the boot timeout: 0 booted, 1 not, -1 error,
  * 130.  The tail of its last output in tail. */
 static int boot_wait(struct bisect *b, const char *sha, char *tail, size_t taillen, bool once)
@@ -586,7 +593,7 @@ static int boot_wait(struct bisect *b, const char *sha, char *tail, size_t taill
 				return 0;
 			if (left <= 1 || once)
 				return 1;
-			nap(tries < 10 ? 1000 : 5000);
+			nap(boot_backoff_ms(tries));
 			if (interrupted)
 				return 130;
 			continue;
@@ -625,8 +632,7 @@ static int boot_wait(struct bisect *b, const char *sha, char *tail, size_t taill
 			return 0;
 		if (left <= 1 || once)
 			return 1;
-		/* A second between checks at first, up to 5 later: a machine takes minutes. */
-		nap(tries < 10 ? 1000 : 5000);
+		nap(boot_backoff_ms(tries));
 		if (interrupted)
 			return 130;
 	}

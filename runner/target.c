@@ -2,7 +2,8 @@
  *
  * Every remote command is `sh -c SCRIPT`, SCRIPT fixed text around words quoted by
  * sh_quote, so whatever the user's login shell is, nothing from the command line or
- * the target is parsed as shell syntax.  The steps, one ssh connection each:
+ * the target is parsed as shell syntax.  The steps, each a channel of one shared ssh connection
+ * (ControlMaster, see master_start) or, when it cannot be had, a connection of its own:
  *   version  BIN --version, refused unless MAJOR.MINOR is ours
  *   setup    mktemp -d there, the job file written into it from our stdin
  *   run      cd TMP, its pid into TMP/pid, exec BIN run job.yaml --results results ARGS
@@ -24,14 +25,20 @@
 #include "../store/store.h"
 
 #include <sys/stat.h>
+#include <sys/wait.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
+#include <signal.h>
+#include <spawn.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef SCALEBENCH_VERSION
@@ -215,7 +222,15 @@ struct session {
 	const char *bin; /* the remote scalebench */
 	char *push_bin;	 /* push_dir/bin/scalebench, when pushed */
 	char *tmp;	 /* the target's temp directory, once made */
+	struct ssh_master {
+		pid_t pid;    /* the master ssh, 0 when none */
+		int lifeline; /* the write end of its stdin */
+		char dir[80]; /* its private directory, "" when none */
+		char opt[128]; /* "ControlPath=DIR/s" */
+	} master;
 };
+
+static void master_stop(struct session *s);
 
 /* The remote scalebench as a shell word for a script run in another directory than the home
  * directory: a name stays a name (PATH), a relative path becomes "$HOME"/PATH. */
@@ -226,28 +241,16 @@ static void str_bin(struct strbuf *b, const char *bin)
 	str_word(b, bin);
 }
 
-/* Run script on the target (`sh -c SCRIPT`) with c's input and output as set.  0 when ssh
- * ran (see c's results), -1 with a message when it could not be started. */
-static int ssh_run(struct session *s, const char *script, struct child_process *c)
+/* ssh's argument vector for remote (the user's -o options first: ssh keeps the first value it
+ * is given of an option, so --ssh-option ConnectTimeout=60 overrides ours), our own options,
+ * then extra's (NULL-terminated).  argv holds at least ssh_argc(s) + the extras. */
+static size_t ssh_argv(const struct session *s, const char **argv, const char *const *extra,
+		       const char *remote)
 {
-	size_t n = 0, max = 20 + 2 * s->o->n_ssh_options;
-	const char **argv = malloc(max * sizeof(*argv));
-	struct strbuf remote = {0};
-	char err[512];
-	int rc;
+	size_t n = 0;
 
-	str_add(&remote, "sh -c ");
-	str_word(&remote, script);
-	if (!argv || remote.oom) {
-		free(argv);
-		free(remote.p);
-		sb_error("out of memory");
-		return -1;
-	}
 	argv[n++] = "ssh";
 	argv[n++] = "-T";
-	/* ssh keeps the first value it is given of an option: the user's come first, so
-	 * --ssh-option ConnectTimeout=60 overrides ours. */
 	for (size_t i = 0; i < s->o->n_ssh_options; i++) {
 		argv[n++] = "-o";
 		argv[n++] = s->o->ssh_options[i];
@@ -260,14 +263,44 @@ static int ssh_run(struct session *s, const char *script, struct child_process *
 	argv[n++] = "ServerAliveInterval=5";
 	argv[n++] = "-o";
 	argv[n++] = "ServerAliveCountMax=3";
+	for (; extra && *extra; extra++)
+		argv[n++] = *extra;
 	if (s->t->port) {
 		argv[n++] = "-p";
 		argv[n++] = s->port;
 	}
 	argv[n++] = "--";
 	argv[n++] = s->dest;
-	argv[n++] = remote.p;
+	argv[n++] = remote;
 	argv[n] = NULL;
+	return n;
+}
+
+static size_t ssh_argc(const struct session *s)
+{
+	return 20 + 2 * s->o->n_ssh_options;
+}
+
+/* Run script on the target (`sh -c SCRIPT`) with c's input and output as set, through the
+ * session's shared connection when it has one.  0 when ssh ran (see c's results), -1 with a
+ * message when it could not be started. */
+static int ssh_run(struct session *s, const char *script, struct child_process *c)
+{
+	const char *mux[] = {"-o", "ControlMaster=no", "-o", s->master.opt, NULL};
+	const char **argv = malloc((ssh_argc(s) + 4) * sizeof(*argv));
+	struct strbuf remote = {0};
+	char err[512];
+	int rc;
+
+	str_add(&remote, "sh -c ");
+	str_word(&remote, script);
+	if (!argv || remote.oom) {
+		free(argv);
+		free(remote.p);
+		sb_error("out of memory");
+		return -1;
+	}
+	ssh_argv(s, argv, s->master.pid > 0 ? mux : NULL, remote.p);
 	c->argv = argv;
 	c->end_group = true;
 	rc = child_run(c, err, sizeof(err));
@@ -277,6 +310,136 @@ static int ssh_run(struct session *s, const char *script, struct child_process *
 	if (rc)
 		sb_error("cannot run ssh: %s", err);
 	return rc;
+}
+
+/* Whether the user's ssh options already say how connections are shared (ControlMaster,
+ * ControlPath, ControlPersist): then theirs is the policy and we start no master. */
+static bool user_shares(const struct session *s)
+{
+	static const char *const keys[] = {"controlmaster", "controlpath", "controlpersist"};
+
+	for (size_t i = 0; i < s->o->n_ssh_options; i++)
+		for (size_t k = 0; k < sizeof(keys) / sizeof(*keys); k++) {
+			size_t n = strlen(keys[k]);
+
+			if (!strncasecmp(s->o->ssh_options[i], keys[k], n) &&
+			    (s->o->ssh_options[i][n] == '=' || s->o->ssh_options[i][n] == ' '))
+				return true;
+		}
+	return false;
+}
+
+/* Start the session's shared connection (OpenSSH's ControlMaster): every later step of the
+ * session is a channel of it instead of a new connection, key exchange and login (~0.3 s
+ * each here, five or more steps a run).  The master is our child in a process group of its
+ * own (a terminal's ^C reaches us, and we end it), its socket in a private 0700 directory;
+ * its remote command reads its stdin, a pipe only we hold, so it ends with us even when we
+ * are killed.  When it cannot start (the target unreachable: the first step says so) the
+ * session connects once per step. */
+static void master_start(struct session *s)
+{
+	struct ssh_master *m = &s->master;
+	const char *tmp = getenv("TMPDIR");
+	const char *own[] = {"-o", "ControlMaster=yes", "-o", m->opt, "-o", "ControlPersist=no",
+			     NULL};
+	const char **argv = NULL;
+	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t at;
+	sigset_t none, dfl;
+	struct timespec nap = {0, 10 * 1000 * 1000};
+	int fds[2] = {-1, -1};
+	pid_t pid;
+
+	if (user_shares(s))
+		return;
+	/* A socket's path is at most 107 bytes. */
+	if (!tmp || !*tmp || strlen(tmp) > 60)
+		tmp = "/tmp";
+	snprintf(m->dir, sizeof(m->dir), "%s/scalebench-ssh.XXXXXX", tmp);
+	if (!mkdtemp(m->dir)) {
+		m->dir[0] = '\0';
+		return;
+	}
+	snprintf(m->opt, sizeof(m->opt), "ControlPath=%s/s", m->dir);
+	argv = malloc((ssh_argc(s) + 6) * sizeof(*argv));
+	if (!argv || pipe2(fds, O_CLOEXEC))
+		goto fail;
+	ssh_argv(s, argv, own, "sh -c 'exec cat >/dev/null'");
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, fds[0], 0);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	posix_spawnattr_init(&at);
+	sigemptyset(&none);
+	sigemptyset(&dfl);
+	sigaddset(&dfl, SIGINT);
+	sigaddset(&dfl, SIGTERM);
+	sigaddset(&dfl, SIGPIPE);
+	sigaddset(&dfl, SIGCHLD);
+	posix_spawnattr_setsigmask(&at, &none);
+	posix_spawnattr_setsigdefault(&at, &dfl);
+	posix_spawnattr_setpgroup(&at, 0);
+	posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
+					  POSIX_SPAWN_SETSIGDEF);
+	if (posix_spawnp(&pid, "ssh", &fa, &at, (char *const *)argv, environ))
+		pid = -1;
+	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&at);
+	close(fds[0]);
+	free(argv);
+	argv = NULL;
+	if (pid < 0)
+		goto fail;
+	m->pid = pid;
+	m->lifeline = fds[1];
+	/* Ready once its socket is there (after the login); ConnectTimeout bounds the connect. */
+	for (int i = 0; i < 1500 && !core_interrupted(); i++) {
+		struct stat st;
+		int status;
+
+		if (!lstat(m->opt + strlen("ControlPath="), &st) && S_ISSOCK(st.st_mode))
+			return;
+		if (waitpid(pid, &status, WNOHANG) == pid) {
+			m->pid = 0;
+			break;
+		}
+		nanosleep(&nap, NULL);
+	}
+	master_stop(s);
+	return;
+fail:
+	free(argv);
+	if (fds[0] >= 0)
+		close(fds[0]);
+	if (fds[1] >= 0)
+		close(fds[1]);
+	rmdir(m->dir);
+	m->dir[0] = '\0';
+}
+
+/* End the session's shared connection, if any, and remove its directory. */
+static void master_stop(struct session *s)
+{
+	struct ssh_master *m = &s->master;
+	struct timespec nap = {0, 10 * 1000 * 1000};
+
+	if (m->pid > 0) {
+		int status;
+
+		close(m->lifeline);
+		kill(m->pid, SIGTERM);
+		for (int i = 0; waitpid(m->pid, &status, WNOHANG) == 0; i++) {
+			if (i == 200)
+				kill(m->pid, SIGKILL);
+			nanosleep(&nap, NULL);
+		}
+		m->pid = 0;
+	}
+	if (m->dir[0]) {
+		unlink(m->opt + strlen("ControlPath="));
+		rmdir(m->dir);
+		m->dir[0] = '\0';
+	}
 }
 
 /* The last non-empty line of captured output, escaped, for a message. */
@@ -843,6 +1006,7 @@ int target_run(const struct target *t, const char *job_path, const struct target
 		sb_error("out of memory");
 		return 2;
 	}
+	master_start(&s);
 	rc = o->push_dir ? push_tree(&s) : 0;
 	if (!rc)
 		rc = check_version(&s);
@@ -896,6 +1060,7 @@ int target_run(const struct target *t, const char *job_path, const struct target
 	else
 		rc = run_rc == 0 && fetched == 0 ? 0 : 1;
 out:
+	master_stop(&s);
 	free(s.dest);
 	free(s.push_bin);
 	free(s.tmp);

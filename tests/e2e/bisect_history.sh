@@ -16,7 +16,7 @@
 #       Sets C1..CN, GOOD (C1), BAD (CN), GUILTY (C<GUILTY_AT>), BROKEN (C<BROKEN_AT> or empty)
 #       and g (git -C $REPO, quiet).
 #   bisect_job FILE
-#       the job file the bisections run: counter1, 2 threads, no warmup, a 0.25 s window (the
+#       the job file the bisections run: counter1, 1 thread, no warmup, a 0.25 s window (the
 #       locked adds cost a factor, not a few %: one sample tells the commits apart).
 #   PLUGIN_CC
 #       the compiler command line that builds counter.c into a plug-in: $PLUGIN_CC -o OUT SRC
@@ -101,7 +101,7 @@ testcase: will-it-scale
 interval: 0.25s
 runtime: 0.25s
 warmup: 0
-nr_task: 2
+nr_task: 1
 will-it-scale:
   mode: thread
   test: counter1

@@ -25,11 +25,19 @@ remote_tmps() {
 }
 tmps_before=$(remote_tmps)
 
+logins() { grep -c 'Accepted publickey' "$T/sshd.log"; }
 # One run through the target: stored here as a local run would be.
-sb run "${ONE_S[@]}" --commit tc1 --results "$WORK/r1" --target "$URL" --target-bin "$SB_ABS" \
-	"${SSHOPTS[@]}"
+mkdir "$WORK/ltmp"
+logins_before=$(logins)
+TMPDIR=$WORK/ltmp sb run "${ONE_S[@]}" --commit tc1 --results "$WORK/r1" --target "$URL" \
+	--target-bin "$SB_ABS" "${SSHOPTS[@]}"
 [ $rc -eq 0 ] || cat "$WORK/err"
 check "target run: exit 0" [ $rc -eq 0 ]
+check "target run: its steps (version, setup, run, list, fetch, remove) share one ssh login" \
+	[ "$(($(logins) - logins_before))" -eq 1 ]
+check "target run: no ssh left" no_procs "ssh -T .*-p $PORT"
+check "target run: the shared connection's directory removed (\$TMPDIR empty)" \
+	[ -z "$(ls -A "$WORK/ltmp")" ]
 runs=$(ls -d "$WORK"/r1/will-it-scale/*/*/*/*/*/tc1/[0-9]* 2>/dev/null)
 check "target run: one run directory, numbered 0" bash -c \
 	"[ \$(echo '$runs' | grep -c .) -eq 1 ] && [ \"\$(basename '$runs')\" = 0 ]"
@@ -147,8 +155,21 @@ check "SIGTERM: says so" grep -q "interrupted by signal 15" "$WORK/err"
 check "SIGTERM: nothing stored here" bash -c \
 	"[ -z \"\$(find '$WORK/rt' -mindepth 8 -maxdepth 8 2>/dev/null)\" ] && [ -z \"\$(find '$WORK/rt' -name '.tmp-run-*' 2>/dev/null)\" ]"
 check "SIGTERM: the run on the target is stopped" no_procs "run job.yaml --results results.*--commit term"
-check "SIGTERM: no ssh left" no_procs "ssh -T -o BatchMode=yes.*$PORT"
+check "SIGTERM: no ssh left (the shared connection ended too)" no_procs "ssh -T .*-p $PORT"
 check "SIGTERM: the target's temp directory is removed" [ "$(remote_tmps)" -eq "$tmps_before" ]
+
+# SIGKILL here mid-run: nothing can clean up, yet the shared connection ends by itself (its
+# remote command reads a pipe only the killed process held); the run there finishes alone.
+rc=0
+"$SCALEBENCH" run "${ONE_S[@]}" --commit kill --results "$WORK/rk" --target "$URL" \
+	--target-bin "$SB_ABS" "${SSHOPTS[@]}" >"$WORK/out" 2>"$WORK/err" &
+pid=$!
+wait_until 30 pkill -0 -f -- "ControlMaster=yes.*-p $PORT"
+kill -KILL $pid
+wait $pid 2>/dev/null
+wait_until 30 no_procs "ssh -T .*-p $PORT"
+check "SIGKILL: the shared connection ends with the killed run" no_procs "ssh -T .*-p $PORT"
+wait_until 30 no_procs "run job.yaml --results results.*--commit kill"
 
 # A run that arrives incomplete (the target's scalebench lost its stats.json) is not stored;
 # the whole one beside it is.
