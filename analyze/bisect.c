@@ -1,4 +1,4 @@
-/* Bisection decisions: the endpoint check and the SPRT on log values. */
+/* Bisection decisions: the endpoint check, the SPRT on log values, and the policy around them. */
 #include "bisect.h"
 
 #include <math.h>
@@ -106,4 +106,63 @@ enum sprt_decision sprt_closer(const struct sprt_model *m, const double *x, size
 		return SPRT_CONTINUE;
 	s /= (double)k;
 	return fabs(s - m->mu_bad) < fabs(s - m->mu_good) ? SPRT_BAD : SPRT_GOOD;
+}
+
+static enum bisect_next policy_check(const struct bisect_policy *p, const double *a, size_t na,
+				     const double *b, size_t nb, struct endpoint_check *ec,
+				     const char **why)
+{
+	if (endpoints_check(a, na, b, nb, p->dir, p->threshold_pct, 1 - p->confidence,
+			    1 - p->confidence, ec, why))
+		return BISECT_ERROR;
+	return ec->confirmed ? BISECT_CONFIRMED : BISECT_NOT_REPRODUCED;
+}
+
+enum bisect_next bisect_endpoints_next(const struct bisect_policy *p, const double *good,
+				       size_t ng, const double *bad, size_t nb, unsigned *want,
+				       struct endpoint_check *ec, const char **why)
+{
+	enum bisect_next next = policy_check(p, good, ng, bad, nb, ec, why);
+
+	if (next != BISECT_NOT_REPRODUCED || ec->verdict == V_NO_CHANGE || *want >= p->max_runs)
+		return next;
+	*want += p->batch ? p->batch : 1;
+	if (*want > p->max_runs)
+		*want = p->max_runs;
+	return BISECT_MORE;
+}
+
+unsigned bisect_model_runs(const struct bisect_policy *p, unsigned had)
+{
+	unsigned model = BISECT_MODEL_RUNS < p->max_runs ? BISECT_MODEL_RUNS : p->max_runs;
+
+	return had < model ? model : had;
+}
+
+enum bisect_next bisect_classify_next(const struct bisect_policy *p, const struct sprt_model *m,
+				      const double *x, size_t n, struct midpoint_call *r)
+{
+	enum sprt_decision d = SPRT_CONTINUE;
+
+	*r = (struct midpoint_call){.used = n};
+	for (size_t k = BISECT_FIRST_RUNS; k <= n && d == SPRT_CONTINUE; k++)
+		if ((d = sprt_decide(m, x, k, BISECT_FIRST_RUNS, &r->llr)) != SPRT_CONTINUE)
+			r->used = k;
+	if (d == SPRT_CONTINUE && n >= p->max_runs) {
+		d = sprt_closer(m, x, n);
+		r->fallback = true;
+	}
+	if (d != SPRT_CONTINUE)
+		return d == SPRT_BAD ? BISECT_BAD : BISECT_GOOD;
+	r->want = (unsigned)n + (p->batch ? p->batch : 1);
+	if (r->want > p->max_runs)
+		r->want = p->max_runs;
+	return BISECT_MORE;
+}
+
+enum bisect_next bisect_verify(const struct bisect_policy *p, const double *parent, size_t np,
+			       const double *culprit, size_t nc, struct endpoint_check *ec,
+			       const char **why)
+{
+	return policy_check(p, parent, np, culprit, nc, ec, why);
 }

@@ -55,8 +55,8 @@ const struct command_def bisect_command = {
 	"skipped commits left), 2 error, 130 interrupted (SIGINT or SIGTERM).\n",
 };
 
-/* Runs of each endpoint the midpoints' SPRT is modelled on, at least. */
-#define SPRT_MODEL_RUNS 6
+#define STR_(x) #x
+#define STR(x)	STR_(x)
 
 /* child_run passes the signal on to the running child's process group, then calls this. */
 static volatile sig_atomic_t interrupted;
@@ -1032,13 +1032,24 @@ static void log_step(struct bisect *b, const char *sha, const char *role, const 
 	event(b, "decision", json_pack("{s:s, s:s}", "commit", sha, "decision", decision));
 }
 
+static struct bisect_policy policy_of(const struct bisect *b)
+{
+	return (struct bisect_policy){.max_runs = b->max_runs,
+				      .batch = batch(b),
+				      .confidence = b->confidence,
+				      .threshold_pct = b->threshold,
+				      .dir = bisect_direction(b)};
+}
+
 /* The endpoints until the change is confirmed.  0 confirmed, 1 not within budget, else err. */
 static int endpoints(struct bisect *b, struct sprt_model *m)
 {
+	const struct bisect_policy pol = policy_of(b);
 	double *gv = NULL, *bv = NULL;
 	size_t ng, nb;
-	unsigned want = 3;
+	unsigned want = BISECT_FIRST_RUNS, had;
 	struct endpoint_check ec;
+	enum bisect_next next;
 	const char *why;
 	int rc;
 
@@ -1059,8 +1070,9 @@ static int endpoints(struct bisect *b, struct sprt_model *m)
 			}
 			goto out;
 		}
-		if (endpoints_check(gv, ng, bv, nb, bisect_direction(b), b->threshold,
-				    1 - b->confidence, 1 - b->confidence, &ec, &why)) {
+		had = want;
+		next = bisect_endpoints_next(&pol, gv, ng, bv, nb, &want, &ec, &why);
+		if (next == BISECT_ERROR) {
 			msg("cannot compare the endpoints: %s", why);
 			rc = -1;
 			goto out;
@@ -1069,11 +1081,8 @@ static int endpoints(struct bisect *b, struct sprt_model *m)
 			"endpoints: %zu vs %zu runs: %s %+.1f%% [%+.1f%%, %+.1f%%] p=%.3g: %s\n",
 			ng, nb, b->stat, ec.change_pct, ec.w.lo_pct, ec.w.hi_pct, ec.w.p,
 			verdict_name(ec.verdict));
-		if (ec.confirmed || ec.verdict == V_NO_CHANGE || want >= b->max_runs)
+		if (next != BISECT_MORE)
 			break;
-		want += batch(b);
-		if (want > b->max_runs)
-			want = b->max_runs;
 	}
 	json_object_set_new(
 	    b->log, "endpoints",
@@ -1091,12 +1100,10 @@ static int endpoints(struct bisect *b, struct sprt_model *m)
 		rc = 1;
 		goto out;
 	}
-	/* The SPRT is only as good as its model of the endpoints: confirmed on 3 runs, their
-	 * spread is a guess (bench/bisect_sim.c: at a 5% shift, 6 runs each cut the wrong
-	 * midpoint calls about threefold, for a few runs once). */
-	unsigned model = SPRT_MODEL_RUNS < b->max_runs ? SPRT_MODEL_RUNS : b->max_runs;
+	/* The SPRT is only as good as its model of the endpoints. */
+	unsigned model = bisect_model_runs(&pol, had);
 
-	if (want < model) {
+	if (had < model) {
 		free(gv);
 		free(bv);
 		gv = bv = NULL;
@@ -1128,11 +1135,12 @@ out:
 /* Classify a midpoint: 0 with *bad set, 1 skip, else error. */
 static int classify(struct bisect *b, const struct sprt_model *m, const char *sha, bool *bad)
 {
-	double *v = NULL, llr = 0;
+	const struct bisect_policy pol = policy_of(b);
+	double *v = NULL;
 	size_t n;
-	unsigned want = 3;
-	enum sprt_decision d;
-	bool fallback = false;
+	unsigned want = BISECT_FIRST_RUNS;
+	struct midpoint_call call;
+	enum bisect_next next;
 	int rc;
 
 	for (;;) {
@@ -1145,33 +1153,23 @@ static int classify(struct bisect *b, const struct sprt_model *m, const char *sh
 		}
 		if (rc)
 			return rc;
-		/* Runs come in batches, the test stays sequential: it stops at the first run
-		 * that crosses a threshold, whatever the batch brought after it. */
-		d = SPRT_CONTINUE;
-		for (size_t k = 3; k <= n && d == SPRT_CONTINUE; k++)
-			if ((d = sprt_decide(m, v, k, 3, &llr)) != SPRT_CONTINUE)
-				n = k;
-		if (d != SPRT_CONTINUE)
+		next = bisect_classify_next(&pol, m, v, n, &call);
+		if (next != BISECT_MORE)
 			break;
-		if (n >= b->max_runs) {
-			d = sprt_closer(m, v, n);
-			fallback = true;
-			b->fallback = true;
-			msg("warning: %.10s: undecided after %zu runs (llr %.2f, thresholds "
-			    "%.2f/%.2f); "
-			    "classified by the closer endpoint",
-			    sha, n, llr, m->lower, m->upper);
-			break;
-		}
-		want = (unsigned)n + batch(b);
-		if (want > b->max_runs)
-			want = b->max_runs;
+		want = call.want;
 	}
-	*bad = d == SPRT_BAD;
-	fprintf(stderr, "%.10s: %zu runs, llr %+.2f: %s%s\n", sha, n, llr, *bad ? "bad" : "good",
-		fallback ? " (closer endpoint)" : "");
+	n = call.used;
+	if (call.fallback) {
+		b->fallback = true;
+		msg("warning: %.10s: undecided after %zu runs (llr %.2f, thresholds %.2f/%.2f); "
+		    "classified by the closer endpoint",
+		    sha, n, call.llr, m->lower, m->upper);
+	}
+	*bad = next == BISECT_BAD;
+	fprintf(stderr, "%.10s: %zu runs, llr %+.2f: %s%s\n", sha, n, call.llr,
+		*bad ? "bad" : "good", call.fallback ? " (closer endpoint)" : "");
 	log_step(b, sha, "midpoint", v, n, *bad ? "bad" : "good",
-		 json_pack("{s:f, s:b}", "llr", llr, "fallback", fallback));
+		 json_pack("{s:f, s:b}", "llr", call.llr, "fallback", call.fallback));
 	free(v);
 	return 0;
 }
@@ -1233,15 +1231,16 @@ static int verify(struct bisect *b, const char *culprit)
 		msg("%.10s has no parent to verify against", culprit);
 		return 3;
 	}
-	if ((rc = ensure_runs(b, parent, 3, &pv, &np)) ||
-	    (rc = ensure_runs(b, culprit, 3, &cv, &nc))) {
+	if ((rc = ensure_runs(b, parent, BISECT_VERIFY_RUNS, &pv, &np)) ||
+	    (rc = ensure_runs(b, culprit, BISECT_VERIFY_RUNS, &cv, &nc))) {
 		if (rc == 1)
 			msg("cannot verify: %.10s cannot be prepared", pv ? culprit : parent);
 		free(pv);
 		return rc == 130 ? 130 : 3;
 	}
-	if (endpoints_check(pv, np, cv, nc, bisect_direction(b), b->threshold, 1 - b->confidence,
-			    1 - b->confidence, &ec, &why)) {
+	const struct bisect_policy pol = policy_of(b);
+
+	if (bisect_verify(&pol, pv, np, cv, nc, &ec, &why) == BISECT_ERROR) {
 		msg("cannot verify: %s", why);
 		free(pv);
 		free(cv);
@@ -1820,7 +1819,7 @@ static int resume_load(struct bisect *b)
 	}
 	args_load(b);
 	if (!b->repo || !b->job_path || !b->results || !b->prepare || !b->stat || !b->good_arg ||
-	    !b->bad_arg || b->max_runs < 3 || !b->runs_per_boot) {
+	    !b->bad_arg || b->max_runs < BISECT_FIRST_RUNS || !b->runs_per_boot) {
 		msg("--resume %s: its args are incomplete", b->resume);
 		return 2;
 	}
@@ -1980,7 +1979,8 @@ int cmd_bisect(int argc, char **argv)
 		     "$SCALEBENCH_COMMIT; non-zero exit skips the commit"},
 	    {OPT_STRING("results", 0, &b.results), .arg = "DIR", .def = "results",
 	     .help = "results root; runs there are reused"},
-	    {OPT_COUNT("max-runs", 0, &b.max_runs), .def = "10", .min = 3, .max = 1000,
+	    {OPT_COUNT("max-runs", 0, &b.max_runs), .def = STR(BISECT_MAX_RUNS),
+	     .min = BISECT_FIRST_RUNS, .max = 1000,
 	     .help = "run budget per commit"},
 	    {OPT_CALLBACK("confidence", 0, confidence_option, &b.confidence), .arg = "C",
 	     .def = "0.99", .help = "1 - alpha = 1 - beta of each midpoint's SPRT"},

@@ -1,5 +1,6 @@
 /* The bisection's decisions on known values: the endpoint check, the SPRT's thresholds,
- * its decisions on runs near either endpoint, and the closer-endpoint fallback. */
+ * its decisions on runs near either endpoint, the closer-endpoint fallback, and the policy
+ * around them (more runs, confirmed, not reproduced, good, bad) on synthetic values. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -83,6 +84,98 @@ static void test_sprt_decides(void **state)
 	assert_int_equal(sprt_closer(&m, (const double[]){935, 937}, 2), SPRT_BAD);
 }
 
+static const struct bisect_policy pol = {.max_runs = 10,
+					  .batch = 1,
+					  .confidence = 0.99,
+					  .threshold_pct = 1,
+					  .dir = DIR_HIGHER_BETTER};
+
+static void test_policy_endpoints(void **state)
+{
+	/* Noisy: 3 runs cannot tell 5% apart at 99%. */
+	const double g[] = {1000, 1060, 950, 1000, 1002, 998, 1001, 999, 1000, 1000};
+	const double b[] = {950, 1000, 900, 950, 951, 949, 950, 950, 951, 949};
+	struct bisect_policy two = pol;
+	struct endpoint_check ec;
+	const char *why;
+	unsigned want = BISECT_FIRST_RUNS;
+
+	(void)state;
+	assert_int_equal(bisect_endpoints_next(&pol, g, 3, b, 3, &want, &ec, &why), BISECT_MORE);
+	assert_int_equal(want, 4);
+	/* One batch at a time, to the budget at most. */
+	two.batch = 4;
+	want = 8;
+	assert_int_equal(bisect_endpoints_next(&two, g, 3, b, 3, &want, &ec, &why), BISECT_MORE);
+	assert_int_equal(want, 10);
+	/* Out of budget: not reproduced, want unchanged. */
+	assert_int_equal(bisect_endpoints_next(&two, g, 3, b, 3, &want, &ec, &why),
+			 BISECT_NOT_REPRODUCED);
+	assert_int_equal(want, 10);
+	/* With the quiet runs the change shows. */
+	want = 10;
+	assert_int_equal(bisect_endpoints_next(&pol, g, 10, b, 10, &want, &ec, &why),
+			 BISECT_CONFIRMED);
+	assert_true(ec.confirmed);
+	/* The same values on both sides, inside a 2% threshold: no change, whatever is left of
+	 * the budget. */
+	two = pol;
+	two.threshold_pct = 2;
+	want = 3;
+	assert_int_equal(bisect_endpoints_next(&two, good, 5, good, 5, &want, &ec, &why),
+			 BISECT_NOT_REPRODUCED);
+	assert_int_equal(want, 3);
+	assert_int_equal(bisect_endpoints_next(&pol, good, 1, bad, 5, &want, &ec, &why),
+			 BISECT_ERROR);
+	/* The model: 6 runs each at least, never over the budget. */
+	assert_int_equal(bisect_model_runs(&pol, 3), BISECT_MODEL_RUNS);
+	assert_int_equal(bisect_model_runs(&pol, 8), 8);
+	two.max_runs = 4;
+	assert_int_equal(bisect_model_runs(&two, 3), 4);
+}
+
+static void test_policy_classify(void **state)
+{
+	const double near_bad[] = {901, 899, 903, 2000, 2000};
+	const double middle[] = {948.683, 948.683, 948.683, 948.683, 948.683, 948.683,
+				 948.683, 948.683, 948.683, 949.5};
+	struct midpoint_call call;
+	struct sprt_model m;
+	const char *why;
+
+	(void)state;
+	assert_int_equal(sprt_init(&m, good, 5, bad, 5, 0.99, &why), 0);
+	/* Sequential inside a batch: decided on the first 3, whatever came after them. */
+	assert_int_equal(bisect_classify_next(&pol, &m, near_bad, 5, &call), BISECT_BAD);
+	assert_int_equal(call.used, 3);
+	assert_false(call.fallback);
+	assert_int_equal(bisect_classify_next(&pol, &m, (const double[]){1002, 998, 1001}, 3,
+					      &call),
+			 BISECT_GOOD);
+	/* No evidence: one more run (a batch), to the budget, then the closer endpoint. */
+	assert_int_equal(bisect_classify_next(&pol, &m, middle, 3, &call), BISECT_MORE);
+	assert_int_equal(call.want, 4);
+	assert_int_equal(bisect_classify_next(&pol, &m, middle, 10, &call), BISECT_GOOD);
+	assert_true(call.fallback);
+	assert_int_equal(call.used, 10);
+	/* Fewer runs than the first batch: more, never a decision. */
+	assert_int_equal(bisect_classify_next(&pol, &m, near_bad, 2, &call), BISECT_MORE);
+	assert_int_equal(call.want, 3);
+}
+
+static void test_policy_verify(void **state)
+{
+	struct endpoint_check ec;
+	const char *why;
+
+	(void)state;
+	assert_int_equal(bisect_verify(&pol, good, 5, bad, 5, &ec, &why), BISECT_CONFIRMED);
+	assert_int_equal(bisect_verify(&pol, good, 5, (const double[]){1001, 1011, 991, 1006, 996},
+				       5, &ec, &why),
+			 BISECT_NOT_REPRODUCED);
+	assert_int_equal(bisect_verify(&pol, good, 1, bad, 1, &ec, &why), BISECT_ERROR);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -90,6 +183,9 @@ int main(void)
 	    cmocka_unit_test(test_endpoints_no_change),
 	    cmocka_unit_test(test_sprt_thresholds),
 	    cmocka_unit_test(test_sprt_decides),
+	    cmocka_unit_test(test_policy_endpoints),
+	    cmocka_unit_test(test_policy_classify),
+	    cmocka_unit_test(test_policy_verify),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
