@@ -84,9 +84,9 @@ static int dispatch(int argc, char **argv)
 		cmd = find_command(argv[2]);
 		if (!cmd || argc > 3) {
 			if (!cmd)
-				sb_error("unknown command '%s'\n", argv[2]);
+				sb_error("unknown command '%s'", argv[2]);
 			else
-				sb_error("help: one command at a time\n");
+				sb_error("help: one command at a time");
 			usage(stderr);
 			return 2;
 		}
@@ -95,7 +95,7 @@ static int dispatch(int argc, char **argv)
 	}
 	cmd = find_command(argv[1]);
 	if (!cmd) {
-		sb_error("unknown command '%s'\n", argv[1]);
+		sb_error("unknown command '%s'", argv[1]);
 		usage(stderr);
 		return 2;
 	}

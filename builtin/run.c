@@ -1,6 +1,7 @@
 /* scalebench run: a job file's atomic jobs, K runs each, into the results tree. */
 #include "builtin.h"
 #include "../core/core.h"
+#include "../lib/strvec.h"
 #include "../runner/job.h"
 #include "../runner/run.h"
 #include "../runner/target.h"
@@ -50,7 +51,26 @@ struct target_cli {
 	const char *push_dir;
 	const char **ssh_options;
 	size_t n_ssh_options;
+	struct strvec plugins; /* sent to the target with the job */
 };
+
+/* Loaded here (the job's testcases are checked against it) and, with --target, sent there
+ * and loaded by the run there. */
+static int run_plugin_option(const struct option_def *opt, const char *arg, char *err,
+			     size_t errlen)
+{
+	struct target_cli *t = opt->value;
+	struct option_def plain = *opt;
+
+	plain.value = NULL;
+	if (plugin_option(&plain, arg, err, errlen))
+		return -1;
+	if (strvec_push(&t->plugins, arg)) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	return 0;
+}
 
 static int ssh_option(const struct option_def *opt, const char *arg, char *err, size_t errlen)
 {
@@ -164,6 +184,8 @@ static int run_on_target(const struct runner_opts *o, const struct override_list
 						 : NULL,
 				 .ssh_options = tc->ssh_options,
 				 .n_ssh_options = tc->n_ssh_options,
+				 .plugins = tc->plugins.v,
+				 .n_plugins = tc->plugins.n,
 				 .results_root = o->results_root,
 				 .quiet = o->quiet};
 	/* At most two words an option, four options without --set. */
@@ -325,8 +347,9 @@ int cmd_run(int argc, char **argv)
 	     .help = "print the atomic jobs and where their runs would go"},
 	    {OPT_FLAG("no-monitors", 0, &o.no_monitors),
 	     .help = "run no monitor, whatever the job says"},
-	    {OPT_CALLBACK("plugin", 0, plugin_option, NULL), .arg = "FILE.so",
-	     .help = "load testcases from a plug-in before reading the job (repeatable)"},
+	    {OPT_CALLBACK("plugin", 0, run_plugin_option, &tc), .arg = "FILE.so",
+	     .help = "load testcases from a plug-in before reading the job (repeatable; with "
+		     "--target, sent there too)"},
 	    {OPT_FLAG("quiet", 'q', &o.quiet), .help = "print nothing but errors and notes"},
 	    {OPT_CALLBACK("runtime", 0, run_set_option, &ov), .arg = "DURATION",
 	     .help = "the job's runtime (same as --set runtime=DURATION)"},
@@ -359,5 +382,6 @@ int cmd_run(int argc, char **argv)
 		free((char *)ov.v[i].key);
 	free(ov.v);
 	free(tc.ssh_options);
+	strvec_clear(&tc.plugins);
 	return rc;
 }

@@ -6,6 +6,7 @@
  * (ControlMaster, see master_start) or, when it cannot be had, a connection of its own:
  *   version  BIN --version, refused unless MAJOR.MINOR is ours
  *   setup    mktemp -d there, the job file written into it from our stdin
+ *   plugins  each --plugin file written into it from our stdin, given to the run there
  *   run      cd TMP, its pid into TMP/pid, exec BIN run job.yaml --results results ARGS
  *   stop     the run ended (SIGTERM, then SIGKILL) if it still lives: after a lost connection
  *            or an interrupt; the pid is trusted only while its cwd is TMP
@@ -702,6 +703,63 @@ out:
 	return rc;
 }
 
+/* The target's copy of plug-in i: TMP/plugin-I.so. */
+static int plugin_there(const struct session *s, size_t i, char *out, size_t len)
+{
+	return snprintf(out, len, "%s/plugin-%zu.so", s->tmp, i) < (int)len ? 0 : -1;
+}
+
+/* Each plug-in copied into the target's temp directory (over ssh's stdin, as the job): 0,
+ * else 2 (or 128+N) after a message naming it. */
+static int send_plugins(struct session *s)
+{
+	int rc = 0;
+
+	for (size_t i = 0; i < s->o->n_plugins && !rc; i++) {
+		const char *path = s->o->plugins[i];
+		struct child_process c = {
+		    .in = RUN_IN_BUFFER, .out = RUN_OUT_CAPTURE, .err = RUN_OUT_CAPTURE};
+		struct strbuf script = {0};
+		char there[PATH_MAX], err[512], line[512];
+		char *body = NULL;
+		size_t len;
+
+		rc = 2;
+		if (file_read(path, 1 << 30, &body, &len, err, sizeof(err))) {
+			sb_error("--plugin: %s", err);
+			continue;
+		}
+		if (plugin_there(s, i, there, sizeof(there))) {
+			sb_error("%s: the temp directory's name is too long", text_safe(s->t->url));
+			free(body);
+			continue;
+		}
+		c.in_buf = body;
+		c.in_len = len;
+		c.out_text.max = c.err_text.max = 64 * 1024;
+		str_add(&script, "cat >");
+		str_word(&script, there);
+		if (script.oom)
+			sb_error("out of memory");
+		else if (ssh_run(s, script.p, &c) == 0) {
+			if (c.interrupted)
+				rc = 128 + c.interrupted;
+			else if (c.exit_code == SSH_FAILED)
+				say_unreachable(s, &c);
+			else if (c.exit_code != 0 || c.in_written != len)
+				sb_error("%s: cannot copy the plug-in %s to %s there (exit %d): %s",
+					 text_safe(s->t->url), text_safe(path), text_safe(there),
+					 c.exit_code, last_line(&c.err_text, line, sizeof(line)));
+			else
+				rc = 0;
+		}
+		free(script.p);
+		free(body);
+		child_release(&c);
+	}
+	return rc;
+}
+
 /* The job on the target, its output ours.  The remote run's exit status, SSH_FAILED when the
  * connection failed, -1 when ssh could not be run, 128+N when we were interrupted. */
 static int remote_run(struct session *s)
@@ -715,6 +773,14 @@ static int remote_run(struct session *s)
 	str_add(&script, " && echo $$ >pid && exec ");
 	str_bin(&script, s->bin);
 	str_add(&script, " run job.yaml --results results");
+	for (size_t i = 0; i < s->o->n_plugins; i++) {
+		char there[PATH_MAX];
+
+		if (plugin_there(s, i, there, sizeof(there)))
+			script.oom = true;
+		str_add(&script, " --plugin ");
+		str_word(&script, there);
+	}
 	for (size_t i = 0; i < s->o->n_run_args; i++) {
 		str_add(&script, " ");
 		str_word(&script, s->o->run_args[i]);
@@ -1014,6 +1080,8 @@ int target_run(const struct target *t, const char *job_path, const struct target
 		rc = 128 + core_interrupt_signal();
 	if (!rc)
 		rc = setup(&s, job_path);
+	if (!rc)
+		rc = send_plugins(&s);
 	if (rc) {
 		if (s.tmp)
 			remove_tmp(&s);

@@ -44,6 +44,10 @@ struct target_opts {
 	size_t n_ssh_options;
 	const char *const *run_args; /* forwarded to the remote `scalebench run` */
 	size_t n_run_args;
+	/* Plug-ins (local paths) copied into the target's temp directory and given to the
+	 * remote `scalebench run` as --plugin, in this order. */
+	const char *const *plugins;
+	size_t n_plugins;
 	const char *results_root; /* the local results root */
 	bool quiet;
 };

@@ -2,10 +2,12 @@
 # lock: target-run: no "job.yaml --results results" left, machine-wide (test_target.sh runs one)
 # bisect --target ssh://...: a kernel bisection driven from a controller, the runs on a target
 # over ssh.  The target is an sshd this test starts on 127.0.0.1 (tests/e2e/sshd.sh) and
-# $WORK/target stands for its filesystem.  A "kernel" is simulated: prepare builds the commit's
-# plug-in testcase here and installs it there over ssh (staged); --reboot counts its calls and
-# "boots" the staged one (the plug-in the target's scalebench loads, the commit into a "booted"
-# marker); --boot-check reads the marker over ssh.  Cases: the culprit named exactly with the
+# $WORK/target stands for its filesystem.  The commit's code is a plug-in testcase that prepare
+# builds here, given to bisect as --plugin: it reaches the target with every batch of runs
+# (the target's scalebench alone does not know the testcase).  A "kernel" is simulated:
+# prepare stages the commit's name there over ssh; --reboot counts its calls and "boots" the
+# staged one (into a "booted" marker); --boot-check reads the marker over ssh.  Cases: the
+# culprit named exactly with the
 # runs stored here as local runs are; the connection cut mid-run leaves no half run and the
 # bisection still ends with the culprit; SIGKILLs at step boundaries then --resume end with
 # the same culprit, no run or reboot spent twice.
@@ -32,26 +34,23 @@ bisect_job "$WORK/job.yaml"
 # The controller's build of the plug-in: the job's testcase known here (bisect and run check
 # the job before anything runs).
 $PLUGIN_CC -o "$WORK/build/counter.so" "$REPO/counter.c"
-# The target's scalebench runs on the "kernel" installed there: the plug-in in $TGT.
-cat >"$TGT/bin/scalebench" <<S
-#!/bin/sh
-[ "\$1" = run ] && { shift; exec "$SB" run --plugin "$TGT/counter.so" "\$@"; }
-exec "$SB" "\$@"
-S
+# The target's scalebench: this one, installed there.
+ln -s "$SB" "$TGT/bin/scalebench"
+check "premise: the target's scalebench alone does not know the plug-in's testcase" \
+	bash -c "! '$TGT/bin/scalebench' list | grep -qw counter1"
 SSHQ=$(printf '%q ' "${SSH[@]}")
-# prepare (on the controller): build, install onto the target over ssh (staged, not booted).
+# prepare (on the controller): build the plug-in, stage the commit on the target over ssh.
 cat >"$WORK/prepare.sh" <<S
 #!/bin/sh -e
 echo "PREPARE-OUTPUT \$SCALEBENCH_COMMIT"
 $PLUGIN_CC -o $WORK/build/counter.so counter.c
-$SSHQ "cat >$TGT/staged.so" <$WORK/build/counter.so
 echo "\$SCALEBENCH_COMMIT" | $SSHQ "cat >$TGT/staged"
 S
 # reboot: counted; the target comes up on the staged kernel.
 cat >"$WORK/reboot.sh" <<S
 #!/bin/sh -e
 echo "\$SCALEBENCH_COMMIT \$SCALEBENCH_TARGET" >>$WORK/reboots
-$SSHQ "rm -f $TGT/booted && cp $TGT/staged.so $TGT/counter.so && cp $TGT/staged $TGT/booted"
+$SSHQ "rm -f $TGT/booted && cp $TGT/staged $TGT/booted"
 S
 mkdir -p "$WORK/fakebin"
 cat >"$WORK/fakebin/uname" <<S
@@ -70,10 +69,9 @@ cat >"$WORK/fakebin/reboot" <<S
 #!/bin/sh -e
 echo "\$(/bin/cat $TGT/staged)" >>$WORK/reboots-default
 /bin/cat /proc/sys/kernel/random/uuid >$TGT/boot_id
-cp $TGT/staged.so $TGT/counter.so
 echo "6.9.0-sb-\$(cut -c1-12 $TGT/staged)" >$TGT/release
 S
-chmod +x "$WORK/prepare.sh" "$WORK/reboot.sh" "$TGT/bin/scalebench" "$WORK"/fakebin/*
+chmod +x "$WORK/prepare.sh" "$WORK/reboot.sh" "$WORK"/fakebin/*
 CHECK="$SSHQ cat $TGT/booted | grep -qx \"\$SCALEBENCH_COMMIT\""
 # Three runs a commit, always: B and C compare their run counts with A's.  At 99% a 3 v 3
 # Welch test has ~2 degrees of freedom when one side is noisy (t must exceed 9.9): on a busy
@@ -162,7 +160,7 @@ rc=0
 	--good "$GOOD" --bad "$BAD" >"$WORK/out" 2>"$WORK/err" &
 pid=$!
 for _ in $(seq 1 600); do
-	pgrep -f "run --plugin $TGT/counter.so job.yaml --results results" >/dev/null && break
+	pgrep -f "run job.yaml --results results --plugin .*/plugin-0.so" >/dev/null && break
 	sleep 0.05
 done
 sleep 0.5

@@ -10,6 +10,8 @@ sb
 check "no command: usage on stderr, exit 2" [ $rc -eq 2 ]
 sb frobnicate
 check "unknown command: exit 2 and named" bash -c "[ $rc -eq 2 ] && grep -q \"unknown command 'frobnicate'\" $WORK/err"
+check "unknown command: the usage follows the message, no blank line" \
+	bash -c "sed -n 2p $WORK/err | grep -q '^usage: scalebench'"
 for cmd in bench list; do
 	sb $cmd --help
 	check "$cmd --help: usage, exit 0" bash -c "[ $rc -eq 0 ] && grep -q '^usage: scalebench $cmd' $WORK/out"
