@@ -49,11 +49,6 @@ struct bench_opts {
 	char helper_dir[PATH_MAX];
 };
 
-static const char *mode_name(enum tc_mode m)
-{
-	return m == TC_MODE_PROCESS ? "process" : "thread";
-}
-
 static void print_testcases(FILE *out)
 {
 	fprintf(out, "testcases:\n");
@@ -188,7 +183,7 @@ static json_t *run_to_json(const struct bench_opts *o, const struct core_result 
 	json_t *run = json_object(), *samples = json_array(), *cpus = json_array();
 	json_t *per_copy = json_array(), *stats = json_object();
 
-	json_object_set_new(run, "mode", json_string(mode_name(s->mode)));
+	json_object_set_new(run, "mode", json_string(tc_mode_name(s->mode)));
 	json_object_set_new(run, "nr_task", json_integer(s->nr_task));
 	json_object_set_new(run, "status", json_string(core_status_name(s->status)));
 	if (s->status != CORE_OK)
@@ -270,7 +265,7 @@ static void print_table(const struct bench_opts *o, const struct run_summary *su
 {
 	bool cost = o->tc->cost_stat != NULL;
 
-	printf("\n%s, %s mode (ops/s)\n", o->tc->name, mode_name(sums[0].mode));
+	printf("\n%s, %s mode (ops/s)\n", o->tc->name, tc_mode_name(sums[0].mode));
 	printf("%6s %14s %15s %14s %12s", "tasks", "total ops/s", "ops/s per copy", "linear",
 	       "scalability");
 	if (cost)
@@ -308,8 +303,8 @@ static void print_run_header(const struct bench_opts *o, enum tc_mode mode, unsi
 		return;
 	printf("testcase:%s\n", o->tc->description);
 	printf("%s: %s mode, %u %s, warmup %.3g s, measurement %.3g s\n", o->tc->name,
-	       mode_name(mode), nr_task,
-	       nr_task == 1 ? (mode == TC_MODE_PROCESS ? "process" : "thread")
+	       tc_mode_name(mode), nr_task,
+	       nr_task == 1 ? tc_mode_name(mode)
 			    : (mode == TC_MODE_PROCESS ? "processes" : "threads"),
 	       o->warmup_s, o->runtime_s);
 	fflush(stdout);
@@ -336,7 +331,7 @@ static void print_run_summary(const struct bench_opts *o, const struct core_resu
 			       window_copy_rate(w, w->measure_start, w->n - 1, c));
 		printf("sampler cpu time: %.6f s\n", res->sampler_cpu_s);
 	}
-	printf("%s: %s mode, %u %s: %s %.0f workload %.0f", o->tc->name, mode_name(s->mode),
+	printf("%s: %s mode, %u %s: %s %.0f workload %.0f", o->tc->name, tc_mode_name(s->mode),
 	       s->nr_task, s->nr_task == 1 ? "copy" : "copies", per_copy_stat_name(s->mode),
 	       s->per_copy_ops, s->total_ops);
 	if (o->tc->cost_stat)
@@ -370,7 +365,7 @@ static json_t *document(const struct bench_opts *o, json_t *runs, bool failed,
 		json_object_set_new(doc, "cost_stat", json_string(o->tc->cost_stat));
 	json_object_set_new(doc, "mode", json_string(o->mode_arg));
 	for (size_t m = 0; m < o->nmodes; m++)
-		json_array_append_new(modes, json_string(mode_name(o->modes[m])));
+		json_array_append_new(modes, json_string(tc_mode_name(o->modes[m])));
 	json_object_set_new(doc, "modes", modes);
 	for (size_t i = 0; i < o->tasks.n; i++)
 		json_array_append_new(counts, json_integer(o->tasks.v[i]));
@@ -394,7 +389,7 @@ static json_t *document(const struct bench_opts *o, json_t *runs, bool failed,
 		for (size_t i = 0; i < done[m]; i++) {
 			json_t *row = json_object();
 
-			json_object_set_new(row, "mode", json_string(mode_name(ms[i].mode)));
+			json_object_set_new(row, "mode", json_string(tc_mode_name(ms[i].mode)));
 			json_object_set_new(row, "nr_task", json_integer(ms[i].nr_task));
 			json_object_set_new(row, "total_ops", json_real(ms[i].total_ops));
 			json_object_set_new(row, "per_copy_ops", json_real(ms[i].per_copy_ops));
@@ -404,7 +399,7 @@ static json_t *document(const struct bench_opts *o, json_t *runs, bool failed,
 					    json_real(scalability_pct(&ms[0], &ms[i])));
 			json_array_append_new(table, row);
 		}
-		json_object_set_new(scal, mode_name(o->modes[m]),
+		json_object_set_new(scal, tc_mode_name(o->modes[m]),
 				    json_real(scalability_pct(&ms[0], &ms[done[m] - 1])));
 	}
 	if (json_object_size(scal)) {

@@ -7,6 +7,7 @@
 #include "../store/layout.h"
 #include "../store/sweep.h"
 #include "../lib/text.h"
+#include "../testcases/registry.h"
 
 #include <errno.h>
 #include <regex.h>
@@ -423,11 +424,6 @@ static int mmtests_table(const struct job_file *job, const struct sweep *s, cons
 	return rc;
 }
 
-static const char *mode_name(enum tc_mode m)
-{
-	return m == TC_MODE_PROCESS ? "process" : "thread";
-}
-
 /* The job's atomic jobs as sweeps: one test in one mode at every task count. */
 static ssize_t job_sweeps(const struct job_file *job, struct sweep **out)
 {
@@ -438,7 +434,7 @@ static ssize_t job_sweeps(const struct job_file *job, struct sweep **out)
 		return -1;
 	for (size_t a = 0; a < job->n_atomic; a++)
 		items[a] = (struct sweep_item){.test = job->atomic[a].test,
-					       .mode = mode_name(job->atomic[a].mode),
+					       .mode = tc_mode_name(job->atomic[a].mode),
 					       .nr_task = job->atomic[a].nr_task,
 					       .index = a};
 	ns = sweep_group(items, job->n_atomic, out);

@@ -27,10 +27,9 @@ static json_t *testcase_json(const struct testcase *tc, bool plugin)
 	json_object_set_new(o, "description", json_string(tc->description));
 	json_object_set_new(o, "suite", json_string(tc->suite ? tc->suite : "will-it-scale"));
 	json_object_set_new(o, "op", json_string(tc->op ? tc->op : "op"));
-	if (testcase_supports(tc, TC_MODE_PROCESS))
-		json_array_append_new(modes, json_string("process"));
-	if (testcase_supports(tc, TC_MODE_THREAD))
-		json_array_append_new(modes, json_string("thread"));
+	for (enum tc_mode m = TC_MODE_PROCESS; m <= TC_MODE_THREAD; m++)
+		if (testcase_supports(tc, m))
+			json_array_append_new(modes, json_string(tc_mode_name(m)));
 	json_object_set_new(o, "modes", modes);
 	json_object_set_new(o, "lower_is_better", json_boolean(tc->lower_is_better));
 	if (tc->cost_stat)

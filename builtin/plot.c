@@ -6,6 +6,7 @@
 #include "../runner/job.h"
 #include "../store/sweep.h"
 #include "../lib/interrupt.h"
+#include "../testcases/registry.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,11 +95,6 @@ out:
 	return rc;
 }
 
-static const char *mode_name(enum tc_mode m)
-{
-	return m == TC_MODE_PROCESS ? "process" : "thread";
-}
-
 /* One point of a scalability line: the mean and stddev of a stat over the runs of one atomic
  * job at one commit (the headline stat unless one is named).  Returns 1 with the point, 0
  * when there is none.  *used names the stat of the points so far, for the axis: the
@@ -160,7 +156,7 @@ static int scalability_plot(const char *job_path, const char *root, const char *
 	if (nc >= 0 && items) {
 		for (size_t a = 0; a < job.n_atomic; a++)
 			items[a] = (struct sweep_item){.test = job.atomic[a].test,
-						       .mode = mode_name(job.atomic[a].mode),
+						       .mode = tc_mode_name(job.atomic[a].mode),
 						       .nr_task = job.atomic[a].nr_task,
 						       .index = a};
 		ns = sweep_group(items, job.n_atomic, &ser);

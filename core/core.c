@@ -442,7 +442,7 @@ static void describe_failure(const struct core_config *cfg, const struct counter
 			     int host_status, struct core_result *res)
 {
 	const struct core_ctl *ctl = sh->ctl;
-	const char *kind = cfg->mode == TC_MODE_PROCESS ? "process" : "thread";
+	const char *kind = tc_mode_name(cfg->mode);
 	int c = ctl->fail_copy;
 	char what[64];
 
@@ -849,7 +849,7 @@ static enum run_end check_window(struct sampler *s)
 				 "%s: copy %u of %u (%s %d) made no progress in the %.3g s "
 				 "measurement window (stuck?)",
 				 cfg->tc->name, c, n,
-				 cfg->mode == TC_MODE_PROCESS ? "process" : "thread",
+				 tc_mode_name(cfg->mode),
 				 (int)s->sh.status[c].pid, cfg->runtime_s);
 			return RUN_FAILED;
 		}

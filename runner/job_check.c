@@ -143,11 +143,7 @@ int check_atomic(struct loader *l, json_t *t, struct atomic_job *a)
 		return -1;
 	a->sweep = !v && !get_set(t, "nr_task");
 	s = v ? json_string_value(v) : DEFAULT_MODE;
-	if (s && !strcmp(s, "process"))
-		a->mode = TC_MODE_PROCESS;
-	else if (s && !strcmp(s, "thread"))
-		a->mode = TC_MODE_THREAD;
-	else
+	if (tc_mode_parse(s, &a->mode))
 		return fail(l, v, "%s %s: expected process or thread", key,
 			    describe(v, b, sizeof(b)));
 	if (!testcase_supports(tc, a->mode))

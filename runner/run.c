@@ -86,11 +86,6 @@ static double now_s(void)
 	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
-static const char *mode_name(enum tc_mode mode)
-{
-	return mode == TC_MODE_PROCESS ? "process" : "thread";
-}
-
 static const char *suite_of(const struct testcase *tc)
 {
 	return tc->suite ? tc->suite : "will-it-scale";
@@ -206,7 +201,7 @@ static int run_begin(struct run_state *rs)
 	else
 		fprintf(rs->output,
 			"testcase:%s\n%s: %s mode, %u copies, warmup %.3g s, measurement %.3g s\n",
-			rs->tc->description, rs->tc->name, mode_name(rs->aj->mode),
+			rs->tc->description, rs->tc->name, tc_mode_name(rs->aj->mode),
 			rs->aj->nr_task, rs->aj->warmup_s, rs->aj->runtime_s);
 	/* Written now: the core's fflush(NULL) before it forks would otherwise write it, and a
 	 * full disk would surface at the end as an error without its errno. */
@@ -398,7 +393,7 @@ static enum core_status sweep_point(struct run_state *rs, enum tc_mode mode, uns
 	cfg.on_window = sweep_on_window;
 	core_run(&cfg, &res);
 	run_summarize(&res, mode, n, &sum);
-	json_t *pm = json_pack("{s:i, s:s, s:s}", "tasks", (int)n, "mode", mode_name(mode),
+	json_t *pm = json_pack("{s:i, s:s, s:s}", "tasks", (int)n, "mode", tc_mode_name(mode),
 			       "status", core_status_name(res.status));
 
 	if (pm && sw->n_cpus) {
@@ -550,7 +545,7 @@ static json_t *run_meta(struct run_state *rs, json_t *monitors, json_t *failures
 	meta = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:i, s:f, s:f, s:f, s:s, s:O, s:O, s:s}",
 			 "scalebench", SCALEBENCH_VERSION, "job", rs->job->path, "atomic_job",
 			 aj->name, "path_params", aj->path_params, "commit", rs->commit, "testcase",
-			 rs->tc->name, "mode", rs->sw ? "both" : mode_name(aj->mode),
+			 rs->tc->name, "mode", rs->sw ? "both" : tc_mode_name(aj->mode),
 			 "nr_task", (int)aj->nr_task,
 			 "runtime_s", aj->runtime_s, "warmup_s", aj->warmup_s, "interval_s",
 			 aj->interval_s, "status",
@@ -782,7 +777,7 @@ static int dry_run(const struct job_file *job, const struct runner_opts *o, cons
 			continue;
 		}
 		printf("%s: %s, %s mode, %u copies, %.3g s + %.3g s warmup, %u run%s -> %s/\n",
-		       aj->name, aj->test, mode_name(aj->mode), aj->nr_task, aj->runtime_s,
+		       aj->name, aj->test, tc_mode_name(aj->mode), aj->nr_task, aj->runtime_s,
 		       aj->warmup_s, o->repeat, o->repeat == 1 ? "" : "s", dir);
 	}
 	return 0;

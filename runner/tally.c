@@ -1,13 +1,9 @@
 #include "tally.h"
 #include "../store/sweep.h"
+#include "../testcases/registry.h"
 
 #include <stdio.h>
 #include <stdlib.h>
-
-static const char *mode_name(enum tc_mode mode)
-{
-	return mode == TC_MODE_PROCESS ? "process" : "thread";
-}
 
 /* One sweep's rows, its smallest task count with successful runs the base of linear
  * scaling. */
@@ -21,7 +17,7 @@ static void print_sweep(const struct job_file *job, const struct job_tally *t,
 		const struct job_tally *tx = &t[s->items[i].index];
 
 		if (!tx->ok) {
-			printf("%-14s %-8s %7u %5u %15s\n", x->test, mode_name(x->mode), x->nr_task,
+			printf("%-14s %-8s %7u %5u %15s\n", x->test, tc_mode_name(x->mode), x->nr_task,
 			       tx->ok + tx->failed, tx->failed ? "failed" : "-");
 			continue;
 		}
@@ -30,7 +26,7 @@ static void print_sweep(const struct job_file *job, const struct job_tally *t,
 		double linear = base->per_copy_ops / base->ok * x->nr_task;
 		double pct = linear > 0 ? 100.0 * (tx->total_ops / tx->ok) / linear : 0.0;
 
-		printf("%-14s %-8s %7u %5u %15.0f %14.0f %11.1f%%\n", x->test, mode_name(x->mode),
+		printf("%-14s %-8s %7u %5u %15.0f %14.0f %11.1f%%\n", x->test, tc_mode_name(x->mode),
 		       x->nr_task, tx->ok + tx->failed, tx->per_copy_ops / tx->ok,
 		       tx->total_ops / tx->ok, pct);
 		/* More than linear is not a kernel scaling well: the base was slowed (a busy
@@ -55,7 +51,7 @@ void tally_print(const struct job_file *job, const struct job_tally *t)
 	for (size_t a = 0; a < job->n_atomic; a++)
 		if (!job->atomic[a].sweep)
 			items[n++] = (struct sweep_item){.test = job->atomic[a].test,
-							 .mode = mode_name(job->atomic[a].mode),
+							 .mode = tc_mode_name(job->atomic[a].mode),
 							 .nr_task = job->atomic[a].nr_task,
 							 .index = a};
 	ns = sweep_group(items, n, &sweeps);

@@ -101,7 +101,7 @@ static int context_switch1_run(struct tc_copy *copy, volatile uint64_t *iteratio
 	}
 	if (ret == 0)
 		return tc_error(copy, "the helper %s is gone (EOF on its pipe)",
-				copy->mode == TC_MODE_PROCESS ? "process" : "thread");
+				tc_mode_name(copy->mode));
 	return tc_error(copy, "pipe ping-pong with the helper: %m");
 }
 

@@ -40,6 +40,17 @@ bool testcase_listed(const struct testcase *tc)
 	return !(tc->flags & TC_HIDDEN);
 }
 
+int tc_mode_parse(const char *s, enum tc_mode *mode)
+{
+	if (s && !strcmp(s, "process"))
+		*mode = TC_MODE_PROCESS;
+	else if (s && !strcmp(s, "thread"))
+		*mode = TC_MODE_THREAD;
+	else
+		return -1;
+	return 0;
+}
+
 bool testcase_supports(const struct testcase *tc, enum tc_mode mode)
 {
 	if (mode == TC_MODE_PROCESS)

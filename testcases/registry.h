@@ -23,6 +23,8 @@ size_t plugin_count(void);
 const struct testcase *plugin_testcase(size_t i);
 
 bool testcase_supports(const struct testcase *tc, enum tc_mode mode);
+/* A mode's name into *mode: 0, or -1 when s is neither "process" nor "thread". */
+int tc_mode_parse(const char *s, enum tc_mode *mode);
 /* "process,thread", "process" or "thread". */
 const char *testcase_modes_name(const struct testcase *tc);
 

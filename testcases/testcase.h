@@ -24,6 +24,13 @@
 
 enum tc_mode { TC_MODE_PROCESS, TC_MODE_THREAD };
 
+/* "process" or "thread": the mode's name in job files, paths and outputs (inline: the core,
+ * the registry and plug-ins share it without a link-time dependency). */
+static inline const char *tc_mode_name(enum tc_mode mode)
+{
+	return mode == TC_MODE_PROCESS ? "process" : "thread";
+}
+
 /* What one copy sees.  In process mode each copy has its own struct (copied at fork); in
  * thread mode each thread has its own; `shared` is what global_prepare left for all. */
 struct tc_copy {

@@ -18,8 +18,8 @@ $name: positive $stat and workload	all(r['$stat'] > 0 and r['workload'] > 0 and 
 $name: workload = copies x $stat	all(abs(r['workload'] - r['nr_task'] * r['$stat']) <= 1e-6 * r['workload'] for r in d['runs'])
 $name: 1 warmup + 2 measured samples	all([s['phase'] for s in r['samples']] == ['warmup', 'measure', 'measure'] for r in d['runs'])
 $name: one delta per copy in every sample	all(len(s['deltas']) == r['nr_task'] for r in d['runs'] for s in r['samples'])
-$name: timestamps increase, intervals about 0.25 s	all(0.125 < s['interval_s'] < 0.75 for r in d['runs'] for s in r['samples'])
-$name: window about 0.5 s	all(0.45 < r['window_s'] < 1 for r in d['runs'])
+$name: timestamps increase	all(s['interval_s'] > 0 for r in d['runs'] for s in r['samples'])
+$name: window at least the 0.5 s asked, the sum of its measured intervals	all(r['window_s'] > 0.45 and abs(r['window_s'] - sum(s['interval_s'] for s in r['samples'] if s['phase'] == 'measure')) < 1e-3 for r in d['runs'])
 $name: rate = measured deltas / measured time	all(abs(sum(sum(s['deltas']) for s in r['samples'] if s['phase'] == 'measure') / r['window_s'] - r['workload']) <= 1e-6 * r['workload'] for r in d['runs'])
 $name: sweep has a scalability figure and table	d['scalability']['$mode'] > 0 and [row['nr_task'] for row in d['scalability_table']] == [1, 2]
 $name: LKP stat names	all('${suite:-will-it-scale}.$stat' in r['stats'] for r in d['runs'])

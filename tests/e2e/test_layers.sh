@@ -5,6 +5,9 @@ set -u
 . "$(dirname "$0")/../lib.sh"
 
 check "the tree keeps the layer rule" ./scripts/check-layers.sh
+# One owner per fact: a copy that a grep can tell, come back, fails here.
+check "one mode name: tc_mode_name (testcases/testcase.h) only" bash -c \
+	"[ -z \"\$(grep -rln --include='*.[ch]' 'TC_MODE_PROCESS ? \"process\"' . | grep -v '^./build/' | grep -vx ./testcases/testcase.h)\" ]"
 
 # A copy of the layer directories' headers and sources with one forbidden include added.
 mk_tree() {
