@@ -3,6 +3,7 @@
 #define _GNU_SOURCE /* memmem, asprintf, dprintf: also when a fuzzer build compiles us alone */
 #endif
 #include "mail.h"
+#include "strbuf.h"
 #include "utf8.h"
 
 #include <errno.h>
@@ -105,32 +106,15 @@ static char *clean(const char *s, bool *eight_bit)
 
 /* A header being built: the text, and the column the next character goes to. */
 struct hbuf {
-	char *p;
-	size_t len, cap, col, field_len;
-	bool oom, first;
+	struct strbuf b;
+	size_t col, field_len;
+	bool first;
 };
 
 static void put(struct hbuf *h, const char *s, size_t n)
 {
-	if (h->oom)
+	if (strbuf_add(&h->b, s, n))
 		return;
-	if (h->len + n + 1 > h->cap) {
-		size_t cap = h->cap ? h->cap : 128;
-		char *p;
-
-		while (cap < h->len + n + 1)
-			cap *= 2;
-		p = realloc(h->p, cap);
-		if (!p) {
-			h->oom = true;
-			return;
-		}
-		h->p = p;
-		h->cap = cap;
-	}
-	memcpy(h->p + h->len, s, n);
-	h->len += n;
-	h->p[h->len] = '\0';
 	for (size_t i = 0; i < n; i++)
 		h->col = s[i] == '\n' ? 0 : h->col + 1;
 }
@@ -158,12 +142,12 @@ static int begin(struct hbuf *h, const char *field)
 static char *end(struct hbuf *h)
 {
 	put(h, "\n", 1);
-	if (h->oom) {
-		free(h->p);
+	if (h->b.oom) {
+		strbuf_release(&h->b);
 		errno = ENOMEM;
 		return NULL;
 	}
-	return h->p;
+	return h->b.buf;
 }
 
 /* The space before a token of n characters, folded first when the token would pass limit
@@ -292,7 +276,7 @@ char *mail_header_text(const char *field, const char *value)
 		return NULL;
 	v = clean(value, &eight_bit);
 	if (!v) {
-		free(h.p);
+		strbuf_release(&h.b);
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -323,7 +307,7 @@ static void put_phrase(struct hbuf *h, const char *name, bool eight_bit)
 	}
 	q = o = malloc(quoted);
 	if (!q) {
-		h->oom = true;
+		h->b.oom = true;
 		return;
 	}
 	*o++ = '"';
@@ -350,7 +334,7 @@ char *mail_header_addr(const char *field, const char *name, const char *addr)
 	if (begin(&h, field))
 		return NULL;
 	if (name && !(v = clean(name, &eight_bit))) {
-		free(h.p);
+		strbuf_release(&h.b);
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -362,7 +346,7 @@ char *mail_header_addr(const char *field, const char *name, const char *addr)
 	put_phrase(&h, v, eight_bit);
 	free(v);
 	if (asprintf(&angle, "<%s>", addr) < 0) {
-		free(h.p);
+		strbuf_release(&h.b);
 		errno = ENOMEM;
 		return NULL;
 	}
@@ -520,13 +504,13 @@ static char *mboxrd(const char *sep, const char *msg, size_t len, size_t *out_le
 	if (len && msg[len - 1] != '\n')
 		put(&h, "\n", 1);
 	put(&h, "\n", 1);
-	if (h.oom) {
-		free(h.p);
+	if (h.b.oom) {
+		strbuf_release(&h.b);
 		errno = ENOMEM;
 		return NULL;
 	}
-	*out_len = h.len;
-	return h.p;
+	*out_len = h.b.len;
+	return h.b.buf;
 }
 
 static bool past(const struct timespec *deadline)

@@ -17,6 +17,7 @@
  * is refused with the chain.  Messages about included text name the included file and line. */
 #include "job_internal.h"
 #include "../lib/file.h"
+#include "../lib/strbuf.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -32,29 +33,13 @@
 #define JOB_MAX_SEARCH_DEPTH 16
 
 struct text {
-	char *s;
-	size_t n, cap;
-	json_t *map; /* per line of s: [file, line] */
+	struct strbuf b;
+	json_t *map; /* per line of b: [file, line] */
 };
 
 static int put(struct text *t, const char *s, size_t n)
 {
-	if (t->n + n + 1 > t->cap) {
-		size_t cap = t->cap ? t->cap : 4096;
-		char *g;
-
-		while (cap < t->n + n + 1)
-			cap *= 2;
-		g = realloc(t->s, cap);
-		if (!g)
-			return -1;
-		t->s = g;
-		t->cap = cap;
-	}
-	memcpy(t->s + t->n, s, n);
-	t->n += n;
-	t->s[t->n] = '\0';
-	return 0;
+	return strbuf_add(&t->b, s, n);
 }
 
 /* One line of output (without its newline) from file:line. */
@@ -224,15 +209,15 @@ static char *yaml_text(const char *s)
 		else
 			snprintf(esc, sizeof(esc), "%c", *c);
 		if (put(&t, esc, strlen(esc))) {
-			free(t.s);
+			strbuf_release(&t.b);
 			return NULL;
 		}
 	}
 	if (put(&t, "\"", 1)) {
-		free(t.s);
+		strbuf_release(&t.b);
 		return NULL;
 	}
-	return t.s;
+	return t.b.buf;
 }
 
 /* `FILE`, `'FILE'`, or `{file: FILE, ignore: [k...], key: value...}`. */
@@ -348,8 +333,8 @@ static int apply_spec(const struct include_spec *spec, char **buf, size_t *len)
 			json_object_foreach (spec->overrides, k, v) {
 				char *t = yaml_text(json_string_value(v));
 
-				if (!json_object_get(seen, k) && t && out.n &&
-				    out.s[out.n - 1] != '\n')
+				if (!json_object_get(seen, k) && t && out.b.len &&
+				    out.b.buf[out.b.len - 1] != '\n')
 					put(&out, "\n", 1);
 				if (!json_object_get(seen, k) && t &&
 				    (put(&out, k, strlen(k)) || put(&out, ": ", 2) ||
@@ -386,12 +371,12 @@ static int apply_spec(const struct include_spec *spec, char **buf, size_t *len)
 	}
 	json_decref(seen);
 	free(*buf);
-	*buf = out.s ? out.s : strdup("");
-	*len = out.n;
+	*buf = out.b.buf ? out.b.buf : strdup("");
+	*len = out.b.len;
 	return *buf ? 0 : -1;
 oom:
 	json_decref(seen);
-	free(out.s);
+	strbuf_release(&out.b);
 	return -1;
 }
 
@@ -499,7 +484,7 @@ static int expand(struct loader *l, const char *buf, size_t len, const char *pat
 		}
 		/* A file including another twice, which includes another twice...: the text
 		 * grows with every level, so its size is what is bounded. */
-		if (out->n > JOB_MAX_INCLUDE_BYTES)
+		if (out->b.len > JOB_MAX_INCLUDE_BYTES)
 			return fail(l, NULL,
 				    "%s:%zu: the job file with its includes is larger than %u MiB",
 				    path, line, JOB_MAX_INCLUDE_BYTES >> 20);
@@ -533,15 +518,15 @@ int expand_includes(struct loader *l, char **buf, size_t *len)
 	if (realpath(l->path, real))
 		json_array_append_new(chain, json_string(real));
 	if (expand(l, *buf, *len, l->path, "", 0, chain, &out)) {
-		free(out.s);
+		strbuf_release(&out.b);
 		json_decref(out.map);
 		json_decref(chain);
 		return -1;
 	}
 	json_decref(chain);
 	free(*buf);
-	*buf = out.s ? out.s : strdup("");
-	*len = out.n;
+	*buf = out.b.buf ? out.b.buf : strdup("");
+	*len = out.b.len;
 	l->srcmap = out.map;
 	return *buf ? 0 : fail(l, NULL, "out of memory");
 }

@@ -7,6 +7,7 @@
 #include "../lib/interrupt.h"
 #include "../lib/jsonw.h"
 #include "../lib/run_command.h"
+#include "../lib/strvec.h"
 #include "../lib/text.h"
 #include "../store/store.h"
 
@@ -20,40 +21,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-/* A growing argv (NULL-terminated), words owned. */
-struct argv_buf {
-	char **v;
-	size_t n;
-};
-
-static int argv_add(struct argv_buf *a, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static int argv_add(struct argv_buf *a, const char *fmt, ...)
-{
-	char **v = realloc(a->v, (a->n + 2) * sizeof(*v));
-	va_list ap;
-	int rc;
-
-	if (!v)
-		return -1;
-	a->v = v;
-	va_start(ap, fmt);
-	rc = vasprintf(&v[a->n], fmt, ap);
-	va_end(ap);
-	if (rc < 0)
-		return -1;
-	v[++a->n] = NULL;
-	return 0;
-}
-
-static void argv_free(struct argv_buf *a)
-{
-	for (size_t i = 0; i < a->n; i++)
-		free(a->v[i]);
-	free(a->v);
-	a->v = NULL;
-	a->n = 0;
-}
 
 /* A Slurm option's value: given, not empty, no control character (it is one word of sbatch's
  * argv and of the script's comments). */
@@ -111,10 +78,10 @@ struct sub {
 	size_t n_tasks;
 	char *results, *job_path, *bin, **plugins, *dir, *name;
 	char created[32];
-	struct argv_buf sbatch;
+	struct strvec sbatch;
 };
 
-static char *quoted_words(char *const *v, size_t n)
+static char *quoted_words(const char *const *v, size_t n)
 {
 	char *buf = NULL;
 	size_t len = 0;
@@ -138,26 +105,26 @@ static char *quoted_words(char *const *v, size_t n)
 static int build_sbatch(struct sub *s, const char *dir)
 {
 	const struct slurm_submit_opts *o = s->o;
-	struct argv_buf *a = &s->sbatch;
+	struct strvec *a = &s->sbatch;
 	int rc = 0;
 
-	rc |= argv_add(a, "%s", o->sbatch ? o->sbatch : "sbatch");
-	rc |= argv_add(a, "--parsable");
-	rc |= argv_add(a, "--array=0-%zu", s->n_tasks - 1);
-	rc |= argv_add(a, "--exclusive");
-	rc |= argv_add(a, "--mem=0");
-	rc |= argv_add(a, "--job-name=scalebench-%s", s->job.name);
-	rc |= argv_add(a, "--output=%s/out/%%a.out", dir);
-	rc |= argv_add(a, "--chdir=%s", dir);
+	rc |= strvec_pushf(a, "%s", o->sbatch ? o->sbatch : "sbatch");
+	rc |= strvec_pushf(a, "--parsable");
+	rc |= strvec_pushf(a, "--array=0-%zu", s->n_tasks - 1);
+	rc |= strvec_pushf(a, "--exclusive");
+	rc |= strvec_pushf(a, "--mem=0");
+	rc |= strvec_pushf(a, "--job-name=scalebench-%s", s->job.name);
+	rc |= strvec_pushf(a, "--output=%s/out/%%a.out", dir);
+	rc |= strvec_pushf(a, "--chdir=%s", dir);
 	if (o->partition)
-		rc |= argv_add(a, "--partition=%s", o->partition);
+		rc |= strvec_pushf(a, "--partition=%s", o->partition);
 	if (o->constraint)
-		rc |= argv_add(a, "--constraint=%s", o->constraint);
+		rc |= strvec_pushf(a, "--constraint=%s", o->constraint);
 	if (o->time_limit)
-		rc |= argv_add(a, "--time=%s", o->time_limit);
+		rc |= strvec_pushf(a, "--time=%s", o->time_limit);
 	for (size_t i = 0; i < o->n_sbatch_args; i++)
-		rc |= argv_add(a, "%s", o->sbatch_args[i]);
-	rc |= argv_add(a, "%s/job.sh", dir);
+		rc |= strvec_pushf(a, "%s", o->sbatch_args[i]);
+	rc |= strvec_pushf(a, "%s/job.sh", dir);
 	return rc ? -1 : 0;
 }
 
@@ -455,10 +422,10 @@ static int write_tasks(const struct sub *s)
 
 /* Run an sbatch argv; the job id (before any ";cluster") in id, or -1 after sbatch's own
  * words. */
-static int run_sbatch(char *const *argv, char *id, size_t idlen)
+static int run_sbatch(const char *const *argv, char *id, size_t idlen)
 {
 	struct child_process c = {
-	    .argv = (const char *const *)argv, .out = RUN_OUT_CAPTURE, .err = RUN_OUT_CAPTURE};
+	    .argv = argv, .out = RUN_OUT_CAPTURE, .err = RUN_OUT_CAPTURE};
 	char err[1024];
 	int rc = -1;
 
@@ -499,7 +466,7 @@ out:
 static int submit_then(struct sub *s, const char *id, char *then_id, size_t len)
 {
 	const struct slurm_submit_opts *o = s->o;
-	struct argv_buf a = {0};
+	struct strvec a = {0};
 	char *script = NULL, *q = sh_quote(s->results);
 	int rc = -1;
 
@@ -514,19 +481,19 @@ static int submit_then(struct sub *s, const char *id, char *then_id, size_t len)
 	}
 	if (write_text(s->dir, "then.sh", script, 0755))
 		goto out;
-	if (argv_add(&a, "%s", o->sbatch ? o->sbatch : "sbatch") || argv_add(&a, "--parsable") ||
-	    argv_add(&a, "--dependency=afterany:%s", id) ||
-	    argv_add(&a, "--job-name=scalebench-then") ||
-	    argv_add(&a, "--output=%s/out/then.out", s->dir) ||
-	    argv_add(&a, "--chdir=%s", s->dir) ||
-	    (o->partition && argv_add(&a, "--partition=%s", o->partition)) ||
-	    argv_add(&a, "%s/then.sh", s->dir)) {
+	if (strvec_pushf(&a, "%s", o->sbatch ? o->sbatch : "sbatch") || strvec_pushf(&a, "--parsable") ||
+	    strvec_pushf(&a, "--dependency=afterany:%s", id) ||
+	    strvec_pushf(&a, "--job-name=scalebench-then") ||
+	    strvec_pushf(&a, "--output=%s/out/then.out", s->dir) ||
+	    strvec_pushf(&a, "--chdir=%s", s->dir) ||
+	    (o->partition && strvec_pushf(&a, "--partition=%s", o->partition)) ||
+	    strvec_pushf(&a, "%s/then.sh", s->dir)) {
 		sb_error("out of memory");
 		goto out;
 	}
 	rc = run_sbatch(a.v, then_id, len);
 out:
-	argv_free(&a);
+	strvec_clear(&a);
 	free(script);
 	free(q);
 	return rc;
@@ -689,7 +656,7 @@ static void sub_free(struct sub *s)
 		free(s->plugins[i]);
 	free(s->plugins);
 	free(s->name);
-	argv_free(&s->sbatch);
+	strvec_clear(&s->sbatch);
 }
 
 int slurm_submit(const struct slurm_submit_opts *o, struct slurm_submission *out)

@@ -20,6 +20,7 @@
 #include "../lib/errors.h"
 #include "../lib/file.h"
 #include "../lib/run_command.h"
+#include "../lib/strbuf.h"
 #include "../lib/text.h"
 #include "../store/matrix.h"
 #include "../store/run_read.h"
@@ -179,30 +180,6 @@ int target_version_series(const char *line, char *out, size_t len)
 	return 0;
 }
 
-/* A growing string; oom once anything failed, then every append is a no-op. */
-struct strbuf {
-	char *p;
-	size_t len;
-	bool oom;
-};
-
-static void str_add(struct strbuf *b, const char *s)
-{
-	size_t n = strlen(s);
-	char *p;
-
-	if (b->oom)
-		return;
-	p = realloc(b->p, b->len + n + 1);
-	if (!p) {
-		b->oom = true;
-		return;
-	}
-	memcpy(p + b->len, s, n + 1);
-	b->p = p;
-	b->len += n;
-}
-
 /* s quoted, as one word. */
 static void str_word(struct strbuf *b, const char *s)
 {
@@ -210,7 +187,7 @@ static void str_word(struct strbuf *b, const char *s)
 
 	if (!q)
 		b->oom = true;
-	str_add(b, q ? q : "");
+	strbuf_addstr(b, q ? q : "");
 	free(q);
 }
 
@@ -238,7 +215,7 @@ static void master_stop(struct session *s);
 static void str_bin(struct strbuf *b, const char *bin)
 {
 	if (strchr(bin, '/') && bin[0] != '/')
-		str_add(b, "\"$HOME\"/");
+		strbuf_addstr(b, "\"$HOME\"/");
 	str_word(b, bin);
 }
 
@@ -293,21 +270,21 @@ static int ssh_run(struct session *s, const char *script, struct child_process *
 	char err[512];
 	int rc;
 
-	str_add(&remote, "sh -c ");
+	strbuf_addstr(&remote, "sh -c ");
 	str_word(&remote, script);
 	if (!argv || remote.oom) {
 		free(argv);
-		free(remote.p);
+		strbuf_release(&remote);
 		sb_error("out of memory");
 		return -1;
 	}
-	ssh_argv(s, argv, s->master.pid > 0 ? mux : NULL, remote.p);
+	ssh_argv(s, argv, s->master.pid > 0 ? mux : NULL, remote.buf);
 	c->argv = argv;
 	c->end_group = true;
 	rc = child_run(c, err, sizeof(err));
 	c->argv = NULL;
 	free(argv);
-	free(remote.p);
+	strbuf_release(&remote);
 	if (rc)
 		sb_error("cannot run ssh: %s", err);
 	return rc;
@@ -476,8 +453,8 @@ static int check_version(struct session *s)
 
 	c.out_text.max = c.err_text.max = 64 * 1024;
 	str_bin(&script, s->bin);
-	str_add(&script, " --version");
-	if (script.oom || ssh_run(s, script.p, &c))
+	strbuf_addstr(&script, " --version");
+	if (script.oom || ssh_run(s, script.buf, &c))
 		goto out;
 	if (c.interrupted) {
 		rc = 128 + c.interrupted;
@@ -518,7 +495,7 @@ static int check_version(struct session *s)
 out:
 	if (script.oom)
 		sb_error("out of memory");
-	free(script.p);
+	strbuf_release(&script);
 	child_release(&c);
 	return rc;
 }
@@ -600,11 +577,11 @@ static int push_tree(struct session *s)
 		rc = 128 + core_interrupt_signal();
 		goto out;
 	}
-	str_add(&script, "mkdir -p -- ");
+	strbuf_addstr(&script, "mkdir -p -- ");
 	str_word(&script, dir);
-	str_add(&script, " && tar -C ");
+	strbuf_addstr(&script, " && tar -C ");
 	str_word(&script, dir);
-	str_add(&script, " --no-same-owner -xf -");
+	strbuf_addstr(&script, " --no-same-owner -xf -");
 	s->push_bin = malloc(strlen(dir) + strlen(bin_rel) + 2);
 	if (script.oom || !s->push_bin) {
 		sb_error("out of memory");
@@ -613,7 +590,7 @@ static int push_tree(struct session *s)
 	sprintf(s->push_bin, "%s/%s", dir, bin_rel);
 	put.in_buf = tar.out_text.p;
 	put.in_len = tar.out_text.len;
-	if (ssh_run(s, script.p, &put))
+	if (ssh_run(s, script.buf, &put))
 		goto out;
 	if (put.interrupted) {
 		rc = 128 + put.interrupted;
@@ -634,7 +611,7 @@ static int push_tree(struct session *s)
 		printf("pushed %s to %s:%s\n", prefix, s->t->host, dir);
 	rc = 0;
 out:
-	free(script.p);
+	strbuf_release(&script);
 	child_release(&tar);
 	child_release(&put);
 	return rc;
@@ -737,11 +714,11 @@ static int send_plugins(struct session *s)
 		c.in_buf = body;
 		c.in_len = len;
 		c.out_text.max = c.err_text.max = 64 * 1024;
-		str_add(&script, "cat >");
+		strbuf_addstr(&script, "cat >");
 		str_word(&script, there);
 		if (script.oom)
 			sb_error("out of memory");
-		else if (ssh_run(s, script.p, &c) == 0) {
+		else if (ssh_run(s, script.buf, &c) == 0) {
 			if (c.interrupted)
 				rc = 128 + c.interrupted;
 			else if (c.exit_code == SSH_FAILED)
@@ -753,7 +730,7 @@ static int send_plugins(struct session *s)
 			else
 				rc = 0;
 		}
-		free(script.p);
+		strbuf_release(&script);
 		free(body);
 		child_release(&c);
 	}
@@ -768,35 +745,35 @@ static int remote_run(struct session *s)
 	struct strbuf script = {0};
 	int rc = -1;
 
-	str_add(&script, "cd ");
+	strbuf_addstr(&script, "cd ");
 	str_word(&script, s->tmp);
-	str_add(&script, " && echo $$ >pid && exec ");
+	strbuf_addstr(&script, " && echo $$ >pid && exec ");
 	str_bin(&script, s->bin);
-	str_add(&script, " run job.yaml --results results");
+	strbuf_addstr(&script, " run job.yaml --results results");
 	for (size_t i = 0; i < s->o->n_plugins; i++) {
 		char there[PATH_MAX];
 
 		if (plugin_there(s, i, there, sizeof(there)))
 			script.oom = true;
-		str_add(&script, " --plugin ");
+		strbuf_addstr(&script, " --plugin ");
 		str_word(&script, there);
 	}
 	for (size_t i = 0; i < s->o->n_run_args; i++) {
-		str_add(&script, " ");
+		strbuf_addstr(&script, " ");
 		str_word(&script, s->o->run_args[i]);
 	}
 	if (script.oom) {
 		sb_error("out of memory");
 		goto out;
 	}
-	if (ssh_run(s, script.p, &c))
+	if (ssh_run(s, script.buf, &c))
 		goto out;
 	if (c.interrupted || core_interrupted())
 		rc = 128 + (c.interrupted ? c.interrupted : core_interrupt_signal());
 	else
 		rc = c.exit_code;
 out:
-	free(script.p);
+	strbuf_release(&script);
 	child_release(&c);
 	return rc;
 }
@@ -815,12 +792,12 @@ static int cleanup_step(struct session *s, const char *before_tmp, const char *a
 	int rc = -1;
 
 	c.out_text.max = c.err_text.max = 64 * 1024;
-	str_add(&script, before_tmp);
+	strbuf_addstr(&script, before_tmp);
 	str_word(&script, s->tmp);
-	str_add(&script, after_tmp);
+	strbuf_addstr(&script, after_tmp);
 	if (script.oom)
 		sb_error("out of memory");
-	else if (ssh_run(s, script.p, &c) == 0) {
+	else if (ssh_run(s, script.buf, &c) == 0) {
 		if (c.exit_code == 0)
 			rc = 0;
 		else
@@ -828,7 +805,7 @@ static int cleanup_step(struct session *s, const char *before_tmp, const char *a
 				 text_safe(s->tmp), c.timed_out ? " (timed out)" : "",
 				 last_line(&c.err_text, line, sizeof(line)));
 	}
-	free(script.p);
+	strbuf_release(&script);
 	child_release(&c);
 	return rc;
 }
@@ -910,14 +887,14 @@ static int fetch_run(struct session *s, const char *rel)
 		goto out;
 	}
 	sprintf(remote, "%s/results/%s", s->tmp, rel);
-	str_add(&script, "tar -C ");
+	strbuf_addstr(&script, "tar -C ");
 	str_word(&script, remote);
-	str_add(&script, " -cf - .");
+	strbuf_addstr(&script, " -cf - .");
 	if (script.oom) {
 		sb_error("out of memory");
 		goto out;
 	}
-	if (ssh_run(s, script.p, &get))
+	if (ssh_run(s, script.buf, &get))
 		goto out;
 	if (get.interrupted || core_interrupted())
 		goto out;
@@ -978,7 +955,7 @@ out:
 	if (owner_fd >= 0)
 		close(owner_fd);
 	store_axes_free(&axes);
-	free(script.p);
+	strbuf_release(&script);
 	free(remote);
 	free(local);
 	free(commit_dir);
@@ -998,16 +975,16 @@ static int fetch_runs(struct session *s)
 	int rc = -1;
 
 	c.err_text.max = 64 * 1024;
-	str_add(&script, "cd ");
+	strbuf_addstr(&script, "cd ");
 	str_word(&script, s->tmp);
-	str_add(&script,
+	strbuf_addstr(&script,
 		" && { cd results 2>/dev/null || exit 0; } && find . -name '" STORE_TMP_PREFIX
 		"*' -prune -o -type f -name " STORE_META_FILE " -print");
 	if (script.oom) {
 		sb_error("out of memory");
 		goto out;
 	}
-	if (ssh_run(s, script.p, &c))
+	if (ssh_run(s, script.buf, &c))
 		goto out;
 	if (c.interrupted || core_interrupted()) {
 		rc = 128 + (c.interrupted ? c.interrupted : core_interrupt_signal());
@@ -1045,7 +1022,7 @@ static int fetch_runs(struct session *s)
 		}
 	}
 out:
-	free(script.p);
+	strbuf_release(&script);
 	child_release(&c);
 	return rc;
 }
@@ -1156,16 +1133,16 @@ int target_exec(const struct target *t, const struct target_opts *o, const char 
 	int rc = -1;
 
 	session_dest(&s);
-	str_add(&script, "exec");
+	strbuf_addstr(&script, "exec");
 	for (size_t i = 0; argv[i]; i++) {
-		str_add(&script, " ");
+		strbuf_addstr(&script, " ");
 		str_word(&script, argv[i]);
 	}
 	if (!s.dest || script.oom)
 		sb_error("out of memory");
 	else
-		rc = ssh_run(&s, script.p, c);
-	free(script.p);
+		rc = ssh_run(&s, script.buf, c);
+	strbuf_release(&script);
 	free(s.dest);
 	return rc;
 }
