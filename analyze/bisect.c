@@ -17,28 +17,10 @@ int endpoints_check(const double *good, size_t ng, const double *bad, size_t nb,
 	return 0;
 }
 
-static int log_moments(const double *x, size_t n, double *mean, double *ss)
-{
-	double s = 0, q = 0;
-	size_t k = 0;
-
-	for (size_t i = 0; i < n; i++) {
-		if (!(x[i] > 0) || !isfinite(x[i]))
-			return -1;
-		s += log(x[i]);
-		k++;
-	}
-	*mean = s / (double)k;
-	for (size_t i = 0; i < n; i++)
-		q += (log(x[i]) - *mean) * (log(x[i]) - *mean);
-	*ss = q;
-	return 0;
-}
-
 int sprt_init(struct sprt_model *m, const double *good, size_t ng, const double *bad, size_t nb,
 	      double confidence, const char **why)
 {
-	double ssg, ssb, err = 1 - confidence;
+	double vg, vb, err = 1 - confidence;
 
 	if (ng < 2 || nb < 2) {
 		*why = "need at least 2 runs of each endpoint";
@@ -48,11 +30,12 @@ int sprt_init(struct sprt_model *m, const double *good, size_t ng, const double 
 		*why = "confidence must lie between 0.5 and 1";
 		return -1;
 	}
-	if (log_moments(good, ng, &m->mu_good, &ssg) || log_moments(bad, nb, &m->mu_bad, &ssb)) {
+	if (log_moments(good, ng, &m->mu_good, &vg) || log_moments(bad, nb, &m->mu_bad, &vb)) {
 		*why = "values must be positive for a test on log values";
 		return -1;
 	}
-	m->sd = sqrt((ssg + ssb) / (double)(ng + nb - 2));
+	/* The pooled standard deviation: the sums of squares are (n - 1) times the variances. */
+	m->sd = sqrt((vg * (double)(ng - 1) + vb * (double)(nb - 1)) / (double)(ng + nb - 2));
 	/* Identical runs would make every likelihood infinite: a floor far below any noise. */
 	if (m->sd < 1e-4 * fabs(m->mu_bad - m->mu_good) || m->sd < 1e-9)
 		m->sd = fmax(1e-4 * fabs(m->mu_bad - m->mu_good), 1e-9);

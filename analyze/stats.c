@@ -189,9 +189,9 @@ bool stat_change(const char *name, double mean_a, double mean_b, double *out)
 	return true;
 }
 
-/* Mean and sample variance of log(x), in one pass (Welford), no allocation.  Identical values
- * give exactly 0 variance, which the degenerate case below relies on. */
-static int log_moments(const double *x, size_t n, double *mean, double *var)
+/* In one pass (Welford), no allocation.  Identical values give exactly 0 variance, which the
+ * degenerate case below relies on. */
+int log_moments(const double *x, size_t n, double *mean, double *var)
 {
 	double m = 0, m2 = 0;
 

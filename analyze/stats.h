@@ -36,6 +36,10 @@ bool stat_is_absolute(const char *name);
  * stats.c: zero or negative means). */
 bool stat_change(const char *name, double mean_a, double mean_b, double *out);
 
+/* Mean and sample variance of log(x) (n >= 2): 0, or -1 when a value is not positive and
+ * finite. */
+int log_moments(const double *x, size_t n, double *mean, double *var);
+
 /* Welch's t-test on log values: the ratio of geometric means b/a, a two-sided p-value,
  * Welch-Satterthwaite degrees of freedom, and the (1 - alpha) confidence interval of the
  * ratio expressed as a %change interval [lo_pct, hi_pct].  Needs n >= 2 on each side and
