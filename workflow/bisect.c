@@ -1,0 +1,1900 @@
+/* The bisection: git bisect driven by runs of one atomic job and by analyze/bisect.c's
+ * decisions (endpoints, the SPRT per midpoint, the culprit's verification), its log the state
+ * that --resume continues. */
+#include "bisect.h"
+#include "../analyze/bisect.h"
+#include "../analyze/compare.h"
+#include "../analyze/results.h"
+#include "../lib/errors.h"
+#include "../lib/file.h"
+#include "../lib/run_command.h"
+#include "../runner/job.h"
+#include "../runner/target.h"
+#include "../testcases/registry.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <limits.h>
+#include <math.h>
+#include <regex.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+/* child_run passes the signal on to the running child's process group, then calls this. */
+static volatile sig_atomic_t interrupted;
+static bool resetting; /* git bisect reset runs to the end, whatever comes */
+
+static void on_signal(int sig)
+{
+	interrupted = sig;
+}
+
+/* Run git in the repo with argv; its stdout (and stderr) into out when given.  Its exit status,
+ * 128+N on a signal, -1 when it could not be run. */
+static int git(const struct bisect *b, char *out, size_t outlen, const char *const *args)
+{
+	const char *argv[32] = {"git", "-C", b->repo};
+	struct child_process git = {.argv = argv,
+				    .out = out ? RUN_OUT_CAPTURE : RUN_OUT_NULL,
+				    .err = RUN_OUT_STDOUT,
+				    .no_forward = resetting};
+	char err[512];
+	size_t n = 3;
+	int rc;
+
+	for (size_t i = 0; args[i] && n < 31; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	rc = child_run(&git, err, sizeof(err)) ? -1 : child_status(&git);
+	if (out && outlen)
+		snprintf(out, outlen, "%s", git.out_text.p ? git.out_text.p : "");
+	child_release(&git);
+	return rc;
+}
+
+#define GIT(b, out, len, ...) git(b, out, len, (const char *const[]){__VA_ARGS__, NULL})
+
+static void chomp(char *s)
+{
+	size_t n = strlen(s);
+
+	while (n && (s[n - 1] == '\n' || s[n - 1] == ' '))
+		s[--n] = '\0';
+}
+
+/* A commit's full sha, or -1 when the repo does not know it. */
+static int resolve(const struct bisect *b, const char *rev, char *sha)
+{
+	char spec[300], out[512];
+
+	snprintf(spec, sizeof(spec), "%s^{commit}", rev);
+	if (GIT(b, out, sizeof(out), "rev-parse", "--verify", "--quiet", spec))
+		return -1;
+	chomp(out);
+	if (strlen(out) != 40)
+		return -1;
+	strcpy(sha, out);
+	return 0;
+}
+
+static void subject(const struct bisect *b, const char *sha, char *out, size_t len)
+{
+	if (GIT(b, out, len, "log", "-1", "--format=%s", sha))
+		snprintf(out, len, "?");
+	chomp(out);
+}
+
+/* Which way b's stat is better: as the runs declare it, else by its name. */
+static enum stat_direction bisect_direction(const struct bisect *b)
+{
+	return b->dir_known ? b->dir : stat_direction(b->stat, stat_role_undeclared(b->stat));
+}
+
+static int path_cmp(const void *x, const void *y)
+{
+	return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+/* The groups of sha's runs, appended to *g (n groups there, grown): its one commit directory;
+ * with --slurm every one of them, in path order, as long as they differ in tbox_group alone
+ * (nodes of one class named apart, node-01 and c002: the machine check says whether they are
+ * alike), else none after a message, b->split set.  How many were added. */
+static size_t commit_groups(struct bisect *b, const char *sha, struct result_group **g, size_t *n)
+{
+	char **found, err[1024];
+	size_t k = results_find(b->results, b->path_params, sha, &found), added = 0;
+	struct result_group *more = k ? realloc(*g, (*n + k) * sizeof(**g)) : *g;
+
+	if (!more) {
+		for (size_t i = 0; i < k; i++)
+			free(found[i]);
+		free(found);
+		return 0; /* out of memory: no runs seen, the caller says so */
+	}
+	*g = more;
+	if (k > 1 && b->slurm)
+		qsort(found, k, sizeof(*found), path_cmp);
+	for (size_t i = 0; i < k && (k == 1 || b->slurm); i++) {
+		struct result_group *x = &(*g)[*n + added], *first = &(*g)[*n];
+
+		if (group_load(found[i], x, err, sizeof(err)))
+			continue;
+		if (added && (strcmp(x->axes[AX_ROOTFS], first->axes[AX_ROOTFS]) ||
+			      strcmp(x->axes[AX_KCONFIG], first->axes[AX_KCONFIG]) ||
+			      strcmp(x->axes[AX_COMPILER], first->axes[AX_COMPILER]))) {
+			sb_error(
+			    "%.10s: runs under %s and %s: another rootfs, kconfig or compiler on "
+			    "some nodes; name one class of nodes with --constraint",
+			    sha, first->dir, x->dir);
+			b->split = true;
+			group_free(x);
+			for (size_t j = 0; j < added; j++)
+				group_free(&(*g)[*n + j]);
+			added = 0;
+			break;
+		}
+		added++;
+	}
+	*n += added;
+	for (size_t i = 0; i < k; i++)
+		free(found[i]);
+	free(found);
+	return added;
+}
+
+/* The stat's values over the commit's runs in the results tree; -1 when the stat is absent
+ * from runs that exist. */
+static size_t load_values(struct bisect *b, const char *sha, double **vals, bool *absent)
+{
+	struct result_group *g = NULL;
+	size_t ng = 0, n = 0, nruns = 0;
+
+	*vals = NULL;
+	*absent = false;
+	commit_groups(b, sha, &g, &ng);
+	for (size_t i = 0; i < ng; i++)
+		nruns += g[i].nruns;
+	if (ng)
+		*vals = calloc(nruns + 1, sizeof(double));
+	for (size_t i = 0; i < ng && *vals; i++)
+		n += group_values(&g[i], b->stat, *vals + n);
+	*absent = nruns > 0 && n == 0;
+	if (n && !b->dir_known) {
+		b->dir = group_stat_direction(g, ng, b->stat);
+		b->dir_known = true;
+	}
+	for (size_t i = 0; i < ng; i++)
+		group_free(&g[i]);
+	free(g);
+	return n;
+}
+
+static size_t commit_slot(struct bisect *b, const char *sha)
+{
+	size_t i;
+
+	for (i = 0; i < b->norder; i++)
+		if (!strcmp(b->order[i], sha))
+			return i;
+	b->order = realloc(b->order, (b->norder + 1) * sizeof(*b->order));
+	b->spent = realloc(b->spent, (b->norder + 1) * sizeof(*b->spent));
+	b->reboots = realloc(b->reboots, (b->norder + 1) * sizeof(*b->reboots));
+	if (!b->order || !b->spent || !b->reboots)
+		abort(); /* a few dozen bytes */
+	snprintf(b->order[i], sizeof(b->order[i]), "%s", sha);
+	b->spent[i] = b->reboots[i] = 0;
+	b->norder++;
+	return i;
+}
+
+static void count_spent(struct bisect *b, const char *sha, unsigned runs)
+{
+	size_t i = commit_slot(b, sha); /* it may move the arrays */
+
+	b->spent[i] += runs;
+}
+
+/* ISO 8601 UTC with milliseconds. */
+static void iso_now(char *buf, size_t len)
+{
+	struct timespec ts;
+	struct tm tm;
+	char s[64];
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	strftime(s, sizeof(s), "%Y-%m-%dT%H:%M:%S", &tm);
+	snprintf(buf, len, "%.24s.%03dZ", s, (int)(ts.tv_nsec / 1000000) % 1000);
+}
+
+/* The log, whole, in place of the old one: the bisection's state after every change. */
+static int write_log(struct bisect *b)
+{
+	char err[PATH_MAX + 64], *text;
+	json_t *runs = json_object(), *reboots = json_object();
+	unsigned nruns = 0, nreboots = 0;
+
+	for (size_t i = 0; i < b->norder; i++) {
+		json_object_set_new(runs, b->order[i], json_integer(b->spent[i]));
+		if (b->reboots[i])
+			json_object_set_new(reboots, b->order[i], json_integer(b->reboots[i]));
+		nruns += b->spent[i];
+		nreboots += b->reboots[i];
+	}
+	json_object_set_new(b->log, "runs_spent", runs);
+	json_object_set_new(b->log, "reboots_spent", reboots);
+	json_object_set_new(b->log, "total_runs", json_integer(nruns));
+	json_object_set_new(b->log, "total_reboots", json_integer(nreboots));
+	text = json_dumps(b->log, JSON_INDENT(1));
+	if (!text || file_write(b->log_file, text, strlen(text), err, sizeof(err))) {
+		/* err names the file and why */
+		if (text)
+			sb_error("bisect log: %s", err);
+		else
+			sb_error("cannot write the bisect log %s: %s", b->log_file,
+				 strerror(ENOMEM));
+		free(text);
+		return -1;
+	}
+	free(text);
+	return 0;
+}
+
+/* One change of the bisection's state: timestamped into the log's events, the log written. */
+static int event(struct bisect *b, const char *name, json_t *fields)
+{
+	char now[64];
+	json_t *e;
+
+	iso_now(now, sizeof(now));
+	e = json_pack("{s:s, s:s}", "time", now, "event", name);
+	if (fields)
+		json_object_update(e, fields);
+	json_decref(fields);
+	json_array_append_new(b->events, e);
+	int rc = write_log(b);
+
+	if (rc)
+		b->log_lost = true;
+
+	if (b->kill_n && !strcmp(name, b->kill_event) && ++b->kill_seen == b->kill_n)
+		raise(SIGKILL);
+	return rc;
+}
+
+/* The commit's own log in the .d directory, for appending: its descriptor with a header line
+ * written, or -1. */
+static int commit_log_open(struct bisect *b, const char *sha, const char *what, const char *cmd)
+{
+	char path[PATH_MAX + 64], now[40];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s.log", b->dir_d, sha);
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0666);
+	if (fd < 0) {
+		sb_error("cannot open %s: %s", path, strerror(errno));
+		return -1;
+	}
+	iso_now(now, sizeof(now));
+	dprintf(fd, "=== %s %s: %s\n", now, what, cmd);
+	return fd;
+}
+
+static void target_env(const struct bisect *b, const char *sha, char *commit, size_t clen,
+		       char *target, size_t tlen)
+{
+	snprintf(commit, clen, "SCALEBENCH_COMMIT=%s", sha);
+	snprintf(target, tlen, "SCALEBENCH_TARGET=%s", b->target ? b->target : "");
+}
+
+static struct target_opts target_opts_of(const struct bisect *b)
+{
+	return (struct target_opts){
+	    .bin = b->target_bin, .ssh_options = b->ssh_options, .n_ssh_options = b->n_ssh_options};
+}
+
+/* Reboots happen: --reboot, or a target (then `ssh TARGET reboot` by default). */
+static bool reboots(const struct bisect *b)
+{
+	return b->reboot || b->target;
+}
+
+/* Printable ASCII of s, at most len - 1 bytes, without the trailing newline: what the target
+ * printed, fit for the log's JSON and for messages. */
+static void plain_copy(char *out, size_t len, const char *s)
+{
+	size_t n = 0;
+
+	for (; s && *s && *s != '\n' && n + 1 < len; s++)
+		out[n++] = *s >= ' ' && *s < 127 ? *s : '?';
+	out[n] = '\0';
+}
+
+/* The target's boot id and kernel release (`cat boot_id; uname -r` there), each line into
+ * its buffer.  The command's status (255: ssh failed), -1 when ssh could not be run, 130. */
+static int target_identity(struct bisect *b, int log_fd, unsigned timeout_ms, char *boot_id,
+			   size_t idlen, char *release, size_t rellen, char *tail, size_t taillen)
+{
+	static const char *const argv[] = {"sh", "-c",
+					   "cat /proc/sys/kernel/random/boot_id && uname -r", NULL};
+	const char *env[] = {b->env_token, NULL};
+	struct target_opts o = target_opts_of(b);
+	struct child_process c = {
+	    .env = env, .out = RUN_OUT_CAPTURE, .err = RUN_OUT_CAPTURE, .timeout_ms = timeout_ms};
+	int rc;
+
+	boot_id[0] = release[0] = '\0';
+	c.out_text.max = c.err_text.max = 1 << 16;
+	if (target_exec(&b->tgt, &o, argv, &c)) {
+		child_release(&c);
+		return -1;
+	}
+	rc = child_status(&c);
+	if (c.out_text.p) {
+		char *nl = strchr(c.out_text.p, '\n');
+
+		plain_copy(boot_id, idlen, c.out_text.p);
+		if (nl)
+			plain_copy(release, rellen, nl + 1);
+		if (log_fd >= 0)
+			dprintf(log_fd, "%s", c.out_text.p);
+	}
+	if (log_fd >= 0 && c.err_text.p)
+		dprintf(log_fd, "%s", c.err_text.p);
+	if (tail)
+		snprintf(tail, taillen, "%s",
+			 c.err_text.p && *c.err_text.p ? c.err_text.p
+			 : c.out_text.p		       ? c.out_text.p
+						       : "");
+	if (rc == 0 && (!boot_id[0] || !release[0]))
+		rc = 1; /* it answered, not with both lines */
+	child_release(&c);
+	return interrupted ? 130 : rc;
+}
+
+/* Run a user's command (prepare, reboot) with its output appended to the commit's log: its
+ * exit status, -1 when it could not be run, 130 interrupted. */
+static int user_command(struct bisect *b, const char *sha, const char *what, const char *cmd,
+			const char *dir)
+{
+	char env_commit[80], env_target[PATH_MAX], err[512];
+	const char *env[] = {env_commit, env_target, b->env_token, NULL};
+	int fd = commit_log_open(b, sha, what, cmd), rc;
+
+	if (fd < 0)
+		return -1;
+	target_env(b, sha, env_commit, sizeof(env_commit), env_target, sizeof(env_target));
+	/* What it leaves running in its group (a build's background job) is ended with it:
+	 * nothing of it may go on while the next commit is checked out or the repository reset
+	 * under it. */
+	struct child_process c = {.shell = cmd,
+				  .dir = dir,
+				  .env = env,
+				  .out = RUN_OUT_FD,
+				  .out_fd = fd,
+				  .err = RUN_OUT_STDOUT,
+				  .end_group = true};
+
+	if (child_run(&c, err, sizeof(err))) {
+		sb_error("%s", err);
+		close(fd);
+		return -1;
+	}
+	rc = child_status(&c);
+	dprintf(fd, "=== %s exited with %d\n", what, rc);
+	close(fd);
+	return interrupted ? 130 : rc;
+}
+
+/* Check out and prepare sha unless it is what was prepared last (or force).  0, 1 prepare
+ * failed (skip), -1 error, 130 interrupted. */
+static int prepare(struct bisect *b, const char *sha, bool force)
+{
+	char out[4096];
+	int rc;
+
+	if (!force && !strcmp(b->prepared, sha))
+		return 0;
+	b->prepared[0] = '\0';
+	if (interrupted)
+		return 130;
+	if (GIT(b, out, sizeof(out), "checkout", "-q", "--detach", sha)) {
+		if (interrupted)
+			return 130;
+		sb_error("git checkout %s in %s failed: %s", sha, b->repo, out);
+		return -1;
+	}
+	/* A signal during the checkout: child_run forgets it once the next command starts. */
+	if (interrupted)
+		return 130;
+	rc = user_command(b, sha, "prepare", b->prepare, b->repo);
+	if (rc == 130 || rc < 0)
+		return rc;
+	event(b, "prepare", json_pack("{s:s, s:i}", "commit", sha, "exit", rc));
+	if (rc) {
+		sb_error("%.10s: prepare command exited with %d: skipping the commit (output in "
+			 "%s/%s.log)",
+			 sha, rc, b->dir_d, sha);
+		return 1;
+	}
+	snprintf(b->prepared, sizeof(b->prepared), "%s", sha);
+	return 0;
+}
+
+/* Sleep ms, cut short by a signal. */
+static void nap(unsigned ms)
+{
+	struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000};
+
+	if (!interrupted)
+		nanosleep(&ts, NULL);
+}
+
+/* The wait before the boot check's try number tries + 1: a quarter of a second, doubling to
+ * 5 s (a VM is up in seconds, a machine takes minutes). */
+static unsigned boot_backoff_ms(unsigned tries)
+{
+	return tries >= 5 ? 5000 : 250u << (tries - 1);
+}
+
+/* Poll the boot check until it exits 0 within the boot timeout: 0 booted, 1 not, -1 error,
+ * 130.  The tail of its last output in tail. */
+static int boot_wait(struct bisect *b, const char *sha, char *tail, size_t taillen, bool once)
+{
+	struct timespec t0, t;
+	char env_commit[80], env_target[PATH_MAX], err[512];
+	const char *env[] = {env_commit, env_target, b->env_token, NULL};
+	unsigned tries = 0;
+
+	char what[PATH_MAX + 512];
+
+	tail[0] = '\0';
+	if (!b->boot_check && !b->target)
+		return 0;
+	if (!b->boot_check)
+		snprintf(what, sizeof(what), "ssh %s: a new boot_id (not %s)%s%s%s", b->target,
+			 b->boot_id_before[0] ? b->boot_id_before : "known",
+			 strcmp(b->last_up, sha) ? " and uname -r not '" : "",
+			 strcmp(b->last_up, sha) ? b->uname_before : "",
+			 strcmp(b->last_up, sha) ? "'" : "");
+	target_env(b, sha, env_commit, sizeof(env_commit), env_target, sizeof(env_target));
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (;;) {
+		double left;
+		int fd =
+			commit_log_open(b, sha, "boot check", b->boot_check ? b->boot_check : what),
+		    rc;
+
+		clock_gettime(CLOCK_MONOTONIC, &t);
+		left = b->boot_timeout - (double)(t.tv_sec - t0.tv_sec) -
+		       (double)(t.tv_nsec - t0.tv_nsec) / 1e9;
+		if (fd < 0)
+			return -1;
+		if (!b->boot_check) {
+			/* ssh's ConnectTimeout (10 s) and this bound: a dead target is a failed
+			 * check, never a hang. */
+			char id[64], rel[256];
+
+			rc = target_identity(b, fd, left > 1 ? (unsigned)(left * 1000) : 1000, id,
+					     sizeof(id), rel, sizeof(rel), tail, taillen);
+			if (rc == 0 && b->boot_id_before[0] && !strcmp(id, b->boot_id_before)) {
+				snprintf(tail, taillen, "not rebooted: boot_id still %s", id);
+				rc = 1;
+			} else if (rc == 0 && strcmp(b->last_up, sha) &&
+				   !strcmp(rel, b->uname_before)) {
+				snprintf(tail, taillen,
+					 "booted the kernel it ran before: uname -r still '%s'",
+					 rel);
+				rc = 1;
+			}
+			dprintf(fd, "=== boot check: %s\n", rc == 0 ? "up" : tail);
+			close(fd);
+			tries++;
+			if (rc == 130 || rc < 0)
+				return rc;
+			if (rc == 0)
+				return 0;
+			if (left <= 1 || once)
+				return 1;
+			nap(boot_backoff_ms(tries));
+			if (interrupted)
+				return 130;
+			continue;
+		}
+		struct child_process c = {.shell = b->boot_check,
+					  .env = env,
+					  .out = RUN_OUT_CAPTURE,
+					  .err = RUN_OUT_STDOUT,
+					  .end_group = true,
+					  .timeout_ms = left > 1 ? (unsigned)(left * 1000) : 1000};
+
+		c.out_text.max = 1 << 16;
+		if (child_run(&c, err, sizeof(err))) {
+			sb_error("%s", err);
+			close(fd);
+			return -1;
+		}
+		rc = child_status(&c);
+		if (c.out_text.p) {
+			size_t n = strlen(c.out_text.p);
+
+			if (write(fd, c.out_text.p, n) < 0) {
+				/* the commit's log is a courtesy; the boot check's answer counts */
+			}
+			snprintf(tail, taillen, "%s",
+				 n >= taillen ? c.out_text.p + n - (taillen - 1) : c.out_text.p);
+		}
+		dprintf(fd, "=== boot check exited with %d%s\n", rc,
+			c.timed_out ? " (timed out)" : "");
+		close(fd);
+		child_release(&c);
+		tries++;
+		if (interrupted)
+			return 130;
+		if (rc == 0)
+			return 0;
+		if (left <= 1 || once)
+			return 1;
+		nap(boot_backoff_ms(tries));
+		if (interrupted)
+			return 130;
+	}
+}
+
+/* The default boot check's reference, read just before the reboot (into the commit's log):
+ * 0, -1, 130.  A target that does not answer leaves it empty: the check then waits for any
+ * answer with a kernel release other than the empty one. */
+static int identity_before(struct bisect *b, const char *sha)
+{
+	char tail[512];
+	int fd = commit_log_open(b, sha, "before the reboot", "cat boot_id && uname -r"), rc;
+
+	if (fd < 0)
+		return -1;
+	rc = target_identity(b, fd, 60000, b->boot_id_before, sizeof(b->boot_id_before),
+			     b->uname_before, sizeof(b->uname_before), tail, sizeof(tail));
+	dprintf(fd, "=== exited with %d\n", rc);
+	close(fd);
+	if (rc == 130 || rc < 0)
+		return rc;
+	if (rc) {
+		b->boot_id_before[0] = b->uname_before[0] = '\0';
+		sb_error(
+		    "%.10s: cannot read %s's boot_id and uname -r before the reboot (exit %d); "
+		    "the boot check waits for it to answer",
+		    sha, b->target, rc);
+	}
+	return 0;
+}
+
+/* The default --reboot: `reboot` run there over ssh (the connection may drop as the machine
+ * goes down: ssh's 255 is expected).  0, -1, 130. */
+static int target_reboot(struct bisect *b, const char *sha)
+{
+	static const char *const argv[] = {"reboot", NULL};
+	const char *env[] = {b->env_token, NULL};
+	struct target_opts o = target_opts_of(b);
+	int fd = commit_log_open(b, sha, "reboot", "ssh TARGET reboot"), rc;
+
+	if (fd < 0)
+		return -1;
+	struct child_process c = {.env = env,
+				  .out = RUN_OUT_FD,
+				  .out_fd = fd,
+				  .err = RUN_OUT_STDOUT,
+				  .timeout_ms = 60000};
+
+	if (target_exec(&b->tgt, &o, argv, &c)) {
+		close(fd);
+		return -1;
+	}
+	rc = child_status(&c);
+	dprintf(fd, "=== reboot exited with %d%s\n", rc,
+		rc == 255 ? " (ssh: the connection went down with the machine, or never came)"
+			  : "");
+	close(fd);
+	if (interrupted)
+		return 130;
+	return rc == 255 ? 0 : rc;
+}
+
+/* Boot sha for a batch of runs: prepare, reboot, boot check; once more when it does not come
+ * up.  0 booted, 1 skip (logged), -1 error, 130.  Without --reboot: prepare only. */
+static int boot(struct bisect *b, const char *sha)
+{
+	char tail[1024];
+	int rc;
+
+	if (!reboots(b))
+		return prepare(b, sha, false);
+	if (b->up && !strcmp(b->booted, sha)) {
+		/* Killed after its boot was checked, before its runs: if it is still up (the
+		 * controller died, not the machine), the boot is not spent again. */
+		b->up = false;
+		b->booted[0] = '\0';
+		rc = boot_wait(b, sha, tail, sizeof(tail), true);
+		if (rc == 130 || rc < 0)
+			return rc;
+		if (rc == 0) {
+			snprintf(b->last_up, sizeof(b->last_up), "%s", sha);
+			event(b, "booted", json_pack("{s:s, s:b}", "commit", sha, "resumed", 1));
+			return 0;
+		}
+	}
+	b->up = false;
+	for (int attempt = 1; attempt <= 2; attempt++) {
+		/* A reboot issued before we were killed (or rebooted with the machine): its
+		 * boot is awaited, not issued again. */
+		bool pending = !strcmp(b->booted, sha) && attempt == 1;
+
+		if (!pending) {
+			rc = prepare(b, sha, true);
+			if (rc)
+				return rc;
+			snprintf(b->booted, sizeof(b->booted), "%s", sha);
+			size_t slot = commit_slot(b, sha); /* it may move the arrays */
+
+			b->reboots[slot]++;
+			json_t *f = json_pack("{s:s, s:i}", "commit", sha, "attempt", attempt);
+
+			if (b->target && !b->boot_check) {
+				rc = identity_before(b, sha);
+				if (rc == 130 || rc < 0) {
+					json_decref(f);
+					return rc;
+				}
+				json_object_set_new(f, "boot_id_before",
+						    json_string(b->boot_id_before));
+				json_object_set_new(f, "uname_before",
+						    json_string(b->uname_before));
+				json_object_set_new(f, "last_up", json_string(b->last_up));
+			}
+			event(b, "reboot", f);
+			rc = b->reboot ? user_command(b, sha, "reboot", b->reboot, b->repo)
+				       : target_reboot(b, sha);
+			if (rc == 130 || rc < 0)
+				return rc;
+			if (rc)
+				sb_error("%.10s: reboot command exited with %d", sha, rc);
+		}
+		rc = boot_wait(b, sha, tail, sizeof(tail), false);
+		if (rc == 130 || rc < 0)
+			return rc;
+		if (rc == 0) {
+			snprintf(b->last_up, sizeof(b->last_up), "%s", sha);
+			event(b, "booted", json_pack("{s:s}", "commit", sha));
+			b->booted[0] = '\0';
+			return 0;
+		}
+		b->booted[0] = '\0';
+		b->prepared[0] = '\0';
+		event(b, "boot-failed",
+		      json_pack("{s:s, s:i, s:s, s:s}", "commit", sha, "attempt", attempt, "reason",
+				"boot check did not exit 0 within the boot timeout", "tail", tail));
+		sb_error(
+		    "%.10s: did not come up within %.0f s (attempt %d of 2); boot check said: %s",
+		    sha, b->boot_timeout, attempt, tail[0] ? tail : "(nothing)");
+	}
+	return 1;
+}
+
+/* The Slurm job id submit --json printed (an object with "id", on a line of its own or the
+ * whole output), "" when none. */
+static void submit_job_id(const char *out, char *id, size_t len)
+{
+	json_t *j = json_loads(out ? out : "", 0, NULL);
+
+	id[0] = '\0';
+	for (const char *line = out; !j && line && *line; line = strchr(line, '\n')) {
+		line += *line == '\n';
+		if (*line == '{')
+			j = json_loadb(line, strcspn(line, "\n"), 0, NULL);
+	}
+	if (json_is_string(json_object_get(j, "id")))
+		plain_copy(id, len, json_string_value(json_object_get(j, "id")));
+	json_decref(j);
+}
+
+/* --slurm: the runs of sha and of the endpoints on machines of one model (a class of nodes),
+ * else the comparison would measure the machines.  0, or -1 after a message naming both
+ * models. */
+static int machines_check(struct bisect *b, const char *sha)
+{
+	const char *commits[3] = {b->good, b->bad, sha};
+	struct result_group *g = NULL;
+	char mix[2048];
+	size_t n = 0;
+
+	for (size_t i = 0; i < 3; i++) {
+		if (i == 2 && (!strcmp(sha, b->good) || !strcmp(sha, b->bad)))
+			break;
+		commit_groups(b, commits[i], &g, &n);
+	}
+	bool mixed = groups_mix_machines(g, n, mix, sizeof(mix));
+
+	for (size_t i = 0; i < n; i++)
+		group_free(&g[i]);
+	free(g);
+	if (b->split)
+		return -1;
+	if (!mixed)
+		return 0;
+	event(b, "machines-differ", json_pack("{s:s, s:s}", "commit", sha, "machines", mix));
+	sb_error(
+	    "%.10s: the runs are on machines of different models: %s; good and bad must be "
+	    "measured on like machines: pass --constraint FEATURES (or --partition) naming one "
+	    "class of nodes",
+	    sha, mix);
+	return -1;
+}
+
+/* k more runs of the job at sha (booted), by `scalebench run` in a child: here, or on the
+ * target through `scalebench run --target URL` when there is one; with --slurm, one job array
+ * of k tasks through `scalebench submit --wait`.  before: the runs with the
+ * stat sha has.  0, 1 runs lost on the way back from a target or a Slurm task failed, -1 error,
+ * 130. */
+static int run_job(struct bisect *b, const char *sha, unsigned k, size_t before)
+{
+	const char **argv = calloc(24 + 2 * b->nplugins + 2 * b->n_ssh_options, sizeof(*argv));
+	char reps[16], partition[300], constraint[300], job_id[32] = "";
+	const char *env[] = {b->env_token, NULL};
+	struct child_process run = {
+	    .argv = argv, .path = "/proc/self/exe", .env = env, .end_group = true};
+	char err[512];
+	size_t n = 0;
+	int rc;
+
+	if (!argv) {
+		sb_error("out of memory");
+		return -1;
+	}
+	if (interrupted) {
+		free(argv);
+		return 130;
+	}
+	snprintf(reps, sizeof(reps), "%u", k);
+	argv[n++] = "scalebench";
+	argv[n++] = b->slurm ? "submit" : "run";
+	argv[n++] = b->job_path;
+	argv[n++] = "--commit";
+	argv[n++] = sha;
+	argv[n++] = "--results";
+	argv[n++] = b->results;
+	argv[n++] = "-r";
+	argv[n++] = reps;
+	argv[n++] = "-q";
+	if (b->slurm) {
+		/* Its output is the submission (--json), the array's id in it; interrupted, it
+		 * cancels the array. */
+		argv[n++] = "--wait";
+		argv[n++] = "--json";
+		run.out = RUN_OUT_CAPTURE;
+		run.out_text.max = 1 << 16;
+		if (b->partition) {
+			snprintf(partition, sizeof(partition), "--partition=%s", b->partition);
+			argv[n++] = partition;
+		}
+		if (b->constraint) {
+			snprintf(constraint, sizeof(constraint), "--constraint=%s", b->constraint);
+			argv[n++] = constraint;
+		}
+	}
+	if (b->target) {
+		argv[n++] = "--target";
+		argv[n++] = b->target;
+		if (b->target_bin) {
+			argv[n++] = "--target-bin";
+			argv[n++] = b->target_bin;
+		}
+		for (size_t i = 0; i < b->n_ssh_options; i++) {
+			argv[n++] = "--ssh-option";
+			argv[n++] = b->ssh_options[i];
+		}
+	}
+	if (b->no_monitors)
+		argv[n++] = "--no-monitors";
+	for (size_t i = 0; i < b->nplugins; i++) {
+		argv[n++] = "--plugin";
+		argv[n++] = b->plugins[i];
+	}
+	argv[n] = NULL;
+	if (child_run(&run, err, sizeof(err))) {
+		sb_error("%s", err);
+		free(argv);
+		child_release(&run);
+		return -1;
+	}
+	free(argv);
+	rc = child_status(&run);
+	if (b->slurm) {
+		submit_job_id(run.out_text.p, job_id, sizeof(job_id));
+		if (rc == 0 && !job_id[0]) {
+			sb_error("scalebench submit printed no job id: %.200s",
+				 run.out_text.p ? run.out_text.p : "(nothing)");
+			rc = 2;
+		}
+	}
+	child_release(&run);
+	if (interrupted)
+		return 130;
+	/* From a target, a run the connection lost is not stored; from Slurm, a failed task's
+	 * run may not be: what was spent is what came back (a failed run is stored, as here). */
+	unsigned stored = k;
+
+	if ((b->target || b->slurm) && rc) {
+		double *v;
+		bool absent;
+
+		stored = (unsigned)load_values(b, sha, &v, &absent);
+		free(v);
+		stored = stored > before ? stored - (unsigned)before : 0;
+	}
+	count_spent(b, sha, stored);
+	json_t *f = json_pack("{s:s, s:i, s:i, s:i}", "commit", sha, "runs", (int)stored, "asked",
+			      (int)k, "exit", rc);
+
+	if (b->slurm)
+		json_object_set_new(f, "slurm_job", job_id[0] ? json_string(job_id) : json_null());
+	event(b, "runs", f);
+	if (rc)
+		sb_error("%.10s: scalebench %s exited with %d", sha,
+			 b->slurm ? "submit --wait" : "run", rc);
+	if (b->slurm && stored && machines_check(b, sha))
+		return -1;
+	/* 1 from a target: a run failed or the connection was lost (nothing half stored); from
+	 * Slurm: a task failed (submit --wait's 1).  The caller may ask again. */
+	return rc == 1 && (b->target || b->slurm) ? 1 : rc ? -1 : 0;
+}
+
+/* Runs are added in batches of this many: one boot each. */
+static unsigned batch(const struct bisect *b)
+{
+	return reboots(b) ? b->runs_per_boot : 1;
+}
+
+/* Make sure sha has at least want runs with the stat: the first want of them in vals (a
+ * resumed bisection sees what the first saw at this point).  0, 1 skip, -1 error, 130. */
+static int ensure_runs(struct bisect *b, const char *sha, unsigned want, double **vals, size_t *n)
+{
+	bool absent;
+	int rc;
+	unsigned lost = 0;
+
+	*n = load_values(b, sha, vals, &absent);
+	while (!b->split && !absent && *n < want) {
+		unsigned k = want - (unsigned)*n;
+
+		free(*vals);
+		*vals = NULL;
+		if (reboots(b) && k > b->runs_per_boot)
+			k = b->runs_per_boot;
+		/* A bisection whose state cannot be kept could not be resumed: stop spending. */
+		if (b->log_lost)
+			return -1;
+		size_t before = *n;
+
+		if ((rc = boot(b, sha)))
+			return rc;
+		rc = run_job(b, sha, k, before);
+		if (rc == 1) {
+			/* A lost connection: its runs again, in a boot of their own (the target may
+			 * be what failed); twice for one commit is an error. */
+			const char *where = b->slurm ? "Slurm" : b->target;
+
+			if (++lost > 1) {
+				sb_error("%.10s: runs on %s failed twice in one step; giving up",
+					 sha, where);
+				return -1;
+			}
+			sb_error("%.10s: runs on %s failed or did not come back; asking again", sha,
+				 where);
+		} else if (rc) {
+			return rc;
+		}
+		*n = load_values(b, sha, vals, &absent);
+		if (rc == 0 && !absent && *n < before + k)
+			absent = true; /* runs stored, not all with the stat */
+	}
+	if (b->split)
+		return -1; /* said */
+	if (absent) {
+		sb_error("the stat '%s' is absent from the runs of job %s at %.10s (under %s)",
+			 b->stat, b->path_params, sha, b->results);
+		return -1;
+	}
+	/* Runs reused from the results root too: good and bad on like machines. */
+	if (b->slurm && machines_check(b, sha)) {
+		free(*vals);
+		*vals = NULL;
+		return -1;
+	}
+	if (*n > want)
+		*n = want;
+	return 0;
+}
+
+static json_t *values_json(const double *v, size_t n)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; i < n; i++)
+		json_array_append_new(a, json_real(v[i]));
+	return a;
+}
+
+static void log_step(struct bisect *b, const char *sha, const char *role, const double *v, size_t n,
+		     const char *decision, json_t *extra)
+{
+	char now[64];
+	json_t *s;
+
+	iso_now(now, sizeof(now));
+	s = json_pack("{s:s, s:s, s:s, s:I, s:o, s:s}", "time", now, "commit", sha, "role", role,
+		      "runs", (json_int_t)n, "values", values_json(v, n), "decision", decision);
+	if (extra)
+		json_object_update(s, extra);
+	json_decref(extra);
+	json_array_append_new(b->steps, s);
+	event(b, "decision", json_pack("{s:s, s:s}", "commit", sha, "decision", decision));
+}
+
+static struct bisect_policy policy_of(const struct bisect *b)
+{
+	return (struct bisect_policy){.max_runs = b->max_runs,
+				      .batch = batch(b),
+				      .confidence = b->confidence,
+				      .threshold_pct = b->threshold,
+				      .dir = bisect_direction(b)};
+}
+
+/* The endpoints until the change is confirmed.  0 confirmed, 1 not within budget, else err. */
+static int endpoints(struct bisect *b, struct sprt_model *m)
+{
+	const struct bisect_policy pol = policy_of(b);
+	double *gv = NULL, *bv = NULL;
+	size_t ng, nb;
+	unsigned want = BISECT_FIRST_RUNS, had;
+	struct endpoint_check ec;
+	enum bisect_next next;
+	const char *why;
+	int rc;
+
+	for (;;) {
+		free(gv);
+		free(bv);
+		gv = bv = NULL;
+		const char *side = "good";
+
+		if ((rc = ensure_runs(b, b->good, want, &gv, &ng)) == 0) {
+			side = "bad";
+			rc = ensure_runs(b, b->bad, want, &bv, &nb);
+		}
+		if (rc) {
+			if (rc == 1) {
+				sb_error("the %s endpoint cannot be prepared", side);
+				rc = -1;
+			}
+			goto out;
+		}
+		had = want;
+		next = bisect_endpoints_next(&pol, gv, ng, bv, nb, &want, &ec, &why);
+		if (next == BISECT_ERROR) {
+			sb_error("cannot compare the endpoints: %s", why);
+			rc = -1;
+			goto out;
+		}
+		fprintf(stderr,
+			"endpoints: %zu vs %zu runs: %s %+.1f%% [%+.1f%%, %+.1f%%] p=%.3g: %s\n",
+			ng, nb, b->stat, ec.change_pct, ec.w.lo_pct, ec.w.hi_pct, ec.w.p,
+			verdict_name(ec.verdict));
+		if (next != BISECT_MORE)
+			break;
+	}
+	json_object_set_new(
+	    b->log, "endpoints",
+	    json_pack("{s:s, s:s, s:o, s:o, s:f, s:f, s:f, s:f, s:s, s:b}", "good", b->good, "bad",
+		      b->bad, "good_values", values_json(gv, ng), "bad_values", values_json(bv, nb),
+		      "change_pct", ec.change_pct, "lo_pct", ec.w.lo_pct, "hi_pct", ec.w.hi_pct,
+		      "p", ec.w.p, "verdict", verdict_name(ec.verdict), "confirmed", ec.confirmed));
+	event(b, "endpoints", json_pack("{s:b}", "confirmed", ec.confirmed));
+	if (!ec.confirmed) {
+		printf("The change does not reproduce: %s %+.1f%% [%+.1f%%, %+.1f%%] (p=%.3g, %s) "
+		       "between %.10s (%zu runs) and %.10s (%zu runs) within the budget of %u "
+		       "runs; nothing bisected.\n",
+		       b->stat, ec.change_pct, ec.w.lo_pct, ec.w.hi_pct, ec.w.p,
+		       verdict_name(ec.verdict), b->good, ng, b->bad, nb, b->max_runs);
+		rc = 1;
+		goto out;
+	}
+	/* The SPRT is only as good as its model of the endpoints. */
+	unsigned model = bisect_model_runs(&pol, had);
+
+	if (had < model) {
+		free(gv);
+		free(bv);
+		gv = bv = NULL;
+		if ((rc = ensure_runs(b, b->good, model, &gv, &ng)) ||
+		    (rc = ensure_runs(b, b->bad, model, &bv, &nb))) {
+			if (rc == 1) {
+				sb_error("an endpoint cannot be prepared");
+				rc = -1;
+			}
+			goto out;
+		}
+		json_object_set_new(json_object_get(b->log, "endpoints"), "model_good_values",
+				    values_json(gv, ng));
+		json_object_set_new(json_object_get(b->log, "endpoints"), "model_bad_values",
+				    values_json(bv, nb));
+	}
+	if (sprt_init(m, gv, ng, bv, nb, b->confidence, &why)) {
+		sb_error("endpoints: %s", why);
+		rc = -1;
+		goto out;
+	}
+	rc = 0;
+out:
+	free(gv);
+	free(bv);
+	return rc;
+}
+
+/* Classify a midpoint: 0 with *bad set, 1 skip, else error. */
+static int classify(struct bisect *b, const struct sprt_model *m, const char *sha, bool *bad)
+{
+	const struct bisect_policy pol = policy_of(b);
+	double *v = NULL;
+	size_t n;
+	unsigned want = BISECT_FIRST_RUNS;
+	struct midpoint_call call;
+	enum bisect_next next;
+	int rc;
+
+	for (;;) {
+		free(v);
+		v = NULL;
+		rc = ensure_runs(b, sha, want, &v, &n);
+		if (rc == 1) {
+			log_step(b, sha, "midpoint", NULL, 0, "skip", NULL);
+			return 1;
+		}
+		if (rc)
+			return rc;
+		next = bisect_classify_next(&pol, m, v, n, &call);
+		if (next != BISECT_MORE)
+			break;
+		want = call.want;
+	}
+	n = call.used;
+	if (call.fallback) {
+		b->fallback = true;
+		sb_error(
+		    "warning: %.10s: undecided after %zu runs (llr %.2f, thresholds %.2f/%.2f); "
+		    "classified by the closer endpoint",
+		    sha, n, call.llr, m->lower, m->upper);
+	}
+	*bad = next == BISECT_BAD;
+	fprintf(stderr, "%.10s: %zu runs, llr %+.2f: %s%s\n", sha, n, call.llr,
+		*bad ? "bad" : "good", call.fallback ? " (closer endpoint)" : "");
+	log_step(b, sha, "midpoint", v, n, *bad ? "bad" : "good",
+		 json_pack("{s:f, s:b}", "llr", call.llr, "fallback", call.fallback));
+	free(v);
+	return 0;
+}
+
+/* After git bisect good/bad/skip: the next commit in next, or the culprit in culprit. */
+static int bisect_step(struct bisect *b, const char *verb, const char *sha, char *next,
+		       char *culprit)
+{
+	char out[16384], *p;
+
+	next[0] = culprit[0] = '\0';
+	int rc = !verb			 ? 0
+		 : !strcmp(verb, "next") ? GIT(b, out, sizeof(out), "bisect", "next")
+					 : GIT(b, out, sizeof(out), "bisect", verb, sha);
+
+	if (!verb)
+		snprintf(out, sizeof(out), "%s", sha); /* the start's output */
+	/* git exits non-zero when only skipped commits are left: an answer, not a failure. */
+	if (strstr(out, "only 'skip'ped commits left")) {
+		printf("The bisection is inconclusive: the first bad commit could be any of the "
+		       "commits git names:\n%s",
+		       out);
+		return 3;
+	}
+	if (rc) {
+		sb_error("git bisect %s %s failed: %s", verb, sha ? sha : "", out);
+		return -1;
+	}
+	if ((p = strstr(out, " is the first bad commit"))) {
+		while (p > out && p[-1] != '\n')
+			p--;
+		snprintf(culprit, 41, "%.40s", p);
+		return 0;
+	}
+	if (strstr(out, "only 'skip'ped commits left")) {
+		printf("The bisection is inconclusive: the first bad commit could be any of the "
+		       "commits git names:\n%s",
+		       out);
+		return 3;
+	}
+	if (GIT(b, out, sizeof(out), "rev-parse", "HEAD"))
+		return -1;
+	chomp(out);
+	snprintf(next, 41, "%.40s", out); /* a SHA-1 name: 40 hex digits */
+	return 0;
+}
+
+static int verify(struct bisect *b, const char *culprit)
+{
+	char parent[64], spec[80], subj[512], err[1024], **found;
+	double *pv = NULL, *cv = NULL;
+	size_t np, nc;
+	struct endpoint_check ec;
+	const char *why;
+	int rc;
+
+	snprintf(spec, sizeof(spec), "%s^", culprit);
+	if (resolve(b, spec, parent)) {
+		sb_error("%.10s has no parent to verify against", culprit);
+		return 3;
+	}
+	if ((rc = ensure_runs(b, parent, BISECT_VERIFY_RUNS, &pv, &np)) ||
+	    (rc = ensure_runs(b, culprit, BISECT_VERIFY_RUNS, &cv, &nc))) {
+		if (rc == 1)
+			sb_error("cannot verify: %.10s cannot be prepared", pv ? culprit : parent);
+		free(pv);
+		return rc == 130 ? 130 : 3;
+	}
+	const struct bisect_policy pol = policy_of(b);
+
+	if (bisect_verify(&pol, pv, np, cv, nc, &ec, &why) == BISECT_ERROR) {
+		sb_error("cannot verify: %s", why);
+		free(pv);
+		free(cv);
+		return 3;
+	}
+	json_object_set_new(b->log, "verify",
+			    json_pack("{s:s, s:s, s:o, s:o, s:f, s:f, s:f, s:f, s:s, s:b}",
+				      "parent", parent, "culprit", culprit, "parent_values",
+				      values_json(pv, np), "culprit_values", values_json(cv, nc),
+				      "change_pct", ec.change_pct, "lo_pct", ec.w.lo_pct, "hi_pct",
+				      ec.w.hi_pct, "p", ec.w.p, "verdict", verdict_name(ec.verdict),
+				      "confirmed", ec.confirmed));
+	event(b, "verify", json_pack("{s:s, s:b}", "culprit", culprit, "confirmed", ec.confirmed));
+	free(pv);
+	free(cv);
+
+	subject(b, culprit, subj, sizeof(subj));
+	printf("%s is the first bad commit\n    %s\n\n", culprit, subj);
+	printf("%s %+.1f%% [%+.1f%%, %+.1f%%] against its parent %.10s: %s\n\n", b->stat,
+	       ec.change_pct, ec.w.lo_pct, ec.w.hi_pct, parent,
+	       ec.confirmed ? "verified" : "NOT verified");
+	printf("runs per commit:\n");
+	unsigned tr = 0, tb = 0;
+
+	for (size_t i = 0; i < b->norder; i++) {
+		tr += b->spent[i];
+		tb += b->reboots[i];
+		if (reboots(b))
+			printf("  %.10s %3u runs %3u reboots\n", b->order[i], b->spent[i],
+			       b->reboots[i]);
+		else
+			printf("  %.10s %3u\n", b->order[i], b->spent[i]);
+	}
+	printf("runs spent: %u, reboots spent: %u\n\n", tr, tb);
+
+	/* The full comparison, parent vs culprit, as the robot prints it. */
+	struct result_group g[2];
+	const char *labels[2] = {parent, culprit};
+	size_t loaded = 0;
+
+	for (; loaded < 2; loaded++) {
+		size_t k = results_find(b->results, b->path_params, labels[loaded], &found);
+		int e = k == 1 ? group_load(found[0], &g[loaded], err, sizeof(err)) : -1;
+
+		for (size_t i = 0; i < k; i++)
+			free(found[i]);
+		free(found);
+		if (e)
+			break;
+	}
+	if (loaded == 2) {
+		struct compare_opts o = COMPARE_OPTS_DEFAULT;
+		struct comparison c;
+
+		if (compare_groups(g, 2, &o, &c, err, sizeof(err)) == 0) {
+			print_robot_table(&c, false, false, stdout);
+			comparison_free(&c);
+		}
+	}
+	for (size_t i = 0; i < loaded; i++)
+		group_free(&g[i]);
+	return ec.confirmed ? 0 : 3;
+}
+
+/* The token file in the git dir: the bisection it holds was started by the log naming the
+ * same token. */
+static void token_path(const struct bisect *b, char *path, size_t len)
+{
+	snprintf(path, len, "%s/scalebench-bisect", b->gitdir);
+}
+
+static int token_write(struct bisect *b)
+{
+	char path[PATH_MAX + 32], text[PATH_MAX + 64], err[PATH_MAX + 64];
+
+	token_path(b, path, sizeof(path));
+	snprintf(text, sizeof(text), "%s %s\n", b->token, b->log_file);
+	if (file_write(path, text, strlen(text), err, sizeof(err))) {
+		sb_error("%s", err);
+		return -1;
+	}
+	return 0;
+}
+
+/* Does the git bisection in progress belong to this log? */
+static bool token_ours(const struct bisect *b)
+{
+	char path[PATH_MAX + 32], *text = NULL;
+	bool ours;
+
+	token_path(b, path, sizeof(path));
+	if (file_read(path, 1 << 16, &text, NULL, NULL, 0))
+		return false;
+	ours = b->token[0] && !strncmp(text, b->token, strlen(b->token)) &&
+	       text[strlen(b->token)] == ' ';
+	free(text);
+	return ours;
+}
+
+static bool bisecting(const struct bisect *b)
+{
+	char path[PATH_MAX + 32];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/BISECT_LOG", b->gitdir);
+	return stat(path, &st) == 0;
+}
+
+/* A resumed bisection: the decisions the log holds that git's bisect state lacks (killed
+ * between the two), applied. */
+static int replay(struct bisect *b)
+{
+	char *out = NULL, line[200], err[256];
+	size_t i;
+	json_t *s;
+	const char *argv[] = {"git", "-C", b->repo, "bisect", "log", NULL};
+	struct child_process c = {.argv = argv, .out = RUN_OUT_CAPTURE, .err = RUN_OUT_NULL};
+
+	if (child_run(&c, err, sizeof(err)) || child_status(&c)) {
+		sb_error("git bisect log in %s failed", b->repo);
+		child_release(&c);
+		return -1;
+	}
+	out = c.out_text.p ? c.out_text.p : "";
+	json_array_foreach (b->steps, i, s) {
+		const char *sha = json_string_value(json_object_get(s, "commit"));
+		const char *d = json_string_value(json_object_get(s, "decision"));
+		char o[4096];
+
+		if (!sha || !d)
+			continue;
+		snprintf(line, sizeof(line), "git bisect %s %s", d, sha);
+		if (strstr(out, line))
+			continue;
+		if (GIT(b, o, sizeof(o), "bisect", d, sha)) {
+			sb_error("git bisect %s %s failed: %s", d, sha, o);
+			child_release(&c);
+			return -1;
+		}
+		fprintf(stderr, "resume: applied the logged decision %s for %.10s\n", d, sha);
+	}
+	child_release(&c);
+	return 0;
+}
+
+/* The processes a SIGKILLed controller of this log left running (a `scalebench run` in its
+ * own process group goes on without it; a `scalebench submit --wait`, whose SIGTERM cancels its
+ * array): found by the token in their environment, ended before the resumed bisection measures
+ * anything beside them.  How many were found. */
+static size_t end_orphans(const struct bisect *b)
+{
+	pid_t *pids = NULL;
+	size_t n = 0;
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		char path[300], *env = NULL;
+		size_t len = 0;
+		pid_t pid = (pid_t)strtol(de->d_name, NULL, 10);
+
+		if (pid <= 0 || pid == getpid())
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
+		if (file_read(path, 1 << 20, &env, &len, NULL, 0))
+			continue;
+		if (memmem(env, len, b->env_token, strlen(b->env_token) + 1)) {
+			pid_t *p = realloc(pids, (n + 1) * sizeof(*pids));
+
+			if (p) {
+				pids = p;
+				pids[n++] = pid;
+			}
+		}
+		free(env);
+	}
+	closedir(d);
+	for (size_t i = 0; i < n; i++)
+		kill(pids[i], SIGTERM);
+	/* SIGTERM first: a run removes its half run; then, after a grace, SIGKILL. */
+	for (int t = 0; t < 100; t++) {
+		bool alive = false;
+
+		for (size_t i = 0; i < n; i++)
+			if (kill(pids[i], 0) == 0)
+				alive = true;
+		if (!alive)
+			break;
+		nap(50);
+	}
+	for (size_t i = 0; i < n; i++)
+		kill(pids[i], SIGKILL);
+	free(pids);
+	return n;
+}
+
+static const char *status_name(int rc, bool culprit)
+{
+	switch (rc) {
+	case 0:
+		return "found";
+	case 1:
+		return "not-reproduced";
+	case 3:
+		return culprit ? "not-verified" : "inconclusive";
+	case 130:
+		return "interrupted";
+	default:
+		return "failed";
+	}
+}
+
+static int bisect_loop(struct bisect *b)
+{
+	char out[16384], next[64], culprit[64] = "";
+	struct sprt_model m;
+	json_t *sprt = json_object_get(b->log, "sprt");
+	int rc;
+
+	if (!b->resume || !bisecting(b)) {
+		if (token_write(b))
+			return 2;
+		if (GIT(b, out, sizeof(out), "bisect", "start", b->bad, b->good)) {
+			sb_error("git bisect start failed: %s", out);
+			return 2;
+		}
+		event(b, "bisect-start", json_pack("{s:s, s:s}", "good", b->good, "bad", b->bad));
+	}
+	if (b->resume) {
+		size_t orphans = end_orphans(b);
+
+		if (orphans)
+			event(b, "orphans-ended",
+			      json_pack("{s:I}", "processes", (json_int_t)orphans));
+		if ((rc = replay(b)))
+			goto out;
+		rc = bisect_step(b, "next", NULL, next, culprit);
+	} else {
+		rc = bisect_step(b, NULL, out, next, culprit);
+	}
+	if (rc)
+		goto out;
+	if (sprt) {
+		/* Decided before the kill: not redone. */
+		m.mu_good = json_real_value(json_object_get(sprt, "mu_good"));
+		m.mu_bad = json_real_value(json_object_get(sprt, "mu_bad"));
+		m.sd = json_real_value(json_object_get(sprt, "sd"));
+		m.upper = json_real_value(json_object_get(sprt, "upper"));
+		m.lower = json_real_value(json_object_get(sprt, "lower"));
+	} else {
+		rc = endpoints(b, &m);
+		if (rc)
+			goto out;
+		json_object_set_new(b->log, "sprt",
+				    json_pack("{s:f, s:f, s:f, s:f, s:f}", "mu_good", m.mu_good,
+					      "mu_bad", m.mu_bad, "sd", m.sd, "upper", m.upper,
+					      "lower", m.lower));
+		event(b, "model", NULL);
+	}
+	while (!culprit[0]) {
+		bool bad = false;
+		char sha[64];
+
+		snprintf(sha, sizeof(sha), "%s", next);
+		rc = classify(b, &m, sha, &bad);
+		if (rc < 0 || rc > 1)
+			goto out;
+		rc = bisect_step(b, rc == 1 ? "skip" : bad ? "bad" : "good", sha, next, culprit);
+		if (rc)
+			goto out;
+	}
+	json_object_set_new(b->log, "culprit", json_string(culprit));
+	event(b, "culprit", json_pack("{s:s}", "commit", culprit));
+	rc = verify(b, culprit);
+	if (rc == 0 && b->fallback) {
+		sb_error(
+		    "inconclusive: a midpoint was classified by the closer endpoint at --max-runs");
+		rc = 3;
+	}
+out:
+	if (interrupted) {
+		rc = 130;
+		b->signal = interrupted;
+	}
+	rc = rc < 0 ? 2 : rc;
+	json_object_set_new(b->log, "status", json_string(status_name(rc, culprit[0])));
+	json_object_set_new(b->log, "exit", json_integer(rc));
+	if (b->signal)
+		json_object_set_new(b->log, "signal",
+				    json_string(b->signal == SIGINT ? "SIGINT" : "SIGTERM"));
+	/* The repository as it was, whatever happened; but a reboot we issued and await is the
+	 * machine going down under us (the local recipe): the state stays for --resume. */
+	b->prepared[0] = '\0';
+	resetting = true;
+	if (rc == 130 && b->booted[0]) {
+		fprintf(stderr,
+			"interrupted while awaiting the boot of %.10s: the bisect state is "
+			"kept; continue with scalebench bisect --resume %s\n",
+			b->booted, b->log_file);
+	} else {
+		char tp[PATH_MAX + 32];
+
+		if (GIT(b, out, sizeof(out), "bisect", "reset")) {
+			sb_error("git bisect reset failed: %s", out);
+			rc = rc ? rc : 2;
+		}
+		token_path(b, tp, sizeof(tp));
+		unlink(tp);
+	}
+	if (rc == 130)
+		event(b, "interrupted",
+		      json_pack("{s:s}", "signal", b->signal == SIGINT ? "SIGINT" : "SIGTERM"));
+	if (event(b, "end",
+		  json_pack("{s:s, s:i}", "status", status_name(rc, culprit[0]), "exit", rc)) &&
+	    !rc)
+		rc = 2;
+	fprintf(stderr, "bisect log: %s\n", b->log_file);
+	return rc;
+}
+
+int bisect_preflight(struct bisect *b)
+{
+	char out[4096], bisect_log[PATH_MAX + 32], err[1024];
+	struct job_file job;
+	struct stat st;
+
+	if (!b->good_arg || !b->bad_arg || !b->job_path || !b->stat || !b->prepare) {
+		sb_error("--good, --bad, --job, --stat and --prepare are required");
+		return 2;
+	}
+	if (GIT(b, out, sizeof(out), "rev-parse", "--absolute-git-dir")) {
+		sb_error("%s is not a git repository: %s", b->repo, out);
+		return 2;
+	}
+	chomp(out);
+	snprintf(b->gitdir, sizeof(b->gitdir), "%s", out);
+	snprintf(bisect_log, sizeof(bisect_log), "%s/BISECT_LOG", b->gitdir);
+	if (stat(bisect_log, &st) == 0 && !(b->resume && token_ours(b))) {
+		sb_error("%s is already being bisected (%s exists)%s; finish it or run 'git bisect "
+			 "reset' first",
+			 b->repo, bisect_log, b->resume ? ", not by this log" : "");
+		return 2;
+	}
+	if (resolve(b, b->good_arg, b->good)) {
+		sb_error("--good '%s': unknown commit in %s", b->good_arg, b->repo);
+		return 2;
+	}
+	if (resolve(b, b->bad_arg, b->bad)) {
+		sb_error("--bad '%s': unknown commit in %s", b->bad_arg, b->repo);
+		return 2;
+	}
+	if (!strcmp(b->good, b->bad) ||
+	    GIT(b, NULL, 0, "merge-base", "--is-ancestor", b->good, b->bad)) {
+		sb_error("--good %s is not an ancestor of --bad %s", b->good_arg, b->bad_arg);
+		return 2;
+	}
+	if (GIT(b, out, sizeof(out), "status", "--porcelain", "--untracked-files=no") || out[0]) {
+		sb_error("the work tree of %s is dirty; commit or stash first:\n%s", b->repo, out);
+		return 2;
+	}
+	/* The job names the plug-in's testcases: load what is built already (the prepare
+	 * command rebuilds it per commit, each run loads its own). */
+	for (size_t i = 0; i < b->nplugins; i++)
+		if (access(b->plugins[i], F_OK) == 0 &&
+		    plugin_load(b->plugins[i], err, sizeof(err)) < 0) {
+			sb_error("%s", err);
+			return 2;
+		}
+	if (job_load(b->job_path, (unsigned)sysconf(_SC_NPROCESSORS_ONLN), &job, err,
+		     sizeof(err))) {
+		sb_error("%s", err);
+		for (size_t i = 0; i < b->nplugins; i++)
+			if (access(b->plugins[i], F_OK))
+				sb_error(
+				    "note: plug-in %s does not exist yet: build it once so that "
+				    "the "
+				    "job's testcase is known",
+				    b->plugins[i]);
+		return 2;
+	}
+	if (job.n_atomic != 1) {
+		sb_error("%s expands to %zu atomic jobs; bisect runs exactly one (split it first)",
+			 b->job_path, job.n_atomic);
+		job_free(&job);
+		return 2;
+	}
+	snprintf(b->path_params, sizeof(b->path_params), "%s", job.atomic[0].path_params);
+	job_free(&job);
+	if (access(b->results, F_OK) && mkdir(b->results, 0777)) {
+		sb_error("results root %s: %s", b->results, strerror(errno));
+		return 2;
+	}
+	return 0;
+}
+
+/* path made absolute against our working directory (it may not exist yet). */
+static void absolute(const char *path, char *out, size_t len)
+{
+	char cwd[PATH_MAX];
+
+	if (realpath(path, out) && strlen(out) < len)
+		return;
+	int n = path[0] == '/' || !getcwd(cwd, sizeof(cwd))
+		    ? snprintf(out, len, "%s", path)
+		    : snprintf(out, len, "%s/%s", cwd, path);
+
+	if (n < 0 || (size_t)n >= len)
+		snprintf(out, len, "%s",
+			 path); /* too long: as given, the kernel says ENAMETOOLONG */
+}
+
+/* The options, as the log keeps them for --resume: b's strings then point into the log. */
+static void args_store(struct bisect *b)
+{
+	char buf[PATH_MAX];
+	json_t *a = json_object(), *plugins = json_array();
+
+#define SET_PATH(key, field)                                                                       \
+	do {                                                                                       \
+		absolute(b->field, buf, sizeof(buf));                                              \
+		json_object_set_new(a, key, json_string(buf));                                     \
+	} while (0)
+	SET_PATH("repo", repo);
+	SET_PATH("job", job_path);
+	SET_PATH("results", results);
+#undef SET_PATH
+	for (size_t i = 0; i < b->nplugins; i++) {
+		absolute(b->plugins[i], buf, sizeof(buf));
+		json_array_append_new(plugins, json_string(buf));
+	}
+	json_object_set_new(a, "plugins", plugins);
+	json_object_set_new(a, "prepare", json_string(b->prepare));
+	json_object_set_new(a, "stat", json_string(b->stat));
+	if (b->reboot)
+		json_object_set_new(a, "reboot", json_string(b->reboot));
+	if (b->boot_check)
+		json_object_set_new(a, "boot_check", json_string(b->boot_check));
+	if (b->target)
+		json_object_set_new(a, "target", json_string(b->target));
+	if (b->target_bin)
+		json_object_set_new(a, "target_bin", json_string(b->target_bin));
+	json_t *so = json_array();
+
+	for (size_t i = 0; i < b->n_ssh_options; i++)
+		json_array_append_new(so, json_string(b->ssh_options[i]));
+	json_object_set_new(a, "ssh_options", so);
+	json_object_set_new(a, "slurm", json_boolean(b->slurm));
+	if (b->partition)
+		json_object_set_new(a, "partition", json_string(b->partition));
+	if (b->constraint)
+		json_object_set_new(a, "constraint", json_string(b->constraint));
+	json_object_set_new(a, "boot_timeout", json_real(b->boot_timeout));
+	json_object_set_new(a, "runs_per_boot", json_integer(b->runs_per_boot));
+	json_object_set_new(a, "max_runs", json_integer(b->max_runs));
+	json_object_set_new(a, "confidence", json_real(b->confidence));
+	json_object_set_new(a, "threshold", json_real(b->threshold));
+	json_object_set_new(a, "no_monitors", json_boolean(b->no_monitors));
+	json_object_set_new(b->log, "args", a);
+}
+
+static void args_load(struct bisect *b)
+{
+	json_t *a = json_object_get(b->log, "args"), *p, *p2;
+	size_t i;
+
+	b->repo = json_string_value(json_object_get(a, "repo"));
+	b->job_path = json_string_value(json_object_get(a, "job"));
+	b->results = json_string_value(json_object_get(a, "results"));
+	b->prepare = json_string_value(json_object_get(a, "prepare"));
+	b->stat = json_string_value(json_object_get(a, "stat"));
+	b->reboot = json_string_value(json_object_get(a, "reboot"));
+	b->boot_check = json_string_value(json_object_get(a, "boot_check"));
+	b->target = json_string_value(json_object_get(a, "target"));
+	b->target_bin = json_string_value(json_object_get(a, "target_bin"));
+	b->slurm = json_is_true(json_object_get(a, "slurm"));
+	b->partition = json_string_value(json_object_get(a, "partition"));
+	b->constraint = json_string_value(json_object_get(a, "constraint"));
+	p = json_object_get(a, "ssh_options");
+	free(b->ssh_options);
+	b->ssh_options = calloc(json_array_size(p) + 1, sizeof(*b->ssh_options));
+	b->n_ssh_options = 0;
+	json_array_foreach (p, i, p2) {
+		if (b->ssh_options && json_is_string(p2))
+			b->ssh_options[b->n_ssh_options++] = json_string_value(p2);
+	}
+	b->boot_timeout = json_number_value(json_object_get(a, "boot_timeout"));
+	b->runs_per_boot = (unsigned)json_integer_value(json_object_get(a, "runs_per_boot"));
+	b->max_runs = (unsigned)json_integer_value(json_object_get(a, "max_runs"));
+	b->confidence = json_number_value(json_object_get(a, "confidence"));
+	b->threshold = json_number_value(json_object_get(a, "threshold"));
+	b->no_monitors = json_is_true(json_object_get(a, "no_monitors"));
+	b->nplugins = 0;
+	json_array_foreach (json_object_get(a, "plugins"), i, p) {
+		if (b->nplugins < sizeof(b->plugins) / sizeof(*b->plugins))
+			b->plugins[b->nplugins++] = json_string_value(p);
+	}
+	b->good_arg = json_string_value(json_object_get(b->log, "good"));
+	b->bad_arg = json_string_value(json_object_get(b->log, "bad"));
+	snprintf(b->token, sizeof(b->token), "%s",
+		 json_string_value(json_object_get(b->log, "token")) ?: "");
+	snprintf(b->env_token, sizeof(b->env_token), "SCALEBENCH_BISECT_TOKEN=%s", b->token);
+}
+
+int bisect_resume_load(struct bisect *b)
+{
+	char *text, err[PATH_MAX + 64];
+	json_error_t je;
+	json_t *e, *v;
+	const char *key;
+	size_t i;
+
+	if (file_read(b->resume, 64 << 20, &text, NULL, err, sizeof(err))) {
+		sb_error("--resume: %s", err);
+		return 2;
+	}
+	b->log = json_loads(text, 0, &je);
+	free(text);
+	if (!json_is_object(b->log) || !json_is_object(json_object_get(b->log, "args")) ||
+	    !json_is_string(json_object_get(b->log, "token"))) {
+		sb_error("--resume %s: not a bisect log of this scalebench (%s)", b->resume,
+			 b->log ? "no args or token" : je.text);
+		return 2;
+	}
+	v = json_object_get(b->log, "exit");
+	if (json_is_integer(v) && json_integer_value(v) != 130 && json_integer_value(v) != 2) {
+		sb_error("--resume %s: this bisection is over (%s, exit %d): nothing to resume",
+			 b->resume, json_string_value(json_object_get(b->log, "status")) ?: "?",
+			 (int)json_integer_value(v));
+		return 2;
+	}
+	args_load(b);
+	if (!b->repo || !b->job_path || !b->results || !b->prepare || !b->stat || !b->good_arg ||
+	    !b->bad_arg || b->max_runs < BISECT_FIRST_RUNS || !b->runs_per_boot) {
+		sb_error("--resume %s: its args are incomplete", b->resume);
+		return 2;
+	}
+	b->steps = json_object_get(b->log, "steps");
+	b->events = json_object_get(b->log, "events");
+	if (!json_is_array(b->steps) || !json_is_array(b->events)) {
+		sb_error("--resume %s: no steps or events", b->resume);
+		return 2;
+	}
+	json_incref(b->steps);
+	json_incref(b->events);
+	json_object_foreach (json_object_get(b->log, "runs_spent"), key, v) {
+		size_t slot = commit_slot(b, key); /* it may move the arrays */
+
+		b->spent[slot] = (unsigned)json_integer_value(v);
+	}
+	json_object_foreach (json_object_get(b->log, "reboots_spent"), key, v) {
+		size_t slot = commit_slot(b, key);
+
+		b->reboots[slot] = (unsigned)json_integer_value(v);
+	}
+	/* A reboot issued and not yet answered: its boot is awaited, not issued again. */
+	json_array_foreach (b->events, i, e) {
+		const char *name = json_string_value(json_object_get(e, "event"));
+		const char *c = json_string_value(json_object_get(e, "commit"));
+
+		if (!name)
+			continue;
+		if ((!strcmp(name, "reboot") || !strcmp(name, "booted")) && c) {
+			snprintf(b->booted, sizeof(b->booted), "%s", c);
+			b->up = !strcmp(name, "booted");
+		}
+		/* The default boot check's reference, as read before that reboot. */
+		if (!strcmp(name, "reboot")) {
+			plain_copy(b->boot_id_before, sizeof(b->boot_id_before),
+				   json_string_value(json_object_get(e, "boot_id_before")));
+			plain_copy(b->uname_before, sizeof(b->uname_before),
+				   json_string_value(json_object_get(e, "uname_before")));
+			plain_copy(b->last_up, sizeof(b->last_up),
+				   json_string_value(json_object_get(e, "last_up")));
+		}
+		if (!strcmp(name, "booted") && c)
+			plain_copy(b->last_up, sizeof(b->last_up), c);
+		else if (!strcmp(name, "runs") || !strcmp(name, "boot-failed")) {
+			/* a boot serves one batch */
+			b->booted[0] = '\0';
+			b->up = false;
+		}
+	}
+	json_object_del(b->log, "exit");
+	json_object_del(b->log, "signal");
+	json_object_set_new(b->log, "status", json_string("running"));
+	return 0;
+}
+
+int bisect_log_claim(struct bisect *b)
+{
+	char base[PATH_MAX + 64], path[PATH_MAX + 96];
+	struct stat st;
+	int fd;
+
+	if (b->resume) {
+		absolute(b->resume, b->log_file, sizeof(b->log_file));
+	} else if (b->log_path) {
+		absolute(b->log_path, b->log_file, sizeof(b->log_file));
+		if (lstat(b->log_file, &st) == 0) {
+			sb_error(
+			    "--log %s exists: a bisect log is never overwritten (continue it with "
+			    "--resume %s, or name another)",
+			    b->log_path, b->log_path);
+			return 2;
+		}
+	} else {
+		char res[PATH_MAX];
+
+		absolute(b->results, res, sizeof(res));
+		snprintf(base, sizeof(base), "%s/bisect-%.10s-%.10s", res, b->good, b->bad);
+		for (unsigned i = 1;; i++) {
+			if (i == 1)
+				snprintf(path, sizeof(path), "%s.json", base);
+			else
+				snprintf(path, sizeof(path), "%s-%u.json", base, i);
+			fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+			if (fd >= 0) {
+				close(fd);
+				break;
+			}
+			if (errno != EEXIST) {
+				sb_error("cannot create the bisect log %s: %s", path,
+					 strerror(errno));
+				return 2;
+			}
+		}
+		if (strlen(path) >= sizeof(b->log_file)) {
+			sb_error("the bisect log's path %s is too long", path);
+			return 2;
+		}
+		memcpy(b->log_file, path, strlen(path) + 1);
+	}
+	size_t n = strlen(b->log_file);
+
+	if (n > 5 && !strcmp(b->log_file + n - 5, ".json"))
+		n -= 5;
+	snprintf(b->dir_d, sizeof(b->dir_d), "%.*s.d", (int)n, b->log_file);
+	if (mkdir(b->dir_d, 0777) && errno != EEXIST) {
+		sb_error("cannot create %s: %s", b->dir_d, strerror(errno));
+		return 2;
+	}
+	return 0;
+}
+
+static void kill_hook(struct bisect *b)
+{
+	const char *v = getenv("SCALEBENCH_BISECT_KILL_AT"), *colon;
+
+	if (!v || !(colon = strchr(v, ':')) || (size_t)(colon - v) >= sizeof(b->kill_event))
+		return;
+	snprintf(b->kill_event, sizeof(b->kill_event), "%.*s", (int)(colon - v), v);
+	b->kill_n = (unsigned)strtoul(colon + 1, NULL, 10);
+}
+
+int bisect_log_new(struct bisect *b)
+{
+	unsigned char rnd[16];
+
+	if (getentropy(rnd, sizeof(rnd))) {
+		sb_error("getentropy: %s", strerror(errno));
+		return 2;
+	}
+	for (size_t i = 0; i < sizeof(rnd); i++) {
+		b->token[2 * i] = "0123456789abcdef"[rnd[i] >> 4];
+		b->token[2 * i + 1] = "0123456789abcdef"[rnd[i] & 15];
+	}
+	b->log = json_pack("{s:i, s:s, s:s, s:s, s:s, s:f, s:i, s:s, s:s, s:s}", "version", 2,
+			   "repo", b->repo, "good", b->good, "bad", b->bad, "stat", b->stat,
+			   "confidence", b->confidence, "max_runs", (int)b->max_runs, "job",
+			   b->path_params, "token", b->token, "status", "running");
+	args_store(b);
+	args_load(b);
+	b->steps = json_array();
+	b->events = json_array();
+	json_object_set(b->log, "steps", b->steps);
+	json_object_set(b->log, "events", b->events);
+	return 0;
+}
+
+void bisect_plan_print(const struct bisect *b)
+{
+	char out[256], range[200];
+
+	snprintf(range, sizeof(range), "%s..%s", b->good, b->bad);
+	if (GIT(b, out, sizeof(out), "rev-list", "--count", range))
+		snprintf(out, sizeof(out), "?");
+	chomp(out);
+	printf("would bisect %s between good %.10s and bad %.10s in %s (%s commits)\n", b->stat,
+	       b->good, b->bad, b->repo, out);
+	printf("job: %s (%s), results under %s\n", b->job_path, b->path_params, b->results);
+	printf("each commit: git checkout, then sh -c '%s' with SCALEBENCH_COMMIT set\n",
+	       b->prepare);
+	if (b->target)
+		printf("runs on %s through scalebench run --target\n", b->target);
+	if (b->slurm)
+		printf("each batch of runs: one Slurm job array through scalebench submit "
+		       "--wait%s%s%s%s, into %s\n",
+		       b->partition ? ", partition " : "", b->partition ? b->partition : "",
+		       b->constraint ? ", constraint " : "", b->constraint ? b->constraint : "",
+		       b->results);
+	if (reboots(b))
+		printf("each batch of %u runs: %s%s%s, then the boot check (%s) within %.0f s\n",
+		       b->runs_per_boot, b->reboot ? "sh -c '" : "ssh TARGET reboot",
+		       b->reboot ? b->reboot : "", b->reboot ? "'" : "",
+		       b->boot_check ? b->boot_check : "a new boot_id and uname -r there",
+		       b->boot_timeout);
+	printf("endpoints: 3 runs each, up to %u, until the change is confirmed\n", b->max_runs);
+	printf("midpoints: SPRT at alpha = beta = %.3g, 3 to %u runs each\n", 1 - b->confidence,
+	       b->max_runs);
+}
+
+int bisect_run(struct bisect *b)
+{
+	struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term;
+	int rc;
+
+	kill_hook(b);
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	if (event(b, b->resume ? "resume" : "start", json_pack("{s:i}", "pid", (int)getpid())))
+		rc = 2;
+	else
+		rc = bisect_loop(b);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	return rc;
+}
+
+void bisect_free(struct bisect *b)
+{
+	json_decref(b->steps);
+	json_decref(b->events);
+	json_decref(b->log);
+	free(b->order);
+	free(b->spent);
+	free(b->reboots);
+	free(b->ssh_options);
+	target_free(&b->tgt);
+}
