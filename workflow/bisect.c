@@ -1,7 +1,7 @@
 /* The bisection: git bisect driven by runs of one atomic job and by analyze/bisect.c's
  * decisions (endpoints, the SPRT per midpoint, the culprit's verification), its log the state
  * that --resume continues. */
-#include "bisect.h"
+#include "bisect_internal.h"
 #include "../analyze/bisect.h"
 #include "../analyze/compare.h"
 #include "../analyze/results.h"
@@ -30,6 +30,7 @@
 
 /* child_run passes the signal on to the running child's process group, then calls this. */
 static volatile sig_atomic_t interrupted;
+
 static bool resetting; /* git bisect reset runs to the end, whatever comes */
 
 static void on_signal(int sig)
@@ -177,115 +178,11 @@ static size_t load_values(struct bisect *b, const char *sha, double **vals, bool
 	return n;
 }
 
-static size_t commit_slot(struct bisect *b, const char *sha)
-{
-	size_t i;
-
-	for (i = 0; i < b->norder; i++)
-		if (!strcmp(b->order[i], sha))
-			return i;
-	b->order = realloc(b->order, (b->norder + 1) * sizeof(*b->order));
-	b->spent = realloc(b->spent, (b->norder + 1) * sizeof(*b->spent));
-	b->reboots = realloc(b->reboots, (b->norder + 1) * sizeof(*b->reboots));
-	if (!b->order || !b->spent || !b->reboots)
-		abort(); /* a few dozen bytes */
-	snprintf(b->order[i], sizeof(b->order[i]), "%s", sha);
-	b->spent[i] = b->reboots[i] = 0;
-	b->norder++;
-	return i;
-}
-
 static void count_spent(struct bisect *b, const char *sha, unsigned runs)
 {
-	size_t i = commit_slot(b, sha); /* it may move the arrays */
+	size_t i = bisect_commit_slot(b, sha); /* it may move the arrays */
 
 	b->spent[i] += runs;
-}
-
-/* ISO 8601 UTC with milliseconds. */
-static void iso_now(char *buf, size_t len)
-{
-	struct timespec ts;
-	struct tm tm;
-	char s[64];
-
-	clock_gettime(CLOCK_REALTIME, &ts);
-	gmtime_r(&ts.tv_sec, &tm);
-	strftime(s, sizeof(s), "%Y-%m-%dT%H:%M:%S", &tm);
-	snprintf(buf, len, "%.24s.%03dZ", s, (int)(ts.tv_nsec / 1000000) % 1000);
-}
-
-/* The log, whole, in place of the old one: the bisection's state after every change. */
-static int write_log(struct bisect *b)
-{
-	char err[PATH_MAX + 64], *text;
-	json_t *runs = json_object(), *reboots = json_object();
-	unsigned nruns = 0, nreboots = 0;
-
-	for (size_t i = 0; i < b->norder; i++) {
-		json_object_set_new(runs, b->order[i], json_integer(b->spent[i]));
-		if (b->reboots[i])
-			json_object_set_new(reboots, b->order[i], json_integer(b->reboots[i]));
-		nruns += b->spent[i];
-		nreboots += b->reboots[i];
-	}
-	json_object_set_new(b->log, "runs_spent", runs);
-	json_object_set_new(b->log, "reboots_spent", reboots);
-	json_object_set_new(b->log, "total_runs", json_integer(nruns));
-	json_object_set_new(b->log, "total_reboots", json_integer(nreboots));
-	text = json_dumps(b->log, JSON_INDENT(1));
-	if (!text || file_write(b->log_file, text, strlen(text), err, sizeof(err))) {
-		/* err names the file and why */
-		if (text)
-			sb_error("bisect log: %s", err);
-		else
-			sb_error("cannot write the bisect log %s: %s", b->log_file,
-				 strerror(ENOMEM));
-		free(text);
-		return -1;
-	}
-	free(text);
-	return 0;
-}
-
-/* One change of the bisection's state: timestamped into the log's events, the log written. */
-static int event(struct bisect *b, const char *name, json_t *fields)
-{
-	char now[64];
-	json_t *e;
-
-	iso_now(now, sizeof(now));
-	e = json_pack("{s:s, s:s}", "time", now, "event", name);
-	if (fields)
-		json_object_update(e, fields);
-	json_decref(fields);
-	json_array_append_new(b->events, e);
-	int rc = write_log(b);
-
-	if (rc)
-		b->log_lost = true;
-
-	if (b->kill_n && !strcmp(name, b->kill_event) && ++b->kill_seen == b->kill_n)
-		raise(SIGKILL);
-	return rc;
-}
-
-/* The commit's own log in the .d directory, for appending: its descriptor with a header line
- * written, or -1. */
-static int commit_log_open(struct bisect *b, const char *sha, const char *what, const char *cmd)
-{
-	char path[PATH_MAX + 64], now[40];
-	int fd;
-
-	snprintf(path, sizeof(path), "%s/%s.log", b->dir_d, sha);
-	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0666);
-	if (fd < 0) {
-		sb_error("cannot open %s: %s", path, strerror(errno));
-		return -1;
-	}
-	iso_now(now, sizeof(now));
-	dprintf(fd, "=== %s %s: %s\n", now, what, cmd);
-	return fd;
 }
 
 static void target_env(const struct bisect *b, const char *sha, char *commit, size_t clen,
@@ -305,17 +202,6 @@ static struct target_opts target_opts_of(const struct bisect *b)
 static bool reboots(const struct bisect *b)
 {
 	return b->reboot || b->target;
-}
-
-/* Printable ASCII of s, at most len - 1 bytes, without the trailing newline: what the target
- * printed, fit for the log's JSON and for messages. */
-static void plain_copy(char *out, size_t len, const char *s)
-{
-	size_t n = 0;
-
-	for (; s && *s && *s != '\n' && n + 1 < len; s++)
-		out[n++] = *s >= ' ' && *s < 127 ? *s : '?';
-	out[n] = '\0';
 }
 
 /* The target's boot id and kernel release (`cat boot_id; uname -r` there), each line into
@@ -341,9 +227,9 @@ static int target_identity(struct bisect *b, int log_fd, unsigned timeout_ms, ch
 	if (c.out_text.p) {
 		char *nl = strchr(c.out_text.p, '\n');
 
-		plain_copy(boot_id, idlen, c.out_text.p);
+		bisect_plain_copy(boot_id, idlen, c.out_text.p);
 		if (nl)
-			plain_copy(release, rellen, nl + 1);
+			bisect_plain_copy(release, rellen, nl + 1);
 		if (log_fd >= 0)
 			dprintf(log_fd, "%s", c.out_text.p);
 	}
@@ -367,7 +253,7 @@ static int user_command(struct bisect *b, const char *sha, const char *what, con
 {
 	char env_commit[80], env_target[PATH_MAX], err[512];
 	const char *env[] = {env_commit, env_target, b->env_token, NULL};
-	int fd = commit_log_open(b, sha, what, cmd), rc;
+	int fd = bisect_commit_log_open(b, sha, what, cmd), rc;
 
 	if (fd < 0)
 		return -1;
@@ -418,7 +304,7 @@ static int prepare(struct bisect *b, const char *sha, bool force)
 	rc = user_command(b, sha, "prepare", b->prepare, b->repo);
 	if (rc == 130 || rc < 0)
 		return rc;
-	event(b, "prepare", json_pack("{s:s, s:i}", "commit", sha, "exit", rc));
+	bisect_event(b, "prepare", json_pack("{s:s, s:i}", "commit", sha, "exit", rc));
 	if (rc) {
 		sb_error("%.10s: prepare command exited with %d: skipping the commit (output in "
 			 "%s/%s.log)",
@@ -469,8 +355,8 @@ static int boot_wait(struct bisect *b, const char *sha, char *tail, size_t taill
 	clock_gettime(CLOCK_MONOTONIC, &t0);
 	for (;;) {
 		double left;
-		int fd =
-			commit_log_open(b, sha, "boot check", b->boot_check ? b->boot_check : what),
+		int fd = bisect_commit_log_open(b, sha, "boot check",
+						b->boot_check ? b->boot_check : what),
 		    rc;
 
 		clock_gettime(CLOCK_MONOTONIC, &t);
@@ -555,7 +441,7 @@ static int boot_wait(struct bisect *b, const char *sha, char *tail, size_t taill
 static int identity_before(struct bisect *b, const char *sha)
 {
 	char tail[512];
-	int fd = commit_log_open(b, sha, "before the reboot", "cat boot_id && uname -r"), rc;
+	int fd = bisect_commit_log_open(b, sha, "before the reboot", "cat boot_id && uname -r"), rc;
 
 	if (fd < 0)
 		return -1;
@@ -582,7 +468,7 @@ static int target_reboot(struct bisect *b, const char *sha)
 	static const char *const argv[] = {"reboot", NULL};
 	const char *env[] = {b->env_token, NULL};
 	struct target_opts o = target_opts_of(b);
-	int fd = commit_log_open(b, sha, "reboot", "ssh TARGET reboot"), rc;
+	int fd = bisect_commit_log_open(b, sha, "reboot", "ssh TARGET reboot"), rc;
 
 	if (fd < 0)
 		return -1;
@@ -625,7 +511,8 @@ static int boot(struct bisect *b, const char *sha)
 			return rc;
 		if (rc == 0) {
 			snprintf(b->last_up, sizeof(b->last_up), "%s", sha);
-			event(b, "booted", json_pack("{s:s, s:b}", "commit", sha, "resumed", 1));
+			bisect_event(b, "booted",
+				     json_pack("{s:s, s:b}", "commit", sha, "resumed", 1));
 			return 0;
 		}
 	}
@@ -640,7 +527,7 @@ static int boot(struct bisect *b, const char *sha)
 			if (rc)
 				return rc;
 			snprintf(b->booted, sizeof(b->booted), "%s", sha);
-			size_t slot = commit_slot(b, sha); /* it may move the arrays */
+			size_t slot = bisect_commit_slot(b, sha); /* it may move the arrays */
 
 			b->reboots[slot]++;
 			json_t *f = json_pack("{s:s, s:i}", "commit", sha, "attempt", attempt);
@@ -657,7 +544,7 @@ static int boot(struct bisect *b, const char *sha)
 						    json_string(b->uname_before));
 				json_object_set_new(f, "last_up", json_string(b->last_up));
 			}
-			event(b, "reboot", f);
+			bisect_event(b, "reboot", f);
 			rc = b->reboot ? user_command(b, sha, "reboot", b->reboot, b->repo)
 				       : target_reboot(b, sha);
 			if (rc == 130 || rc < 0)
@@ -670,15 +557,16 @@ static int boot(struct bisect *b, const char *sha)
 			return rc;
 		if (rc == 0) {
 			snprintf(b->last_up, sizeof(b->last_up), "%s", sha);
-			event(b, "booted", json_pack("{s:s}", "commit", sha));
+			bisect_event(b, "booted", json_pack("{s:s}", "commit", sha));
 			b->booted[0] = '\0';
 			return 0;
 		}
 		b->booted[0] = '\0';
 		b->prepared[0] = '\0';
-		event(b, "boot-failed",
-		      json_pack("{s:s, s:i, s:s, s:s}", "commit", sha, "attempt", attempt, "reason",
-				"boot check did not exit 0 within the boot timeout", "tail", tail));
+		bisect_event(
+		    b, "boot-failed",
+		    json_pack("{s:s, s:i, s:s, s:s}", "commit", sha, "attempt", attempt, "reason",
+			      "boot check did not exit 0 within the boot timeout", "tail", tail));
 		sb_error(
 		    "%.10s: did not come up within %.0f s (attempt %d of 2); boot check said: %s",
 		    sha, b->boot_timeout, attempt, tail[0] ? tail : "(nothing)");
@@ -699,7 +587,7 @@ static void submit_job_id(const char *out, char *id, size_t len)
 			j = json_loadb(line, strcspn(line, "\n"), 0, NULL);
 	}
 	if (json_is_string(json_object_get(j, "id")))
-		plain_copy(id, len, json_string_value(json_object_get(j, "id")));
+		bisect_plain_copy(id, len, json_string_value(json_object_get(j, "id")));
 	json_decref(j);
 }
 
@@ -727,7 +615,7 @@ static int machines_check(struct bisect *b, const char *sha)
 		return -1;
 	if (!mixed)
 		return 0;
-	event(b, "machines-differ", json_pack("{s:s, s:s}", "commit", sha, "machines", mix));
+	bisect_event(b, "machines-differ", json_pack("{s:s, s:s}", "commit", sha, "machines", mix));
 	sb_error(
 	    "%.10s: the runs are on machines of different models: %s; good and bad must be "
 	    "measured on like machines: pass --constraint FEATURES (or --partition) naming one "
@@ -843,7 +731,7 @@ static int run_job(struct bisect *b, const char *sha, unsigned k, size_t before)
 
 	if (b->slurm)
 		json_object_set_new(f, "slurm_job", job_id[0] ? json_string(job_id) : json_null());
-	event(b, "runs", f);
+	bisect_event(b, "runs", f);
 	if (rc)
 		sb_error("%.10s: scalebench %s exited with %d", sha,
 			 b->slurm ? "submit --wait" : "run", rc);
@@ -921,31 +809,6 @@ static int ensure_runs(struct bisect *b, const char *sha, unsigned want, double 
 	return 0;
 }
 
-static json_t *values_json(const double *v, size_t n)
-{
-	json_t *a = json_array();
-
-	for (size_t i = 0; i < n; i++)
-		json_array_append_new(a, json_real(v[i]));
-	return a;
-}
-
-static void log_step(struct bisect *b, const char *sha, const char *role, const double *v, size_t n,
-		     const char *decision, json_t *extra)
-{
-	char now[64];
-	json_t *s;
-
-	iso_now(now, sizeof(now));
-	s = json_pack("{s:s, s:s, s:s, s:I, s:o, s:s}", "time", now, "commit", sha, "role", role,
-		      "runs", (json_int_t)n, "values", values_json(v, n), "decision", decision);
-	if (extra)
-		json_object_update(s, extra);
-	json_decref(extra);
-	json_array_append_new(b->steps, s);
-	event(b, "decision", json_pack("{s:s, s:s}", "commit", sha, "decision", decision));
-}
-
 static struct bisect_policy policy_of(const struct bisect *b)
 {
 	return (struct bisect_policy){.max_runs = b->max_runs,
@@ -1001,10 +864,11 @@ static int endpoints(struct bisect *b, struct sprt_model *m)
 	json_object_set_new(
 	    b->log, "endpoints",
 	    json_pack("{s:s, s:s, s:o, s:o, s:f, s:f, s:f, s:f, s:s, s:b}", "good", b->good, "bad",
-		      b->bad, "good_values", values_json(gv, ng), "bad_values", values_json(bv, nb),
-		      "change_pct", ec.change_pct, "lo_pct", ec.w.lo_pct, "hi_pct", ec.w.hi_pct,
-		      "p", ec.w.p, "verdict", verdict_name(ec.verdict), "confirmed", ec.confirmed));
-	event(b, "endpoints", json_pack("{s:b}", "confirmed", ec.confirmed));
+		      b->bad, "good_values", bisect_values_json(gv, ng), "bad_values",
+		      bisect_values_json(bv, nb), "change_pct", ec.change_pct, "lo_pct",
+		      ec.w.lo_pct, "hi_pct", ec.w.hi_pct, "p", ec.w.p, "verdict",
+		      verdict_name(ec.verdict), "confirmed", ec.confirmed));
+	bisect_event(b, "endpoints", json_pack("{s:b}", "confirmed", ec.confirmed));
 	if (!ec.confirmed) {
 		printf("The change does not reproduce: %s %+.1f%% [%+.1f%%, %+.1f%%] (p=%.3g, %s) "
 		       "between %.10s (%zu runs) and %.10s (%zu runs) within the budget of %u "
@@ -1030,9 +894,9 @@ static int endpoints(struct bisect *b, struct sprt_model *m)
 			goto out;
 		}
 		json_object_set_new(json_object_get(b->log, "endpoints"), "model_good_values",
-				    values_json(gv, ng));
+				    bisect_values_json(gv, ng));
 		json_object_set_new(json_object_get(b->log, "endpoints"), "model_bad_values",
-				    values_json(bv, nb));
+				    bisect_values_json(bv, nb));
 	}
 	if (sprt_init(m, gv, ng, bv, nb, b->confidence, &why)) {
 		sb_error("endpoints: %s", why);
@@ -1062,7 +926,7 @@ static int classify(struct bisect *b, const struct sprt_model *m, const char *sh
 		v = NULL;
 		rc = ensure_runs(b, sha, want, &v, &n);
 		if (rc == 1) {
-			log_step(b, sha, "midpoint", NULL, 0, "skip", NULL);
+			bisect_log_step(b, sha, "midpoint", NULL, 0, "skip", NULL);
 			return 1;
 		}
 		if (rc)
@@ -1083,8 +947,8 @@ static int classify(struct bisect *b, const struct sprt_model *m, const char *sh
 	*bad = next == BISECT_BAD;
 	fprintf(stderr, "%.10s: %zu runs, llr %+.2f: %s%s\n", sha, n, call.llr,
 		*bad ? "bad" : "good", call.fallback ? " (closer endpoint)" : "");
-	log_step(b, sha, "midpoint", v, n, *bad ? "bad" : "good",
-		 json_pack("{s:f, s:b}", "llr", call.llr, "fallback", call.fallback));
+	bisect_log_step(b, sha, "midpoint", v, n, *bad ? "bad" : "good",
+			json_pack("{s:f, s:b}", "llr", call.llr, "fallback", call.fallback));
 	free(v);
 	return 0;
 }
@@ -1161,14 +1025,15 @@ static int verify(struct bisect *b, const char *culprit)
 		free(cv);
 		return 3;
 	}
-	json_object_set_new(b->log, "verify",
-			    json_pack("{s:s, s:s, s:o, s:o, s:f, s:f, s:f, s:f, s:s, s:b}",
-				      "parent", parent, "culprit", culprit, "parent_values",
-				      values_json(pv, np), "culprit_values", values_json(cv, nc),
-				      "change_pct", ec.change_pct, "lo_pct", ec.w.lo_pct, "hi_pct",
-				      ec.w.hi_pct, "p", ec.w.p, "verdict", verdict_name(ec.verdict),
-				      "confirmed", ec.confirmed));
-	event(b, "verify", json_pack("{s:s, s:b}", "culprit", culprit, "confirmed", ec.confirmed));
+	json_object_set_new(
+	    b->log, "verify",
+	    json_pack("{s:s, s:s, s:o, s:o, s:f, s:f, s:f, s:f, s:s, s:b}", "parent", parent,
+		      "culprit", culprit, "parent_values", bisect_values_json(pv, np),
+		      "culprit_values", bisect_values_json(cv, nc), "change_pct", ec.change_pct,
+		      "lo_pct", ec.w.lo_pct, "hi_pct", ec.w.hi_pct, "p", ec.w.p, "verdict",
+		      verdict_name(ec.verdict), "confirmed", ec.confirmed));
+	bisect_event(b, "verify",
+		     json_pack("{s:s, s:b}", "culprit", culprit, "confirmed", ec.confirmed));
 	free(pv);
 	free(cv);
 
@@ -1384,14 +1249,15 @@ static int bisect_loop(struct bisect *b)
 			sb_error("git bisect start failed: %s", out);
 			return 2;
 		}
-		event(b, "bisect-start", json_pack("{s:s, s:s}", "good", b->good, "bad", b->bad));
+		bisect_event(b, "bisect-start",
+			     json_pack("{s:s, s:s}", "good", b->good, "bad", b->bad));
 	}
 	if (b->resume) {
 		size_t orphans = end_orphans(b);
 
 		if (orphans)
-			event(b, "orphans-ended",
-			      json_pack("{s:I}", "processes", (json_int_t)orphans));
+			bisect_event(b, "orphans-ended",
+				     json_pack("{s:I}", "processes", (json_int_t)orphans));
 		if ((rc = replay(b)))
 			goto out;
 		rc = bisect_step(b, "next", NULL, next, culprit);
@@ -1415,7 +1281,7 @@ static int bisect_loop(struct bisect *b)
 				    json_pack("{s:f, s:f, s:f, s:f, s:f}", "mu_good", m.mu_good,
 					      "mu_bad", m.mu_bad, "sd", m.sd, "upper", m.upper,
 					      "lower", m.lower));
-		event(b, "model", NULL);
+		bisect_event(b, "model", NULL);
 	}
 	while (!culprit[0]) {
 		bool bad = false;
@@ -1430,7 +1296,7 @@ static int bisect_loop(struct bisect *b)
 			goto out;
 	}
 	json_object_set_new(b->log, "culprit", json_string(culprit));
-	event(b, "culprit", json_pack("{s:s}", "commit", culprit));
+	bisect_event(b, "culprit", json_pack("{s:s}", "commit", culprit));
 	rc = verify(b, culprit);
 	if (rc == 0 && b->fallback) {
 		sb_error(
@@ -1468,10 +1334,12 @@ out:
 		unlink(tp);
 	}
 	if (rc == 130)
-		event(b, "interrupted",
-		      json_pack("{s:s}", "signal", b->signal == SIGINT ? "SIGINT" : "SIGTERM"));
-	if (event(b, "end",
-		  json_pack("{s:s, s:i}", "status", status_name(rc, culprit[0]), "exit", rc)) &&
+		bisect_event(
+		    b, "interrupted",
+		    json_pack("{s:s}", "signal", b->signal == SIGINT ? "SIGINT" : "SIGTERM"));
+	if (bisect_event(
+		b, "end",
+		json_pack("{s:s, s:i}", "status", status_name(rc, culprit[0]), "exit", rc)) &&
 	    !rc)
 		rc = 2;
 	fprintf(stderr, "bisect log: %s\n", b->log_file);
@@ -1553,290 +1421,6 @@ int bisect_preflight(struct bisect *b)
 	return 0;
 }
 
-/* path made absolute against our working directory (it may not exist yet). */
-static void absolute(const char *path, char *out, size_t len)
-{
-	char cwd[PATH_MAX];
-
-	if (realpath(path, out) && strlen(out) < len)
-		return;
-	int n = path[0] == '/' || !getcwd(cwd, sizeof(cwd))
-		    ? snprintf(out, len, "%s", path)
-		    : snprintf(out, len, "%s/%s", cwd, path);
-
-	if (n < 0 || (size_t)n >= len)
-		snprintf(out, len, "%s",
-			 path); /* too long: as given, the kernel says ENAMETOOLONG */
-}
-
-/* The options, as the log keeps them for --resume: b's strings then point into the log. */
-static void args_store(struct bisect *b)
-{
-	char buf[PATH_MAX];
-	json_t *a = json_object(), *plugins = json_array();
-
-#define SET_PATH(key, field)                                                                       \
-	do {                                                                                       \
-		absolute(b->field, buf, sizeof(buf));                                              \
-		json_object_set_new(a, key, json_string(buf));                                     \
-	} while (0)
-	SET_PATH("repo", repo);
-	SET_PATH("job", job_path);
-	SET_PATH("results", results);
-#undef SET_PATH
-	for (size_t i = 0; i < b->nplugins; i++) {
-		absolute(b->plugins[i], buf, sizeof(buf));
-		json_array_append_new(plugins, json_string(buf));
-	}
-	json_object_set_new(a, "plugins", plugins);
-	json_object_set_new(a, "prepare", json_string(b->prepare));
-	json_object_set_new(a, "stat", json_string(b->stat));
-	if (b->reboot)
-		json_object_set_new(a, "reboot", json_string(b->reboot));
-	if (b->boot_check)
-		json_object_set_new(a, "boot_check", json_string(b->boot_check));
-	if (b->target)
-		json_object_set_new(a, "target", json_string(b->target));
-	if (b->target_bin)
-		json_object_set_new(a, "target_bin", json_string(b->target_bin));
-	json_t *so = json_array();
-
-	for (size_t i = 0; i < b->n_ssh_options; i++)
-		json_array_append_new(so, json_string(b->ssh_options[i]));
-	json_object_set_new(a, "ssh_options", so);
-	json_object_set_new(a, "slurm", json_boolean(b->slurm));
-	if (b->partition)
-		json_object_set_new(a, "partition", json_string(b->partition));
-	if (b->constraint)
-		json_object_set_new(a, "constraint", json_string(b->constraint));
-	json_object_set_new(a, "boot_timeout", json_real(b->boot_timeout));
-	json_object_set_new(a, "runs_per_boot", json_integer(b->runs_per_boot));
-	json_object_set_new(a, "max_runs", json_integer(b->max_runs));
-	json_object_set_new(a, "confidence", json_real(b->confidence));
-	json_object_set_new(a, "threshold", json_real(b->threshold));
-	json_object_set_new(a, "no_monitors", json_boolean(b->no_monitors));
-	json_object_set_new(b->log, "args", a);
-}
-
-static void args_load(struct bisect *b)
-{
-	json_t *a = json_object_get(b->log, "args"), *p, *p2;
-	size_t i;
-
-	b->repo = json_string_value(json_object_get(a, "repo"));
-	b->job_path = json_string_value(json_object_get(a, "job"));
-	b->results = json_string_value(json_object_get(a, "results"));
-	b->prepare = json_string_value(json_object_get(a, "prepare"));
-	b->stat = json_string_value(json_object_get(a, "stat"));
-	b->reboot = json_string_value(json_object_get(a, "reboot"));
-	b->boot_check = json_string_value(json_object_get(a, "boot_check"));
-	b->target = json_string_value(json_object_get(a, "target"));
-	b->target_bin = json_string_value(json_object_get(a, "target_bin"));
-	b->slurm = json_is_true(json_object_get(a, "slurm"));
-	b->partition = json_string_value(json_object_get(a, "partition"));
-	b->constraint = json_string_value(json_object_get(a, "constraint"));
-	p = json_object_get(a, "ssh_options");
-	free(b->ssh_options);
-	b->ssh_options = calloc(json_array_size(p) + 1, sizeof(*b->ssh_options));
-	b->n_ssh_options = 0;
-	json_array_foreach (p, i, p2) {
-		if (b->ssh_options && json_is_string(p2))
-			b->ssh_options[b->n_ssh_options++] = json_string_value(p2);
-	}
-	b->boot_timeout = json_number_value(json_object_get(a, "boot_timeout"));
-	b->runs_per_boot = (unsigned)json_integer_value(json_object_get(a, "runs_per_boot"));
-	b->max_runs = (unsigned)json_integer_value(json_object_get(a, "max_runs"));
-	b->confidence = json_number_value(json_object_get(a, "confidence"));
-	b->threshold = json_number_value(json_object_get(a, "threshold"));
-	b->no_monitors = json_is_true(json_object_get(a, "no_monitors"));
-	b->nplugins = 0;
-	json_array_foreach (json_object_get(a, "plugins"), i, p) {
-		if (b->nplugins < sizeof(b->plugins) / sizeof(*b->plugins))
-			b->plugins[b->nplugins++] = json_string_value(p);
-	}
-	b->good_arg = json_string_value(json_object_get(b->log, "good"));
-	b->bad_arg = json_string_value(json_object_get(b->log, "bad"));
-	snprintf(b->token, sizeof(b->token), "%s",
-		 json_string_value(json_object_get(b->log, "token")) ?: "");
-	snprintf(b->env_token, sizeof(b->env_token), "SCALEBENCH_BISECT_TOKEN=%s", b->token);
-}
-
-int bisect_resume_load(struct bisect *b)
-{
-	char *text, err[PATH_MAX + 64];
-	json_error_t je;
-	json_t *e, *v;
-	const char *key;
-	size_t i;
-
-	if (file_read(b->resume, 64 << 20, &text, NULL, err, sizeof(err))) {
-		sb_error("--resume: %s", err);
-		return 2;
-	}
-	b->log = json_loads(text, 0, &je);
-	free(text);
-	if (!json_is_object(b->log) || !json_is_object(json_object_get(b->log, "args")) ||
-	    !json_is_string(json_object_get(b->log, "token"))) {
-		sb_error("--resume %s: not a bisect log of this scalebench (%s)", b->resume,
-			 b->log ? "no args or token" : je.text);
-		return 2;
-	}
-	v = json_object_get(b->log, "exit");
-	if (json_is_integer(v) && json_integer_value(v) != 130 && json_integer_value(v) != 2) {
-		sb_error("--resume %s: this bisection is over (%s, exit %d): nothing to resume",
-			 b->resume, json_string_value(json_object_get(b->log, "status")) ?: "?",
-			 (int)json_integer_value(v));
-		return 2;
-	}
-	args_load(b);
-	if (!b->repo || !b->job_path || !b->results || !b->prepare || !b->stat || !b->good_arg ||
-	    !b->bad_arg || b->max_runs < BISECT_FIRST_RUNS || !b->runs_per_boot) {
-		sb_error("--resume %s: its args are incomplete", b->resume);
-		return 2;
-	}
-	b->steps = json_object_get(b->log, "steps");
-	b->events = json_object_get(b->log, "events");
-	if (!json_is_array(b->steps) || !json_is_array(b->events)) {
-		sb_error("--resume %s: no steps or events", b->resume);
-		return 2;
-	}
-	json_incref(b->steps);
-	json_incref(b->events);
-	json_object_foreach (json_object_get(b->log, "runs_spent"), key, v) {
-		size_t slot = commit_slot(b, key); /* it may move the arrays */
-
-		b->spent[slot] = (unsigned)json_integer_value(v);
-	}
-	json_object_foreach (json_object_get(b->log, "reboots_spent"), key, v) {
-		size_t slot = commit_slot(b, key);
-
-		b->reboots[slot] = (unsigned)json_integer_value(v);
-	}
-	/* A reboot issued and not yet answered: its boot is awaited, not issued again. */
-	json_array_foreach (b->events, i, e) {
-		const char *name = json_string_value(json_object_get(e, "event"));
-		const char *c = json_string_value(json_object_get(e, "commit"));
-
-		if (!name)
-			continue;
-		if ((!strcmp(name, "reboot") || !strcmp(name, "booted")) && c) {
-			snprintf(b->booted, sizeof(b->booted), "%s", c);
-			b->up = !strcmp(name, "booted");
-		}
-		/* The default boot check's reference, as read before that reboot. */
-		if (!strcmp(name, "reboot")) {
-			plain_copy(b->boot_id_before, sizeof(b->boot_id_before),
-				   json_string_value(json_object_get(e, "boot_id_before")));
-			plain_copy(b->uname_before, sizeof(b->uname_before),
-				   json_string_value(json_object_get(e, "uname_before")));
-			plain_copy(b->last_up, sizeof(b->last_up),
-				   json_string_value(json_object_get(e, "last_up")));
-		}
-		if (!strcmp(name, "booted") && c)
-			plain_copy(b->last_up, sizeof(b->last_up), c);
-		else if (!strcmp(name, "runs") || !strcmp(name, "boot-failed")) {
-			/* a boot serves one batch */
-			b->booted[0] = '\0';
-			b->up = false;
-		}
-	}
-	json_object_del(b->log, "exit");
-	json_object_del(b->log, "signal");
-	json_object_set_new(b->log, "status", json_string("running"));
-	return 0;
-}
-
-int bisect_log_claim(struct bisect *b)
-{
-	char base[PATH_MAX + 64], path[PATH_MAX + 96];
-	struct stat st;
-	int fd;
-
-	if (b->resume) {
-		absolute(b->resume, b->log_file, sizeof(b->log_file));
-	} else if (b->log_path) {
-		absolute(b->log_path, b->log_file, sizeof(b->log_file));
-		if (lstat(b->log_file, &st) == 0) {
-			sb_error(
-			    "--log %s exists: a bisect log is never overwritten (continue it with "
-			    "--resume %s, or name another)",
-			    b->log_path, b->log_path);
-			return 2;
-		}
-	} else {
-		char res[PATH_MAX];
-
-		absolute(b->results, res, sizeof(res));
-		snprintf(base, sizeof(base), "%s/bisect-%.10s-%.10s", res, b->good, b->bad);
-		for (unsigned i = 1;; i++) {
-			if (i == 1)
-				snprintf(path, sizeof(path), "%s.json", base);
-			else
-				snprintf(path, sizeof(path), "%s-%u.json", base, i);
-			fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-			if (fd >= 0) {
-				close(fd);
-				break;
-			}
-			if (errno != EEXIST) {
-				sb_error("cannot create the bisect log %s: %s", path,
-					 strerror(errno));
-				return 2;
-			}
-		}
-		if (strlen(path) >= sizeof(b->log_file)) {
-			sb_error("the bisect log's path %s is too long", path);
-			return 2;
-		}
-		memcpy(b->log_file, path, strlen(path) + 1);
-	}
-	size_t n = strlen(b->log_file);
-
-	if (n > 5 && !strcmp(b->log_file + n - 5, ".json"))
-		n -= 5;
-	snprintf(b->dir_d, sizeof(b->dir_d), "%.*s.d", (int)n, b->log_file);
-	if (mkdir(b->dir_d, 0777) && errno != EEXIST) {
-		sb_error("cannot create %s: %s", b->dir_d, strerror(errno));
-		return 2;
-	}
-	return 0;
-}
-
-static void kill_hook(struct bisect *b)
-{
-	const char *v = getenv("SCALEBENCH_BISECT_KILL_AT"), *colon;
-
-	if (!v || !(colon = strchr(v, ':')) || (size_t)(colon - v) >= sizeof(b->kill_event))
-		return;
-	snprintf(b->kill_event, sizeof(b->kill_event), "%.*s", (int)(colon - v), v);
-	b->kill_n = (unsigned)strtoul(colon + 1, NULL, 10);
-}
-
-int bisect_log_new(struct bisect *b)
-{
-	unsigned char rnd[16];
-
-	if (getentropy(rnd, sizeof(rnd))) {
-		sb_error("getentropy: %s", strerror(errno));
-		return 2;
-	}
-	for (size_t i = 0; i < sizeof(rnd); i++) {
-		b->token[2 * i] = "0123456789abcdef"[rnd[i] >> 4];
-		b->token[2 * i + 1] = "0123456789abcdef"[rnd[i] & 15];
-	}
-	b->log = json_pack("{s:i, s:s, s:s, s:s, s:s, s:f, s:i, s:s, s:s, s:s}", "version", 2,
-			   "repo", b->repo, "good", b->good, "bad", b->bad, "stat", b->stat,
-			   "confidence", b->confidence, "max_runs", (int)b->max_runs, "job",
-			   b->path_params, "token", b->token, "status", "running");
-	args_store(b);
-	args_load(b);
-	b->steps = json_array();
-	b->events = json_array();
-	json_object_set(b->log, "steps", b->steps);
-	json_object_set(b->log, "events", b->events);
-	return 0;
-}
-
 void bisect_plan_print(const struct bisect *b)
 {
 	char out[256], range[200];
@@ -1874,11 +1458,12 @@ int bisect_run(struct bisect *b)
 	struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term;
 	int rc;
 
-	kill_hook(b);
+	bisect_kill_hook(b);
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
-	if (event(b, b->resume ? "resume" : "start", json_pack("{s:i}", "pid", (int)getpid())))
+	if (bisect_event(b, b->resume ? "resume" : "start",
+			 json_pack("{s:i}", "pid", (int)getpid())))
 		rc = 2;
 	else
 		rc = bisect_loop(b);
