@@ -1,5 +1,6 @@
 /* What workflow/'s bisect files (bisect.c, bisect_log.c, boot.c, batch.c) share, and nothing
- * outside workflow/ uses: the bisection's log and its events.  Not in bisect.h, which is the
+ * outside workflow/ uses: the interrupt flag, git in the repository, the bisection's log and
+ * its events.  Not in bisect.h, which is the
  * command's view of a bisection (what builtin/bisect.c calls); each function here has one
  * owner, named above its declarations. */
 #ifndef SCALEBENCH_WORKFLOW_BISECT_INTERNAL_H
@@ -8,7 +9,20 @@
 #include "bisect.h"
 
 #include <jansson.h>
+#include <signal.h>
 #include <stddef.h>
+
+/* bisect.c: the loop, which catches the signals, and the repository's git. */
+
+/* SIGINT or SIGTERM, once caught while bisect_run runs (child_run has passed the signal on to
+ * the running child's process group by then): every step stops and says 130. */
+extern volatile sig_atomic_t bisect_interrupted;
+/* Run git in the repo with args; its stdout (and stderr) into out when given.  Its exit
+ * status, 128+N on a signal, -1 when it could not be run. */
+int bisect_git(const struct bisect *b, char *out, size_t outlen, const char *const *args);
+#define GIT(b, out, len, ...) bisect_git(b, out, len, (const char *const[]){__VA_ARGS__, NULL})
+/* Sleep ms, cut short by a signal. */
+void bisect_nap(unsigned ms);
 
 /* bisect_log.c: the log, the bisection's state. */
 
