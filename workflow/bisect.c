@@ -1,6 +1,10 @@
-/* The bisection: git bisect driven by runs of one atomic job and by analyze/bisect.c's
- * decisions (endpoints, the SPRT per midpoint, the culprit's verification), its log the state
- * that --resume continues. */
+/* The bisection's loop: git bisect started in the repository (a token file in its git dir
+ * names the log that started it), the endpoints run until the change is confirmed, each
+ * midpoint classified, the culprit verified against its parent, the repository reset at the
+ * end; for --resume, the logged decisions git lacks replayed and the processes a killed
+ * controller left ended first.  The decisions are analyze/bisect.c's, the runs batch.c's, the
+ * boots boot.c's, the state bisect_log.c's; this file owns the repository's git and the
+ * signal flag. */
 #include "bisect_internal.h"
 #include "batch.h"
 #include "boot.h"
@@ -287,6 +291,8 @@ static int bisect_step(struct bisect *b, const char *verb, const char *sha, char
 	return 0;
 }
 
+/* The culprit against its parent (the analyzer's check), then the report on stdout: 0
+ * verified, 3 not (or it could not be), 130 interrupted. */
 static int verify(struct bisect *b, const char *culprit)
 {
 	char parent[64], spec[80], subj[512], err[1024], **found;
