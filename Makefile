@@ -37,10 +37,10 @@ ASAN_OPT = -O1 -g1
 ASAN_LINK = -no-pie
 
 # Layers, each a static archive; a layer may use only the layers below it (README, Layout):
-#   builtin -> {runner, analyze} -> {store, core, monitors, testcases} -> lib
+#   builtin -> workflow -> {runner, analyze} -> {store, core, monitors, testcases} -> lib
 # scripts/check-layers.sh refuses an include that goes the wrong way, and the analyzer's unit
 # tests link against analyze + store + lib alone, so a forbidden call fails the build too.
-LAYERS   = builtin runner analyze monitors testcases core store lib
+LAYERS   = builtin workflow runner analyze monitors testcases core store lib
 layer_src = $(wildcard $(1)/*.c)
 LIB_SRC  = $(foreach l,$(LAYERS),$(call layer_src,$(l)))
 MAIN_SRC = main.c

@@ -1,6 +1,8 @@
 #!/bin/sh
 # The layer rule (README, Layout), checked on every build:
-#   builtin -> {runner, analyze} -> {store, core, monitors, testcases} -> lib
+#   builtin -> workflow -> {runner, analyze} -> {store, core, monitors, testcases} -> lib
+# (workflow/ is what needs both the runner and the analyzer: bisect's loop, boots, batches of
+# runs; builtin/ may call every layer, workflow/ every layer but builtin/.)
 # A file may include headers of its own layer and of the layers this table allows it;
 # anything else fails the build with the file, the line and the rule it breaks.  One grep
 # over every layer's files, one awk over its matches.
@@ -9,7 +11,8 @@ cd "$(dirname "$0")/.."
 
 # LAYER: the layers its files may include (its own first); the only list of layers.
 rules='
-builtin: builtin runner analyze store core monitors testcases lib
+builtin: builtin workflow runner analyze store core monitors testcases lib
+workflow: workflow runner analyze store core monitors testcases lib
 runner: runner store core monitors testcases lib
 analyze: analyze store lib
 store: store lib

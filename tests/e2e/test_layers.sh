@@ -1,6 +1,6 @@
 #!/bin/bash
-# The layer rule (README, Layout): builtin -> {runner, analyze} -> {store, core, monitors,
-# testcases} -> lib, checked by scripts/check-layers.sh before every build.
+# The layer rule (README, Layout): builtin -> workflow -> {runner, analyze} -> {store, core,
+# monitors, testcases} -> lib, checked by scripts/check-layers.sh before every build.
 set -u
 . "$(dirname "$0")/../lib.sh"
 
@@ -16,7 +16,7 @@ mk_tree() {
 	rm -rf "$WORK/tree"
 	mkdir -p "$WORK/tree/scripts"
 	cp scripts/check-layers.sh "$WORK/tree/scripts/"
-	for d in builtin runner analyze store core testcases monitors lib; do
+	for d in builtin workflow runner analyze store core testcases monitors lib; do
 		mkdir -p "$WORK/tree/$d"
 		cp "$d"/*.[ch] "$WORK/tree/$d/"
 	done
@@ -37,6 +37,9 @@ refused() {
 refused analyze/compare.c runner "analyze including runner: refused, file, line and rule named"
 refused store/layout.c monitors "store including monitors: refused"
 refused lib/num.c analyze "lib including analyze: refused"
+refused workflow/bisect.c builtin "workflow including builtin: refused"
+refused runner/run.c workflow "runner including workflow: refused"
+refused analyze/bisect.c workflow "analyze including workflow: refused"
 
 # The analyzer's archive needs nothing of libpfm, libelf or hwloc, nor of the runner.
 if [ -f build/libanalyze.a ]; then

@@ -1,0 +1,334 @@
+/* k runs of the atomic job J at commit C, as many as C still lacks: each batch a child
+ * `scalebench run` here, `scalebench run --target` on the target, or `scalebench submit --wait`
+ * (one Slurm job array), after boot_commit; the values of the stat read back from the results
+ * tree, and with --slurm the check that C's runs and the endpoints' are on machines of one
+ * model.  What was spent (what came back) is counted in the bisect log. */
+#include "batch.h"
+#include "bisect_internal.h"
+#include "boot.h"
+#include "../analyze/results.h"
+#include "../lib/errors.h"
+#include "../lib/run_command.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int path_cmp(const void *x, const void *y)
+{
+	return strcmp(*(char *const *)x, *(char *const *)y);
+}
+
+/* The groups of sha's runs, appended to *g (n groups there, grown): its one commit directory;
+ * with --slurm every one of them, in path order, as long as they differ in tbox_group alone
+ * (nodes of one class named apart, node-01 and c002: the machine check says whether they are
+ * alike), else none after a message, b->split set.  How many were added. */
+static size_t commit_groups(struct bisect *b, const char *sha, struct result_group **g, size_t *n)
+{
+	char **found, err[1024];
+	size_t k = results_find(b->results, b->path_params, sha, &found), added = 0;
+	struct result_group *more = k ? realloc(*g, (*n + k) * sizeof(**g)) : *g;
+
+	if (!more) {
+		for (size_t i = 0; i < k; i++)
+			free(found[i]);
+		free(found);
+		return 0; /* out of memory: no runs seen, the caller says so */
+	}
+	*g = more;
+	if (k > 1 && b->slurm)
+		qsort(found, k, sizeof(*found), path_cmp);
+	for (size_t i = 0; i < k && (k == 1 || b->slurm); i++) {
+		struct result_group *x = &(*g)[*n + added], *first = &(*g)[*n];
+
+		if (group_load(found[i], x, err, sizeof(err)))
+			continue;
+		if (added && (strcmp(x->axes[AX_ROOTFS], first->axes[AX_ROOTFS]) ||
+			      strcmp(x->axes[AX_KCONFIG], first->axes[AX_KCONFIG]) ||
+			      strcmp(x->axes[AX_COMPILER], first->axes[AX_COMPILER]))) {
+			sb_error(
+			    "%.10s: runs under %s and %s: another rootfs, kconfig or compiler on "
+			    "some nodes; name one class of nodes with --constraint",
+			    sha, first->dir, x->dir);
+			b->split = true;
+			group_free(x);
+			for (size_t j = 0; j < added; j++)
+				group_free(&(*g)[*n + j]);
+			added = 0;
+			break;
+		}
+		added++;
+	}
+	*n += added;
+	for (size_t i = 0; i < k; i++)
+		free(found[i]);
+	free(found);
+	return added;
+}
+
+/* The stat's values over the commit's runs in the results tree; -1 when the stat is absent
+ * from runs that exist. */
+static size_t load_values(struct bisect *b, const char *sha, double **vals, bool *absent)
+{
+	struct result_group *g = NULL;
+	size_t ng = 0, n = 0, nruns = 0;
+
+	*vals = NULL;
+	*absent = false;
+	commit_groups(b, sha, &g, &ng);
+	for (size_t i = 0; i < ng; i++)
+		nruns += g[i].nruns;
+	if (ng)
+		*vals = calloc(nruns + 1, sizeof(double));
+	for (size_t i = 0; i < ng && *vals; i++)
+		n += group_values(&g[i], b->stat, *vals + n);
+	*absent = nruns > 0 && n == 0;
+	if (n && !b->dir_known) {
+		b->dir = group_stat_direction(g, ng, b->stat);
+		b->dir_known = true;
+	}
+	for (size_t i = 0; i < ng; i++)
+		group_free(&g[i]);
+	free(g);
+	return n;
+}
+
+static void count_spent(struct bisect *b, const char *sha, unsigned runs)
+{
+	size_t i = bisect_commit_slot(b, sha); /* it may move the arrays */
+
+	b->spent[i] += runs;
+}
+
+/* The Slurm job id submit --json printed (an object with "id", on a line of its own or the
+ * whole output), "" when none. */
+static void submit_job_id(const char *out, char *id, size_t len)
+{
+	json_t *j = json_loads(out ? out : "", 0, NULL);
+
+	id[0] = '\0';
+	for (const char *line = out; !j && line && *line; line = strchr(line, '\n')) {
+		line += *line == '\n';
+		if (*line == '{')
+			j = json_loadb(line, strcspn(line, "\n"), 0, NULL);
+	}
+	if (json_is_string(json_object_get(j, "id")))
+		bisect_plain_copy(id, len, json_string_value(json_object_get(j, "id")));
+	json_decref(j);
+}
+
+/* --slurm: the runs of sha and of the endpoints on machines of one model (a class of nodes),
+ * else the comparison would measure the machines.  0, or -1 after a message naming both
+ * models. */
+static int machines_check(struct bisect *b, const char *sha)
+{
+	const char *commits[3] = {b->good, b->bad, sha};
+	struct result_group *g = NULL;
+	char mix[2048];
+	size_t n = 0;
+
+	for (size_t i = 0; i < 3; i++) {
+		if (i == 2 && (!strcmp(sha, b->good) || !strcmp(sha, b->bad)))
+			break;
+		commit_groups(b, commits[i], &g, &n);
+	}
+	bool mixed = groups_mix_machines(g, n, mix, sizeof(mix));
+
+	for (size_t i = 0; i < n; i++)
+		group_free(&g[i]);
+	free(g);
+	if (b->split)
+		return -1;
+	if (!mixed)
+		return 0;
+	bisect_event(b, "machines-differ", json_pack("{s:s, s:s}", "commit", sha, "machines", mix));
+	sb_error(
+	    "%.10s: the runs are on machines of different models: %s; good and bad must be "
+	    "measured on like machines: pass --constraint FEATURES (or --partition) naming one "
+	    "class of nodes",
+	    sha, mix);
+	return -1;
+}
+
+/* k more runs of the job at sha (booted), by `scalebench run` in a child: here, or on the
+ * target through `scalebench run --target URL` when there is one; with --slurm, one job array
+ * of k tasks through `scalebench submit --wait`.  before: the runs with the
+ * stat sha has.  0, 1 runs lost on the way back from a target or a Slurm task failed, -1 error,
+ * 130. */
+static int run_job(struct bisect *b, const char *sha, unsigned k, size_t before)
+{
+	const char **argv = calloc(24 + 2 * b->nplugins + 2 * b->n_ssh_options, sizeof(*argv));
+	char reps[16], partition[300], constraint[300], job_id[32] = "";
+	const char *env[] = {b->env_token, NULL};
+	struct child_process run = {
+	    .argv = argv, .path = "/proc/self/exe", .env = env, .end_group = true};
+	char err[512];
+	size_t n = 0;
+	int rc;
+
+	if (!argv) {
+		sb_error("out of memory");
+		return -1;
+	}
+	if (bisect_interrupted) {
+		free(argv);
+		return 130;
+	}
+	snprintf(reps, sizeof(reps), "%u", k);
+	argv[n++] = "scalebench";
+	argv[n++] = b->slurm ? "submit" : "run";
+	argv[n++] = b->job_path;
+	argv[n++] = "--commit";
+	argv[n++] = sha;
+	argv[n++] = "--results";
+	argv[n++] = b->results;
+	argv[n++] = "-r";
+	argv[n++] = reps;
+	argv[n++] = "-q";
+	if (b->slurm) {
+		/* Its output is the submission (--json), the array's id in it; bisect_interrupted,
+		 * it cancels the array. */
+		argv[n++] = "--wait";
+		argv[n++] = "--json";
+		run.out = RUN_OUT_CAPTURE;
+		run.out_text.max = 1 << 16;
+		if (b->partition) {
+			snprintf(partition, sizeof(partition), "--partition=%s", b->partition);
+			argv[n++] = partition;
+		}
+		if (b->constraint) {
+			snprintf(constraint, sizeof(constraint), "--constraint=%s", b->constraint);
+			argv[n++] = constraint;
+		}
+	}
+	if (b->target) {
+		argv[n++] = "--target";
+		argv[n++] = b->target;
+		if (b->target_bin) {
+			argv[n++] = "--target-bin";
+			argv[n++] = b->target_bin;
+		}
+		for (size_t i = 0; i < b->n_ssh_options; i++) {
+			argv[n++] = "--ssh-option";
+			argv[n++] = b->ssh_options[i];
+		}
+	}
+	if (b->no_monitors)
+		argv[n++] = "--no-monitors";
+	for (size_t i = 0; i < b->nplugins; i++) {
+		argv[n++] = "--plugin";
+		argv[n++] = b->plugins[i];
+	}
+	argv[n] = NULL;
+	if (child_run(&run, err, sizeof(err))) {
+		sb_error("%s", err);
+		free(argv);
+		child_release(&run);
+		return -1;
+	}
+	free(argv);
+	rc = child_status(&run);
+	if (b->slurm) {
+		submit_job_id(run.out_text.p, job_id, sizeof(job_id));
+		if (rc == 0 && !job_id[0]) {
+			sb_error("scalebench submit printed no job id: %.200s",
+				 run.out_text.p ? run.out_text.p : "(nothing)");
+			rc = 2;
+		}
+	}
+	child_release(&run);
+	if (bisect_interrupted)
+		return 130;
+	/* From a target, a run the connection lost is not stored; from Slurm, a failed task's
+	 * run may not be: what was spent is what came back (a failed run is stored, as here). */
+	unsigned stored = k;
+
+	if ((b->target || b->slurm) && rc) {
+		double *v;
+		bool absent;
+
+		stored = (unsigned)load_values(b, sha, &v, &absent);
+		free(v);
+		stored = stored > before ? stored - (unsigned)before : 0;
+	}
+	count_spent(b, sha, stored);
+	json_t *f = json_pack("{s:s, s:i, s:i, s:i}", "commit", sha, "runs", (int)stored, "asked",
+			      (int)k, "exit", rc);
+
+	if (b->slurm)
+		json_object_set_new(f, "slurm_job", job_id[0] ? json_string(job_id) : json_null());
+	bisect_event(b, "runs", f);
+	if (rc)
+		sb_error("%.10s: scalebench %s exited with %d", sha,
+			 b->slurm ? "submit --wait" : "run", rc);
+	if (b->slurm && stored && machines_check(b, sha))
+		return -1;
+	/* 1 from a target: a run failed or the connection was lost (nothing half stored); from
+	 * Slurm: a task failed (submit --wait's 1).  The caller may ask again. */
+	return rc == 1 && (b->target || b->slurm) ? 1 : rc ? -1 : 0;
+}
+
+unsigned batch_size(const struct bisect *b)
+{
+	return boot_reboots(b) ? b->runs_per_boot : 1;
+}
+
+int batch_ensure_runs(struct bisect *b, const char *sha, unsigned want, double **vals, size_t *n)
+{
+	bool absent;
+	int rc;
+	unsigned lost = 0;
+
+	*n = load_values(b, sha, vals, &absent);
+	while (!b->split && !absent && *n < want) {
+		unsigned k = want - (unsigned)*n;
+
+		free(*vals);
+		*vals = NULL;
+		if (boot_reboots(b) && k > b->runs_per_boot)
+			k = b->runs_per_boot;
+		/* A bisection whose state cannot be kept could not be resumed: stop spending. */
+		if (b->log_lost)
+			return -1;
+		size_t before = *n;
+
+		if ((rc = boot_commit(b, sha)))
+			return rc;
+		rc = run_job(b, sha, k, before);
+		if (rc == 1) {
+			/* A lost connection: its runs again, in a boot of their own (the target may
+			 * be what failed); twice for one commit is an error. */
+			const char *where = b->slurm ? "Slurm" : b->target;
+
+			if (++lost > 1) {
+				sb_error("%.10s: runs on %s failed twice in one step; giving up",
+					 sha, where);
+				return -1;
+			}
+			sb_error("%.10s: runs on %s failed or did not come back; asking again", sha,
+				 where);
+		} else if (rc) {
+			return rc;
+		}
+		*n = load_values(b, sha, vals, &absent);
+		if (rc == 0 && !absent && *n < before + k)
+			absent = true; /* runs stored, not all with the stat */
+	}
+	if (b->split)
+		return -1; /* said */
+	if (absent) {
+		sb_error("the stat '%s' is absent from the runs of job %s at %.10s (under %s)",
+			 b->stat, b->path_params, sha, b->results);
+		return -1;
+	}
+	/* Runs reused from the results root too: good and bad on like machines. */
+	if (b->slurm && machines_check(b, sha)) {
+		free(*vals);
+		*vals = NULL;
+		return -1;
+	}
+	if (*n > want)
+		*n = want;
+	return 0;
+}

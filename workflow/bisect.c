@@ -1,0 +1,782 @@
+/* The bisection's loop: git bisect started in the repository (a token file in its git dir
+ * names the log that started it), the endpoints run until the change is confirmed, each
+ * midpoint classified, the culprit verified against its parent, the repository reset at the
+ * end; for --resume, the logged decisions git lacks replayed and the processes a killed
+ * controller left ended first.  The decisions are analyze/bisect.c's, the runs batch.c's, the
+ * boots boot.c's, the state bisect_log.c's; this file owns the repository's git and the
+ * signal flag. */
+#include "bisect_internal.h"
+#include "batch.h"
+#include "boot.h"
+#include "../analyze/bisect.h"
+#include "../analyze/compare.h"
+#include "../analyze/results.h"
+#include "../lib/errors.h"
+#include "../lib/file.h"
+#include "../lib/run_command.h"
+#include "../runner/job.h"
+#include "../runner/target.h"
+#include "../testcases/registry.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <dirent.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+volatile sig_atomic_t bisect_interrupted;
+
+static bool resetting; /* git bisect reset runs to the end, whatever comes */
+
+static void on_signal(int sig)
+{
+	bisect_interrupted = sig;
+}
+
+int bisect_git(const struct bisect *b, char *out, size_t outlen, const char *const *args)
+{
+	const char *argv[32] = {"git", "-C", b->repo};
+	struct child_process git = {.argv = argv,
+				    .out = out ? RUN_OUT_CAPTURE : RUN_OUT_NULL,
+				    .err = RUN_OUT_STDOUT,
+				    .no_forward = resetting};
+	char err[512];
+	size_t n = 3;
+	int rc;
+
+	for (size_t i = 0; args[i] && n < 31; i++)
+		argv[n++] = args[i];
+	argv[n] = NULL;
+	rc = child_run(&git, err, sizeof(err)) ? -1 : child_status(&git);
+	if (out && outlen)
+		snprintf(out, outlen, "%s", git.out_text.p ? git.out_text.p : "");
+	child_release(&git);
+	return rc;
+}
+
+static void chomp(char *s)
+{
+	size_t n = strlen(s);
+
+	while (n && (s[n - 1] == '\n' || s[n - 1] == ' '))
+		s[--n] = '\0';
+}
+
+/* A commit's full sha, or -1 when the repo does not know it. */
+static int resolve(const struct bisect *b, const char *rev, char *sha)
+{
+	char spec[300], out[512];
+
+	snprintf(spec, sizeof(spec), "%s^{commit}", rev);
+	if (GIT(b, out, sizeof(out), "rev-parse", "--verify", "--quiet", spec))
+		return -1;
+	chomp(out);
+	if (strlen(out) != 40)
+		return -1;
+	strcpy(sha, out);
+	return 0;
+}
+
+static void subject(const struct bisect *b, const char *sha, char *out, size_t len)
+{
+	if (GIT(b, out, len, "log", "-1", "--format=%s", sha))
+		snprintf(out, len, "?");
+	chomp(out);
+}
+
+/* Which way b's stat is better: as the runs declare it, else by its name. */
+static enum stat_direction bisect_direction(const struct bisect *b)
+{
+	return b->dir_known ? b->dir : stat_direction(b->stat, stat_role_undeclared(b->stat));
+}
+
+void bisect_nap(unsigned ms)
+{
+	struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000};
+
+	if (!bisect_interrupted)
+		nanosleep(&ts, NULL);
+}
+
+static struct bisect_policy policy_of(const struct bisect *b)
+{
+	return (struct bisect_policy){.max_runs = b->max_runs,
+				      .batch = batch_size(b),
+				      .confidence = b->confidence,
+				      .threshold_pct = b->threshold,
+				      .dir = bisect_direction(b)};
+}
+
+/* The endpoints until the change is confirmed.  0 confirmed, 1 not within budget, else err. */
+static int endpoints(struct bisect *b, struct sprt_model *m)
+{
+	const struct bisect_policy pol = policy_of(b);
+	double *gv = NULL, *bv = NULL;
+	size_t ng, nb;
+	unsigned want = BISECT_FIRST_RUNS, had;
+	struct endpoint_check ec;
+	enum bisect_next next;
+	const char *why;
+	int rc;
+
+	for (;;) {
+		free(gv);
+		free(bv);
+		gv = bv = NULL;
+		const char *side = "good";
+
+		if ((rc = batch_ensure_runs(b, b->good, want, &gv, &ng)) == 0) {
+			side = "bad";
+			rc = batch_ensure_runs(b, b->bad, want, &bv, &nb);
+		}
+		if (rc) {
+			if (rc == 1) {
+				sb_error("the %s endpoint cannot be prepared", side);
+				rc = -1;
+			}
+			goto out;
+		}
+		had = want;
+		next = bisect_endpoints_next(&pol, gv, ng, bv, nb, &want, &ec, &why);
+		if (next == BISECT_ERROR) {
+			sb_error("cannot compare the endpoints: %s", why);
+			rc = -1;
+			goto out;
+		}
+		fprintf(stderr,
+			"endpoints: %zu vs %zu runs: %s %+.1f%% [%+.1f%%, %+.1f%%] p=%.3g: %s\n",
+			ng, nb, b->stat, ec.change_pct, ec.w.lo_pct, ec.w.hi_pct, ec.w.p,
+			verdict_name(ec.verdict));
+		if (next != BISECT_MORE)
+			break;
+	}
+	json_object_set_new(
+	    b->log, "endpoints",
+	    json_pack("{s:s, s:s, s:o, s:o, s:f, s:f, s:f, s:f, s:s, s:b}", "good", b->good, "bad",
+		      b->bad, "good_values", bisect_values_json(gv, ng), "bad_values",
+		      bisect_values_json(bv, nb), "change_pct", ec.change_pct, "lo_pct",
+		      ec.w.lo_pct, "hi_pct", ec.w.hi_pct, "p", ec.w.p, "verdict",
+		      verdict_name(ec.verdict), "confirmed", ec.confirmed));
+	bisect_event(b, "endpoints", json_pack("{s:b}", "confirmed", ec.confirmed));
+	if (!ec.confirmed) {
+		printf("The change does not reproduce: %s %+.1f%% [%+.1f%%, %+.1f%%] (p=%.3g, %s) "
+		       "between %.10s (%zu runs) and %.10s (%zu runs) within the budget of %u "
+		       "runs; nothing bisected.\n",
+		       b->stat, ec.change_pct, ec.w.lo_pct, ec.w.hi_pct, ec.w.p,
+		       verdict_name(ec.verdict), b->good, ng, b->bad, nb, b->max_runs);
+		rc = 1;
+		goto out;
+	}
+	/* The SPRT is only as good as its model of the endpoints. */
+	unsigned model = bisect_model_runs(&pol, had);
+
+	if (had < model) {
+		free(gv);
+		free(bv);
+		gv = bv = NULL;
+		if ((rc = batch_ensure_runs(b, b->good, model, &gv, &ng)) ||
+		    (rc = batch_ensure_runs(b, b->bad, model, &bv, &nb))) {
+			if (rc == 1) {
+				sb_error("an endpoint cannot be prepared");
+				rc = -1;
+			}
+			goto out;
+		}
+		json_object_set_new(json_object_get(b->log, "endpoints"), "model_good_values",
+				    bisect_values_json(gv, ng));
+		json_object_set_new(json_object_get(b->log, "endpoints"), "model_bad_values",
+				    bisect_values_json(bv, nb));
+	}
+	if (sprt_init(m, gv, ng, bv, nb, b->confidence, &why)) {
+		sb_error("endpoints: %s", why);
+		rc = -1;
+		goto out;
+	}
+	rc = 0;
+out:
+	free(gv);
+	free(bv);
+	return rc;
+}
+
+/* Classify a midpoint: 0 with *bad set, 1 skip, else error. */
+static int classify(struct bisect *b, const struct sprt_model *m, const char *sha, bool *bad)
+{
+	const struct bisect_policy pol = policy_of(b);
+	double *v = NULL;
+	size_t n;
+	unsigned want = BISECT_FIRST_RUNS;
+	struct midpoint_call call;
+	enum bisect_next next;
+	int rc;
+
+	for (;;) {
+		free(v);
+		v = NULL;
+		rc = batch_ensure_runs(b, sha, want, &v, &n);
+		if (rc == 1) {
+			bisect_log_step(b, sha, "midpoint", NULL, 0, "skip", NULL);
+			return 1;
+		}
+		if (rc)
+			return rc;
+		next = bisect_classify_next(&pol, m, v, n, &call);
+		if (next != BISECT_MORE)
+			break;
+		want = call.want;
+	}
+	n = call.used;
+	if (call.fallback) {
+		b->fallback = true;
+		sb_error(
+		    "warning: %.10s: undecided after %zu runs (llr %.2f, thresholds %.2f/%.2f); "
+		    "classified by the closer endpoint",
+		    sha, n, call.llr, m->lower, m->upper);
+	}
+	*bad = next == BISECT_BAD;
+	fprintf(stderr, "%.10s: %zu runs, llr %+.2f: %s%s\n", sha, n, call.llr,
+		*bad ? "bad" : "good", call.fallback ? " (closer endpoint)" : "");
+	bisect_log_step(b, sha, "midpoint", v, n, *bad ? "bad" : "good",
+			json_pack("{s:f, s:b}", "llr", call.llr, "fallback", call.fallback));
+	free(v);
+	return 0;
+}
+
+/* After git bisect good/bad/skip: the next commit in next, or the culprit in culprit. */
+static int bisect_step(struct bisect *b, const char *verb, const char *sha, char *next,
+		       char *culprit)
+{
+	char out[16384], *p;
+
+	next[0] = culprit[0] = '\0';
+	int rc = !verb			 ? 0
+		 : !strcmp(verb, "next") ? GIT(b, out, sizeof(out), "bisect", "next")
+					 : GIT(b, out, sizeof(out), "bisect", verb, sha);
+
+	if (!verb)
+		snprintf(out, sizeof(out), "%s", sha); /* the start's output */
+	/* git exits non-zero when only skipped commits are left: an answer, not a failure. */
+	if (strstr(out, "only 'skip'ped commits left")) {
+		printf("The bisection is inconclusive: the first bad commit could be any of the "
+		       "commits git names:\n%s",
+		       out);
+		return 3;
+	}
+	if (rc) {
+		sb_error("git bisect %s %s failed: %s", verb, sha ? sha : "", out);
+		return -1;
+	}
+	if ((p = strstr(out, " is the first bad commit"))) {
+		while (p > out && p[-1] != '\n')
+			p--;
+		snprintf(culprit, 41, "%.40s", p);
+		return 0;
+	}
+	if (strstr(out, "only 'skip'ped commits left")) {
+		printf("The bisection is inconclusive: the first bad commit could be any of the "
+		       "commits git names:\n%s",
+		       out);
+		return 3;
+	}
+	if (GIT(b, out, sizeof(out), "rev-parse", "HEAD"))
+		return -1;
+	chomp(out);
+	snprintf(next, 41, "%.40s", out); /* a SHA-1 name: 40 hex digits */
+	return 0;
+}
+
+/* The culprit against its parent (the analyzer's check), then the report on stdout: 0
+ * verified, 3 not (or it could not be), 130 interrupted. */
+static int verify(struct bisect *b, const char *culprit)
+{
+	char parent[64], spec[80], subj[512], err[1024], **found;
+	double *pv = NULL, *cv = NULL;
+	size_t np, nc;
+	struct endpoint_check ec;
+	const char *why;
+	int rc;
+
+	snprintf(spec, sizeof(spec), "%s^", culprit);
+	if (resolve(b, spec, parent)) {
+		sb_error("%.10s has no parent to verify against", culprit);
+		return 3;
+	}
+	if ((rc = batch_ensure_runs(b, parent, BISECT_VERIFY_RUNS, &pv, &np)) ||
+	    (rc = batch_ensure_runs(b, culprit, BISECT_VERIFY_RUNS, &cv, &nc))) {
+		if (rc == 1)
+			sb_error("cannot verify: %.10s cannot be prepared", pv ? culprit : parent);
+		free(pv);
+		return rc == 130 ? 130 : 3;
+	}
+	const struct bisect_policy pol = policy_of(b);
+
+	if (bisect_verify(&pol, pv, np, cv, nc, &ec, &why) == BISECT_ERROR) {
+		sb_error("cannot verify: %s", why);
+		free(pv);
+		free(cv);
+		return 3;
+	}
+	json_object_set_new(
+	    b->log, "verify",
+	    json_pack("{s:s, s:s, s:o, s:o, s:f, s:f, s:f, s:f, s:s, s:b}", "parent", parent,
+		      "culprit", culprit, "parent_values", bisect_values_json(pv, np),
+		      "culprit_values", bisect_values_json(cv, nc), "change_pct", ec.change_pct,
+		      "lo_pct", ec.w.lo_pct, "hi_pct", ec.w.hi_pct, "p", ec.w.p, "verdict",
+		      verdict_name(ec.verdict), "confirmed", ec.confirmed));
+	bisect_event(b, "verify",
+		     json_pack("{s:s, s:b}", "culprit", culprit, "confirmed", ec.confirmed));
+	free(pv);
+	free(cv);
+
+	subject(b, culprit, subj, sizeof(subj));
+	printf("%s is the first bad commit\n    %s\n\n", culprit, subj);
+	printf("%s %+.1f%% [%+.1f%%, %+.1f%%] against its parent %.10s: %s\n\n", b->stat,
+	       ec.change_pct, ec.w.lo_pct, ec.w.hi_pct, parent,
+	       ec.confirmed ? "verified" : "NOT verified");
+	printf("runs per commit:\n");
+	unsigned tr = 0, tb = 0;
+
+	for (size_t i = 0; i < b->norder; i++) {
+		tr += b->spent[i];
+		tb += b->reboots[i];
+		if (boot_reboots(b))
+			printf("  %.10s %3u runs %3u reboots\n", b->order[i], b->spent[i],
+			       b->reboots[i]);
+		else
+			printf("  %.10s %3u\n", b->order[i], b->spent[i]);
+	}
+	printf("runs spent: %u, reboots spent: %u\n\n", tr, tb);
+
+	/* The full comparison, parent vs culprit, as the robot prints it. */
+	struct result_group g[2];
+	const char *labels[2] = {parent, culprit};
+	size_t loaded = 0;
+
+	for (; loaded < 2; loaded++) {
+		size_t k = results_find(b->results, b->path_params, labels[loaded], &found);
+		int e = k == 1 ? group_load(found[0], &g[loaded], err, sizeof(err)) : -1;
+
+		for (size_t i = 0; i < k; i++)
+			free(found[i]);
+		free(found);
+		if (e)
+			break;
+	}
+	if (loaded == 2) {
+		struct compare_opts o = COMPARE_OPTS_DEFAULT;
+		struct comparison c;
+
+		if (compare_groups(g, 2, &o, &c, err, sizeof(err)) == 0) {
+			print_robot_table(&c, false, false, stdout);
+			comparison_free(&c);
+		}
+	}
+	for (size_t i = 0; i < loaded; i++)
+		group_free(&g[i]);
+	return ec.confirmed ? 0 : 3;
+}
+
+/* The token file in the git dir: the bisection it holds was started by the log naming the
+ * same token. */
+static void token_path(const struct bisect *b, char *path, size_t len)
+{
+	snprintf(path, len, "%s/scalebench-bisect", b->gitdir);
+}
+
+static int token_write(struct bisect *b)
+{
+	char path[PATH_MAX + 32], text[PATH_MAX + 64], err[PATH_MAX + 64];
+
+	token_path(b, path, sizeof(path));
+	snprintf(text, sizeof(text), "%s %s\n", b->token, b->log_file);
+	if (file_write(path, text, strlen(text), err, sizeof(err))) {
+		sb_error("%s", err);
+		return -1;
+	}
+	return 0;
+}
+
+/* Does the git bisection in progress belong to this log? */
+static bool token_ours(const struct bisect *b)
+{
+	char path[PATH_MAX + 32], *text = NULL;
+	bool ours;
+
+	token_path(b, path, sizeof(path));
+	if (file_read(path, 1 << 16, &text, NULL, NULL, 0))
+		return false;
+	ours = b->token[0] && !strncmp(text, b->token, strlen(b->token)) &&
+	       text[strlen(b->token)] == ' ';
+	free(text);
+	return ours;
+}
+
+static bool bisecting(const struct bisect *b)
+{
+	char path[PATH_MAX + 32];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/BISECT_LOG", b->gitdir);
+	return stat(path, &st) == 0;
+}
+
+/* A resumed bisection: the decisions the log holds that git's bisect state lacks (killed
+ * between the two), applied. */
+static int replay(struct bisect *b)
+{
+	char *out = NULL, line[200], err[256];
+	size_t i;
+	json_t *s;
+	const char *argv[] = {"git", "-C", b->repo, "bisect", "log", NULL};
+	struct child_process c = {.argv = argv, .out = RUN_OUT_CAPTURE, .err = RUN_OUT_NULL};
+
+	if (child_run(&c, err, sizeof(err)) || child_status(&c)) {
+		sb_error("git bisect log in %s failed", b->repo);
+		child_release(&c);
+		return -1;
+	}
+	out = c.out_text.p ? c.out_text.p : "";
+	json_array_foreach (b->steps, i, s) {
+		const char *sha = json_string_value(json_object_get(s, "commit"));
+		const char *d = json_string_value(json_object_get(s, "decision"));
+		char o[4096];
+
+		if (!sha || !d)
+			continue;
+		snprintf(line, sizeof(line), "git bisect %s %s", d, sha);
+		if (strstr(out, line))
+			continue;
+		if (GIT(b, o, sizeof(o), "bisect", d, sha)) {
+			sb_error("git bisect %s %s failed: %s", d, sha, o);
+			child_release(&c);
+			return -1;
+		}
+		fprintf(stderr, "resume: applied the logged decision %s for %.10s\n", d, sha);
+	}
+	child_release(&c);
+	return 0;
+}
+
+/* The processes a SIGKILLed controller of this log left running (a `scalebench run` in its
+ * own process group goes on without it; a `scalebench submit --wait`, whose SIGTERM cancels its
+ * array): found by the token in their environment, ended before the resumed bisection measures
+ * anything beside them.  How many were found. */
+static size_t end_orphans(const struct bisect *b)
+{
+	pid_t *pids = NULL;
+	size_t n = 0;
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		char path[300], *env = NULL;
+		size_t len = 0;
+		pid_t pid = (pid_t)strtol(de->d_name, NULL, 10);
+
+		if (pid <= 0 || pid == getpid())
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/environ", (int)pid);
+		if (file_read(path, 1 << 20, &env, &len, NULL, 0))
+			continue;
+		if (memmem(env, len, b->env_token, strlen(b->env_token) + 1)) {
+			pid_t *p = realloc(pids, (n + 1) * sizeof(*pids));
+
+			if (p) {
+				pids = p;
+				pids[n++] = pid;
+			}
+		}
+		free(env);
+	}
+	closedir(d);
+	for (size_t i = 0; i < n; i++)
+		kill(pids[i], SIGTERM);
+	/* SIGTERM first: a run removes its half run; then, after a grace, SIGKILL. */
+	for (int t = 0; t < 100; t++) {
+		bool alive = false;
+
+		for (size_t i = 0; i < n; i++)
+			if (kill(pids[i], 0) == 0)
+				alive = true;
+		if (!alive)
+			break;
+		bisect_nap(50);
+	}
+	for (size_t i = 0; i < n; i++)
+		kill(pids[i], SIGKILL);
+	free(pids);
+	return n;
+}
+
+static const char *status_name(int rc, bool culprit)
+{
+	switch (rc) {
+	case 0:
+		return "found";
+	case 1:
+		return "not-reproduced";
+	case 3:
+		return culprit ? "not-verified" : "inconclusive";
+	case 130:
+		return "interrupted";
+	default:
+		return "failed";
+	}
+}
+
+static int bisect_loop(struct bisect *b)
+{
+	char out[16384], next[64], culprit[64] = "";
+	struct sprt_model m;
+	json_t *sprt = json_object_get(b->log, "sprt");
+	int rc;
+
+	if (!b->resume || !bisecting(b)) {
+		if (token_write(b))
+			return 2;
+		if (GIT(b, out, sizeof(out), "bisect", "start", b->bad, b->good)) {
+			sb_error("git bisect start failed: %s", out);
+			return 2;
+		}
+		bisect_event(b, "bisect-start",
+			     json_pack("{s:s, s:s}", "good", b->good, "bad", b->bad));
+	}
+	if (b->resume) {
+		size_t orphans = end_orphans(b);
+
+		if (orphans)
+			bisect_event(b, "orphans-ended",
+				     json_pack("{s:I}", "processes", (json_int_t)orphans));
+		if ((rc = replay(b)))
+			goto out;
+		rc = bisect_step(b, "next", NULL, next, culprit);
+	} else {
+		rc = bisect_step(b, NULL, out, next, culprit);
+	}
+	if (rc)
+		goto out;
+	if (sprt) {
+		/* Decided before the kill: not redone. */
+		m.mu_good = json_real_value(json_object_get(sprt, "mu_good"));
+		m.mu_bad = json_real_value(json_object_get(sprt, "mu_bad"));
+		m.sd = json_real_value(json_object_get(sprt, "sd"));
+		m.upper = json_real_value(json_object_get(sprt, "upper"));
+		m.lower = json_real_value(json_object_get(sprt, "lower"));
+	} else {
+		rc = endpoints(b, &m);
+		if (rc)
+			goto out;
+		json_object_set_new(b->log, "sprt",
+				    json_pack("{s:f, s:f, s:f, s:f, s:f}", "mu_good", m.mu_good,
+					      "mu_bad", m.mu_bad, "sd", m.sd, "upper", m.upper,
+					      "lower", m.lower));
+		bisect_event(b, "model", NULL);
+	}
+	while (!culprit[0]) {
+		bool bad = false;
+		char sha[64];
+
+		snprintf(sha, sizeof(sha), "%s", next);
+		rc = classify(b, &m, sha, &bad);
+		if (rc < 0 || rc > 1)
+			goto out;
+		rc = bisect_step(b, rc == 1 ? "skip" : bad ? "bad" : "good", sha, next, culprit);
+		if (rc)
+			goto out;
+	}
+	json_object_set_new(b->log, "culprit", json_string(culprit));
+	bisect_event(b, "culprit", json_pack("{s:s}", "commit", culprit));
+	rc = verify(b, culprit);
+	if (rc == 0 && b->fallback) {
+		sb_error(
+		    "inconclusive: a midpoint was classified by the closer endpoint at --max-runs");
+		rc = 3;
+	}
+out:
+	if (bisect_interrupted) {
+		rc = 130;
+		b->signal = bisect_interrupted;
+	}
+	rc = rc < 0 ? 2 : rc;
+	json_object_set_new(b->log, "status", json_string(status_name(rc, culprit[0])));
+	json_object_set_new(b->log, "exit", json_integer(rc));
+	if (b->signal)
+		json_object_set_new(b->log, "signal",
+				    json_string(b->signal == SIGINT ? "SIGINT" : "SIGTERM"));
+	/* The repository as it was, whatever happened; but a reboot we issued and await is the
+	 * machine going down under us (the local recipe): the state stays for --resume. */
+	b->prepared[0] = '\0';
+	resetting = true;
+	if (rc == 130 && b->booted[0]) {
+		fprintf(stderr,
+			"interrupted while awaiting the boot of %.10s: the bisect state is "
+			"kept; continue with scalebench bisect --resume %s\n",
+			b->booted, b->log_file);
+	} else {
+		char tp[PATH_MAX + 32];
+
+		if (GIT(b, out, sizeof(out), "bisect", "reset")) {
+			sb_error("git bisect reset failed: %s", out);
+			rc = rc ? rc : 2;
+		}
+		token_path(b, tp, sizeof(tp));
+		unlink(tp);
+	}
+	if (rc == 130)
+		bisect_event(
+		    b, "interrupted",
+		    json_pack("{s:s}", "signal", b->signal == SIGINT ? "SIGINT" : "SIGTERM"));
+	if (bisect_event(
+		b, "end",
+		json_pack("{s:s, s:i}", "status", status_name(rc, culprit[0]), "exit", rc)) &&
+	    !rc)
+		rc = 2;
+	fprintf(stderr, "bisect log: %s\n", b->log_file);
+	return rc;
+}
+
+int bisect_preflight(struct bisect *b)
+{
+	char out[4096], bisect_log[PATH_MAX + 32], err[1024];
+	struct job_file job;
+	struct stat st;
+
+	if (!b->good_arg || !b->bad_arg || !b->job_path || !b->stat || !b->prepare) {
+		sb_error("--good, --bad, --job, --stat and --prepare are required");
+		return 2;
+	}
+	if (GIT(b, out, sizeof(out), "rev-parse", "--absolute-git-dir")) {
+		sb_error("%s is not a git repository: %s", b->repo, out);
+		return 2;
+	}
+	chomp(out);
+	snprintf(b->gitdir, sizeof(b->gitdir), "%s", out);
+	snprintf(bisect_log, sizeof(bisect_log), "%s/BISECT_LOG", b->gitdir);
+	if (stat(bisect_log, &st) == 0 && !(b->resume && token_ours(b))) {
+		sb_error("%s is already being bisected (%s exists)%s; finish it or run 'git bisect "
+			 "reset' first",
+			 b->repo, bisect_log, b->resume ? ", not by this log" : "");
+		return 2;
+	}
+	if (resolve(b, b->good_arg, b->good)) {
+		sb_error("--good '%s': unknown commit in %s", b->good_arg, b->repo);
+		return 2;
+	}
+	if (resolve(b, b->bad_arg, b->bad)) {
+		sb_error("--bad '%s': unknown commit in %s", b->bad_arg, b->repo);
+		return 2;
+	}
+	if (!strcmp(b->good, b->bad) ||
+	    GIT(b, NULL, 0, "merge-base", "--is-ancestor", b->good, b->bad)) {
+		sb_error("--good %s is not an ancestor of --bad %s", b->good_arg, b->bad_arg);
+		return 2;
+	}
+	if (GIT(b, out, sizeof(out), "status", "--porcelain", "--untracked-files=no") || out[0]) {
+		sb_error("the work tree of %s is dirty; commit or stash first:\n%s", b->repo, out);
+		return 2;
+	}
+	/* The job names the plug-in's testcases: load what is built already (the prepare
+	 * command rebuilds it per commit, each run loads its own). */
+	for (size_t i = 0; i < b->nplugins; i++)
+		if (access(b->plugins[i], F_OK) == 0 &&
+		    plugin_load(b->plugins[i], err, sizeof(err)) < 0) {
+			sb_error("%s", err);
+			return 2;
+		}
+	if (job_load(b->job_path, (unsigned)sysconf(_SC_NPROCESSORS_ONLN), &job, err,
+		     sizeof(err))) {
+		sb_error("%s", err);
+		for (size_t i = 0; i < b->nplugins; i++)
+			if (access(b->plugins[i], F_OK))
+				sb_error(
+				    "note: plug-in %s does not exist yet: build it once so that "
+				    "the "
+				    "job's testcase is known",
+				    b->plugins[i]);
+		return 2;
+	}
+	if (job.n_atomic != 1) {
+		sb_error("%s expands to %zu atomic jobs; bisect runs exactly one (split it first)",
+			 b->job_path, job.n_atomic);
+		job_free(&job);
+		return 2;
+	}
+	snprintf(b->path_params, sizeof(b->path_params), "%s", job.atomic[0].path_params);
+	job_free(&job);
+	if (access(b->results, F_OK) && mkdir(b->results, 0777)) {
+		sb_error("results root %s: %s", b->results, strerror(errno));
+		return 2;
+	}
+	return 0;
+}
+
+void bisect_plan_print(const struct bisect *b)
+{
+	char out[256], range[200];
+
+	snprintf(range, sizeof(range), "%s..%s", b->good, b->bad);
+	if (GIT(b, out, sizeof(out), "rev-list", "--count", range))
+		snprintf(out, sizeof(out), "?");
+	chomp(out);
+	printf("would bisect %s between good %.10s and bad %.10s in %s (%s commits)\n", b->stat,
+	       b->good, b->bad, b->repo, out);
+	printf("job: %s (%s), results under %s\n", b->job_path, b->path_params, b->results);
+	printf("each commit: git checkout, then sh -c '%s' with SCALEBENCH_COMMIT set\n",
+	       b->prepare);
+	if (b->target)
+		printf("runs on %s through scalebench run --target\n", b->target);
+	if (b->slurm)
+		printf("each batch of runs: one Slurm job array through scalebench submit "
+		       "--wait%s%s%s%s, into %s\n",
+		       b->partition ? ", partition " : "", b->partition ? b->partition : "",
+		       b->constraint ? ", constraint " : "", b->constraint ? b->constraint : "",
+		       b->results);
+	if (boot_reboots(b))
+		printf("each batch of %u runs: %s%s%s, then the boot check (%s) within %.0f s\n",
+		       b->runs_per_boot, b->reboot ? "sh -c '" : "ssh TARGET reboot",
+		       b->reboot ? b->reboot : "", b->reboot ? "'" : "",
+		       b->boot_check ? b->boot_check : "a new boot_id and uname -r there",
+		       b->boot_timeout);
+	printf("endpoints: 3 runs each, up to %u, until the change is confirmed\n", b->max_runs);
+	printf("midpoints: SPRT at alpha = beta = %.3g, 3 to %u runs each\n", 1 - b->confidence,
+	       b->max_runs);
+}
+
+int bisect_run(struct bisect *b)
+{
+	struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term;
+	int rc;
+
+	bisect_kill_hook(b);
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	if (bisect_event(b, b->resume ? "resume" : "start",
+			 json_pack("{s:i}", "pid", (int)getpid())))
+		rc = 2;
+	else
+		rc = bisect_loop(b);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	return rc;
+}
+
+void bisect_free(struct bisect *b)
+{
+	json_decref(b->steps);
+	json_decref(b->events);
+	json_decref(b->log);
+	free(b->order);
+	free(b->spent);
+	free(b->reboots);
+	free(b->ssh_options);
+	target_free(&b->tgt);
+}
