@@ -12,11 +12,9 @@ for t in json.load(sys.stdin): print(t["name"], len(t["modes"]))' >"$WORK/catalo
 names=$(cut -d' ' -f1 "$WORK/catalogue")
 check "list --json names the catalogue" [ -n "$names" ]
 
-# A 0.1 s window sampled every 0.05 s after a 0.05 s warmup (the catalogue's other testcases
-# make 1,500 to millions of ops a second per copy), except where one op of a copy can take
-# longer than that on a loaded machine (a window with no op of some copy is a stuck copy, and
-# the run fails):
-#   exec1, exec2, spawn1, fork1: 200-450 ops/s per copy idle (ASan build): 0.25 s;
+# A 0.25 s window sampled every 0.05 s after a 0.05 s warmup, except where one op of a copy
+# can take longer than that on a loaded machine (a window with no op of some copy is a stuck
+# copy, and the run fails):
 #   malloc1   under ASan a 128 MiB malloc+free poisons 16 MiB of shadow: ~0.13 s of CPU per
 #             op (3.5 ops/s idle), over 1 s of wall time per op at a load of 12 on 2 CPUs;
 #   launch1   in thread mode the copies' forks take glibc's fork lock, which is not fair: one
@@ -25,8 +23,7 @@ window() {
 	case $1 in
 	launch1) echo "-s 4 -w 0.1 --interval 0.5" ;;
 	malloc1) echo "-s 2 -w 0.1 --interval 0.25" ;;
-	exec1 | exec2 | spawn1 | fork1) echo "-s 0.25 -w 0.05 --interval 0.05" ;;
-	*) echo "-s 0.1 -w 0.05 --interval 0.05" ;;
+	*) echo "-s 0.25 -w 0.05 --interval 0.05" ;;
 	esac
 }
 
