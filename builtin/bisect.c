@@ -2,6 +2,7 @@
  * option table and the combinations it refuses; the bisection itself is workflow/bisect.h. */
 #include "builtin.h"
 #include "../analyze/bisect.h"
+#include "../lib/file.h"
 #include "../lib/num.h"
 #include "../runner/target.h"
 #include "../workflow/bisect.h"
@@ -107,16 +108,105 @@ static bool slurm_word_bad(const char *opt, const char *v)
 }
 
 /* The options into b: -1 to go on, else the exit status (0 after --help, 2). */
-static int options_read(struct bisect *b, int argc, char **argv)
+/* The saved state of the callback options (options_to_json): --confidence a number,
+ * --ssh-option and --plugin lists (plug-ins absolute). */
+static json_t *confidence_save(const struct option_def *opt)
+{
+	return json_real(*(double *)opt->value);
+}
+
+static int confidence_load(const struct option_def *opt, json_t *v, char *err, size_t errlen)
+{
+	double c = json_number_value(v);
+
+	if (!json_is_number(v) || !(c > 0.5 && c < 1)) {
+		snprintf(err, errlen, "'confidence': expected a number between 0.5 and 1");
+		return -1;
+	}
+	*(double *)opt->value = c;
+	return 0;
+}
+
+static json_t *ssh_options_save(const struct option_def *opt)
+{
+	const struct bisect *b = opt->value;
+	json_t *a = json_array();
+
+	for (size_t i = 0; a && i < b->n_ssh_options; i++)
+		json_array_append_new(a, json_string(b->ssh_options[i]));
+	return a;
+}
+
+static int ssh_options_load(const struct option_def *opt, json_t *v, char *err, size_t errlen)
+{
+	struct bisect *b = opt->value;
+	size_t i;
+	json_t *w;
+
+	free(b->ssh_options);
+	b->n_ssh_options = 0;
+	b->ssh_options = calloc(json_array_size(v) + 1, sizeof(*b->ssh_options));
+	if (!b->ssh_options) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	json_array_foreach (v, i, w) {
+		if (!json_is_string(w)) {
+			snprintf(err, errlen, "'ssh_options': expected strings");
+			return -1;
+		}
+		if (target_ssh_option_check(json_string_value(w), err, errlen))
+			return -1;
+		b->ssh_options[b->n_ssh_options++] = json_string_value(w);
+	}
+	return 0;
+}
+
+static json_t *plugins_save(const struct option_def *opt)
+{
+	const struct bisect *b = opt->value;
+	json_t *a = json_array();
+	char buf[PATH_MAX];
+
+	for (size_t i = 0; a && i < b->nplugins; i++) {
+		path_absolute(b->plugins[i], buf, sizeof(buf));
+		json_array_append_new(a, json_string(buf));
+	}
+	return a;
+}
+
+static int plugins_load(const struct option_def *opt, json_t *v, char *err, size_t errlen)
+{
+	struct bisect *b = opt->value;
+	size_t i;
+	json_t *w;
+
+	b->nplugins = 0;
+	json_array_foreach (v, i, w) {
+		if (!json_is_string(w)) {
+			snprintf(err, errlen, "'plugins': expected paths");
+			return -1;
+		}
+		if (plugin_arg(opt, json_string_value(w), err, errlen))
+			return -1;
+	}
+	return 0;
+}
+
+#define BISECT_MAX_OPTIONS 32
+
+/* Parse argv into b; the option table, which the bisect log's args are written from and
+ * read back with (options_to_json), into opts. */
+static int options_read(struct bisect *b, struct option_def *opts_out, int argc, char **argv)
 {
 	const struct option_def opts[] = {
-	    {OPT_STRING("repo", 0, &b->repo), .arg = "DIR", .def = ".",
+	    {OPT_STRING("repo", 0, &b->repo), .arg = "DIR", .def = ".", .flags = OPTION_PATH,
 	     .help = "the git repository to bisect"},
-	    {OPT_STRING("good", 0, &b->good_arg), .arg = "G",
+	    {OPT_STRING("good", 0, &b->good_arg), .arg = "G", .flags = OPTION_NO_STATE,
 	     .help = "a commit without the change"},
-	    {OPT_STRING("bad", 0, &b->bad_arg), .arg = "B",
+	    {OPT_STRING("bad", 0, &b->bad_arg), .arg = "B", .flags = OPTION_NO_STATE,
 	     .help = "a commit with the change (G must be its ancestor)"},
-	    {OPT_STRING("job", 0, &b->job_path), .arg = "JOB.yaml",
+	    {OPT_STRING("job", 0, &b->job_path), .arg = "JOB.yaml", .flags = OPTION_PATH,
 	     .help = "the job to run at each commit (one atomic job)"},
 	    {OPT_STRING("stat", 0, &b->stat), .arg = "STAT",
 	     .help = "the stat that changed (e.g. will-it-scale.per_thread_ops)"},
@@ -124,17 +214,19 @@ static int options_read(struct bisect *b, int argc, char **argv)
 	     .help = "shell command that builds what is tested, run in the repo with "
 		     "$SCALEBENCH_COMMIT; non-zero exit skips the commit"},
 	    {OPT_STRING("results", 0, &b->results), .arg = "DIR", .def = "results",
+	     .flags = OPTION_PATH,
 	     .help = "results root; runs there are reused"},
 	    {OPT_COUNT("max-runs", 0, &b->max_runs), .def = STR(BISECT_MAX_RUNS),
 	     .min = BISECT_FIRST_RUNS, .max = 1000, .help = "run budget per commit"},
 	    {OPT_CALLBACK("confidence", 0, confidence_option, &b->confidence), .arg = "C",
-	     .def = "0.99", .help = "1 - alpha = 1 - beta of each midpoint's SPRT"},
+	     .def = "0.99", .help = "1 - alpha = 1 - beta of each midpoint's SPRT",
+	     .save = confidence_save, .load = confidence_load},
 	    {OPT_PERCENT("threshold", 0, &b->threshold), .def = "1", .max = 1000,
 	     .help = "noise threshold of the endpoint and culprit checks"},
-	    {OPT_STRING("log", 0, &b->log_path), .arg = "FILE",
+	    {OPT_STRING("log", 0, &b->log_path), .arg = "FILE", .flags = OPTION_NO_STATE,
 	     .def_doc = "RESULTS/bisect-<good>-<bad>[-N].json",
 	     .help = "bisect log, JSON: the bisection's state; never overwritten"},
-	    {OPT_STRING("resume", 0, &b->resume), .arg = "LOG",
+	    {OPT_STRING("resume", 0, &b->resume), .arg = "LOG", .flags = OPTION_NO_STATE,
 	     .help = "continue the bisection LOG holds (all other options come from it)"},
 	    {OPT_STRING("target", 0, &b->target), .arg = "ssh://[USER@]HOST[:PORT]",
 	     .help = "run the job there (scalebench run --target); reboot it for each batch "
@@ -142,7 +234,8 @@ static int options_read(struct bisect *b, int argc, char **argv)
 	    {OPT_STRING("target-bin", 0, &b->target_bin), .arg = "PATH",
 	     .def_doc = "scalebench on its PATH", .help = "the target's scalebench"},
 	    {OPT_CALLBACK("ssh-option", 0, ssh_option_arg, b), .arg = "KEY=VALUE",
-	     .help = "an ssh -o option for every connection to the target (repeatable)"},
+	     .help = "an ssh -o option for every connection to the target (repeatable)",
+	     .state_key = "ssh_options", .save = ssh_options_save, .load = ssh_options_load},
 	    {OPT_FLAG("slurm", 0, &b->slurm),
 	     .help = "each batch of runs is one Slurm job array (scalebench submit --wait) into "
 		     "the shared results root; prepare still runs here"},
@@ -164,13 +257,19 @@ static int options_read(struct bisect *b, int argc, char **argv)
 	     .help = "runs per boot: runs are asked for in batches of this many (with --reboot "
 		     "or --target)"},
 	    {OPT_CALLBACK("plugin", 0, plugin_arg, b), .arg = "FILE.so",
-	     .help = "passed to scalebench run (repeatable)"},
+	     .help = "passed to scalebench run (repeatable)", .state_key = "plugins",
+	     .save = plugins_save, .load = plugins_load},
 	    {OPT_FLAG("no-monitors", 0, &b->no_monitors), .help = "passed to scalebench run"},
-	    {OPT_FLAG("dry-run", 0, &b->dry_run),
+	    {OPT_FLAG("dry-run", 0, &b->dry_run), .flags = OPTION_NO_STATE,
 	     .help = "check everything and print the plan, run nothing"},
 	    {OPT_END},
 	};
-	int first, rc = options_parse(&bisect_command, opts, argc, argv, &first, NULL);
+	int first, rc;
+
+	_Static_assert(sizeof(opts) / sizeof(*opts) <= BISECT_MAX_OPTIONS, "BISECT_MAX_OPTIONS");
+	memcpy(opts_out, opts, sizeof(opts));
+	b->opts = opts_out;
+	rc = options_parse(&bisect_command, opts_out, argc, argv, &first, NULL);
 
 	if (rc >= 0)
 		return rc;
@@ -251,7 +350,8 @@ static int bisect_checked(struct bisect *b)
 int cmd_bisect(int argc, char **argv)
 {
 	struct bisect b = {0};
-	int rc = options_read(&b, argc, argv);
+	struct option_def opts[BISECT_MAX_OPTIONS];
+	int rc = options_read(&b, opts, argc, argv);
 
 	if (rc < 0)
 		rc = bisect_checked(&b);

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <ftw.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -252,4 +253,17 @@ int file_remove_tree(const char *path)
 		return -1;
 	}
 	return 0;
+}
+
+void path_absolute(const char *path, char *out, size_t len)
+{
+	char cwd[PATH_MAX];
+	int n;
+
+	if (realpath(path, out) && strlen(out) < len)
+		return;
+	n = path[0] == '/' || !getcwd(cwd, sizeof(cwd)) ? snprintf(out, len, "%s", path)
+							 : snprintf(out, len, "%s/%s", cwd, path);
+	if (n < 0 || (size_t)n >= len)
+		snprintf(out, len, "%s", path);
 }

@@ -5,6 +5,10 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+/* path made absolute against the working directory (symlinks resolved when it exists; as
+ * given when too long for out, where the kernel will say ENAMETOOLONG). */
+void path_absolute(const char *path, char *out, size_t len);
+
 /* All of path, NUL-terminated and malloc'd, in *buf; its length in *len (len may be NULL).
  * Only a regular file is read: a directory, FIFO, device or socket is refused at once (a FIFO
  * would block us forever, a directory reports a size no allocation can meet).  The size the file

@@ -35,6 +35,9 @@ enum option_type {
 enum {
 	OPTION_CLEAR = 1,    /* a flag that sets its bool to false (--no-affinity) */
 	OPTION_REQUIRED = 2, /* the command fails without it; no brackets in the synopsis */
+	/* options_to_json: not part of the saved state (--resume, --log, --dry-run) */
+	OPTION_NO_STATE = 4,
+	OPTION_PATH = 8, /* options_to_json: a path, saved absolute */
 };
 
 /* OPTION_TASKS's variable: the counts, sorted and distinct, each at most the option's .max;
@@ -64,6 +67,11 @@ struct option_def {
 	const char *choices;   /* OPTION_CHOICE: the values, '|' between them */
 	option_callback callback;
 	unsigned flags;
+	/* The saved state (options_to_json): the key, when not the name with '_' for '-'; and
+	 * a callback option's value as JSON and back (without them it is not saved). */
+	const char *state_key;
+	struct json_t *(*save)(const struct option_def *opt);
+	int (*load)(const struct option_def *opt, struct json_t *v, char *err, size_t errlen);
 };
 
 /* The table's entries, with the variable's type checked by the compiler. */
@@ -111,6 +119,19 @@ void options_help(const struct command_def *cmd, const struct option_def *opts, 
 /* The synopsis alone: "usage: scalebench CMD ARGS [-x ARG] ...", wrapped at 100 columns,
  * then the command's other forms. */
 void options_usage(const struct command_def *cmd, const struct option_def *opts, FILE *out);
+
+/* The options' values as one JSON object, for a command that saves its state and resumes it
+ * (bisect --resume): every option but OPTION_NO_STATE ones, so an option added to the table
+ * is saved without more code.  A flag is a boolean, a count an integer, a number a real, a
+ * string a string (absent when unset; absolute for OPTION_PATH), a callback option whatever
+ * its save gives.  NULL when out of memory. */
+struct json_t *options_to_json(const struct option_def *opts);
+/* Back from such an object: each saved option's variable set from its key (a key that is
+ * absent leaves the variable as it is: a state saved before the option existed).  Strings
+ * point into obj, which must outlive them.  0, or -1 with err naming the key and what was
+ * expected. */
+int options_from_json(const struct option_def *opts, struct json_t *obj, char *err,
+		      size_t errlen);
 
 /* Help is wrapped to this many columns. */
 #define OPTIONS_WIDTH 100

@@ -23,6 +23,9 @@ struct bisect {
 	/* The options (the command's table binds them; a resumed bisection's point into its
 	 * log).  ssh_options is malloc'd, freed by bisect_free. */
 	const char *repo, *good_arg, *bad_arg, *job_path, *stat, *prepare, *results, *log_path;
+	/* The command's option table: the log's args are written from it and read back with
+	 * it (options_to_json), so --resume cannot lose an option. */
+	const struct option_def *opts;
 	const char *plugins[16];
 	size_t nplugins;
 	bool no_monitors, dry_run;

@@ -7,6 +7,7 @@
 #include "../analyze/bisect.h"
 #include "../lib/errors.h"
 #include "../lib/file.h"
+#include "../lib/options.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -156,112 +157,29 @@ void bisect_log_step(struct bisect *b, const char *sha, const char *role, const 
 	bisect_event(b, "decision", json_pack("{s:s, s:s}", "commit", sha, "decision", decision));
 }
 
-/* path made absolute against our working directory (it may not exist yet). */
-static void absolute(const char *path, char *out, size_t len)
-{
-	char cwd[PATH_MAX];
-
-	if (realpath(path, out) && strlen(out) < len)
-		return;
-	int n = path[0] == '/' || !getcwd(cwd, sizeof(cwd))
-		    ? snprintf(out, len, "%s", path)
-		    : snprintf(out, len, "%s/%s", cwd, path);
-
-	if (n < 0 || (size_t)n >= len)
-		snprintf(out, len, "%s",
-			 path); /* too long: as given, the kernel says ENAMETOOLONG */
-}
-
 /* The options, as the log keeps them for --resume: b's strings then point into the log. */
 static void args_store(struct bisect *b)
 {
-	char buf[PATH_MAX];
-	json_t *a = json_object(), *plugins = json_array();
+	json_t *a = options_to_json(b->opts);
 
-#define SET_PATH(key, field)                                                                       \
-	do {                                                                                       \
-		absolute(b->field, buf, sizeof(buf));                                              \
-		json_object_set_new(a, key, json_string(buf));                                     \
-	} while (0)
-	SET_PATH("repo", repo);
-	SET_PATH("job", job_path);
-	SET_PATH("results", results);
-#undef SET_PATH
-	for (size_t i = 0; i < b->nplugins; i++) {
-		absolute(b->plugins[i], buf, sizeof(buf));
-		json_array_append_new(plugins, json_string(buf));
-	}
-	json_object_set_new(a, "plugins", plugins);
-	json_object_set_new(a, "prepare", json_string(b->prepare));
-	json_object_set_new(a, "stat", json_string(b->stat));
-	if (b->reboot)
-		json_object_set_new(a, "reboot", json_string(b->reboot));
-	if (b->boot_check)
-		json_object_set_new(a, "boot_check", json_string(b->boot_check));
-	if (b->target)
-		json_object_set_new(a, "target", json_string(b->target));
-	if (b->target_bin)
-		json_object_set_new(a, "target_bin", json_string(b->target_bin));
-	json_t *so = json_array();
-
-	for (size_t i = 0; i < b->n_ssh_options; i++)
-		json_array_append_new(so, json_string(b->ssh_options[i]));
-	json_object_set_new(a, "ssh_options", so);
-	json_object_set_new(a, "slurm", json_boolean(b->slurm));
-	if (b->partition)
-		json_object_set_new(a, "partition", json_string(b->partition));
-	if (b->constraint)
-		json_object_set_new(a, "constraint", json_string(b->constraint));
-	json_object_set_new(a, "boot_timeout", json_real(b->boot_timeout));
-	json_object_set_new(a, "runs_per_boot", json_integer(b->runs_per_boot));
-	json_object_set_new(a, "max_runs", json_integer(b->max_runs));
-	json_object_set_new(a, "confidence", json_real(b->confidence));
-	json_object_set_new(a, "threshold", json_real(b->threshold));
-	json_object_set_new(a, "no_monitors", json_boolean(b->no_monitors));
-	json_object_set_new(b->log, "args", a);
+	json_object_set_new(b->log, "args", a ? a : json_object());
 }
 
-static void args_load(struct bisect *b)
+/* The options from the log's args: 0, or -1 after a message naming the log. */
+static int args_load(struct bisect *b)
 {
-	json_t *a = json_object_get(b->log, "args"), *p, *p2;
-	size_t i;
+	char err[512];
 
-	b->repo = json_string_value(json_object_get(a, "repo"));
-	b->job_path = json_string_value(json_object_get(a, "job"));
-	b->results = json_string_value(json_object_get(a, "results"));
-	b->prepare = json_string_value(json_object_get(a, "prepare"));
-	b->stat = json_string_value(json_object_get(a, "stat"));
-	b->reboot = json_string_value(json_object_get(a, "reboot"));
-	b->boot_check = json_string_value(json_object_get(a, "boot_check"));
-	b->target = json_string_value(json_object_get(a, "target"));
-	b->target_bin = json_string_value(json_object_get(a, "target_bin"));
-	b->slurm = json_is_true(json_object_get(a, "slurm"));
-	b->partition = json_string_value(json_object_get(a, "partition"));
-	b->constraint = json_string_value(json_object_get(a, "constraint"));
-	p = json_object_get(a, "ssh_options");
-	free(b->ssh_options);
-	b->ssh_options = calloc(json_array_size(p) + 1, sizeof(*b->ssh_options));
-	b->n_ssh_options = 0;
-	json_array_foreach (p, i, p2) {
-		if (b->ssh_options && json_is_string(p2))
-			b->ssh_options[b->n_ssh_options++] = json_string_value(p2);
-	}
-	b->boot_timeout = json_number_value(json_object_get(a, "boot_timeout"));
-	b->runs_per_boot = (unsigned)json_integer_value(json_object_get(a, "runs_per_boot"));
-	b->max_runs = (unsigned)json_integer_value(json_object_get(a, "max_runs"));
-	b->confidence = json_number_value(json_object_get(a, "confidence"));
-	b->threshold = json_number_value(json_object_get(a, "threshold"));
-	b->no_monitors = json_is_true(json_object_get(a, "no_monitors"));
-	b->nplugins = 0;
-	json_array_foreach (json_object_get(a, "plugins"), i, p) {
-		if (b->nplugins < sizeof(b->plugins) / sizeof(*b->plugins))
-			b->plugins[b->nplugins++] = json_string_value(p);
+	if (options_from_json(b->opts, json_object_get(b->log, "args"), err, sizeof(err))) {
+		sb_error("%s: args: %s", b->log_file, err);
+		return -1;
 	}
 	b->good_arg = json_string_value(json_object_get(b->log, "good"));
 	b->bad_arg = json_string_value(json_object_get(b->log, "bad"));
 	snprintf(b->token, sizeof(b->token), "%s",
 		 json_string_value(json_object_get(b->log, "token")) ?: "");
 	snprintf(b->env_token, sizeof(b->env_token), "SCALEBENCH_BISECT_TOKEN=%s", b->token);
+	return 0;
 }
 
 int bisect_resume_load(struct bisect *b)
@@ -291,7 +209,8 @@ int bisect_resume_load(struct bisect *b)
 			 (int)json_integer_value(v));
 		return 2;
 	}
-	args_load(b);
+	if (args_load(b))
+		return 2;
 	if (!b->repo || !b->job_path || !b->results || !b->prepare || !b->stat || !b->good_arg ||
 	    !b->bad_arg || b->max_runs < BISECT_FIRST_RUNS || !b->runs_per_boot) {
 		sb_error("--resume %s: its args are incomplete", b->resume);
@@ -356,9 +275,9 @@ int bisect_log_claim(struct bisect *b)
 	int fd;
 
 	if (b->resume) {
-		absolute(b->resume, b->log_file, sizeof(b->log_file));
+		path_absolute(b->resume, b->log_file, sizeof(b->log_file));
 	} else if (b->log_path) {
-		absolute(b->log_path, b->log_file, sizeof(b->log_file));
+		path_absolute(b->log_path, b->log_file, sizeof(b->log_file));
 		if (lstat(b->log_file, &st) == 0) {
 			sb_error(
 			    "--log %s exists: a bisect log is never overwritten (continue it with "
@@ -369,7 +288,7 @@ int bisect_log_claim(struct bisect *b)
 	} else {
 		char res[PATH_MAX];
 
-		absolute(b->results, res, sizeof(res));
+		path_absolute(b->results, res, sizeof(res));
 		snprintf(base, sizeof(base), "%s/bisect-%.10s-%.10s", res, b->good, b->bad);
 		for (unsigned i = 1;; i++) {
 			if (i == 1)
@@ -432,7 +351,8 @@ int bisect_log_new(struct bisect *b)
 			   "confidence", b->confidence, "max_runs", (int)b->max_runs, "job",
 			   b->path_params, "token", b->token, "status", "running");
 	args_store(b);
-	args_load(b);
+	if (args_load(b))
+		return 2;
 	b->steps = json_array();
 	b->events = json_array();
 	json_object_set(b->log, "steps", b->steps);

@@ -47,6 +47,17 @@ bisect --good "$GOOD" --bad "$BAD" --log "$WORK/bisect.json"
 echo "     bisect took $(($(date +%s) - start)) s, exit $rc"
 sed 's/^/     /' "$WORK/out" "$WORK/err"
 check "bisect exits 0" [ $rc -eq 0 ] || { cat "$WORK/err" "$WORK/out"; }
+# The log's args come from the option table: every option --help lists is there (as its
+# name with _ for -), but for the ones that are not the bisection's state.
+"$SCALEBENCH" bisect --help | grep -oE '^ +(-[a-zA-Z], )?--[a-z][a-z-]*' | sed 's/.*--//' | sort -u |
+	grep -vx -e good -e bad -e log -e resume -e dry-run -e help |
+	sed 's/^ssh-option$/ssh_options/; s/^plugin$/plugins/; s/-/_/g' >"$WORK/option-keys"
+check "the log's args hold every option of the table (--resume cannot lose one)" \
+	python3 -c "import json, sys
+args = json.load(open('$WORK/bisect.json'))['args']
+want = open('$WORK/option-keys').read().split()
+missing = [k for k in want if k not in args and k not in ('reboot', 'boot_check', 'target', 'target_bin', 'partition', 'constraint')]
+sys.exit(1 if missing or len(want) < 15 else 0)"
 check "bisect names exactly the guilty commit, with its subject" \
 	bash -c "grep -q '^$GUILTY is the first bad commit' $WORK/out && grep -q 'a locked add per op' $WORK/out"
 check "bisect prints the robot's comparison of parent and culprit" \

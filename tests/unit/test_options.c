@@ -11,6 +11,7 @@
 #include "../../lib/options.h"
 
 #include <fcntl.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -300,9 +301,65 @@ static void test_help_wraps_under_itself(void **state)
 	free(text);
 }
 
+/* The saved state: written from the table, read back into the variables; NO_STATE options
+ * left out, paths absolute, an absent key leaves the default, a wrong type is refused naming
+ * the key. */
+static void test_state_json(void **state)
+{
+	const char *repo = NULL, *good = NULL;
+	unsigned runs = 0;
+	double timeout = 0;
+	bool slurm = false;
+	const struct option_def opts[] = {
+	    {OPT_STRING("repo", 0, &repo), .def = "rel/dir", .flags = OPTION_PATH},
+	    {OPT_STRING("good", 0, &good), .flags = OPTION_NO_STATE},
+	    {OPT_COUNT("max-runs", 0, &runs), .def = "10", .min = 3, .max = 100},
+	    {OPT_DURATION("boot-timeout", 0, &timeout), .def = "600"},
+	    {OPT_FLAG("slurm", 0, &slurm)},
+	    {OPT_END},
+	};
+	char *argv[] = {"x", "--good", "abc", "--max-runs", "7", "--slurm", NULL};
+	char err[256];
+	int first;
+	json_t *j, *k;
+
+	(void)state;
+	assert_int_equal(options_parse(&(struct command_def){.name = "x"}, opts, 6, argv, &first,
+				       NULL),
+			 -1);
+	j = options_to_json(opts);
+	assert_non_null(j);
+	assert_null(json_object_get(j, "good"));
+	assert_int_equal(json_integer_value(json_object_get(j, "max_runs")), 7);
+	assert_true(json_is_true(json_object_get(j, "slurm")));
+	assert_true(json_number_value(json_object_get(j, "boot_timeout")) == 600);
+	assert_int_equal(json_string_value(json_object_get(j, "repo"))[0], '/');
+	assert_non_null(strstr(json_string_value(json_object_get(j, "repo")), "/rel/dir"));
+	/* Back: every saved value, defaults where a key is absent. */
+	runs = 0;
+	slurm = false;
+	timeout = 5;
+	json_object_del(j, "boot_timeout");
+	assert_int_equal(options_from_json(opts, j, err, sizeof(err)), 0);
+	assert_int_equal(runs, 7);
+	assert_true(slurm);
+	assert_true(timeout == 5);
+	assert_ptr_equal(repo, json_string_value(json_object_get(j, "repo")));
+	/* Out of range or of the wrong type: refused, the key named. */
+	k = json_deep_copy(j);
+	json_object_set_new(k, "max_runs", json_integer(1000));
+	assert_int_equal(options_from_json(opts, k, err, sizeof(err)), -1);
+	assert_non_null(strstr(err, "'max_runs'"));
+	json_object_set_new(k, "max_runs", json_string("7"));
+	assert_int_equal(options_from_json(opts, k, err, sizeof(err)), -1);
+	json_decref(k);
+	json_decref(j);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_state_json),
 	    cmocka_unit_test(test_defaults), cmocka_unit_test(test_binding),
 	    cmocka_unit_test(test_refusals), cmocka_unit_test(test_required_and_bad_default),
 	    cmocka_unit_test(test_help),     cmocka_unit_test(test_help_wraps_under_itself),

@@ -1,0 +1,145 @@
+/* The saved state of a command's options: its option table to a JSON object and back. */
+#include "options.h"
+#include "file.h"
+
+#include <jansson.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+
+/* The option's key: its state_key, else its name with '_' for '-'. */
+static const char *state_key(const struct option_def *o, char *buf, size_t len)
+{
+	if (o->state_key)
+		return o->state_key;
+	snprintf(buf, len, "%s", o->name);
+	for (char *p = buf; *p; p++)
+		if (*p == '-')
+			*p = '_';
+	return buf;
+}
+
+static bool saved(const struct option_def *o)
+{
+	return !(o->flags & OPTION_NO_STATE) && o->type != OPTION_TASKS &&
+	       (o->type != OPTION_CALLBACK || (o->save && o->load));
+}
+
+static json_t *value_json(const struct option_def *o)
+{
+	char abs[PATH_MAX];
+	const char *s;
+
+	switch (o->type) {
+	case OPTION_FLAG:
+		return json_boolean(*(bool *)o->value);
+	case OPTION_STRING:
+	case OPTION_CHOICE:
+		s = *(const char **)o->value;
+		if (!s)
+			return NULL;
+		if (o->flags & OPTION_PATH) {
+			path_absolute(s, abs, sizeof(abs));
+			s = abs;
+		}
+		return json_string(s);
+	case OPTION_COUNT:
+		return json_integer(*(unsigned *)o->value);
+	case OPTION_FLOAT:
+	case OPTION_DURATION:
+	case OPTION_PERCENT:
+		return json_real(*(double *)o->value);
+	case OPTION_CALLBACK:
+		return o->save(o);
+	default:
+		return NULL;
+	}
+}
+
+json_t *options_to_json(const struct option_def *opts)
+{
+	json_t *obj = json_object();
+	char key[128];
+
+	for (const struct option_def *o = opts; obj && o->type != OPTION_END; o++) {
+		json_t *v;
+
+		if (!saved(o) || !(v = value_json(o)))
+			continue;
+		if (json_object_set_new(obj, state_key(o, key, sizeof(key)), v)) {
+			json_decref(obj);
+			obj = NULL;
+		}
+	}
+	return obj;
+}
+
+static int value_set(const struct option_def *o, json_t *v, const char *key, char *err,
+		     size_t errlen)
+{
+	const char *want = NULL;
+
+	switch (o->type) {
+	case OPTION_FLAG:
+		if (!json_is_boolean(v))
+			want = "true or false";
+		else
+			*(bool *)o->value = json_is_true(v);
+		break;
+	case OPTION_STRING:
+	case OPTION_CHOICE:
+		if (!json_is_string(v))
+			want = "a string";
+		else
+			*(const char **)o->value = json_string_value(v);
+		break;
+	case OPTION_COUNT:
+		if (!json_is_integer(v) || json_integer_value(v) < 0 ||
+		    json_integer_value(v) > UINT_MAX ||
+		    (o->max > o->min && (json_integer_value(v) < o->min ||
+					 json_integer_value(v) > o->max)))
+			want = "a count in the option's range";
+		else
+			*(unsigned *)o->value = (unsigned)json_integer_value(v);
+		break;
+	case OPTION_FLOAT:
+	case OPTION_DURATION:
+	case OPTION_PERCENT:
+		if (!json_is_number(v))
+			want = "a number";
+		else
+			*(double *)o->value = json_number_value(v);
+		break;
+	case OPTION_CALLBACK:
+		return o->load(o, v, err, errlen);
+	default:
+		break;
+	}
+	if (want) {
+		snprintf(err, errlen, "'%s': expected %s (the saved --%s)", key, want, o->name);
+		return -1;
+	}
+	return 0;
+}
+
+int options_from_json(const struct option_def *opts, json_t *obj, char *err, size_t errlen)
+{
+	char key[128];
+
+	if (!json_is_object(obj)) {
+		snprintf(err, errlen, "the saved options: expected an object");
+		return -1;
+	}
+	for (const struct option_def *o = opts; o->type != OPTION_END; o++) {
+		const char *k;
+		json_t *v;
+
+		if (!saved(o))
+			continue;
+		k = state_key(o, key, sizeof(key));
+		v = json_object_get(obj, k);
+		if (v && value_set(o, v, k, err, errlen))
+			return -1;
+	}
+	return 0;
+}
