@@ -152,15 +152,76 @@ static unsigned boot_backoff_ms(unsigned tries)
 	return tries >= 5 ? 5000 : 250u << (tries - 1);
 }
 
+/* One try of the default boot check (the target's boot_id and kernel release over ssh,
+ * bounded by left seconds), its answer into the commit's log fd, which it closes: 0 up, 1
+ * not (why in tail), -1 error, 130. */
+static int check_identity(struct bisect *b, const char *sha, int fd, double left, char *tail,
+			  size_t taillen)
+{
+	/* ssh's ConnectTimeout (10 s) and this bound: a dead target is a failed check, never a
+	 * hang. */
+	char id[64], rel[256];
+	int rc = target_identity(b, fd, left > 1 ? (unsigned)(left * 1000) : 1000, id, sizeof(id),
+				 rel, sizeof(rel), tail, taillen);
+
+	if (rc == 0 && b->boot_id_before[0] && !strcmp(id, b->boot_id_before)) {
+		snprintf(tail, taillen, "not rebooted: boot_id still %s", id);
+		rc = 1;
+	} else if (rc == 0 && strcmp(b->last_up, sha) && !strcmp(rel, b->uname_before)) {
+		snprintf(tail, taillen, "booted the kernel it ran before: uname -r still '%s'", rel);
+		rc = 1;
+	}
+	dprintf(fd, "=== boot check: %s\n", rc == 0 ? "up" : tail);
+	close(fd);
+	return rc == 130 || rc <= 0 ? rc : 1;
+}
+
+/* One try of --boot-check COMMAND (bounded by left seconds), its output into the commit's
+ * log fd, which it closes, and its tail into tail: 0 up, 1 not, -1 error, 130. */
+static int check_command(struct bisect *b, const char *const *env, int fd, double left,
+			 char *tail, size_t taillen)
+{
+	struct child_process c = {.shell = b->boot_check,
+				  .env = env,
+				  .out = RUN_OUT_CAPTURE,
+				  .err = RUN_OUT_STDOUT,
+				  .end_group = true,
+				  .timeout_ms = left > 1 ? (unsigned)(left * 1000) : 1000};
+	char err[512];
+	int rc;
+
+	c.out_text.max = 1 << 16;
+	if (child_run(&c, err, sizeof(err))) {
+		sb_error("%s", err);
+		close(fd);
+		return -1;
+	}
+	rc = child_status(&c);
+	if (c.out_text.p) {
+		size_t n = strlen(c.out_text.p);
+
+		if (write(fd, c.out_text.p, n) < 0) {
+			/* the commit's log is a courtesy; the boot check's answer counts */
+		}
+		snprintf(tail, taillen, "%s",
+			 n >= taillen ? c.out_text.p + n - (taillen - 1) : c.out_text.p);
+	}
+	dprintf(fd, "=== boot check exited with %d%s\n", rc, c.timed_out ? " (timed out)" : "");
+	close(fd);
+	child_release(&c);
+	if (bisect_interrupted)
+		return 130;
+	return rc != 0;
+}
+
 /* Poll the boot check until it exits 0 within the boot timeout: 0 booted, 1 not, -1 error,
  * 130.  The tail of its last output in tail. */
 static int boot_wait(struct bisect *b, const char *sha, char *tail, size_t taillen, bool once)
 {
 	struct timespec t0, t;
-	char env_commit[80], env_target[PATH_MAX], err[512];
+	char env_commit[80], env_target[PATH_MAX];
 	const char *env[] = {env_commit, env_target, b->env_token, NULL};
 	unsigned tries = 0;
-
 	char what[PATH_MAX + 512];
 
 	tail[0] = '\0';
@@ -185,69 +246,11 @@ static int boot_wait(struct bisect *b, const char *sha, char *tail, size_t taill
 		       (double)(t.tv_nsec - t0.tv_nsec) / 1e9;
 		if (fd < 0)
 			return -1;
-		if (!b->boot_check) {
-			/* ssh's ConnectTimeout (10 s) and this bound: a dead target is a failed
-			 * check, never a hang. */
-			char id[64], rel[256];
-
-			rc = target_identity(b, fd, left > 1 ? (unsigned)(left * 1000) : 1000, id,
-					     sizeof(id), rel, sizeof(rel), tail, taillen);
-			if (rc == 0 && b->boot_id_before[0] && !strcmp(id, b->boot_id_before)) {
-				snprintf(tail, taillen, "not rebooted: boot_id still %s", id);
-				rc = 1;
-			} else if (rc == 0 && strcmp(b->last_up, sha) &&
-				   !strcmp(rel, b->uname_before)) {
-				snprintf(tail, taillen,
-					 "booted the kernel it ran before: uname -r still '%s'",
-					 rel);
-				rc = 1;
-			}
-			dprintf(fd, "=== boot check: %s\n", rc == 0 ? "up" : tail);
-			close(fd);
-			tries++;
-			if (rc == 130 || rc < 0)
-				return rc;
-			if (rc == 0)
-				return 0;
-			if (left <= 1 || once)
-				return 1;
-			bisect_nap(boot_backoff_ms(tries));
-			if (bisect_interrupted)
-				return 130;
-			continue;
-		}
-		struct child_process c = {.shell = b->boot_check,
-					  .env = env,
-					  .out = RUN_OUT_CAPTURE,
-					  .err = RUN_OUT_STDOUT,
-					  .end_group = true,
-					  .timeout_ms = left > 1 ? (unsigned)(left * 1000) : 1000};
-
-		c.out_text.max = 1 << 16;
-		if (child_run(&c, err, sizeof(err))) {
-			sb_error("%s", err);
-			close(fd);
-			return -1;
-		}
-		rc = child_status(&c);
-		if (c.out_text.p) {
-			size_t n = strlen(c.out_text.p);
-
-			if (write(fd, c.out_text.p, n) < 0) {
-				/* the commit's log is a courtesy; the boot check's answer counts */
-			}
-			snprintf(tail, taillen, "%s",
-				 n >= taillen ? c.out_text.p + n - (taillen - 1) : c.out_text.p);
-		}
-		dprintf(fd, "=== boot check exited with %d%s\n", rc,
-			c.timed_out ? " (timed out)" : "");
-		close(fd);
-		child_release(&c);
+		rc = b->boot_check ? check_command(b, env, fd, left, tail, taillen)
+				   : check_identity(b, sha, fd, left, tail, taillen);
 		tries++;
-		if (bisect_interrupted)
-			return 130;
-		if (rc == 0)
-			return 0;
+		if (rc != 1)
+			return rc;
 		if (left <= 1 || once)
 			return 1;
 		bisect_nap(boot_backoff_ms(tries));
