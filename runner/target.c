@@ -364,6 +364,7 @@ static void master_start(struct session *s)
 	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&at);
 	close(fds[0]);
+	fds[0] = -1;
 	free(argv);
 	argv = NULL;
 	if (pid < 0)
@@ -378,6 +379,7 @@ static void master_start(struct session *s)
 		if (!lstat(m->opt + strlen("ControlPath="), &st) && S_ISSOCK(st.st_mode))
 			return;
 		if (waitpid(pid, &status, WNOHANG) == pid) {
+			close(m->lifeline);
 			m->pid = 0;
 			break;
 		}
