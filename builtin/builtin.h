@@ -52,6 +52,10 @@ extern const struct command_def submit_command;
 /* --plugin FILE.so, repeatable: the plug-in's testcases are loaded at once.  The option's
  * value, when not NULL, is a size_t counting the plug-ins loaded. */
 int plugin_option(const struct option_def *opt, const char *arg, char *err, size_t errlen);
+/* The same, each path also pushed onto the option's value, a struct strvec (lib/strvec.h):
+ * for a command that sends the plug-ins on (run --target, submit). */
+int plugin_list_option(const struct option_def *opt, const char *arg, char *err,
+		       size_t errlen);
 
 /* The testcases' temp dir: opt (--tmpdir), else $TMPDIR, else /tmp, checked by creating a
  * temp file in it.  NULL after a message naming it. */

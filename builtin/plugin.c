@@ -1,8 +1,10 @@
 /* --plugin, as bench, list, run and split take it. */
 #include "builtin.h"
+#include "../lib/strvec.h"
 #include "../testcases/registry.h"
 
 #include <stddef.h>
+#include <stdio.h>
 
 int plugin_option(const struct option_def *opt, const char *arg, char *err, size_t errlen)
 {
@@ -12,5 +14,17 @@ int plugin_option(const struct option_def *opt, const char *arg, char *err, size
 		return -1;
 	if (loaded)
 		(*loaded)++;
+	return 0;
+}
+
+int plugin_list_option(const struct option_def *opt, const char *arg, char *err,
+		       size_t errlen)
+{
+	if (plugin_load(arg, err, errlen) < 0)
+		return -1;
+	if (strvec_push(opt->value, arg)) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
 	return 0;
 }

@@ -54,24 +54,6 @@ struct target_cli {
 	struct strvec plugins; /* sent to the target with the job */
 };
 
-/* Loaded here (the job's testcases are checked against it) and, with --target, sent there
- * and loaded by the run there. */
-static int run_plugin_option(const struct option_def *opt, const char *arg, char *err,
-			     size_t errlen)
-{
-	struct target_cli *t = opt->value;
-	struct option_def plain = *opt;
-
-	plain.value = NULL;
-	if (plugin_option(&plain, arg, err, errlen))
-		return -1;
-	if (strvec_push(&t->plugins, arg)) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	return 0;
-}
-
 static int ssh_option(const struct option_def *opt, const char *arg, char *err, size_t errlen)
 {
 	struct target_cli *t = opt->value;
@@ -347,7 +329,7 @@ int cmd_run(int argc, char **argv)
 	     .help = "print the atomic jobs and where their runs would go"},
 	    {OPT_FLAG("no-monitors", 0, &o.no_monitors),
 	     .help = "run no monitor, whatever the job says"},
-	    {OPT_CALLBACK("plugin", 0, run_plugin_option, &tc), .arg = "FILE.so",
+	    {OPT_CALLBACK("plugin", 0, plugin_list_option, &tc.plugins), .arg = "FILE.so",
 	     .help = "load testcases from a plug-in before reading the job (repeatable; with "
 		     "--target, sent there too)"},
 	    {OPT_FLAG("quiet", 'q', &o.quiet), .help = "print nothing but errors and notes"},

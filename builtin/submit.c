@@ -2,6 +2,7 @@
 #include "builtin.h"
 #include "../lib/interrupt.h"
 #include "../lib/jsonw.h"
+#include "../lib/strvec.h"
 #include "../lib/text.h"
 #include "../runner/job.h"
 #include "../runner/slurm.h"
@@ -58,18 +59,6 @@ static int sbatch_arg_option(const struct option_def *opt, const char *arg, char
 	return word_add(opt->value, arg, err, errlen);
 }
 
-/* Loaded here too (the job's testcases are checked against it), and named to the nodes. */
-static int submit_plugin_option(const struct option_def *opt, const char *arg, char *err,
-				size_t errlen)
-{
-	struct option_def plain = *opt;
-
-	plain.value = NULL;
-	if (plugin_option(&plain, arg, err, errlen))
-		return -1;
-	return word_add(opt->value, arg, err, errlen);
-}
-
 static void print_json(const struct slurm_submission *s, const struct slurm_submit_opts *o)
 {
 	struct jsonw w;
@@ -122,7 +111,8 @@ static int cancel(const char *root, const char *id, int rc)
 int cmd_submit(int argc, char **argv)
 {
 	struct override_list ov = {0};
-	struct word_list sbatch_args = {0}, plugins = {0};
+	struct word_list sbatch_args = {0};
+	struct strvec plugins = STRVEC_INIT; /* loaded here too, and named to the nodes */
 	struct slurm_submit_opts o = {0};
 	struct slurm_submission s = {0};
 	const char **ov_text = NULL;
@@ -146,7 +136,7 @@ int cmd_submit(int argc, char **argv)
 	     .help = "sbatch --time: each task's time limit"},
 	    {OPT_CALLBACK("sbatch-arg", 0, sbatch_arg_option, &sbatch_args), .arg = "ARG",
 	     .help = "one more sbatch word, passed as it is (repeatable)"},
-	    {OPT_CALLBACK("plugin", 0, submit_plugin_option, &plugins), .arg = "FILE.so",
+	    {OPT_CALLBACK("plugin", 0, plugin_list_option, &plugins), .arg = "FILE.so",
 	     .help = "a testcase plug-in, loaded here and by every task (repeatable)"},
 	    {OPT_CALLBACK("runtime", 0, run_set_option, &ov), .arg = "DURATION",
 	     .help = "the job's runtime (same as --set runtime=DURATION)"},
@@ -264,6 +254,6 @@ out:
 		free((char *)ov.v[i].key);
 	free(ov.v);
 	free(sbatch_args.v);
-	free(plugins.v);
+	strvec_clear(&plugins);
 	return rc;
 }
