@@ -84,10 +84,12 @@ check "absent stat: bisect state reset" [ ! -e "$REPO/.git/BISECT_LOG" ]
 # moves throughput by tens of % between minutes: fresh runs of both, and a noise threshold
 # above that drift.  This one is about measurement, not logic: 1 s windows, as the bisections
 # had before the 0.25 s ones (two threads sharing a CPU with other work move by more than
-# 60% between 0.25 s runs: seen beside a busy loop).
+# 60% between 0.25 s runs: seen beside a busy loop), and two threads, one per CPU, as they
+# had when this passed every run: one thread's rate is its share of a CPU, which other work
+# moved by more than 60% between 1 s runs in a clean-clone run (exit 3, a "change" bisected).
 NEUTRAL=$(git -C "$REPO" rev-parse "$GUILTY~2")
-sed -e 's/^runtime: .*/runtime: 1s/' -e 's/^interval: .*/interval: 1s/' "$WORK/job.yaml" \
-	>"$WORK/job-1s.yaml"
+sed -e 's/^runtime: .*/runtime: 1s/' -e 's/^interval: .*/interval: 1s/' \
+	-e 's/^nr_task: .*/nr_task: 2/' "$WORK/job.yaml" >"$WORK/job-1s.yaml"
 sb bisect --repo "$REPO" --job "$WORK/job-1s.yaml" --stat plugin.per_thread_ops \
 	--prepare "$PREP" --plugin "$PLUGIN" --no-monitors --results "$WORK/results2" \
 	--good "$GOOD" --bad "$NEUTRAL" --max-runs 4 --threshold 60
