@@ -11,6 +11,8 @@
 #   submit   `scalebench submit JOB -r N` then `scalebench wait ID`: wall time S, from before
 #            submit to wait's return (everything a user waits for), and to the last run stored
 #            (its run directory renamed into place)
+#   submit -P K  the same with `scalebench submit --runs-per-task K` (-b K): N/K tasks of K
+#            runs each; target: at most 0.2 s per run over a local run at the largest size
 #   sbatch   the same runs as a hand-written array (`sbatch --array` of a script that does
 #            what submit's job script does, timed with ns resolution): Slurm without scalebench
 #            submit/wait; and the same runs as N/K tasks of `scalebench run -r K` each (-b K,
@@ -95,6 +97,8 @@ modes = [("no monitors", ["--no-monitors"])] + ([("monitors", [])] if monitors =
 have_submit = all(subprocess.run([sb, c, "--help"], stdout=subprocess.DEVNULL,
                                  stderr=subprocess.DEVNULL).returncode == 0
                   for c in ("submit", "wait"))
+have_per_task = have_submit and "--runs-per-task" in subprocess.run(
+    [sb, "submit", "--help"], capture_output=True, text=True).stdout
 seq = [0]
 
 
@@ -220,12 +224,14 @@ def plain(n, extra, per_run, empty=False, k=1):
     return {"wall": t1 - t0, "own": own, "jobid": jobid, "t0": t0}
 
 
-def submit(n, extra, per_run):
+def submit(n, extra, per_run, k=1):
+    """scalebench submit + wait; k runs a task (--runs-per-task)."""
     d = fresh("submit")
     root = d + "/results"
     t0 = time.time()
-    r = subprocess.run([sb, "submit", job, "-r", str(n), "--results", root, "-q"] + extra,
-                       capture_output=True, text=True)
+    per_task = ["--runs-per-task", str(k)] if k > 1 else []
+    r = subprocess.run([sb, "submit", job, "-r", str(n), "--results", root, "-q"] + per_task
+                       + extra, capture_output=True, text=True)
     if r.returncode != 0:
         raise SystemExit(f"slurm.sh: scalebench submit: exit {r.returncode}: {r.stderr}")
     jobid = r.stdout.strip()
@@ -283,6 +289,15 @@ for n in sizes:
                          "overhead_vs_own": (su["wall"] - su["own"]) / n,
                          "overhead_stored_vs_local": (su["stored"] - lo["wall"]) / n,
                          "breakdown": breakdown(su["jobid"], n, su["t0"], per_run)})
+        if have_submit and have_per_task and n > batch:
+            sk = submit(n, extra, per_run, k=batch)
+            rows.append({"n": n, "mode": label, "kind": f"submit -P {batch}", "wall": sk["wall"],
+                         "stored": sk["stored"], "submit_s": sk["submit_s"], "own": sk["own"],
+                         "overhead_vs_local": (sk["wall"] - lo["wall"]) / n,
+                         "overhead_vs_own": (sk["wall"] - sk["own"]) / n,
+                         "overhead_stored_vs_local": (sk["stored"] - lo["wall"]) / n,
+                         "breakdown": breakdown(sk["jobid"], -(-n // batch), sk["t0"],
+                                                per_run * batch)})
         print(".", end="", flush=True, file=sys.stderr)
 print(file=sys.stderr)
 
@@ -297,11 +312,12 @@ for r in rows:
         print(f"| {r['n']} | {r['mode']} | scalebench run -r {r['n']} | {r['wall']:.2f} s | "
               f"{r['per_run']:.3f} s | | |")
     else:
-        how = {"submit": "scalebench submit + wait", "sbatch": "sbatch --array of scalebench run"
+        how = {"submit": "scalebench submit + wait", "sbatch": "sbatch --array of scalebench run",
+               f"submit -P {batch}": f"scalebench submit --runs-per-task {batch} + wait"
                }.get(r["kind"], f"sbatch --array of {r['n'] // batch} tasks x scalebench run "
                                 f"-r {batch}")
         extra = (f" ({r['overhead_stored_vs_local']:.3f} s to the last run stored)"
-                 if r["kind"] == "submit" else "")
+                 if r["kind"].startswith("submit") else "")
         print(f"| {r['n']} | {r['mode']} | {how} | {r['wall']:.2f} s | {r['wall'] / r['n']:.3f} s"
               f" | {r['overhead_vs_local']:.3f} s{extra} | {r['overhead_vs_own']:.3f} s |")
 
@@ -337,6 +353,15 @@ for label, _ in modes:
         verdict.append(f"{'PASS' if good else 'FAIL'}: {kind}, {label}: per-run overhead "
                        f"{ov[lo]:.3f} s at {lo} tasks, {ov[hi]:.3f} s at {hi} (linear: at most "
                        f"20% + 0.05 s more)")
+    # Several runs a task: at most 0.2 s per run over a local run at the largest size.
+    pk = [r for r in rows if r["kind"] == f"submit -P {batch}" and r["mode"] == label
+          and r["n"] == max(sizes)]
+    if pk:
+        good = pk[0]["overhead_vs_local"] <= 0.2
+        ok &= good
+        verdict.append(f"{'PASS' if good else 'FAIL'}: submit --runs-per-task {batch}, {label}, "
+                       f"{max(sizes)} runs: {pk[0]['overhead_vs_local']:.3f} s per run over a "
+                       f"local run (target <= 0.2 s)")
 print(f"\nReproduce: bench/slurm.sh {args}".rstrip())
 print()
 print("\n".join(verdict))

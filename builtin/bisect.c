@@ -243,6 +243,9 @@ static int options_read(struct bisect *b, struct option_def *opts_out, int argc,
 	     .help = "with --slurm: the partition of every array"},
 	    {OPT_STRING("constraint", 0, &b->constraint), .arg = "FEATURES",
 	     .help = "with --slurm: the node features of every array (one class of nodes)"},
+	    {OPT_COUNT("runs-per-task", 0, &b->runs_per_task), .def = "1", .min = 1, .max = 1000,
+	     .help = "with --slurm: runs per array task (scalebench submit --runs-per-task): "
+		     "fewer of Slurm's scheduling passes, fewer nodes at once"},
 	    {OPT_STRING("reboot", 0, &b->reboot), .arg = "COMMAND",
 	     .def_doc = "with --target: ssh TARGET reboot",
 	     .help = "shell command that reboots into the prepared commit, before each batch "
@@ -303,6 +306,10 @@ static int options_check(const struct bisect *b)
 	}
 	if (!b->slurm && (b->partition || b->constraint)) {
 		sb_error("--partition and --constraint go with --slurm");
+		return 2;
+	}
+	if (!b->slurm && b->runs_per_task > 1) {
+		sb_error("--runs-per-task goes with --slurm (the runs of one array task)");
 		return 2;
 	}
 	if (slurm_word_bad("--partition", b->partition) ||

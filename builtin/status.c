@@ -74,6 +74,9 @@ void slurm_status_print(const struct slurm_status *st, FILE *out, bool failed_on
 		fprintf(out, "  tasks: %zu: %zu done, %zu running, %zu pending, %zu failed%s\n",
 			st->n_tasks, st->n_done, st->n_running, st->n_pending, st->n_failed,
 			st->ended ? " (ended)" : "");
+		if (st->n_runs != st->n_tasks)
+			fprintf(out, "  runs: %zu, several in a task (--runs-per-task)\n",
+				st->n_runs);
 		if (st->then_id[0])
 			fprintf(out, "  then: Slurm job %s, %s\n", st->then_id,
 				text_safe(st->then_state ? st->then_state : "state unknown"));
@@ -135,6 +138,8 @@ static void status_json(struct jsonw *w, const struct slurm_status *st)
 	json_str_or_null(w, "commit", st->commit);
 	jsonw_key(w, "n_tasks");
 	jsonw_uint(w, st->n_tasks);
+	jsonw_key(w, "n_runs");
+	jsonw_uint(w, st->n_runs);
 	jsonw_key(w, "pending");
 	jsonw_uint(w, st->n_pending);
 	jsonw_key(w, "running");
@@ -165,6 +170,8 @@ static void status_json(struct jsonw *w, const struct slurm_status *st)
 		json_str_or_null(w, "state", slurm_task_state_word(k->state));
 		json_str_or_null(w, "name", k->name);
 		json_str_or_null(w, "atomic", k->atomic);
+		jsonw_key(w, "runs");
+		jsonw_uint(w, k->runs);
 		json_str_or_null(w, "node", k->node);
 		jsonw_key(w, "exit_code");
 		if (k->exit_code >= 0)

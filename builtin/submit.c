@@ -21,8 +21,10 @@ const struct command_def submit_command = {
 	"The job file is expanded as run expands it (--set, --runtime, --nr-task included);\n"
 	"each atomic job x repeat becomes one array task, a `scalebench run` of that atomic\n"
 	"job on a node allocated whole (--exclusive --mem=0), storing its run into the\n"
-	"shared results root.  The submission directory RESULTS/.scalebench-slurm/NAME holds\n"
-	"the job script as submitted (job.sh), tasks/I.yaml, out/I.out, done/I and\n"
+	"shared results root; with --runs-per-task P, P repeats of one atomic job are one\n"
+	"task (`run -r P`, each run stored on its own).  The submission directory\n"
+	"RESULTS/.scalebench-slurm/NAME holds the job script as submitted (job.sh),\n"
+	"tasks/I.yaml, out/I.out, done/I and\n"
 	"submission.json; RESULTS/.scalebench-slurm/ID links to it.  The nodes run\n"
 	"--bin (default: this scalebench's absolute path), which must be reachable there\n"
 	"and of this version.  --then CMD: a shell command run by /bin/sh on a node in\n"
@@ -126,6 +128,10 @@ int cmd_submit(int argc, char **argv)
 	     .help = "the commit axis of the results path"},
 	    {OPT_COUNT("repeat", 'r', &o.repeat), .arg = "K", .def = "1", .min = 1, .max = 100000,
 	     .help = "runs per atomic job (array tasks)"},
+	    {OPT_COUNT("runs-per-task", 0, &o.runs_per_task), .arg = "P", .def = "1", .min = 1,
+	     .max = 100000,
+	     .help = "runs one array task makes of its atomic job, each stored on its own: "
+		     "fewer of Slurm's scheduling passes; a failed node costs its task's runs"},
 	    {OPT_FLAG("interleave", 0, &o.interleave),
 	     .help = "order the tasks round-robin instead of back to back"},
 	    {OPT_STRING("partition", 0, &o.partition), .arg = "P", .def_doc = "Slurm's default",

@@ -38,7 +38,11 @@
  *
  * Task order: atomic job j (0..M-1) of the job file, repeat r (0..K-1): task j*K + r
  * (back to back), or with --interleave r*M + j (round robin: a drift over the array's
- * lifetime falls on every atomic job alike).
+ * lifetime falls on every atomic job alike).  With --runs-per-task P, a task makes P runs of
+ * one atomic job (`scalebench run -r P`, each run stored on its own): job j's runs are
+ * C = ceil(K/P) tasks, chunk c (repeats c*P..) is task j*C + c, or c*M + j interleaved; the
+ * last chunk makes what is left.  The manifest gives each task its first "repeat" and its
+ * "runs", and the whole "runs_per_task"; a failed node costs its task's runs only.
  */
 #ifndef SCALEBENCH_SLURM_H
 #define SCALEBENCH_SLURM_H
@@ -53,6 +57,7 @@ struct slurm_submit_opts {
 	const char *results_root; /* made absolute; created when missing */
 	const char *commit;	  /* run --commit; NULL: run's default (the node's uname -r) */
 	unsigned repeat;	  /* runs per atomic job (>= 1) */
+	unsigned runs_per_task;	  /* runs one array task makes, of one atomic job (0, 1: one) */
 	bool interleave;
 	const char *partition, *constraint, *time_limit; /* NULL: Slurm's defaults */
 	const char *const *sbatch_args;			 /* passed to sbatch as they are */
@@ -96,6 +101,7 @@ struct slurm_task {
 	enum slurm_task_state state;
 	char *name;	   /* the atomic job's name (from the manifest) */
 	char *atomic;	   /* "tasks/I.yaml" */
+	unsigned runs;	   /* the runs it makes (--runs-per-task), 1 by default */
 	char *node;	   /* where it ran or runs, NULL when not known */
 	int exit_code;	   /* from done/<I>, -1 when none */
 	char *slurm_state; /* Slurm's word (PENDING, RUNNING, COMPLETED, FAILED, CANCELLED,
@@ -115,6 +121,7 @@ struct slurm_status {
 	size_t n_tasks;
 	struct slurm_task *tasks;
 	size_t n_pending, n_running, n_done, n_failed; /* unknown counts as failed */
+	size_t n_runs;					/* the runs of every task */
 	bool ended; /* no task pending or running */
 };
 

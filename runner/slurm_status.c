@@ -671,6 +671,20 @@ static int read_manifest(const char *dir, struct slurm_status *st)
 			goto out;
 		}
 		k->task = (unsigned)i;
+		k->runs = 1;
+		if (json_object_get(t, "runs")) {
+			json_int_t runs = json_integer_value(json_object_get(t, "runs"));
+
+			if (!json_is_integer(json_object_get(t, "runs")) || runs < 1 ||
+			    runs > 100000) {
+				sb_error("%s: tasks[%zu]: \"runs\": expected a count from 1 to "
+					 "100000",
+					 path, i);
+				goto out;
+			}
+			k->runs = (unsigned)runs;
+		}
+		st->n_runs += k->runs;
 		k->name = json_strdup(t, "name");
 		k->atomic = json_strdup(t, "atomic");
 	}

@@ -59,16 +59,31 @@ static char *absolute(const char *path)
 	return asprintf(&out, "%s/%s", cwd, path) < 0 ? NULL : out;
 }
 
-/* The task order of slurm.h: task t is atomic job *j, repeat *r. */
-static void task_of(size_t t, size_t m, unsigned k, bool interleave, size_t *j, unsigned *r)
+/* The task order of slurm.h: task t is atomic job *j, its runs from repeat *r on, *runs of
+ * them (--runs-per-task; the last task of a job makes what is left). */
+static void task_of(const struct slurm_submit_opts *o, size_t t, size_t m, size_t *j, unsigned *r,
+		    unsigned *runs)
 {
-	if (interleave) {
+	unsigned per = o->runs_per_task ? o->runs_per_task : 1;
+	unsigned chunks = (o->repeat + per - 1) / per, c;
+
+	if (o->interleave) {
 		*j = t % m;
-		*r = (unsigned)(t / m);
+		c = (unsigned)(t / m);
 	} else {
-		*j = t / k;
-		*r = (unsigned)(t % k);
+		*j = t / chunks;
+		c = (unsigned)(t % chunks);
 	}
+	*r = c * per;
+	*runs = o->repeat - *r < per ? o->repeat - *r : per;
+}
+
+/* Array tasks for m atomic jobs. */
+static size_t tasks_for(const struct slurm_submit_opts *o, size_t m)
+{
+	unsigned per = o->runs_per_task ? o->runs_per_task : 1;
+
+	return m * ((o->repeat + per - 1) / per);
 }
 
 /* Everything slurm_submit works with, built once. */
@@ -128,6 +143,15 @@ static int build_sbatch(struct sub *s, const char *dir)
 	return rc ? -1 : 0;
 }
 
+static unsigned task_runs(const struct sub *s, size_t t)
+{
+	size_t j;
+	unsigned r, runs;
+
+	task_of(s->o, t, s->job.n_atomic, &j, &r, &runs);
+	return runs;
+}
+
 /* The job script: fixed text, every word from input through sh_quote. */
 static char *job_script(const struct sub *s)
 {
@@ -156,8 +180,9 @@ static char *job_script(const struct sub *s)
 	free(q);
 	for (char *p = argv_text; *p; p++)
 		fputc(*p == '\n' ? '?' : *p, f);
-	fprintf(f, "\n# Array task I runs atomic job tasks/I.yaml once into the results root and\n"
-		   "# records its end in done/I.\n\n");
+	fprintf(f, "\n# Array task I runs atomic job tasks/I.yaml into the results root (once, or\n"
+		   "# its submission.json \"runs\" times, each run stored on its own) and records\n"
+		   "# its end in done/I.\n\n");
 	fprintf(f,
 		"i=\"${SLURM_ARRAY_TASK_ID:-}\"\n"
 		"case \"$i\" in\n"
@@ -175,6 +200,17 @@ static char *job_script(const struct sub *s)
 	q = sh_quote(s->dir);
 	fprintf(f, "dir=%s\n", q ? q : "''");
 	free(q);
+	fprintf(f, "runs=%u\n", task_runs(s, 0));
+	if (s->o->runs_per_task > 1 && s->o->repeat % s->o->runs_per_task) {
+		/* Each job's last task makes what is left. */
+		fprintf(f, "case \"$i\" in\n");
+		for (size_t t = 0, first = 1; t < s->n_tasks; t++)
+			if (task_runs(s, t) != task_runs(s, 0)) {
+				fprintf(f, "%s%zu", first ? "" : " | ", t);
+				first = 0;
+			}
+		fprintf(f, ") runs=%u ;;\nesac\n", s->o->repeat % s->o->runs_per_task);
+	}
 	fprintf(f, "start=$(date +%%s)\n");
 	q = sh_quote(s->bin);
 	fprintf(f, "%s run \"$dir/tasks/$i.yaml\"", q ? q : "''");
@@ -194,7 +230,7 @@ static char *job_script(const struct sub *s)
 	}
 	if (o->no_monitors)
 		fprintf(f, " --no-monitors");
-	fprintf(f, " -r 1 -q\n"
+	fprintf(f, " -r \"$runs\" -q\n"
 		   "rc=$?\n"
 		   "end=$(date +%%s)\n"
 		   "printf 'exit=%%s node=%%s start=%%s end=%%s\\n' \"$rc\" \"$(hostname -s)\" "
@@ -245,6 +281,8 @@ static int write_manifest(const struct sub *s, const char *id, const char *then_
 	jsonw_uint(&w, o->repeat);
 	jsonw_key(&w, "interleave");
 	jsonw_bool(&w, o->interleave);
+	jsonw_key(&w, "runs_per_task");
+	jsonw_uint(&w, o->runs_per_task ? o->runs_per_task : 1);
 	json_str_or_null(&w, "scalebench", s->bin);
 	jsonw_key(&w, "plugins");
 	jsonw_begin_array(&w);
@@ -272,10 +310,10 @@ static int write_manifest(const struct sub *s, const char *id, const char *then_
 	jsonw_begin_array(&w);
 	for (size_t t = 0; t < s->n_tasks; t++) {
 		size_t j;
-		unsigned r;
+		unsigned r, runs;
 		char atomic[64];
 
-		task_of(t, s->job.n_atomic, o->repeat, o->interleave, &j, &r);
+		task_of(o, t, s->job.n_atomic, &j, &r, &runs);
 		snprintf(atomic, sizeof(atomic), "tasks/%zu.yaml", t);
 		jsonw_begin_object(&w);
 		jsonw_key(&w, "task");
@@ -286,6 +324,8 @@ static int write_manifest(const struct sub *s, const char *id, const char *then_
 		json_str_or_null(&w, "path_params", s->job.atomic[j].path_params);
 		jsonw_key(&w, "repeat");
 		jsonw_uint(&w, r);
+		jsonw_key(&w, "runs");
+		jsonw_uint(&w, runs);
 		jsonw_end_object(&w);
 	}
 	jsonw_end_array(&w);
@@ -396,7 +436,7 @@ static int write_tasks(const struct sub *s)
 	for (size_t t = 0; t < s->n_tasks; t++) {
 		char *buf = NULL, name[64];
 		size_t len = 0, j;
-		unsigned r;
+		unsigned r, runs;
 		FILE *f = open_memstream(&buf, &len);
 		int rc;
 
@@ -404,7 +444,7 @@ static int write_tasks(const struct sub *s)
 			sb_error("out of memory");
 			return -1;
 		}
-		task_of(t, s->job.n_atomic, s->o->repeat, s->o->interleave, &j, &r);
+		task_of(s->o, t, s->job.n_atomic, &j, &r, &runs);
 		rc = job_write_yaml(s->job.atomic[j].tree, f);
 		if (fclose(f) || rc) {
 			free(buf);
@@ -637,10 +677,14 @@ static void dry_run_print(struct sub *s)
 
 	for (size_t t = 0; t < s->n_tasks; t++) {
 		size_t j;
-		unsigned r;
+		unsigned r, runs;
 
-		task_of(t, s->job.n_atomic, s->o->repeat, s->o->interleave, &j, &r);
-		printf("task %zu: %s (repeat %u)\n", t, text_safe(s->job.atomic[j].name), r);
+		task_of(s->o, t, s->job.n_atomic, &j, &r, &runs);
+		if (runs > 1)
+			printf("task %zu: %s (repeats %u-%u)\n", t, text_safe(s->job.atomic[j].name),
+			       r, r + runs - 1);
+		else
+			printf("task %zu: %s (repeat %u)\n", t, text_safe(s->job.atomic[j].name), r);
 	}
 	printf("%s\n", text ? text : "");
 	free(text);
@@ -679,7 +723,7 @@ int slurm_submit(const struct slurm_submit_opts *o, struct slurm_submission *out
 		goto out;
 	gmtime_r(&now, &tm);
 	strftime(s.created, sizeof(s.created), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	s.n_tasks = s.job.n_atomic * o->repeat;
+	s.n_tasks = tasks_for(o, s.job.n_atomic);
 	out->n_tasks = s.n_tasks;
 	if (o->dry_run) {
 		/* The directory the sbatch argv would name, not made. */

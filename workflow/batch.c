@@ -6,9 +6,9 @@
 #include "batch.h"
 #include "bisect_internal.h"
 #include "boot.h"
+#include "executor.h"
 #include "../analyze/results.h"
 #include "../lib/errors.h"
-#include "../lib/run_command.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -101,23 +101,6 @@ static void count_spent(struct bisect *b, const char *sha, unsigned runs)
 	b->spent[i] += runs;
 }
 
-/* The Slurm job id submit --json printed (an object with "id", on a line of its own or the
- * whole output), "" when none. */
-static void submit_job_id(const char *out, char *id, size_t len)
-{
-	json_t *j = json_loads(out ? out : "", 0, NULL);
-
-	id[0] = '\0';
-	for (const char *line = out; !j && line && *line; line = strchr(line, '\n')) {
-		line += *line == '\n';
-		if (*line == '{')
-			j = json_loadb(line, strcspn(line, "\n"), 0, NULL);
-	}
-	if (json_is_string(json_object_get(j, "id")))
-		bisect_plain_copy(id, len, json_string_value(json_object_get(j, "id")));
-	json_decref(j);
-}
-
 /* --slurm: the runs of sha and of the endpoints on machines of one model (a class of nodes),
  * else the comparison would measure the machines.  0, or -1 after a message naming both
  * models. */
@@ -151,122 +134,66 @@ static int machines_check(struct bisect *b, const char *sha)
 	return -1;
 }
 
-/* k more runs of the job at sha (booted), by `scalebench run` in a child: here, or on the
- * target through `scalebench run --target URL` when there is one; with --slurm, one job array
- * of k tasks through `scalebench submit --wait`.  before: the runs with the
- * stat sha has.  0, 1 runs lost on the way back from a target or a Slurm task failed, -1 error,
- * 130. */
-static int run_job(struct bisect *b, const char *sha, unsigned k, size_t before)
+static size_t count_runs(void *arg)
 {
-	const char **argv = calloc(24 + 2 * b->nplugins + 2 * b->n_ssh_options, sizeof(*argv));
-	char reps[16], partition[300], constraint[300], job_id[32] = "";
+	struct bisect *b = ((void **)arg)[0];
+	const char *sha = ((void **)arg)[1];
+	double *v;
+	bool absent;
+	size_t n = load_values(b, sha, &v, &absent);
+
+	free(v);
+	return n;
+}
+
+/* k more runs of the job at sha (booted), through the bisection's executor (executor.h):
+ * here, on the target, or one Slurm job array.  0, 1 runs lost on the way back from a target
+ * or a Slurm task failed (the caller may ask again), -1 error, 130. */
+static int run_job(struct bisect *b, const char *sha, unsigned k)
+{
+	const struct exec_settings set = {.target = b->target,
+					  .target_bin = b->target_bin,
+					  .ssh_options = b->ssh_options,
+					  .n_ssh_options = b->n_ssh_options,
+					  .partition = b->partition,
+					  .constraint = b->constraint,
+					  .runs_per_task = b->runs_per_task};
 	const char *env[] = {b->env_token, NULL};
-	struct child_process run = {
-	    .argv = argv, .path = "/proc/self/exe", .env = env, .end_group = true};
-	char err[512];
-	size_t n = 0;
+	void *arg[2] = {b, (void *)sha};
+	const struct exec_request rq = {.job_path = b->job_path,
+					.commit = sha,
+					.results = b->results,
+					.runs = k,
+					.plugins = b->plugins,
+					.nplugins = b->nplugins,
+					.no_monitors = b->no_monitors,
+					.env = env,
+					.count_runs = count_runs,
+					.count_arg = arg};
+	struct executor e;
+	struct exec_result r;
 	int rc;
 
-	if (!argv) {
-		sb_error("out of memory");
-		return -1;
-	}
-	if (bisect_interrupted) {
-		free(argv);
-		return 130;
-	}
-	snprintf(reps, sizeof(reps), "%u", k);
-	argv[n++] = "scalebench";
-	argv[n++] = b->slurm ? "submit" : "run";
-	argv[n++] = b->job_path;
-	argv[n++] = "--commit";
-	argv[n++] = sha;
-	argv[n++] = "--results";
-	argv[n++] = b->results;
-	argv[n++] = "-r";
-	argv[n++] = reps;
-	argv[n++] = "-q";
-	if (b->slurm) {
-		/* Its output is the submission (--json), the array's id in it; bisect_interrupted,
-		 * it cancels the array. */
-		argv[n++] = "--wait";
-		argv[n++] = "--json";
-		run.out = RUN_OUT_CAPTURE;
-		run.out_text.max = 1 << 16;
-		if (b->partition) {
-			snprintf(partition, sizeof(partition), "--partition=%s", b->partition);
-			argv[n++] = partition;
-		}
-		if (b->constraint) {
-			snprintf(constraint, sizeof(constraint), "--constraint=%s", b->constraint);
-			argv[n++] = constraint;
-		}
-	}
-	if (b->target) {
-		argv[n++] = "--target";
-		argv[n++] = b->target;
-		if (b->target_bin) {
-			argv[n++] = "--target-bin";
-			argv[n++] = b->target_bin;
-		}
-		for (size_t i = 0; i < b->n_ssh_options; i++) {
-			argv[n++] = "--ssh-option";
-			argv[n++] = b->ssh_options[i];
-		}
-	}
-	if (b->no_monitors)
-		argv[n++] = "--no-monitors";
-	for (size_t i = 0; i < b->nplugins; i++) {
-		argv[n++] = "--plugin";
-		argv[n++] = b->plugins[i];
-	}
-	argv[n] = NULL;
-	if (child_run(&run, err, sizeof(err))) {
-		sb_error("%s", err);
-		free(argv);
-		child_release(&run);
-		return -1;
-	}
-	free(argv);
-	rc = child_status(&run);
-	if (b->slurm) {
-		submit_job_id(run.out_text.p, job_id, sizeof(job_id));
-		if (rc == 0 && !job_id[0]) {
-			sb_error("scalebench submit printed no job id: %.200s",
-				 run.out_text.p ? run.out_text.p : "(nothing)");
-			rc = 2;
-		}
-	}
-	child_release(&run);
 	if (bisect_interrupted)
 		return 130;
-	/* From a target, a run the connection lost is not stored; from Slurm, a failed task's
-	 * run may not be: what was spent is what came back (a failed run is stored, as here). */
-	unsigned stored = k;
-
-	if ((b->target || b->slurm) && rc) {
-		double *v;
-		bool absent;
-
-		stored = (unsigned)load_values(b, sha, &v, &absent);
-		free(v);
-		stored = stored > before ? stored - (unsigned)before : 0;
-	}
-	count_spent(b, sha, stored);
-	json_t *f = json_pack("{s:s, s:i, s:i, s:i}", "commit", sha, "runs", (int)stored, "asked",
-			      (int)k, "exit", rc);
+	executor_init(&e, b->slurm, &set);
+	rc = executor_run(&e, &rq, &r);
+	if (rc == 130 || bisect_interrupted)
+		return 130;
+	if (rc == -1 && r.exit == -1)
+		return -1; /* not run: said */
+	count_spent(b, sha, r.stored);
+	json_t *f = json_pack("{s:s, s:i, s:i, s:i}", "commit", sha, "runs", (int)r.stored,
+			      "asked", (int)k, "exit", r.exit);
 
 	if (b->slurm)
-		json_object_set_new(f, "slurm_job", job_id[0] ? json_string(job_id) : json_null());
+		json_object_set_new(f, "slurm_job", r.id[0] ? json_string(r.id) : json_null());
 	bisect_event(b, "runs", f);
-	if (rc)
-		sb_error("%.10s: scalebench %s exited with %d", sha,
-			 b->slurm ? "submit --wait" : "run", rc);
-	if (b->slurm && stored && machines_check(b, sha))
+	if (r.exit)
+		sb_error("%.10s: %s", sha, r.why);
+	if (e.ops->many_machines && r.stored && machines_check(b, sha))
 		return -1;
-	/* 1 from a target: a run failed or the connection was lost (nothing half stored); from
-	 * Slurm: a task failed (submit --wait's 1).  The caller may ask again. */
-	return rc == 1 && (b->target || b->slurm) ? 1 : rc ? -1 : 0;
+	return rc;
 }
 
 unsigned batch_size(const struct bisect *b)
@@ -295,7 +222,7 @@ int batch_ensure_runs(struct bisect *b, const char *sha, unsigned want, double *
 
 		if ((rc = boot_commit(b, sha)))
 			return rc;
-		rc = run_job(b, sha, k, before);
+		rc = run_job(b, sha, k);
 		if (rc == 1) {
 			/* A lost connection: its runs again, in a boot of their own (the target may
 			 * be what failed); twice for one commit is an error. */

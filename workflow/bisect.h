@@ -42,6 +42,7 @@ struct bisect {
 	 * the class --partition and --constraint name. */
 	bool slurm;
 	const char *partition, *constraint;
+	unsigned runs_per_task; /* --runs-per-task: runs in one array task */
 	const char **ssh_options;
 	size_t n_ssh_options;
 	struct target tgt;

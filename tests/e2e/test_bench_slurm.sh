@@ -22,8 +22,10 @@ check "bench/slurm.sh -n 2,4 -M -b 2: measured (exit 0 or 1, got $rc)" [ $rc -le
 
 check "JSON: scalebench submit measured, 2 and 4 tasks" json_true "$WORK/b.json" \
 	"d['measured'] == 'submit' and d['sizes'] == [2, 4]"
-check "JSON: floor, local, sbatch, submit at each size; 2 runs per task at 4" json_true \
-	"$WORK/b.json" "sorted((r['n'], r['kind']) for r in d['rows']) == sorted([(n, k) for n in (2, 4) for k in ('floor', 'local', 'sbatch', 'submit')] + [(4, 'sbatch -r 2')])"
+check "JSON: floor, local, sbatch, submit at each size; 2 runs per task at 4 (by hand, and submit --runs-per-task)" json_true \
+	"$WORK/b.json" "sorted((r['n'], r['kind']) for r in d['rows']) == sorted([(n, k) for n in (2, 4) for k in ('floor', 'local', 'sbatch', 'submit')] + [(4, 'sbatch -r 2'), (4, 'submit -P 2')])"
+check "the verdict judges submit --runs-per-task 2 at 4 runs against 0.2 s per run" \
+	grep -q "^\(PASS\|FAIL\): submit --runs-per-task 2, no monitors, 4 runs: .* (target <= 0.2 s)" "$WORK/out"
 check "JSON: every wall time above the runs' nominal time (1 s each)" json_true "$WORK/b.json" \
 	"all(r['wall'] >= (0 if r['kind'] == 'floor' else r['n']) for r in d['rows'])"
 check "JSON: the overhead is wall minus the local wall, per run" json_true "$WORK/b.json" \

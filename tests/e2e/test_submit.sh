@@ -213,3 +213,40 @@ check "--wait, SIGTERM: Slurm has no task of it left" [ -z "$(squeue -h -j "$id"
 check "--wait, SIGTERM: no run of the cancelled array stored, no visible half run" bash -c \
 	"[ -z \"\$(find '$R4' -path '*/c/*' -not -name '.*' -not -path '*/c/.*' -print -quit)\" ]"
 check "--wait, SIGTERM: the task's run ended" no_procs "$R4/.scalebench-slurm/.*/tasks/0.yaml"
+
+# --runs-per-task: several repeats of one atomic job in one array task (`run -r P`), each run
+# stored whole on its own; the last task of a job makes what is left; a failed task costs its
+# own runs only.
+sb submit "$WORK/job.yaml" --results "$R" -r 5 --runs-per-task 2 --interleave --dry-run
+check "--runs-per-task --dry-run: 12 tasks of 4 jobs, round robin by chunk, the last chunks one run" \
+	bash -c "[ $rc = 0 ] && [ \$(grep -c '^task ' '$WORK/out') = 12 ] &&
+		[ \$(grep -c '(repeats 0-1)' '$WORK/out') = 4 ] && [ \$(grep -c '(repeat 4)' '$WORK/out') = 4 ] &&
+		grep -q '^task 11: .*(repeat 4)' '$WORK/out' && grep -q \"'--array=0-11'\" '$WORK/out'"
+R5="$WORK/r5"
+sb submit "$WORK/one.yaml" --results "$R5" -r 5 --runs-per-task 2 --no-monitors --bin "$SB" \
+	--commit p --wait --json
+D5=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["dir"])' "$WORK/out" 2>/dev/null)
+check "--runs-per-task 2, -r 5: exit 0, 5 runs stored, run numbers 0-4" bash -c \
+	"[ $rc = 0 ] && [ \"\$(find '$R5' -path '*/p/[0-9]*/stats.json' | sed 's|.*/p/\([0-9]*\)/.*|\1|' | sort -n | tr '\n' ' ')\" = '0 1 2 3 4 ' ]"
+check "--runs-per-task: 3 tasks of 2, 2 and 1 runs in the manifest" json_true "$D5/submission.json" \
+	"d['runs_per_task'] == 2 and [(t['repeat'], t['runs']) for t in d['tasks']] == [(0, 2), (2, 2), (4, 1)]"
+check "--runs-per-task: the job script runs -r \"\$runs\", the last task 1" bash -c \
+	"grep -q -- ' -r \"\$runs\" -q\$' '$D5/job.sh' && grep -q '^2) runs=1 ;;\$' '$D5/job.sh'"
+sb status "$(basename "$D5")" --results "$R5" --json
+check "--runs-per-task: status counts 3 tasks, 5 runs" json_true "$WORK/out" \
+	"d['n_tasks'] == 3 and d['n_runs'] == 5 and [t['runs'] for t in d['tasks']] == [2, 2, 1]"
+# A node that fails task 1 (a wrapper as the nodes' scalebench): tasks 0 and 2 keep their runs.
+cat >"$WORK/failing-sb" <<EOS
+#!/bin/sh
+case "\$2" in */tasks/1.yaml) echo "node lost" >&2; exit 1 ;; esac
+exec '$SB' "\$@"
+EOS
+chmod +x "$WORK/failing-sb"
+sb submit "$WORK/one.yaml" --results "$R5" -r 5 --runs-per-task 2 --no-monitors \
+	--bin "$WORK/failing-sb" --commit f --wait --json
+D6=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["dir"])' "$WORK/out" 2>/dev/null)
+check "--runs-per-task, task 1 failed: exit 1, the other tasks' 3 runs stored" bash -c \
+	"[ $rc = 1 ] && [ \$(find '$R5' -path '*/f/[0-9]*/stats.json' | wc -l) = 3 ]"
+sb status "$(basename "$D6")" --results "$R5" --json
+check "--runs-per-task, task 1 failed: status names task 1 failed, 2 done" json_true "$WORK/out" \
+	"[t['state'] for t in d['tasks']] == ['done', 'failed', 'done'] and d['n_runs'] == 5"

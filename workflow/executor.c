@@ -1,0 +1,92 @@
+/* What every executor shares: the `scalebench` child it runs (this very binary), the request's
+ * words, the count of what came back. */
+#include "executor.h"
+#include "../lib/errors.h"
+#include "../lib/run_command.h"
+#include "../lib/strvec.h"
+
+#include <stdio.h>
+#include <string.h>
+
+void executor_init(struct executor *e, bool slurm, const struct exec_settings *set)
+{
+	memset(e, 0, sizeof(*e));
+	e->set = *set;
+	if (!e->set.runs_per_task)
+		e->set.runs_per_task = 1;
+	e->ops = slurm ? &exec_slurm_ops : set->target ? &exec_ssh_ops : &exec_local_ops;
+	snprintf(e->where, sizeof(e->where), "%s",
+		 slurm ? "Slurm" : set->target ? set->target : "here");
+}
+
+static int request_args(const struct exec_request *rq, struct strvec *a)
+{
+	int rc = strvec_pushf(a, "%s", rq->job_path);
+
+	rc |= strvec_pushf(a, "--commit=%s", rq->commit);
+	rc |= strvec_pushf(a, "--results=%s", rq->results);
+	rc |= strvec_pushf(a, "-r%u", rq->runs);
+	rc |= strvec_push(a, "-q");
+	if (rq->no_monitors)
+		rc |= strvec_push(a, "--no-monitors");
+	for (size_t i = 0; i < rq->nplugins; i++)
+		rc |= strvec_pushf(a, "--plugin=%s", rq->plugins[i]);
+	return rc ? -1 : 0;
+}
+
+int executor_run(const struct executor *e, const struct exec_request *rq, struct exec_result *r)
+{
+	struct strvec argv = STRVEC_INIT;
+	struct child_process run = {.path = "/proc/self/exe", .env = rq->env, .end_group = true};
+	size_t before = rq->count_runs ? rq->count_runs(rq->count_arg) : 0;
+	char err[512];
+	int rc;
+
+	memset(r, 0, sizeof(*r));
+	r->exit = -1;
+	if (strvec_push(&argv, "scalebench") || e->ops->args(e, &argv) ||
+	    request_args(rq, &argv)) {
+		strvec_clear(&argv);
+		sb_error("out of memory");
+		return -1;
+	}
+	run.argv = argv.v;
+	if (e->ops->capture) {
+		run.out = RUN_OUT_CAPTURE;
+		run.out_text.max = 1 << 16;
+	}
+	if (child_run(&run, err, sizeof(err))) {
+		sb_error("%s", err);
+		strvec_clear(&argv);
+		child_release(&run);
+		return -1;
+	}
+	strvec_clear(&argv);
+	r->exit = child_status(&run);
+	rc = e->ops->finish ? e->ops->finish(e, run.out_text.p ? run.out_text.p : "", r) : 0;
+	if (run.interrupted) {
+		child_release(&run);
+		return 130;
+	}
+	child_release(&run);
+	/* What came back: all of it when the command says so; else what the results root
+	 * holds now that it did not (a run the connection lost, or a Slurm task's that failed,
+	 * is not stored: a failed run is, as here). */
+	r->stored = rq->runs;
+	if (r->exit && rq->count_runs) {
+		size_t now = rq->count_runs(rq->count_arg);
+
+		r->stored = now > before ? (unsigned)(now - before) : 0;
+	}
+	if (r->stored > rq->runs)
+		r->stored = rq->runs;
+	r->lost = rq->runs - r->stored;
+	if (r->exit && !r->why[0])
+		snprintf(r->why, sizeof(r->why), "scalebench %s exited with %d", e->ops->name,
+			 r->exit);
+	if (rc)
+		return -1;
+	/* 1 from a target (a run failed or the connection was lost: nothing half stored) or
+	 * from Slurm (a task failed, submit --wait's 1): the caller may ask again. */
+	return r->exit == 0 ? 0 : r->exit == 1 && e->ops->may_lose ? 1 : -1;
+}
