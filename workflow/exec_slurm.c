@@ -12,9 +12,7 @@
 static int slurm_args(const struct executor *e, struct strvec *argv)
 {
 	const struct exec_settings *s = &e->set;
-	int rc = strvec_push(argv, "submit");
-
-	rc |= strvec_push(argv, "--wait");
+	int rc = strvec_push(argv, "--wait");
 	rc |= strvec_push(argv, "--json");
 	if (s->runs_per_task > 1)
 		rc |= strvec_pushf(argv, "--runs-per-task=%u", s->runs_per_task);
@@ -51,6 +49,7 @@ static int slurm_finish(const struct executor *e, const char *out, struct exec_r
 }
 
 const struct executor_ops exec_slurm_ops = {.name = "submit --wait",
+					    .command = "submit",
 					    .args = slurm_args,
 					    .capture = true,
 					    .finish = slurm_finish,

@@ -6,9 +6,8 @@
 static int ssh_args(const struct executor *e, struct strvec *argv)
 {
 	const struct exec_settings *s = &e->set;
-	int rc = strvec_push(argv, "run");
+	int rc = strvec_pushf(argv, "--target=%s", s->target);
 
-	rc |= strvec_pushf(argv, "--target=%s", s->target);
 	if (s->target_bin)
 		rc |= strvec_pushf(argv, "--target-bin=%s", s->target_bin);
 	for (size_t i = 0; i < s->n_ssh_options; i++)
@@ -16,5 +15,7 @@ static int ssh_args(const struct executor *e, struct strvec *argv)
 	return rc ? -1 : 0;
 }
 
-const struct executor_ops exec_ssh_ops = {.name = "run --target", .args = ssh_args,
+const struct executor_ops exec_ssh_ops = {.name = "run --target",
+					  .command = "run",
+					  .args = ssh_args,
 					  .may_lose = true};

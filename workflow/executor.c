@@ -44,8 +44,8 @@ int executor_run(const struct executor *e, const struct exec_request *rq, struct
 
 	memset(r, 0, sizeof(*r));
 	r->exit = -1;
-	if (strvec_push(&argv, "scalebench") || e->ops->args(e, &argv) ||
-	    request_args(rq, &argv)) {
+	if (strvec_push(&argv, "scalebench") || strvec_push(&argv, e->ops->command) ||
+	    request_args(rq, &argv) || (e->ops->args && e->ops->args(e, &argv))) {
 		strvec_clear(&argv);
 		sb_error("out of memory");
 		return -1;

@@ -60,8 +60,10 @@ struct exec_settings {
 struct executor;
 
 struct executor_ops {
-	const char *name;
-	/* The command and its own options, after "scalebench": e.g. "run", "--target", URL. */
+	const char *name;    /* for messages: "run", "run --target", "submit --wait" */
+	const char *command; /* the scalebench command: "run", "submit" */
+	/* Its own options, after the request's (scalebench COMMAND JOB --commit ... then these):
+	 * e.g. "--target", URL.  NULL: none. */
 	int (*args)(const struct executor *e, struct strvec *argv);
 	/* Whether the child's output is captured (the result is read from it). */
 	bool capture;
