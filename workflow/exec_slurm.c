@@ -36,7 +36,8 @@ static int slurm_finish(const struct executor *e, const char *out, struct exec_r
 			j = json_loadb(line, strcspn(line, "\n"), 0, NULL);
 	}
 	if (json_is_string(json_object_get(j, "id")))
-		snprintf(r->id, sizeof(r->id), "%.31s", json_string_value(json_object_get(j, "id")));
+		snprintf(r->id, sizeof(r->id), "%.31s",
+			 json_string_value(json_object_get(j, "id")));
 	json_decref(j);
 	for (char *p = r->id; *p; p++)
 		if (*p < '0' || *p > '9')

@@ -15,7 +15,5 @@ static int ssh_args(const struct executor *e, struct strvec *argv)
 	return rc ? -1 : 0;
 }
 
-const struct executor_ops exec_ssh_ops = {.name = "run --target",
-					  .command = "run",
-					  .args = ssh_args,
-					  .may_lose = true};
+const struct executor_ops exec_ssh_ops = {
+    .name = "run --target", .command = "run", .args = ssh_args, .may_lose = true};

@@ -16,7 +16,9 @@ void executor_init(struct executor *e, bool slurm, const struct exec_settings *s
 		e->set.runs_per_task = 1;
 	e->ops = slurm ? &exec_slurm_ops : set->target ? &exec_ssh_ops : &exec_local_ops;
 	snprintf(e->where, sizeof(e->where), "%s",
-		 slurm ? "Slurm" : set->target ? set->target : "here");
+		 slurm	       ? "Slurm"
+		 : set->target ? set->target
+			       : "here");
 }
 
 static int request_args(const struct exec_request *rq, struct strvec *a)
