@@ -59,12 +59,18 @@ static char *absolute(const char *path)
 	return asprintf(&out, "%s/%s", cwd, path) < 0 ? NULL : out;
 }
 
+/* --runs-per-task, 1 when not given. */
+static unsigned per_task(const struct slurm_submit_opts *o)
+{
+	return o->runs_per_task ? o->runs_per_task : 1;
+}
+
 /* The task order of slurm.h: task t is atomic job *j, its runs from repeat *r on, *runs of
  * them (--runs-per-task; the last task of a job makes what is left). */
 static void task_of(const struct slurm_submit_opts *o, size_t t, size_t m, size_t *j, unsigned *r,
 		    unsigned *runs)
 {
-	unsigned per = o->runs_per_task ? o->runs_per_task : 1;
+	unsigned per = per_task(o);
 	unsigned chunks = (o->repeat + per - 1) / per, c;
 
 	if (o->interleave) {
@@ -81,7 +87,7 @@ static void task_of(const struct slurm_submit_opts *o, size_t t, size_t m, size_
 /* Array tasks for m atomic jobs. */
 static size_t tasks_for(const struct slurm_submit_opts *o, size_t m)
 {
-	unsigned per = o->runs_per_task ? o->runs_per_task : 1;
+	unsigned per = per_task(o);
 
 	return m * ((o->repeat + per - 1) / per);
 }
@@ -282,7 +288,7 @@ static int write_manifest(const struct sub *s, const char *id, const char *then_
 	jsonw_key(&w, "interleave");
 	jsonw_bool(&w, o->interleave);
 	jsonw_key(&w, "runs_per_task");
-	jsonw_uint(&w, o->runs_per_task ? o->runs_per_task : 1);
+	jsonw_uint(&w, per_task(o));
 	json_str_or_null(&w, "scalebench", s->bin);
 	jsonw_key(&w, "plugins");
 	jsonw_begin_array(&w);
@@ -464,8 +470,7 @@ static int write_tasks(const struct sub *s)
  * words. */
 static int run_sbatch(const char *const *argv, char *id, size_t idlen)
 {
-	struct child_process c = {
-	    .argv = argv, .out = RUN_OUT_CAPTURE, .err = RUN_OUT_CAPTURE};
+	struct child_process c = {.argv = argv, .out = RUN_OUT_CAPTURE, .err = RUN_OUT_CAPTURE};
 	char err[1024];
 	int rc = -1;
 
@@ -521,8 +526,8 @@ static int submit_then(struct sub *s, const char *id, char *then_id, size_t len)
 	}
 	if (write_text(s->dir, "then.sh", script, 0755))
 		goto out;
-	if (strvec_pushf(&a, "%s", o->sbatch ? o->sbatch : "sbatch") || strvec_pushf(&a, "--parsable") ||
-	    strvec_pushf(&a, "--dependency=afterany:%s", id) ||
+	if (strvec_pushf(&a, "%s", o->sbatch ? o->sbatch : "sbatch") ||
+	    strvec_pushf(&a, "--parsable") || strvec_pushf(&a, "--dependency=afterany:%s", id) ||
 	    strvec_pushf(&a, "--job-name=scalebench-then") ||
 	    strvec_pushf(&a, "--output=%s/out/then.out", s->dir) ||
 	    strvec_pushf(&a, "--chdir=%s", s->dir) ||
@@ -681,10 +686,11 @@ static void dry_run_print(struct sub *s)
 
 		task_of(s->o, t, s->job.n_atomic, &j, &r, &runs);
 		if (runs > 1)
-			printf("task %zu: %s (repeats %u-%u)\n", t, text_safe(s->job.atomic[j].name),
-			       r, r + runs - 1);
+			printf("task %zu: %s (repeats %u-%u)\n", t,
+			       text_safe(s->job.atomic[j].name), r, r + runs - 1);
 		else
-			printf("task %zu: %s (repeat %u)\n", t, text_safe(s->job.atomic[j].name), r);
+			printf("task %zu: %s (repeat %u)\n", t, text_safe(s->job.atomic[j].name),
+			       r);
 	}
 	printf("%s\n", text ? text : "");
 	free(text);

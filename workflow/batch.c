@@ -147,9 +147,10 @@ static size_t count_runs(void *arg)
 }
 
 /* k more runs of the job at sha (booted), through the bisection's executor (executor.h):
- * here, on the target, or one Slurm job array.  0, 1 runs lost on the way back from a target
- * or a Slurm task failed (the caller may ask again), -1 error, 130. */
-static int run_job(struct bisect *b, const char *sha, unsigned k)
+ * here, on the target, or one Slurm job array.  before: the runs with the stat sha has.  0, 1 runs
+ * lost on the way back from a target or a Slurm task failed (the caller may ask again), -1 error,
+ * 130. */
+static int run_job(struct bisect *b, const char *sha, unsigned k, size_t before)
 {
 	const struct exec_settings set = {.target = b->target,
 					  .target_bin = b->target_bin,
@@ -168,6 +169,7 @@ static int run_job(struct bisect *b, const char *sha, unsigned k)
 					.nplugins = b->nplugins,
 					.no_monitors = b->no_monitors,
 					.env = env,
+					.before = before,
 					.count_runs = count_runs,
 					.count_arg = arg};
 	struct executor e;
@@ -183,8 +185,8 @@ static int run_job(struct bisect *b, const char *sha, unsigned k)
 	if (rc == -1 && r.exit == -1)
 		return -1; /* not run: said */
 	count_spent(b, sha, r.stored);
-	json_t *f = json_pack("{s:s, s:i, s:i, s:i}", "commit", sha, "runs", (int)r.stored,
-			      "asked", (int)k, "exit", r.exit);
+	json_t *f = json_pack("{s:s, s:i, s:i, s:i}", "commit", sha, "runs", (int)r.stored, "asked",
+			      (int)k, "exit", r.exit);
 
 	if (b->slurm)
 		json_object_set_new(f, "slurm_job", r.id[0] ? json_string(r.id) : json_null());
@@ -222,7 +224,7 @@ int batch_ensure_runs(struct bisect *b, const char *sha, unsigned want, double *
 
 		if ((rc = boot_commit(b, sha)))
 			return rc;
-		rc = run_job(b, sha, k);
+		rc = run_job(b, sha, k, before);
 		if (rc == 1) {
 			/* A lost connection: its runs again, in a boot of their own (the target may
 			 * be what failed); twice for one commit is an error. */

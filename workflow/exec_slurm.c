@@ -25,7 +25,7 @@ static int slurm_args(const struct executor *e, struct strvec *argv)
 
 /* The job id submit --json printed (an object with "id", on a line of its own or the whole
  * output). */
-static int slurm_finish(const struct executor *e, const char *out, struct exec_result *r)
+static void slurm_finish(const struct executor *e, const char *out, struct exec_result *r)
 {
 	json_t *j = json_loads(out, 0, NULL);
 
@@ -46,7 +46,6 @@ static int slurm_finish(const struct executor *e, const char *out, struct exec_r
 		sb_error("scalebench submit printed no job id: %.200s", *out ? out : "(nothing)");
 		r->exit = 2;
 	}
-	return 0;
 }
 
 const struct executor_ops exec_slurm_ops = {.name = "submit --wait",

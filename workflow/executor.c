@@ -12,13 +12,7 @@ void executor_init(struct executor *e, bool slurm, const struct exec_settings *s
 {
 	memset(e, 0, sizeof(*e));
 	e->set = *set;
-	if (!e->set.runs_per_task)
-		e->set.runs_per_task = 1;
 	e->ops = slurm ? &exec_slurm_ops : set->target ? &exec_ssh_ops : &exec_local_ops;
-	snprintf(e->where, sizeof(e->where), "%s",
-		 slurm	       ? "Slurm"
-		 : set->target ? set->target
-			       : "here");
 }
 
 static int request_args(const struct exec_request *rq, struct strvec *a)
@@ -40,9 +34,7 @@ int executor_run(const struct executor *e, const struct exec_request *rq, struct
 {
 	struct strvec argv = STRVEC_INIT;
 	struct child_process run = {.path = "/proc/self/exe", .env = rq->env, .end_group = true};
-	size_t before = rq->count_runs ? rq->count_runs(rq->count_arg) : 0;
 	char err[512];
-	int rc;
 
 	memset(r, 0, sizeof(*r));
 	r->exit = -1;
@@ -65,20 +57,22 @@ int executor_run(const struct executor *e, const struct exec_request *rq, struct
 	}
 	strvec_clear(&argv);
 	r->exit = child_status(&run);
-	rc = e->ops->finish ? e->ops->finish(e, run.out_text.p ? run.out_text.p : "", r) : 0;
+	if (e->ops->finish)
+		e->ops->finish(e, run.out_text.p ? run.out_text.p : "", r);
 	if (run.interrupted) {
 		child_release(&run);
 		return 130;
 	}
 	child_release(&run);
-	/* What came back: all of it when the command says so; else what the results root
-	 * holds now that it did not (a run the connection lost, or a Slurm task's that failed,
-	 * is not stored: a failed run is, as here). */
+	/* What came back: all of it when the command says so, or when nothing can be lost on
+	 * the way (a failed run is stored, as here); else what the results root holds now
+	 * that it did not (a run the connection lost, or a Slurm task's that failed, is not
+	 * stored). */
 	r->stored = rq->runs;
-	if (r->exit && rq->count_runs) {
+	if (r->exit && e->ops->may_lose && rq->count_runs) {
 		size_t now = rq->count_runs(rq->count_arg);
 
-		r->stored = now > before ? (unsigned)(now - before) : 0;
+		r->stored = now > rq->before ? (unsigned)(now - rq->before) : 0;
 	}
 	if (r->stored > rq->runs)
 		r->stored = rq->runs;
@@ -86,8 +80,6 @@ int executor_run(const struct executor *e, const struct exec_request *rq, struct
 	if (r->exit && !r->why[0])
 		snprintf(r->why, sizeof(r->why), "scalebench %s exited with %d", e->ops->name,
 			 r->exit);
-	if (rc)
-		return -1;
 	/* 1 from a target (a run failed or the connection was lost: nothing half stored) or
 	 * from Slurm (a task failed, submit --wait's 1): the caller may ask again. */
 	return r->exit == 0 ? 0 : r->exit == 1 && e->ops->may_lose ? 1 : -1;

@@ -32,9 +32,10 @@ struct exec_request {
 	size_t nplugins;
 	bool no_monitors;
 	const char *const *env; /* "NAME=value" for the child (NULL-terminated), or NULL */
-	/* How many runs of the job at commit the results root holds now: what the executor
-	 * counts before and after, when the child cannot say (the runs of a target or of Slurm
-	 * tasks that fail). */
+	/* How many runs of the job at commit the results root holds now (before: when asked):
+	 * what came back from an executor that may lose runs, counted when its command says
+	 * some failed or were lost (the runs of a target or of Slurm tasks that fail). */
+	size_t before;
 	size_t (*count_runs)(void *arg);
 	void *count_arg;
 };
@@ -68,10 +69,10 @@ struct executor_ops {
 	/* Whether the child's output is captured (the result is read from it). */
 	bool capture;
 	/* After the child has exited (its status in r->exit): fill what only this executor
-	 * knows (r->id, r->why; r->exit changed when the answer says otherwise); the child's
-	 * output is out ("" when not captured).  NULL: nothing to read.  0, or -1 after a
-	 * message (the answer could not be read). */
-	int (*finish)(const struct executor *e, const char *out, struct exec_result *r);
+	 * knows (r->id, r->why; r->exit changed, after a message, when the answer says
+	 * otherwise); the child's output is out ("" when not captured).  NULL: nothing to
+	 * read. */
+	void (*finish)(const struct executor *e, const char *out, struct exec_result *r);
 	/* Runs can be lost on the way (exit 1 then means "ask again", not an error). */
 	bool may_lose;
 	/* The runs may land on machines of different models (the caller checks they did not). */
@@ -81,7 +82,6 @@ struct executor_ops {
 struct executor {
 	const struct executor_ops *ops;
 	struct exec_settings set;
-	char where[300]; /* for messages: "here", the target's URL, "Slurm" */
 };
 
 extern const struct executor_ops exec_local_ops, exec_ssh_ops, exec_slurm_ops;
