@@ -159,10 +159,10 @@ rc=0
 	--reboot "$WORK/reboot.sh" --boot-check "$CHECK" --boot-timeout 20 $BUDGET \
 	--good "$GOOD" --bad "$BAD" >"$WORK/out" 2>"$WORK/err" &
 pid=$!
-for _ in $(seq 1 600); do
-	pgrep -f "run job.yaml --results results --plugin .*/plugin-0.so" >/dev/null && break
-	sleep 0.05
-done
+# The cut must fall on a batch of runs, not on prepare's own ssh: wait for the remote run
+# however long a busy machine takes to get there (prepare and the boot come first).
+wait_until 240 pgrep -f "run job.yaml --results results --plugin .*/plugin-0.so" >/dev/null ||
+	fail "C: premise: the target's run started within 240 s"
 sleep 0.5
 pkill -KILL -P "$SSHD_PID"
 timeout 300 tail --pid=$pid -f /dev/null || true
