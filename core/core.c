@@ -884,6 +884,30 @@ static void record_end(struct sampler *s, enum run_end end)
 	}
 }
 
+/* Copies or their host killed by SIGINT, SIGTERM or SIGHUP: most likely a signal sent to every
+ * process of the run at once (a terminal's ^C to its foreground group, Slurm's scancel to all of
+ * a job's processes), ours a moment behind theirs.  That run was interrupted, not failed: its
+ * end is given a second to arrive before the run is called a failure (and stored as one). */
+static enum run_end signal_race(struct sampler *s, enum run_end end)
+{
+	const struct core_ctl *ctl = s->sh.ctl;
+	int sig = 0;
+	uint64_t deadline;
+
+	if (end != RUN_HOST_DIED)
+		return end;
+	if (WIFSIGNALED(s->host_status))
+		sig = WTERMSIG(s->host_status);
+	else if (ctl->fail_copy != -1 && ctl->fail_kind == FAIL_SIGNAL)
+		sig = ctl->fail_code;
+	if (sig != SIGINT && sig != SIGTERM && sig != SIGHUP)
+		return end;
+	deadline = now_ns() + 1000000000ull;
+	while (!got_signal && now_ns() < deadline)
+		sleep_until(now_ns() + 10000000, &s->wait_mask);
+	return got_signal ? RUN_INTERRUPTED : end;
+}
+
 /* The only way out once the host is forked: a window that opened is closed while the copies
  * still run, then every process of the run is killed and reaped. */
 static void stop_copies(struct sampler *s)
@@ -928,7 +952,7 @@ int core_run(const struct core_config *cfg, struct core_result *res)
 			end = sample_loop(&s);
 		if (end == RUN_ON)
 			end = check_window(&s);
-		record_end(&s, end);
+		record_end(&s, signal_race(&s, end));
 		stop_copies(&s);
 	}
 	sampler_free(&s);

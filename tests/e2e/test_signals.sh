@@ -69,6 +69,35 @@ wait $pid 2>/dev/null
 wait_until 10 no_procs "bench getppid1 -t 2 -s 60 -w 0 --tmpdir $WORK"
 check "SIGKILL of scalebench: copies die with it" no_procs "bench getppid1 -t 2 -s 60 -w 0 --tmpdir $WORK"
 
+# SIGTERM to every process of a run, the copies a moment before the runner (Slurm's scancel,
+# a ^C to a process group): the run was interrupted, not failed — nothing stored, exit 143.
+# SIGTERM to a copy alone is a failure, stored as one, naming the signal.
+getppid_job "$WORK/long.yaml" "runtime: 30s"
+R="$WORK/race"
+for who in all copy; do
+	"$SCALEBENCH" run "$WORK/long.yaml" --results "$R" --commit $who --no-monitors -q \
+		>"$WORK/out.$who" 2>"$WORK/err.$who" &
+	pid=$!
+	wait_until 60 copies_up $pid 1 || fail "SIGTERM race ($who): premise: the copies start"
+	wait_until 30 bash -c "find '$R' -path '*/$who/.tmp-run-*' -prune | grep -q ."
+	group=$(run_group $pid)
+	pgrep -g "$group" | xargs -r kill -TERM
+	if [ $who = all ]; then
+		sleep 0.2
+		kill -TERM $pid
+	fi
+	rc=0
+	wait $pid || rc=$?
+	if [ $who = all ]; then
+		check "SIGTERM to the copies, then the runner: exit 143, nothing stored" bash -c \
+			"[ $rc = 143 ] && ! find '$R' -path '*/all/*' -name stats.json | grep -q ."
+	else
+		check "SIGTERM to a copy alone: exit 1, the failed run stored, naming signal 15" \
+			bash -c "[ $rc = 1 ] && grep -rq 'signal 15' \$(find '$R' -path '*/copy/0' -type d) \
+				'$WORK/err.copy' '$WORK/out.copy'"
+	fi
+done
+
 # A signal at any moment of `run`, from its very start (before 8a the handlers came only with
 # the first run, ~70 ms in, and a signal before them left a .tmp-run-* behind): exit 128+N,
 # no temp run directory, every numbered run whole.  Job control on: a background job of a
