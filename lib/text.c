@@ -148,3 +148,11 @@ char *sh_quote(const char *s)
 	*o = '\0';
 	return q;
 }
+
+void text_chomp(char *s)
+{
+	size_t n = strlen(s);
+
+	while (n && (s[n - 1] == '\n' || s[n - 1] == ' '))
+		s[--n] = '\0';
+}

@@ -27,4 +27,7 @@ const char *text_safe(const char *s);
  * it), NULL when memory runs out. */
 char *sh_quote(const char *s);
 
+/* Remove trailing newlines and spaces from s, in place (a command's one-line answer). */
+void text_chomp(char *s);
+
 #endif

@@ -5,6 +5,7 @@
 #include "slurm.h"
 #include "slurm_parse.h"
 #include "../lib/errors.h"
+#include "../lib/text.h"
 #include "../lib/file.h"
 #include "../lib/interrupt.h"
 #include "../lib/run_command.h"
@@ -478,14 +479,6 @@ static int slurm_cmd(const char *const *argv, char **out)
 	return rc;
 }
 
-static void chomp(char *s)
-{
-	size_t n = strlen(s);
-
-	while (n && (s[n - 1] == '\n' || s[n - 1] == ' '))
-		s[--n] = '\0';
-}
-
 /* Slurm's words for a job it no longer knows. */
 static bool invalid_job_id(const char *msg)
 {
@@ -510,7 +503,7 @@ static int ask(const char *const *argv, const char *what, const char *id,
 			free(out);
 			return unknown;
 		}
-		chomp(out);
+		text_chomp(out);
 		sb_error("%s %s: %s", what, id, out);
 		free(out);
 		return -1;
@@ -1190,7 +1183,7 @@ int slurm_cancel(const struct slurm_status *st)
 	}
 	rc = slurm_cmd(argv, &out);
 	if (rc == 1) {
-		chomp(out);
+		text_chomp(out);
 		sb_error("scancel %s: %s", st->id, out);
 	}
 	free(out);

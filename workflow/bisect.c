@@ -12,6 +12,7 @@
 #include "../analyze/compare.h"
 #include "../analyze/results.h"
 #include "../lib/errors.h"
+#include "../lib/text.h"
 #include "../lib/file.h"
 #include "../lib/run_command.h"
 #include "../runner/job.h"
@@ -60,14 +61,6 @@ int bisect_git(const struct bisect *b, char *out, size_t outlen, const char *con
 	return rc;
 }
 
-static void chomp(char *s)
-{
-	size_t n = strlen(s);
-
-	while (n && (s[n - 1] == '\n' || s[n - 1] == ' '))
-		s[--n] = '\0';
-}
-
 /* A commit's full sha, or -1 when the repo does not know it. */
 static int resolve(const struct bisect *b, const char *rev, char *sha)
 {
@@ -76,7 +69,7 @@ static int resolve(const struct bisect *b, const char *rev, char *sha)
 	snprintf(spec, sizeof(spec), "%s^{commit}", rev);
 	if (GIT(b, out, sizeof(out), "rev-parse", "--verify", "--quiet", spec))
 		return -1;
-	chomp(out);
+	text_chomp(out);
 	if (strlen(out) != 40)
 		return -1;
 	strcpy(sha, out);
@@ -87,7 +80,7 @@ static void subject(const struct bisect *b, const char *sha, char *out, size_t l
 {
 	if (GIT(b, out, len, "log", "-1", "--format=%s", sha))
 		snprintf(out, len, "?");
-	chomp(out);
+	text_chomp(out);
 }
 
 /* Which way b's stat is better: as the runs declare it, else by its name. */
@@ -286,7 +279,7 @@ static int bisect_step(struct bisect *b, const char *verb, const char *sha, char
 	}
 	if (GIT(b, out, sizeof(out), "rev-parse", "HEAD"))
 		return -1;
-	chomp(out);
+	text_chomp(out);
 	snprintf(next, 41, "%.40s", out); /* a SHA-1 name: 40 hex digits */
 	return 0;
 }
@@ -657,7 +650,7 @@ int bisect_preflight(struct bisect *b)
 		sb_error("%s is not a git repository: %s", b->repo, out);
 		return 2;
 	}
-	chomp(out);
+	text_chomp(out);
 	snprintf(b->gitdir, sizeof(b->gitdir), "%s", out);
 	snprintf(bisect_log, sizeof(bisect_log), "%s/BISECT_LOG", b->gitdir);
 	if (stat(bisect_log, &st) == 0 && !(b->resume && token_ours(b))) {
@@ -725,7 +718,7 @@ void bisect_plan_print(const struct bisect *b)
 	snprintf(range, sizeof(range), "%s..%s", b->good, b->bad);
 	if (GIT(b, out, sizeof(out), "rev-list", "--count", range))
 		snprintf(out, sizeof(out), "?");
-	chomp(out);
+	text_chomp(out);
 	printf("would bisect %s between good %.10s and bad %.10s in %s (%s commits)\n", b->stat,
 	       b->good, b->bad, b->repo, out);
 	printf("job: %s (%s), results under %s\n", b->job_path, b->path_params, b->results);
