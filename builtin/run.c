@@ -5,6 +5,7 @@
 #include "../runner/job.h"
 #include "../runner/run.h"
 #include "../runner/target.h"
+#include "../runner/vm.h"
 #include "../store/store.h"
 #include "../testcases/registry.h"
 
@@ -53,6 +54,26 @@ struct target_cli {
 	size_t n_ssh_options;
 	struct strvec plugins; /* sent to the target with the job */
 };
+
+/* --kernel and what goes with it. */
+struct vm_cli {
+	struct vm_opts o;
+	const char *kernel;
+	struct strvec qemu_args;
+	const char *accel;
+	bool icount;
+};
+
+static int qemu_arg(const struct option_def *opt, const char *arg, char *err, size_t errlen)
+{
+	struct vm_cli *v = opt->value;
+
+	if (strvec_push(&v->qemu_args, arg)) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	return 0;
+}
 
 static int ssh_option(const struct option_def *opt, const char *arg, char *err, size_t errlen)
 {
@@ -229,9 +250,94 @@ out:
 	return rc;
 }
 
+/* The job file at path in a guest booting vc's kernel: the target path, over the guest's ssh,
+ * with this scalebench (the guest sees the host's files). */
+static int run_in_vm(const struct runner_opts *o, const struct override_list *ov,
+		     const struct target_cli *tc, struct vm_cli *vc, const char *path)
+{
+	struct target_cli t = *tc;
+	struct vm vm;
+	char exe[PATH_MAX];
+	int rc;
+
+	if (!realpath("/proc/self/exe", exe)) {
+		sb_error("cannot find this scalebench (/proc/self/exe): %s", strerror(errno));
+		return 2;
+	}
+	vc->o.kernel = vc->kernel;
+	vc->o.qemu_args = vc->qemu_args.v;
+	vc->o.n_qemu_args = vc->qemu_args.n;
+	vc->o.quiet = o->quiet;
+	const char *accel = vc->accel ? vc->accel : "auto";
+
+	vc->o.accel = vc->icount || !strcmp(accel, "icount") ? VM_ACCEL_ICOUNT
+		      : !strcmp(accel, "kvm")		    ? VM_ACCEL_KVM
+		      : !strcmp(accel, "tcg")		    ? VM_ACCEL_TCG
+							    : VM_ACCEL_AUTO;
+	rc = vm_start(&vm, &vc->o);
+	if (rc == 0) {
+		t.url = vm.url;
+		t.bin = exe;
+		t.ssh_options = vm.ssh_options.v;
+		t.n_ssh_options = vm.ssh_options.n;
+		rc = run_on_target(o, ov, &t, path);
+		t.ssh_options = NULL;
+	}
+	vm_stop(&vm);
+	return rc;
+}
+
+/* What --kernel's options say, checked before anything starts: 0, or 2 after a message. */
+static int vm_check(const struct target_cli *tc, const struct vm_cli *vc, bool dry_run)
+{
+	const struct vm_opts *v = &vc->o;
+
+	if (!vc->kernel) {
+		if (v->modules || v->cpus || v->max_cpus || v->memory_mib || v->append ||
+		    vc->qemu_args.n || v->boot_timeout_s || vc->icount || vc->accel) {
+			sb_error("--vm-* options, --qemu-arg and --boot-timeout go with --kernel "
+				 "BZIMAGE");
+			return 2;
+		}
+		return 0;
+	}
+	if (tc->url || tc->bin || tc->push || tc->push_dir || tc->n_ssh_options) {
+		sb_error("--kernel with --target: the guest is the target (this machine's "
+			 "scalebench runs in it); drop one");
+		return 2;
+	}
+	if (dry_run) {
+		sb_error("--dry-run with --kernel: a dry run boots nothing; drop one");
+		return 2;
+	}
+	if (vc->icount && vc->accel && strcmp(vc->accel, "auto") && strcmp(vc->accel, "icount")) {
+		sb_error("--vm-icount with --vm-accel %s: icount is a TCG mode; drop one",
+			 vc->accel);
+		return 2;
+	}
+	if (v->max_cpus && v->max_cpus < (v->cpus ? v->cpus : 1)) {
+		sb_error("--vm-max-cpus %u: expected at least --vm-cpus (%u)", v->max_cpus,
+			 v->cpus ? v->cpus : 1);
+		return 2;
+	}
+	for (const char *p = v->append; p && *p; p++)
+		if ((unsigned char)*p < ' ' || (unsigned char)*p > '~') {
+			sb_error("--vm-append: expected printable ASCII on one line (a kernel "
+				 "command line), got byte 0x%02x",
+				 (unsigned char)*p);
+			return 2;
+		}
+	if (v->append && strlen(v->append) > 1024) {
+		sb_error("--vm-append: %zu bytes; expected at most 1024", strlen(v->append));
+		return 2;
+	}
+	return 0;
+}
+
 /* The job named on the command line, loaded with the overrides and run. */
 static int run_job(struct runner_opts o, const struct override_list *ov,
-		   const struct target_cli *tc, int argc, char **argv, int first)
+		   const struct target_cli *tc, struct vm_cli *vc, int argc, char **argv,
+		   int first)
 {
 	struct job_file job;
 	char err[1024], helper_dir[PATH_MAX], path[PATH_MAX];
@@ -252,6 +358,16 @@ static int run_job(struct runner_opts o, const struct override_list *ov,
 			 "ssh://HOST");
 		return 2;
 	}
+	if (vm_check(tc, vc, o.dry_run))
+		return 2;
+	if (vc->kernel) {
+		char err[1024], release[128];
+
+		if (vm_kernel_release(vc->kernel, release, sizeof(release), err, sizeof(err))) {
+			sb_error("%s", err);
+			return 2;
+		}
+	}
 	if (tc->bin && (tc->push || tc->push_dir)) {
 		sb_error("--target-bin with --push: the pushed scalebench is the one run; "
 			 "drop one");
@@ -265,7 +381,7 @@ static int run_job(struct runner_opts o, const struct override_list *ov,
 		return 2;
 	}
 	/* A target's scalebench reads the job again and says the same. */
-	for (size_t i = 0; !tc->url && i < job.n_notes; i++)
+	for (size_t i = 0; !tc->url && !vc->kernel && i < job.n_notes; i++)
 		sb_note("%s", job.notes[i]);
 	if (tc->url && o.dry_run) {
 		sb_error("--dry-run with --target: a dry run runs nothing, here or there; "
@@ -278,9 +394,9 @@ static int run_job(struct runner_opts o, const struct override_list *ov,
 
 		/* Every run would fail in an unusable temp dir, each stored as a failure.  A
 		 * target's is the target's to check. */
-		if (!tc->url)
+		if (!tc->url && !vc->kernel)
 			o.tmpdir = tmpdir_checked(o.tmpdir);
-		if (!tc->url && !o.tmpdir) {
+		if (!tc->url && !vc->kernel && !o.tmpdir) {
 			job_free(&job);
 			return 2;
 		}
@@ -300,6 +416,10 @@ static int run_job(struct runner_opts o, const struct override_list *ov,
 		job_free(&job);
 		return run_on_target(&o, ov, tc, path);
 	}
+	if (vc->kernel) {
+		job_free(&job);
+		return run_in_vm(&o, ov, tc, vc, path);
+	}
 	testcase_helper_dir(helper_dir, sizeof(helper_dir));
 	o.helper_dir = helper_dir;
 	rc = runner_run(&job, &o);
@@ -311,6 +431,7 @@ int cmd_run(int argc, char **argv)
 {
 	struct override_list ov = {0};
 	struct target_cli tc = {0};
+	struct vm_cli vc = {0};
 	struct runner_opts o = {.tty = isatty(STDOUT_FILENO)};
 	const struct option_def opts[] = {
 	    {OPT_COUNT("repeat", 'r', &o.repeat), .arg = "K", .def = "1", .min = 1, .max = 100000,
@@ -350,6 +471,31 @@ int cmd_run(int argc, char **argv)
 	     .help = "where --push puts it on the target (implies --push)"},
 	    {OPT_CALLBACK("ssh-option", 0, ssh_option, &tc), .arg = "KEY=VALUE",
 	     .help = "an ssh -o option for every connection to the target (repeatable)"},
+	    {OPT_STRING("kernel", 0, &vc.kernel), .arg = "BZIMAGE",
+	     .help = "boot this kernel in QEMU (this machine's / read-only) and run the job there"},
+	    {OPT_COUNT("vm-cpus", 0, &vc.o.cpus), .arg = "N", .def_doc = "1", .min = 1, .max = 256,
+	     .help = "the guest's online CPUs"},
+	    {OPT_COUNT("vm-max-cpus", 0, &vc.o.max_cpus), .arg = "N", .def_doc = "--vm-cpus",
+	     .min = 1, .max = 256, .help = "the guest's possible CPUs (QEMU's maxcpus)"},
+	    {OPT_COUNT("vm-memory", 0, &vc.o.memory_mib), .arg = "MIB", .def_doc = "2048",
+	     .min = 128, .max = 1048576, .unit = "MiB", .help = "the guest's memory"},
+	    {OPT_STRING("vm-append", 0, &vc.o.append), .arg = "TEXT",
+	     .help = "more kernel command line, after scalebench's"},
+	    {OPT_CHOICE("vm-accel", 0, &vc.accel), .choices = "auto|kvm|tcg|icount",
+	     .def_doc = "auto",
+	     .help = "how vCPUs run: KVM when /dev/kvm opens (auto), TCG, or TCG's "
+		     "instruction count"},
+	    {OPT_FLAG("vm-icount", 0, &vc.icount),
+	     .help = "one host thread, guest time = instructions (path length, not contention; "
+		     "same as --vm-accel icount)"},
+	    {OPT_STRING("vm-modules", 0, &vc.o.modules), .arg = "DIR",
+	     .def_doc = "/lib/modules/RELEASE when it exists",
+	     .help = "the kernel's modules: its 9p and virtio drivers load from an initramfs"},
+	    {OPT_CALLBACK("qemu-arg", 0, qemu_arg, &vc), .arg = "ARG",
+	     .help = "one more QEMU argument, after scalebench's (repeatable)"},
+	    {OPT_COUNT("boot-timeout", 0, &vc.o.boot_timeout_s), .arg = "S", .def_doc = "120",
+	     .min = 1, .max = 3600, .unit = "s",
+	     .help = "give up on a guest that does not answer ssh by then"},
 	    {OPT_END},
 	};
 	int first, rc;
@@ -359,11 +505,12 @@ int cmd_run(int argc, char **argv)
 	core_catch_signals();
 	rc = options_parse(&run_command, opts, argc, argv, &first, NULL);
 	if (rc < 0)
-		rc = run_job(o, &ov, &tc, argc, argv, first);
+		rc = run_job(o, &ov, &tc, &vc, argc, argv, first);
 	for (size_t i = 0; i < ov.n; i++)
 		free((char *)ov.v[i].key);
 	free(ov.v);
 	free(tc.ssh_options);
 	strvec_clear(&tc.plugins);
+	strvec_clear(&vc.qemu_args);
 	return rc;
 }

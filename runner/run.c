@@ -4,6 +4,7 @@
  * analyzer needs to read them (meta.json) written, and the run moved to its number.  An
  * interrupted or unwritable run is removed whole. */
 #include "run.h"
+#include "vm.h"
 #include "load.h"
 #include "lkp_sweep.h"
 #include "machine.h"
@@ -554,6 +555,9 @@ static json_t *run_meta(struct run_state *rs, json_t *monitors, json_t *failures
 	if (!meta)
 		return NULL;
 	json_object_set_new(meta, "machine", machine_json(rs->m));
+	json_t *vm = vm_guest_meta();
+	if (vm)
+		json_object_set_new(meta, "vm", vm);
 	if (rs->load_started)
 		json_object_set_new(meta, "machine_load", machine_load_json(&rs->load));
 	if (res->status != CORE_OK)
