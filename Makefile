@@ -6,6 +6,8 @@
 #                   nproc copies, both modes, with the default monitors, into ./results
 #   make check      build with ASan+UBSan and run every test (unit, end-to-end, and each fuzzer
 #                   replaying its corpus once), nproc files at a time
+#   make setup-kernel  also what building kernels needs (linux-source-6.1, build tools, ccache)
+#   make check-kernel  the kernel lab: build, boot, bisect a planted kernel regression
 #   make fuzz       build the libFuzzer harnesses (clang) and explore with each for FUZZ_TIME
 #                   seconds, nproc harnesses at a time
 #   make bench      the benchmarks in bench/ (harness, monitors, analyzer)
@@ -76,15 +78,24 @@ FUZZ_BIN    = $(FUZZ_SRC:tests/fuzz/%.c=$(BF)/%)
 # for the harnesses: their paths are scratch directories of known length.)
 FUZZ_REPLAY = $(FUZZ_SRC:tests/fuzz/%.c=$(BA)/fuzz/%)
 
-.PHONY: all setup run check check-build unit e2e bench install uninstall clean format \
+.PHONY: all setup setup-kernel run check check-kernel check-build unit e2e bench install \
+	uninstall clean format \
 	plugin-example fuzz fuzz-build
 
 HELPERS = scalebench-exec-helper scalebench-exec-helper-dyn
+# Beside the helpers (found as they are: next to the binary, or in LIBEXECDIR): bisect
+# --kernel-tree's build step and the guest's config fragment it builds with by default.
+KERNEL_FILES = scalebench-kernel-build kernel-guest.config
+HELPERS_ALL = $(HELPERS) $(KERNEL_FILES)
 
-all: $(B)/scalebench $(HELPERS:%=$(B)/%)
+all: $(B)/scalebench $(HELPERS_ALL:%=$(B)/%)
 
 setup:
 	./scripts/setup.sh
+
+# What building kernels needs too (linux-source-6.1, the build tools, ccache): the kernel lab.
+setup-kernel:
+	./scripts/setup.sh --kernel
 
 # The layer rule, checked on every build: an include across layers the wrong way fails it.
 $(B)/layers.ok: scripts/check-layers.sh $(LIB_SRC) $(wildcard */*.h)
@@ -138,6 +149,14 @@ $(BA)/scalebench: $(BA)/main.o $(ARCHIVESA)
 	$(CC) $(ALL_CFLAGS) $(SANITIZE) $(ASAN_LINK) $(EXPORTS) -o $@ $(BA)/main.o $(ARCHIVESA) $(LIBS)
 
 # Static on purpose: exec1 measures the kernel's exec path, not the dynamic loader.
+$(B)/scalebench-kernel-build $(BA)/scalebench-kernel-build: scripts/kernel-build.sh
+	@mkdir -p $(dir $@)
+	install -m 755 $< $@
+
+$(B)/kernel-guest.config $(BA)/kernel-guest.config: jobs/kernel/guest.config
+	@mkdir -p $(dir $@)
+	install -m 644 $< $@
+
 $(B)/scalebench-exec-helper $(BA)/scalebench-exec-helper: helpers/exec_helper.c
 	@mkdir -p $(dir $@)
 	$(CC) -std=c11 $(WARN) -O2 -static -o $@ $<
@@ -205,7 +224,7 @@ run: all
 	$(B)/scalebench run jobs/default.yaml
 
 # Everything the tests need, built; `./tests/run.sh NAME` then runs the tests whose name has NAME.
-check-build: all $(BA)/scalebench $(HELPERS:%=$(BA)/%) $(UNIT_BIN) $(PLUGIN_EXAMPLE) $(FUZZ_REPLAY)
+check-build: all $(BA)/scalebench $(HELPERS_ALL:%=$(BA)/%) $(UNIT_BIN) $(PLUGIN_EXAMPLE) $(FUZZ_REPLAY)
 
 # The two builds (plain, ASan) on every CPU unless make was given its own -j: a serial
 # build from a clean clone is minutes of the suite's ten.  (A sub-make, so that `make setup
@@ -214,6 +233,14 @@ NPROC := $(shell nproc 2>/dev/null || echo 1)
 check:
 	$(MAKE) $(if $(filter -j%,$(MAKEFLAGS)),,-j$(NPROC)) check-build
 	./tests/run.sh
+
+# The kernel lab end to end (tests/kernel/test_kernel_lab.sh): Debian's linux-source-6.1 in an
+# 8-commit history with a planted regression, built, booted in QEMU, bisected.  Not part of
+# make check: its first run builds a kernel (~13 min on 2 CPUs); later ones reuse the lab in
+# $$SCALEBENCH_KERNEL_LAB (default /var/tmp/scalebench-kernel-lab).
+check-kernel:
+	$(MAKE) $(if $(filter -j%,$(MAKEFLAGS)),,-j$(NPROC)) check-build
+	./tests/run.sh tests/kernel/test_kernel_lab.sh
 
 fuzz-build: $(FUZZ_BIN)
 
@@ -236,12 +263,13 @@ install: all
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBEXECDIR) $(DESTDIR)$(DATADIR)/jobs \
 		$(DESTDIR)$(INCLUDEDIR)/scalebench
 	install -m 755 $(B)/scalebench $(DESTDIR)$(BINDIR)/scalebench
-	install -m 755 $(HELPERS:%=$(B)/%) $(DESTDIR)$(LIBEXECDIR)/
+	install -m 755 $(HELPERS:%=$(B)/%) $(B)/scalebench-kernel-build $(DESTDIR)$(LIBEXECDIR)/
+	install -m 644 $(B)/kernel-guest.config $(DESTDIR)$(LIBEXECDIR)/
 	install -m 644 jobs/*.yaml $(DESTDIR)$(DATADIR)/jobs/
 	install -m 644 testcases/testcase.h $(DESTDIR)$(INCLUDEDIR)/scalebench/testcase.h
 
 uninstall:
-	rm -f $(DESTDIR)$(BINDIR)/scalebench $(HELPERS:%=$(DESTDIR)$(LIBEXECDIR)/%)
+	rm -f $(DESTDIR)$(BINDIR)/scalebench $(HELPERS_ALL:%=$(DESTDIR)$(LIBEXECDIR)/%)
 	rm -rf $(DESTDIR)$(DATADIR)/jobs $(DESTDIR)$(INCLUDEDIR)/scalebench
 
 format:

@@ -31,6 +31,13 @@ const struct command_def bisect_command = {
 	"With --slurm each batch of runs is one Slurm job array (scalebench submit --wait)\n"
 	"on the nodes --partition and --constraint name; runs of a commit on machines of\n"
 	"another model than the endpoints' stop the bisection (exit 2).\n"
+	"With --kernel-tree each commit of the kernel tree --repo is built with\n"
+	"--kernel-config (scalebench-kernel-build: olddefconfig, LOCALVERSION -g<sha12>,\n"
+	"ccache, nice; out of tree in --kernel-cache, one bzImage per commit, reused) and each\n"
+	"batch of --runs-per-boot runs is a fresh QEMU guest booting it (run --kernel): a\n"
+	"commit that does not build is skipped, one that does not boot is tried once more,\n"
+	"then skipped, its console kept beside the log.  --vm-icount measures path length in\n"
+	"instructions (no noise, no contention between CPUs).\n"
 	"The log is the bisection's state, rewritten whole after every change; --resume LOG\n"
 	"continues it after a kill, crash or reboot.  Each commit's prepare, reboot and boot\n"
 	"check output goes to LOG's .d directory.  The repository's bisect state is reset at\n"
@@ -193,7 +200,7 @@ static int plugins_load(const struct option_def *opt, json_t *v, char *err, size
 	return 0;
 }
 
-#define BISECT_MAX_OPTIONS 32
+#define BISECT_MAX_OPTIONS 40
 
 /* Parse argv into b; the option table, which the bisect log's args are written from and
  * read back with (options_to_json), into opts. */
@@ -257,8 +264,32 @@ static int options_read(struct bisect *b, struct option_def *opts_out, int argc,
 	    {OPT_DURATION("boot-timeout", 0, &b->boot_timeout), .def = "600",
 	     .help = "how long a boot may take before the commit is retried, then skipped"},
 	    {OPT_COUNT("runs-per-boot", 0, &b->runs_per_boot), .def = "3", .min = 1, .max = 1000,
-	     .help = "runs per boot: runs are asked for in batches of this many (with --reboot "
-		     "or --target)"},
+	     .help = "runs per boot: runs are asked for in batches of this many (with --reboot, "
+		     "--target or --kernel-tree)"},
+	    {OPT_FLAG("kernel-tree", 0, &b->kernel_tree),
+	     .help = "--repo is a kernel tree: build each commit (scalebench-kernel-build) and "
+		     "boot it in a fresh QEMU guest, run --kernel, for each batch of runs"},
+	    {OPT_STRING("kernel-config", 0, &b->kernel_config), .arg = "FILE",
+	     .flags = OPTION_PATH, .def_doc = "the shipped guest fragment",
+	     .help = "with --kernel-tree: a whole .config, or a fragment merged onto "
+		     "tinyconfig; then make olddefconfig"},
+	    {OPT_STRING("kernel-cache", 0, &b->kernel_cache), .arg = "DIR", .flags = OPTION_PATH,
+	     .def_doc = "RESULTS/kernels",
+	     .help = "with --kernel-tree: the build directory and each commit's bzImage"},
+	    {OPT_COUNT("vm-cpus", 0, &b->vm_cpus), .arg = "N", .def = "1", .min = 1,
+	     .max = 256, .help = "with --kernel-tree: the guest's online CPUs"},
+	    {OPT_COUNT("vm-max-cpus", 0, &b->vm_max_cpus), .arg = "N", .def_doc = "--vm-cpus",
+	     .min = 0, .max = 256, .help = "with --kernel-tree: the guest's possible CPUs"},
+	    {OPT_COUNT("vm-memory", 0, &b->vm_memory), .arg = "MIB", .def = "2048",
+	     .min = 128, .max = 1048576, .unit = "MiB",
+	     .help = "with --kernel-tree: the guest's memory"},
+	    {OPT_STRING("vm-append", 0, &b->vm_append), .arg = "TEXT",
+	     .help = "with --kernel-tree: more kernel command line"},
+	    {OPT_CHOICE("vm-accel", 0, &b->vm_accel), .choices = "auto|kvm|tcg|icount",
+	     .def_doc = "auto", .help = "with --kernel-tree: how the guest's vCPUs run"},
+	    {OPT_FLAG("vm-icount", 0, &b->vm_icount),
+	     .help = "with --kernel-tree: TCG's instruction count (path length, no contention; "
+		     "same as --vm-accel icount)"},
 	    {OPT_CALLBACK("plugin", 0, plugin_arg, b), .arg = "FILE.so",
 	     .help = "passed to scalebench run (repeatable)", .state_key = "plugins",
 	     .save = plugins_save, .load = plugins_load},
@@ -290,11 +321,34 @@ static int options_check(const struct bisect *b)
 		if (b->good_arg || b->bad_arg || b->job_path || b->stat || b->prepare ||
 		    b->log_path || b->reboot || b->boot_check || b->nplugins || b->target ||
 		    b->target_bin || b->n_ssh_options || b->slurm || b->partition ||
-		    b->constraint) {
+		    b->constraint || b->kernel_tree || b->kernel_config || b->kernel_cache ||
+		    b->vm_cpus != 1 || b->vm_max_cpus || b->vm_memory != 2048 || b->vm_append ||
+		    b->vm_accel || b->vm_icount) {
 			sb_error("--resume LOG takes its options from LOG: give it alone");
 			return 2;
 		}
 		return 0;
+	}
+	if (!b->kernel_tree && (b->kernel_config || b->kernel_cache || b->vm_cpus != 1 ||
+				b->vm_max_cpus || b->vm_memory != 2048 || b->vm_append ||
+				b->vm_accel || b->vm_icount)) {
+		sb_error("--kernel-config, --kernel-cache and the --vm-* options go with "
+			 "--kernel-tree");
+		return 2;
+	}
+	if (b->kernel_tree && (b->prepare || b->reboot || b->boot_check || b->target || b->slurm)) {
+		sb_error("--kernel-tree builds each commit and boots it in QEMU: it takes no "
+			 "--prepare, --reboot, --boot-check, --target or --slurm");
+		return 2;
+	}
+	if (b->vm_max_cpus && b->vm_max_cpus < (b->vm_cpus ? b->vm_cpus : 1)) {
+		sb_error("--vm-max-cpus %u: expected at least --vm-cpus (%u)", b->vm_max_cpus,
+			 b->vm_cpus ? b->vm_cpus : 1);
+		return 2;
+	}
+	if (b->vm_icount && b->vm_accel && strcmp(b->vm_accel, "icount")) {
+		sb_error("--vm-icount with --vm-accel %s: drop one", b->vm_accel);
+		return 2;
 	}
 	if (b->boot_check && !b->reboot && !b->target) {
 		sb_error("--boot-check needs --reboot or --target");

@@ -39,9 +39,17 @@ const struct command_def run_command = {
 	       "over ssh into RESULTS whole, with the target's machine facts (tbox_group, meta).\n"
 	       "A connection lost mid-run stores nothing of the run in progress (exit 1); an\n"
 	       "unreachable target or an incompatible scalebench there is exit 2.\n"
+	       "\nWith --kernel BZIMAGE the job runs in a QEMU guest booting that kernel: this\n"
+	       "machine's / read-only over 9p, tmpfs for what the guest writes, its own sshd on\n"
+	       "a port of 127.0.0.1; KVM when /dev/kvm opens, else TCG.  --vm-icount runs every\n"
+	       "vCPU in one host thread with guest time = instructions executed: a path-length\n"
+	       "measure with almost no noise, blind to contention between CPUs.  Runs are stored\n"
+	       "under the VM's shape (tbox_group vm-tcg-1cpu-8max-2048M), the commit label\n"
+	       "defaults to the guest kernel's release, meta.json's vm says how it ran.  A guest\n"
+	       "that panics, hangs or never answers ssh is exit 3, with its console's last lines.\n"
 	       "\nexit status: 0 every run stored, 1 a run failed (it is stored) or could not be\n"
-	       "written, 2 bad usage or job file, 128+N interrupted by signal N (the run in\n"
-	       "progress is discarded, completed runs stay).\n",
+	       "written, 2 bad usage or job file, 3 the --kernel guest did not come up, 128+N\n"
+	       "interrupted by signal N (the run in progress is discarded, completed runs stay).\n",
 };
 
 /* --target and what goes with it. */
@@ -283,7 +291,7 @@ static int run_in_vm(const struct runner_opts *o, const struct override_list *ov
 		rc = run_on_target(o, ov, &t, path);
 		t.ssh_options = NULL;
 	}
-	vm_stop(&vm);
+	vm_stop(&vm, &vc->o);
 	return rc;
 }
 
@@ -294,7 +302,7 @@ static int vm_check(const struct target_cli *tc, const struct vm_cli *vc, bool d
 
 	if (!vc->kernel) {
 		if (v->modules || v->cpus || v->max_cpus || v->memory_mib || v->append ||
-		    vc->qemu_args.n || v->boot_timeout_s || vc->icount || vc->accel) {
+		    vc->qemu_args.n || v->boot_timeout_s || vc->icount || vc->accel || v->console) {
 			sb_error("--vm-* options, --qemu-arg and --boot-timeout go with --kernel "
 				 "BZIMAGE");
 			return 2;
@@ -493,6 +501,8 @@ int cmd_run(int argc, char **argv)
 	     .help = "the kernel's modules: its 9p and virtio drivers load from an initramfs"},
 	    {OPT_CALLBACK("qemu-arg", 0, qemu_arg, &vc), .arg = "ARG",
 	     .help = "one more QEMU argument, after scalebench's (repeatable)"},
+	    {OPT_STRING("vm-console", 0, &vc.o.console), .arg = "FILE",
+	     .help = "keep the guest's serial console there (it is removed with the VM)"},
 	    {OPT_COUNT("boot-timeout", 0, &vc.o.boot_timeout_s), .arg = "S", .def_doc = "120",
 	     .min = 1, .max = 3600, .unit = "s",
 	     .help = "give up on a guest that does not answer ssh by then"},

@@ -267,3 +267,37 @@ void path_absolute(const char *path, char *out, size_t len)
 	if (n < 0 || (size_t)n >= len)
 		snprintf(out, len, "%s", path);
 }
+
+char *file_tail(const char *path, unsigned max_lines)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	char *text = malloc(65537), *p;
+	off_t size;
+	ssize_t n = 0;
+	unsigned lines = 0;
+
+	if (!text) {
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	if (fd >= 0) {
+		size = lseek(fd, 0, SEEK_END);
+		n = pread(fd, text, 65536, size > 65536 ? size - 65536 : 0);
+		close(fd);
+	}
+	text[n > 0 ? n : 0] = '\0';
+	p = text + strlen(text);
+	while (p > text && (p[-1] == '\n' || p[-1] == '\r'))
+		*--p = '\0';
+	while (p > text && lines < max_lines)
+		if (*--p == '\n')
+			lines++;
+	if (*p == '\n')
+		p++;
+	memmove(text, p, strlen(p) + 1);
+	for (p = text; *p; p++)
+		if (((unsigned char)*p < ' ' && *p != '\n' && *p != '\t') || *p == 0x7f)
+			*p = ' ';
+	return text;
+}

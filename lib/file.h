@@ -41,6 +41,11 @@ int file_tmp_rename(const char *tmp, const char *path, char *err, size_t errlen)
  * back and forth races with threads creating files meanwhile). */
 mode_t file_umask(void);
 
+/* The last max_lines lines of the file at path (at most its last 64 KiB), trailing newlines
+ * dropped, control characters but tab and newline as spaces: text fit for a message or a log.
+ * malloc'd; "" when the file is empty or unreadable, NULL when memory runs out. */
+char *file_tail(const char *path, unsigned max_lines);
+
 /* Remove a directory tree, not following symlinks (what a link in it points to is not ours to
  * remove); an entry already gone is fine.  0, or -1 with errno set by the first removal that
  * failed (the rest is still tried). */

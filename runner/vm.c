@@ -629,27 +629,10 @@ static int spawn_qemu(struct vm *vm, char *err, size_t errlen)
 
 char *vm_console_tail(const struct vm *vm, unsigned max_lines)
 {
-	char *text = dir_file(vm, "console"), *p;
-	unsigned lines = 0;
+	char path[300];
 
-	if (!text)
-		return strdup("");
-	p = text + strlen(text);
-	while (p > text && (p[-1] == '\n' || p[-1] == '\r'))
-		*--p = '\0';
-	while (p > text && lines < max_lines)
-		if (*--p == '\n')
-			lines++;
-	if (*p == '\n')
-		p++;
-	memmove(text, p, strlen(p) + 1);
-	/* What reaches a terminal: printable text only. */
-	for (p = text; *p; p++)
-		if ((unsigned char)*p < ' ' && *p != '\n' && *p != '\t')
-			*p = ' ';
-		else if ((unsigned char)*p == 0x7f)
-			*p = '?';
-	return text;
+	snprintf(path, sizeof(path), "%s/console", vm->dir);
+	return file_tail(path, max_lines);
 }
 
 /* The error with the console's tail, indented. */
@@ -658,7 +641,7 @@ static void boot_error(const struct vm *vm, const char *what)
 	char *tail = vm_console_tail(vm, 20);
 	struct strbuf b = STRBUF_INIT;
 
-	for (char *l = tail; *l;) {
+	for (char *l = tail; l && *l;) {
 		char *eol = strchr(l, '\n');
 
 		strbuf_addf(&b, "\n  | %.*s", eol ? (int)(eol - l) : (int)strlen(l), l);
@@ -733,9 +716,11 @@ static int wait_boot(struct vm *vm, const struct vm_opts *o, double start)
 					 "kernel panic, or an init that ended)",
 					 WIFEXITED(status) ? "exit" : "signal",
 					 WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+			bool qemu_said = log && *log;
+
 			free(log);
 			boot_error(vm, what);
-			return 2;
+			return qemu_said ? 2 : 3;
 		}
 		if (now_s() - start > timeout) {
 			char what[256];
@@ -743,7 +728,7 @@ static int wait_boot(struct vm *vm, const struct vm_opts *o, double start)
 			snprintf(what, sizeof(what),
 				 "the guest did not answer ssh within %u s (--boot-timeout)", timeout);
 			boot_error(vm, what);
-			return 2;
+			return 3;
 		}
 		console = dir_file(vm, "console");
 		if (console && strstr(console, VM_READY)) {
@@ -761,7 +746,7 @@ static int wait_boot(struct vm *vm, const struct vm_opts *o, double start)
 		} else if (console && strstr(console, "scalebench-vm: sshd failed")) {
 			free(console);
 			boot_error(vm, "the guest's sshd did not start");
-			return 2;
+			return 3;
 		}
 		free(console);
 		nap_ms(announced ? 500 : 200);
@@ -850,7 +835,7 @@ int vm_start(struct vm *vm, const struct vm_opts *o)
 	return rc;
 }
 
-void vm_stop(struct vm *vm)
+void vm_stop(struct vm *vm, const struct vm_opts *o)
 {
 	if (vm->pid > 0) {
 		int status;
@@ -863,6 +848,14 @@ void vm_stop(struct vm *vm)
 		}
 		kill(-vm->pid, SIGKILL); /* anything left of its group */
 		vm->pid = 0;
+	}
+	if (vm->dir[0] && o && o->console) {
+		char *text = dir_file(vm, "console"), err[512];
+
+		if (file_write(o->console, text ? text : "", text ? strlen(text) : 0, err,
+			       sizeof(err)))
+			sb_error("--vm-console: %s", err);
+		free(text);
 	}
 	if (vm->dir[0]) {
 		file_remove_tree(vm->dir);

@@ -46,6 +46,7 @@ struct vm_opts {
 	const char *const *qemu_args; /* more QEMU arguments, after ours */
 	size_t n_qemu_args;
 	unsigned boot_timeout_s; /* 0: 120 */
+	const char *console;	 /* keep the console capture there at the end; NULL: not kept */
 	enum vm_accel accel;
 	bool quiet;
 };
@@ -65,13 +66,15 @@ struct vm {
 };
 
 /* Boot o's kernel.  0 with the guest answering ssh; 2 after a message when it could not be
- * started or did not come up (QEMU missing, a kernel that panicked, hung or never answered ssh
+ * started (QEMU missing or refusing its arguments, a file that is not a bzImage); 3 after a
+ * message when the guest did not come up (a kernel that panicked, hung or never answered ssh
  * within the boot timeout: the console's last lines are shown); 128+N when interrupted by
  * signal N.  Whatever the result, vm_stop(vm) afterwards. */
 int vm_start(struct vm *vm, const struct vm_opts *o);
 
-/* End the guest and remove our directory; safe to call twice and on a vm never started. */
-void vm_stop(struct vm *vm);
+/* End the guest and remove our directory (its console first copied to o->console, when set);
+ * safe to call twice and on a vm never started. */
+void vm_stop(struct vm *vm, const struct vm_opts *o);
 
 /* The release string of a bzImage (its setup header's kernel_version), into out: 0, or -1 with
  * err naming the file and what was expected. */

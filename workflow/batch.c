@@ -9,6 +9,8 @@
 #include "executor.h"
 #include "../analyze/results.h"
 #include "../lib/errors.h"
+#include "../lib/file.h"
+#include "../lib/strvec.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -150,9 +152,33 @@ static size_t count_runs(void *arg)
  * here, on the target, or one Slurm job array.  before: the runs with the stat sha has.  0, 1 runs
  * lost on the way back from a target or a Slurm task failed (the caller may ask again), -1 error,
  * 130. */
+/* --kernel-tree: run's --vm-* options for the guest, each "--name=value". */
+static int vm_args(const struct bisect *b, struct strvec *a)
+{
+	int rc = 0;
+
+	if (b->vm_cpus)
+		rc |= strvec_pushf(a, "--vm-cpus=%u", b->vm_cpus);
+	if (b->vm_max_cpus)
+		rc |= strvec_pushf(a, "--vm-max-cpus=%u", b->vm_max_cpus);
+	if (b->vm_memory)
+		rc |= strvec_pushf(a, "--vm-memory=%u", b->vm_memory);
+	if (b->vm_append)
+		rc |= strvec_pushf(a, "--vm-append=%s", b->vm_append);
+	if (b->vm_icount)
+		rc |= strvec_push(a, "--vm-icount");
+	else if (b->vm_accel)
+		rc |= strvec_pushf(a, "--vm-accel=%s", b->vm_accel);
+	rc |= strvec_pushf(a, "--boot-timeout=%.0f", b->boot_timeout > 3600 ? 3600
+						     : b->boot_timeout < 1  ? 1
+									    : b->boot_timeout);
+	return rc ? -1 : 0;
+}
+
 static int run_job(struct bisect *b, const char *sha, unsigned k, size_t before)
 {
-	const struct exec_settings set = {.target = b->target,
+	struct strvec vm = STRVEC_INIT;
+	struct exec_settings set = {.target = b->target,
 					  .target_bin = b->target_bin,
 					  .ssh_options = b->ssh_options,
 					  .n_ssh_options = b->n_ssh_options,
@@ -178,8 +204,20 @@ static int run_job(struct bisect *b, const char *sha, unsigned k, size_t before)
 
 	if (bisect_interrupted)
 		return 130;
+	if (b->kernel_tree) {
+		if (vm_args(b, &vm)) {
+			strvec_clear(&vm);
+			sb_error("out of memory");
+			return -1;
+		}
+		set.kernel_cache = b->kernel_cache;
+		set.console_dir = b->dir_d;
+		set.vm_args = vm.v;
+		set.n_vm_args = vm.n;
+	}
 	executor_init(&e, b->slurm, &set);
 	rc = executor_run(&e, &rq, &r);
+	strvec_clear(&vm);
 	if (rc == 130 || bisect_interrupted)
 		return 130;
 	if (rc == -1 && r.exit == -1)
@@ -191,23 +229,46 @@ static int run_job(struct bisect *b, const char *sha, unsigned k, size_t before)
 	if (b->slurm)
 		json_object_set_new(f, "slurm_job", r.id[0] ? json_string(r.id) : json_null());
 	bisect_event(b, "runs", f);
-	if (r.exit)
+	if (r.exit && !r.no_boot)
 		sb_error("%.10s: %s", sha, r.why);
 	if (e.ops->many_machines && r.stored && machines_check(b, sha))
 		return -1;
 	return rc;
 }
 
+/* Each batch of runs is a boot: of the target (--reboot, --target) or of a fresh guest. */
+static bool batch_boots(const struct bisect *b)
+{
+	return boot_reboots(b) || b->kernel_tree;
+}
+
 unsigned batch_size(const struct bisect *b)
 {
-	return boot_reboots(b) ? b->runs_per_boot : 1;
+	return batch_boots(b) ? b->runs_per_boot : 1;
+}
+
+/* --kernel-tree: sha's guest did not come up (attempt of 2), logged with its console's tail. */
+static void guest_failed(struct bisect *b, const char *sha, int attempt)
+{
+	char path[PATH_MAX + 80];
+	char *tail;
+
+	snprintf(path, sizeof(path), "%s/%s.console", b->dir_d, sha);
+	tail = file_tail(path, 15);
+	bisect_event(b, "boot-failed",
+		     json_pack("{s:s, s:i, s:s, s:s, s:s}", "commit", sha, "attempt", attempt,
+			       "reason", "the guest did not answer ssh (run --kernel exit 3)",
+			       "console", path, "tail", tail ? tail : ""));
+	sb_error("%.10s: its kernel did not come up in the guest (attempt %d of 2)%s; console: %s",
+		 sha, attempt, attempt == 1 ? ", booting it again" : ", skipping the commit", path);
+	free(tail);
 }
 
 int batch_ensure_runs(struct bisect *b, const char *sha, unsigned want, double **vals, size_t *n)
 {
 	bool absent;
 	int rc;
-	unsigned lost = 0;
+	unsigned lost = 0, no_boot = 0;
 
 	*n = load_values(b, sha, vals, &absent);
 	while (!b->split && !absent && *n < want) {
@@ -215,7 +276,7 @@ int batch_ensure_runs(struct bisect *b, const char *sha, unsigned want, double *
 
 		free(*vals);
 		*vals = NULL;
-		if (boot_reboots(b) && k > b->runs_per_boot)
+		if (batch_boots(b) && k > b->runs_per_boot)
 			k = b->runs_per_boot;
 		/* A bisection whose state cannot be kept could not be resumed: stop spending. */
 		if (b->log_lost)
@@ -225,6 +286,13 @@ int batch_ensure_runs(struct bisect *b, const char *sha, unsigned want, double *
 		if ((rc = boot_commit(b, sha)))
 			return rc;
 		rc = run_job(b, sha, k, before);
+		if (rc == 2) {
+			guest_failed(b, sha, (int)++no_boot);
+			if (no_boot > 1)
+				return 1;
+			rc = 0;
+			continue;
+		}
 		if (rc == 1) {
 			/* A lost connection: its runs again, in a boot of their own (the target may
 			 * be what failed); twice for one commit is an error. */

@@ -636,14 +636,73 @@ out:
 	return rc;
 }
 
+/* --kernel-tree: the prepare step is scalebench-kernel-build CACHE CONFIG (absolute paths: it
+ * runs in the repository), the cache made, the config found.  0, or 2 after a message. */
+static int kernel_tree_setup(struct bisect *b)
+{
+	static char cache_buf[PATH_MAX], config_buf[PATH_MAX];
+	char helper_dir[PATH_MAX], script[PATH_MAX + 32], def_config[PATH_MAX + 32];
+	char *qs, *qc, *qk;
+	int n;
+
+	if (!b->kernel_tree)
+		return 0;
+	testcase_helper_dir(helper_dir, sizeof(helper_dir));
+	snprintf(script, sizeof(script), "%s/scalebench-kernel-build", helper_dir);
+	if (access(script, X_OK)) {
+		sb_error("%s: %s; --kernel-tree needs scalebench's kernel build step (make, or "
+			 "make install)", script, strerror(errno));
+		return 2;
+	}
+	if (!b->kernel_config) {
+		snprintf(def_config, sizeof(def_config), "%s/kernel-guest.config", helper_dir);
+		path_absolute(def_config, config_buf, sizeof(config_buf));
+	} else {
+		path_absolute(b->kernel_config, config_buf, sizeof(config_buf));
+	}
+	if (access(config_buf, R_OK)) {
+		sb_error("--kernel-config '%s': %s; expected a .config or a config fragment",
+			 config_buf, strerror(errno));
+		return 2;
+	}
+	if (b->kernel_cache)
+		path_absolute(b->kernel_cache, cache_buf, sizeof(cache_buf));
+	else {
+		char def[PATH_MAX + 16];
+
+		snprintf(def, sizeof(def), "%s/kernels", b->results);
+		path_absolute(def, cache_buf, sizeof(cache_buf));
+	}
+	b->kernel_config = config_buf;
+	b->kernel_cache = cache_buf;
+	qs = sh_quote(script);
+	qc = sh_quote(cache_buf);
+	qk = sh_quote(config_buf);
+	n = qs && qc && qk ? snprintf(b->kernel_prepare, sizeof(b->kernel_prepare), "%s %s %s", qs,
+				      qc, qk)
+			   : -1;
+	free(qs);
+	free(qc);
+	free(qk);
+	if (n < 0 || n >= (int)sizeof(b->kernel_prepare)) {
+		sb_error("--kernel-cache and --kernel-config: paths too long");
+		return 2;
+	}
+	b->prepare = b->kernel_prepare;
+	return 0;
+}
+
 int bisect_preflight(struct bisect *b)
 {
 	char out[4096], bisect_log[PATH_MAX + 32], err[1024];
 	struct job_file job;
 	struct stat st;
 
+	if (kernel_tree_setup(b))
+		return 2;
 	if (!b->good_arg || !b->bad_arg || !b->job_path || !b->stat || !b->prepare) {
-		sb_error("--good, --bad, --job, --stat and --prepare are required");
+		sb_error("--good, --bad, --job, --stat and --prepare (or --kernel-tree) are "
+			 "required");
 		return 2;
 	}
 	if (GIT(b, out, sizeof(out), "rev-parse", "--absolute-git-dir")) {

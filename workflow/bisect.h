@@ -45,6 +45,14 @@ struct bisect {
 	unsigned runs_per_task; /* --runs-per-task: runs in one array task */
 	const char **ssh_options;
 	size_t n_ssh_options;
+	/* --kernel-tree: repo is a kernel tree; each commit is built (scalebench-kernel-build:
+	 * kernel_config into kernel_cache/<sha>/bzImage; the prepare step) and each batch of
+	 * runs boots it in a fresh QEMU guest (exec_qemu.c, `scalebench run --kernel`) shaped
+	 * by the --vm-* options. */
+	bool kernel_tree, vm_icount;
+	const char *kernel_config, *kernel_cache, *vm_append, *vm_accel;
+	unsigned vm_cpus, vm_max_cpus, vm_memory;
+	char kernel_prepare[3 * PATH_MAX + 64];
 	struct target tgt;
 	/* The target before the reboot last issued (the default boot check's reference): its
 	 * boot_id and uname -r, and the commit it was last found booted into. */

@@ -6,6 +6,7 @@
 #include "boot.h"
 #include "bisect_internal.h"
 #include "../lib/errors.h"
+#include "../lib/file.h"
 #include "../lib/run_command.h"
 #include "../runner/target.h"
 
@@ -134,7 +135,19 @@ static int prepare(struct bisect *b, const char *sha, bool force)
 	rc = user_command(b, sha, "prepare", b->prepare, b->repo);
 	if (rc == 130 || rc < 0)
 		return rc;
-	bisect_event(b, "prepare", json_pack("{s:s, s:i}", "commit", sha, "exit", rc));
+	json_t *f = json_pack("{s:s, s:i}", "commit", sha, "exit", rc);
+
+	if (rc) {
+		/* What the build said last: the log's tail, in the bisection's log. */
+		char path[PATH_MAX + 64];
+		char *tail;
+
+		snprintf(path, sizeof(path), "%s/%s.log", b->dir_d, sha);
+		tail = file_tail(path, 20);
+		json_object_set_new(f, "tail", json_string(tail ? tail : ""));
+		free(tail);
+	}
+	bisect_event(b, "prepare", f);
 	if (rc) {
 		sb_error("%.10s: prepare command exited with %d: skipping the commit (output in "
 			 "%s/%s.log)",

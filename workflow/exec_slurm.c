@@ -9,8 +9,10 @@
 #include <stdio.h>
 #include <string.h>
 
-static int slurm_args(const struct executor *e, struct strvec *argv)
+static int slurm_args(const struct executor *e, const struct exec_request *rq,
+		     struct strvec *argv)
 {
+	(void)rq;
 	const struct exec_settings *s = &e->set;
 	int rc = strvec_push(argv, "--wait");
 	rc |= strvec_push(argv, "--json");

@@ -3,8 +3,10 @@
 #include "executor.h"
 #include "../lib/strvec.h"
 
-static int ssh_args(const struct executor *e, struct strvec *argv)
+static int ssh_args(const struct executor *e, const struct exec_request *rq,
+		     struct strvec *argv)
 {
+	(void)rq;
 	const struct exec_settings *s = &e->set;
 	int rc = strvec_pushf(argv, "--target=%s", s->target);
 

@@ -12,7 +12,10 @@ void executor_init(struct executor *e, bool slurm, const struct exec_settings *s
 {
 	memset(e, 0, sizeof(*e));
 	e->set = *set;
-	e->ops = slurm ? &exec_slurm_ops : set->target ? &exec_ssh_ops : &exec_local_ops;
+	e->ops = slurm		       ? &exec_slurm_ops
+		 : set->kernel_cache ? &exec_qemu_ops
+		 : set->target	     ? &exec_ssh_ops
+				     : &exec_local_ops;
 }
 
 static int request_args(const struct exec_request *rq, struct strvec *a)
@@ -39,7 +42,7 @@ int executor_run(const struct executor *e, const struct exec_request *rq, struct
 	memset(r, 0, sizeof(*r));
 	r->exit = -1;
 	if (strvec_push(&argv, "scalebench") || strvec_push(&argv, e->ops->command) ||
-	    request_args(rq, &argv) || (e->ops->args && e->ops->args(e, &argv))) {
+	    request_args(rq, &argv) || (e->ops->args && e->ops->args(e, rq, &argv))) {
 		strvec_clear(&argv);
 		sb_error("out of memory");
 		return -1;
@@ -82,5 +85,7 @@ int executor_run(const struct executor *e, const struct exec_request *rq, struct
 			 r->exit);
 	/* 1 from a target (a run failed or the connection was lost: nothing half stored) or
 	 * from Slurm (a task failed, submit --wait's 1): the caller may ask again. */
+	if (r->no_boot)
+		return 2;
 	return r->exit == 0 ? 0 : r->exit == 1 && e->ops->may_lose ? 1 : -1;
 }

@@ -5,6 +5,8 @@
  *	exec_local.c   `scalebench run` here
  *	exec_ssh.c     `scalebench run --target URL` (the runs on the target, stored here)
  *	exec_slurm.c   `scalebench submit --wait`: one Slurm job array, --runs-per-task runs a task
+ *	exec_qemu.c    `scalebench run --kernel CACHE/<commit>/bzImage`: a fresh QEMU guest
+ *	               booting the commit's kernel for each batch
  *
  * Every one forwards the same request (job, commit, results root, runs, plug-ins,
  * --no-monitors) and answers the same result: how many runs were stored, how many lost, and
@@ -12,8 +14,8 @@
  * is one that never reached the results root (a connection cut, a node gone).  The caller
  * (workflow/batch.c) decides what to do about lost runs; an executor never retries.
  *
- * A new place to run (a QEMU guest booting the kernel under test) is a new file with its
- * ops and a line in executor_new, not a branch in bisect. */
+ * A new place to run is a new file with its ops and a line in executor_init, not a branch in
+ * bisect. */
 #ifndef SCALEBENCH_WORKFLOW_EXECUTOR_H
 #define SCALEBENCH_WORKFLOW_EXECUTOR_H
 
@@ -45,6 +47,7 @@ struct exec_result {
 	int exit;      /* the command's exit status (0 all runs stored, 1 some failed or lost) */
 	char why[256]; /* "" or what was lost and why, a line fit for a message */
 	char id[32];   /* what the executor knows the runs by (Slurm: the array's job id), or "" */
+	bool no_boot;  /* the machine the runs were for did not come up (a guest's kernel) */
 };
 
 /* Its settings: each executor reads the ones it needs. */
@@ -56,6 +59,11 @@ struct exec_settings {
 	/* slurm: the class of nodes, and how many of the runs one array task makes */
 	const char *partition, *constraint;
 	unsigned runs_per_task;
+	/* qemu: where each commit's bzImage is (DIR/<commit>/bzImage) and its console kept
+	 * (console_dir/<commit>.console), and run's --vm-* options, each "--name=value" */
+	const char *kernel_cache, *console_dir;
+	const char *const *vm_args;
+	size_t n_vm_args;
 };
 
 struct executor;
@@ -65,7 +73,7 @@ struct executor_ops {
 	const char *command; /* the scalebench command: "run", "submit" */
 	/* Its own options, after the request's (scalebench COMMAND JOB --commit ... then these):
 	 * e.g. "--target", URL.  NULL: none. */
-	int (*args)(const struct executor *e, struct strvec *argv);
+	int (*args)(const struct executor *e, const struct exec_request *rq, struct strvec *argv);
 	/* Whether the child's output is captured (the result is read from it). */
 	bool capture;
 	/* After the child has exited (its status in r->exit): fill what only this executor
@@ -84,12 +92,14 @@ struct executor {
 	struct exec_settings set;
 };
 
-extern const struct executor_ops exec_local_ops, exec_ssh_ops, exec_slurm_ops;
+extern const struct executor_ops exec_local_ops, exec_ssh_ops, exec_slurm_ops, exec_qemu_ops;
 
-/* The executor for settings: Slurm when slurm, else ssh when there is a target, else local. */
+/* The executor for settings: Slurm when slurm, else QEMU when there is a kernel cache, else
+ * ssh when there is a target, else local. */
 void executor_init(struct executor *e, bool slurm, const struct exec_settings *set);
-/* rq's runs through e: 0 every run stored, 1 runs lost or failed (r says how many), -1 error
- * (said), 130 interrupted (the child has been ended). */
+/* rq's runs through e: 0 every run stored, 1 runs lost or failed (r says how many), 2 the
+ * machine did not come up (r->no_boot; nothing run), -1 error (said), 130 interrupted (the
+ * child has been ended). */
 int executor_run(const struct executor *e, const struct exec_request *rq, struct exec_result *r);
 
 #endif

@@ -56,7 +56,7 @@ check "the log's args hold every option of the table (--resume cannot lose one)"
 	python3 -c "import json, sys
 args = json.load(open('$WORK/bisect.json'))['args']
 want = open('$WORK/option-keys').read().split()
-missing = [k for k in want if k not in args and k not in ('reboot', 'boot_check', 'target', 'target_bin', 'partition', 'constraint')]
+missing = [k for k in want if k not in args and k not in ('reboot', 'boot_check', 'target', 'target_bin', 'partition', 'constraint', 'kernel_config', 'kernel_cache', 'vm_append', 'vm_accel')]
 sys.exit(1 if missing or len(want) < 15 else 0)"
 check "bisect names exactly the guilty commit, with its subject" \
 	bash -c "grep -q '^$GUILTY is the first bad commit' $WORK/out && grep -q 'a locked add per op' $WORK/out"

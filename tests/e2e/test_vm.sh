@@ -64,22 +64,25 @@ stats.json: the guest's getppid1 made ops	d['will-it-scale.per_process_ops'] > 0
 EOF
 check "a run in the guest: no QEMU, no private directory left" nothing_left
 
-# A kernel that panics (no init in its initramfs): exit 2 with the console's tail, at once.
+# A kernel that panics (no init in its initramfs): exit 3 with the console's tail, at once;
+# --vm-console keeps the whole console.
 start=$SECONDS
-sb run "$WORK/job.yaml" --results "$R" "${VM[@]}" --vm-append "rdinit=/nonexistent" --boot-timeout 120
-check "a kernel that panics: exit 2, said with the console's last lines" bash -c \
-	"[ $rc = 2 ] && grep -q 'the guest stopped before it answered ssh' '$WORK/err' && grep -q '  | .*Kernel panic' '$WORK/err'" ||
+sb run "$WORK/job.yaml" --results "$R" "${VM[@]}" --vm-append "rdinit=/nonexistent" --boot-timeout 120 \
+	--vm-console "$WORK/panic.console"
+check "a kernel that panics: exit 3, said with the console's last lines" bash -c \
+	"[ $rc = 3 ] && grep -q 'the guest stopped before it answered ssh' '$WORK/err' && grep -q '  | .*Kernel panic' '$WORK/err'" ||
 	echo "     $(tail -5 "$WORK/err")"
 check "a kernel that panics: reported before the boot timeout" [ $((SECONDS - start)) -lt 100 ]
+check "a kernel that panics: --vm-console kept the console" grep -q "Kernel panic" "$WORK/panic.console"
 check "a kernel that panics: nothing left" nothing_left
 
-# A guest that never answers (its init sleeps instead of starting sshd): exit 2 at
+# A guest that never answers (its init sleeps instead of starting sshd): exit 3 at
 # --boot-timeout.
 start=$SECONDS
 sb run "$WORK/job.yaml" --results "$R" "${VM[@]}" --vm-append "rdinit=/bin/busybox sleep 600" \
 	--boot-timeout 8
-check "a guest that never answers: exit 2 after --boot-timeout, with the console" bash -c \
-	"[ $rc = 2 ] && grep -q 'did not answer ssh within 8 s (--boot-timeout)' '$WORK/err' && grep -q '  | ' '$WORK/err'"
+check "a guest that never answers: exit 3 after --boot-timeout, with the console" bash -c \
+	"[ $rc = 3 ] && grep -q 'did not answer ssh within 8 s (--boot-timeout)' '$WORK/err' && grep -q '  | ' '$WORK/err'"
 check "a guest that never answers: given up within a few seconds of the timeout" \
 	[ $((SECONDS - start)) -lt 30 ]
 check "a guest that never answers: QEMU ended, nothing left" nothing_left

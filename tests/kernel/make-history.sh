@@ -1,0 +1,105 @@
+#!/bin/sh
+# make-history.sh DIR: the kernel lab's git history in DIR/linux (made once; reused when its
+# last commit is there): Debian's linux-source-6.1 imported, then seven small commits, one of
+# which (the fourth after the import) plants a regression of the reference reports' shape: a
+# per-cpu counter summed over every *possible* CPU in getppid's path (getppid_calls_sum, a
+# for_each_possible_cpu loop), so getppid1 slows with the guest's possible CPUs (-smp
+# 1,maxcpus=N) while one CPU online runs it.  The other commits touch files the build compiles
+# (kernel/sys.c, mm/memory.c, fs/open.c) so every step is a real incremental build.  Dates and
+# authors are fixed: the shas are the same on every machine.
+set -eu
+dir=$1
+src=/usr/src/linux-source-6.1.tar.xz
+[ -f "$src" ] || {
+	echo "make-history.sh: $src missing: make setup-kernel installs linux-source-6.1" >&2
+	exit 2
+}
+mkdir -p "$dir"
+repo=$dir/linux
+if [ -e "$repo/.git/lab-complete" ]; then
+	echo "make-history.sh: $repo is there"
+	exit 0
+fi
+rm -rf "$repo"
+mkdir -p "$repo.tmp"
+tar xf "$src" -C "$repo.tmp"
+mv "$repo.tmp/linux-source-6.1" "$repo"
+rmdir "$repo.tmp"
+cd "$repo"
+export GIT_AUTHOR_NAME="scalebench lab" GIT_AUTHOR_EMAIL="lab@scalebench.invalid"
+export GIT_COMMITTER_NAME="scalebench lab" GIT_COMMITTER_EMAIL="lab@scalebench.invalid"
+n=0
+commit() {
+	n=$((n + 1))
+	export GIT_AUTHOR_DATE="2026-01-0$n 12:00:00 +0000" GIT_COMMITTER_DATE="2026-01-0$n 12:00:00 +0000"
+	git add -A
+	git commit -q -m "$1"
+}
+# Debian's source package ends the top .gitignore with "ignore everything at the top level"
+# (its packaging repository's rule): the lab's history is of the source itself.
+python3 - .gitignore <<'PY'
+import sys
+p = sys.argv[1]
+s = open(p).read()
+cut = s.find("#\n# Debian packaging")
+open(p, "w").write(s[:cut] if cut >= 0 else s)
+PY
+git init -q -b master
+git config core.autocrlf false
+git config gc.auto 0
+commit "Import Debian's linux-source-6.1"
+
+# A comment in a file the kernel builds: an incremental build's step.
+touch_c() {
+	printf '\n/* %s */\n' "$2" >>"$1"
+}
+touch_c mm/memory.c "lab: a note on page faults"
+commit "mm: a note on page faults"
+touch_c fs/open.c "lab: a note on open"
+commit "fs: a note on open"
+touch_c kernel/sys.c "lab: a note on the uid syscalls"
+commit "kernel/sys: a note on the uid syscalls"
+
+# The planted regression: getppid counts its calls per CPU and sums the counter over every
+# possible CPU on each call.
+python3 - kernel/sys.c <<'PY'
+import sys
+p = sys.argv[1]
+s = open(p).read()
+old = """SYSCALL_DEFINE0(getppid)
+{
+	int pid;
+"""
+new = """static DEFINE_PER_CPU(unsigned long, getppid_calls);
+
+/* How many times getppid was called, on every CPU that could ever be online. */
+static noinline unsigned long getppid_calls_sum(void)
+{
+	unsigned long sum = 0;
+	int cpu;
+
+	for_each_possible_cpu(cpu)
+		sum += per_cpu(getppid_calls, cpu);
+	return sum;
+}
+
+SYSCALL_DEFINE0(getppid)
+{
+	int pid;
+
+	this_cpu_inc(getppid_calls);
+	if (unlikely(getppid_calls_sum() == ULONG_MAX))
+		pr_info_once("getppid: the call counter wrapped\\n");
+"""
+assert s.count(old) == 1
+open(p, "w").write(s.replace(old, new))
+PY
+commit "kernel/sys: count getppid calls per CPU"
+touch_c mm/memory.c "lab: a second note on page faults"
+commit "mm: a second note on page faults"
+touch_c fs/open.c "lab: a second note on open"
+commit "fs: a second note on open"
+touch_c kernel/sys.c "lab: a note on sethostname"
+commit "kernel/sys: a note on sethostname"
+touch .git/lab-complete
+git log --oneline
