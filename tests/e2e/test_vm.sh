@@ -42,6 +42,12 @@ sb run "$WORK/job.yaml" --results "$R" "${VM[@]}" --target ssh://localhost
 check "--kernel with --target: exit 2" bash -c "[ $rc = 2 ] && grep -q 'the guest is the target' '$WORK/err'"
 sb run "$WORK/job.yaml" --results "$R" "${VM[@]}" --vm-append "$(printf 'a\nb')"
 check "--vm-append with a newline: exit 2" bash -c "[ $rc = 2 ] && grep -q 'printable ASCII' '$WORK/err'"
+sb bisect --kernel-tree --prepare make --good a --bad b --job "$WORK/job.yaml" --stat x
+check "bisect --kernel-tree with --prepare: exit 2, the build is its prepare step" bash -c \
+	"[ $rc = 2 ] && grep -q 'takes no --prepare' '$WORK/err'"
+sb bisect --vm-max-cpus 8 --prepare make --good a --bad b --job "$WORK/job.yaml" --stat x
+check "bisect --vm-max-cpus without --kernel-tree: exit 2" bash -c \
+	"[ $rc = 2 ] && grep -q 'go with --kernel-tree' '$WORK/err'"
 no_results() { [ ! -e "$R" ]; }
 check "bad input: nothing started" nothing_left
 check "bad input: nothing stored" no_results
