@@ -230,6 +230,10 @@ int compare_groups(struct result_group *groups, size_t n, const struct compare_o
 	c->groups = groups;
 	c->ngroups = n;
 	c->opts = *o;
+	c->icount = groups_icount(groups, n);
+	if (c->icount && c->opts.threshold_pct > COMPARE_ICOUNT_THRESHOLD)
+		c->opts.threshold_pct = COMPARE_ICOUNT_THRESHOLD;
+	o = &c->opts;
 	c->min_runs = groups[0].nruns;
 	c->headline_stat = group_headline_stat(groups, n);
 	c->headline_dir = group_headline_direction(groups, n);

@@ -31,6 +31,10 @@ enum test_kind {
  * is the machine, not the change under test. */
 #define COMPARE_COUNT_FLOOR 100.0
 
+/* Instruction-count runs (groups_icount): their run-to-run spread is ~0.01%, so the noise
+ * threshold for relative stats is at most this, and a change is a path-length change. */
+#define COMPARE_ICOUNT_THRESHOLD 0.1
+
 struct compare_opts {
 	enum compare_rule rule;
 	double threshold_pct;	/* noise threshold for relative stats, in % (default 1) */
@@ -89,6 +93,7 @@ struct comparison {
 	size_t nrows;
 	struct compare_opts opts;
 	size_t min_runs;	   /* the fewest runs of any group */
+	bool icount;		   /* every run in instruction-count mode (opts' threshold capped) */
 	const char *headline_stat; /* as the runs declare it (results.h), or NULL */
 	enum stat_direction headline_dir;
 	/* The rows' arrays in one block each, nrows * ngroups long; row i's start at

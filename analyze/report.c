@@ -148,6 +148,12 @@ static void print_header(const struct comparison *c, FILE *out)
 	fprintf(out, "\ncommit:\n");
 	for (size_t g = 0; g < c->ngroups; g++)
 		fprintf(out, "  %s\n", text_safe(c->groups[g].commit));
+	if (c->icount)
+		fprintf(out, "\nEvery run is in QEMU's instruction-count mode (guest time = "
+			     "instructions executed):\nthe changes are path-length changes, not "
+			     "timings of real hardware, and contention\nbetween CPUs is not "
+			     "measured; the noise threshold is %g%%.\n",
+			c->opts.threshold_pct);
 	for (size_t g = 0; g < c->ngroups; g++) {
 		int w = column_width(c, g);
 
@@ -550,6 +556,8 @@ void comparison_write_json(const struct comparison *c, const char *job, struct j
 	jsonw_end_array(w);
 	put_string(w, "rule", c->opts.rule == RULE_LKP ? "lkp" : "stats");
 	put_double(w, "threshold_pct", c->opts.threshold_pct);
+	jsonw_key(w, "icount");
+	jsonw_bool(w, c->icount);
 	put_double(w, "q_max", c->opts.q_max);
 	put_bool(w, "regression", comparison_regressed(c));
 	if (c->headline_stat) {

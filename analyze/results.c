@@ -472,3 +472,15 @@ bool groups_mix_machines(const struct result_group *g, size_t n, char *msg, size
 	}
 	return false;
 }
+
+bool groups_icount(const struct result_group *g, size_t n)
+{
+	size_t runs = 0;
+
+	for (size_t k = 0; k < n; k++)
+		for (size_t r = 0; r < g[k].nruns; r++, runs++)
+			if (!json_is_true(json_object_get(json_object_get(g[k].runs[r].meta, "vm"),
+							  "icount")))
+				return false;
+	return runs > 0;
+}

@@ -51,6 +51,10 @@ struct result_group {
 int group_load(const char *dir, struct result_group *g, char *err, size_t errlen);
 void group_free(struct result_group *g);
 
+/* Whether every run of the n groups ran in QEMU's instruction-count mode (meta.json's
+ * vm.icount): their rates are path lengths, nearly noiseless, blind to contention. */
+bool groups_icount(const struct result_group *g, size_t n);
+
 /* The values of one stat over a group's runs that have it; returns how many. */
 size_t group_values(const struct result_group *g, const char *stat, double *out);
 
