@@ -284,7 +284,7 @@ static int make_initramfs(struct vm *vm, const char *moddir, char *err, size_t e
 		    "\t/bin/busybox insmod \"$m\" || echo \"scalebench-vm: insmod $m failed\"\n"
 		    "done\n"
 		    "if ! /bin/busybox mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144,ro "
-		    "/dev/root /root; then\n"
+		    "root /root; then\n"
 		    "\techo 'scalebench-vm: cannot mount the host root over 9p'\n"
 		    "\t/bin/busybox poweroff -f\n"
 		    "fi\n"
@@ -566,7 +566,7 @@ static int build_qemu(struct vm *vm, const struct vm_opts *o, bool initramfs)
 	rc |= strvec_push(a, "-fsdev");
 	rc |= strvec_push(a, "local,id=root,path=/,security_model=none,readonly=on,multidevs=remap");
 	rc |= strvec_push(a, "-device");
-	rc |= strvec_push(a, "virtio-9p-pci,fsdev=root,mount_tag=/dev/root");
+	rc |= strvec_push(a, "virtio-9p-pci,fsdev=root,mount_tag=root");
 	rc |= strvec_push(a, "-netdev");
 	rc |= strvec_pushf(a, "user,id=n0,restrict=on,hostfwd=tcp:127.0.0.1:%u-:22", vm->port);
 	rc |= strvec_push(a, "-device");
