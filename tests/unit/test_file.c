@@ -288,6 +288,32 @@ static void test_write_full_filesystem(void **state)
 	assert_int_equal(WEXITSTATUS(status), 0);
 }
 
+/* file_tail: the last lines, trailing newlines dropped, control characters as spaces; "" for
+ * a missing file; a symlink is not followed. */
+static void test_tail(void **state)
+{
+	char path[300], link[300], *t;
+	(void)state;
+
+	path_of(path, sizeof(path), "console");
+	put(path, "one\ntwo\nthree\x1b[2J\nfour\n\n");
+	t = file_tail(path, 2);
+	assert_string_equal(t, "three [2J\nfour");
+	free(t);
+	t = file_tail(path, 10);
+	assert_string_equal(t, "one\ntwo\nthree [2J\nfour");
+	free(t);
+	path_of(link, sizeof(link), "console-link");
+	assert_int_equal(symlink(path, link), 0);
+	t = file_tail(link, 2);
+	assert_string_equal(t, "");
+	free(t);
+	path_of(path, sizeof(path), "missing");
+	t = file_tail(path, 2);
+	assert_string_equal(t, "");
+	free(t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -298,6 +324,7 @@ int main(void)
 	    cmocka_unit_test(test_temp_names),
 	    cmocka_unit_test(test_write_failure_leaves_target),
 	    cmocka_unit_test(test_write_full_filesystem),
+	    cmocka_unit_test(test_tail),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
