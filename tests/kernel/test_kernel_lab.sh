@@ -87,6 +87,9 @@ runs = sum(e.get("runs", 0) for e in ev if e["event"] == "runs")
 boots = sum(1 for e in ev if e["event"] == "runs")
 builds = sum(1 for e in ev if e["event"] == "prepare")
 print("     B: %s s in all, %d runs, %d boots, %d prepare steps (builds or cache hits)" % (sys.argv[2], runs, boots, builds))
+for e in ev:
+    if e["event"] in ("endpoints", "verify"):
+        print("     B: %s: %s" % (e["event"], json.dumps({k: v for k, v in e.items() if k not in ("event", "t", "time")})[:400]))
 PY
 grep -E "^ *(good|bad|culprit|parent|change)" "$WORK/out.b" | head -8 | sed 's/^/     B: /'
 
@@ -100,7 +103,7 @@ done
 sb compare "$(find "$R" -type d -name "$PARENT")" "$(find "$R" -type d -name "$PLANTED")" \
 	--stat '^will-it-scale.per_process_ops$'
 check "C: the timed mode's runs stored and compared" [ "$rc" != 2 ] || echo "     $(cat "$WORK/err")"
-sed 's/^/     C: /' "$WORK/out" | head -12
+grep -E 'per_process_ops' "$WORK/out" | sed 's/^/     C: /'
 
 # D: perf-profile in the guest, on the planted kernel: its rows name the guest's functions.
 cat >"$WORK/profile.yaml" <<'EOF'
