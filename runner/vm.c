@@ -283,7 +283,7 @@ static int make_initramfs(struct vm *vm, const char *moddir, char *err, size_t e
 		    "for m in /m/*.ko; do\n"
 		    "\t/bin/busybox insmod \"$m\" || echo \"scalebench-vm: insmod $m failed\"\n"
 		    "done\n"
-		    "if ! /bin/busybox mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144,ro "
+		    "if ! /bin/busybox mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144,cache=loose,ro "
 		    "root /root; then\n"
 		    "\techo 'scalebench-vm: cannot mount the host root over 9p'\n"
 		    "\t/bin/busybox poweroff -f\n"
@@ -531,7 +531,7 @@ static int build_qemu(struct vm *vm, const struct vm_opts *o, bool initramfs)
 	n = snprintf(vm->cmdline, sizeof(vm->cmdline),
 		     "console=ttyS0 panic=-1 oops=panic%s%s%s%s%s%s",
 		     initramfs ? "" : " root=/dev/root rootfstype=9p "
-				      "rootflags=trans=virtio,version=9p2000.L,msize=262144 ro",
+				      "rootflags=trans=virtio,version=9p2000.L,msize=262144,cache=loose ro",
 		     initramfs ? "" : " init=", initramfs ? "" : vm->dir,
 		     initramfs ? "" : "/init", o->append ? " " : "", o->append ? o->append : "");
 	if (n >= (int)sizeof(vm->cmdline))

@@ -55,7 +55,7 @@ bisect() { # RESULTS ARGS...
 	shift
 	sb bisect --repo "$REPO" --job "${JOB:-$WORK/job.yaml}" --stat plugin.per_thread_ops \
 		--prepare "$WORK/prepare.sh" --plugin "$PLUGIN" --no-monitors --results "$res" \
-		--reboot "$WORK/reboot.sh" --boot-check "$CHECK" --boot-timeout 4 --max-runs 4 "$@"
+		--reboot "$WORK/reboot.sh" --boot-check "$CHECK" --boot-timeout 3 --max-runs 4 "$@"
 }
 LOGNAME_=bisect-${GOOD:0:10}-${BAD:0:10}
 nruns() { find "$1" -name meta.json -path "*/$2*" 2>/dev/null | wc -l; }
