@@ -689,6 +689,10 @@ static int kernel_tree_setup(struct bisect *b)
 		return 2;
 	}
 	b->prepare = b->kernel_prepare;
+	/* Instruction counts: their spread is ~0.01%; compare's threshold for them, here too. */
+	if ((b->vm_icount || (b->vm_accel && !strcmp(b->vm_accel, "icount"))) &&
+	    b->threshold > COMPARE_ICOUNT_THRESHOLD)
+		b->threshold = COMPARE_ICOUNT_THRESHOLD;
 	return 0;
 }
 
