@@ -66,7 +66,18 @@ fi
 # boot loader), into /var/cache/scalebench/kernel/PACKAGE, its modules indexed by depmod.  Its
 # 9p and virtio drivers are modules: `run --kernel` loads them from an initramfs of its own.
 cache=/var/cache/scalebench/kernel
-pkg=$(apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-/ { print $2; exit }')
+kernel_pkg() {
+	apt-cache depends linux-image-amd64 2>/dev/null | awk '/Depends: linux-image-/ { print $2; exit }'
+}
+pkg=$(kernel_pkg)
+if [ -z "$pkg" ] && ! ls "$cache"/linux-image-*/.ready >/dev/null 2>&1 && [ "$SUDO" != none ]; then
+	$SUDO apt-get update -qq # a machine whose package lists were never fetched
+	pkg=$(kernel_pkg)
+fi
+if [ -z "$pkg" ]; then
+	# Offline, with a kernel unpacked before: that one.
+	pkg=$(basename "$(ls -d "$cache"/linux-image-*/ 2>/dev/null | head -1)" 2>/dev/null)
+fi
 if [ -z "$pkg" ]; then
 	echo "setup: apt knows no linux-image-amd64: the QEMU tests need Debian's kernel package" >&2
 	exit 1
