@@ -1,5 +1,6 @@
 /* A benchmark guest in QEMU (vm.h): its private directory, its boot, its end. */
 #include "vm.h"
+#include "target.h"
 #include "../core/core.h"
 #include "../lib/errors.h"
 #include "../lib/file.h"
@@ -354,13 +355,14 @@ static int keygen(const struct vm *vm, const char *name, char *err, size_t errle
 	return 0;
 }
 
-static char *dir_file(const struct vm *vm, const char *name)
+/* DIR/name's text (at most max bytes), NULL when unreadable or larger. */
+static char *dir_file(const struct vm *vm, const char *name, size_t max)
 {
 	char path[PATH_MAX];
 	char *text;
 
 	snprintf(path, sizeof(path), "%s/%s", vm->dir, name);
-	return file_read(path, 1u << 20, &text, NULL, NULL, 0) ? NULL : text;
+	return file_read(path, max, &text, NULL, NULL, 0) ? NULL : text;
 }
 
 static const char *accel_name(enum vm_accel a)
@@ -440,7 +442,7 @@ static int write_sshd_config(const struct vm *vm)
 
 static int write_known_hosts(const struct vm *vm)
 {
-	char *pub = dir_file(vm, "host_key.pub");
+	char *pub = dir_file(vm, "host_key.pub", 1u << 16);
 	struct strbuf b = STRBUF_INIT;
 	int rc;
 
@@ -463,10 +465,9 @@ static int write_vm_json(const struct vm *vm, const struct vm_opts *o)
 		json_array_append_new(argv, json_string(vm->qemu.v[i]));
 	j = json_pack("{s:o, s:s, s:b, s:i, s:i, s:i, s:s, s:s, s:s}", "qemu", argv,
 		      "accelerator", vm->accel == VM_ACCEL_KVM ? "kvm" : "tcg", "icount",
-		      vm->accel == VM_ACCEL_ICOUNT, "cpus", (int)(o->cpus ? o->cpus : 1),
-		      "max_cpus", (int)(o->max_cpus ? o->max_cpus : o->cpus ? o->cpus : 1),
-		      "memory_mib", (int)(o->memory_mib ? o->memory_mib : 2048), "kernel",
-		      o->kernel, "kernel_release", vm->release, "shape", vm->shape);
+		      vm->accel == VM_ACCEL_ICOUNT, "cpus", (int)vm->cpus, "max_cpus",
+		      (int)vm->max_cpus, "memory_mib", (int)vm->memory_mib, "kernel", o->kernel,
+		      "kernel_release", vm->release, "shape", vm->shape);
 	text = j ? json_dumps(j, JSON_INDENT(2)) : NULL;
 	json_decref(j);
 	rc = text ? put_file(vm, "vm.json", text, strlen(text), 0644) : -1;
@@ -523,8 +524,6 @@ static bool kvm_usable(void)
 static int build_qemu(struct vm *vm, const struct vm_opts *o, bool initramfs)
 {
 	struct strvec *a = &vm->qemu;
-	unsigned cpus = o->cpus ? o->cpus : 1;
-	unsigned max = o->max_cpus > cpus ? o->max_cpus : cpus;
 	int rc = 0, n;
 
 	strvec_clear(a);
@@ -552,9 +551,9 @@ static int build_qemu(struct vm *vm, const struct vm_opts *o, bool initramfs)
 	rc |= strvec_push(a, "-cpu");
 	rc |= strvec_push(a, vm->accel == VM_ACCEL_KVM ? "host" : "max");
 	rc |= strvec_push(a, "-smp");
-	rc |= strvec_pushf(a, "cpus=%u,maxcpus=%u", cpus, max);
+	rc |= strvec_pushf(a, "cpus=%u,maxcpus=%u", vm->cpus, vm->max_cpus);
 	rc |= strvec_push(a, "-m");
-	rc |= strvec_pushf(a, "%uM", o->memory_mib ? o->memory_mib : 2048);
+	rc |= strvec_pushf(a, "%uM", vm->memory_mib);
 	rc |= strvec_push(a, "-kernel");
 	rc |= strvec_push(a, o->kernel);
 	if (initramfs) {
@@ -653,32 +652,17 @@ static void boot_error(const struct vm *vm, const char *what)
 	free(tail);
 }
 
-/* Whether the guest answers ssh now. */
+/* Whether the guest answers ssh now: `true` there, through the target path's ssh. */
 static bool ssh_answers(const struct vm *vm)
 {
-	struct strvec a = STRVEC_INIT;
+	const char *argv[] = {"true", NULL};
+	struct target t = {.user = "root", .host = "127.0.0.1", .port = vm->port};
+	struct target_opts to = {.ssh_options = vm->ssh_options.v,
+				 .n_ssh_options = vm->ssh_options.n};
 	struct child_process c = {.out = RUN_OUT_NULL, .err = RUN_OUT_NULL, .timeout_ms = 20000};
-	char e[256];
-	bool ok;
+	bool ok = target_exec(&t, &to, argv, &c) == 0 && c.exit_code == 0;
 
-	strvec_push(&a, "ssh");
-	strvec_push(&a, "-T");
-	for (size_t i = 0; i < vm->ssh_options.n; i++) {
-		strvec_push(&a, "-o");
-		strvec_push(&a, vm->ssh_options.v[i]);
-	}
-	strvec_push(&a, "-o");
-	strvec_push(&a, "BatchMode=yes");
-	strvec_push(&a, "-o");
-	strvec_push(&a, "ConnectTimeout=10");
-	strvec_push(&a, "-p");
-	strvec_pushf(&a, "%u", vm->port);
-	strvec_push(&a, "root@127.0.0.1");
-	strvec_push(&a, "true");
-	c.argv = a.v;
-	ok = a.v && child_run(&c, e, sizeof(e)) == 0 && c.exit_code == 0;
 	child_release(&c);
-	strvec_clear(&a);
 	return ok;
 }
 
@@ -686,7 +670,7 @@ static bool ssh_answers(const struct vm *vm)
  * 2 after a message, 128+N when interrupted. */
 static int wait_boot(struct vm *vm, const struct vm_opts *o, double start)
 {
-	unsigned timeout = o->boot_timeout_s ? o->boot_timeout_s : 120;
+	unsigned timeout = vm->boot_timeout_s;
 	bool announced = false;
 
 	for (;;) {
@@ -696,7 +680,7 @@ static int wait_boot(struct vm *vm, const struct vm_opts *o, double start)
 		if (core_interrupted())
 			return 128 + core_interrupt_signal();
 		if (waitpid(vm->pid, &status, WNOHANG) == vm->pid) {
-			char *log = dir_file(vm, "qemu.log");
+			char *log = dir_file(vm, "qemu.log", 1u << 20);
 			char what[1024];
 
 			vm->pid = 0;
@@ -704,8 +688,11 @@ static int wait_boot(struct vm *vm, const struct vm_opts *o, double start)
 				free(log);
 				return 1;
 			}
-			text_chomp(log ? log : (char *)"");
-			if (log && *log)
+			if (log)
+				text_chomp(log);
+			bool qemu_said = log && *log;
+
+			if (qemu_said)
 				snprintf(what, sizeof(what), "QEMU ended (%s %d): %.700s",
 					 WIFEXITED(status) ? "exit" : "signal",
 					 WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status),
@@ -716,8 +703,6 @@ static int wait_boot(struct vm *vm, const struct vm_opts *o, double start)
 					 "kernel panic, or an init that ended)",
 					 WIFEXITED(status) ? "exit" : "signal",
 					 WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
-			bool qemu_said = log && *log;
-
 			free(log);
 			boot_error(vm, what);
 			return qemu_said ? 2 : 3;
@@ -730,7 +715,7 @@ static int wait_boot(struct vm *vm, const struct vm_opts *o, double start)
 			boot_error(vm, what);
 			return 3;
 		}
-		console = dir_file(vm, "console");
+		console = dir_file(vm, "console", 1u << 20);
 		if (console && strstr(console, VM_READY)) {
 			if (!announced && !o->quiet) {
 				printf("vm: %s booted in %.1f s, sshd started; connecting\n",
@@ -756,11 +741,13 @@ static int wait_boot(struct vm *vm, const struct vm_opts *o, double start)
 int vm_start(struct vm *vm, const struct vm_opts *o)
 {
 	char err[1024], moddir[PATH_MAX] = "";
-	unsigned cpus = o->cpus ? o->cpus : 1;
-	unsigned max = o->max_cpus > cpus ? o->max_cpus : cpus;
 	int rc = 2;
 
 	memset(vm, 0, sizeof(*vm));
+	vm->cpus = o->cpus ? o->cpus : 1;
+	vm->max_cpus = o->max_cpus > vm->cpus ? o->max_cpus : vm->cpus;
+	vm->memory_mib = o->memory_mib ? o->memory_mib : 2048;
+	vm->boot_timeout_s = o->boot_timeout_s ? o->boot_timeout_s : 120;
 	if (vm_kernel_release(o->kernel, vm->release, sizeof(vm->release), err, sizeof(err))) {
 		sb_error("%s", err);
 		return 2;
@@ -769,7 +756,7 @@ int vm_start(struct vm *vm, const struct vm_opts *o)
 	if (vm->accel == VM_ACCEL_AUTO)
 		vm->accel = kvm_usable() ? VM_ACCEL_KVM : VM_ACCEL_TCG;
 	snprintf(vm->shape, sizeof(vm->shape), "vm-%s-%ucpu-%umax-%uM", accel_name(vm->accel),
-		 cpus, max, o->memory_mib ? o->memory_mib : 2048);
+		 vm->cpus, vm->max_cpus, vm->memory_mib);
 	if (o->modules)
 		snprintf(moddir, sizeof(moddir), "%s", o->modules);
 	else if (vm->release[0]) {
@@ -850,7 +837,7 @@ void vm_stop(struct vm *vm, const struct vm_opts *o)
 		vm->pid = 0;
 	}
 	if (vm->dir[0] && o && o->console) {
-		char *text = dir_file(vm, "console"), err[512];
+		char *text = dir_file(vm, "console", 256u << 20), err[512];
 
 		if (file_write(o->console, text ? text : "", text ? strlen(text) : 0, err,
 			       sizeof(err)))

@@ -56,6 +56,7 @@ struct vm {
 	pid_t pid;	/* QEMU, 0 when not running */
 	unsigned port;	/* the forwarded 127.0.0.1 port */
 	enum vm_accel accel; /* what was used */
+	unsigned cpus, max_cpus, memory_mib, boot_timeout_s; /* o's, defaults resolved */
 	char shape[64];	     /* the guest's hostname: vm-tcg-2cpu-8max-2048M */
 	char release[128];   /* the kernel's release from its header, "" when unknown */
 	char url[64];	     /* ssh://root@127.0.0.1:PORT */

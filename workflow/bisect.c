@@ -640,7 +640,7 @@ out:
  * runs in the repository), the cache made, the config found.  0, or 2 after a message. */
 static int kernel_tree_setup(struct bisect *b)
 {
-	static char cache_buf[PATH_MAX], config_buf[PATH_MAX];
+	char *cache_buf = b->kernel_cache_abs, *config_buf = b->kernel_config_abs;
 	char helper_dir[PATH_MAX], script[PATH_MAX + 32], def_config[PATH_MAX + 32];
 	char *qs, *qc, *qk;
 	int n;
@@ -656,9 +656,9 @@ static int kernel_tree_setup(struct bisect *b)
 	}
 	if (!b->kernel_config) {
 		snprintf(def_config, sizeof(def_config), "%s/kernel-guest.config", helper_dir);
-		path_absolute(def_config, config_buf, sizeof(config_buf));
+		path_absolute(def_config, config_buf, sizeof(b->kernel_config_abs));
 	} else {
-		path_absolute(b->kernel_config, config_buf, sizeof(config_buf));
+		path_absolute(b->kernel_config, config_buf, sizeof(b->kernel_config_abs));
 	}
 	if (access(config_buf, R_OK)) {
 		sb_error("--kernel-config '%s': %s; expected a .config or a config fragment",
@@ -666,12 +666,12 @@ static int kernel_tree_setup(struct bisect *b)
 		return 2;
 	}
 	if (b->kernel_cache)
-		path_absolute(b->kernel_cache, cache_buf, sizeof(cache_buf));
+		path_absolute(b->kernel_cache, cache_buf, sizeof(b->kernel_cache_abs));
 	else {
 		char def[PATH_MAX + 16];
 
 		snprintf(def, sizeof(def), "%s/kernels", b->results);
-		path_absolute(def, cache_buf, sizeof(cache_buf));
+		path_absolute(def, cache_buf, sizeof(b->kernel_cache_abs));
 	}
 	b->kernel_config = config_buf;
 	b->kernel_cache = cache_buf;

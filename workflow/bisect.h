@@ -53,6 +53,7 @@ struct bisect {
 	const char *kernel_config, *kernel_cache, *vm_append, *vm_accel;
 	unsigned vm_cpus, vm_max_cpus, vm_memory;
 	char kernel_prepare[3 * PATH_MAX + 64];
+	char kernel_config_abs[PATH_MAX], kernel_cache_abs[PATH_MAX]; /* what those point to */
 	struct target tgt;
 	/* The target before the reboot last issued (the default boot check's reference): its
 	 * boot_id and uname -r, and the commit it was last found booted into. */
