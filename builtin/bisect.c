@@ -5,6 +5,7 @@
 #include "../lib/file.h"
 #include "../lib/num.h"
 #include "../runner/target.h"
+#include "../runner/vm.h"
 #include "../workflow/bisect.h"
 
 #include <stdio.h>
@@ -342,10 +343,16 @@ static int options_check(const struct bisect *b)
 			 "--prepare, --reboot, --boot-check, --target or --slurm");
 		return 2;
 	}
-	if (b->vm_max_cpus && b->vm_max_cpus < (b->vm_cpus ? b->vm_cpus : 1)) {
-		sb_error("--vm-max-cpus %u: expected at least --vm-cpus (%u)", b->vm_max_cpus,
-			 b->vm_cpus ? b->vm_cpus : 1);
-		return 2;
+	if (b->kernel_tree) {
+		/* Before the first build, not at the first boot after it. */
+		const struct vm_opts vo = {
+		    .cpus = b->vm_cpus, .max_cpus = b->vm_max_cpus, .append = b->vm_append};
+		char err[512];
+
+		if (vm_opts_check(&vo, err, sizeof(err))) {
+			sb_error("%s", err);
+			return 2;
+		}
 	}
 	if (b->vm_icount && b->vm_accel && strcmp(b->vm_accel, "icount")) {
 		sb_error("--vm-icount with --vm-accel %s: drop one", b->vm_accel);

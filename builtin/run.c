@@ -289,7 +289,6 @@ static int run_in_vm(const struct runner_opts *o, const struct override_list *ov
 		t.ssh_options = vm.ssh_options.v;
 		t.n_ssh_options = vm.ssh_options.n;
 		rc = run_on_target(o, ov, &t, path);
-		t.ssh_options = NULL;
 	}
 	vm_stop(&vm, &vc->o);
 	return rc;
@@ -299,6 +298,7 @@ static int run_in_vm(const struct runner_opts *o, const struct override_list *ov
 static int vm_check(const struct target_cli *tc, const struct vm_cli *vc, bool dry_run)
 {
 	const struct vm_opts *v = &vc->o;
+	char err[512];
 
 	if (!vc->kernel) {
 		if (v->modules || v->cpus || v->max_cpus || v->memory_mib || v->append ||
@@ -323,20 +323,8 @@ static int vm_check(const struct target_cli *tc, const struct vm_cli *vc, bool d
 			 vc->accel);
 		return 2;
 	}
-	if (v->max_cpus && v->max_cpus < (v->cpus ? v->cpus : 1)) {
-		sb_error("--vm-max-cpus %u: expected at least --vm-cpus (%u)", v->max_cpus,
-			 v->cpus ? v->cpus : 1);
-		return 2;
-	}
-	for (const char *p = v->append; p && *p; p++)
-		if ((unsigned char)*p < ' ' || (unsigned char)*p > '~') {
-			sb_error("--vm-append: expected printable ASCII on one line (a kernel "
-				 "command line), got byte 0x%02x",
-				 (unsigned char)*p);
-			return 2;
-		}
-	if (v->append && strlen(v->append) > 1024) {
-		sb_error("--vm-append: %zu bytes; expected at most 1024", strlen(v->append));
+	if (vm_opts_check(v, err, sizeof(err))) {
+		sb_error("%s", err);
 		return 2;
 	}
 	return 0;

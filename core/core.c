@@ -903,8 +903,8 @@ static enum run_end signal_race(struct sampler *s, enum run_end end)
 	if (sig != SIGINT && sig != SIGTERM && sig != SIGHUP)
 		return end;
 	deadline = now_ns() + 1000000000ull;
-	while (!got_signal && now_ns() < deadline)
-		sleep_until(now_ns() + 10000000, &s->wait_mask);
+	while (!got_signal && sleep_until(deadline, &s->wait_mask))
+		; /* woken by another signal (SIGCHLD): until ours, or the deadline */
 	return got_signal ? RUN_INTERRUPTED : end;
 }
 

@@ -738,6 +738,31 @@ static int wait_boot(struct vm *vm, const struct vm_opts *o, double start)
 	}
 }
 
+int vm_opts_check(const struct vm_opts *o, char *err, size_t errlen)
+{
+	unsigned cpus = o->cpus ? o->cpus : 1;
+
+	if (o->max_cpus && o->max_cpus < cpus) {
+		snprintf(err, errlen, "--vm-max-cpus %u: expected at least --vm-cpus (%u)",
+			 o->max_cpus, cpus);
+		return -1;
+	}
+	for (const char *p = o->append; p && *p; p++)
+		if ((unsigned char)*p < ' ' || (unsigned char)*p > '~') {
+			snprintf(err, errlen,
+				 "--vm-append: expected printable ASCII on one line (a kernel "
+				 "command line), got byte 0x%02x",
+				 (unsigned char)*p);
+			return -1;
+		}
+	if (o->append && strlen(o->append) > 1024) {
+		snprintf(err, errlen, "--vm-append: %zu bytes; expected at most 1024",
+			 strlen(o->append));
+		return -1;
+	}
+	return 0;
+}
+
 int vm_start(struct vm *vm, const struct vm_opts *o)
 {
 	char err[1024], moddir[PATH_MAX] = "";

@@ -66,6 +66,11 @@ struct vm {
 	double boot_s;		   /* QEMU's start to the first ssh answer */
 };
 
+/* What o asks that no guest could be: fewer possible CPUs than online ones, a kernel command
+ * line that is not one line of printable ASCII or is over 1024 bytes.  0, or -1 with err naming
+ * the option and what was expected (run and bisect check before anything starts). */
+int vm_opts_check(const struct vm_opts *o, char *err, size_t errlen);
+
 /* Boot o's kernel.  0 with the guest answering ssh; 2 after a message when it could not be
  * started (QEMU missing or refusing its arguments, a file that is not a bzImage); 3 after a
  * message when the guest did not come up (a kernel that panicked, hung or never answered ssh

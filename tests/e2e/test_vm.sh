@@ -60,6 +60,9 @@ if [ ! -w /dev/kvm ]; then
 		"[ $rc = 2 ] && grep -qi 'kvm' '$WORK/err' && grep -q 'QEMU ended' '$WORK/err'" ||
 		echo "     $(head -3 "$WORK/err")"
 fi
+sb bisect --kernel-tree --vm-append "$(printf 'a\nb')" --good a --bad b --job "$WORK/job.yaml" --stat x
+check "bisect --kernel-tree --vm-append with a newline: exit 2 before any build" bash -c \
+	"[ $rc = 2 ] && grep -q 'printable ASCII' '$WORK/err'"
 no_results() { ! find "$R" -name stats.json 2>/dev/null | grep -q .; }
 check "bad input: nothing started" nothing_left
 check "bad input: nothing stored" no_results
