@@ -236,8 +236,8 @@ check:
 
 # The kernel lab end to end (tests/kernel/test_kernel_lab.sh): Debian's linux-source-6.1 in an
 # 8-commit history with a planted regression, built, booted in QEMU, bisected.  Not part of
-# make check: its first run builds a kernel (~13 min on 2 CPUs); later ones reuse the lab in
-# $$SCALEBENCH_KERNEL_LAB (default /var/tmp/scalebench-kernel-lab).
+# make check: its first run builds a kernel (~23 min on 2 CPUs beside other work); later ones
+# reuse the lab in $$SCALEBENCH_KERNEL_LAB (default /var/tmp/scalebench-kernel-lab).
 check-kernel:
 	$(MAKE) $(if $(filter -j%,$(MAKEFLAGS)),,-j$(NPROC)) check-build
 	./tests/run.sh tests/kernel/test_kernel_lab.sh

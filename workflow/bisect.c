@@ -637,7 +637,8 @@ out:
 }
 
 /* --kernel-tree: the prepare step is scalebench-kernel-build CACHE CONFIG (absolute paths: it
- * runs in the repository), the cache made, the config found.  0, or 2 after a message. */
+ * runs in the repository), the config found; the threshold capped in icount mode.  0, or 2
+ * after a message. */
 static int kernel_tree_setup(struct bisect *b)
 {
 	char *cache_buf = b->kernel_cache_abs, *config_buf = b->kernel_config_abs;
