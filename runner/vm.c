@@ -811,7 +811,13 @@ int vm_start(struct vm *vm, const struct vm_opts *o)
 	    strvec_push(&vm->ssh_options, "GlobalKnownHostsFile=/dev/null") ||
 	    strvec_push(&vm->ssh_options, "HostKeyAlias=scalebench-vm") ||
 	    strvec_push(&vm->ssh_options, "StrictHostKeyChecking=yes") ||
-	    strvec_push(&vm->ssh_options, "LogLevel=ERROR")) {
+	    strvec_push(&vm->ssh_options, "LogLevel=ERROR") ||
+	    /* An emulated guest on a loaded host: its sshd's key exchange alone took over ssh's
+	     * usual 10 s at -j 3 here ("timed out during banner exchange"), and its replies to
+	     * keepalives lag as much.  The boot timeout already bounds a guest that is gone. */
+	    strvec_push(&vm->ssh_options, "ConnectTimeout=60") ||
+	    strvec_push(&vm->ssh_options, "ServerAliveInterval=10") ||
+	    strvec_push(&vm->ssh_options, "ServerAliveCountMax=6")) {
 		sb_error("cannot write the guest's files in %s: %s", vm->dir, strerror(errno));
 		return 2;
 	}

@@ -12,7 +12,7 @@ for t in json.load(sys.stdin): print(t["name"], len(t["modes"]))' >"$WORK/catalo
 names=$(cut -d' ' -f1 "$WORK/catalogue")
 check "list --json names the catalogue" [ -n "$names" ]
 
-# A 0.25 s window sampled every 0.05 s after a 0.05 s warmup, except where one op of a copy
+# A 0.1 s window sampled every 0.02 s after a 0.02 s warmup, except where one op of a copy
 # can take longer than that on a loaded machine (a window with no op of some copy is a stuck
 # copy, and the run fails):
 #   malloc1   under ASan a 128 MiB malloc+free poisons 16 MiB of shadow: ~0.13 s of CPU per
@@ -24,7 +24,7 @@ window() {
 	case $1 in
 	launch1) echo "-s 4 -w 0.1 --interval 0.5" ;;
 	malloc1) echo "-s 2 -w 0.1 --interval 0.25" ;;
-	*) echo "-s 0.25 -w 0.05 --interval 0.05" ;;
+	*) echo "-s 0.1 -w 0.02 --interval 0.02" ;;
 	esac
 }
 
