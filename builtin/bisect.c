@@ -170,6 +170,46 @@ static int ssh_options_load(const struct option_def *opt, json_t *v, char *err, 
 	return 0;
 }
 
+static int qemu_arg(const struct option_def *opt, const char *arg, char *err, size_t errlen)
+{
+	struct bisect *b = opt->value;
+
+	if (b->n_qemu_args == sizeof(b->qemu_args) / sizeof(*b->qemu_args)) {
+		snprintf(err, errlen, "--qemu-arg: at most %zu", b->n_qemu_args);
+		return -1;
+	}
+	b->qemu_args[b->n_qemu_args++] = arg;
+	return 0;
+}
+
+static json_t *qemu_args_save(const struct option_def *opt)
+{
+	const struct bisect *b = opt->value;
+	json_t *a = json_array();
+
+	for (size_t i = 0; a && i < b->n_qemu_args; i++)
+		json_array_append_new(a, json_string(b->qemu_args[i]));
+	return a;
+}
+
+static int qemu_args_load(const struct option_def *opt, json_t *v, char *err, size_t errlen)
+{
+	struct bisect *b = opt->value;
+	size_t i;
+	json_t *w;
+
+	b->n_qemu_args = 0;
+	json_array_foreach (v, i, w) {
+		if (!json_is_string(w)) {
+			snprintf(err, errlen, "'qemu_args': expected strings");
+			return -1;
+		}
+		if (qemu_arg(opt, json_string_value(w), err, errlen))
+			return -1;
+	}
+	return 0;
+}
+
 static json_t *plugins_save(const struct option_def *opt)
 {
 	const struct bisect *b = opt->value;
@@ -292,6 +332,9 @@ static int options_read(struct bisect *b, struct option_def *opts_out, int argc,
 	    {OPT_FLAG("vm-icount", 0, &b->vm_icount),
 	     .help = "with --kernel-tree: TCG's instruction count (path length, no contention; "
 		     "same as --vm-accel icount)"},
+	    {OPT_CALLBACK("qemu-arg", 0, qemu_arg, b), .arg = "ARG", .state_key = "qemu_args",
+	     .save = qemu_args_save, .load = qemu_args_load,
+	     .help = "with --kernel-tree: one more QEMU argument, after scalebench's (repeatable)"},
 	    {OPT_CALLBACK("plugin", 0, plugin_arg, b), .arg = "FILE.so",
 	     .help = "passed to scalebench run (repeatable)", .state_key = "plugins",
 	     .save = plugins_save, .load = plugins_load},
@@ -325,7 +368,7 @@ static int options_check(const struct bisect *b)
 		    b->target_bin || b->n_ssh_options || b->slurm || b->partition ||
 		    b->constraint || b->kernel_tree || b->kernel_config || b->kernel_cache ||
 		    b->vm_cpus != 1 || b->vm_max_cpus || b->vm_memory != 2048 || b->vm_append ||
-		    b->vm_accel || b->vm_icount) {
+		    b->vm_accel || b->vm_icount || b->n_qemu_args) {
 			sb_error("--resume LOG takes its options from LOG: give it alone");
 			return 2;
 		}
@@ -333,9 +376,9 @@ static int options_check(const struct bisect *b)
 	}
 	if (!b->kernel_tree && (b->kernel_config || b->kernel_cache || b->vm_cpus != 1 ||
 				b->vm_max_cpus || b->vm_memory != 2048 || b->vm_append ||
-				b->vm_accel || b->vm_icount)) {
-		sb_error("--kernel-config, --kernel-cache and the --vm-* options go with "
-			 "--kernel-tree");
+				b->vm_accel || b->vm_icount || b->n_qemu_args)) {
+		sb_error("--kernel-config, --kernel-cache, --qemu-arg and the --vm-* options go "
+			 "with --kernel-tree");
 		return 2;
 	}
 	if (b->kernel_tree && (b->prepare || b->reboot || b->boot_check || b->target || b->slurm)) {

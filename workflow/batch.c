@@ -169,6 +169,8 @@ static int vm_args(const struct bisect *b, struct strvec *a)
 		rc |= strvec_push(a, "--vm-icount");
 	else if (b->vm_accel)
 		rc |= strvec_pushf(a, "--vm-accel=%s", b->vm_accel);
+	for (size_t i = 0; i < b->n_qemu_args; i++)
+		rc |= strvec_pushf(a, "--qemu-arg=%s", b->qemu_args[i]);
 	rc |= strvec_pushf(a, "--boot-timeout=%.0f", b->boot_timeout > 3600 ? 3600
 						     : b->boot_timeout < 1  ? 1
 									    : b->boot_timeout);

@@ -51,6 +51,8 @@ struct bisect {
 	 * by the --vm-* options. */
 	bool kernel_tree, vm_icount;
 	const char *kernel_config, *kernel_cache, *vm_append, *vm_accel;
+	const char *qemu_args[16]; /* --qemu-arg: more QEMU arguments, after run's own */
+	size_t n_qemu_args;
 	unsigned vm_cpus, vm_max_cpus, vm_memory;
 	char kernel_prepare[3 * PATH_MAX + 64];
 	char kernel_config_abs[PATH_MAX], kernel_cache_abs[PATH_MAX]; /* what those point to */

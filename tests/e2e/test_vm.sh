@@ -51,6 +51,9 @@ check "bisect --kernel-tree with --prepare: exit 2, the build is its prepare ste
 sb bisect --vm-max-cpus 8 --prepare make --good a --bad b --job "$WORK/job.yaml" --stat x
 check "bisect --vm-max-cpus without --kernel-tree: exit 2" bash -c \
 	"[ $rc = 2 ] && grep -q 'go with --kernel-tree' '$WORK/err'"
+sb bisect --qemu-arg -name --prepare make --good a --bad b --job "$WORK/job.yaml" --stat x
+check "bisect --qemu-arg without --kernel-tree: exit 2" bash -c \
+	"[ $rc = 2 ] && grep -q 'qemu-arg.*go' '$WORK/err'"
 # --vm-accel kvm where /dev/kvm cannot be opened (this machine kind): QEMU's own refusal,
 # exit 2 (not a guest that did not come up), at once; auto falls back to TCG (the run below).
 if [ ! -w /dev/kvm ]; then

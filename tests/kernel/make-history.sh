@@ -1,12 +1,18 @@
 #!/bin/sh
 # make-history.sh DIR: the kernel lab's git history in DIR/linux (made once; reused when its
-# last commit is there): Debian's linux-source-6.1 imported, then seven small commits, one of
-# which (the fourth after the import) plants a regression of the reference reports' shape: a
-# per-cpu counter summed over every *possible* CPU in getppid's path (getppid_calls_sum, a
-# for_each_possible_cpu loop), so getppid1 slows with the guest's possible CPUs (-smp
-# 1,maxcpus=N) while one CPU online runs it.  The other commits touch files the build compiles
-# (kernel/sys.c, mm/memory.c, fs/open.c) so every step is a real incremental build.  Dates and
-# authors are fixed: the shas are the same on every machine.
+# last commit is there): Debian's linux-source-6.1 imported, then nine small commits:
+#   - the fifth after the import plants a regression of the reference reports' shape: a
+#     per-cpu counter summed over every *possible* CPU in getppid's path (getppid_calls_sum, a
+#     for_each_possible_cpu loop), so getppid1 slows with the guest's possible CPUs (-smp
+#     1,maxcpus=N) while one CPU online runs it;
+#   - the sixth does not build (a stray word in fs/open.c), the seventh builds again but panics
+#     at boot (a late initcall), the eighth boots again: git's first midpoint is the planted
+#     commit's parent and its next two are these two, so the bisection meets a build failure
+#     and a boot failure before it names the planted commit;
+#   - the others touch files the build compiles (kernel/sys.c, mm/memory.c, fs/open.c), so
+#     every step is a real incremental build.
+# Dates and authors are fixed: the shas are the same on every machine.  LAB_VERSION names this
+# layout: a lab made by another version of this script is made again.
 set -eu
 dir=$1
 src=/usr/src/linux-source-6.1.tar.xz
@@ -16,11 +22,12 @@ src=/usr/src/linux-source-6.1.tar.xz
 }
 mkdir -p "$dir"
 repo=$dir/linux
-if [ -e "$repo/.git/lab-complete" ]; then
+LAB_VERSION=2
+if [ "$(cat "$repo/.git/lab-complete" 2>/dev/null)" = "$LAB_VERSION" ]; then
 	echo "make-history.sh: $repo is there"
 	exit 0
 fi
-rm -rf "$repo"
+rm -rf "$repo" "$repo.tmp"
 mkdir -p "$repo.tmp"
 tar xf "$src" -C "$repo.tmp"
 mv "$repo.tmp/linux-source-6.1" "$repo"
@@ -31,7 +38,8 @@ export GIT_COMMITTER_NAME="scalebench lab" GIT_COMMITTER_EMAIL="lab@scalebench.i
 n=0
 commit() {
 	n=$((n + 1))
-	export GIT_AUTHOR_DATE="2026-01-0$n 12:00:00 +0000" GIT_COMMITTER_DATE="2026-01-0$n 12:00:00 +0000"
+	d=$(printf '2026-01-%02d 12:00:00 +0000' $n)
+	export GIT_AUTHOR_DATE="$d" GIT_COMMITTER_DATE="$d"
 	git add -A
 	git commit -q -m "$1"
 }
@@ -59,6 +67,8 @@ touch_c fs/open.c "lab: a note on open"
 commit "fs: a note on open"
 touch_c kernel/sys.c "lab: a note on the uid syscalls"
 commit "kernel/sys: a note on the uid syscalls"
+touch_c mm/memory.c "lab: a second note on page faults"
+commit "mm: a second note on page faults"
 
 # The planted regression: getppid counts its calls per CPU and sums the counter over every
 # possible CPU on each call.
@@ -95,11 +105,36 @@ assert s.count(old) == 1
 open(p, "w").write(s.replace(old, new))
 PY
 commit "kernel/sys: count getppid calls per CPU"
-touch_c mm/memory.c "lab: a second note on page faults"
-commit "mm: a second note on page faults"
-touch_c fs/open.c "lab: a second note on open"
-commit "fs: a second note on open"
+
+# A commit that does not build, one that builds again but panics at boot, one that boots.
+printf '\n/* lab: a second note on open */\nlab_does_not_build\n' >>fs/open.c
+commit "fs: a second note on open (does not build)"
+python3 - fs/open.c kernel/sys.c <<'PY'
+import sys
+o, k = sys.argv[1], sys.argv[2]
+s = open(o).read()
+assert s.endswith("lab_does_not_build\n")
+open(o, "w").write(s[: -len("lab_does_not_build\n")])
+open(k, "a").write("""
+/* lab: this commit does not boot */
+#include <linux/init.h>
+static int __init lab_does_not_boot(void)
+{
+	panic("lab: this commit does not boot");
+	return 0;
+}
+late_initcall(lab_does_not_boot);
+""")
+PY
+commit "fs: the note builds again; kernel/sys: panic at boot (does not boot)"
+python3 - kernel/sys.c <<'PY'
+import sys
+p = sys.argv[1]
+s = open(p).read()
+open(p, "w").write(s[: s.index("\n/* lab: this commit does not boot */")])
+PY
+commit "kernel/sys: boot again"
 touch_c kernel/sys.c "lab: a note on sethostname"
 commit "kernel/sys: a note on sethostname"
-touch .git/lab-complete
+echo "$LAB_VERSION" >.git/lab-complete
 git log --oneline

@@ -1,13 +1,16 @@
 #!/bin/bash
 # make check-kernel: the kernel lab end to end on this machine (TCG when there is no /dev/kvm).
-# Debian's linux-source-6.1 imported into an 8-commit history whose fifth commit plants a sum
-# over every possible CPU in getppid (make-history.sh); each commit built with the shipped guest
-# fragment (scalebench-kernel-build, ccache); then
+# Debian's linux-source-6.1 imported into a 10-commit history whose sixth commit plants a sum
+# over every possible CPU in getppid, followed by a commit that does not build and one that
+# panics at boot (make-history.sh); each commit built with the shipped guest fragment
+# (scalebench-kernel-build, ccache); then
 #   A  boot to first run per mode (TCG, TCG icount) and the run-to-run spread of getppid1
-#   B  bisect --kernel-tree --vm-icount --vm-max-cpus 8 names the planted commit, verified
+#   B  bisect --kernel-tree --vm-icount --vm-max-cpus 8 names the planted commit, verified,
+#      skipping the commit that does not build (its build log's tail logged) and the one that
+#      panics (booted twice, the console's tail logged); --qemu-arg reaches QEMU
 #   C  what the timed mode (multi-threaded TCG) shows on the same two commits
 #   D  perf-profile in the guest names the planted function (the guest's kallsyms), and
-#      compare's robot table shows the headline change and that row
+#      compare's robot table and report's robot mail show the headline change and that row
 #   E  page_fault3 in a cgroup2 memory cgroup of the guest, its limit applied
 # Every figure is printed (the README's and bench/'s numbers come from here).  The lab (source,
 # history, build directory, ccache'd objects) is kept in $SCALEBENCH_KERNEL_LAB (default
@@ -29,7 +32,11 @@ GOOD=$(git -C "$REPO" rev-list --max-parents=0 HEAD)
 BAD=$(git -C "$REPO" rev-parse HEAD)
 PLANTED=$(git -C "$REPO" log --format=%H --grep='count getppid calls per CPU')
 PARENT=$(git -C "$REPO" rev-parse "$PLANTED^")
+NOBUILD=$(git -C "$REPO" log --format=%H --grep='(does not build)')
+NOBOOT=$(git -C "$REPO" log --format=%H --grep='(does not boot)')
 stage "history: $(git -C "$REPO" rev-list --count HEAD) commits, planted ${PLANTED:0:12}"
+check "premise: git's first midpoint is the planted commit's parent" \
+	[ "$(git -C "$REPO" rev-list --bisect "$BAD" "^$GOOD")" = "$PARENT" ]
 
 # Both endpoints built (the bisection would build them first anyway); the first build is the
 # long one, each later one is incremental.
@@ -73,7 +80,8 @@ start=$SECONDS
 R=$WORK/b
 "$SB" bisect --repo "$REPO" --kernel-tree --kernel-cache "$CACHE" --job "$WORK/getppid.yaml" \
 	--stat will-it-scale.per_process_ops --good "$GOOD" --bad "$BAD" --results "$R" \
-	--vm-icount --vm-max-cpus 8 --no-monitors >"$WORK/out.b" 2>"$WORK/err.b"
+	--vm-icount --vm-max-cpus 8 --no-monitors --qemu-arg=-name --qemu-arg=scalebench-lab \
+	>"$WORK/out.b" 2>"$WORK/err.b"
 rc=$?
 LOG=$(ls "$R"/bisect-*.json 2>/dev/null | head -1)
 check "B: bisect --kernel-tree --vm-icount names the planted commit, verified (exit 0)" bash -c \
@@ -92,6 +100,19 @@ for e in ev:
         print("     B: %s: %s" % (e["event"], json.dumps({k: v for k, v in e.items() if k not in ("event", "t", "time")})[:400]))
 PY
 grep -E "^ *(good|bad|culprit|parent|change)" "$WORK/out.b" | head -8 | sed 's/^/     B: /'
+check "B: the commit that does not build skipped, its build log's tail in the log" \
+	json_true "${LOG:-/nonexistent}" "
+[s['commit'] for s in d['steps'] if s['decision'] == 'skip'].count('$NOBUILD') == 1 and
+any(e['event'] == 'prepare' and e['commit'] == '$NOBUILD' and e['exit'] != 0 and
+    'lab_does_not_build' in e.get('tail', '') for e in d['events'])"
+check "B: the commit that panics booted twice, then skipped, the console's tail in the log" \
+	json_true "${LOG:-/nonexistent}" "
+[s['commit'] for s in d['steps'] if s['decision'] == 'skip'].count('$NOBOOT') == 1 and
+[e['attempt'] for e in d['events'] if e['event'] == 'boot-failed' and e['commit'] == '$NOBOOT'] == [1, 2] and
+all('lab: this commit does not boot' in e['tail'] for e in d['events'] if e['event'] == 'boot-failed')"
+meta=$(find "$R" -name meta.json -path "*/$PLANTED/*" | head -1)
+check "B: --qemu-arg reached QEMU (meta.json's vm.qemu)" json_true "${meta:-/nonexistent}" \
+	"d['vm']['qemu'][-2:] == ['-name', 'scalebench-lab']"
 
 # C: the timed mode (multi-threaded TCG, 2 vCPUs of 8 possible) on the planted commit and its
 # parent: 3 runs each, compared.
@@ -132,6 +153,17 @@ sb compare "$(find "$R" -type d -name "$PARENT")" "$pdir" --all
 check "D: compare's table: the headline change and a perf-profile row naming the planted function" \
 	bash -c "grep -q 'will-it-scale.per_process_ops' '$WORK/out' && grep -q 'perf-profile.*getppid_calls_sum' '$WORK/out'"
 grep -E "per_process_ops|getppid_calls_sum" "$WORK/out" | head -6 | sed 's/^/     D: /'
+# The robot's mail on the same runs, as a CI bot would send it after the bisection.
+sb report --base "$PARENT" --head "$PLANTED" --results "$R" --repo "$REPO" --mbox "$WORK/d.mbox"
+check "D: report's mail: a regression of per_process_ops in the subject, the perf-profile row naming getppid_calls_sum in the body" \
+	bash -c "[ $rc = 0 ] && python3 -c \"import mailbox, re, sys
+m = mailbox.mbox(sys.argv[1])[0]
+subject = re.sub(r'\\s+', ' ', str(m['Subject']))
+body = m.get_payload(decode=True).decode()
+assert re.search(r'per_process_ops -[0-9.]+% regression', subject), subject
+assert re.search(r'perf-profile.*getppid_calls_sum', body)\" '$WORK/d.mbox'" ||
+	echo "     $(head -c 600 "$WORK/d.mbox" 2>/dev/null; tail -3 "$WORK/err")"
+grep -E '^Subject:|getppid_calls_sum' "$WORK/d.mbox" 2>/dev/null | head -4 | sed 's/^/     D mail: /'
 
 # E: page_fault3 in a cgroup2 memory cgroup of the guest (its cgroup2 has the memory
 # controller), the limit applied.
