@@ -823,80 +823,101 @@ struct cmp_result {
 	double change;
 };
 
-/* Write the comparison page rel (and its plots) of head against base. */
-static int comparison_page(struct site *s, const struct job_data *d, const struct job_commit *bc,
-			   const struct job_commit *hc, const char *rel, uint64_t fp,
-			   struct cmp_result *res)
-{
+/* One comparison page in the making: head's commit against base's. */
+struct cmp_page {
+	struct site *s;
+	const struct job_data *d;
+	const struct job_commit *bc, *hc;
+	uint64_t fp;
 	struct result_group g[2];
+	size_t loaded; /* groups of g loaded, to be freed */
 	struct comparison c;
+	const struct stat_row *row;	     /* the followed stat's, NULL when c has none */
+	char prefix[2 * SITE_SLUG_MAX + 16]; /* the directory of its plots */
+	json_t *plots;			     /* the plots it shows, for its manifest entry */
+	char err[4096];			     /* what a step could not do, one buffer for all */
+};
+
+/* Both commits' groups loaded and compared, the followed stat's row found: 0, else -1 after
+ * a note. */
+static int cmp_load(struct cmp_page *cp)
+{
+	const struct job_commit *bc = cp->bc, *hc = cp->hc;
 	struct compare_opts co = COMPARE_OPTS_DEFAULT;
-	struct page p = {0};
-	char err[4096], title[1024], prefix[2 * SITE_SLUG_MAX + 16], path[PATH_MAX];
-	const struct stat_row *row = NULL;
-	size_t loaded = 0, nplots = 0;
-	json_t *plots = json_array();
-	char *table = NULL, *prof = NULL;
-	size_t tlen = 0, plen = 0;
-	FILE *t;
-	int rc = -1;
 
-	snprintf(res->verdict, sizeof(res->verdict), "none");
-	res->change = NAN;
-	if (make_parents(s, rel))
-		goto out;
-	for (; loaded < 2; loaded++) {
-		const struct index_commit *ic = loaded ? hc->ic : bc->ic;
+	for (; cp->loaded < 2; cp->loaded++) {
+		const struct index_commit *ic = cp->loaded ? hc->ic : bc->ic;
 
-		if (group_load(ic->dir, &g[loaded], err, sizeof(err))) {
-			sb_note("%s", err);
-			goto out;
+		if (group_load(ic->dir, &cp->g[cp->loaded], cp->err, sizeof(cp->err))) {
+			sb_note("%s", cp->err);
+			return -1;
 		}
 	}
-	if (compare_groups(g, 2, &co, &c, err, sizeof(err))) {
-		sb_note("%s against %s: %s", hc->ic->dir, bc->ic->dir, err);
-		goto out;
+	if (compare_groups(cp->g, 2, &co, &cp->c, cp->err, sizeof(cp->err))) {
+		sb_note("%s against %s: %s", hc->ic->dir, bc->ic->dir, cp->err);
+		return -1;
 	}
 	/* A note, not a refusal: the page is still made. */
-	if (groups_mix_machines(g, 2, err, sizeof(err)))
+	if (groups_mix_machines(cp->g, 2, cp->err, sizeof(cp->err)))
 		sb_note("%s against %s: runs measured on machines of different models: %s",
-			hc->ic->dir, bc->ic->dir, err);
-	for (size_t i = 0; i < c.nrows && !row; i++)
-		if (!strcmp(c.rows[i].name, d->stat))
-			row = &c.rows[i];
-	if (row) {
-		snprintf(res->verdict, sizeof(res->verdict), "%s", verdict_name(row->verdict[1]));
-		res->change = row->change[1];
-	}
-	t = open_memstream(&table, &tlen);
+			hc->ic->dir, bc->ic->dir, cp->err);
+	for (size_t i = 0; i < cp->c.nrows && !cp->row; i++)
+		if (!strcmp(cp->c.rows[i].name, cp->d->stat))
+			cp->row = &cp->c.rows[i];
+	return 0;
+}
+
+/* The robot's table of c, as report prints it; NULL when out of memory. */
+static char *robot_text(const struct comparison *c)
+{
+	char *table = NULL;
+	size_t len = 0;
+	FILE *t = open_memstream(&table, &len);
+
 	if (t) {
-		print_robot_table(&c, false, false, t);
+		print_robot_table(c, false, false, t);
 		fclose(t);
 	}
-	if (has_profile(bc->ic->dir) && has_profile(hc->ic->dir)) {
-		t = open_memstream(&prof, &plen);
-		if (t) {
-			if (profile_print_diff(bc->ic->dir, hc->ic->dir, false, 0.5, t, err,
-					       sizeof(err)))
-				sb_note("%s", err);
-			fclose(t);
-		}
+	return table;
+}
+
+/* profile --diff's report of head against base when both have a profile, else NULL (one
+ * that cannot be made is a note); *len its length. */
+static char *profile_text(struct cmp_page *cp, size_t *len)
+{
+	const char *base = cp->bc->ic->dir, *head = cp->hc->ic->dir;
+	char *prof = NULL;
+	FILE *t;
+
+	if (!has_profile(base) || !has_profile(head))
+		return NULL;
+	t = open_memstream(&prof, len);
+	if (t) {
+		if (profile_print_diff(base, head, false, 0.5, t, cp->err, sizeof(cp->err)))
+			sb_note("%s", cp->err);
+		fclose(t);
 	}
-	if (page_open(s, &p))
-		goto cmp_out;
-	/* Its plots in a directory of its own: no stat's name can meet another page's. */
-	snprintf(prefix, sizeof(prefix), "%s/c-%s/", d->dir, hc->slug);
-	snprintf(title, sizeof(title), "%s: %s vs %s", d->job->path_params, bc->label, hc->label);
-	FILE *f = p.f;
+	return prof;
+}
+
+/* The page's head: the followed stat's change, both sides' groups, the robot's table. */
+static void cmp_head(const struct cmp_page *cp, FILE *f, const struct cmp_result *res,
+		     const char *table)
+{
+	const struct job_data *d = cp->d;
+	char title[1024];
+
+	snprintf(title, sizeof(title), "%s: %s vs %s", d->job->path_params, cp->bc->label,
+		 cp->hc->label);
 	page_head(f, "../../", title, "index.html", d->job->path_params);
 	fputs("<h1>", f);
 	H(d->job->path_params);
 	fputs("</h1>\n<p class=\"sub\">", f);
 	H(d->job->key);
 	fputs("</p>\n<p>", f);
-	H(hc->label);
+	H(cp->hc->label);
 	fputs(" against the commit before it, ", f);
-	H(bc->label);
+	H(cp->bc->label);
 	fputs(": <b>", f);
 	H(d->stat);
 	fputs("</b> ", f);
@@ -908,7 +929,7 @@ static int comparison_page(struct site *s, const struct job_data *d, const struc
 	      "<th>failures</th><th>first run (UTC)</th><th>mean</th></tr></thead>\n<tbody>\n",
 	      f);
 	for (int side = 0; side < 2; side++) {
-		const struct job_commit *jc = side ? hc : bc;
+		const struct job_commit *jc = side ? cp->hc : cp->bc;
 
 		fprintf(f, "<tr><td>%s</td><td class=\"name\">", side ? "head" : "base");
 		H(jc->label);
@@ -916,67 +937,113 @@ static int comparison_page(struct site *s, const struct job_data *d, const struc
 			jc->ic->runs, jc->ic->failed);
 		put_time(f, jc->ic->first_started);
 		fputs("</td><td class=\"num\">", f);
-		put_num(f, row ? row->sum[side].mean : NAN);
+		put_num(f, cp->row ? cp->row->sum[side].mean : NAN);
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</tbody>\n</table>\n<h2>Comparison</h2>\n<pre id=\"robot\">", f);
 	H(table ? table : "");
 	fputs("</pre>\n", f);
-	for (size_t i = 0; i < c.nrows && nplots < MAX_SAMPLE_PLOTS; i++) {
-		const struct stat_row *r = &c.rows[i];
+}
+
+/* The samples of both sides plotted for the followed stat and the notable headline stats,
+ * MAX_SAMPLE_PLOTS at most; a plot that cannot be drawn is a note. */
+static void cmp_samples(struct cmp_page *cp, FILE *f)
+{
+	const struct comparison *c = &cp->c;
+	char title[1024], path[PATH_MAX];
+	size_t nplots = 0;
+
+	for (size_t i = 0; i < c->nrows && nplots < MAX_SAMPLE_PLOTS; i++) {
+		const struct stat_row *r = &c->rows[i];
 		struct plot_series ser[2];
-		double *v = calloc(g[0].nruns + g[1].nruns + 1, sizeof(*v));
-		char rel_svg[sizeof(prefix) + SITE_SLUG_MAX + 8], ss[SITE_SLUG_MAX];
+		double *v = calloc(cp->g[0].nruns + cp->g[1].nruns + 1, sizeof(*v));
+		char rel_svg[sizeof(cp->prefix) + SITE_SLUG_MAX + 8], ss[SITE_SLUG_MAX];
 
 		if (!v)
 			break;
-		if (r != row && !(r->headline && row_is_notable(r, 2))) {
+		if (r != cp->row && !(r->headline && row_is_notable(r, 2))) {
 			free(v);
 			continue;
 		}
-		ser[0] = (struct plot_series){bc->label, v, group_values(&g[0], r->name, v)};
-		ser[1] = (struct plot_series){hc->label, v + ser[0].n,
-					      group_values(&g[1], r->name, v + ser[0].n)};
+		ser[0] =
+		    (struct plot_series){cp->bc->label, v, group_values(&cp->g[0], r->name, v)};
+		ser[1] = (struct plot_series){cp->hc->label, v + ser[0].n,
+					      group_values(&cp->g[1], r->name, v + ser[0].n)};
 		site_slug(r->name, ss);
-		snprintf(rel_svg, sizeof(rel_svg), "%ss-%s.svg", prefix, ss);
-		group_plot_title(&g[0], r->name, title, sizeof(title));
-		if (!site_path(s, rel_svg, path, sizeof(path)) && !make_parents(s, rel_svg) &&
-		    (ser[0].n || ser[1].n) &&
-		    !plot_samples(title, ser, 2, PLOT_SVG, path, NULL, err, sizeof(err))) {
+		snprintf(rel_svg, sizeof(rel_svg), "%ss-%s.svg", cp->prefix, ss);
+		group_plot_title(&cp->g[0], r->name, title, sizeof(title));
+		if (!site_path(cp->s, rel_svg, path, sizeof(path)) &&
+		    !make_parents(cp->s, rel_svg) && (ser[0].n || ser[1].n) &&
+		    !plot_samples(title, ser, 2, PLOT_SVG, path, NULL, cp->err, sizeof(cp->err))) {
 			if (!nplots++)
 				fputs("<h2>Samples</h2>\n<div class=\"plots\">\n", f);
-			site_record(s, rel_svg, fp);
-			json_array_append_new(plots, json_string(rel_svg));
-			s->sum->written++;
+			site_record(cp->s, rel_svg, cp->fp);
+			json_array_append_new(cp->plots, json_string(rel_svg));
+			cp->s->sum->written++;
 			fprintf(f, "<figure><img class=\"plot\" src=\"c-%s/s-%s.svg\" alt=\"",
-				hc->slug, ss);
+				cp->hc->slug, ss);
 			H(r->name);
 			fputs("\"><figcaption>", f);
 			H(r->name);
 			fputs("</figcaption></figure>\n", f);
 		} else if (ser[0].n || ser[1].n) {
-			sb_note("%s: %s", rel_svg, err);
+			sb_note("%s: %s", rel_svg, cp->err);
 		}
 		free(v);
 	}
 	if (nplots)
 		fputs("</div>\n", f);
-	{
-		char rel_svg[sizeof(prefix) + 32];
+}
 
-		snprintf(rel_svg, sizeof(rel_svg), "%sscalability.svg", prefix);
-		if (!site_path(s, rel_svg, path, sizeof(path)) && !make_parents(s, rel_svg) &&
-		    scalability_plot(s, d, bc->label, hc->label, d->stat, path) == 0) {
-			site_record(s, rel_svg, fp);
-			json_array_append_new(plots, json_string(rel_svg));
-			s->sum->written++;
-			fputs("<h2>Scalability</h2>\n", f);
-			fprintf(f, "<img class=\"plot\" src=\"c-%s/scalability.svg\" alt=\"",
-				hc->slug);
-			H(d->stat);
-			fputs(" against nr_task\">\n", f);
-		}
+/* The followed stat against nr_task at both commits, when the job is part of a sweep. */
+static void cmp_scalability(struct cmp_page *cp, FILE *f)
+{
+	const struct job_data *d = cp->d;
+	char rel_svg[sizeof(cp->prefix) + 32], path[PATH_MAX];
+
+	snprintf(rel_svg, sizeof(rel_svg), "%sscalability.svg", cp->prefix);
+	if (!site_path(cp->s, rel_svg, path, sizeof(path)) && !make_parents(cp->s, rel_svg) &&
+	    scalability_plot(cp->s, d, cp->bc->label, cp->hc->label, d->stat, path) == 0) {
+		site_record(cp->s, rel_svg, cp->fp);
+		json_array_append_new(cp->plots, json_string(rel_svg));
+		cp->s->sum->written++;
+		fputs("<h2>Scalability</h2>\n", f);
+		fprintf(f, "<img class=\"plot\" src=\"c-%s/scalability.svg\" alt=\"", cp->hc->slug);
+		H(d->stat);
+		fputs(" against nr_task\">\n", f);
 	}
+}
+
+/* Write the comparison page rel (and its plots) of head against base. */
+static int comparison_page(struct site *s, const struct job_data *d, const struct job_commit *bc,
+			   const struct job_commit *hc, const char *rel, uint64_t fp,
+			   struct cmp_result *res)
+{
+	struct cmp_page cp = {.s = s, .d = d, .bc = bc, .hc = hc, .fp = fp, .plots = json_array()};
+	struct page p = {0};
+	char *table = NULL, *prof = NULL;
+	size_t plen = 0;
+	int rc = -1;
+
+	snprintf(res->verdict, sizeof(res->verdict), "none");
+	res->change = NAN;
+	if (make_parents(s, rel) || cmp_load(&cp))
+		goto out;
+	if (cp.row) {
+		snprintf(res->verdict, sizeof(res->verdict), "%s",
+			 verdict_name(cp.row->verdict[1]));
+		res->change = cp.row->change[1];
+	}
+	table = robot_text(&cp.c);
+	prof = profile_text(&cp, &plen);
+	if (page_open(s, &p))
+		goto cmp_out;
+	/* Its plots in a directory of its own: no stat's name can meet another page's. */
+	snprintf(cp.prefix, sizeof(cp.prefix), "%s/c-%s/", d->dir, hc->slug);
+	FILE *f = p.f;
+	cmp_head(&cp, f, res, table);
+	cmp_samples(&cp, f);
+	cmp_scalability(&cp, f);
 	if (prof && plen) {
 		fputs("<h2>Profile</h2>\n<pre id=\"profile\">", f);
 		H(prof);
@@ -990,17 +1057,17 @@ static int comparison_page(struct site *s, const struct job_data *d, const struc
 		json_object_set_new(e, "verdict", json_string(res->verdict));
 		json_object_set_new(e, "change",
 				    isfinite(res->change) ? json_real(res->change) : json_null());
-		json_object_set(e, "plots", plots);
+		json_object_set(e, "plots", cp.plots);
 	}
 cmp_out:
 	page_discard(&p);
-	comparison_free(&c);
+	comparison_free(&cp.c);
 out:
-	for (size_t i = 0; i < loaded; i++)
-		group_free(&g[i]);
+	for (size_t i = 0; i < cp.loaded; i++)
+		group_free(&cp.g[i]);
 	free(table);
 	free(prof);
-	json_decref(plots);
+	json_decref(cp.plots);
 	return rc;
 }
 
@@ -1133,18 +1200,9 @@ static const char *cp_verdict(const struct job_data *d, size_t point)
 	return NULL;
 }
 
-/* The job's page, trend plot and comparisons; its row of the index page in *row. */
-static int job_pages(struct site *s, struct job_data *d, json_t **row)
+/* The stat the job's page follows (d->stat), its series and change points. */
+static void job_follow(struct site *s, struct job_data *d)
 {
-	char rel[PATH_MAX];
-	struct cmp_result latest = {.verdict = "none", .change = NAN};
-	struct page p = {0};
-	json_t *files = json_array(), *cmps = json_array();
-	size_t nlatest = SIZE_MAX, nprev = SIZE_MAX;
-	bool have_plot = false;
-	int rc = -1;
-
-	*row = NULL;
 	if (job_stat(s, d)) {
 		sb_note("%s: no stat to follow (no run declares a headline stat; give --stat)",
 			d->job->key);
@@ -1158,46 +1216,66 @@ static int job_pages(struct site *s, struct job_data *d, json_t **row)
 		d->cps = NULL;
 		d->ncps = 0;
 	}
-	if (d->stat && d->series.n >= 2) {
-		nlatest = commit_of_point(d, d->series.n - 1);
-		nprev = commit_of_point(d, d->series.n - 2);
-		if (comparison(s, d, nprev, nlatest, &latest))
-			goto out;
-		for (size_t k = 0; k < d->ncps; k++) {
-			struct cmp_result r;
-			size_t hi = commit_of_point(d, d->cps[k].index),
-			       bi = commit_of_point(d, d->cps[k].index - 1);
+}
 
-			if (hi != nlatest && comparison(s, d, bi, hi, &r))
-				goto out;
-			if (stopped(s))
-				goto out;
-		}
+/* The comparison pages of a series of two points or more: the latest commit against the one
+ * before it (*nlatest and *nprev, what its page says in *latest) and the first commit after
+ * each change point against the one before it.  -1 on an error that stops the site. */
+static int job_comparisons(struct site *s, struct job_data *d, size_t *nlatest, size_t *nprev,
+			   struct cmp_result *latest)
+{
+	if (!d->stat || d->series.n < 2)
+		return 0;
+	*nlatest = commit_of_point(d, d->series.n - 1);
+	*nprev = commit_of_point(d, d->series.n - 2);
+	if (comparison(s, d, *nprev, *nlatest, latest))
+		return -1;
+	for (size_t k = 0; k < d->ncps; k++) {
+		struct cmp_result r;
+		size_t hi = commit_of_point(d, d->cps[k].index),
+		       bi = commit_of_point(d, d->cps[k].index - 1);
+
+		if (hi != *nlatest && comparison(s, d, bi, hi, &r))
+			return -1;
+		if (stopped(s))
+			return -1;
 	}
-	if (d->stat && d->series.n) {
-		char spark[sizeof(rel)];
-		int r = 0;
+	return 0;
+}
 
-		snprintf(rel, sizeof(rel), "%s/trend.svg", d->dir);
-		snprintf(spark, sizeof(spark), "%s/spark.svg", d->dir);
-		if (site_unchanged(s, rel, d->fp) && site_unchanged(s, spark, d->fp)) {
-			site_fresh(s, rel, d->fp, NULL);
-			site_fresh(s, spark, d->fp, NULL);
-		} else {
-			r = trend_plots(s, d, rel, spark);
-		}
-		if (r < 0)
-			goto out;
-		have_plot = r == 0;
-		if (have_plot) {
-			json_array_append_new(files, json_string(rel));
-			json_array_append_new(files, json_string(spark));
-		}
+/* The job's trend plots, kept when its inputs are unchanged, else drawn; added to files when
+ * they are on the site (*have_plot).  -1 on an error that stops the site. */
+static int job_trend(struct site *s, const struct job_data *d, json_t *files, bool *have_plot)
+{
+	char rel[PATH_MAX], spark[sizeof(rel)];
+	int r = 0;
+
+	*have_plot = false;
+	if (!d->stat || !d->series.n)
+		return 0;
+	snprintf(rel, sizeof(rel), "%s/trend.svg", d->dir);
+	snprintf(spark, sizeof(spark), "%s/spark.svg", d->dir);
+	if (site_unchanged(s, rel, d->fp) && site_unchanged(s, spark, d->fp)) {
+		site_fresh(s, rel, d->fp, NULL);
+		site_fresh(s, spark, d->fp, NULL);
+	} else {
+		r = trend_plots(s, d, rel, spark);
 	}
-	if (page_open(s, &p))
-		goto out;
-	FILE *f = p.f;
+	if (r < 0)
+		return -1;
+	*have_plot = r == 0;
+	if (*have_plot) {
+		json_array_append_new(files, json_string(rel));
+		json_array_append_new(files, json_string(spark));
+	}
+	return 0;
+}
 
+/* The job page's head: the job, the stat it follows, the latest commit against the one
+ * before it (when nlatest is one) and the trend plot. */
+static void job_summary(FILE *f, const struct job_data *d, size_t nlatest, size_t nprev,
+			const struct cmp_result *latest, bool have_plot)
+{
 	page_head(f, "../../", d->job->path_params, NULL, NULL);
 	fputs("<h1>", f);
 	H(d->job->path_params);
@@ -1218,9 +1296,9 @@ static int job_pages(struct site *s, struct job_data *d, json_t **row)
 			fputs(" against ", f);
 			H(d->c[nprev].label);
 			fputs(" ", f);
-			put_pct(f, latest.change);
+			put_pct(f, latest->change);
 			fputs(" ", f);
-			put_verdict(f, latest.verdict);
+			put_verdict(f, latest->verdict);
 			if (d->c[nlatest].compared)
 				fprintf(f, " (<a href=\"c-%s.html\">comparison</a>)",
 					d->c[nlatest].slug);
@@ -1235,6 +1313,10 @@ static int job_pages(struct site *s, struct job_data *d, json_t **row)
 		H(d->stat);
 		fputs(" per commit\">\n", f);
 	}
+}
+
+static void change_points_table(FILE *f, const struct job_data *d)
+{
 	fputs("<h2 id=\"change-points-head\">Change points</h2>\n", f);
 	fputs("<table id=\"change-points\">\n<thead><tr><th>#</th><th>first commit after</th>"
 	      "<th>before</th><th>after</th><th>change</th><th>interval</th><th>p</th>"
@@ -1265,6 +1347,11 @@ static int job_pages(struct site *s, struct job_data *d, json_t **row)
 	fputs("</tbody>\n</table>\n", f);
 	if (!d->ncps)
 		fputs("<p>None found.</p>\n", f);
+}
+
+/* The job's commits, the newest first. */
+static void commits_table(FILE *f, const struct job_data *d)
+{
 	fputs("<h2>Commits</h2>\n<table id=\"commits\">\n<thead><tr><th>commit</th>"
 	      "<th>first run (UTC)</th><th>runs</th><th>failures</th><th>mean</th>"
 	      "<th>comparison</th></tr></thead>\n<tbody>\n",
@@ -1291,11 +1378,14 @@ static int job_pages(struct site *s, struct job_data *d, json_t **row)
 		fputs("</td></tr>\n", f);
 	}
 	fputs("</tbody>\n</table>\n", f);
-	page_foot(f);
-	snprintf(rel, sizeof(rel), "%s/index.html", d->dir);
-	if (page_close(s, &p, rel, d->fp))
-		goto out;
-	json_array_append_new(files, json_string(rel));
+}
+
+/* The job's comparison pages and their plots, added to files; the pages in cmps too. */
+static void job_comparison_files(struct site *s, const struct job_data *d, json_t *files,
+				 json_t *cmps)
+{
+	char rel[PATH_MAX];
+
 	for (size_t i = 0; i < d->nlabels; i++)
 		if (d->c[i].compared) {
 			snprintf(rel, sizeof(rel), "%s/c-%s.html", d->dir, d->c[i].slug);
@@ -1310,14 +1400,22 @@ static int job_pages(struct site *s, struct job_data *d, json_t **row)
 			json_array_foreach (json_object_get(e, "plots"), k, v)
 				json_array_append(files, v);
 		}
+}
+
+/* The job's row of the index page, in *row: 0, or -1 when out of memory. */
+static int job_row(struct site *s, const struct job_data *d, size_t nlatest,
+		   const struct cmp_result *latest, bool have_plot, json_t *files, json_t *cmps,
+		   json_t **row)
+{
 	const struct job_commit *lc = d->nlabels ? &d->c[d->nlabels - 1] : NULL;
+
 	*row = json_pack("{s:s, s:s, s:s, s:s?, s:I, s:s?, s:s?, s:s, s:o, s:I, s:s?, s:b, s:O}",
 			 "fp", "", "slug", d->slug, "path_params", d->job->path_params, "stat",
 			 d->stat, "commits", (json_int_t)d->nlabels, "latest",
 			 lc ? lc->label : NULL, "latest_page",
 			 nlatest != SIZE_MAX && d->c[nlatest].compared ? d->c[nlatest].slug : NULL,
-			 "verdict", latest.verdict, "change",
-			 isfinite(latest.change) ? json_real(latest.change) : json_null(),
+			 "verdict", latest->verdict, "change",
+			 isfinite(latest->change) ? json_real(latest->change) : json_null(),
 			 "change_points", (json_int_t)d->ncps, "last_change_point",
 			 d->ncps ? d->c[commit_of_point(d, d->cps[d->ncps - 1].index)].label : NULL,
 			 "plot", have_plot, "files", files);
@@ -1329,9 +1427,39 @@ static int job_pages(struct site *s, struct job_data *d, json_t **row)
 		fp_hex(d->fp, hex);
 		json_object_set_new(*row, "fp", json_string(hex));
 	}
-	rc = *row ? 0 : -1;
-	if (rc)
+	if (!*row) {
 		snprintf(s->err, s->errlen, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
+/* The job's page, trend plot and comparisons; its row of the index page in *row. */
+static int job_pages(struct site *s, struct job_data *d, json_t **row)
+{
+	char rel[PATH_MAX];
+	struct cmp_result latest = {.verdict = "none", .change = NAN};
+	struct page p = {0};
+	json_t *files = json_array(), *cmps = json_array();
+	size_t nlatest = SIZE_MAX, nprev = SIZE_MAX;
+	bool have_plot = false;
+	int rc = -1;
+
+	*row = NULL;
+	job_follow(s, d);
+	if (job_comparisons(s, d, &nlatest, &nprev, &latest) ||
+	    job_trend(s, d, files, &have_plot) || page_open(s, &p))
+		goto out;
+	job_summary(p.f, d, nlatest, nprev, &latest, have_plot);
+	change_points_table(p.f, d);
+	commits_table(p.f, d);
+	page_foot(p.f);
+	snprintf(rel, sizeof(rel), "%s/index.html", d->dir);
+	if (page_close(s, &p, rel, d->fp))
+		goto out;
+	json_array_append_new(files, json_string(rel));
+	job_comparison_files(s, d, files, cmps);
+	rc = job_row(s, d, nlatest, &latest, have_plot, files, cmps, row);
 out:
 	page_discard(&p);
 	json_decref(files);
