@@ -213,11 +213,129 @@ static void point_cells(struct comparison *c, struct stat_row *r, size_t i)
 #undef POINT_CELLS
 }
 
+/* The groups' stat names that c->opts selects, sorted, in *out (*nout of them, pointing into
+ * the groups); c->min_runs and *maxruns the fewest and most runs of a group.  0, or -1 when
+ * out of memory. */
+static int stat_names_union(struct comparison *c, char ***out, size_t *nout, size_t *maxruns)
+{
+	const struct result_group *groups = c->groups;
+	const struct compare_opts *o = &c->opts;
+	char **names = NULL;
+	size_t nnames = 0, cap = 0;
+
+	/* The union of the groups' stat names: runs mostly share them, so a set first and a
+	 * sort of the distinct names after, not a sort of every run's names. */
+	json_t *seen = json_object();
+	if (!seen)
+		return -1;
+	for (size_t g = 0; g < c->ngroups; g++) {
+		if (groups[g].nruns < c->min_runs)
+			c->min_runs = groups[g].nruns;
+		if (groups[g].nruns > *maxruns)
+			*maxruns = groups[g].nruns;
+		for (size_t i = 0; i < groups[g].nstats; i++) {
+			const char *k = groups[g].stat_names[i];
+
+			if (json_object_get(seen, k))
+				continue;
+			json_object_set_new(seen, k, json_true());
+			if ((o->stat_re && regexec(o->stat_re, k, 0, NULL, 0)) ||
+			    (o->stat_name && strcmp(o->stat_name, k)))
+				continue;
+			if (nnames == cap) {
+				cap = cap ? cap * 2 : 1024;
+				char **nv = realloc(names, cap * sizeof(*nv));
+				if (!nv) {
+					json_decref(seen);
+					free(names);
+					return -1;
+				}
+				names = nv;
+			}
+			names[nnames++] = (char *)k;
+		}
+	}
+	json_decref(seen);
+	if (nnames)
+		qsort(names, nnames, sizeof(*names), cmp_names);
+	*out = names;
+	*nout = nnames;
+	return 0;
+}
+
+/* Row r, of the stat name in the given role: what kind of stat it is, each group's summary
+ * and, but under the robot's rule, each later group's test against the first.  a, b and
+ * scratch have room for any group's runs. */
+static void fill_row(struct comparison *c, struct stat_row *r, const char *name,
+		     enum stat_role role, double *a, double *b, double *scratch)
+{
+	const struct result_group *groups = c->groups;
+	const struct compare_opts *o = &c->opts;
+	size_t n = c->ngroups, na;
+
+	r->name = strdup(name);
+	r->failure = role == ROLE_FAILURE;
+	r->headline = role == ROLE_HEADLINE;
+	r->absolute = stat_is_absolute(name);
+	r->count = role == ROLE_MONITOR && !r->absolute;
+	r->dir = c->headline_stat && !strcmp(name, c->headline_stat) ? c->headline_dir
+								     : stat_direction(name, role);
+	for (size_t g = 0; g < n; g++) {
+		size_t k = group_values(&groups[g], name, b);
+
+		stat_summarize(b, k, &r->sum[g]);
+		r->runs[g] = groups[g].nruns;
+		if (r->failure)
+			r->fails[g] = group_failures(&groups[g], name);
+	}
+	na = group_values(&groups[0], name, a);
+	for (size_t g = 1; g < n; g++) {
+		size_t nb = group_values(&groups[g], name, b);
+
+		if (r->failure) {
+			r->reproduction[g] = 100.0 * ((double)r->fails[g] / (double)r->runs[g] -
+						      (double)r->fails[0] / (double)r->runs[0]);
+			continue;
+		}
+		if (!na || !nb) {
+			r->no_test[g] = "the stat is missing on one side";
+			continue;
+		}
+		r->has_change[g] = stat_change(name, r->sum[0].mean, r->sum[g].mean, &r->change[g]);
+		if (!r->has_change[g]) {
+			r->no_test[g] = "%change undefined for a zero or negative mean";
+			continue;
+		}
+		/* The robot's rule decides every row at once, from its own view of
+		 * the runs (lkp_decide, below). */
+		if (o->rule != RULE_LKP)
+			test_row(r, g, a, na, b, nb, scratch, o);
+	}
+}
+
+/* Every row's verdict in every group after the first. */
+static void decide_rows(struct comparison *c)
+{
+	const struct compare_opts *o = &c->opts;
+
+	if (o->rule == RULE_LKP) {
+		lkp_decide(c);
+		return;
+	}
+	for (size_t g = 1; g < c->ngroups; g++) {
+		bh_family(c, g, true);
+		bh_family(c, g, false);
+		for (size_t i = 0; i < c->nrows; i++)
+			if (!c->rows[i].failure && c->rows[i].has_change[g])
+				decide(&c->rows[i], g, o);
+	}
+}
+
 int compare_groups(struct result_group *groups, size_t n, const struct compare_opts *o,
 		   struct comparison *c, char *err, size_t errlen)
 {
 	char **names = NULL;
-	size_t nnames = 0, cap = 0, maxruns = 0, family_len = 0;
+	size_t nnames = 0, maxruns = 0, family_len = 0;
 	double *a = NULL, *b = NULL, *scratch = NULL;
 	const char *family = NULL;
 	enum stat_role role = ROLE_HEADLINE;
@@ -233,44 +351,11 @@ int compare_groups(struct result_group *groups, size_t n, const struct compare_o
 	c->icount = groups_icount(groups, n);
 	if (c->icount && c->opts.threshold_pct > COMPARE_ICOUNT_THRESHOLD)
 		c->opts.threshold_pct = COMPARE_ICOUNT_THRESHOLD;
-	o = &c->opts;
 	c->min_runs = groups[0].nruns;
 	c->headline_stat = group_headline_stat(groups, n);
 	c->headline_dir = group_headline_direction(groups, n);
-	/* The union of the groups' stat names: runs mostly share them, so a set first and a
-	 * sort of the distinct names after, not a sort of every run's names. */
-	json_t *seen = json_object();
-	if (!seen)
+	if (stat_names_union(c, &names, &nnames, &maxruns))
 		goto nomem;
-	for (size_t g = 0; g < n; g++) {
-		if (groups[g].nruns < c->min_runs)
-			c->min_runs = groups[g].nruns;
-		if (groups[g].nruns > maxruns)
-			maxruns = groups[g].nruns;
-		for (size_t i = 0; i < groups[g].nstats; i++) {
-			const char *k = groups[g].stat_names[i];
-
-			if (json_object_get(seen, k))
-				continue;
-			json_object_set_new(seen, k, json_true());
-			if ((o->stat_re && regexec(o->stat_re, k, 0, NULL, 0)) ||
-			    (o->stat_name && strcmp(o->stat_name, k)))
-				continue;
-			if (nnames == cap) {
-				cap = cap ? cap * 2 : 1024;
-				char **nv = realloc(names, cap * sizeof(*nv));
-				if (!nv) {
-					json_decref(seen);
-					goto nomem;
-				}
-				names = nv;
-			}
-			names[nnames++] = (char *)k;
-		}
-	}
-	json_decref(seen);
-	if (nnames)
-		qsort(names, nnames, sizeof(*names), cmp_names);
 	c->rows = calloc(nnames ? nnames : 1, sizeof(*c->rows));
 	a = malloc((maxruns + 1) * sizeof(*a));
 	b = malloc((maxruns + 1) * sizeof(*b));
@@ -280,69 +365,19 @@ int compare_groups(struct result_group *groups, size_t n, const struct compare_o
 
 	for (size_t i = 0; i < nnames; i++) {
 		struct stat_row *r;
-		size_t na, len = strcspn(names[i], ".");
+		size_t len = strcspn(names[i], ".");
 
 		r = &c->rows[c->nrows];
 		point_cells(c, r, c->nrows++);
-		r->name = strdup(names[i]);
 		/* Sorted names: a family's stats come together, so ask its role once. */
 		if (!family || len != family_len || strncmp(names[i], family, len)) {
 			family = names[i];
 			family_len = len;
 			role = group_stat_role(groups, n, names[i]);
 		}
-		r->failure = role == ROLE_FAILURE;
-		r->headline = role == ROLE_HEADLINE;
-		r->absolute = stat_is_absolute(names[i]);
-		r->count = role == ROLE_MONITOR && !r->absolute;
-		r->dir = c->headline_stat && !strcmp(names[i], c->headline_stat)
-			     ? c->headline_dir
-			     : stat_direction(names[i], role);
-		for (size_t g = 0; g < n; g++) {
-			size_t k = group_values(&groups[g], names[i], b);
-
-			stat_summarize(b, k, &r->sum[g]);
-			r->runs[g] = groups[g].nruns;
-			if (r->failure)
-				r->fails[g] = group_failures(&groups[g], names[i]);
-		}
-		na = group_values(&groups[0], names[i], a);
-		for (size_t g = 1; g < n; g++) {
-			size_t nb = group_values(&groups[g], names[i], b);
-
-			if (r->failure) {
-				r->reproduction[g] =
-				    100.0 * ((double)r->fails[g] / (double)r->runs[g] -
-					     (double)r->fails[0] / (double)r->runs[0]);
-				continue;
-			}
-			if (!na || !nb) {
-				r->no_test[g] = "the stat is missing on one side";
-				continue;
-			}
-			r->has_change[g] =
-			    stat_change(names[i], r->sum[0].mean, r->sum[g].mean, &r->change[g]);
-			if (!r->has_change[g]) {
-				r->no_test[g] = "%change undefined for a zero or negative mean";
-				continue;
-			}
-			/* The robot's rule decides every row at once, from its own view of
-			 * the runs (lkp_decide, below). */
-			if (o->rule != RULE_LKP)
-				test_row(r, g, a, na, b, nb, scratch, o);
-		}
+		fill_row(c, r, names[i], role, a, b, scratch);
 	}
-	if (o->rule == RULE_LKP) {
-		lkp_decide(c);
-	} else {
-		for (size_t g = 1; g < n; g++) {
-			bh_family(c, g, true);
-			bh_family(c, g, false);
-			for (size_t i = 0; i < c->nrows; i++)
-				if (!c->rows[i].failure && c->rows[i].has_change[g])
-					decide(&c->rows[i], g, o);
-		}
-	}
+	decide_rows(c);
 	free(names);
 	free(a);
 	free(b);
