@@ -388,60 +388,72 @@ static bool integral(double v)
 	return v == floor(v) && fabs(v) < 9007199254740992.0;
 }
 
-bool lkp_stat_changed(const struct lkp_rules *rules, const struct lkp_stat_in *in, char *why,
-		      size_t whylen)
+/* skip_function_stat?: whether the failure stat in is left out (why says so): a .fail is news
+ * only against a base that has the .pass. */
+static bool function_stat_skipped(const struct lkp_stat_in *in, char *why, size_t whylen)
 {
 	const char *k = in->name;
-	bool perf_profile = starts(k, "perf-profile.");
-	struct summary a, b;
-	double *scratch;
-	bool changed;
-	const char *clause;
+	const char *dot = strrchr(k, '.');
+	size_t stem = dot ? (size_t)(dot - k) : strlen(k);
+	char key[1024];
+
+	if (dot && (!strcmp(dot, ".error") || !strcmp(dot, ".warn") || !strcmp(dot, ".fail"))) {
+		snprintf(key, sizeof(key), "%.*s.pass", (int)stem, k);
+		if (!in->base_has_key(in->ctx, key)) {
+			say(why, whylen, "%s without %s in the base", dot + 1, key);
+			return true;
+		}
+	} else if (dot && !strcmp(dot, ".pass")) {
+		bool any = false;
+
+		for (int i = 0; i < 3 && !any; i++) {
+			static const char *const sfx[] = {"error", "warn", "fail"};
+
+			snprintf(key, sizeof(key), "%.*s.%s", (int)stem, k, sfx[i]);
+			any = in->base_has_key(in->ctx, key);
+		}
+		if (!any) {
+			say(why, whylen, "pass without error/warn/fail in the base");
+			return true;
+		}
+	}
+	return false;
+}
+
+/* Whether the stat is left out before its values are looked at (why says so). */
+static bool stat_skipped(const struct lkp_stat_in *in, char *why, size_t whylen)
+{
+	const char *k = in->name;
 
 	/* StatCompare#process: a monitor new in the head has nothing to compare with */
 	if (!in->base_has && !in->function &&
-	    !((starts(k, "lock_stat.") || perf_profile) && in->base_has_family)) {
+	    !((starts(k, "lock_stat.") || starts(k, "perf-profile.")) && in->base_has_family)) {
 		say(why, whylen, "not in the base runs");
-		return false;
+		return true;
 	}
 	/* skip_stat? */
 	if (lkp_listed_out(k)) {
 		say(why, whylen, "on lkp-tests' stat-denylist, not on its report-allowlist");
-		return false;
+		return true;
 	}
 	if (in->function && !starts(k, "dmesg.") && !starts(k, "kmsg.") &&
-	    !starts(k, "last_state.") && !starts(k, "stderr.")) {
-		/* skip_function_stat?: a .fail is news only against a base that has the .pass */
-		const char *dot = strrchr(k, '.');
-		size_t stem = dot ? (size_t)(dot - k) : strlen(k);
-		char key[1024];
-
-		if (dot &&
-		    (!strcmp(dot, ".error") || !strcmp(dot, ".warn") || !strcmp(dot, ".fail"))) {
-			snprintf(key, sizeof(key), "%.*s.pass", (int)stem, k);
-			if (!in->base_has_key(in->ctx, key)) {
-				say(why, whylen, "%s without %s in the base", dot + 1, key);
-				return false;
-			}
-		} else if (dot && !strcmp(dot, ".pass")) {
-			bool any = false;
-
-			for (int i = 0; i < 3 && !any; i++) {
-				static const char *const sfx[] = {"error", "warn", "fail"};
-
-				snprintf(key, sizeof(key), "%.*s.%s", (int)stem, k, sfx[i]);
-				any = in->base_has_key(in->ctx, key);
-			}
-			if (!any) {
-				say(why, whylen, "pass without error/warn/fail in the base");
-				return false;
-			}
-		}
-	} else if (!in->function && in->na < 3 && in->nb < 3) {
+	    !starts(k, "last_state.") && !starts(k, "stderr."))
+		return function_stat_skipped(in, why, whylen);
+	if (!in->function && in->na < 3 && in->nb < 3) {
 		/* skip_regular_stat?: "at least one matrix has 3 samples" */
 		say(why, whylen, "fewer than 3 runs on both sides");
-		return false;
+		return true;
 	}
+	return false;
+}
+
+/* Both sides summarized, the head's in *a and the base's in *b: false when out of memory or
+ * a side has no runs (why says so). */
+static bool matrix_summaries(const struct lkp_stat_in *in, struct summary *a, struct summary *b,
+			     char *why, size_t whylen)
+{
+	double *scratch;
+
 	/* calculate_matrix_values: no trimming for failures; at most 1 run a side when the
 	 * base has 3 runs or fewer (n >> 5 trims nothing below 32 runs anyway) */
 	scratch = malloc((in->na > in->nb ? in->na : in->nb) * sizeof(*scratch) + 1);
@@ -450,46 +462,62 @@ bool lkp_stat_changed(const struct lkp_rules *rules, const struct lkp_stat_in *i
 		return false;
 	}
 	size_t margin = in->function ? 0 : 3;
-	bool ok = summarize(in->b, in->nb, margin, scratch, &b);
+	bool ok = summarize(in->b, in->nb, margin, scratch, b);
 
 	if (ok) {
 		if (in->nb <= 3 && margin > 1)
 			margin = 1;
-		ok = summarize(in->a, in->na, margin, scratch, &a);
+		ok = summarize(in->a, in->na, margin, scratch, a);
 	}
 	free(scratch);
-	if (!ok) {
+	if (!ok)
 		say(why, whylen, "no runs");
-		return false;
-	}
+	return ok;
+}
+
+/* Whether the summaries of head (a) and base (b) tell a change; *clause: the rule that
+ * decided, in words. */
+static bool ranges_changed(const struct lkp_stat_in *in, bool perf_profile, const struct summary *a,
+			   const struct summary *b, const char **clause)
+{
+	bool changed;
+
 	/* changed_stats?  The perf-profile threshold applies only when the head's median is
 	 * an Integer (`options['perf-profile'].is_a?(a.mean.class)`, the threshold being 5):
 	 * stats.json values written as whole numbers; fractional ones take the general rule. */
-	if (perf_profile && integral(a.mid)) {
-		changed = a.mid > LKP_PERF_PROFILE_THRESHOLD || b.mid > LKP_PERF_PROFILE_THRESHOLD;
-		clause = changed ? "perf-profile: a median above 5%"
-				 : "perf-profile: both medians <= 5%";
+	if (perf_profile && integral(a->mid)) {
+		changed =
+		    a->mid > LKP_PERF_PROFILE_THRESHOLD || b->mid > LKP_PERF_PROFILE_THRESHOLD;
+		*clause = changed ? "perf-profile: a median above 5%"
+				  : "perf-profile: both medians <= 5%";
 	} else if (in->function) {
-		changed = a.max != b.max;
-		clause = changed ? "failure: max differs" : "failure: same max";
-	} else if (b.min > a.mid && b.mid > a.max) {
+		changed = a->max != b->max;
+		*clause = changed ? "failure: max differs" : "failure: same max";
+	} else if (b->min > a->mid && b->mid > a->max) {
 		changed = true;
-		clause = "min_base > median_head && median_base > max_head";
-	} else if (a.min > b.mid && a.mid > b.max) {
+		*clause = "min_base > median_head && median_base > max_head";
+	} else if (a->min > b->mid && a->mid > b->max) {
 		changed = true;
-		clause = "min_head > median_base && median_head > max_base";
+		*clause = "min_head > median_base && median_head > max_base";
 	} else {
 		changed = false;
-		clause = "ranges overlap (neither side's min is above the other's median while "
-			 "its median is above the other's max)";
+		*clause = "ranges overlap (neither side's min is above the other's median while "
+			  "its median is above the other's max)";
 	}
-	if (!changed) {
-		say(why, whylen, "%s", clause);
-		return false;
-	}
+	return changed;
+}
+
+/* Whether a change of head (a) against base (b) that clause found is large enough to report
+ * (why says so, either way). */
+static bool change_reported(const struct lkp_rules *rules, const struct lkp_stat_in *in,
+			    bool perf_profile, const struct summary *a, const struct summary *b,
+			    const char *clause, char *why, size_t whylen)
+{
+	const char *k = in->name;
+
 	/* calc_stats_metrics */
-	double max = fmax(a.max, b.max), delta, ratio = LKP_MAX_RATIO;
-	const struct summary *hi = a.mid > b.mid ? &a : &b, *lo = a.mid > b.mid ? &b : &a;
+	double max = fmax(a->max, b->max), delta, ratio = LKP_MAX_RATIO;
+	const struct summary *hi = a->mid > b->mid ? a : b, *lo = a->mid > b->mid ? b : a;
 
 	delta = hi->mid - lo->mid;
 	if (lo->mid > 0)
@@ -517,6 +545,22 @@ bool lkp_stat_changed(const struct lkp_rules *rules, const struct lkp_stat_in *i
 	}
 	say(why, whylen, "%s; ratio %.4g, delta %.6g, max %.6g", clause, ratio, delta, max);
 	return true;
+}
+
+bool lkp_stat_changed(const struct lkp_rules *rules, const struct lkp_stat_in *in, char *why,
+		      size_t whylen)
+{
+	bool perf_profile = starts(in->name, "perf-profile.");
+	struct summary a, b;
+	const char *clause;
+
+	if (stat_skipped(in, why, whylen) || !matrix_summaries(in, &a, &b, why, whylen))
+		return false;
+	if (!ranges_changed(in, perf_profile, &a, &b, &clause)) {
+		say(why, whylen, "%s", clause);
+		return false;
+	}
+	return change_reported(rules, in, perf_profile, &a, &b, clause, why, whylen);
 }
 
 /* Array#sum: Kahan-Babuska summation over floats (Ruby's ary_sum), then / length. */
@@ -913,6 +957,128 @@ static void print_perf(const struct comparison *c, const struct lkp_row *x, bool
 	fprintf(out, "\n");
 }
 
+/* Whether row r is shown: changed against the base in any group.  why, when not NULL, gets
+ * whylen bytes of each group's reason.  a and b have room for any group's runs. */
+static bool row_shown(const struct comparison *c, const struct lkp_rules *rules,
+		      const struct stat_row *r, double *a, double *b, char *why, size_t whylen)
+{
+	size_t ng = c->ngroups;
+	bool shown = false;
+
+	if (why)
+		why[0] = 0; /* the slot of a row not shown is reused */
+
+	/* Compare::Group#changed_stat_keys: changed against the base in any group */
+	for (size_t g = 1; g < ng; g++) {
+		char one[256];
+		size_t na, nb;
+
+		if (row_changed(c, rules, r, g, a, &na, b, &nb, one, sizeof(one)))
+			shown = true;
+		if (why)
+			snprintf(why + strlen(why), whylen - strlen(why), "%s%s%s",
+				 g > 1 ? " | " : "", ng > 2 ? c->groups[g].commit : "",
+				 ng > 2 ? ": " : "");
+		if (why)
+			snprintf(why + strlen(why), whylen - strlen(why), "%s", one);
+	}
+	return shown;
+}
+
+/* Table row x of row r (why its reason): its sort keys, each group's average, stddev and
+ * failures in cells (4 per group) and each later group's change.  a has room for any
+ * group's runs. */
+static void lkp_row_fill(const struct comparison *c, struct lkp_row *x, const struct stat_row *r,
+			 char *why, double *cells, double *a)
+{
+	size_t ng = c->ngroups;
+
+	x->r = r;
+	x->why = why;
+	x->failure = is_function(r);
+	x->key_len = sort_key_len(r->name);
+	x->ngroups = ng;
+	x->seen = first_seen(c, r->name);
+	x->avg = cells;
+	x->sd = x->avg + ng;
+	x->fails = x->sd + ng;
+	x->chg = x->fails + ng;
+	for (size_t g = 0; g < ng; g++) {
+		size_t n = matrix_values(&c->groups[g], r->name, a);
+
+		x->avg[g] = lkp_average(a, n);
+		x->sd[g] = lkp_stddev(a, n);
+		x->fails[g] = 0;
+		for (size_t k = 0; k < n; k++)
+			x->fails[g] += a[k];
+	}
+	for (size_t g = 1; g < ng; g++) {
+		if (x->failure)
+			/* calc_failure_change divides group g's failures by runs[g - 1]
+			 * (each_with_index over fs.drop(1)): the base's for the first */
+			x->chg[g] = 100 * (x->fails[g] / (double)c->groups[g - 1].nruns -
+					   x->fails[0] / (double)c->groups[0].nruns);
+		else
+			x->chg[g] = lkp_change(r->name, x->avg[0], x->avg[g]);
+	}
+}
+
+/* Each row's base_rank, for cmp_rows. */
+static void rank_families(struct lkp_row *rows, size_t nx)
+{
+	/* sort_stats: a family ranks by how many of its stats are shown, failures' families
+	 * 10000 ahead; the test's own family ranks 0 */
+	/* c->rows are in name order, so a family's rows are contiguous: one pass per family */
+	for (size_t i = 0, j; i < nx; i = j) {
+		size_t len = strcspn(rows[i].r->name, ".");
+		long rank;
+
+		for (j = i + 1; j < nx && strcspn(rows[j].r->name, ".") == len &&
+				!strncmp(rows[j].r->name, rows[i].r->name, len);
+		     j++)
+			;
+		rank = (rows[i].failure ? -10000 : 0) + (long)(j - i);
+		for (size_t k = i; k < j; k++)
+			rows[k].base_rank = rows[k].r->headline && rank > 0 ? 0 : rank;
+	}
+}
+
+/* The failure stats' section: its two header lines and its rows. */
+static void print_failures(const struct comparison *c, const struct lkp_row *rows, size_t nx,
+			   bool verbose, FILE *out)
+{
+	size_t ng = c->ngroups;
+
+	fprintf(out, "       fail:runs");
+	for (size_t g = 1; g < ng; g++)
+		fprintf(out, "  %%reproduction    fail:runs");
+	fprintf(out, "\n           |    ");
+	for (size_t g = 1; g < ng; g++)
+		fprintf(out, "         |             |    ");
+	fprintf(out, "\n");
+	for (size_t i = 0; i < nx; i++)
+		if (rows[i].failure)
+			print_failure(c, &rows[i], verbose, out);
+}
+
+/* The other stats' section: its two header lines and its rows. */
+static void print_perfs(const struct comparison *c, const struct lkp_row *rows, size_t nx,
+			bool verbose, FILE *out)
+{
+	size_t ng = c->ngroups;
+
+	fprintf(out, "         %%stddev");
+	for (size_t g = 1; g < ng; g++)
+		fprintf(out, "     %%change         %%stddev");
+	fprintf(out, "\n             \\  ");
+	for (size_t g = 1; g < ng; g++)
+		fprintf(out, "        |                \\  ");
+	fprintf(out, "\n");
+	for (size_t i = 0; i < nx; i++)
+		if (!rows[i].failure)
+			print_perf(c, &rows[i], verbose, out);
+}
+
 void lkp_print_table(const struct comparison *c, bool all, bool verbose, FILE *out)
 {
 	size_t ng = c->ngroups, m = max_runs(c), nx = 0, whylen = 512;
@@ -929,76 +1095,16 @@ void lkp_print_table(const struct comparison *c, bool all, bool verbose, FILE *o
 	}
 	for (size_t i = 0; i < c->nrows; i++) {
 		const struct stat_row *r = &c->rows[i];
-		struct lkp_row *x = &rows[nx];
-		bool shown = false;
 		char *why = whys ? whys + nx * whylen : NULL;
 
-		if (why)
-			why[0] = 0; /* the slot of a row not shown is reused */
-
-		/* Compare::Group#changed_stat_keys: changed against the base in any group */
-		for (size_t g = 1; g < ng; g++) {
-			char one[256];
-			size_t na, nb;
-
-			if (row_changed(c, rules, r, g, a, &na, b, &nb, one, sizeof(one)))
-				shown = true;
-			if (why)
-				snprintf(why + strlen(why), whylen - strlen(why), "%s%s%s",
-					 g > 1 ? " | " : "", ng > 2 ? c->groups[g].commit : "",
-					 ng > 2 ? ": " : "");
-			if (why)
-				snprintf(why + strlen(why), whylen - strlen(why), "%s", one);
-		}
-		if (!shown && !all)
+		if (!row_shown(c, rules, r, a, b, why, whylen) && !all)
 			continue;
-		x->r = r;
-		x->why = why;
-		x->failure = is_function(r);
-		x->key_len = sort_key_len(r->name);
-		x->ngroups = ng;
-		x->seen = first_seen(c, r->name);
-		x->avg = cells + nx * ng * 4;
-		x->sd = x->avg + ng;
-		x->fails = x->sd + ng;
-		x->chg = x->fails + ng;
-		for (size_t g = 0; g < ng; g++) {
-			size_t n = matrix_values(&c->groups[g], r->name, a);
-
-			x->avg[g] = lkp_average(a, n);
-			x->sd[g] = lkp_stddev(a, n);
-			x->fails[g] = 0;
-			for (size_t k = 0; k < n; k++)
-				x->fails[g] += a[k];
-		}
-		for (size_t g = 1; g < ng; g++) {
-			if (x->failure)
-				/* calc_failure_change divides group g's failures by runs[g - 1]
-				 * (each_with_index over fs.drop(1)): the base's for the first */
-				x->chg[g] = 100 * (x->fails[g] / (double)c->groups[g - 1].nruns -
-						   x->fails[0] / (double)c->groups[0].nruns);
-			else
-				x->chg[g] = lkp_change(r->name, x->avg[0], x->avg[g]);
-		}
-		any_failure = any_failure || x->failure;
-		any_perf = any_perf || !x->failure;
+		lkp_row_fill(c, &rows[nx], r, why, cells + nx * ng * 4, a);
+		any_failure = any_failure || rows[nx].failure;
+		any_perf = any_perf || !rows[nx].failure;
 		nx++;
 	}
-	/* sort_stats: a family ranks by how many of its stats are shown, failures' families
-	 * 10000 ahead; the test's own family ranks 0 */
-	/* c->rows are in name order, so a family's rows are contiguous: one pass per family */
-	for (size_t i = 0, j; i < nx; i = j) {
-		size_t len = strcspn(rows[i].r->name, ".");
-		long rank;
-
-		for (j = i + 1; j < nx && strcspn(rows[j].r->name, ".") == len &&
-				!strncmp(rows[j].r->name, rows[i].r->name, len);
-		     j++)
-			;
-		rank = (rows[i].failure ? -10000 : 0) + (long)(j - i);
-		for (size_t k = i; k < j; k++)
-			rows[k].base_rank = rows[k].r->headline && rank > 0 ? 0 : rank;
-	}
+	rank_families(rows, nx);
 	qsort(rows, nx, sizeof(*rows), cmp_rows);
 
 	if (!nx) {
@@ -1008,30 +1114,10 @@ void lkp_print_table(const struct comparison *c, bool all, bool verbose, FILE *o
 		goto out;
 	}
 	print_header(c, out);
-	if (any_failure) {
-		fprintf(out, "       fail:runs");
-		for (size_t g = 1; g < ng; g++)
-			fprintf(out, "  %%reproduction    fail:runs");
-		fprintf(out, "\n           |    ");
-		for (size_t g = 1; g < ng; g++)
-			fprintf(out, "         |             |    ");
-		fprintf(out, "\n");
-		for (size_t i = 0; i < nx; i++)
-			if (rows[i].failure)
-				print_failure(c, &rows[i], verbose, out);
-	}
-	if (any_perf) {
-		fprintf(out, "         %%stddev");
-		for (size_t g = 1; g < ng; g++)
-			fprintf(out, "     %%change         %%stddev");
-		fprintf(out, "\n             \\  ");
-		for (size_t g = 1; g < ng; g++)
-			fprintf(out, "        |                \\  ");
-		fprintf(out, "\n");
-		for (size_t i = 0; i < nx; i++)
-			if (!rows[i].failure)
-				print_perf(c, &rows[i], verbose, out);
-	}
+	if (any_failure)
+		print_failures(c, rows, nx, verbose, out);
+	if (any_perf)
+		print_perfs(c, rows, nx, verbose, out);
 	fprintf(out, "\n");
 out:
 	lkp_rules_free(rules);
