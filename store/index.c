@@ -821,6 +821,99 @@ static int load_indexed(sqlite3 *db, const char *path, struct run_list *l, char 
 	return 0;
 }
 
+/* Whether the index holds exactly the tree's runs (both sorted by place), each as the tree
+ * has it. */
+static bool index_current(const struct run_list *tree, const struct run_list *have)
+{
+	size_t i;
+
+	if (tree->n != have->n)
+		return false;
+	for (i = 0; i < tree->n; i++)
+		if (by_place(&tree->v[i], &have->v[i]) || tree->v[i].inode != have->v[i].inode ||
+		    tree->v[i].mtime_ns != have->v[i].mtime_ns)
+			break;
+	return i == tree->n;
+}
+
+/* In the update's transaction: whatever tables and views db holds dropped (another schema's
+ * too), this schema's created.  0 or an SQLite code (err says what). */
+static int recreate_schema(sqlite3 *db, const char *path, char *err, size_t errlen)
+{
+	sqlite3_stmt *st;
+	char *drop = NULL;
+	size_t dl = 0;
+	FILE *f = open_memstream(&drop, &dl);
+	int rc;
+
+	if (!f)
+		return SQLITE_NOMEM;
+	rc = sqlite3_prepare_v2(db,
+				"SELECT type, name FROM sqlite_master WHERE type IN"
+				" ('table', 'view') AND name NOT LIKE 'sqlite_%'",
+				-1, &st, NULL);
+	while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+		rc = SQLITE_OK;
+		char *q = sqlite3_mprintf("DROP %s IF EXISTS \"%w\";",
+					  (const char *)sqlite3_column_text(st, 0),
+					  (const char *)sqlite3_column_text(st, 1));
+
+		fputs(q ? q : "", f);
+		sqlite3_free(q);
+	}
+	sqlite3_finalize(st);
+	fclose(f);
+	if (rc != SQLITE_DONE) {
+		free(drop);
+		snprintf(err, errlen, "%s: %s", path, sqlite3_errmsg(db));
+		return rc ? rc : SQLITE_ERROR;
+	}
+	rc = db_exec(db, drop, path, err, errlen);
+	free(drop);
+	if (rc || (rc = db_exec(db, schema_sql, path, err, errlen)))
+		return rc;
+	char v[64];
+
+	snprintf(v, sizeof(v), "PRAGMA user_version = %d", INDEX_SCHEMA);
+	return db_exec(db, v, path, err, errlen);
+}
+
+/* The index brought to the tree, both lists sorted by place: a run the tree has as the index
+ * has it is kept, one gone or replaced dropped, one new or replaced added; the counts in
+ * *added, *removed and *total (the runs indexed after).  0 or an SQLite code. */
+static int merge_runs(struct updater *u, const struct run_list *tree, const struct run_list *have,
+		      size_t *added, size_t *removed, size_t *total)
+{
+	size_t i = 0, j = 0;
+	int rc;
+
+	while (i < tree->n || j < have->n) {
+		int c = i == tree->n ? 1 : j == have->n ? -1 : by_place(&tree->v[i], &have->v[j]);
+
+		if (c == 0 && tree->v[i].inode == have->v[j].inode &&
+		    tree->v[i].mtime_ns == have->v[j].mtime_ns) {
+			i++, j++, (*total)++;
+			continue;
+		}
+		if (c >= 0) { /* indexed, gone from the tree (or replaced) */
+			if ((rc = drop_run(u, &have->v[j++])))
+				return rc;
+			(*removed)++;
+			if (c > 0)
+				continue;
+		}
+		int r = add_run(u, &tree->v[i++]);
+
+		if (r < 0)
+			return -r;
+		if (r == 0) {
+			(*added)++;
+			(*total)++;
+		}
+	}
+	return 0;
+}
+
 /* Bring db up to date with the tree; fresh: the tables are to be (re)created first.  Returns
  * 0 or an SQLite code (err says what); a corrupt database is SQLITE_CORRUPT. */
 static int update(struct results_index *ix, sqlite3 *db, const char *path, bool fresh,
@@ -828,7 +921,7 @@ static int update(struct results_index *ix, sqlite3 *db, const char *path, bool 
 {
 	struct run_list tree = {0}, have = {0};
 	struct updater u = {.ix = ix, .db = db, .path = path, .err = err, .errlen = errlen};
-	size_t added = 0, removed = 0, i = 0, j = 0, total = 0;
+	size_t added = 0, removed = 0, total = 0;
 	bool began = false;
 	int rc;
 
@@ -844,93 +937,18 @@ static int update(struct results_index *ix, sqlite3 *db, const char *path, bool 
 		qsort(have.v, have.n, sizeof(*have.v), by_place);
 
 	/* Nothing to change: no write transaction, which would wait for readers. */
-	if (!fresh && tree.n == have.n) {
-		for (i = 0; i < tree.n; i++)
-			if (by_place(&tree.v[i], &have.v[i]) ||
-			    tree.v[i].inode != have.v[i].inode ||
-			    tree.v[i].mtime_ns != have.v[i].mtime_ns)
-				break;
-		if (i == tree.n) {
-			total = have.n;
-			rc = 0;
-			goto skipped;
-		}
-		i = 0;
+	if (!fresh && index_current(&tree, &have)) {
+		total = have.n;
+		rc = 0;
+		goto skipped;
 	}
 	if ((rc = db_exec(db, "BEGIN IMMEDIATE", path, err, errlen)))
 		goto out;
 	began = true;
-	if (fresh) {
-		/* Whatever was there (another schema's tables) goes, in this transaction. */
-		sqlite3_stmt *st;
-		char *drop = NULL;
-		size_t dl = 0;
-		FILE *f = open_memstream(&drop, &dl);
-
-		if (!f) {
-			rc = SQLITE_NOMEM;
-			goto out;
-		}
-		rc = sqlite3_prepare_v2(db,
-					"SELECT type, name FROM sqlite_master WHERE type IN"
-					" ('table', 'view') AND name NOT LIKE 'sqlite_%'",
-					-1, &st, NULL);
-		while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
-			rc = SQLITE_OK;
-			char *q = sqlite3_mprintf("DROP %s IF EXISTS \"%w\";",
-						  (const char *)sqlite3_column_text(st, 0),
-						  (const char *)sqlite3_column_text(st, 1));
-
-			fputs(q ? q : "", f);
-			sqlite3_free(q);
-		}
-		sqlite3_finalize(st);
-		fclose(f);
-		if (rc != SQLITE_DONE) {
-			free(drop);
-			snprintf(err, errlen, "%s: %s", path, sqlite3_errmsg(db));
-			rc = rc ? rc : SQLITE_ERROR;
-			goto out;
-		}
-		rc = db_exec(db, drop, path, err, errlen);
-		free(drop);
-		if (rc || (rc = db_exec(db, schema_sql, path, err, errlen)))
-			goto out;
-		char v[64];
-
-		snprintf(v, sizeof(v), "PRAGMA user_version = %d", INDEX_SCHEMA);
-		if ((rc = db_exec(db, v, path, err, errlen)))
-			goto out;
-	}
-	if ((rc = updater_init(&u)))
+	if (fresh && (rc = recreate_schema(db, path, err, errlen)))
 		goto out;
-	while (i < tree.n || j < have.n) {
-		int c = i == tree.n ? 1 : j == have.n ? -1 : by_place(&tree.v[i], &have.v[j]);
-
-		if (c == 0 && tree.v[i].inode == have.v[j].inode &&
-		    tree.v[i].mtime_ns == have.v[j].mtime_ns) {
-			i++, j++, total++;
-			continue;
-		}
-		if (c >= 0) { /* indexed, gone from the tree (or replaced) */
-			if ((rc = drop_run(&u, &have.v[j++])))
-				goto out;
-			removed++;
-			if (c > 0)
-				continue;
-		}
-		int r = add_run(&u, &tree.v[i++]);
-
-		if (r < 0) {
-			rc = -r;
-			goto out;
-		}
-		if (r == 0) {
-			added++;
-			total++;
-		}
-	}
-	if ((rc = flush_vals(&u)))
+	if ((rc = updater_init(&u)) ||
+	    (rc = merge_runs(&u, &tree, &have, &added, &removed, &total)) || (rc = flush_vals(&u)))
 		goto out;
 	if (removed && (rc = db_exec(db, prune_sql, path, err, errlen)))
 		goto out;
