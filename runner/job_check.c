@@ -101,12 +101,11 @@ static int check_monitor(struct loader *l, const char *k, json_t *v, struct atom
 		    k);
 }
 
-int check_atomic(struct loader *l, json_t *t, struct atomic_job *a)
+/* will-it-scale a map or nothing; suite and testcase, when set, a suite scalebench runs. */
+static int check_suite(struct loader *l, json_t *t)
 {
 	json_t *wis = json_object_get(t, "will-it-scale"), *v;
-	const struct testcase *tc;
-	char key[64], b[256];
-	const char *k, *s;
+	char b[256];
 
 	if (wis && !json_is_null(wis) && !json_is_object(wis))
 		return fail(l, wis, "will-it-scale: expected a map with test and mode, got %s",
@@ -123,6 +122,14 @@ int check_atomic(struct loader *l, json_t *t, struct atomic_job *a)
 				    "testcase ('scalebench list -l' shows them)",
 				    sk, describe(v, b, sizeof(b)));
 	}
+	return 0;
+}
+
+/* The testcase will-it-scale.test (or test) names, in *tc and a->test. */
+static int check_test(struct loader *l, json_t *t, const struct testcase **tc, struct atomic_job *a)
+{
+	char key[64], b[256];
+	json_t *v;
 
 	if (block_or_top(l, t, "test", &v, key, sizeof(key)))
 		return -1;
@@ -133,11 +140,21 @@ int check_atomic(struct loader *l, json_t *t, struct atomic_job *a)
 	if (!json_is_string(v))
 		return fail(l, v, "%s: expected a testcase name, got %s", key,
 			    describe(v, b, sizeof(b)));
-	tc = testcase_find(json_string_value(v));
-	if (!tc)
+	*tc = testcase_find(json_string_value(v));
+	if (!*tc)
 		return fail(l, v, "%s '%s': unknown testcase; 'scalebench list' shows the names",
 			    key, json_string_value(v));
-	a->test = tc->name;
+	a->test = (*tc)->name;
+	return 0;
+}
+
+/* a->mode: will-it-scale.mode (or mode), one tc runs in; a->sweep when neither it nor
+ * nr_task is set. */
+static int check_mode(struct loader *l, json_t *t, const struct testcase *tc, struct atomic_job *a)
+{
+	char key[64], b[256];
+	const char *s;
+	json_t *v;
 
 	if (block_or_top(l, t, "mode", &v, key, sizeof(key)))
 		return -1;
@@ -149,9 +166,16 @@ int check_atomic(struct loader *l, json_t *t, struct atomic_job *a)
 	if (!testcase_supports(tc, a->mode))
 		return fail(l, v, "%s '%s': testcase '%s' does not run in %s mode", key, s,
 			    tc->name, s);
+	return 0;
+}
 
-	v = get_set(t, "nr_task");
-	s = v ? json_string_value(v) : DEFAULT_NR_TASK;
+/* a->nr_task: nr_task (a number of tasks or a percentage of the online CPUs) or its default. */
+static int check_nr_task(struct loader *l, json_t *t, struct atomic_job *a)
+{
+	json_t *v = get_set(t, "nr_task");
+	const char *s = v ? json_string_value(v) : DEFAULT_NR_TASK;
+	char b[256];
+
 	if (!s)
 		return fail(l, v,
 			    "nr_task %s: expected a number of tasks (at least 1) or a percentage "
@@ -159,6 +183,15 @@ int check_atomic(struct loader *l, json_t *t, struct atomic_job *a)
 			    describe(v, b, sizeof(b)));
 	if (num_parse_tasks(s, l->nr_online, CORE_MAX_COPIES, &a->nr_task, b, sizeof(b)))
 		return fail(l, v, "nr_task %s", b);
+	return 0;
+}
+
+/* a->interval_s, a->runtime_s (long enough for the counter core's sampling) and
+ * a->warmup_s: the job's durations or their defaults. */
+static int check_durations(struct loader *l, json_t *t, struct atomic_job *a)
+{
+	char b[256];
+	json_t *v;
 
 	a->interval_s = DEFAULT_INTERVAL;
 	v = get_set(t, "interval");
@@ -184,11 +217,12 @@ int check_atomic(struct loader *l, json_t *t, struct atomic_job *a)
 			snprintf(every, sizeof(every), "once a second");
 		else
 			snprintf(every, sizeof(every), "every %gs (interval)", a->interval_s);
-		return fail(l, v,
-			    "runtime '%s': expected at least %gs: the counter core samples every copy "
-			    "%s, and a shorter window can close before every copy has run "
-			    "(the run would be stored as failed, 'stuck?')",
-			    json_string_value(v), JOB_MIN_RUNTIME_INTERVALS * a->interval_s, every);
+		return fail(
+		    l, v,
+		    "runtime '%s': expected at least %gs: the counter core samples every copy "
+		    "%s, and a shorter window can close before every copy has run "
+		    "(the run would be stored as failed, 'stuck?')",
+		    json_string_value(v), JOB_MIN_RUNTIME_INTERVALS * a->interval_s, every);
 	}
 	a->warmup_s = DEFAULT_WARMUP;
 	v = get_set(t, "warmup");
@@ -198,6 +232,15 @@ int check_atomic(struct loader *l, json_t *t, struct atomic_job *a)
 	if (v && num_parse_duration(json_string_value(v), 0, NUM_DURATION_MAX, &a->warmup_s, b,
 				    sizeof(b)))
 		return fail(l, v, "warmup %s", b);
+	return 0;
+}
+
+/* The keys scalebench does not read itself: cgroup2 checked, monitors into a->monitors,
+ * any other a note. */
+static int check_other_keys(struct loader *l, json_t *t, struct atomic_job *a)
+{
+	json_t *wis = json_object_get(t, "will-it-scale"), *v;
+	const char *k;
 
 	a->monitors = json_object();
 	json_object_foreach (t, k, v) {
@@ -223,5 +266,15 @@ int check_atomic(struct loader *l, json_t *t, struct atomic_job *a)
 				return -1;
 		}
 	}
+	return 0;
+}
+
+int check_atomic(struct loader *l, json_t *t, struct atomic_job *a)
+{
+	const struct testcase *tc = NULL;
+
+	if (check_suite(l, t) || check_test(l, t, &tc, a) || check_mode(l, t, tc, a) ||
+	    check_nr_task(l, t, a) || check_durations(l, t, a) || check_other_keys(l, t, a))
+		return -1;
 	return 0;
 }
