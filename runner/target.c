@@ -840,50 +840,38 @@ static int plain_entry(const char *path, const struct stat *st, int type, struct
 	return (type == FTW_F && S_ISREG(st->st_mode)) || type == FTW_D ? 0 : 1;
 }
 
-/* One run directory of the target's results, rel below TMP/results, into the local store
- * whole.  0, else -1 after a message. */
-static int fetch_run(struct session *s, const char *rel)
+/* Whether rel, below the target's results, is a run directory of the layout, local its place
+ * under the local results root: 0, else -1 after a message.  *axes: its axes. */
+static int check_run_rel(struct session *s, const char *rel, const char *local,
+			 struct store_axes *axes)
 {
-	const char *root = s->o->results_root;
-	size_t n = strlen(root) + strlen(rel) + 2;
-	char *local = malloc(n), *commit_dir = malloc(n), *remote = NULL;
-	char tmp[PATH_MAX], err[1024], line[512];
-	struct store_axes axes = {0};
-	struct child_process get = {.out = RUN_OUT_CAPTURE, .err = RUN_OUT_CAPTURE};
-	struct child_process put = {
-	    .in = RUN_IN_BUFFER, .out = RUN_OUT_CAPTURE, .err = RUN_OUT_CAPTURE};
-	struct strbuf script = {0};
-	struct stat st;
-	int owner_fd = -1, rc = -1, slashes = 0;
-	bool begun = false;
-	unsigned number;
+	char err[1024];
+	int slashes = 0;
 
-	get.err_text.max = put.out_text.max = put.err_text.max = 64 * 1024;
 	for (const char *p = rel; *p; p++)
 		slashes += *p == '/';
-	if (!local || !commit_dir) {
-		sb_error("out of memory");
-		goto out;
-	}
-	snprintf(local, n, "%s/%s", root, rel);
 	/* Eight components (the layout's commit directory and run), none hidden or "..": the
 	 * target's path cannot reach outside the local results root. */
 	if (slashes != 7 || !text_is_clean(rel) ||
-	    store_parse(local, STORE_RUN_DIR, &axes, err, sizeof(err))) {
+	    store_parse(local, STORE_RUN_DIR, axes, err, sizeof(err))) {
 		sb_error(
 		    "%s: '%s' in the target's results is not a run directory of the layout%s%s",
 		    text_safe(s->t->url), text_safe(rel), slashes == 7 ? ": " : "",
 		    slashes == 7 ? err : "");
-		goto out;
+		return -1;
 	}
-	snprintf(commit_dir, n, "%s", local);
-	*strrchr(commit_dir, '/') = '\0';
-	if (store_begin(commit_dir, tmp, sizeof(tmp), &owner_fd, err, sizeof(err))) {
-		sb_error("%s", err);
-		goto out;
-	}
-	begun = true;
-	remote = malloc(strlen(s->tmp) + strlen(rel) + 16);
+	return 0;
+}
+
+/* The run directory rel of the target's results as a tar stream, in get's output: 0, else
+ * -1, after a message unless we were interrupted. */
+static int tar_from_target(struct session *s, const char *rel, struct child_process *get)
+{
+	char *remote = malloc(strlen(s->tmp) + strlen(rel) + 16);
+	struct strbuf script = {0};
+	char line[512];
+	int rc = -1;
+
 	if (!remote) {
 		sb_error("out of memory");
 		goto out;
@@ -896,39 +884,64 @@ static int fetch_run(struct session *s, const char *rel)
 		sb_error("out of memory");
 		goto out;
 	}
-	if (ssh_run(s, script.buf, &get))
+	if (ssh_run(s, script.buf, get))
 		goto out;
-	if (get.interrupted || core_interrupted())
+	if (get->interrupted || core_interrupted())
 		goto out;
-	if (get.exit_code != 0) {
+	if (get->exit_code != 0) {
 		sb_error("%s: cannot bring back run %s (%s, exit %d): %s; it is not stored here",
 			 text_safe(s->t->url), text_safe(rel),
-			 get.exit_code == SSH_FAILED ? "connection failed" : "tar", get.exit_code,
-			 last_line(&get.err_text, line, sizeof(line)));
+			 get->exit_code == SSH_FAILED ? "connection failed" : "tar", get->exit_code,
+			 last_line(&get->err_text, line, sizeof(line)));
 		goto out;
 	}
-	const char *argv[] = {"tar", "-C", tmp, "--no-same-owner", "-xf", "-", NULL};
+	rc = 0;
+out:
+	strbuf_release(&script);
+	free(remote);
+	return rc;
+}
 
-	put.argv = argv;
-	put.in_buf = get.out_text.p;
-	put.in_len = get.out_text.len;
-	if (child_run(&put, err, sizeof(err))) {
+/* The tar stream of run rel (get's output) unpacked into tmp: 0, else -1, after a message
+ * unless we were interrupted. */
+static int untar_run(struct session *s, const char *rel, const char *tmp,
+		     const struct child_process *get, struct child_process *put)
+{
+	const char *argv[] = {"tar", "-C", tmp, "--no-same-owner", "-xf", "-", NULL};
+	char err[1024], line[512];
+	int rc;
+
+	put->argv = argv;
+	put->in_buf = get->out_text.p;
+	put->in_len = get->out_text.len;
+	rc = child_run(put, err, sizeof(err));
+	put->argv = NULL;
+	if (rc) {
 		sb_error("cannot run tar: %s", err);
-		goto out;
+		return -1;
 	}
-	if (put.interrupted || core_interrupted())
-		goto out;
-	if (put.exit_code != 0 || put.in_written != put.in_len) {
+	if (put->interrupted || core_interrupted())
+		return -1;
+	if (put->exit_code != 0 || put->in_written != put->in_len) {
 		sb_error("cannot unpack run %s from %s into %s: %s; it is not stored here",
 			 text_safe(rel), text_safe(s->t->url), tmp,
-			 last_line(&put.err_text, line, sizeof(line)));
-		goto out;
+			 last_line(&put->err_text, line, sizeof(line)));
+		return -1;
 	}
+	return 0;
+}
+
+/* Whether the run rel unpacked in tmp is one as the runner writes it: files and directories
+ * only, its meta.json and stats.json there.  0, else -1 after a message. */
+static int check_run_files(struct session *s, const char *rel, const char *tmp)
+{
+	struct stat st;
+
 	if (nftw(tmp, plain_entry, 16, FTW_PHYS) != 0) {
 		sb_error("run %s from %s holds something other than files and directories (a "
 			 "symlink, a device, a fifo): it is not stored here",
 			 text_safe(rel), text_safe(s->t->url));
-		goto out;
+		return -1;
 	}
 	for (size_t i = 0; i < 2; i++) {
 		const char *f = i ? STORE_STATS_FILE : STORE_META_FILE;
@@ -938,9 +951,46 @@ static int fetch_run(struct session *s, const char *rel)
 		if (lstat(path, &st) || !S_ISREG(st.st_mode)) {
 			sb_error("run %s from %s has no %s: it is not stored here", text_safe(rel),
 				 text_safe(s->t->url), f);
-			goto out;
+			return -1;
 		}
 	}
+	return 0;
+}
+
+/* One run directory of the target's results, rel below TMP/results, into the local store
+ * whole.  0, else -1 after a message. */
+static int fetch_run(struct session *s, const char *rel)
+{
+	const char *root = s->o->results_root;
+	size_t n = strlen(root) + strlen(rel) + 2;
+	char *local = malloc(n), *commit_dir = malloc(n);
+	char tmp[PATH_MAX], err[1024];
+	struct store_axes axes = {0};
+	struct child_process get = {.out = RUN_OUT_CAPTURE, .err = RUN_OUT_CAPTURE};
+	struct child_process put = {
+	    .in = RUN_IN_BUFFER, .out = RUN_OUT_CAPTURE, .err = RUN_OUT_CAPTURE};
+	int owner_fd = -1, rc = -1;
+	bool begun = false;
+	unsigned number;
+
+	get.err_text.max = put.out_text.max = put.err_text.max = 64 * 1024;
+	if (!local || !commit_dir) {
+		sb_error("out of memory");
+		goto out;
+	}
+	snprintf(local, n, "%s/%s", root, rel);
+	if (check_run_rel(s, rel, local, &axes))
+		goto out;
+	snprintf(commit_dir, n, "%s", local);
+	*strrchr(commit_dir, '/') = '\0';
+	if (store_begin(commit_dir, tmp, sizeof(tmp), &owner_fd, err, sizeof(err))) {
+		sb_error("%s", err);
+		goto out;
+	}
+	begun = true;
+	if (tar_from_target(s, rel, &get) || untar_run(s, rel, tmp, &get, &put) ||
+	    check_run_files(s, rel, tmp))
+		goto out;
 	if (store_commit(commit_dir, tmp, &number, err, sizeof(err))) {
 		sb_error("%s", err);
 		goto out;
@@ -957,8 +1007,6 @@ out:
 	if (owner_fd >= 0)
 		close(owner_fd);
 	store_axes_free(&axes);
-	strbuf_release(&script);
-	free(remote);
 	free(local);
 	free(commit_dir);
 	child_release(&get);
