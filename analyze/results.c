@@ -241,8 +241,12 @@ size_t group_values(const struct result_group *g, const char *stat, double *out)
 	const double *col = stat_column(g, stat);
 	size_t n = 0;
 
-	for (size_t i = 0; col && i < g->nruns; i++)
-		if (!isnan(col[i]))
+	/* A function in no run's profile of this group took 0% of its samples in each run whose
+	 * profiler ran (LKP's perf-profile rows of a new function show 0 on the base side). */
+	bool zero_if_absent = !col && !strncmp(stat, "perf-profile.", strlen("perf-profile."));
+
+	for (size_t i = 0; (col || zero_if_absent) && i < g->nruns; i++)
+		if (col && !isnan(col[i]))
 			out[n++] = col[i];
 		else if (monitor_ran(&g->runs[i], stat))
 			out[n++] = 0;
