@@ -256,7 +256,7 @@ static void guest_failed(struct bisect *b, const char *sha, int attempt)
 	char *tail;
 
 	snprintf(path, sizeof(path), "%s/%s.console", b->dir_d, sha);
-	tail = file_tail(path, 15);
+	tail = file_tail(path, 30); /* a panic's message is ~20 lines up, above its trace */
 	bisect_event(b, "boot-failed",
 		     json_pack("{s:s, s:i, s:s, s:s, s:s}", "commit", sha, "attempt", attempt,
 			       "reason", "the guest did not answer ssh (run --kernel exit 3)",

@@ -109,7 +109,7 @@ check "B: the commit that panics booted twice, then skipped, the console's tail 
 	json_true "${LOG:-/nonexistent}" "
 [s['commit'] for s in d['steps'] if s['decision'] == 'skip'].count('$NOBOOT') == 1 and
 [e['attempt'] for e in d['events'] if e['event'] == 'boot-failed' and e['commit'] == '$NOBOOT'] == [1, 2] and
-all('lab: this commit does not boot' in e['tail'] for e in d['events'] if e['event'] == 'boot-failed')"
+all('Kernel panic - not syncing: lab: this commit does not boot' in e['tail'] for e in d['events'] if e['event'] == 'boot-failed')"
 meta=$(find "$R" -name meta.json -path "*/$PLANTED/*" | head -1)
 check "B: --qemu-arg reached QEMU (meta.json's vm.qemu)" json_true "${meta:-/nonexistent}" \
 	"d['vm']['qemu'][-2:] == ['-name', 'scalebench-lab']"
