@@ -51,7 +51,7 @@ check "bisect exits 0" [ $rc -eq 0 ] || { cat "$WORK/err" "$WORK/out"; }
 # name with _ for -), but for the ones that are not the bisection's state.
 "$SCALEBENCH" bisect --help | grep -oE '^ +(-[a-zA-Z], )?--[a-z][a-z-]*' | sed 's/.*--//' | sort -u |
 	grep -vx -e good -e bad -e log -e resume -e dry-run -e help |
-	sed 's/^ssh-option$/ssh_options/; s/^plugin$/plugins/; s/-/_/g' >"$WORK/option-keys"
+	sed 's/^ssh-option$/ssh_options/; s/^plugin$/plugins/; s/^qemu-arg$/qemu_args/; s/-/_/g' >"$WORK/option-keys"
 check "the log's args hold every option of the table (--resume cannot lose one)" \
 	python3 -c "import json, sys
 args = json.load(open('$WORK/bisect.json'))['args']
