@@ -55,117 +55,123 @@ static bool has_revision(const char *repo, const char *rev)
 	return ok;
 }
 
-int cmd_nightly(int argc, char **argv)
+/* nightly's command line: its options, the addresses parsed and the state file's path. */
+struct nightly_args {
+	const char *root, *repo, *branch, *job, *stats, *mbox, *from, *to, *state_path;
+	bool sendmail, dry_run, verbose, baseline;
+	struct mail_addr from_addr, to_addr;
+	char state_buf[PATH_MAX]; /* DIR/NIGHTLY_STATE_FILE, when state_path is not given */
+};
+
+/* The options into a, checked (--branch in --repo, the addresses parsed, the state file's
+ * path, the results root there): -1 to go on, else the exit status.  a's addresses are
+ * mail_addr_free's to free either way. */
+static int parse_nightly_args(int argc, char **argv, struct nightly_args *a)
 {
-	const char *root, *repo = NULL, *branch = NULL, *job = NULL, *stats, *mbox = NULL, *from,
-			  *to = NULL, *state_path = NULL;
-	bool sendmail = false, dry_run = false, verbose = false, baseline = false;
 	const struct option_def opts[] = {
-	    {OPT_STRING("results", 0, &root), .arg = "DIR", .def = "results",
+	    {OPT_STRING("results", 0, &a->root), .arg = "DIR", .def = "results",
 	     .help = "results root"},
-	    {OPT_STRING("repo", 0, &repo), .arg = "DIR",
+	    {OPT_STRING("repo", 0, &a->repo), .arg = "DIR",
 	     .help = "the git repository: series in its branch's first-parent order, commit "
 		     "subjects, authors"},
-	    {OPT_STRING("branch", 0, &branch), .arg = "B", .def_doc = "the repo's HEAD",
+	    {OPT_STRING("branch", 0, &a->branch), .arg = "B", .def_doc = "the repo's HEAD",
 	     .help = "the branch watched (with --repo), the [branch] of the subject"},
-	    {OPT_STRING("job", 0, &job), .arg = "PATH_PARAMS", .def_doc = "every job",
+	    {OPT_STRING("job", 0, &a->job), .arg = "PATH_PARAMS", .def_doc = "every job",
 	     .help = "only this job (its path_params, or its key testcase/.../compiler)"},
-	    {OPT_CHOICE("stats", 0, &stats), .choices = "headline|all", .def = "headline",
+	    {OPT_CHOICE("stats", 0, &a->stats), .choices = "headline|all", .def = "headline",
 	     .help = "the stats watched: each job's headline stat, or every stat"},
-	    {OPT_STRING("mbox", 0, &mbox), .arg = "FILE",
+	    {OPT_STRING("mbox", 0, &a->mbox), .arg = "FILE",
 	     .help = "append the messages to an mbox file"},
-	    {OPT_FLAG("sendmail", 0, &sendmail), .help = "pipe each message to sendmail -t"},
-	    {OPT_STRING("from", 0, &from), .arg = "ADDR",
+	    {OPT_FLAG("sendmail", 0, &a->sendmail), .help = "pipe each message to sendmail -t"},
+	    {OPT_STRING("from", 0, &a->from), .arg = "ADDR",
 	     .def = "scalebench robot <scalebench@localhost>",
 	     .help = "From: one address, 'Name <local@domain>' or 'local@domain'"},
-	    {OPT_STRING("to", 0, &to), .arg = "ADDR",
+	    {OPT_STRING("to", 0, &a->to), .arg = "ADDR",
 	     .def_doc = "the culprit commit's author with --repo, else root@localhost",
 	     .help = "To: one address, as --from"},
-	    {OPT_STRING("state", 0, &state_path), .arg = "FILE",
+	    {OPT_STRING("state", 0, &a->state_path), .arg = "FILE",
 	     .def_doc = "DIR/" NIGHTLY_STATE_FILE, .help = "what was mailed, kept between runs"},
-	    {OPT_FLAG("dry-run", 0, &dry_run),
+	    {OPT_FLAG("dry-run", 0, &a->dry_run),
 	     .help = "say what would be mailed; mail nothing, record nothing"},
-	    {OPT_FLAG("baseline", 0, &baseline),
+	    {OPT_FLAG("baseline", 0, &a->baseline),
 	     .help = "record every change found as already reported and mail none (a first pass "
 		     "over a tree with history)"},
-	    {OPT_FLAG("verbose", 'v', &verbose), .help = "say what was looked at and why"},
+	    {OPT_FLAG("verbose", 'v', &a->verbose), .help = "say what was looked at and why"},
 	    {OPT_END},
 	};
-	char err[PATH_MAX + 1024], state_buf[PATH_MAX];
-	struct mail_addr from_addr = {0}, to_addr = {0};
+	char err[PATH_MAX + 1024];
+	const char *ctl;
+	int first, rc;
+
+	*a = (struct nightly_args){0};
+	rc = options_parse(&nightly_command, opts, argc, argv, &first, NULL);
+	if (rc >= 0)
+		return rc;
+	if (first < argc) {
+		sb_error("unexpected argument '%s' (see 'scalebench nightly --help')", argv[first]);
+		return 2;
+	}
+	if (a->mbox && a->sendmail) {
+		sb_error("--mbox and --sendmail: one or the other");
+		return 2;
+	}
+	if (a->branch && !a->repo) {
+		sb_error("--branch needs --repo: the branch's order comes from the repository");
+		return 2;
+	}
+	ctl = a->branch ? mail_find_ctl(a->branch) : NULL;
+	if (ctl) {
+		sb_error(
+		    "--branch: a control character (0x%02x, byte %zu) is not allowed in a mail "
+		    "header",
+		    (unsigned char)*ctl, (size_t)(ctl - a->branch) + 1);
+		return 2;
+	}
+	if (a->repo && !has_revision(a->repo, a->branch ? a->branch : "HEAD")) {
+		sb_error("--branch %s: no such branch or commit in --repo %s",
+			 a->branch ? a->branch : "HEAD", a->repo);
+		return 2;
+	}
+	if (mail_addr_parse(a->from, &a->from_addr, err, sizeof(err))) {
+		sb_error("--from: %s", err);
+		return 2;
+	}
+	if (a->to && mail_addr_parse(a->to, &a->to_addr, err, sizeof(err))) {
+		sb_error("--to: %s", err);
+		return 2;
+	}
+	if (!a->state_path) {
+		if ((size_t)snprintf(a->state_buf, sizeof(a->state_buf), "%s/%s", a->root,
+				     NIGHTLY_STATE_FILE) >= sizeof(a->state_buf)) {
+			sb_error("%s: path too long", a->root);
+			return 2;
+		}
+		a->state_path = a->state_buf;
+	}
+	if (access(a->root, F_OK)) {
+		sb_error("--results %s: no such directory", a->root);
+		return 2;
+	}
+	return -1;
+}
+
+/* One pass over o->root: the state file locked (unless a dry run) and read, what a pass
+ * killed before left finished, the changes found and the new ones mailed.  The exit status:
+ * 0 nothing new, 1 something mailed, 2 error. */
+static int nightly_pass(const struct nightly_opts *o, const char *state_path)
+{
+	char err[PATH_MAX + 1024];
 	struct nightly_state st = {0};
 	struct results_index *ix = NULL;
 	struct nightly_change *changes = NULL;
 	size_t nchanges = 0, job_errors = 0, resent = 0, mailed = 0;
 	struct index_update u;
-	const char *ctl;
 	int lock_fd = -1;
-	int first, rc = options_parse(&nightly_command, opts, argc, argv, &first, NULL);
-
-	if (rc >= 0)
-		return rc;
-	rc = 2;
-	if (first < argc) {
-		sb_error("unexpected argument '%s' (see 'scalebench nightly --help')", argv[first]);
-		return 2;
-	}
-	if (mbox && sendmail) {
-		sb_error("--mbox and --sendmail: one or the other");
-		return 2;
-	}
-	if (branch && !repo) {
-		sb_error("--branch needs --repo: the branch's order comes from the repository");
-		return 2;
-	}
-	ctl = branch ? mail_find_ctl(branch) : NULL;
-	if (ctl) {
-		sb_error("--branch: a control character (0x%02x, byte %zu) is not allowed in a mail "
-			 "header",
-			 (unsigned char)*ctl, (size_t)(ctl - branch) + 1);
-		return 2;
-	}
-	if (repo && !has_revision(repo, branch ? branch : "HEAD")) {
-		sb_error("--branch %s: no such branch or commit in --repo %s", branch ? branch : "HEAD",
-			 repo);
-		return 2;
-	}
-	if (mail_addr_parse(from, &from_addr, err, sizeof(err))) {
-		sb_error("--from: %s", err);
-		return 2;
-	}
-	if (to && mail_addr_parse(to, &to_addr, err, sizeof(err))) {
-		sb_error("--to: %s", err);
-		goto out;
-	}
-	if (!state_path) {
-		if ((size_t)snprintf(state_buf, sizeof(state_buf), "%s/%s", root,
-				     NIGHTLY_STATE_FILE) >= sizeof(state_buf)) {
-			sb_error("%s: path too long", root);
-			goto out;
-		}
-		state_path = state_buf;
-	}
-	if (access(root, F_OK)) {
-		sb_error("--results %s: no such directory", root);
-		goto out;
-	}
-
-	const struct nightly_opts o = {.root = root,
-				       .repo = repo,
-				       .branch = branch,
-				       .job = job,
-				       .all_stats = !strcmp(stats, "all"),
-				       .mbox = mbox,
-				       .sendmail = sendmail,
-				       .from = &from_addr,
-				       .to = to ? &to_addr : NULL,
-				       .dry_run = dry_run,
-				       .baseline = baseline,
-				       .verbose = verbose};
+	int rc = 2;
 
 	/* The lock first, then the state as the last holder left it: two nightlies at once
 	 * never both mail a change.  A dry run only reads. */
-	if (!dry_run && nightly_state_lock(state_path, &lock_fd, err, sizeof(err))) {
+	if (!o->dry_run && nightly_state_lock(state_path, &lock_fd, err, sizeof(err))) {
 		sb_error("%s", err);
 		goto out;
 	}
@@ -173,23 +179,23 @@ int cmd_nightly(int argc, char **argv)
 		sb_error("%s (nothing mailed; fix or remove it)", err);
 		goto out;
 	}
-	if (nightly_settle(&st, &o, &resent, err, sizeof(err))) {
+	if (nightly_settle(&st, o, &resent, err, sizeof(err))) {
 		sb_error("%s", err);
 		goto out;
 	}
-	if (index_open(root, INDEX_UPDATE, &ix, &u, err, sizeof(err))) {
+	if (index_open(o->root, INDEX_UPDATE, &ix, &u, err, sizeof(err))) {
 		sb_error("%s", err);
 		goto out;
 	}
-	if (verbose && u.rebuilt)
-		sb_note("index of %s rebuilt (%s): %zu runs", root, u.why_rebuilt, u.runs_total);
-	if (nightly_find(ix, &o, &changes, &nchanges, &job_errors, err, sizeof(err))) {
+	if (o->verbose && u.rebuilt)
+		sb_note("index of %s rebuilt (%s): %zu runs", o->root, u.why_rebuilt, u.runs_total);
+	if (nightly_find(ix, o, &changes, &nchanges, &job_errors, err, sizeof(err))) {
 		sb_error("%s", err);
 		goto out;
 	}
-	if (verbose)
+	if (o->verbose)
 		sb_note("%zu change%s found, new ones mailed", nchanges, nchanges == 1 ? "" : "s");
-	if (nightly_mail(&st, &o, changes, nchanges, &mailed, err, sizeof(err))) {
+	if (nightly_mail(&st, o, changes, nchanges, &mailed, err, sizeof(err))) {
 		sb_error("%s", err);
 		goto out;
 	}
@@ -201,7 +207,31 @@ out:
 	nightly_state_free(&st);
 	if (lock_fd >= 0)
 		close(lock_fd);
-	mail_addr_free(&from_addr);
-	mail_addr_free(&to_addr);
+	return rc;
+}
+
+int cmd_nightly(int argc, char **argv)
+{
+	struct nightly_args a;
+	int rc = parse_nightly_args(argc, argv, &a);
+
+	if (rc < 0) {
+		const struct nightly_opts o = {.root = a.root,
+					       .repo = a.repo,
+					       .branch = a.branch,
+					       .job = a.job,
+					       .all_stats = !strcmp(a.stats, "all"),
+					       .mbox = a.mbox,
+					       .sendmail = a.sendmail,
+					       .from = &a.from_addr,
+					       .to = a.to ? &a.to_addr : NULL,
+					       .dry_run = a.dry_run,
+					       .baseline = a.baseline,
+					       .verbose = a.verbose};
+
+		rc = nightly_pass(&o, a.state_path);
+	}
+	mail_addr_free(&a.from_addr);
+	mail_addr_free(&a.to_addr);
 	return rc;
 }

@@ -76,158 +76,202 @@ static ssize_t ordered(struct results_index *ix, const struct index_job *job,
 	return (ssize_t)k;
 }
 
-int cmd_results(int argc, char **argv)
+/* results' options and operands. */
+struct results_args {
+	const char *root, *job, *commit, *repo, *branch;
+	bool json;
+};
+
+/* The options into a, checked: -1 to go on, else the exit status. */
+static int parse_results_args(int argc, char **argv, struct results_args *a)
 {
-	const char *root = NULL, *job = NULL, *commit = NULL, *repo = NULL, *branch = NULL;
-	bool json = false;
 	const struct option_def opts[] = {
-	    {OPT_STRING("results", 0, &root), .arg = "DIR", .def = "results",
+	    {OPT_STRING("results", 0, &a->root), .arg = "DIR", .def = "results",
 	     .help = "results root"},
-	    {OPT_STRING("job", 0, &job), .arg = "PATH_PARAMS|KEY", .def_doc = "every job",
+	    {OPT_STRING("job", 0, &a->job), .arg = "PATH_PARAMS|KEY", .def_doc = "every job",
 	     .help = "one atomic job: its path_params (process-100%-page_fault3) or its key"},
-	    {OPT_STRING("commit", 0, &commit), .arg = "LABEL", .def_doc = "every commit",
+	    {OPT_STRING("commit", 0, &a->commit), .arg = "LABEL", .def_doc = "every commit",
 	     .help = "only this commit label"},
-	    {OPT_STRING("repo", 0, &repo), .arg = "DIR",
+	    {OPT_STRING("repo", 0, &a->repo), .arg = "DIR",
 	     .help = "order commits by the branch's first-parent history in this git repository"},
-	    {OPT_STRING("branch", 0, &branch), .arg = "BRANCH", .def_doc = "HEAD",
+	    {OPT_STRING("branch", 0, &a->branch), .arg = "BRANCH", .def_doc = "HEAD",
 	     .help = "the branch (with --repo)"},
-	    {OPT_FLAG("json", 0, &json), .help = "print JSON, for scripts"},
+	    {OPT_FLAG("json", 0, &a->json), .help = "print JSON, for scripts"},
 	    {OPT_END},
 	};
-	struct series_order o = {.repo = repo, .branch = branch};
-	struct results_index *ix;
-	struct index_job *jobs = NULL;
-	json_t *all = NULL, *jarr = NULL;
-	char err[1024];
-	ssize_t nj;
-	size_t listed = 0;
-	int first, rc = options_parse(&results_command, opts, argc, argv, &first, NULL);
+	int first, rc;
 
+	*a = (struct results_args){0};
+	rc = options_parse(&results_command, opts, argc, argv, &first, NULL);
 	if (rc >= 0)
 		return rc;
 	if (first < argc) {
 		sb_error("unexpected argument '%s'", argv[first]);
 		return 2;
 	}
-	if (branch && !repo) {
+	if (a->branch && !a->repo) {
 		sb_error("--branch needs --repo (the repository the branch is in)");
 		return 2;
 	}
-	o.repo = repo;
-	o.branch = branch;
-	if (index_open(root, INDEX_UPDATE, &ix, NULL, err, sizeof(err))) {
-		sb_error("%s", err);
+	return -1;
+}
+
+/* The jobs to list from the index (*jobs, *nj): -1 to go on, else the exit status after a
+ * message (1: no such job, 2: an error or a --job that names several). */
+static int find_jobs(struct results_index *ix, const struct results_args *a,
+		     struct index_job **jobs, ssize_t *nj)
+{
+	*nj = index_jobs(ix, a->job, jobs);
+	if (*nj < 0)
 		return 2;
-	}
-	nj = index_jobs(ix, job, &jobs);
-	if (nj < 0) {
-		index_close(ix);
-		return 2;
-	}
-	if (nj == 0) {
-		if (job)
+	if (*nj == 0) {
+		if (a->job)
 			sb_error("no job '%s' in %s (scalebench results --results %s lists them)",
-				 job, root, root);
+				 a->job, a->root, a->root);
 		else
-			sb_error("%s holds no runs", root);
-		index_close(ix);
-		free(jobs);
+			sb_error("%s holds no runs", a->root);
+		free(*jobs);
 		return 1;
 	}
-	if (nj > 1 && job) {
+	if (*nj > 1 && a->job) {
 		char list[4096];
 		size_t len = 0;
 
-		for (ssize_t i = 0; i < nj && len < sizeof(list); i++)
+		for (ssize_t i = 0; i < *nj && len < sizeof(list); i++)
 			len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s",
-						i ? ", " : "", jobs[i].key);
+						i ? ", " : "", (*jobs)[i].key);
 		sb_error("job '%s' is ambiguous: it is the path_params of %s; name one of them",
-			 job, list);
-		index_jobs_free(jobs, (size_t)nj);
-		index_close(ix);
+			 a->job, list);
+		index_jobs_free(*jobs, (size_t)*nj);
 		return 2;
 	}
-	if (json) {
+	return -1;
+}
+
+/* One job's entry of "jobs": its key's parts, its runs in all, off commits not on the branch
+ * and its nv commits in order (v); appended to jarr. */
+static void job_json(json_t *jarr, const struct index_job *job, size_t runs, size_t off,
+		     struct index_commit **v, ssize_t nv)
+{
+	json_t *jo =
+	    json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I}", "key", job->key, "testcase",
+		      job->testcase, "path_params", job->path_params, "tbox_group", job->tbox_group,
+		      "rootfs", job->rootfs, "kconfig", job->kconfig, "compiler", job->compiler,
+		      "runs", (json_int_t)runs, "not_on_branch", (json_int_t)off);
+	json_t *ca = json_array();
+
+	for (ssize_t k = 0; k < nv; k++)
+		json_array_append_new(
+		    ca, json_pack("{s:s, s:I, s:I, s:I, s:I, s:s, s:s}", "commit", v[k]->commit,
+				  "first_started", (json_int_t)v[k]->first_started, "last_started",
+				  (json_int_t)v[k]->last_started, "runs", (json_int_t)v[k]->runs,
+				  "failed", (json_int_t)v[k]->failed, "machine", v[k]->machine,
+				  "dir", v[k]->dir));
+	json_object_set_new(jo, "commits", ca);
+	json_array_append_new(jarr, jo);
+}
+
+/* One job's table: its nc commits and runs in all, then the nv in order (v) one a line and
+ * how many (off) are not on the branch; after a blank line unless it is the first listed. */
+static void job_table(const struct index_job *job, ssize_t nc, size_t runs, size_t off,
+		      struct index_commit **v, ssize_t nv, const char *branch, bool first)
+{
+	printf("%s%s  (%zd commit%s, %zu run%s)\n", first ? "" : "\n", text_safe(job->key), nc,
+	       nc == 1 ? "" : "s", runs, runs == 1 ? "" : "s");
+	printf("  %-40s %-19s  %-19s %5s %6s  %s\n", "COMMIT", "FIRST RUN", "LAST RUN", "RUNS",
+	       "FAILED", "MACHINE");
+	for (ssize_t k = 0; k < nv; k++) {
+		char a[32], b[32];
+
+		when(v[k]->first_started, a, sizeof(a));
+		when(v[k]->last_started, b, sizeof(b));
+		printf("  %-40s %-19s  %-19s %5zu %6zu  %s\n", text_safe(v[k]->commit), a, b,
+		       v[k]->runs, v[k]->failed, text_safe(v[k]->machine));
+	}
+	if (off)
+		printf("  (%zu commit%s not on %s's first-parent history left out)\n", off,
+		       off == 1 ? "" : "s", text_safe(branch ? branch : "HEAD"));
+}
+
+/* One job's commits (a->commit: that one) listed, as JSON into jarr with --json; listed is
+ * the number of jobs listed before it.  1 when it has such commits, 0 when not, -1 on an
+ * error. */
+static int list_job(struct results_index *ix, const struct index_job *job,
+		    const struct results_args *a, const struct series_order *o, json_t *jarr,
+		    size_t listed)
+{
+	struct index_commit *c, **v;
+	size_t off = 0, runs = 0;
+	ssize_t nc = index_commits(ix, job->key, a->commit, &c), nv;
+
+	if (nc < 0)
+		return -1;
+	if (nc == 0) {
+		free(c);
+		return 0;
+	}
+	nv = ordered(ix, job, c, (size_t)nc, o, &v, &off);
+	if (nv < 0) {
+		free(v);
+		index_commits_free(c, (size_t)nc);
+		return -1;
+	}
+	for (ssize_t k = 0; k < nc; k++)
+		runs += c[k].runs;
+	if (a->json)
+		job_json(jarr, job, runs, off, v, nv);
+	else
+		job_table(job, nc, runs, off, v, nv, a->branch, listed == 0);
+	free(v);
+	index_commits_free(c, (size_t)nc);
+	return 1;
+}
+
+int cmd_results(int argc, char **argv)
+{
+	struct results_args a;
+	struct series_order o;
+	struct results_index *ix;
+	struct index_job *jobs = NULL;
+	json_t *all = NULL, *jarr = NULL;
+	char err[1024];
+	ssize_t nj;
+	size_t listed = 0;
+	int rc = parse_results_args(argc, argv, &a);
+
+	if (rc >= 0)
+		return rc;
+	o = (struct series_order){.repo = a.repo, .branch = a.branch};
+	if (index_open(a.root, INDEX_UPDATE, &ix, NULL, err, sizeof(err))) {
+		sb_error("%s", err);
+		return 2;
+	}
+	rc = find_jobs(ix, &a, &jobs, &nj);
+	if (rc >= 0) {
+		index_close(ix);
+		return rc;
+	}
+	if (a.json) {
 		all = json_object();
 		jarr = json_array();
-		json_object_set_new(all, "root", json_string(root));
-		json_object_set_new(all, "order", json_string(repo ? "branch" : "time"));
+		json_object_set_new(all, "root", json_string(a.root));
+		json_object_set_new(all, "order", json_string(a.repo ? "branch" : "time"));
 		json_object_set(all, "jobs", jarr);
 	}
 	rc = 0;
 	for (ssize_t i = 0; i < nj && rc == 0; i++) {
-		struct index_commit *c, **v;
-		size_t off = 0;
-		ssize_t nc = index_commits(ix, jobs[i].key, commit, &c), nv;
+		int r = list_job(ix, &jobs[i], &a, &o, jarr, listed);
 
-		if (nc < 0) {
+		if (r < 0)
 			rc = 2;
-			break;
-		}
-		if (nc == 0) {
-			free(c);
-			continue;
-		}
-		nv = ordered(ix, &jobs[i], c, (size_t)nc, &o, &v, &off);
-		if (nv < 0) {
-			rc = 2;
-			free(v);
-			index_commits_free(c, (size_t)nc);
-			break;
-		}
-		listed++;
-		size_t runs = 0;
-
-		for (ssize_t k = 0; k < nc; k++)
-			runs += c[k].runs;
-		if (json) {
-			json_t *jo = json_pack(
-			    "{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I}", "key", jobs[i].key,
-			    "testcase", jobs[i].testcase, "path_params", jobs[i].path_params,
-			    "tbox_group", jobs[i].tbox_group, "rootfs", jobs[i].rootfs, "kconfig",
-			    jobs[i].kconfig, "compiler", jobs[i].compiler, "runs", (json_int_t)runs,
-			    "not_on_branch", (json_int_t)off);
-			json_t *ca = json_array();
-
-			for (ssize_t k = 0; k < nv; k++)
-				json_array_append_new(
-				    ca, json_pack("{s:s, s:I, s:I, s:I, s:I, s:s, s:s}", "commit",
-						  v[k]->commit, "first_started",
-						  (json_int_t)v[k]->first_started, "last_started",
-						  (json_int_t)v[k]->last_started, "runs",
-						  (json_int_t)v[k]->runs, "failed",
-						  (json_int_t)v[k]->failed, "machine",
-						  v[k]->machine, "dir", v[k]->dir));
-			json_object_set_new(jo, "commits", ca);
-			json_array_append_new(jarr, jo);
-		} else {
-			printf("%s%s  (%zd commit%s, %zu run%s)\n", listed > 1 ? "\n" : "",
-			       text_safe(jobs[i].key), nc, nc == 1 ? "" : "s", runs,
-			       runs == 1 ? "" : "s");
-			printf("  %-40s %-19s  %-19s %5s %6s  %s\n", "COMMIT", "FIRST RUN",
-			       "LAST RUN", "RUNS", "FAILED", "MACHINE");
-			for (ssize_t k = 0; k < nv; k++) {
-				char a[32], b[32];
-
-				when(v[k]->first_started, a, sizeof(a));
-				when(v[k]->last_started, b, sizeof(b));
-				printf("  %-40s %-19s  %-19s %5zu %6zu  %s\n",
-				       text_safe(v[k]->commit), a, b, v[k]->runs, v[k]->failed,
-				       text_safe(v[k]->machine));
-			}
-			if (off)
-				printf(
-				    "  (%zu commit%s not on %s's first-parent history left out)\n",
-				    off, off == 1 ? "" : "s", text_safe(branch ? branch : "HEAD"));
-		}
-		free(v);
-		index_commits_free(c, (size_t)nc);
+		else
+			listed += (size_t)r;
 	}
 	if (rc == 0 && !listed) {
-		sb_error("no commit '%s' in %s", commit ? commit : "", job ? job : root);
+		sb_error("no commit '%s' in %s", a.commit ? a.commit : "", a.job ? a.job : a.root);
 		rc = 1;
 	}
-	if (json && rc == 0) {
+	if (a.json && rc == 0) {
 		json_dumpf(all, stdout, JSON_INDENT(1));
 		putchar('\n');
 	}

@@ -110,142 +110,203 @@ static int cancel(const char *root, const char *id, int rc)
 	return rc;
 }
 
-int cmd_submit(int argc, char **argv)
+/* submit's command line: what slurm_submit is given, and what the command does around it. */
+struct submit_args {
+	struct slurm_submit_opts o;
+	struct override_list ov;
+	struct word_list sbatch_args;
+	struct strvec plugins; /* loaded here too, and named to the nodes */
+	const char **ov_text;  /* ov as KEY=VALUE, for o */
+	char path[PATH_MAX];   /* the job file */
+	bool json, quiet, wait;
+	double timeout_s;
+};
+
+/* The options into a, checked, and the job file found: -1 to go on, else the exit status.
+ * a is submit_args_free's to free either way. */
+static int parse_submit_args(int argc, char **argv, struct submit_args *a)
 {
-	struct override_list ov = {0};
-	struct word_list sbatch_args = {0};
-	struct strvec plugins = STRVEC_INIT; /* loaded here too, and named to the nodes */
-	struct slurm_submit_opts o = {0};
-	struct slurm_submission s = {0};
-	const char **ov_text = NULL;
-	char path[PATH_MAX];
-	bool json = false, quiet = false, wait = false;
-	double timeout_s = 0;
+	struct slurm_submit_opts *o = &a->o;
 	const struct option_def opts[] = {
-	    {OPT_STRING("results", 0, &o.results_root), .arg = "DIR", .flags = OPTION_REQUIRED,
+	    {OPT_STRING("results", 0, &o->results_root), .arg = "DIR", .flags = OPTION_REQUIRED,
 	     .help = "the shared results root (the nodes store their runs there)"},
-	    {OPT_STRING("commit", 0, &o.commit), .arg = "LABEL", .def_doc = "the node's uname -r",
+	    {OPT_STRING("commit", 0, &o->commit), .arg = "LABEL", .def_doc = "the node's uname -r",
 	     .help = "the commit axis of the results path"},
-	    {OPT_COUNT("repeat", 'r', &o.repeat), .arg = "K", .def = "1", .min = 1, .max = 100000,
+	    {OPT_COUNT("repeat", 'r', &o->repeat), .arg = "K", .def = "1", .min = 1, .max = 100000,
 	     .help = "runs per atomic job (array tasks)"},
-	    {OPT_COUNT("runs-per-task", 0, &o.runs_per_task), .arg = "P", .def = "1", .min = 1,
+	    {OPT_COUNT("runs-per-task", 0, &o->runs_per_task), .arg = "P", .def = "1", .min = 1,
 	     .max = 100000,
 	     .help = "runs one array task makes of its atomic job, each stored on its own: "
 		     "fewer of Slurm's scheduling passes; a failed node costs its task's runs"},
-	    {OPT_FLAG("interleave", 0, &o.interleave),
+	    {OPT_FLAG("interleave", 0, &o->interleave),
 	     .help = "order the tasks round-robin instead of back to back"},
-	    {OPT_STRING("partition", 0, &o.partition), .arg = "P", .def_doc = "Slurm's default",
+	    {OPT_STRING("partition", 0, &o->partition), .arg = "P", .def_doc = "Slurm's default",
 	     .help = "sbatch --partition"},
-	    {OPT_STRING("constraint", 0, &o.constraint), .arg = "FEATURES",
+	    {OPT_STRING("constraint", 0, &o->constraint), .arg = "FEATURES",
 	     .help = "sbatch --constraint: the node features the tasks need"},
-	    {OPT_STRING("time", 0, &o.time_limit), .arg = "LIMIT", .def_doc = "the partition's",
+	    {OPT_STRING("time", 0, &o->time_limit), .arg = "LIMIT", .def_doc = "the partition's",
 	     .help = "sbatch --time: each task's time limit"},
-	    {OPT_CALLBACK("sbatch-arg", 0, sbatch_arg_option, &sbatch_args), .arg = "ARG",
+	    {OPT_CALLBACK("sbatch-arg", 0, sbatch_arg_option, &a->sbatch_args), .arg = "ARG",
 	     .help = "one more sbatch word, passed as it is (repeatable)"},
-	    {OPT_CALLBACK("plugin", 0, plugin_list_option, &plugins), .arg = "FILE.so",
+	    {OPT_CALLBACK("plugin", 0, plugin_list_option, &a->plugins), .arg = "FILE.so",
 	     .help = "a testcase plug-in, loaded here and by every task (repeatable)"},
-	    {OPT_CALLBACK("runtime", 0, run_set_option, &ov), .arg = "DURATION",
+	    {OPT_CALLBACK("runtime", 0, run_set_option, &a->ov), .arg = "DURATION",
 	     .help = "the job's runtime (same as --set runtime=DURATION)"},
-	    {OPT_CALLBACK("nr-task", 0, run_set_option, &ov), .arg = "N|P%",
+	    {OPT_CALLBACK("nr-task", 0, run_set_option, &a->ov), .arg = "N|P%",
 	     .help = "the job's nr_task (same as --set nr_task=N)"},
-	    {OPT_CALLBACK("set", 0, run_set_option, &ov), .arg = "KEY=VALUE",
+	    {OPT_CALLBACK("set", 0, run_set_option, &a->ov), .arg = "KEY=VALUE",
 	     .help = "a job-file key set before expansion, as run's (repeatable)"},
-	    {OPT_FLAG("no-monitors", 0, &o.no_monitors),
+	    {OPT_FLAG("no-monitors", 0, &o->no_monitors),
 	     .help = "run no monitor, whatever the job says"},
-	    {OPT_STRING("then", 0, &o.then), .arg = "CMD",
+	    {OPT_STRING("then", 0, &o->then), .arg = "CMD",
 	     .help = "a shell command run on a node once the array has ended"},
-	    {OPT_STRING("bin", 0, &o.bin), .arg = "PATH", .def_doc = "this scalebench",
+	    {OPT_STRING("bin", 0, &o->bin), .arg = "PATH", .def_doc = "this scalebench",
 	     .help = "the scalebench the nodes run (same version, shared filesystem)"},
-	    {OPT_FLAG("json", 0, &json), .help = "print {id, name, dir, script, tasks, then}"},
-	    {OPT_FLAG("dry-run", 0, &o.dry_run),
+	    {OPT_FLAG("json", 0, &a->json), .help = "print {id, name, dir, script, tasks, then}"},
+	    {OPT_FLAG("dry-run", 0, &o->dry_run),
 	     .help = "print the tasks and the sbatch command; write and submit nothing"},
-	    {OPT_FLAG("quiet", 'q', &quiet), .help = "print only the job id"},
-	    {OPT_FLAG("wait", 0, &wait),
+	    {OPT_FLAG("quiet", 'q', &a->quiet), .help = "print only the job id"},
+	    {OPT_FLAG("wait", 0, &a->wait),
 	     .help = "then wait for the array as scalebench wait does; a signal cancels it"},
-	    {OPT_DURATION("timeout", 0, &timeout_s), .def = "0", .max = 1e9,
+	    {OPT_DURATION("timeout", 0, &a->timeout_s), .def = "0", .max = 1e9,
 	     .help = "with --wait: give up waiting after this long (0: never)"},
 	    {OPT_END},
 	};
 	int first, rc;
 
-	/* A signal while the directory is written or sbatch asked is a flag: the directory is
-	 * removed unless the array was accepted, and we exit 128+N. */
-	interrupt_catch();
+	*a = (struct submit_args){.plugins = STRVEC_INIT};
 	rc = options_parse(&submit_command, opts, argc, argv, &first, NULL);
 	if (rc >= 0)
-		goto out;
-	rc = 2;
-	if (timeout_s > 0 && !wait) {
+		return rc;
+	if (a->timeout_s > 0 && !a->wait) {
 		sb_error("--timeout is for --wait");
-		goto out;
+		return 2;
 	}
-	if (wait && o.dry_run) {
+	if (a->wait && o->dry_run) {
 		sb_error("--wait and --dry-run: nothing is submitted to wait for");
-		goto out;
+		return 2;
 	}
 	if (argc - first != 1) {
 		sb_error("%s; usage: scalebench submit JOB.yaml|NAME --results DIR [options]",
 			 first >= argc ? "which job file?" : "one job file at a time");
-		goto out;
+		return 2;
 	}
-	if (run_find_job(argv[first], path, sizeof(path)))
-		goto out;
-	ov_text = calloc(ov.n + 1, sizeof(*ov_text));
-	if (!ov_text) {
+	if (run_find_job(argv[first], a->path, sizeof(a->path)))
+		return 2;
+	return -1;
+}
+
+/* The job file, the overrides (as KEY=VALUE), the sbatch words and the plug-ins into a->o:
+ * 0, or -1 after a message. */
+static int submit_opts_fill(struct submit_args *a)
+{
+	a->ov_text = calloc(a->ov.n + 1, sizeof(*a->ov_text));
+	if (!a->ov_text) {
 		sb_error("out of memory");
-		goto out;
+		return -1;
 	}
-	for (size_t i = 0; i < ov.n; i++) {
+	for (size_t i = 0; i < a->ov.n; i++) {
 		char *t;
 
-		if (asprintf(&t, "%s=%s", ov.v[i].key, ov.v[i].value) < 0) {
+		if (asprintf(&t, "%s=%s", a->ov.v[i].key, a->ov.v[i].value) < 0) {
 			sb_error("out of memory");
-			goto out;
+			return -1;
 		}
-		ov_text[i] = t;
+		a->ov_text[i] = t;
 	}
-	o.job_path = path;
-	o.overrides = ov_text;
-	o.n_overrides = ov.n;
-	o.sbatch_args = sbatch_args.v;
-	o.n_sbatch_args = sbatch_args.n;
-	o.plugins = plugins.v;
-	o.n_plugins = plugins.n;
-	rc = slurm_submit(&o, &s);
+	a->o.job_path = a->path;
+	a->o.overrides = a->ov_text;
+	a->o.n_overrides = a->ov.n;
+	a->o.sbatch_args = a->sbatch_args.v;
+	a->o.n_sbatch_args = a->sbatch_args.n;
+	a->o.plugins = a->plugins.v;
+	a->o.n_plugins = a->plugins.n;
+	return 0;
+}
+
+/* The submitted array said: its id (or --json's object) on stdout, unless --quiet how many
+ * tasks and how to watch them on stderr. */
+static void print_submitted(const struct submit_args *a, const struct slurm_submission *s)
+{
+	if (a->json)
+		print_json(s, &a->o);
+	else
+		printf("%s\n", s->id);
+	if (!a->quiet) {
+		char *q = sh_quote(a->o.results_root);
+
+		fprintf(stderr,
+			"scalebench submit: job array %s: %zu task%s%s%s; watch it with "
+			"scalebench status %s --results %s\n",
+			s->id, s->n_tasks, s->n_tasks == 1 ? "" : "s",
+			s->then_id[0] ? ", then job " : "", s->then_id, s->id,
+			q ? text_safe(q) : "");
+		free(q);
+	}
+}
+
+/* --wait: the array waited for as scalebench wait does (cancelled on a signal).  Its exit
+ * status, or -1 after a message when stdout cannot be written. */
+static int wait_submitted(const struct submit_args *a, const struct slurm_submission *s)
+{
+	int w;
+
+	/* The id is out before the wait: a bot reading stdout has it at once. */
+	if (fflush(stdout)) {
+		sb_error("cannot write the output: %s", strerror(errno));
+		return -1;
+	}
+	w = slurm_wait(a->o.results_root, s->id, a->timeout_s, a->quiet);
+	if (w >= 128)
+		w = cancel(a->o.results_root, s->id, w);
+	return w;
+}
+
+/* What parse_submit_args and submit_opts_fill allocated. */
+static void submit_args_free(struct submit_args *a)
+{
+	for (size_t i = 0; a->ov_text && i < a->ov.n; i++)
+		free((char *)a->ov_text[i]);
+	free(a->ov_text);
+	for (size_t i = 0; i < a->ov.n; i++)
+		free((char *)a->ov.v[i].key);
+	free(a->ov.v);
+	free(a->sbatch_args.v);
+	strvec_clear(&a->plugins);
+}
+
+int cmd_submit(int argc, char **argv)
+{
+	struct submit_args a;
+	struct slurm_submission s = {0};
+	int rc;
+
+	/* A signal while the directory is written or sbatch asked is a flag: the directory is
+	 * removed unless the array was accepted, and we exit 128+N. */
+	interrupt_catch();
+	rc = parse_submit_args(argc, argv, &a);
+	if (rc >= 0)
+		goto out;
+	rc = 2;
+	if (submit_opts_fill(&a))
+		goto out;
+	rc = slurm_submit(&a.o, &s);
 	if (rc < 0) {
 		if (s.id[0])
 			sb_error("job array %s was submitted (%s)", s.id, s.dir ? s.dir : "");
 		rc = s.id[0] ? 1 : interrupt_caught ? 128 + interrupt_caught : 2;
 		goto out;
 	}
-	if (o.dry_run)
+	if (a.o.dry_run)
 		goto out;
-	if (json)
-		print_json(&s, &o);
-	else
-		printf("%s\n", s.id);
-	if (!quiet) {
-		char *q = sh_quote(o.results_root);
+	print_submitted(&a, &s);
+	if (a.wait) {
+		int w = wait_submitted(&a, &s);
 
-		fprintf(stderr,
-			"scalebench submit: job array %s: %zu task%s%s%s; watch it with "
-			"scalebench status %s --results %s\n",
-			s.id, s.n_tasks, s.n_tasks == 1 ? "" : "s",
-			s.then_id[0] ? ", then job " : "", s.then_id, s.id, q ? text_safe(q) : "");
-		free(q);
-	}
-	if (wait) {
-		int w;
-
-		/* The id is out before the wait: a bot reading stdout has it at once. */
-		if (fflush(stdout)) {
-			sb_error("cannot write the output: %s", strerror(errno));
+		if (w < 0) {
 			rc = 2;
 			goto out;
 		}
-		w = slurm_wait(o.results_root, s.id, timeout_s, quiet);
-		if (w >= 128)
-			w = cancel(o.results_root, s.id, w);
 		if (w > rc)
 			rc = w;
 	}
@@ -253,13 +314,6 @@ int cmd_submit(int argc, char **argv)
 		rc = 2;
 out:
 	slurm_submission_free(&s);
-	for (size_t i = 0; ov_text && i < ov.n; i++)
-		free((char *)ov_text[i]);
-	free(ov_text);
-	for (size_t i = 0; i < ov.n; i++)
-		free((char *)ov.v[i].key);
-	free(ov.v);
-	free(sbatch_args.v);
-	strvec_clear(&plugins);
+	submit_args_free(&a);
 	return rc;
 }

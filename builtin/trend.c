@@ -228,129 +228,170 @@ out:
 	return rc;
 }
 
-static int trend_main(int argc, char **argv)
+/* trend's command line. */
+struct trend_args {
+	const char *root, *job, *stat, *repo, *branch, *since, *png, *svg;
+	bool json, text_plot;
+	unsigned min_segment, permutations;
+	double threshold;
+};
+
+/* The options into a, checked (at most one plot, and gnuplot for it): -1 to go on, else the
+ * exit status. */
+static int parse_trend_args(int argc, char **argv, struct trend_args *a)
 {
-	const char *root = NULL, *job = NULL, *stat = NULL, *repo = NULL, *branch = NULL,
-		   *since = NULL, *png = NULL, *svg = NULL;
-	bool json = false, text_plot = false;
-	unsigned min_segment = 3, permutations = 199;
-	double threshold = 1;
 	const struct option_def opts[] = {
-	    {OPT_STRING("results", 0, &root), .arg = "DIR", .def = "results",
+	    {OPT_STRING("results", 0, &a->root), .arg = "DIR", .def = "results",
 	     .help = "the results root"},
-	    {OPT_STRING("job", 0, &job), .arg = "PATH_PARAMS", .flags = OPTION_REQUIRED,
+	    {OPT_STRING("job", 0, &a->job), .arg = "PATH_PARAMS", .flags = OPTION_REQUIRED,
 	     .help = "the atomic job: its path_params (process-100%-page_fault3) or its key "
 		     "testcase/path_params/tbox_group/rootfs/kconfig/compiler"},
-	    {OPT_STRING("stat", 0, &stat), .arg = "STAT", .flags = OPTION_REQUIRED,
+	    {OPT_STRING("stat", 0, &a->stat), .arg = "STAT", .flags = OPTION_REQUIRED,
 	     .help = "the stat (will-it-scale.per_process_ops)"},
-	    {OPT_STRING("repo", 0, &repo), .arg = "DIR",
+	    {OPT_STRING("repo", 0, &a->repo), .arg = "DIR",
 	     .help = "a git repository: order the commits by its branch's first-parent history"},
-	    {OPT_STRING("branch", 0, &branch), .arg = "B", .def_doc = "HEAD",
+	    {OPT_STRING("branch", 0, &a->branch), .arg = "B", .def_doc = "HEAD",
 	     .help = "the branch of --repo"},
-	    {OPT_STRING("since", 0, &since), .arg = "DATE|COMMIT",
+	    {OPT_STRING("since", 0, &a->since), .arg = "DATE|COMMIT",
 	     .help = "leave out commits before this date (YYYY-MM-DD) or commit"},
-	    {OPT_FLAG("json", 0, &json), .help = "print the series and change points as JSON"},
-	    {OPT_FLAG("plot", 0, &text_plot), .help = "print an 80x20 text plot of the series"},
-	    {OPT_STRING("png", 0, &png), .arg = "FILE", .help = "write the plot as a PNG"},
-	    {OPT_STRING("svg", 0, &svg), .arg = "FILE", .help = "write the plot as an SVG"},
-	    {OPT_COUNT("min-segment", 0, &min_segment), .def = "3", .min = 1, .max = 1000,
+	    {OPT_FLAG("json", 0, &a->json), .help = "print the series and change points as JSON"},
+	    {OPT_FLAG("plot", 0, &a->text_plot), .help = "print an 80x20 text plot of the series"},
+	    {OPT_STRING("png", 0, &a->png), .arg = "FILE", .help = "write the plot as a PNG"},
+	    {OPT_STRING("svg", 0, &a->svg), .arg = "FILE", .help = "write the plot as an SVG"},
+	    {OPT_COUNT("min-segment", 0, &a->min_segment), .def = "3", .min = 1, .max = 1000,
 	     .help = "commits at least on each side of a change point"},
-	    {OPT_COUNT("permutations", 0, &permutations), .def = "199", .min = 19, .max = 100000,
+	    {OPT_COUNT("permutations", 0, &a->permutations), .def = "199", .min = 19, .max = 100000,
 	     .help = "permutations of each candidate's test"},
-	    {OPT_PERCENT("threshold", 0, &threshold), .def = "1",
+	    {OPT_PERCENT("threshold", 0, &a->threshold), .def = "1",
 	     .help = "noise threshold: the %change interval must lie beyond it"},
 	    {OPT_END},
 	};
-	struct series_order order;
-	struct results_index *ix = NULL;
-	struct series s = {0};
-	struct change_point *cp = NULL;
-	struct cp_commit *cc = NULL;
-	struct cp_opts co;
-	enum stat_direction dir = DIR_NEUTRAL;
 	char err[PATH_MAX + 512];
-	ssize_t ncp = 0;
-	int first, rc = options_parse(&trend_command, opts, argc, argv, &first, NULL);
+	int first, rc;
 
+	*a = (struct trend_args){.min_segment = 3, .permutations = 199, .threshold = 1};
+	rc = options_parse(&trend_command, opts, argc, argv, &first, NULL);
 	if (rc >= 0)
 		return rc;
-	rc = 2;
 	if (first < argc) {
 		sb_error("unexpected argument '%s' (see 'scalebench trend --help')",
 			 text_safe(argv[first]));
 		return 2;
 	}
-	if ((text_plot + !!png + !!svg) > 1) {
+	if ((a->text_plot + !!a->png + !!a->svg) > 1) {
 		sb_error("one of --plot, --png and --svg");
 		return 2;
 	}
-	if (json && text_plot) {
+	if (a->json && a->text_plot) {
 		sb_error("--json and --plot both print to stdout; write the plot with --png or "
 			 "--svg");
 		return 2;
 	}
-	if (branch && !repo) {
+	if (a->branch && !a->repo) {
 		sb_error("--branch needs --repo, the repository the branch is in");
 		return 2;
 	}
-	if ((text_plot || png || svg) && !plot_available(err, sizeof(err))) {
+	if ((a->text_plot || a->png || a->svg) && !plot_available(err, sizeof(err))) {
 		sb_error("%s", err);
 		return 2;
 	}
-	if (index_open(root, INDEX_UPDATE, &ix, NULL, err, sizeof(err))) {
+	return -1;
+}
+
+/* The change points of the series (its commits' runs), as a's options ask for them: how
+ * many (in *cp, free() it), or -1 after a message. */
+static ssize_t find_changepoints(const struct series *s, enum stat_direction dir,
+				 const struct trend_args *a, struct change_point **cp)
+{
+	struct cp_commit *cc = calloc(s->n + 1, sizeof(*cc));
+	struct cp_opts co;
+	char err[PATH_MAX + 512];
+	ssize_t ncp;
+
+	if (!cc) {
+		sb_error("out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < s->n; i++)
+		cc[i] = (struct cp_commit){s->points[i].runs, s->points[i].nruns};
+	cp_opts_default(&co);
+	co.min_segment = a->min_segment;
+	co.permutations = a->permutations;
+	co.threshold_pct = a->threshold;
+	ncp = changepoints_find(cc, s->n, dir, &co, cp, err, sizeof(err));
+	if (ncp < 0)
+		sb_error("%s", err);
+	free(cc);
+	return ncp;
+}
+
+/* The series and its change points on stdout (as text, or --json), then the plot asked for
+ * (--plot, --png, --svg): 0, or -1 after a message. */
+static int print_trend(const struct trend_args *a, const struct series *s,
+		       const struct change_point *cp, size_t ncp, enum stat_direction dir)
+{
+	bool plot = a->text_plot || a->png || a->svg;
+
+	if (a->json ? print_json(s, cp, ncp) : (print_text(s, cp, ncp, dir), 0))
+		return -1;
+	if (plot && s->n) {
+		if (!a->json && a->text_plot)
+			putchar('\n');
+		if (plot_series(s, cp, ncp,
+				a->png	 ? PLOT_PNG
+				: a->svg ? PLOT_SVG
+					 : PLOT_TEXT,
+				a->png ? a->png : a->svg))
+			return -1;
+	} else if (plot && !s->n) {
+		sb_error("nothing to plot: no commit of %s has a run with %s", text_safe(s->job),
+			 text_safe(a->stat));
+		return -1;
+	}
+	if (fflush(stdout) || ferror(stdout)) {
+		sb_error("cannot write the output: %s", strerror(errno ? errno : EIO));
+		return -1;
+	}
+	return 0;
+}
+
+static int trend_main(int argc, char **argv)
+{
+	struct trend_args a;
+	struct series_order order;
+	struct results_index *ix = NULL;
+	struct series s = {0};
+	struct change_point *cp = NULL;
+	enum stat_direction dir = DIR_NEUTRAL;
+	char err[PATH_MAX + 512];
+	ssize_t ncp = 0;
+	int rc = parse_trend_args(argc, argv, &a);
+
+	if (rc >= 0)
+		return rc;
+	rc = 2;
+	if (index_open(a.root, INDEX_UPDATE, &ix, NULL, err, sizeof(err))) {
 		sb_error("%s", err);
 		return 2;
 	}
-	order = (struct series_order){.repo = repo, .branch = branch, .since = since};
-	if (series_load(ix, job, stat, &order, &s, err, sizeof(err))) {
+	order = (struct series_order){.repo = a.repo, .branch = a.branch, .since = a.since};
+	if (series_load(ix, a.job, a.stat, &order, &s, err, sizeof(err))) {
 		sb_error("%s", err);
 		goto out;
 	}
 	if (s.n && stat_direction_of(ix, &s, &dir))
 		goto out;
-	cc = calloc(s.n + 1, sizeof(*cc));
-	if (!cc) {
-		sb_error("out of memory");
+	ncp = find_changepoints(&s, dir, &a, &cp);
+	if (ncp < 0)
 		goto out;
-	}
-	for (size_t i = 0; i < s.n; i++)
-		cc[i] = (struct cp_commit){s.points[i].runs, s.points[i].nruns};
-	cp_opts_default(&co);
-	co.min_segment = min_segment;
-	co.permutations = permutations;
-	co.threshold_pct = threshold;
-	ncp = changepoints_find(cc, s.n, dir, &co, &cp, err, sizeof(err));
-	if (ncp < 0) {
-		sb_error("%s", err);
+	if (print_trend(&a, &s, cp, (size_t)ncp, dir))
 		goto out;
-	}
-	if (json ? print_json(&s, cp, (size_t)ncp) : (print_text(&s, cp, (size_t)ncp, dir), 0))
-		goto out;
-	if ((text_plot || png || svg) && s.n) {
-		if (!json && text_plot)
-			putchar('\n');
-		if (plot_series(&s, cp, (size_t)ncp,
-				png   ? PLOT_PNG
-				: svg ? PLOT_SVG
-				      : PLOT_TEXT,
-				png ? png : svg))
-			goto out;
-	} else if ((text_plot || png || svg) && !s.n) {
-		sb_error("nothing to plot: no commit of %s has a run with %s", text_safe(s.job),
-			 text_safe(stat));
-		goto out;
-	}
-	if (fflush(stdout) || ferror(stdout)) {
-		sb_error("cannot write the output: %s", strerror(errno ? errno : EIO));
-		goto out;
-	}
 	rc = 0;
 	for (ssize_t m = 0; m < ncp; m++)
 		if (cp[m].verdict == V_REGRESSION)
 			rc = 1;
 out:
 	free(cp);
-	free(cc);
 	series_free(&s);
 	if (ix)
 		index_close(ix);

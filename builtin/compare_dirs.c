@@ -1,0 +1,243 @@
+/* scalebench compare: the commit directories of a comparison found and loaded, and one
+ * comparison printed (the robot's table with its notes and plots, or JSON). */
+#include "builtin.h"
+#include "compare_internal.h"
+#include "../analyze/compare.h"
+#include "../analyze/plot.h"
+#include "../store/layout.h"
+#include "../lib/text.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int compare_add_dir(char ***dirs, size_t *n, const char *d)
+{
+	char **v = realloc(*dirs, (*n + 1) * sizeof(*v));
+
+	if (!v)
+		return -1;
+	*dirs = v;
+	(*dirs)[(*n)++] = strdup(d);
+	return 0;
+}
+
+void compare_free_dirs(char **dirs, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(dirs[i]);
+	free(dirs);
+}
+
+/* The commit directory holding one atomic job's runs at one commit; NULL (err says why, the
+ * candidates named) when none or several do. */
+static char *find_dir(const char *root, const char *path_params, const char *commit, char *err,
+		      size_t errlen)
+{
+	char **found, *dir = NULL;
+	size_t k = results_find(root, path_params, commit, &found);
+
+	if (k == 1) {
+		dir = found[0];
+	} else {
+		int len = snprintf(err, errlen, "%s runs of job '%s' at commit '%s' under %s",
+				   k ? "ambiguous: several directories hold" : "no directory holds",
+				   text_safe(path_params), text_safe(commit), text_safe(root));
+
+		for (size_t i = 0; i < k; i++) {
+			if (len >= 0 && (size_t)len < errlen)
+				len += snprintf(err + len, errlen - (size_t)len, "\n  %s",
+						text_safe(found[i]));
+			free(found[i]);
+		}
+	}
+	free(found);
+	if (!dir)
+		errno = k ? EEXIST : ENOENT;
+	return dir;
+}
+
+int compare_pick_dirs(const char *root, const char *path_params, char **commits, size_t ncommits,
+		      char ***dirs, size_t *n, char *err, size_t errlen)
+{
+	for (size_t c = 0; c < ncommits; c++) {
+		char *d = find_dir(root, path_params, commits[c], err, errlen);
+
+		if (!d)
+			return errno == ENOENT ? -2 : -1;
+		if (compare_add_dir(dirs, n, d)) {
+			free(d);
+			snprintf(err, errlen, "out of memory");
+			return -1;
+		}
+		free(d);
+	}
+	return 0;
+}
+
+int compare_load_groups(char **dirs, size_t n, struct result_group *g, const struct compare_opts *o,
+			char *err, size_t errlen)
+{
+	char mix[2048];
+
+	for (size_t i = 0; i < n; i++) {
+		if (group_load(dirs[i], &g[i], err, errlen)) {
+			while (i--)
+				group_free(&g[i]);
+			return -1;
+		}
+		for (size_t k = 0; k < g[i].nnotes; k++)
+			sb_note("%s", text_safe(g[i].notes[k]));
+	}
+	if (!groups_mix_machines(g, n, mix, sizeof(mix)))
+		return 0;
+	if (o->mix_machines) {
+		sb_note("runs measured on machines of different models are compared "
+			"(--mix-machines): %s",
+			mix);
+		return 0;
+	}
+	snprintf(err, errlen,
+		 "runs measured on machines of different models: %s; compare runs of one "
+		 "machine model (or --mix-machines to compare them anyway)",
+		 mix);
+	for (size_t i = 0; i < n; i++)
+		group_free(&g[i]);
+	return -1;
+}
+
+/* The robot's plots under its table: every run of each headline stat shown, per group. */
+static void plot_headline(const struct comparison *c, bool all)
+{
+	char err[512];
+
+	if (!plot_available(err, sizeof(err))) {
+		sb_error("no plots: %s", err);
+		return;
+	}
+	if (c->ngroups > PLOT_MAX_SERIES) {
+		sb_error("no plots: %zu groups, at most %d fit one plot", c->ngroups,
+			 PLOT_MAX_SERIES);
+		return;
+	}
+	for (size_t i = 0; i < c->nrows; i++) {
+		const struct stat_row *r = &c->rows[i];
+		struct plot_series *s;
+		double *v = NULL;
+		size_t at = 0;
+
+		if (!r->headline || (!all && !row_is_notable(r, c->ngroups) && c->min_runs >= 2))
+			continue;
+		for (size_t g = 0; g < c->ngroups; g++)
+			at += c->groups[g].nruns;
+		s = calloc(c->ngroups, sizeof(*s));
+		v = calloc(at + 1, sizeof(*v));
+		printf("\n");
+		if (!s || !v) {
+			sb_error("plot of %s: out of memory", text_safe(r->name));
+		} else {
+			at = 0;
+			for (size_t g = 0; g < c->ngroups; g++) {
+				s[g] = (struct plot_series){
+				    .label = c->groups[g].commit,
+				    .y = v + at,
+				    .n = group_values(&c->groups[g], r->name, v + at)};
+				at += c->groups[g].nruns;
+			}
+			char title[1024];
+
+			group_plot_title(&c->groups[0], r->name, title, sizeof(title));
+			if (plot_samples(title, s, c->ngroups, PLOT_TEXT, NULL, stdout, err,
+					 sizeof(err)))
+				sb_error("plot of %s: %s", text_safe(r->name), err);
+		}
+		free(s);
+		free(v);
+	}
+}
+
+/* Under the table: the groups whose runs were measured on a busy machine, and scalability
+ * figures above 100% (more than linear: a busy base or a broken measure, not a fast kernel). */
+static void print_machine_notes(const struct comparison *c)
+{
+	for (size_t g = 0; g < c->ngroups; g++) {
+		const char *why;
+		size_t n = group_busy_runs(&c->groups[g], &why);
+
+		if (n)
+			printf("\nnote: %s: %zu of %zu runs measured on a busy machine%s%s; their "
+			       "spread and mean may be other tasks', not the kernel's\n",
+			       text_safe(c->groups[g].commit), n, c->groups[g].nruns,
+			       why ? ": " : "", why ? text_safe(why) : "");
+	}
+	for (size_t i = 0; i < c->nrows; i++) {
+		const char *name = c->rows[i].name;
+		size_t len = strlen(name);
+
+		if (len < 12 || strcmp(name + len - 12, ".scalability"))
+			continue;
+		for (size_t g = 0; g < c->ngroups; g++)
+			if (c->rows[i].sum[g].n && c->rows[i].sum[g].mean > 100)
+				printf("\nnote: %s: %s %.0f%% is above linear: suspect (a busy "
+				       "machine at the smallest task count, or a broken measure)\n",
+				       text_safe(c->groups[g].commit), text_safe(name),
+				       c->rows[i].sum[g].mean);
+	}
+}
+
+/* compare's exit status from the headline's verdict (see the details text). */
+static int verdict_status(enum verdict v)
+{
+	return v == V_REGRESSION ? 1 : v == V_INCONCLUSIVE ? 3 : 0;
+}
+
+int compare_dirs(char **dirs, size_t n, const struct compare_opts *o,
+		 const struct compare_output *out, char *err, size_t errlen)
+{
+	struct result_group *groups;
+	struct comparison c;
+	int rc = 2;
+
+	if (n < 2) {
+		snprintf(err, errlen, "need at least two groups (A B), got %zu", n);
+		return 2;
+	}
+	groups = calloc(n, sizeof(*groups));
+	if (!groups) {
+		snprintf(err, errlen, "out of memory");
+		return 2;
+	}
+	if (compare_load_groups(dirs, n, groups, o, err, errlen)) {
+		free(groups);
+		return 2;
+	}
+	if (compare_groups(groups, n, o, &c, err, errlen))
+		goto out;
+	if (!c.nrows) {
+		snprintf(err, errlen, "the groups have no stat in common%s",
+			 o->stat_re ? " matching --stat" : "");
+		comparison_free(&c);
+		goto out;
+	}
+	if (c.min_runs < 2 && o->rule == RULE_STATS)
+		sb_note("a group has %zu run: no significance test is "
+			"possible (at least 2 runs per group, 3-5 to decide small changes); "
+			"means and %%change only",
+			c.min_runs);
+	rc = verdict_status(comparison_headline_verdict(&c));
+	if (out->json_into) {
+		comparison_write_json(&c, out->job, out->json_into);
+	} else {
+		print_robot_table(&c, out->all, out->verbose, stdout);
+		print_machine_notes(&c);
+	}
+	if (out->plot && !out->json)
+		plot_headline(&c, out->all);
+	comparison_free(&c);
+out:
+	for (size_t i = 0; i < n; i++)
+		group_free(&groups[i]);
+	free(groups);
+	return rc;
+}
