@@ -135,39 +135,50 @@ static int confidence_load(const struct option_def *opt, json_t *v, char *err, s
 	return 0;
 }
 
+/* A list option's values as a JSON array of strings. */
+static json_t *strings_json(const char *const *v, size_t n)
+{
+	json_t *a = json_array();
+
+	for (size_t i = 0; a && i < n; i++)
+		json_array_append_new(a, json_string(v[i]));
+	return a;
+}
+
+/* A saved list option back through its own callback, one value at a time (each checked as
+ * on the command line); the list was emptied by the caller.  -1 with a message in err. */
+static int strings_load(const struct option_def *opt, json_t *v, const char *what, char *err,
+			size_t errlen)
+{
+	size_t i;
+	json_t *w;
+
+	json_array_foreach (v, i, w) {
+		if (!json_is_string(w)) {
+			snprintf(err, errlen, "'%s': expected %s", opt->state_key, what);
+			return -1;
+		}
+		if (opt->callback(opt, json_string_value(w), err, errlen))
+			return -1;
+	}
+	return 0;
+}
+
 static json_t *ssh_options_save(const struct option_def *opt)
 {
 	const struct bisect *b = opt->value;
-	json_t *a = json_array();
 
-	for (size_t i = 0; a && i < b->n_ssh_options; i++)
-		json_array_append_new(a, json_string(b->ssh_options[i]));
-	return a;
+	return strings_json(b->ssh_options, b->n_ssh_options);
 }
 
 static int ssh_options_load(const struct option_def *opt, json_t *v, char *err, size_t errlen)
 {
 	struct bisect *b = opt->value;
-	size_t i;
-	json_t *w;
 
 	free(b->ssh_options);
+	b->ssh_options = NULL;
 	b->n_ssh_options = 0;
-	b->ssh_options = calloc(json_array_size(v) + 1, sizeof(*b->ssh_options));
-	if (!b->ssh_options) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	json_array_foreach (v, i, w) {
-		if (!json_is_string(w)) {
-			snprintf(err, errlen, "'ssh_options': expected strings");
-			return -1;
-		}
-		if (target_ssh_option_check(json_string_value(w), err, errlen))
-			return -1;
-		b->ssh_options[b->n_ssh_options++] = json_string_value(w);
-	}
-	return 0;
+	return strings_load(opt, v, "strings", err, errlen);
 }
 
 static int qemu_arg(const struct option_def *opt, const char *arg, char *err, size_t errlen)
@@ -185,29 +196,14 @@ static int qemu_arg(const struct option_def *opt, const char *arg, char *err, si
 static json_t *qemu_args_save(const struct option_def *opt)
 {
 	const struct bisect *b = opt->value;
-	json_t *a = json_array();
 
-	for (size_t i = 0; a && i < b->n_qemu_args; i++)
-		json_array_append_new(a, json_string(b->qemu_args[i]));
-	return a;
+	return strings_json(b->qemu_args, b->n_qemu_args);
 }
 
 static int qemu_args_load(const struct option_def *opt, json_t *v, char *err, size_t errlen)
 {
-	struct bisect *b = opt->value;
-	size_t i;
-	json_t *w;
-
-	b->n_qemu_args = 0;
-	json_array_foreach (v, i, w) {
-		if (!json_is_string(w)) {
-			snprintf(err, errlen, "'qemu_args': expected strings");
-			return -1;
-		}
-		if (qemu_arg(opt, json_string_value(w), err, errlen))
-			return -1;
-	}
-	return 0;
+	((struct bisect *)opt->value)->n_qemu_args = 0;
+	return strings_load(opt, v, "strings", err, errlen);
 }
 
 static json_t *plugins_save(const struct option_def *opt)
@@ -225,20 +221,8 @@ static json_t *plugins_save(const struct option_def *opt)
 
 static int plugins_load(const struct option_def *opt, json_t *v, char *err, size_t errlen)
 {
-	struct bisect *b = opt->value;
-	size_t i;
-	json_t *w;
-
-	b->nplugins = 0;
-	json_array_foreach (v, i, w) {
-		if (!json_is_string(w)) {
-			snprintf(err, errlen, "'plugins': expected paths");
-			return -1;
-		}
-		if (plugin_arg(opt, json_string_value(w), err, errlen))
-			return -1;
-	}
-	return 0;
+	((struct bisect *)opt->value)->nplugins = 0;
+	return strings_load(opt, v, "paths", err, errlen);
 }
 
 #define BISECT_MAX_OPTIONS 40
