@@ -109,6 +109,24 @@ for r in 0 1; do echo '{"will-it-scale.per_process_ops": 100, "softirqs.NET_RX":
 sb compare --all --json "$WORK/zf/a" "$WORK/zf/b"
 json_later "a stat an ok monitor left out counts 0 (mean 2 of 6,0,0), not where it failed (3 of 3,3)" \
 	"$WORK/out" "[(g['summary']['n'], g['summary']['mean']) for g in stats(d['jobs'][0])['softirqs.NET_RX']['groups']] == [(3, 2), (2, 3)]"
+# A function in no base run's profile (a new one, as a planted kernel function is): 0% in each
+# base run whose profiler ran, so its row is tested and flagged, not "missing on one side".
+# Other monitors' stats absent from every run of a side stay missing (softirqs.NEW).
+for g in a b; do
+	for r in 0 1 2; do
+		mkdir -p "$WORK/pf/$g/$r"
+		echo '{"will-it-scale.per_process_ops": 100, "perf-profile.self.cpu-clock.old_fn": 40}' >"$WORK/pf/$g/$r/stats.json"
+		echo '{"monitors": {"perf-profile": {"status": "ok"}, "softirqs": {"status": "ok"}}}' >"$WORK/pf/$g/$r/meta.json"
+	done
+done
+for r in 0 1 2; do
+	echo "{\"will-it-scale.per_process_ops\": 100, \"perf-profile.self.cpu-clock.old_fn\": 40, \"perf-profile.self.cpu-clock.new_fn\": 5$r, \"softirqs.NEW\": 7}" >"$WORK/pf/b/$r/stats.json"
+done
+sb compare --all --json "$WORK/pf/a" "$WORK/pf/b"
+json_later "a perf-profile stat in no base run: 0 in each (3 runs, mean 0), the row tested and changed" \
+	"$WORK/out" "[(g['summary']['n'], g['summary']['mean']) for g in stats(d['jobs'][0])['perf-profile.self.cpu-clock.new_fn']['groups']] == [(3, 0), (3, 51)] and stats(d['jobs'][0])['perf-profile.self.cpu-clock.new_fn']['groups'][1]['verdict'].startswith('changed')"
+json_later "... another monitor's stat in no base run stays missing on that side" \
+	"$WORK/out" "stats(d['jobs'][0])['softirqs.NEW']['groups'][0]['summary'] is None"
 mkdir -p "$WORK/one/a/0" "$WORK/one/b/0"
 cp "$G/base/0/stats.json" "$WORK/one/a/0/"
 cp "$G/patched/0/stats.json" "$WORK/one/b/0/"
