@@ -7,8 +7,18 @@ int endpoints_check(const double *good, size_t ng, const double *bad, size_t nb,
 		    enum stat_direction dir, double threshold_pct, double q_max, double alpha,
 		    struct endpoint_check *r, const char **why)
 {
-	if (welch_log_test(good, ng, bad, nb, alpha, &r->w, why))
+	struct yuen_result y;
+	double trim = stat_trim_for(good, ng, bad, nb);
+
+	if (trim < 0) {
+		*why = "out of memory";
 		return -1;
+	}
+	if (yuen_test(good, ng, bad, nb, trim, true, NULL, alpha, &y, why))
+		return -1;
+	r->trimmed = trim > 0;
+	r->w = (struct welch_result){
+	    .ratio = y.ratio, .t = y.t, .df = y.df, .p = y.p, .lo_pct = y.lo, .hi_pct = y.hi};
 	r->change_pct = 100 * (r->w.ratio - 1);
 	/* One stat, one test: its q-value is its p-value. */
 	r->verdict = stat_verdict(r->w.lo_pct, r->w.hi_pct, r->w.p, q_max, threshold_pct, dir);
@@ -101,8 +111,8 @@ static enum bisect_next policy_check(const struct bisect_policy *p, const double
 	return ec->confirmed ? BISECT_CONFIRMED : BISECT_NOT_REPRODUCED;
 }
 
-enum bisect_next bisect_endpoints_next(const struct bisect_policy *p, const double *good,
-				       size_t ng, const double *bad, size_t nb, unsigned *want,
+enum bisect_next bisect_endpoints_next(const struct bisect_policy *p, const double *good, size_t ng,
+				       const double *bad, size_t nb, unsigned *want,
 				       struct endpoint_check *ec, const char **why)
 {
 	enum bisect_next next = policy_check(p, good, ng, bad, nb, ec, why);
@@ -144,8 +154,8 @@ enum bisect_next bisect_classify_next(const struct bisect_policy *p, const struc
 }
 
 enum bisect_next bisect_verify(const struct bisect_policy *p, const double *parent, size_t np,
-			       const double *culprit, size_t nc, struct endpoint_check *ec,
-			       const char **why)
+			       const double *culprit, size_t nc, unsigned *want,
+			       struct endpoint_check *ec, const char **why)
 {
-	return policy_check(p, parent, np, culprit, nc, ec, why);
+	return bisect_endpoints_next(p, parent, np, culprit, nc, want, ec, why);
 }

@@ -11,9 +11,12 @@
 #include <stddef.h>
 
 /* The endpoints (or a culprit and its parent) compared as the analyzer does: Welch on log
- * values, q = p for a single stat, a verdict against the noise threshold (in %). */
+ * values, or Yuen's 20%-trimmed test on them when a side has an outlier (stat_trim_for: one
+ * run whose copy was starved for its window cannot hide a 100-fold change), q = p for a
+ * single stat, a verdict against the noise threshold (in %); w holds the test's figures. */
 struct endpoint_check {
 	struct welch_result w;
+	bool trimmed;	   /* Yuen's trimmed test (an outlier), not Welch's */
 	double change_pct; /* 100 (ratio - 1) */
 	enum verdict verdict;
 	bool confirmed; /* regression, improvement or a change of a neutral stat */
@@ -44,10 +47,10 @@ enum sprt_decision sprt_closer(const struct sprt_model *m, const double *x, size
 
 /* The budget and thresholds of one bisection. */
 struct bisect_policy {
-	unsigned max_runs;     /* a commit's runs at most (>= BISECT_FIRST_RUNS) */
-	unsigned batch;	       /* runs asked for at a time after the first (per boot) */
-	double confidence;     /* the tests' alpha = beta = 1 - confidence */
-	double threshold_pct;  /* the analyzer's noise threshold */
+	unsigned max_runs;    /* a commit's runs at most (>= BISECT_FIRST_RUNS) */
+	unsigned batch;	      /* runs asked for at a time after the first (per boot) */
+	double confidence;    /* the tests' alpha = beta = 1 - confidence */
+	double threshold_pct; /* the analyzer's noise threshold */
 	enum stat_direction dir;
 };
 #define BISECT_FIRST_RUNS  3  /* a commit's first runs; the SPRT decides on no fewer */
@@ -67,8 +70,8 @@ enum bisect_next {
 /* The endpoints with ng and nb runs, each side having been asked for *want: MORE with *want
  * raised by a batch (to max_runs at most), CONFIRMED, or NOT_REPRODUCED (no change, or the
  * budget spent); the comparison in ec. */
-enum bisect_next bisect_endpoints_next(const struct bisect_policy *p, const double *good,
-				       size_t ng, const double *bad, size_t nb, unsigned *want,
+enum bisect_next bisect_endpoints_next(const struct bisect_policy *p, const double *good, size_t ng,
+				       const double *bad, size_t nb, unsigned *want,
 				       struct endpoint_check *ec, const char **why);
 
 /* Runs each confirmed endpoint needs before modelling the SPRT, having had `had`: confirmed
@@ -88,10 +91,13 @@ struct midpoint_call {
 enum bisect_next bisect_classify_next(const struct bisect_policy *p, const struct sprt_model *m,
 				      const double *x, size_t n, struct midpoint_call *r);
 
-/* The culprit (BISECT_VERIFY_RUNS runs) against its parent, as the endpoints are compared:
- * CONFIRMED, NOT_REPRODUCED or ERROR; the comparison in ec. */
+/* The culprit against its parent (each having been asked for *want runs, BISECT_VERIFY_RUNS
+ * first), as the endpoints are compared and with the same budget: MORE (*want raised by a
+ * batch), CONFIRMED, NOT_REPRODUCED (no change, or max_runs spent) or ERROR; the comparison
+ * in ec.  A wide interval on 3 runs (one of them starved on a busy machine) is not a
+ * verdict: runs are added until there is one. */
 enum bisect_next bisect_verify(const struct bisect_policy *p, const double *parent, size_t np,
-			       const double *culprit, size_t nc, struct endpoint_check *ec,
-			       const char **why);
+			       const double *culprit, size_t nc, unsigned *want,
+			       struct endpoint_check *ec, const char **why);
 
 #endif

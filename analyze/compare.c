@@ -31,21 +31,6 @@ static int cmp_names(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Outliers by the median absolute deviation: the robust path takes over when a side has one.
- * med is the side's median (already in its summary); d has room for n values. */
-static bool has_outlier(const double *x, size_t n, double med, double *d)
-{
-	double mad;
-
-	if (n < 4)
-		return false;
-	for (size_t i = 0; i < n; i++)
-		d[i] = fabs(x[i] - med);
-	stat_sort(d, n);
-	mad = 1.4826 * (n % 2 ? d[n / 2] : (d[n / 2 - 1] + d[n / 2]) / 2);
-	return mad > 0 && d[n - 1] > 3.5 * mad;
-}
-
 static bool all_positive(const double *x, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
@@ -84,8 +69,8 @@ static void test_row(struct stat_row *r, size_t g, const double *a, size_t na, c
 	if (r->count && (var_floor[0] == 0 || var_floor[1] == 0))
 		r->count = false; /* a run that is not an integer: not a count after all */
 	/* 20% trimming removes a run only from 5 runs on */
-	outlier = (has_outlier(a, na, r->sum[0].median, scratch) ||
-		   has_outlier(b, nb, r->sum[g].median, scratch)) &&
+	outlier = (stat_has_outlier(a, na, r->sum[0].median, scratch) ||
+		   stat_has_outlier(b, nb, r->sum[g].median, scratch)) &&
 		  (na >= 5 || nb >= 5);
 	on_log = !r->absolute && all_positive(a, na) && all_positive(b, nb);
 	if (yuen_test(a, na, b, nb, outlier ? COMPARE_TRIM : 0, on_log, var_floor, o->alpha, &y,

@@ -25,7 +25,7 @@ enum test_kind {
 };
 
 /* Yuen's trimming: 20% from each end (1 run of 5-9, 2 of 10-14). */
-#define COMPARE_TRIM 0.2
+#define COMPARE_TRIM STAT_TRIM
 /* A monitor's count (integer runs) changes only when its mean moves by at least this many
  * events per run: a handful of interrupts or page frees more or less among hundreds of stats
  * is the machine, not the change under test. */
@@ -92,8 +92,8 @@ struct comparison {
 	struct stat_row *rows;
 	size_t nrows;
 	struct compare_opts opts;
-	size_t min_runs;	   /* the fewest runs of any group */
-	bool icount;		   /* every run in instruction-count mode (opts' threshold capped) */
+	size_t min_runs; /* the fewest runs of any group */
+	bool icount;	 /* every run in instruction-count mode (opts' threshold capped) */
 	const char *headline_stat; /* as the runs declare it (results.h), or NULL */
 	enum stat_direction headline_dir;
 	/* The rows' arrays in one block each, nrows * ngroups long; row i's start at

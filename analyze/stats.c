@@ -48,6 +48,42 @@ void stat_sort(double *x, size_t n)
 	}
 }
 
+bool stat_has_outlier(const double *x, size_t n, double med, double *d)
+{
+	double mad;
+
+	if (n < 4)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		d[i] = fabs(x[i] - med);
+	stat_sort(d, n);
+	mad = 1.4826 * median_sorted(d, n);
+	return mad > 0 && d[n - 1] > 3.5 * mad;
+}
+
+/* One side's outlier check on a sorted copy of it (for its median) in s. */
+static bool side_has_outlier(const double *x, size_t n, double *s)
+{
+	memcpy(s, x, n * sizeof(*s));
+	stat_sort(s, n);
+	return stat_has_outlier(x, n, median_sorted(s, n), s + n);
+}
+
+double stat_trim_for(const double *a, size_t na, const double *b, size_t nb)
+{
+	size_t n = na > nb ? na : nb;
+	double buf[2 * STACK_VALUES], *s = buf, trim;
+
+	if (na < 5 && nb < 5)
+		return 0;
+	if (n > STACK_VALUES && !(s = malloc(2 * n * sizeof(*s))))
+		return -1;
+	trim = side_has_outlier(a, na, s) || side_has_outlier(b, nb, s) ? STAT_TRIM : 0;
+	if (s != buf)
+		free(s);
+	return trim;
+}
+
 void stat_summarize(const double *x, size_t n, struct stat_summary *s)
 {
 	double buf[STACK_VALUES], *sorted = buf;

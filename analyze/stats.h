@@ -18,6 +18,17 @@ void stat_summarize(const double *x, size_t n, struct stat_summary *s);
 /* Sort ascending in place: insertion sort for a group's handful of runs, qsort beyond. */
 void stat_sort(double *x, size_t n);
 
+/* An outlier by the median absolute deviation: a value more than 3.5 MADs (scaled to a
+ * standard deviation) from the median med; never with fewer than 4 values.  scratch has room
+ * for n values. */
+bool stat_has_outlier(const double *x, size_t n, double med, double *scratch);
+
+/* Yuen's trimming when one side has an outlier and either has 5 runs or more (20% trimming
+ * removes a run only from 5 runs on): what compare and bisect both test with. */
+#define STAT_TRIM 0.2
+/* The trimming two sides are to be tested with: STAT_TRIM or 0.  -1 out of memory. */
+double stat_trim_for(const double *a, size_t na, const double *b, size_t nb);
+
 /* What a stat is to the run that reported it, by its family (the name up to the first '.'):
  * the testcase's own measurement, a monitor's observation of the system, or a failure (a
  * kernel warning, an error message).  Runs declare it in meta.json (results.h). */

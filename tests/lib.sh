@@ -4,8 +4,17 @@
 SCALEBENCH=${SCALEBENCH:-build/asan/scalebench}
 RESULTS=${RESULTS:-/dev/null}
 WORK=$(mktemp -d /tmp/scalebench-e2e.XXXXXX)
+# work_remove: the test's directory goes at its exit, unless SCALEBENCH_TEST_KEEP=1 (then its
+# path is said, to read what a failed check saw).
+work_remove() {
+	if [ "${SCALEBENCH_TEST_KEEP:-}" = 1 ]; then
+		echo "     kept: $WORK" >&2
+	else
+		rm -rf "$WORK"
+	fi
+}
 # Checks deferred with json_later that a test did not run itself run at its exit.
-trap 'json_later_run; rm -rf "$WORK"' EXIT
+trap 'json_later_run; work_remove' EXIT
 
 pass() {
 	echo "ok   $1"

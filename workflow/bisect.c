@@ -149,13 +149,14 @@ static int endpoints(struct bisect *b, struct sprt_model *m)
 		if (next != BISECT_MORE)
 			break;
 	}
-	json_object_set_new(
-	    b->log, "endpoints",
-	    json_pack("{s:s, s:s, s:o, s:o, s:f, s:f, s:f, s:f, s:s, s:b}", "good", b->good, "bad",
-		      b->bad, "good_values", bisect_values_json(gv, ng), "bad_values",
-		      bisect_values_json(bv, nb), "change_pct", ec.change_pct, "lo_pct",
-		      ec.w.lo_pct, "hi_pct", ec.w.hi_pct, "p", ec.w.p, "verdict",
-		      verdict_name(ec.verdict), "confirmed", ec.confirmed));
+	json_object_set_new(b->log, "endpoints",
+			    json_pack("{s:s, s:s, s:o, s:o, s:f, s:f, s:f, s:f, s:s, s:s, s:b}",
+				      "good", b->good, "bad", b->bad, "good_values",
+				      bisect_values_json(gv, ng), "bad_values",
+				      bisect_values_json(bv, nb), "change_pct", ec.change_pct,
+				      "lo_pct", ec.w.lo_pct, "hi_pct", ec.w.hi_pct, "p", ec.w.p,
+				      "test", ec.trimmed ? "yuen-log" : "welch-log", "verdict",
+				      verdict_name(ec.verdict), "confirmed", ec.confirmed));
 	bisect_event(b, "endpoints", json_pack("{s:b}", "confirmed", ec.confirmed));
 	if (!ec.confirmed) {
 		printf("The change does not reproduce: %s %+.1f%% [%+.1f%%, %+.1f%%] (p=%.3g, %s) "
@@ -300,28 +301,44 @@ static int verify(struct bisect *b, const char *culprit)
 		sb_error("%.10s has no parent to verify against", culprit);
 		return 3;
 	}
-	if ((rc = batch_ensure_runs(b, parent, BISECT_VERIFY_RUNS, &pv, &np)) ||
-	    (rc = batch_ensure_runs(b, culprit, BISECT_VERIFY_RUNS, &cv, &nc))) {
-		if (rc == 1)
-			sb_error("cannot verify: %.10s cannot be prepared", pv ? culprit : parent);
-		free(pv);
-		return rc == 130 ? 130 : 3;
-	}
 	const struct bisect_policy pol = policy_of(b);
+	unsigned want = BISECT_VERIFY_RUNS;
+	enum bisect_next next;
 
-	if (bisect_verify(&pol, pv, np, cv, nc, &ec, &why) == BISECT_ERROR) {
-		sb_error("cannot verify: %s", why);
+	do {
 		free(pv);
 		free(cv);
-		return 3;
-	}
-	json_object_set_new(
-	    b->log, "verify",
-	    json_pack("{s:s, s:s, s:o, s:o, s:f, s:f, s:f, s:f, s:s, s:b}", "parent", parent,
-		      "culprit", culprit, "parent_values", bisect_values_json(pv, np),
-		      "culprit_values", bisect_values_json(cv, nc), "change_pct", ec.change_pct,
-		      "lo_pct", ec.w.lo_pct, "hi_pct", ec.w.hi_pct, "p", ec.w.p, "verdict",
-		      verdict_name(ec.verdict), "confirmed", ec.confirmed));
+		pv = cv = NULL;
+		if ((rc = batch_ensure_runs(b, parent, want, &pv, &np)) ||
+		    (rc = batch_ensure_runs(b, culprit, want, &cv, &nc))) {
+			if (rc == 1)
+				sb_error("cannot verify: %.10s cannot be prepared",
+					 pv ? culprit : parent);
+			free(pv);
+			return rc == 130 ? 130 : 3;
+		}
+		next = bisect_verify(&pol, pv, np, cv, nc, &want, &ec, &why);
+		if (next == BISECT_ERROR) {
+			sb_error("cannot verify: %s", why);
+			free(pv);
+			free(cv);
+			return 3;
+		}
+		if (next == BISECT_MORE)
+			fprintf(stderr,
+				"verify: %zu vs %zu runs: %s %+.1f%% [%+.1f%%, %+.1f%%]: %s, "
+				"%u runs each\n",
+				np, nc, b->stat, ec.change_pct, ec.w.lo_pct, ec.w.hi_pct,
+				verdict_name(ec.verdict), want);
+	} while (next == BISECT_MORE);
+	json_object_set_new(b->log, "verify",
+			    json_pack("{s:s, s:s, s:o, s:o, s:f, s:f, s:f, s:f, s:s, s:s, s:b}",
+				      "parent", parent, "culprit", culprit, "parent_values",
+				      bisect_values_json(pv, np), "culprit_values",
+				      bisect_values_json(cv, nc), "change_pct", ec.change_pct,
+				      "lo_pct", ec.w.lo_pct, "hi_pct", ec.w.hi_pct, "p", ec.w.p,
+				      "test", ec.trimmed ? "yuen-log" : "welch-log", "verdict",
+				      verdict_name(ec.verdict), "confirmed", ec.confirmed));
 	bisect_event(b, "verify",
 		     json_pack("{s:s, s:b}", "culprit", culprit, "confirmed", ec.confirmed));
 	free(pv);
@@ -652,7 +669,8 @@ static int kernel_tree_setup(struct bisect *b)
 	snprintf(script, sizeof(script), "%s/scalebench-kernel-build", helper_dir);
 	if (access(script, X_OK)) {
 		sb_error("%s: %s; --kernel-tree needs scalebench's kernel build step (make, or "
-			 "make install)", script, strerror(errno));
+			 "make install)",
+			 script, strerror(errno));
 		return 2;
 	}
 	if (!b->kernel_config) {
@@ -679,9 +697,9 @@ static int kernel_tree_setup(struct bisect *b)
 	qs = sh_quote(script);
 	qc = sh_quote(cache_buf);
 	qk = sh_quote(config_buf);
-	n = qs && qc && qk ? snprintf(b->kernel_prepare, sizeof(b->kernel_prepare), "%s %s %s", qs,
-				      qc, qk)
-			   : -1;
+	n = qs && qc && qk
+		? snprintf(b->kernel_prepare, sizeof(b->kernel_prepare), "%s %s %s", qs, qc, qk)
+		: -1;
 	free(qs);
 	free(qc);
 	free(qk);
@@ -804,6 +822,9 @@ void bisect_plan_print(const struct bisect *b)
 		       b->boot_timeout);
 	printf("endpoints: 3 runs each, up to %u, until the change is confirmed\n", b->max_runs);
 	printf("midpoints: SPRT at alpha = beta = %.3g, 3 to %u runs each\n", 1 - b->confidence,
+	       b->max_runs);
+	printf("verification: the culprit against its parent, 3 runs each, up to %u, until "
+	       "there is a verdict\n",
 	       b->max_runs);
 }
 

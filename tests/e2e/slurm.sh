@@ -141,5 +141,5 @@ slurm_stop() {
 		kill "$MUNGED_PID" 2>/dev/null
 		wait "$MUNGED_PID" 2>/dev/null
 	fi
-	rm -rf "$WORK"
+	work_remove
 }

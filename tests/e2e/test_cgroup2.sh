@@ -32,7 +32,7 @@ restore() {
 	for c in $(cat "$MNT/cgroup.subtree_control"); do
 		case " $root_ctl_before " in *" $c "*) ;; *) echo "-$c" >"$MNT/cgroup.subtree_control" 2>/dev/null ;; esac
 	done
-	rm -rf "$WORK"
+	work_remove
 }
 trap restore EXIT
 

@@ -13,7 +13,7 @@ cleanup() {
 	for p in "${PIDS[@]}"; do kill -KILL "$p" 2>/dev/null; done
 	pkill -KILL -x "$MARK" 2>/dev/null
 	for m in "${MNT[@]}"; do umount "$m" 2>/dev/null || umount -l "$m" 2>/dev/null; done
-	rm -rf "$WORK"
+	work_remove
 }
 trap cleanup EXIT
 

@@ -209,7 +209,7 @@ dirs=(/nonexistent "$WORK/afile")
 mountpoint -q /proc && dirs+=(/proc)
 mkdir "$WORK/ro"
 if mount -t tmpfs -o ro,size=1m tmpfs "$WORK/ro" 2>/dev/null; then
-	trap 'umount "$WORK/ro" 2>/dev/null; rm -rf "$WORK"' EXIT
+	trap 'umount "$WORK/ro" 2>/dev/null; work_remove' EXIT
 	dirs+=("$WORK/ro")
 fi
 for t in "${dirs[@]}"; do

@@ -282,7 +282,7 @@ C
 cc -O0 -o "$WORK/spin-elsewhere" "$WORK/spin.c"
 "$WORK/spin-elsewhere" &
 busy=$!
-trap 'kill "$busy" 2>/dev/null; rm -rf "$WORK"' EXIT
+trap 'kill "$busy" 2>/dev/null; work_remove' EXIT
 # A 1 s window: its 0.5 s slice holds hundreds of the spinner's samples.
 getppid_job "$WORK/attr.yaml" "interval: 1s" "runtime: 1s" "perf-profile:"
 sb run "$WORK/attr.yaml" --results "$WORK/attr" -q

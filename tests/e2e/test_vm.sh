@@ -79,7 +79,7 @@ TMPDIR=$TERM_TMP "$SCALEBENCH" run "$WORK/long.yaml" --results "$RT" --commit te
 	>"$WORK/out.term" 2>"$WORK/err.term" &
 term_pid=$!
 # Ended with this test however it ends (lib.sh's own exit trap kept).
-trap 'kill -TERM $term_pid 2>/dev/null; json_later_run; rm -rf "$WORK"' EXIT
+trap 'kill -TERM $term_pid 2>/dev/null; json_later_run; work_remove' EXIT
 
 # A run in the guest: stored under the VM's shape, the guest's release as the commit.
 start=$SECONDS

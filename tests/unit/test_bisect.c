@@ -84,11 +84,8 @@ static void test_sprt_decides(void **state)
 	assert_int_equal(sprt_closer(&m, (const double[]){935, 937}, 2), SPRT_BAD);
 }
 
-static const struct bisect_policy pol = {.max_runs = 10,
-					  .batch = 1,
-					  .confidence = 0.99,
-					  .threshold_pct = 1,
-					  .dir = DIR_HIGHER_BETTER};
+static const struct bisect_policy pol = {
+    .max_runs = 10, .batch = 1, .confidence = 0.99, .threshold_pct = 1, .dir = DIR_HIGHER_BETTER};
 
 static void test_policy_endpoints(void **state)
 {
@@ -137,8 +134,8 @@ static void test_policy_endpoints(void **state)
 static void test_policy_classify(void **state)
 {
 	const double near_bad[] = {901, 899, 903, 2000, 2000};
-	const double middle[] = {948.683, 948.683, 948.683, 948.683, 948.683, 948.683,
-				 948.683, 948.683, 948.683, 949.5};
+	const double middle[] = {948.683, 948.683, 948.683, 948.683, 948.683,
+				 948.683, 948.683, 948.683, 948.683, 949.5};
 	struct midpoint_call call;
 	struct sprt_model m;
 	const char *why;
@@ -149,9 +146,9 @@ static void test_policy_classify(void **state)
 	assert_int_equal(bisect_classify_next(&pol, &m, near_bad, 5, &call), BISECT_BAD);
 	assert_int_equal(call.used, 3);
 	assert_false(call.fallback);
-	assert_int_equal(bisect_classify_next(&pol, &m, (const double[]){1002, 998, 1001}, 3,
-					      &call),
-			 BISECT_GOOD);
+	assert_int_equal(
+	    bisect_classify_next(&pol, &m, (const double[]){1002, 998, 1001}, 3, &call),
+	    BISECT_GOOD);
 	/* No evidence: one more run (a batch), to the budget, then the closer endpoint. */
 	assert_int_equal(bisect_classify_next(&pol, &m, middle, 3, &call), BISECT_MORE);
 	assert_int_equal(call.want, 4);
@@ -165,26 +162,52 @@ static void test_policy_classify(void **state)
 
 static void test_policy_verify(void **state)
 {
+	/* As on CI's busy machine: one of the parent's 3 runs had its copy starved for the whole
+	 * 0.25 s window, the culprit's locked adds cost 200-fold. */
+	const double parent[] = {1.05e9, 1.12e9, 2e6, 0.98e9, 1.2e9, 1.1e9};
+	const double culprit[] = {5.2e6, 4.1e6, 6.3e6, 5.0e6, 4.8e6, 5.5e6};
 	struct endpoint_check ec;
+	unsigned want = BISECT_VERIFY_RUNS;
 	const char *why;
 
 	(void)state;
-	assert_int_equal(bisect_verify(&pol, good, 5, bad, 5, &ec, &why), BISECT_CONFIRMED);
+	want = 5;
+	assert_int_equal(bisect_verify(&pol, good, 5, bad, 5, &want, &ec, &why), BISECT_CONFIRMED);
+	assert_false(ec.trimmed);
+	/* +0.6% on 5 runs at a 1% threshold: no verdict yet, one more run each (a batch). */
 	assert_int_equal(bisect_verify(&pol, good, 5, (const double[]){1001, 1011, 991, 1006, 996},
-				       5, &ec, &why),
+				       5, &want, &ec, &why),
+			 BISECT_MORE);
+	assert_int_equal(want, 6);
+	assert_int_equal(bisect_verify(&pol, good, 1, bad, 1, &want, &ec, &why), BISECT_ERROR);
+	/* The starved run makes 3 v 3 inconclusive: more runs, not "NOT verified". */
+	want = BISECT_VERIFY_RUNS;
+	assert_int_equal(bisect_verify(&pol, parent, 3, culprit, 3, &want, &ec, &why), BISECT_MORE);
+	assert_int_equal(ec.verdict, V_INCONCLUSIVE);
+	assert_true(ec.w.hi_pct > 0);
+	assert_int_equal(want, 4);
+	/* From 5 runs the outlier is trimmed (as compare does): the 200-fold drop, a tight
+	 * interval, the printed change inside it. */
+	want = 5;
+	assert_int_equal(bisect_verify(&pol, parent, 5, culprit, 5, &want, &ec, &why),
+			 BISECT_CONFIRMED);
+	assert_true(ec.trimmed);
+	assert_int_equal(ec.verdict, V_REGRESSION);
+	assert_true(ec.w.lo_pct > -100 && ec.w.hi_pct < -99);
+	assert_true(ec.change_pct >= ec.w.lo_pct && ec.change_pct <= ec.w.hi_pct);
+	/* Out of budget without a verdict: not reproduced, no more runs asked. */
+	want = pol.max_runs;
+	assert_int_equal(bisect_verify(&pol, parent, 3, culprit, 3, &want, &ec, &why),
 			 BISECT_NOT_REPRODUCED);
-	assert_int_equal(bisect_verify(&pol, good, 1, bad, 1, &ec, &why), BISECT_ERROR);
+	assert_int_equal(want, pol.max_runs);
 }
 
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_endpoints_confirmed),
-	    cmocka_unit_test(test_endpoints_no_change),
-	    cmocka_unit_test(test_sprt_thresholds),
-	    cmocka_unit_test(test_sprt_decides),
-	    cmocka_unit_test(test_policy_endpoints),
-	    cmocka_unit_test(test_policy_classify),
+	    cmocka_unit_test(test_endpoints_confirmed), cmocka_unit_test(test_endpoints_no_change),
+	    cmocka_unit_test(test_sprt_thresholds),	cmocka_unit_test(test_sprt_decides),
+	    cmocka_unit_test(test_policy_endpoints),	cmocka_unit_test(test_policy_classify),
 	    cmocka_unit_test(test_policy_verify),
 	};
 
