@@ -41,12 +41,13 @@ const struct command_def run_command = {
 	       "unreachable target or an incompatible scalebench there is exit 2.\n"
 	       "\nWith --kernel BZIMAGE the job runs in a QEMU guest booting that kernel: this\n"
 	       "machine's / read-only over 9p, tmpfs for what the guest writes, its own sshd on\n"
-	       "a port of 127.0.0.1; KVM when /dev/kvm opens, else TCG.  --vm-icount runs every\n"
-	       "vCPU in one host thread with guest time = instructions executed: a path-length\n"
-	       "measure with almost no noise, blind to contention between CPUs.  Runs are stored\n"
-	       "under the VM's shape (tbox_group vm-tcg-1cpu-8max-2048M), the commit label\n"
-	       "defaults to the guest kernel's release, meta.json's vm says how it ran.  A guest\n"
-	       "that panics, hangs or never answers ssh is exit 3, with its console's last lines.\n"
+	       "a port of 127.0.0.1; KVM when QEMU starts under it, else TCG.  --vm-icount runs\n"
+	       "every vCPU in one host thread with guest time = instructions executed: a\n"
+	       "path-length measure with almost no noise, blind to contention between CPUs.\n"
+	       "Runs are stored under the VM's shape (tbox_group vm-tcg-1cpu-8max-2048M), the\n"
+	       "commit label defaults to the guest kernel's release, meta.json's vm says how it\n"
+	       "ran.  A guest that panics, hangs or never answers ssh is exit 3, with its\n"
+	       "console's last lines.\n"
 	       "\nexit status: 0 every run stored, 1 a run failed (it is stored) or could not be\n"
 	       "written, 2 bad usage or job file, 3 the --kernel guest did not come up, 128+N\n"
 	       "interrupted by signal N (the run in progress is discarded, completed runs stay).\n",
@@ -101,8 +102,8 @@ static int ssh_option(const struct option_def *opt, const char *arg, char *err, 
 }
 
 /* key (its first keylen bytes) copied, value kept: argv outlives the job load. */
-static int override_add(struct override_list *l, const char *key, size_t keylen,
-			const char *value, char *err, size_t errlen)
+static int override_add(struct override_list *l, const char *key, size_t keylen, const char *value,
+			char *err, size_t errlen)
 {
 	struct job_override *v = realloc(l->v, (l->n + 1) * sizeof(*v));
 	char *k = strndup(key, keylen);
@@ -175,8 +176,8 @@ int run_find_job(const char *arg, char *out, size_t len)
 			continue;
 		if (snprintf(out, len, "%s/%s%s", dirs[i], arg, ext) < (int)len && is_file(out))
 			return 0;
-		snprintf(tried + strlen(tried), sizeof(tried) - strlen(tried), ", %s/%s%s",
-			 dirs[i], arg, ext);
+		snprintf(tried + strlen(tried), sizeof(tried) - strlen(tried), ", %s/%s%s", dirs[i],
+			 arg, ext);
 	}
 	sb_error("job '%s' not found: looked at ./%s%s; expected a job file or the name of a "
 		 "shipped job ('scalebench list' shows testcases, share/scalebench/jobs the jobs)",
@@ -279,9 +280,9 @@ static int run_in_vm(const struct runner_opts *o, const struct override_list *ov
 	const char *accel = vc->accel ? vc->accel : "auto";
 
 	vc->o.accel = vc->icount || !strcmp(accel, "icount") ? VM_ACCEL_ICOUNT
-		      : !strcmp(accel, "kvm")		    ? VM_ACCEL_KVM
-		      : !strcmp(accel, "tcg")		    ? VM_ACCEL_TCG
-							    : VM_ACCEL_AUTO;
+		      : !strcmp(accel, "kvm")		     ? VM_ACCEL_KVM
+		      : !strcmp(accel, "tcg")		     ? VM_ACCEL_TCG
+							     : VM_ACCEL_AUTO;
 	rc = vm_start(&vm, &vc->o);
 	if (rc == 0) {
 		t.url = vm.url;
@@ -332,13 +333,11 @@ static int vm_check(const struct target_cli *tc, const struct vm_cli *vc, bool d
 
 /* The job named on the command line, loaded with the overrides and run. */
 static int run_job(struct runner_opts o, const struct override_list *ov,
-		   const struct target_cli *tc, struct vm_cli *vc, int argc, char **argv,
-		   int first)
+		   const struct target_cli *tc, struct vm_cli *vc, int argc, char **argv, int first)
 {
 	struct job_file job;
 	char err[1024], helper_dir[PATH_MAX], path[PATH_MAX];
 	int rc;
-
 
 	if (o.commit && !*o.commit) {
 		sb_error("--commit: expected a non-empty label");
@@ -479,7 +478,7 @@ int cmd_run(int argc, char **argv)
 	     .help = "more kernel command line, after scalebench's"},
 	    {OPT_CHOICE("vm-accel", 0, &vc.accel), .choices = "auto|kvm|tcg|icount",
 	     .def_doc = "auto",
-	     .help = "how vCPUs run: KVM when /dev/kvm opens (auto), TCG, or TCG's "
+	     .help = "how vCPUs run: KVM when QEMU starts under it (auto), TCG, or TCG's "
 		     "instruction count"},
 	    {OPT_FLAG("vm-icount", 0, &vc.icount),
 	     .help = "one host thread, guest time = instructions (path length, not contention; "

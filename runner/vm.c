@@ -27,7 +27,7 @@
 #include <unistd.h>
 
 /* What the init script prints once sshd is started: the boot's end, as the console shows it. */
-#define VM_READY "scalebench-vm: sshd started"
+#define VM_READY   "scalebench-vm: sshd started"
 #define VM_BUSYBOX "/bin/busybox"
 
 static double now_s(void)
@@ -114,8 +114,8 @@ int vm_kernel_release(const char *path, char *out, size_t len, char *err, size_t
 static const char *const needed_modules[] = {"virtio_pci", "virtio_net", "9pnet_virtio", "9p"};
 
 struct modset {
-	char *dep;	/* modules.dep's text */
-	char *builtin;	/* modules.builtin's text ("" when none) */
+	char *dep;	     /* modules.dep's text */
+	char *builtin;	     /* modules.builtin's text ("" when none) */
 	struct strvec order; /* relative paths, each after what it needs */
 };
 
@@ -153,7 +153,8 @@ static const char *dep_line(const char *dep, const char *name)
 
 static bool is_builtin(const struct modset *m, const char *name)
 {
-	for (const char *l = m->builtin; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+	for (const char *l = m->builtin; l && *l;
+	     l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
 		const char *eol = strchr(l, '\n');
 		char n[128];
 
@@ -165,8 +166,7 @@ static bool is_builtin(const struct modset *m, const char *name)
 }
 
 /* Add the module at path (and first what it needs, modules.dep's words after its colon). */
-static int add_module(struct modset *m, const char *name, unsigned depth, char *err,
-		      size_t errlen)
+static int add_module(struct modset *m, const char *name, unsigned depth, char *err, size_t errlen)
 {
 	const char *l = dep_line(m->dep, name), *colon, *eol, *p;
 	char path[PATH_MAX];
@@ -218,8 +218,8 @@ static void cpio_entry(struct strbuf *b, const char *name, unsigned mode, const 
 	static unsigned ino = 1;
 	size_t namesize = strlen(name) + 1;
 
-	strbuf_addf(b, "070701%08X%08X%08X%08X%08X%08X%08zX%08X%08X%08X%08X%08zX%08X", ino++,
-		    mode, 0u, 0u, 1u, 0u, len, 0u, 0u, rmaj, rmin, namesize, 0u);
+	strbuf_addf(b, "070701%08X%08X%08X%08X%08X%08X%08zX%08X%08X%08X%08X%08zX%08X", ino++, mode,
+		    0u, 0u, 1u, 0u, len, 0u, 0u, rmaj, rmin, namesize, 0u);
 	strbuf_add(b, name, namesize);
 	while (b->len % 4)
 		strbuf_add(b, "", 1);
@@ -229,8 +229,8 @@ static void cpio_entry(struct strbuf *b, const char *name, unsigned mode, const 
 		strbuf_add(b, "", 1);
 }
 
-static int cpio_file(struct strbuf *b, const char *name, const char *path, unsigned mode,
-		     char *err, size_t errlen)
+static int cpio_file(struct strbuf *b, const char *name, const char *path, unsigned mode, char *err,
+		     size_t errlen)
 {
 	char *data;
 	size_t len;
@@ -257,8 +257,10 @@ static int make_initramfs(struct vm *vm, const char *moddir, char *err, size_t e
 
 	if (snprintf(path, sizeof(path), "%s/modules.dep", moddir) >= (int)sizeof(path) ||
 	    file_read(path, 64u << 20, &m.dep, NULL, e, sizeof(e))) {
-		snprintf(err, errlen, "--vm-modules: %s; expected the kernel's lib/modules/RELEASE "
-			 "directory", e);
+		snprintf(err, errlen,
+			 "--vm-modules: %s; expected the kernel's lib/modules/RELEASE "
+			 "directory",
+			 e);
 		goto out;
 	}
 	if (snprintf(path, sizeof(path), "%s/modules.builtin", moddir) >= (int)sizeof(path) ||
@@ -271,9 +273,11 @@ static int make_initramfs(struct vm *vm, const char *moddir, char *err, size_t e
 			goto out;
 		}
 	if (access(VM_BUSYBOX, X_OK)) {
-		snprintf(err, errlen, "%s: %s; a kernel whose 9p and virtio drivers are modules "
+		snprintf(err, errlen,
+			 "%s: %s; a kernel whose 9p and virtio drivers are modules "
 			 "boots through an initramfs that needs busybox-static (apt install "
-			 "busybox-static)", VM_BUSYBOX, strerror(errno));
+			 "busybox-static)",
+			 VM_BUSYBOX, strerror(errno));
 		goto out;
 	}
 	strbuf_addf(&init,
@@ -284,7 +288,8 @@ static int make_initramfs(struct vm *vm, const char *moddir, char *err, size_t e
 		    "for m in /m/*.ko; do\n"
 		    "\t/bin/busybox insmod \"$m\" || echo \"scalebench-vm: insmod $m failed\"\n"
 		    "done\n"
-		    "if ! /bin/busybox mount -t 9p -o trans=virtio,version=9p2000.L,msize=262144,cache=loose,ro "
+		    "if ! /bin/busybox mount -t 9p -o "
+		    "trans=virtio,version=9p2000.L,msize=262144,cache=loose,ro "
 		    "root /root; then\n"
 		    "\techo 'scalebench-vm: cannot mount the host root over 9p'\n"
 		    "\t/bin/busybox poweroff -f\n"
@@ -305,7 +310,8 @@ static int make_initramfs(struct vm *vm, const char *moddir, char *err, size_t e
 
 		if (snprintf(name, sizeof(name), "m/%02zu-%s", i, base ? base + 1 : m.order.v[i]) >=
 			(int)sizeof(name) ||
-		    snprintf(path, sizeof(path), "%s/%s", moddir, m.order.v[i]) >= (int)sizeof(path)) {
+		    snprintf(path, sizeof(path), "%s/%s", moddir, m.order.v[i]) >=
+			(int)sizeof(path)) {
 			snprintf(err, errlen, "module %s: path too long", m.order.v[i]);
 			goto out;
 		}
@@ -338,10 +344,10 @@ out:
 static int keygen(const struct vm *vm, const char *name, char *err, size_t errlen)
 {
 	char path[PATH_MAX], e[256];
-	const char *argv[] = {"ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "scalebench-vm",
-			      "-f", path, NULL};
-	struct child_process c = {.argv = argv, .out = RUN_OUT_CAPTURE, .err = RUN_OUT_STDOUT,
-				  .timeout_ms = 30000};
+	const char *argv[] = {"ssh-keygen",    "-q", "-t", "ed25519", "-N", "", "-C",
+			      "scalebench-vm", "-f", path, NULL};
+	struct child_process c = {
+	    .argv = argv, .out = RUN_OUT_CAPTURE, .err = RUN_OUT_STDOUT, .timeout_ms = 30000};
 	int rc;
 
 	snprintf(path, sizeof(path), "%s/%s", vm->dir, name);
@@ -463,11 +469,13 @@ static int write_vm_json(const struct vm *vm, const struct vm_opts *o)
 
 	for (size_t i = 0; i < vm->qemu.n; i++)
 		json_array_append_new(argv, json_string(vm->qemu.v[i]));
-	j = json_pack("{s:o, s:s, s:b, s:i, s:i, s:i, s:s, s:s, s:s}", "qemu", argv,
-		      "accelerator", vm->accel == VM_ACCEL_KVM ? "kvm" : "tcg", "icount",
+	j = json_pack("{s:o, s:s, s:b, s:i, s:i, s:i, s:s, s:s, s:s}", "qemu", argv, "accelerator",
+		      vm->accel == VM_ACCEL_KVM ? "kvm" : "tcg", "icount",
 		      vm->accel == VM_ACCEL_ICOUNT, "cpus", (int)vm->cpus, "max_cpus",
 		      (int)vm->max_cpus, "memory_mib", (int)vm->memory_mib, "kernel", o->kernel,
 		      "kernel_release", vm->release, "shape", vm->shape);
+	if (j && vm->no_kvm[0])
+		json_object_set_new(j, "kvm_unusable", json_string(vm->no_kvm));
 	text = j ? json_dumps(j, JSON_INDENT(2)) : NULL;
 	json_decref(j);
 	rc = text ? put_file(vm, "vm.json", text, strlen(text), 0644) : -1;
@@ -510,14 +518,61 @@ static unsigned free_port(void)
 	return port;
 }
 
-static bool kvm_usable(void)
+/* Whether QEMU can run a guest under KVM here: /dev/kvm opens, and QEMU with -accel kvm
+ * -cpu host gets as far as a stopped machine and quits when asked (QMP).  Opening /dev/kvm is
+ * not enough: a nested host can expose it and still refuse the vCPU's MSRs ("failed to set
+ * MSR 0x10a", QEMU aborting), which would fail every boot.  Asked once per process (about
+ * 0.1 s); why says what failed. */
+static bool kvm_usable(char *why, size_t len)
 {
-	int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+	static int known = -1;
+	static char reason[256];
+	static const char *const argv[] = {"qemu-system-x86_64",
+					   "-accel",
+					   "kvm",
+					   "-cpu",
+					   "host",
+					   "-nodefaults",
+					   "-display",
+					   "none",
+					   "-no-reboot",
+					   "-S",
+					   "-qmp",
+					   "stdio",
+					   NULL};
+	static const char qmp[] = "{\"execute\":\"qmp_capabilities\"}\n{\"execute\":\"quit\"}\n";
 
-	if (fd < 0)
-		return false;
-	close(fd);
-	return true;
+	if (known < 0) {
+		int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+		struct child_process q = {.argv = argv,
+					  .in = RUN_IN_BUFFER,
+					  .in_buf = qmp,
+					  .in_len = sizeof(qmp) - 1,
+					  .out = RUN_OUT_NULL,
+					  .err = RUN_OUT_CAPTURE,
+					  .err_text = {.max = 4096},
+					  .timeout_ms = 20000};
+		char err[512];
+
+		known = 0;
+		if (fd < 0) {
+			snprintf(reason, sizeof(reason), "/dev/kvm: %s", strerror(errno));
+		} else if (close(fd), child_run(&q, err, sizeof(err))) {
+			snprintf(reason, sizeof(reason), "%.200s", err);
+		} else if (q.exit_code != 0) {
+			const char *e = q.err_text.p && *q.err_text.p ? q.err_text.p : "";
+			char line[200];
+
+			snprintf(line, sizeof(line), "%.*s", (int)strcspn(e, "\n"), e);
+			snprintf(reason, sizeof(reason), "QEMU's KVM probe %s: %s",
+				 q.timed_out ? "timed out" : "failed", text_safe(line));
+		} else {
+			known = 1;
+		}
+		child_release(&q);
+	}
+	snprintf(why, len, "%s", known ? "" : reason);
+	return known == 1;
 }
 
 /* QEMU's argument vector and the kernel command line, for vm->port. */
@@ -527,12 +582,13 @@ static int build_qemu(struct vm *vm, const struct vm_opts *o, bool initramfs)
 	int rc = 0, n;
 
 	strvec_clear(a);
-	n = snprintf(vm->cmdline, sizeof(vm->cmdline),
-		     "console=ttyS0 panic=-1 oops=panic%s%s%s%s%s%s",
-		     initramfs ? "" : " root=/dev/root rootfstype=9p "
-				      "rootflags=trans=virtio,version=9p2000.L,msize=262144,cache=loose ro",
-		     initramfs ? "" : " init=", initramfs ? "" : vm->dir,
-		     initramfs ? "" : "/init", o->append ? " " : "", o->append ? o->append : "");
+	n = snprintf(
+	    vm->cmdline, sizeof(vm->cmdline), "console=ttyS0 panic=-1 oops=panic%s%s%s%s%s%s",
+	    initramfs ? ""
+		      : " root=/dev/root rootfstype=9p "
+			"rootflags=trans=virtio,version=9p2000.L,msize=262144,cache=loose ro",
+	    initramfs ? "" : " init=", initramfs ? "" : vm->dir, initramfs ? "" : "/init",
+	    o->append ? " " : "", o->append ? o->append : "");
 	if (n >= (int)sizeof(vm->cmdline))
 		return -1;
 	rc |= strvec_push(a, "qemu-system-x86_64");
@@ -541,9 +597,9 @@ static int build_qemu(struct vm *vm, const struct vm_opts *o, bool initramfs)
 	rc |= strvec_push(a, "-nodefaults");
 	rc |= strvec_push(a, "-no-reboot");
 	rc |= strvec_push(a, "-accel");
-	rc |= strvec_push(a, vm->accel == VM_ACCEL_KVM ? "kvm"
-			  : vm->accel == VM_ACCEL_ICOUNT ? "tcg,thread=single"
-						       : "tcg,thread=multi");
+	rc |= strvec_push(a, vm->accel == VM_ACCEL_KVM	    ? "kvm"
+			     : vm->accel == VM_ACCEL_ICOUNT ? "tcg,thread=single"
+							    : "tcg,thread=multi");
 	if (vm->accel == VM_ACCEL_ICOUNT) {
 		rc |= strvec_push(a, "-icount");
 		rc |= strvec_push(a, "shift=0");
@@ -563,7 +619,8 @@ static int build_qemu(struct vm *vm, const struct vm_opts *o, bool initramfs)
 	rc |= strvec_push(a, "-append");
 	rc |= strvec_push(a, vm->cmdline);
 	rc |= strvec_push(a, "-fsdev");
-	rc |= strvec_push(a, "local,id=root,path=/,security_model=none,readonly=on,multidevs=remap");
+	rc |=
+	    strvec_push(a, "local,id=root,path=/,security_model=none,readonly=on,multidevs=remap");
 	rc |= strvec_push(a, "-device");
 	rc |= strvec_push(a, "virtio-9p-pci,fsdev=root,mount_tag=root");
 	rc |= strvec_push(a, "-netdev");
@@ -702,7 +759,8 @@ static int wait_boot(struct vm *vm, const struct vm_opts *o, double start)
 					 "the guest stopped before it answered ssh (QEMU %s %d: a "
 					 "kernel panic, or an init that ended)",
 					 WIFEXITED(status) ? "exit" : "signal",
-					 WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
+					 WIFEXITED(status) ? WEXITSTATUS(status)
+							   : WTERMSIG(status));
 			free(log);
 			boot_error(vm, what);
 			return qemu_said ? 2 : 3;
@@ -711,7 +769,8 @@ static int wait_boot(struct vm *vm, const struct vm_opts *o, double start)
 			char what[256];
 
 			snprintf(what, sizeof(what),
-				 "the guest did not answer ssh within %u s (--boot-timeout)", timeout);
+				 "the guest did not answer ssh within %u s (--boot-timeout)",
+				 timeout);
 			boot_error(vm, what);
 			return 3;
 		}
@@ -778,8 +837,20 @@ int vm_start(struct vm *vm, const struct vm_opts *o)
 		return 2;
 	}
 	vm->accel = o->accel;
-	if (vm->accel == VM_ACCEL_AUTO)
-		vm->accel = kvm_usable() ? VM_ACCEL_KVM : VM_ACCEL_TCG;
+	if (vm->accel == VM_ACCEL_AUTO) {
+		vm->accel =
+		    kvm_usable(vm->no_kvm, sizeof(vm->no_kvm)) ? VM_ACCEL_KVM : VM_ACCEL_TCG;
+		/* /dev/kvm there and KVM failing is a surprise worth a line; its absence is not. */
+		static bool said;
+
+		if (vm->accel == VM_ACCEL_TCG && !access("/dev/kvm", F_OK) && !said) {
+			fprintf(stderr,
+				"scalebench run: /dev/kvm is here but KVM does not work (%s): "
+				"the guest runs under TCG\n",
+				vm->no_kvm);
+			said = true;
+		}
+	}
 	snprintf(vm->shape, sizeof(vm->shape), "vm-%s-%ucpu-%umax-%uM", accel_name(vm->accel),
 		 vm->cpus, vm->max_cpus, vm->memory_mib);
 	if (o->modules)

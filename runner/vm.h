@@ -36,13 +36,13 @@ enum vm_accel {
 };
 
 struct vm_opts {
-	const char *kernel;	    /* a bzImage */
-	const char *modules;	    /* its lib/modules/RELEASE directory; NULL: /lib/modules/
-				     * RELEASE when it has modules.dep, else none (9p built in) */
-	unsigned cpus;		    /* online at boot; 0: 1 */
-	unsigned max_cpus;	    /* possible (maxcpus=); 0: cpus */
-	unsigned memory_mib;	    /* 0: 2048 */
-	const char *append;	    /* more kernel command line, after ours */
+	const char *kernel;	      /* a bzImage */
+	const char *modules;	      /* its lib/modules/RELEASE directory; NULL: /lib/modules/
+				       * RELEASE when it has modules.dep, else none (9p built in) */
+	unsigned cpus;		      /* online at boot; 0: 1 */
+	unsigned max_cpus;	      /* possible (maxcpus=); 0: cpus */
+	unsigned memory_mib;	      /* 0: 2048 */
+	const char *append;	      /* more kernel command line, after ours */
 	const char *const *qemu_args; /* more QEMU arguments, after ours */
 	size_t n_qemu_args;
 	unsigned boot_timeout_s; /* 0: 120 */
@@ -52,14 +52,15 @@ struct vm_opts {
 };
 
 struct vm {
-	char dir[256]; /* our private directory, "" when none */
-	pid_t pid;	/* QEMU, 0 when not running */
-	unsigned port;	/* the forwarded 127.0.0.1 port */
+	char dir[256];	     /* our private directory, "" when none */
+	pid_t pid;	     /* QEMU, 0 when not running */
+	unsigned port;	     /* the forwarded 127.0.0.1 port */
 	enum vm_accel accel; /* what was used */
+	char no_kvm[256];    /* auto chose TCG: why KVM was not usable (vm.json kvm_unusable) */
 	unsigned cpus, max_cpus, memory_mib, boot_timeout_s; /* o's, defaults resolved */
-	char shape[64];	     /* the guest's hostname: vm-tcg-2cpu-8max-2048M */
-	char release[128];   /* the kernel's release from its header, "" when unknown */
-	char url[64];	     /* ssh://root@127.0.0.1:PORT */
+	char shape[64];		   /* the guest's hostname: vm-tcg-2cpu-8max-2048M */
+	char release[128];	   /* the kernel's release from its header, "" when unknown */
+	char url[64];		   /* ssh://root@127.0.0.1:PORT */
 	struct strvec ssh_options; /* what reaches the guest: its key, its host key's alias */
 	struct strvec qemu;	   /* QEMU's argument vector */
 	char cmdline[2048];	   /* the kernel command line */
