@@ -141,5 +141,5 @@ slurm_stop() {
 		kill "$MUNGED_PID" 2>/dev/null
 		wait "$MUNGED_PID" 2>/dev/null
 	fi
-	work_remove
+	if declare -F work_remove >/dev/null; then work_remove; else rm -rf "$WORK"; fi
 }

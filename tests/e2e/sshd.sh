@@ -68,5 +68,5 @@ sshd_stop() {
 	kill "$SSHD_PID" 2>/dev/null
 	wait "$SSHD_PID" 2>/dev/null
 	[ -z "$made_run_sshd" ] || rmdir /run/sshd 2>/dev/null
-	work_remove
+	if declare -F work_remove >/dev/null; then work_remove; else rm -rf "$WORK"; fi
 }
