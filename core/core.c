@@ -14,6 +14,7 @@
  * starts.  Everything below PR_SET_PDEATHSIG dies with its parent. */
 #include "core.h"
 #include "taskcount.h"
+#include "../lib/interrupt.h"
 #include "../lib/proc.h"
 
 #include <dirent.h>
@@ -63,17 +64,17 @@ struct core_ctl {
 	char host_msg[512];
 };
 
-static volatile sig_atomic_t got_signal; /* SIGINT or SIGTERM: sticky, the command stops */
 static volatile sig_atomic_t got_sigchld;
 
+/* SIGINT or SIGTERM: lib/interrupt.h's one flag, sticky, the command stops. */
 bool core_interrupted(void)
 {
-	return got_signal != 0;
+	return interrupt_caught != 0;
 }
 
 int core_interrupt_signal(void)
 {
-	return got_signal;
+	return interrupt_caught;
 }
 
 static void on_signal(int sig)
@@ -81,7 +82,7 @@ static void on_signal(int sig)
 	if (sig == SIGCHLD)
 		got_sigchld = 1;
 	else
-		got_signal = sig;
+		interrupt_handler(sig);
 }
 
 /* Installed once and kept: a SIGINT between two runs of a sweep must stop the sweep and let
@@ -137,28 +138,6 @@ void counter_area_unmap(struct counter_area *sh)
 	if (sh->base)
 		munmap(sh->base, sh->size);
 	sh->base = NULL;
-}
-
-/* ---- testcase-facing helpers ---------------------------------------------------------- */
-
-int tc_error(struct tc_copy *copy, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(copy->errbuf, copy->errbuf_size, fmt, ap);
-	va_end(ap);
-	return -1;
-}
-
-int tc_run_error(struct tc_run *run, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(run->errbuf, run->errbuf_size, fmt, ap);
-	va_end(ap);
-	return -1;
 }
 
 /* ---- inside the copies ---------------------------------------------------------------- */
@@ -718,7 +697,7 @@ static enum run_end wait_for_setup(struct sampler *s)
 	unsigned n = s->n;
 
 	for (;;) {
-		if (got_signal)
+		if (interrupt_caught)
 			return RUN_INTERRUPTED;
 		if (host_ended(s))
 			return RUN_HOST_DIED;
@@ -787,7 +766,7 @@ static enum run_end sample_loop(struct sampler *s)
 
 	for (size_t k = 0; k < s->nsched; k++) {
 		while (sleep_until(s->t0 + schedule_at(&s->schedule, k), &s->wait_mask)) {
-			if (got_signal)
+			if (interrupt_caught)
 				return RUN_INTERRUPTED;
 			if (got_sigchld) {
 				got_sigchld = 0;
@@ -874,7 +853,7 @@ static void record_end(struct sampler *s, enum run_end end)
 		break;
 	case RUN_INTERRUPTED:
 		snprintf(res->failure, sizeof(res->failure), "interrupted by signal %d (%s)",
-			 (int)got_signal, strsignal(got_signal));
+			 (int)interrupt_caught, strsignal(interrupt_caught));
 		res->status = CORE_INTERRUPTED;
 		break;
 	case RUN_HOST_DIED:
@@ -903,9 +882,9 @@ static enum run_end signal_race(struct sampler *s, enum run_end end)
 	if (sig != SIGINT && sig != SIGTERM && sig != SIGHUP)
 		return end;
 	deadline = now_ns() + 1000000000ull;
-	while (!got_signal && sleep_until(deadline, &s->wait_mask))
+	while (!interrupt_caught && sleep_until(deadline, &s->wait_mask))
 		; /* woken by another signal (SIGCHLD): until ours, or the deadline */
-	return got_signal ? RUN_INTERRUPTED : end;
+	return interrupt_caught ? RUN_INTERRUPTED : end;
 }
 
 /* The only way out once the host is forked: a window that opened is closed while the copies
@@ -935,7 +914,7 @@ int core_run(const struct core_config *cfg, struct core_result *res)
 	memset(res, 0, sizeof(*res));
 	res->samples.nr_copies = s.n;
 	core_catch_signals();
-	if (got_signal) {
+	if (interrupt_caught) {
 		record_end(&s, RUN_INTERRUPTED);
 		return -1;
 	}

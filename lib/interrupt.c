@@ -5,7 +5,7 @@
 
 volatile sig_atomic_t interrupt_caught;
 
-static void on_signal(int sig)
+void interrupt_handler(int sig)
 {
 	interrupt_caught = sig;
 }
@@ -14,7 +14,7 @@ void interrupt_catch(void)
 {
 	static const int sigs[] = {SIGINT, SIGTERM};
 	static bool installed;
-	struct sigaction sa = {.sa_handler = on_signal}, old;
+	struct sigaction sa = {.sa_handler = interrupt_handler}, old;
 
 	if (installed)
 		return;

@@ -14,4 +14,9 @@ extern volatile sig_atomic_t interrupt_caught;
 /* Install the handler for SIGINT and SIGTERM (once; later calls do nothing). */
 void interrupt_catch(void);
 
+/* The handler itself, for code that installs it with its own flags or restores the old
+ * disposition afterwards (bisect, the counter core): it sets interrupt_caught to the signal.
+ * Every part of scalebench that stops on SIGINT or SIGTERM reads this one flag. */
+void interrupt_handler(int sig);
+
 #endif

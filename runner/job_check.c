@@ -3,7 +3,7 @@
 #include "job_internal.h"
 #include "../lib/num.h"
 #include "../store/families.h"
-#include "../core/cgroup.h"
+#include "cgroup.h"
 #include "../core/core.h"
 #include "../testcases/registry.h"
 #include "../monitors/monitor.h"

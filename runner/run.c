@@ -9,7 +9,7 @@
 #include "lkp_sweep.h"
 #include "machine.h"
 #include "tally.h"
-#include "../core/cgroup.h"
+#include "cgroup.h"
 #include "../core/core.h"
 #include "../core/summary.h"
 #include "../lib/errors.h"

@@ -1,5 +1,4 @@
 #include "fileio.h"
-#include "../core/tmpdir.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -6,7 +6,7 @@
  *     for its own open file description (will-it-scale opens it by name in every task: copies share
  *     the inode, not the file position or the struct file's refcount);
  *   - the shared file at an offset of its own: copy i works on page i;
- *   - by name, in a run directory (tmpdir.h) that is removed when the run ends. */
+ *   - by name, in a run directory (tc_run_dir, testcase.h) that is removed when the run ends. */
 #ifndef SCALEBENCH_FILEIO_H
 #define SCALEBENCH_FILEIO_H
 

@@ -1,5 +1,5 @@
 /* The file keeps its name for the whole run: it lives in a run directory
- * (tmpdir.h) that a janitor removes when the run ends. */
+ * (tc_run_dir, testcase.h) that a janitor removes when the run ends. */
 #include "fileio.h"
 
 static int open2_global_prepare(struct tc_run *run)

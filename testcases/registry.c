@@ -220,30 +220,3 @@ void testcase_helper_dir(char *dir, size_t size)
 	}
 	snprintf(dir, size, "%s", SCALEBENCH_LIBEXECDIR);
 }
-
-int tc_tmpfile(const char *dir, const char *tag, uint64_t size)
-{
-	char path[4096];
-	int fd;
-
-	/* The process group in the name is the run's (the copy host leads one): a file a
-	 * killed run left in a shared directory (/dev/shm) says whose it was. */
-	if (snprintf(path, sizeof(path), "%s/scalebench-%s.%d.XXXXXX", dir, tag, (int)getpgrp()) >=
-	    (int)sizeof(path)) {
-		errno = ENAMETOOLONG;
-		return -1;
-	}
-	fd = mkostemp(path, O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	/* Unlinked at once: a killed run leaves nothing behind. */
-	unlink(path);
-	if (size && ftruncate(fd, (off_t)size)) {
-		int err = errno;
-
-		close(fd);
-		errno = err;
-		return -1;
-	}
-	return fd;
-}

@@ -92,6 +92,13 @@ int tc_run_error(struct tc_run *run, const char *fmt, ...) __attribute__((format
  * with errno set. */
 int tc_tmpfile(const char *dir, const char *tag, uint64_t size);
 
+/* A run directory, from global_prepare: a temp directory whose files keep their names for the
+ * whole run (open1 opens a file by name, so it cannot be unlinked at once), created as
+ * <run->tmpdir>/scalebench-TAG.XXXXXX, its path written to path.  Copies are SIGKILLed at the
+ * end with no cleanup hook, so a janitor process removes the directory and everything in it
+ * when the copy host dies, however it dies.  Returns 0, or -1 after tc_run_error(). */
+int tc_run_dir(struct tc_run *run, const char *tag, char *path, size_t len);
+
 /* A plug-in's exports: its ABI version and a NULL-terminated list of its testcases. */
 #define SCALEBENCH_PLUGIN(...)                                                                     \
 	const unsigned scalebench_plugin_abi = SCALEBENCH_TESTCASE_ABI;                            \

@@ -1,5 +1,5 @@
 /* A copy killed between create and unlink would leave its file: the files live
- * in a run directory (tmpdir.h) that a janitor removes when the run ends. */
+ * in a run directory (tc_run_dir, testcase.h) that a janitor removes when the run ends. */
 #include "fileio.h"
 
 static int unlink2_global_prepare(struct tc_run *run)

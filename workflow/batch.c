@@ -204,7 +204,7 @@ static int run_job(struct bisect *b, const char *sha, unsigned k, size_t before)
 	struct exec_result r;
 	int rc;
 
-	if (bisect_interrupted)
+	if (interrupt_caught)
 		return 130;
 	if (b->kernel_tree) {
 		if (vm_args(b, &vm)) {
@@ -220,7 +220,7 @@ static int run_job(struct bisect *b, const char *sha, unsigned k, size_t before)
 	executor_init(&e, b->slurm, &set);
 	rc = executor_run(&e, &rq, &r);
 	strvec_clear(&vm);
-	if (rc == 130 || bisect_interrupted)
+	if (rc == 130 || interrupt_caught)
 		return 130;
 	if (rc == -1 && r.exit == -1)
 		return -1; /* not run: said */

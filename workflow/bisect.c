@@ -31,14 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
-volatile sig_atomic_t bisect_interrupted;
-
 static bool resetting; /* git bisect reset runs to the end, whatever comes */
-
-static void on_signal(int sig)
-{
-	bisect_interrupted = sig;
-}
 
 int bisect_git(const struct bisect *b, char *out, size_t outlen, const char *const *args)
 {
@@ -93,7 +86,7 @@ void bisect_nap(unsigned ms)
 {
 	struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000};
 
-	if (!bisect_interrupted)
+	if (!interrupt_caught)
 		nanosleep(&ts, NULL);
 }
 
@@ -611,9 +604,9 @@ static int bisect_loop(struct bisect *b)
 		rc = 3;
 	}
 out:
-	if (bisect_interrupted) {
+	if (interrupt_caught) {
 		rc = 130;
-		b->signal = bisect_interrupted;
+		b->signal = interrupt_caught;
 	}
 	rc = rc < 0 ? 2 : rc;
 	json_object_set_new(b->log, "status", json_string(status_name(rc, culprit[0])));
@@ -830,7 +823,7 @@ void bisect_plan_print(const struct bisect *b)
 
 int bisect_run(struct bisect *b)
 {
-	struct sigaction sa = {.sa_handler = on_signal}, old_int, old_term;
+	struct sigaction sa = {.sa_handler = interrupt_handler}, old_int, old_term;
 	int rc;
 
 	bisect_kill_hook(b);

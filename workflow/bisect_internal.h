@@ -7,6 +7,7 @@
 #define SCALEBENCH_WORKFLOW_BISECT_INTERNAL_H
 
 #include "bisect.h"
+#include "../lib/interrupt.h"
 
 #include <jansson.h>
 #include <signal.h>
@@ -14,9 +15,9 @@
 
 /* bisect.c: the loop, which catches the signals, and the repository's git. */
 
-/* SIGINT or SIGTERM, once caught while bisect_run runs (child_run has passed the signal on to
- * the running child's process group by then): every step stops and says 130. */
-extern volatile sig_atomic_t bisect_interrupted;
+/* SIGINT or SIGTERM, once caught while bisect_run runs, is lib/interrupt.h's interrupt_caught
+ * (child_run has passed the signal on to the running child's process group by then): every
+ * step stops and says 130. */
 /* Run git in the repo with args; its stdout (and stderr) into out when given.  Its exit
  * status, 128+N on a signal, -1 when it could not be run. */
 int bisect_git(const struct bisect *b, char *out, size_t outlen, const char *const *args);

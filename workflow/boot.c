@@ -74,11 +74,11 @@ static int target_identity(struct bisect *b, int log_fd, unsigned timeout_ms, ch
 	if (rc == 0 && (!boot_id[0] || !release[0]))
 		rc = 1; /* it answered, not with both lines */
 	child_release(&c);
-	return bisect_interrupted ? 130 : rc;
+	return interrupt_caught ? 130 : rc;
 }
 
 /* Run a user's command (prepare, reboot) with its output appended to the commit's log: its
- * exit status, -1 when it could not be run, 130 bisect_interrupted. */
+ * exit status, -1 when it could not be run, 130 interrupt_caught. */
 static int user_command(struct bisect *b, const char *sha, const char *what, const char *cmd,
 			const char *dir)
 {
@@ -108,11 +108,11 @@ static int user_command(struct bisect *b, const char *sha, const char *what, con
 	rc = child_status(&c);
 	dprintf(fd, "=== %s exited with %d\n", what, rc);
 	close(fd);
-	return bisect_interrupted ? 130 : rc;
+	return interrupt_caught ? 130 : rc;
 }
 
 /* Check out and prepare sha unless it is what was prepared last (or force).  0, 1 prepare
- * failed (skip), -1 error, 130 bisect_interrupted. */
+ * failed (skip), -1 error, 130 interrupt_caught. */
 static int prepare(struct bisect *b, const char *sha, bool force)
 {
 	char out[4096];
@@ -121,16 +121,16 @@ static int prepare(struct bisect *b, const char *sha, bool force)
 	if (!force && !strcmp(b->prepared, sha))
 		return 0;
 	b->prepared[0] = '\0';
-	if (bisect_interrupted)
+	if (interrupt_caught)
 		return 130;
 	if (GIT(b, out, sizeof(out), "checkout", "-q", "--detach", sha)) {
-		if (bisect_interrupted)
+		if (interrupt_caught)
 			return 130;
 		sb_error("git checkout %s in %s failed: %s", sha, b->repo, out);
 		return -1;
 	}
 	/* A signal during the checkout: child_run forgets it once the next command starts. */
-	if (bisect_interrupted)
+	if (interrupt_caught)
 		return 130;
 	rc = user_command(b, sha, "prepare", b->prepare, b->repo);
 	if (rc == 130 || rc < 0)
@@ -222,7 +222,7 @@ static int check_command(struct bisect *b, const char *const *env, int fd, doubl
 	dprintf(fd, "=== boot check exited with %d%s\n", rc, c.timed_out ? " (timed out)" : "");
 	close(fd);
 	child_release(&c);
-	if (bisect_interrupted)
+	if (interrupt_caught)
 		return 130;
 	return rc != 0;
 }
@@ -267,7 +267,7 @@ static int boot_wait(struct bisect *b, const char *sha, char *tail, size_t taill
 		if (left <= 1 || once)
 			return 1;
 		bisect_nap(boot_backoff_ms(tries));
-		if (bisect_interrupted)
+		if (interrupt_caught)
 			return 130;
 	}
 }
@@ -324,7 +324,7 @@ static int target_reboot(struct bisect *b, const char *sha)
 		rc == 255 ? " (ssh: the connection went down with the machine, or never came)"
 			  : "");
 	close(fd);
-	if (bisect_interrupted)
+	if (interrupt_caught)
 		return 130;
 	return rc == 255 ? 0 : rc;
 }

@@ -1,13 +1,18 @@
 #!/bin/bash
 # The layer rule (README, Layout): builtin -> workflow -> {runner, analyze} -> {store, core,
-# monitors, testcases} -> lib, checked by scripts/check-layers.sh before every build.
+# monitors} -> lib and core -> testcases -> lib, checked by scripts/check-layers.sh before
+# every build.
 set -u
 . "$(dirname "$0")/../lib.sh"
 
 check "the tree keeps the layer rule" ./scripts/check-layers.sh
+check "README's copy of the layer table is check-layers.sh's own" bash -c \
+	"diff <(./scripts/check-layers.sh --print) <(sed -n '/^\`\`\`layers\$/,/^\`\`\`\$/p' README.md | sed '1d;\$d')"
 # One owner per fact: a copy that a grep can tell, come back, fails here.
 check "one log mean and variance: log_moments (analyze/stats.c) only" bash -c \
 	"[ \"\$(grep -rl --include='*.c' '^[a-z ]*int log_moments(' . | grep -v '^./build/')\" = ./analyze/stats.c ]"
+check "one interrupt flag: interrupt_caught (lib/interrupt.c) only" bash -c \
+	"[ -z \"\$(grep -rn --include='*.c' 'volatile sig_atomic_t .*\\(interrupt\\|got_signal\\)' . | grep -v '^./build/' | grep -v '^./lib/\\(interrupt\\|run_command\\).c:')\" ]"
 check "one mode name: tc_mode_name (testcases/testcase.h) only" bash -c \
 	"[ -z \"\$(grep -rln --include='*.[ch]' 'TC_MODE_PROCESS ? \"process\"' . | grep -v '^./build/' | grep -vx ./testcases/testcase.h)\" ]"
 
@@ -40,6 +45,8 @@ refused lib/num.c analyze "lib including analyze: refused"
 refused workflow/bisect.c builtin "workflow including builtin: refused"
 refused runner/run.c workflow "runner including workflow: refused"
 refused analyze/bisect.c workflow "analyze including workflow: refused"
+refused testcases/fileio.c core "testcases including core: refused (the plug-in API has no cycle)"
+refused core/core.c runner "core including runner: refused (cgroup.c is the runner's)"
 
 # The analyzer's archive needs nothing of libpfm, libelf or hwloc, nor of the runner.
 if [ -f build/libanalyze.a ]; then

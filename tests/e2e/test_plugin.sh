@@ -28,6 +28,68 @@ sb list --json --plugin "$WORK/uname.so"
 check "list --json marks plug-in testcases" json_true "$WORK/out" \
 	"[t['name'] for t in d if t['plugin']] == ['uname1']"
 
+# The plug-in API's run directory (tc_run_dir): a file by name in it for the whole run, the
+# directory gone when the run ends (its janitor).
+cat >"$WORK/rundir.c" <<'C'
+#define _GNU_SOURCE
+#include <scalebench/testcase.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <limits.h>
+#include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
+static char dir[PATH_MAX];
+static int rd_global(struct tc_run *run)
+{
+	const char *note = getenv("RUNDIR_NOTE");
+	FILE *f;
+
+	if (tc_run_dir(run, "plugin", dir, sizeof(dir)))
+		return -1;
+	if (note && (f = fopen(note, "w"))) {
+		fprintf(f, "%s\n", dir);
+		fclose(f);
+	}
+	return 0;
+}
+static int rd_prepare(struct tc_copy *copy)
+{
+	char path[PATH_MAX + 32];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/f%u", dir, copy->index);
+	fd = open(path, O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
+	return fd < 0 ? tc_error(copy, "cannot create %s: %m", path) : close(fd);
+}
+static int rd_run(struct tc_copy *copy, volatile uint64_t *iterations)
+{
+	char path[PATH_MAX + 32];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/f%u", dir, copy->index);
+	for (;;) {
+		if (stat(path, &st))
+			return tc_error(copy, "%s is gone: %m", path);
+		(*iterations)++;
+	}
+	return 0;
+}
+static const struct testcase tc_rd = {
+	.name = "rundir1", .description = "stat a file in the run directory", .suite = "plugin",
+	.global_prepare = rd_global, .prepare = rd_prepare, .run = rd_run,
+};
+SCALEBENCH_PLUGIN(&tc_rd);
+C
+cc_plugin "$WORK/rundir.so" "$WORK/rundir.c"
+mkdir -p "$WORK/tmp"
+RUNDIR_NOTE=$WORK/rundir.note sb bench --plugin "$WORK/rundir.so" -t 2 -s 0.25 -w 0 \
+	--interval 0.25 --tmpdir "$WORK/tmp"
+check "plug-in using tc_run_dir: runs (the binary exports it)" [ $rc -eq 0 ] || cat "$WORK/err"
+rundir=$(cat "$WORK/rundir.note" 2>/dev/null)
+check "its run directory was made under --tmpdir, and is gone after the run" \
+	bash -c "[[ '$rundir' == $WORK/tmp/scalebench-plugin.* ]] && for i in \$(seq 50); do [ ! -e '$rundir' ] && [ -z \"\$(ls -A $WORK/tmp)\" ] && exit 0; sleep 0.1; done; exit 1"
+
 # A copy of a plug-in that crashes is reported like any other.
 cat >"$WORK/crash.c" <<'C'
 #include <scalebench/testcase.h>

@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "../../core/cgroup.h"
+#include "../../runner/cgroup.h"
 #include "../../core/core.h"
 
 #include <stdio.h>

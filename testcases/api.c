@@ -1,4 +1,8 @@
-/* The janitor.  It is forked by the copy host in global_prepare, before any copy exists:
+/* The plug-in API: every function testcase.h declares, for the built-in testcases and for
+ * plug-ins alike (testcases/plugin-exports.list exports them from the binary).  Nothing here
+ * knows the core: a copy's or a run's error buffer is filled, files and directories made.
+ *
+ * tc_run_dir's janitor is forked by the copy host in global_prepare, before any copy exists:
  *
  *   - PR_SET_PDEATHSIG(SIGTERM) tells it when the host dies, however the host dies (end of run, a
  *     failed copy, SIGKILL of scalebench, which takes the host down by its own PDEATHSIG);
@@ -9,12 +13,13 @@
  *
  * The host waits for the janitor's report, so the janitor is out of the group before the run
  * starts.  Once orphaned, the janitor is reaped by scalebench (a child subreaper) or by init. */
-#include "tmpdir.h"
+#include "testcase.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +28,59 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+/* ---- errors --------------------------------------------------------------------------- */
+
+int tc_error(struct tc_copy *copy, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(copy->errbuf, copy->errbuf_size, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+int tc_run_error(struct tc_run *run, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(run->errbuf, run->errbuf_size, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+/* ---- temp files ----------------------------------------------------------------------- */
+
+int tc_tmpfile(const char *dir, const char *tag, uint64_t size)
+{
+	char path[4096];
+	int fd;
+
+	/* The process group in the name is the run's (the copy host leads one): a file a
+	 * killed run left in a shared directory (/dev/shm) says whose it was. */
+	if (snprintf(path, sizeof(path), "%s/scalebench-%s.%d.XXXXXX", dir, tag, (int)getpgrp()) >=
+	    (int)sizeof(path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	fd = mkostemp(path, O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	/* Unlinked at once: a killed run leaves nothing behind. */
+	unlink(path);
+	if (size && ftruncate(fd, (off_t)size)) {
+		int err = errno;
+
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	return fd;
+}
+
+/* ---- run directories ------------------------------------------------------------------ */
 
 /* Our layout is at most <run dir>/<copy dir>/<file>; the limit only stops a runaway. */
 #define MAX_DEPTH 8
