@@ -4,6 +4,7 @@
 #include "../analyze/bisect.h"
 #include "../lib/file.h"
 #include "../lib/num.h"
+#include "../runner/slurm.h"
 #include "../runner/target.h"
 #include "../runner/vm.h"
 #include "../workflow/bisect.h"
@@ -95,27 +96,6 @@ static int plugin_arg(const struct option_def *opt, const char *arg, char *err, 
 	return 0;
 }
 
-/* A --partition or --constraint value for sbatch (an argument of its own, no shell): not
- * empty, printable, not cut by run_job's buffer.  true after a message when it is not. */
-static bool slurm_word_bad(const char *opt, const char *v)
-{
-	if (!v)
-		return false;
-	for (const char *p = v; *p; p++)
-		if ((unsigned char)*p <= ' ' || *p == 127) {
-			sb_error("%s '%s': expected a Slurm name or feature expression, without "
-				 "spaces or control characters",
-				 opt, v);
-			return true;
-		}
-	if (!*v || strlen(v) > 255) {
-		sb_error("%s: expected 1 to 255 characters", opt);
-		return true;
-	}
-	return false;
-}
-
-/* The options into b: -1 to go on, else the exit status (0 after --help, 2). */
 /* The saved state of the callback options (options_to_json): --confidence a number,
  * --ssh-option and --plugin lists (plug-ins absolute). */
 static json_t *confidence_save(const struct option_def *opt)
@@ -401,8 +381,8 @@ static int options_check(const struct bisect *b)
 		sb_error("--runs-per-task goes with --slurm (the runs of one array task)");
 		return 2;
 	}
-	if (slurm_word_bad("--partition", b->partition) ||
-	    slurm_word_bad("--constraint", b->constraint))
+	if (slurm_word_check("partition", b->partition, true) ||
+	    slurm_word_check("constraint", b->constraint, true))
 		return 2;
 	if (b->slurm && b->target) {
 		sb_error("--slurm and --target: the runs go either to Slurm's nodes or to one "

@@ -1,4 +1,5 @@
 #include "errors.h"
+#include "text.h"
 
 #include <errno.h>
 #include <stdbool.h>
@@ -15,31 +16,6 @@ void sb_set_command(const char *name)
 	command = name;
 }
 
-/* Control characters in msg written as \xNN, in place of what they would do to a terminal:
- * messages quote labels, stat names and paths from results trees and job files, and one
- * holding ESC ("\x1b[2J") would drive the terminal, a CR overwrite the line.  Newlines and
- * tabs a message means stay; so does UTF-8, but not the C1 controls (U+0080..U+009F) some
- * terminals read as ESC sequences.  NULL when out of memory. */
-static char *defang(const char *msg)
-{
-	size_t n = strlen(msg);
-	char *out = malloc(4 * n + 1), *o = out;
-
-	if (!out)
-		return NULL;
-	for (const unsigned char *p = (const unsigned char *)msg; *p; p++) {
-		bool c1 = *p == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f;
-
-		if ((*p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7f || c1) {
-			o += sprintf(o, "\\x%02x", c1 ? *++p : *p);
-			continue;
-		}
-		*o++ = (char)*p;
-	}
-	*o = '\0';
-	return out;
-}
-
 /* One write per message, so lines of concurrent writers (monitor threads, copies) do not
  * interleave within a line. */
 static void say(const char *what, const char *fmt, va_list ap)
@@ -51,7 +27,10 @@ static void say(const char *what, const char *fmt, va_list ap)
 			command ? " " : "", command ? command : "", what);
 		return;
 	}
-	safe = defang(msg);
+	/* Messages quote labels, stat names and paths from results trees and job files: one
+	 * holding ESC ("\x1b[2J") would drive the terminal, a CR overwrite the line.  Escaped as
+	 * text.h escapes every name on its way to a terminal, the message's own lines kept. */
+	safe = text_escape_message(msg);
 	fprintf(stderr, "scalebench%s%s: %s%s\n", command ? " " : "", command ? command : "", what,
 		safe ? safe : msg);
 	free(safe);

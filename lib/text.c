@@ -48,14 +48,15 @@ bool text_is_clean(const char *s)
 	return true;
 }
 
-/* Writes the escaped form of s to out when out is not NULL; returns its length. */
-static size_t escape_into(const char *s, char *out)
+/* Writes the escaped form of s to out when out is not NULL; returns its length.  lines: a
+ * newline or tab stays as it is (a message's own lines). */
+static size_t escape_into(const char *s, char *out, bool lines)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	size_t len = 0;
 
 	while (*p) {
-		size_t n = printable_seq(p);
+		size_t n = lines && (*p == '\n' || *p == '\t') ? 1 : printable_seq(p);
 		char buf[5];
 		const char *e = buf;
 
@@ -74,16 +75,26 @@ static size_t escape_into(const char *s, char *out)
 	return len;
 }
 
-char *text_escape(const char *s)
+static char *escaped(const char *s, bool lines)
 {
-	size_t len = escape_into(s, NULL);
+	size_t len = escape_into(s, NULL, lines);
 	char *out = malloc(len + 1);
 
 	if (!out)
 		return NULL;
-	escape_into(s, out);
+	escape_into(s, out, lines);
 	out[len] = '\0';
 	return out;
+}
+
+char *text_escape(const char *s)
+{
+	return escaped(s, false);
+}
+
+char *text_escape_message(const char *s)
+{
+	return escaped(s, true);
 }
 
 void fput_escaped(const char *s, FILE *out)

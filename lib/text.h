@@ -15,6 +15,9 @@
 bool text_is_clean(const char *s);
 /* The escaped form of s (malloc: free it), or NULL when out of memory. */
 char *text_escape(const char *s);
+/* The same for a message of several lines (sb_error's): newlines and tabs stay, everything
+ * else as text_escape.  One rule for every escape on the way to a terminal. */
+char *text_escape_message(const char *s);
 /* s escaped onto out. */
 void fput_escaped(const char *s, FILE *out);
 /* For printf arguments: s itself when clean, else its escaped form, kept until the 16th call

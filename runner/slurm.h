@@ -88,6 +88,12 @@ struct slurm_submission {
 int slurm_submit(const struct slurm_submit_opts *o, struct slurm_submission *s);
 void slurm_submission_free(struct slurm_submission *s);
 
+/* A Slurm option's value (one word of sbatch's argv and of the job script's comments): given
+ * (NULL passes), not empty, no control character; with name (a partition, a constraint's
+ * feature expression) no space either and at most 255 characters.  0, or -1 after sb_error
+ * naming --OPT and the value.  submit and bisect --slurm both check with it. */
+int slurm_word_check(const char *opt, const char *v, bool name);
+
 enum slurm_task_state {
 	SLURM_TASK_PENDING,
 	SLURM_TASK_RUNNING,

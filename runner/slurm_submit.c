@@ -22,22 +22,25 @@
 #include <time.h>
 #include <unistd.h>
 
-/* A Slurm option's value: given, not empty, no control character (it is one word of sbatch's
- * argv and of the script's comments). */
-static int check_word(const char *opt, const char *v)
+int slurm_word_check(const char *opt, const char *v, bool name)
 {
 	if (!v)
 		return 0;
-	if (!*v) {
-		sb_error("--%s: expected a non-empty value", opt);
+	if (!*v || (name && strlen(v) > 255)) {
+		sb_error("--%s: expected %s", opt, name ? "1 to 255 characters" : "a non-empty value");
 		return -1;
 	}
 	for (const unsigned char *p = (const unsigned char *)v; *p; p++) {
-		if (*p < 0x20 || *p == 0x7f) {
+		if (*p < 0x20 || *p == 0x7f || (name && *p == ' ')) {
 			char *q = sh_quote(v);
 
-			sb_error("--%s %s: a control character (0x%02x); expected printable text",
-				 opt, q ? q : "", *p);
+			if (*p == ' ')
+				sb_error("--%s %s: expected a Slurm name or feature expression, without "
+					 "spaces or control characters",
+					 opt, q ? q : "");
+			else
+				sb_error("--%s %s: a control character (0x%02x); expected printable text",
+					 opt, q ? q : "", *p);
 			free(q);
 			return -1;
 		}
@@ -554,11 +557,12 @@ static int check_opts(const struct slurm_submit_opts *o)
 		sb_error("--commit: expected a non-empty label");
 		return -1;
 	}
-	if (check_word("partition", o->partition) || check_word("constraint", o->constraint) ||
-	    check_word("time", o->time_limit))
+	if (slurm_word_check("partition", o->partition, true) ||
+	    slurm_word_check("constraint", o->constraint, true) ||
+	    slurm_word_check("time", o->time_limit, false))
 		return -1;
 	for (size_t i = 0; i < o->n_sbatch_args; i++)
-		if (check_word("sbatch-arg", o->sbatch_args[i]))
+		if (slurm_word_check("sbatch-arg", o->sbatch_args[i], false))
 			return -1;
 	if (o->then && (!*o->then || strchr(o->then, '\n') || strchr(o->then, '\r'))) {
 		sb_error("--then: expected a non-empty one-line shell command");

@@ -147,7 +147,8 @@ PY
 check "list into a closed pipe: exit 2, said" bash -c "[ \"\$(head -1 $WORK/pipe)\" = 2 ] && grep -q 'cannot write to standard output: Broken pipe' $WORK/pipe"
 
 # A message quoting what the user or a results tree gave cannot drive the terminal: control
-# characters come out as \xNN (ESC, CR, and the C1 controls some terminals obey), newlines
+# characters come out escaped as every name on its way to a terminal is (text.h: ESC as \xNN,
+# CR as \r, the C1 controls some terminals obey and bytes that are not UTF-8 as \xNN), newlines
 # and UTF-8 stay.
-sb report --base $'a\eZb\rc\xc2\x9bd\xc3\xa9' --head x --results "$WORK/none"
-check "control characters in a message come out as \\xNN" bash -c "[ $rc -eq 2 ] && grep -qF \"'a\\x1bZb\\x0dc\\x9bdé'\" $WORK/err && ! grep -q \$'\\e' $WORK/err && ! grep -q \$'\\r' $WORK/err"
+sb report --base $'a\eZb\rc\xc2\x9bd\xc3\xa9\xff' --head x --results "$WORK/none"
+check "control characters and bytes not UTF-8 in a message come out escaped" bash -c "[ $rc -eq 2 ] && grep -qF \"'a\\x1bZb\\rc\\xc2\\x9bdé\\xff'\" $WORK/err && ! grep -q \$'\\e' $WORK/err && ! grep -q \$'\\r' $WORK/err"
