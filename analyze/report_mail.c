@@ -5,6 +5,7 @@
 #include "plot.h"
 #include "results.h"
 #include "../lib/errors.h"
+#include "../lib/git.h"
 #include "../lib/run_command.h"
 #include "../store/layout.h"
 
@@ -33,27 +34,7 @@ struct mail_change {
 	enum verdict verdict;
 };
 
-/* git -C repo ARGS: its first line of output, or "" when it fails. */
-static void git_line(const char *repo, const char *const *args, char *out, size_t len)
-{
-	const char *argv[16] = {"git", "-C", repo};
-	struct child_process git = {
-	    .argv = argv, .out = RUN_OUT_CAPTURE, .err = RUN_OUT_NULL, .end_group = true};
-	char err[512];
-	size_t n = 3;
-
-	out[0] = '\0';
-	for (size_t i = 0; args[i] && n < 15; i++)
-		argv[n++] = args[i];
-	argv[n] = NULL;
-	if (!repo)
-		return;
-	if (!child_run(&git, err, sizeof(err)) && git.exit_code == 0 && git.out_text.p)
-		snprintf(out, len, "%.*s", (int)strcspn(git.out_text.p, "\n"), git.out_text.p);
-	child_release(&git);
-}
-
-#define GITL(repo, out, len, ...) git_line(repo, (const char *const[]){__VA_ARGS__, NULL}, out, len)
+#define GITL(repo, out, len, ...) git_line(repo, GIT_ARGS(__VA_ARGS__), out, len)
 
 static const struct stat_row *best_row(const struct comparison *c)
 {

@@ -1,7 +1,7 @@
 /* A stat's series over a branch (series.h), from the results index. */
 #include "series.h"
 
-#include "../lib/run_command.h"
+#include "../lib/git.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -88,34 +88,11 @@ static void branch_free(struct branch *b)
 static int git_capture(const char *repo, const char *const *args, char **out, char *err,
 		       size_t errlen)
 {
-	const char *argv[16] = {"git", "-C", repo};
-	size_t n = 3;
-	struct child_process git = {.argv = argv, .out = RUN_OUT_CAPTURE, .err = RUN_OUT_CAPTURE};
-	char why[256];
+	int rc = git_run(repo, args, 0, out, err, errlen);
 
-	for (size_t i = 0; args[i] && n + 1 < sizeof(argv) / sizeof(argv[0]); i++)
-		argv[n++] = args[i];
-	argv[n] = NULL;
-	*out = NULL;
-	git.err_text.max = 4096;
-	if (child_run(&git, why, sizeof(why))) {
-		snprintf(err, errlen, "%s", why);
-		child_release(&git);
-		return -1;
-	}
-	if (git.exit_code != 0) {
-		const char *e = git.err_text.p ? git.err_text.p : "";
-
-		snprintf(err, errlen, "git -C %s %s %s failed: %.*s", repo, args[0],
-			 args[1] ? args[1] : "", (int)strcspn(e, "\n"), e);
-		child_release(&git);
-		return -1;
-	}
-	*out = git.out_text.p ? git.out_text.p : strdup("");
-	git.out_text.p = NULL;
-	child_release(&git);
-	if (!*out) {
-		snprintf(err, errlen, "%s", strerror(ENOMEM));
+	if (rc != 0) {
+		free(*out);
+		*out = NULL;
 		return -1;
 	}
 	return 0;

@@ -4,7 +4,7 @@
 #include "../analyze/nightly.h"
 #include "../analyze/nightly_state.h"
 #include "../lib/mail.h"
-#include "../lib/run_command.h"
+#include "../lib/git.h"
 #include "../store/index.h"
 
 #include <limits.h>
@@ -41,18 +41,13 @@ const struct command_def nightly_command = {
  * once per job. */
 static bool has_revision(const char *repo, const char *rev)
 {
-	char spec[512], err[512];
-	const char *argv[] = {"git", "-C", repo, "rev-parse", "--verify", "--quiet", spec, NULL};
-	struct child_process git = {
-	    .argv = argv, .out = RUN_OUT_NULL, .err = RUN_OUT_NULL, .end_group = true};
-	bool ok;
+	char spec[512];
 
 	if ((size_t)snprintf(spec, sizeof(spec), "%s^{commit}", rev) >= sizeof(spec) ||
 	    rev[0] == '-')
 		return false;
-	ok = !child_run(&git, err, sizeof(err)) && git.exit_code == 0;
-	child_release(&git);
-	return ok;
+	return git_run(repo, GIT_ARGS("rev-parse", "--verify", "--quiet", spec), 0, NULL, NULL,
+		       0) == 0;
 }
 
 /* nightly's command line: its options, the addresses parsed and the state file's path. */

@@ -14,6 +14,7 @@
 #include "../lib/errors.h"
 #include "../lib/text.h"
 #include "../lib/file.h"
+#include "../lib/git.h"
 #include "../lib/run_command.h"
 #include "../runner/job.h"
 #include "../runner/target.h"
@@ -35,22 +36,13 @@ static bool resetting; /* git bisect reset runs to the end, whatever comes */
 
 int bisect_git(const struct bisect *b, char *out, size_t outlen, const char *const *args)
 {
-	const char *argv[32] = {"git", "-C", b->repo};
-	struct child_process git = {.argv = argv,
-				    .out = out ? RUN_OUT_CAPTURE : RUN_OUT_NULL,
-				    .err = RUN_OUT_STDOUT,
-				    .no_forward = resetting};
-	char err[512];
-	size_t n = 3;
-	int rc;
+	char *text = NULL;
+	int rc = git_run(b->repo, args, GIT_STDERR_TO_OUT | (resetting ? GIT_NO_FORWARD : 0),
+			 out ? &text : NULL, NULL, 0);
 
-	for (size_t i = 0; args[i] && n < 31; i++)
-		argv[n++] = args[i];
-	argv[n] = NULL;
-	rc = child_run(&git, err, sizeof(err)) ? -1 : child_status(&git);
 	if (out && outlen)
-		snprintf(out, outlen, "%s", git.out_text.p ? git.out_text.p : "");
-	child_release(&git);
+		snprintf(out, outlen, "%s", text ? text : "");
+	free(text);
 	return rc;
 }
 
@@ -63,8 +55,13 @@ static int resolve(const struct bisect *b, const char *rev, char *sha)
 	if (GIT(b, out, sizeof(out), "rev-parse", "--verify", "--quiet", spec))
 		return -1;
 	text_chomp(out);
-	if (strlen(out) != 40)
+	if (!git_is_oid(out))
 		return -1;
+	if (strlen(out) != 40) {
+		sb_error("%s: a SHA-256 repository; bisect's log and state take SHA-1 names only",
+			 b->repo);
+		return -1;
+	}
 	strcpy(sha, out);
 	return 0;
 }
@@ -433,18 +430,15 @@ static bool bisecting(const struct bisect *b)
  * between the two), applied. */
 static int replay(struct bisect *b)
 {
-	char *out = NULL, line[200], err[256];
+	char *out = NULL, line[200], err[512];
 	size_t i;
 	json_t *s;
-	const char *argv[] = {"git", "-C", b->repo, "bisect", "log", NULL};
-	struct child_process c = {.argv = argv, .out = RUN_OUT_CAPTURE, .err = RUN_OUT_NULL};
 
-	if (child_run(&c, err, sizeof(err)) || child_status(&c)) {
-		sb_error("git bisect log in %s failed", b->repo);
-		child_release(&c);
+	if (git_run(b->repo, GIT_ARGS("bisect", "log"), 0, &out, err, sizeof(err))) {
+		sb_error("%s", err[0] ? err : "git bisect log failed");
+		free(out);
 		return -1;
 	}
-	out = c.out_text.p ? c.out_text.p : "";
 	json_array_foreach (b->steps, i, s) {
 		const char *sha = json_string_value(json_object_get(s, "commit"));
 		const char *d = json_string_value(json_object_get(s, "decision"));
@@ -457,12 +451,12 @@ static int replay(struct bisect *b)
 			continue;
 		if (GIT(b, o, sizeof(o), "bisect", d, sha)) {
 			sb_error("git bisect %s %s failed: %s", d, sha, o);
-			child_release(&c);
+			free(out);
 			return -1;
 		}
 		fprintf(stderr, "resume: applied the logged decision %s for %.10s\n", d, sha);
 	}
-	child_release(&c);
+	free(out);
 	return 0;
 }
 

@@ -15,6 +15,8 @@ check "one interrupt flag: interrupt_caught (lib/interrupt.c) only" bash -c \
 	"[ -z \"\$(grep -rn --include='*.c' 'volatile sig_atomic_t .*\\(interrupt\\|got_signal\\)' . | grep -v '^./build/' | grep -v '^./lib/\\(interrupt\\|run_command\\).c:')\" ]"
 check "one Slurm word check: slurm_word_check (runner/slurm_submit.c) only" bash -c \
 	"[ \"\$(grep -rl --include='*.c' 'Slurm name or feature expression' . | grep -v '^./build/')\" = ./runner/slurm_submit.c ]"
+check "one way to run git: git_run (lib/git.c), no argv of its own elsewhere" bash -c \
+	"[ -z \"\$(grep -rl --include='*.c' '{\"git\"' . | grep -v '^./build/' | grep -v '^./tests/')\" ]"
 check "one mode name: tc_mode_name (testcases/testcase.h) only" bash -c \
 	"[ -z \"\$(grep -rln --include='*.[ch]' 'TC_MODE_PROCESS ? \"process\"' . | grep -v '^./build/' | grep -vx ./testcases/testcase.h)\" ]"
 
