@@ -215,6 +215,25 @@ out:
 	return rc;
 }
 
+/* One line of squeue's or sacct's --parsable2 output (len bytes, no newline) into its 4
+ * '|'-separated fields: the last takes the rest of the line.  0, or -1 with fewer fields. */
+static int split4(const char *line, size_t len, const char **f, size_t *fl)
+{
+	const char *p = line;
+
+	for (int i = 0; i < 4; i++) {
+		size_t rest = len - (size_t)(p - line);
+		size_t n = i < 3 ? strcspn(p, "|\n") : rest;
+
+		if (i < 3 && (n >= rest || p[n] != '|'))
+			return -1;
+		f[i] = p;
+		fl[i] = n;
+		p += n + 1;
+	}
+	return 0;
+}
+
 int slurm_parse_squeue(const char *text, struct slurm_reports *r, char *err, size_t errlen)
 {
 	const char *line = text;
@@ -225,24 +244,15 @@ int slurm_parse_squeue(const char *text, struct slurm_reports *r, char *err, siz
 		size_t len = strcspn(line, "\n");
 		const char *f[4];
 		size_t fl[4];
-		const char *p = line;
 		char e[160];
 
 		lineno++;
 		if (len == 0)
 			goto next;
-		for (int i = 0; i < 4; i++) {
-			size_t rest = len - (size_t)(p - line);
-			size_t n = i < 3 ? strcspn(p, "|\n") : rest;
-
-			if (i < 3 && (n >= rest || p[n] != '|')) {
-				snprintf(err, errlen, "squeue line %u: expected 4 fields "
-					 "TASK|STATE|NODE|REASON", lineno);
-				goto fail;
-			}
-			f[i] = p;
-			fl[i] = n;
-			p += n + 1;
+		if (split4(line, len, f, fl)) {
+			snprintf(err, errlen, "squeue line %u: expected 4 fields TASK|STATE|NODE|REASON",
+				 lineno);
+			goto fail;
 		}
 		if (fl[1] == 0) {
 			snprintf(err, errlen, "squeue line %u: no state", lineno);
@@ -373,7 +383,7 @@ int slurm_parse_sacct(const char *text, struct slurm_reports *r, char *err, size
 	memset(r, 0, sizeof(*r));
 	while (*line) {
 		size_t len = strcspn(line, "\n");
-		const char *f[4], *p = line, *us, *colon;
+		const char *f[4], *us, *colon;
 		size_t fl[4];
 		long long c = -1, s = 0;
 		char e[160];
@@ -381,18 +391,11 @@ int slurm_parse_sacct(const char *text, struct slurm_reports *r, char *err, size
 		lineno++;
 		if (len == 0)
 			goto next;
-		for (int i = 0; i < 4; i++) {
-			size_t rest = len - (size_t)(p - line);
-			size_t n = i < 3 ? strcspn(p, "|\n") : rest;
-
-			if (i < 3 && (n >= rest || p[n] != '|')) {
-				snprintf(err, errlen, "sacct line %u: expected 4 fields "
-					 "JobID|State|NodeList|ExitCode", lineno);
-				goto fail;
-			}
-			f[i] = p;
-			fl[i] = n;
-			p += n + 1;
+		if (split4(line, len, f, fl)) {
+			snprintf(err, errlen,
+				 "sacct line %u: expected 4 fields JobID|State|NodeList|ExitCode",
+				 lineno);
+			goto fail;
 		}
 		/* 12_3 is array task 3; 12_3.batch and 12_3.extern are its steps. */
 		if (memchr(f[0], '.', fl[0]))

@@ -445,6 +445,21 @@ static void say_unreachable(struct session *s, const struct child_process *c)
 		 text_safe(s->t->url), last_line(&c->err_text, line, sizeof(line)));
 }
 
+/* An ssh step's two common ends: interrupted (rc 128 + N) or the target unreachable (said,
+ * rc left as it is).  true when the step ended in one of them. */
+static bool ssh_step_ended(struct session *s, const struct child_process *c, int *rc)
+{
+	if (c->interrupted) {
+		*rc = 128 + c->interrupted;
+		return true;
+	}
+	if (c->exit_code == SSH_FAILED) {
+		say_unreachable(s, c);
+		return true;
+	}
+	return false;
+}
+
 /* Whether the target's scalebench is ours, MAJOR.MINOR: 0, else 2 after a message. */
 static int check_version(struct session *s)
 {
@@ -458,14 +473,8 @@ static int check_version(struct session *s)
 	strbuf_addstr(&script, " --version");
 	if (script.oom || ssh_run(s, script.buf, &c))
 		goto out;
-	if (c.interrupted) {
-		rc = 128 + c.interrupted;
+	if (ssh_step_ended(s, &c, &rc))
 		goto out;
-	}
-	if (c.exit_code == SSH_FAILED) {
-		say_unreachable(s, &c);
-		goto out;
-	}
 	if (c.exit_code == 127 || c.exit_code == 126) {
 		sb_error(
 		    "%s: scalebench '%s' not found or not executable there: %s; expected it on "
@@ -594,14 +603,8 @@ static int push_tree(struct session *s)
 	put.in_len = tar.out_text.len;
 	if (ssh_run(s, script.buf, &put))
 		goto out;
-	if (put.interrupted) {
-		rc = 128 + put.interrupted;
+	if (ssh_step_ended(s, &put, &rc))
 		goto out;
-	}
-	if (put.exit_code == SSH_FAILED) {
-		say_unreachable(s, &put);
-		goto out;
-	}
 	if (put.exit_code != 0) {
 		sb_error("--push: cannot unpack into %s on %s (exit %d): %s", text_safe(dir),
 			 text_safe(s->t->url), put.exit_code,
@@ -659,14 +662,8 @@ static int setup(struct session *s, const char *job_path)
 			goto out;
 		}
 	}
-	if (c.interrupted) {
-		rc = 128 + c.interrupted;
+	if (ssh_step_ended(s, &c, &rc))
 		goto out;
-	}
-	if (c.exit_code == SSH_FAILED) {
-		say_unreachable(s, &c);
-		goto out;
-	}
 	if (c.exit_code != 0 || !s->tmp) {
 		sb_error(
 		    "%s: cannot make a temp directory with the job in it (mktemp -d, exit %d): "
