@@ -225,7 +225,7 @@ static int options_read(struct bisect *b, struct option_def *opts_out, int argc,
 	    {OPT_STRING("prepare", 0, &b->prepare), .arg = "COMMAND",
 	     .help = "shell command that builds what is tested, run in the repo with "
 		     "$SCALEBENCH_COMMIT; non-zero exit skips the commit"},
-	    {OPT_STRING("results", 0, &b->results), .arg = "DIR", .def = "results",
+	    {OPT_RESULTS(&b->results),
 	     .flags = OPTION_PATH,
 	     .help = "results root; runs there are reused"},
 	    {OPT_COUNT("max-runs", 0, &b->max_runs), .def = STR(BISECT_MAX_RUNS),

@@ -11,6 +11,19 @@
 #include <stddef.h>
 #include <stdio.h>
 
+/* Option groups: an option several commands take, declared once (its name, value and
+ * default); each table adds its own .help, and .flags where it needs them. */
+#define OPT_RESULTS(p) OPT_STRING("results", 0, p), .arg = "DIR", .def = "results"
+/* --results without a default: a command that can also work without a results root. */
+#define OPT_RESULTS_OPTIONAL(p) OPT_STRING("results", 0, p), .arg = "DIR"
+/* The robot mail's delivery: report and nightly. */
+#define OPT_MAIL_MBOX(p) OPT_STRING("mbox", 0, p), .arg = "FILE"
+#define OPT_MAIL_SENDMAIL(p) OPT_FLAG("sendmail", 0, p)
+#define OPT_MAIL_FROM(p)                                                                           \
+	OPT_STRING("from", 0, p), .arg = "ADDR", .def = "scalebench robot <scalebench@localhost>",  \
+	.help = "From: one address, 'Name <local@domain>' or 'local@domain'"
+#define OPT_MAIL_TO(p) OPT_STRING("to", 0, p), .arg = "ADDR"
+
 int cmd_list(int argc, char **argv);
 int cmd_bench(int argc, char **argv);
 int cmd_split(int argc, char **argv);

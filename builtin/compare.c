@@ -286,7 +286,7 @@ int cmd_compare(int argc, char **argv)
 	const char *root = NULL, *job_arg = NULL, *commits = NULL, *stat = NULL, *format, *rule;
 	bool all = false, verbose = false, json = false, plot = false, mmtests = false;
 	const struct option_def opts[] = {
-	    {OPT_STRING("results", 0, &root), .arg = "DIR",
+	    {OPT_RESULTS_OPTIONAL(&root),
 	     .help = "results root to pick groups from (with --job, --commits)"},
 	    {OPT_STRING("job", 0, &job_arg), .arg = "JOB",
 	     .help = "a job file, or one atomic job's path_params (process-100%-page_fault3); "

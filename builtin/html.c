@@ -36,7 +36,7 @@ int cmd_html(int argc, char **argv)
 	struct site_opts o = {.interrupted = &interrupt_caught};
 	struct site_summary sum;
 	const struct option_def opts[] = {
-	    {OPT_STRING("results", 0, &o.results), .arg = "DIR", .def = "results",
+	    {OPT_RESULTS(&o.results),
 	     .help = "the results root"},
 	    {OPT_STRING("output", 'o', &o.out), .arg = "SITE", .flags = OPTION_REQUIRED,
 	     .help = "the site's directory"},

@@ -25,7 +25,7 @@ int cmd_index(int argc, char **argv)
 	const char *root = NULL;
 	bool rebuild = false, verbose = false;
 	const struct option_def opts[] = {
-	    {OPT_STRING("results", 0, &root), .arg = "DIR", .def = "results",
+	    {OPT_RESULTS(&root),
 	     .help = "results root"},
 	    {OPT_FLAG("rebuild", 0, &rebuild),
 	     .help = "make the index anew from the tree, whatever its state"},

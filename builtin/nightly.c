@@ -64,7 +64,7 @@ struct nightly_args {
 static int parse_nightly_args(int argc, char **argv, struct nightly_args *a)
 {
 	const struct option_def opts[] = {
-	    {OPT_STRING("results", 0, &a->root), .arg = "DIR", .def = "results",
+	    {OPT_RESULTS(&a->root),
 	     .help = "results root"},
 	    {OPT_STRING("repo", 0, &a->repo), .arg = "DIR",
 	     .help = "the git repository: series in its branch's first-parent order, commit "
@@ -75,13 +75,11 @@ static int parse_nightly_args(int argc, char **argv, struct nightly_args *a)
 	     .help = "only this job (its path_params, or its key testcase/.../compiler)"},
 	    {OPT_CHOICE("stats", 0, &a->stats), .choices = "headline|all", .def = "headline",
 	     .help = "the stats watched: each job's headline stat, or every stat"},
-	    {OPT_STRING("mbox", 0, &a->mbox), .arg = "FILE",
+	    {OPT_MAIL_MBOX(&a->mbox),
 	     .help = "append the messages to an mbox file"},
-	    {OPT_FLAG("sendmail", 0, &a->sendmail), .help = "pipe each message to sendmail -t"},
-	    {OPT_STRING("from", 0, &a->from), .arg = "ADDR",
-	     .def = "scalebench robot <scalebench@localhost>",
-	     .help = "From: one address, 'Name <local@domain>' or 'local@domain'"},
-	    {OPT_STRING("to", 0, &a->to), .arg = "ADDR",
+	    {OPT_MAIL_SENDMAIL(&a->sendmail), .help = "pipe each message to sendmail -t"},
+	    {OPT_MAIL_FROM(&a->from)},
+	    {OPT_MAIL_TO(&a->to),
 	     .def_doc = "the culprit commit's author with --repo, else root@localhost",
 	     .help = "To: one address, as --from"},
 	    {OPT_STRING("state", 0, &a->state_path), .arg = "FILE",

@@ -259,7 +259,7 @@ static int plot_main(int argc, char **argv)
 	    {OPT_STRING("scalability", 0, &job), .arg = "JOB.yaml",
 	     .help = "ops/s against nr_task, one line per commit, from the job's atomic jobs "
 		     "(with --results, --commits)"},
-	    {OPT_STRING("results", 0, &root), .arg = "DIR",
+	    {OPT_RESULTS_OPTIONAL(&root),
 	     .help = "results root (with --scalability)"},
 	    {OPT_STRING("commits", 0, &commits), .arg = "A,B[,C]",
 	     .help = "commit labels (with --scalability)"},

@@ -86,7 +86,7 @@ struct results_args {
 static int parse_results_args(int argc, char **argv, struct results_args *a)
 {
 	const struct option_def opts[] = {
-	    {OPT_STRING("results", 0, &a->root), .arg = "DIR", .def = "results",
+	    {OPT_RESULTS(&a->root),
 	     .help = "results root"},
 	    {OPT_STRING("job", 0, &a->job), .arg = "PATH_PARAMS|KEY", .def_doc = "every job",
 	     .help = "one atomic job: its path_params (process-100%-page_fault3) or its key"},

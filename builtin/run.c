@@ -433,7 +433,7 @@ int cmd_run(int argc, char **argv)
 	     .help = "runs per atomic job"},
 	    {OPT_STRING("commit", 0, &o.commit), .arg = "LABEL", .def_doc = "uname -r",
 	     .help = "the commit axis of the results path"},
-	    {OPT_STRING("results", 0, &o.results_root), .arg = "DIR", .def = "results",
+	    {OPT_RESULTS(&o.results_root),
 	     .help = "results root"},
 	    {OPT_FLAG("interleave", 0, &o.interleave),
 	     .help = "run the atomic jobs round-robin instead of back to back"},

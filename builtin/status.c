@@ -192,7 +192,7 @@ int cmd_status(int argc, char **argv)
 	const char *root = NULL;
 	bool json = false;
 	const struct option_def opts[] = {
-	    {OPT_STRING("results", 0, &root), .arg = "DIR", .def = "results",
+	    {OPT_RESULTS(&root),
 	     .help = "results root the submissions were made into"},
 	    {OPT_FLAG("json", 0, &json), .help = "one JSON object on standard output"},
 	    {OPT_END},

@@ -128,7 +128,7 @@ static int parse_submit_args(int argc, char **argv, struct submit_args *a)
 {
 	struct slurm_submit_opts *o = &a->o;
 	const struct option_def opts[] = {
-	    {OPT_STRING("results", 0, &o->results_root), .arg = "DIR", .flags = OPTION_REQUIRED,
+	    {OPT_RESULTS_OPTIONAL(&o->results_root), .flags = OPTION_REQUIRED,
 	     .help = "the shared results root (the nodes store their runs there)"},
 	    {OPT_STRING("commit", 0, &o->commit), .arg = "LABEL", .def_doc = "the node's uname -r",
 	     .help = "the commit axis of the results path"},

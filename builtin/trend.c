@@ -241,7 +241,7 @@ struct trend_args {
 static int parse_trend_args(int argc, char **argv, struct trend_args *a)
 {
 	const struct option_def opts[] = {
-	    {OPT_STRING("results", 0, &a->root), .arg = "DIR", .def = "results",
+	    {OPT_RESULTS(&a->root),
 	     .help = "the results root"},
 	    {OPT_STRING("job", 0, &a->job), .arg = "PATH_PARAMS", .flags = OPTION_REQUIRED,
 	     .help = "the atomic job: its path_params (process-100%-page_fault3) or its key "

@@ -23,7 +23,7 @@ int cmd_wait(int argc, char **argv)
 	double timeout_s = 0;
 	bool quiet = false;
 	const struct option_def opts[] = {
-	    {OPT_STRING("results", 0, &root), .arg = "DIR", .def = "results",
+	    {OPT_RESULTS(&root),
 	     .help = "results root the submission was made into"},
 	    {OPT_DURATION("timeout", 0, &timeout_s), .def = "0", .max = 1e9,
 	     .help = "give up after this long (0: never)"},
