@@ -1,5 +1,6 @@
 /* A stat's series over a branch (series.h), from the results index. */
 #include "series.h"
+#include "results.h"
 
 #include "../lib/git.h"
 
@@ -456,4 +457,38 @@ void series_free(struct series *s)
 	free(s->job);
 	free(s->stat);
 	memset(s, 0, sizeof(*s));
+}
+
+int series_headline_stat(struct results_index *ix, const char *job, char **stat, char *err,
+			 size_t errlen)
+{
+	struct index_commit *c = NULL;
+	struct result_group g;
+	char *key;
+	ssize_t n;
+	const char *dir = NULL;
+
+	*stat = NULL;
+	if (resolve_job(ix, job, &key, err, errlen))
+		return -1;
+	n = index_commits(ix, key, NULL, &c);
+	for (ssize_t i = n; i-- > 0 && !dir;)
+		if (c[i].runs > c[i].failed)
+			dir = c[i].dir;
+	if (!dir) {
+		snprintf(err, errlen, "%s: no commit with a successful run to take the headline from",
+			 key);
+	} else if (group_load(dir, &g, err, errlen) == 0) {
+		const char *h = group_headline_stat(&g, 1);
+
+		if (!h)
+			snprintf(err, errlen, "%s: its runs declare no headline stat; give --stat", dir);
+		else if (!(*stat = strdup(h)))
+			snprintf(err, errlen, "out of memory");
+		group_free(&g);
+	}
+	if (n > 0)
+		index_commits_free(c, (size_t)n);
+	free(key);
+	return *stat ? 0 : -1;
 }

@@ -39,6 +39,12 @@ int series_load(struct results_index *ix, const char *job, const char *stat,
 		const struct series_order *o, struct series *s, char *err, size_t errlen);
 void series_free(struct series *s);
 
+/* The headline stat of job (a key or a path_params) as its latest commit with a run that
+ * succeeded declares it (meta.json), as html and nightly take it when --stat is not given:
+ * *stat malloc'd, 0; or -1 with err (no such job, ambiguous, no successful run, none declared). */
+int series_headline_stat(struct results_index *ix, const char *job, char **stat, char *err,
+			 size_t errlen);
+
 /* The commit labels of job (key or path_params) in the order series_load gives (every
  * commit with a run, failures included).  Returns how many (*out: free each and the array),
  * or -1 with err. */

@@ -186,12 +186,18 @@ static int nightly_pass(const struct nightly_opts *o, const char *state_path)
 		sb_error("%s", err);
 		goto out;
 	}
-	if (o->verbose)
-		sb_note("%zu change%s found, new ones mailed", nchanges, nchanges == 1 ? "" : "s");
 	if (nightly_mail(&st, o, changes, nchanges, &mailed, err, sizeof(err))) {
 		sb_error("%s", err);
 		goto out;
 	}
+	/* What happened, not what was meant to: a dry run or a known change mails nothing. */
+	if (o->verbose && o->dry_run)
+		sb_note("%zu change%s found; a dry run: nothing mailed", nchanges,
+			nchanges == 1 ? "" : "s");
+	else if (o->verbose)
+		sb_note("%zu change%s found, %zu new message%s %s", nchanges, nchanges == 1 ? "" : "s",
+			mailed, mailed == 1 ? "" : "s",
+			o->mbox || o->sendmail ? "mailed" : "printed (no --mbox or --sendmail)");
 	rc = job_errors ? 2 : mailed + resent ? 1 : 0;
 out:
 	nightly_changes_free(changes, nchanges);

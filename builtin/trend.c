@@ -246,7 +246,8 @@ static int parse_trend_args(int argc, char **argv, struct trend_args *a)
 	    {OPT_STRING("job", 0, &a->job), .arg = "PATH_PARAMS", .flags = OPTION_REQUIRED,
 	     .help = "the atomic job: its path_params (process-100%-page_fault3) or its key "
 		     "testcase/path_params/tbox_group/rootfs/kconfig/compiler"},
-	    {OPT_STRING("stat", 0, &a->stat), .arg = "STAT", .flags = OPTION_REQUIRED,
+	    {OPT_STRING("stat", 0, &a->stat), .arg = "STAT",
+	     .def_doc = "the job's headline stat, from its runs' meta.json",
 	     .help = "the stat (will-it-scale.per_process_ops)"},
 	    {OPT_STRING("repo", 0, &a->repo), .arg = "DIR",
 	     .help = "a git repository: order the commits by its branch's first-parent history"},
@@ -363,7 +364,7 @@ static int trend_main(int argc, char **argv)
 	struct series s = {0};
 	struct change_point *cp = NULL;
 	enum stat_direction dir = DIR_NEUTRAL;
-	char err[PATH_MAX + 512];
+	char err[PATH_MAX + 512], *headline = NULL;
 	ssize_t ncp = 0;
 	int rc = parse_trend_args(argc, argv, &a);
 
@@ -373,6 +374,13 @@ static int trend_main(int argc, char **argv)
 	if (index_open(a.root, INDEX_UPDATE, &ix, NULL, err, sizeof(err))) {
 		sb_error("%s", err);
 		return 2;
+	}
+	if (!a.stat) {
+		if (series_headline_stat(ix, a.job, &headline, err, sizeof(err))) {
+			sb_error("%s", err);
+			goto out;
+		}
+		a.stat = headline;
 	}
 	order = (struct series_order){.repo = a.repo, .branch = a.branch, .since = a.since};
 	if (series_load(ix, a.job, a.stat, &order, &s, err, sizeof(err))) {
@@ -392,6 +400,7 @@ static int trend_main(int argc, char **argv)
 			rc = 1;
 out:
 	free(cp);
+	free(headline);
 	series_free(&s);
 	if (ix)
 		index_close(ix);

@@ -143,8 +143,10 @@ json_later "the state file: in the results root, the change recorded as mailed" 
 	"$R/.scalebench-nightly.json" \
 	"d['version'] == 1 and len(d['messages']) == 1 and d['messages'][0]['status'] == 'mailed' and sorted(c['job'].split('/')[1] for c in d['messages'][0]['changes']) == ['process-1-page_fault3', 'process-2-page_fault3'] and all(c['commit'] == '$CULPRIT' and c['kind'] == 'regression' for c in d['messages'][0]['changes']) and 'text' not in d['messages'][0]"
 
-sb nightly "${N[@]}" --mbox "$WORK/mbox"
+sb nightly "${N[@]}" --mbox "$WORK/mbox" -v
 check "second nightly: nothing new, exit 0" bash -c "[ $rc -eq 0 ] && [ ! -s $WORK/out ]"
+check "second nightly -v: says the changes found and that none was mailed this time" \
+	grep -q 'note: [0-9]* changes* found, 0 new messages mailed$' "$WORK/err"
 mbox_ok "second nightly: still one message" "$WORK/mbox" 1
 
 commit 11 "fs: change 11"

@@ -60,6 +60,15 @@ json_checks "$WORK/out" <<CHECKS
 --json: at commit 20, -6% within its interval, a regression	[(c['commit'], c['index'], c['verdict']) for c in d['change_points']] == [('$(sha 20)', 20, 'regression')] and -8 < d['change_points'][0]['change_pct'] < -4 and d['change_points'][0]['ci_pct'][0] < d['change_points'][0]['change_pct'] < d['change_points'][0]['ci_pct'][1] < -1 and d['change_points'][0]['p'] <= 0.05 and d['change_points'][0]['before'] > d['change_points'][0]['after']
 CHECKS
 
+# Without --stat: the job's headline, as its runs' meta.json declares it (html's and nightly's
+# default).
+sb trend --results "$WORK/step" --job $JOB --json
+check "no --stat: the headline followed, the same change point" json_true "$WORK/out" \
+	"d['stat'] == '$STAT' and [c['commit'] for c in d['change_points']] == ['$(sha 20)']"
+sb trend --results "$WORK/step" --job process-9-nosuch
+check "no --stat, an unknown job: exit 2, the job named" bash -c \
+	"[ $rc -eq 2 ] && grep -q \"no job 'process-9-nosuch'\" $WORK/err"
+
 # Cycles fall with the ops here; lower is better for them (a perf-stat stat): an improvement.
 sb trend --results "$WORK/step" --job $JOB --stat perf-stat.ps.cycles --json
 check "a stat whose drop is good: exit 0" bash -c "[ $rc -eq 0 ]"
@@ -115,8 +124,6 @@ sb trend --results "$WORK/step" --job $JOB --stat $STAT --repo "$REPO" --branch 
 check "unknown branch: exit 2, named" bash -c "[ $rc -eq 2 ] && grep -q 'no-such-branch' $WORK/err"
 sb trend --results "$WORK/step" --job $JOB --stat $STAT --branch main
 check "--branch without --repo: exit 2" bash -c "[ $rc -eq 2 ] && grep -q 'needs --repo' $WORK/err"
-sb trend --results "$WORK/step" --job $JOB
-check "no --stat: exit 2" bash -c "[ $rc -eq 2 ] && grep -q -- '--stat' $WORK/err"
 sb trend --results "$WORK/step" --job $JOB --stat $STAT --permutations 5
 check "--permutations below 19: exit 2" bash -c "[ $rc -eq 2 ] && grep -q -- '--permutations' $WORK/err"
 sb trend --results "$WORK/step" --job $JOB --stat $STAT --plot --svg "$WORK/x.svg"
