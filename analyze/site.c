@@ -12,6 +12,7 @@
 #include "../store/sweep.h"
 #include "../lib/errors.h"
 #include "../lib/file.h"
+#include "../lib/strvec.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -1592,8 +1593,27 @@ static bool job_selected(const struct index_job *j, const char *want)
 	return !want || !strcmp(j->key, want) || !strcmp(j->path_params, want);
 }
 
+static int cmp_label(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* How many different labels v holds (sorted in place): commits shared by several jobs count
+ * once in the summary. */
+static size_t distinct(struct strvec *v)
+{
+	size_t n = 0;
+
+	if (v->n)
+		qsort(v->v, v->n, sizeof(*v->v), cmp_label);
+	for (size_t i = 0; i < v->n; i++)
+		n += !i || strcmp(v->v[i - 1], v->v[i]);
+	return n;
+}
+
 int site_generate(const struct site_opts *o, struct site_summary *sum, char *err, size_t errlen)
 {
+	struct strvec labels = STRVEC_INIT; /* every job's commit labels, for sum->commits */
 	struct site s = {.o = o, .sum = sum, .err = err, .errlen = errlen};
 	struct timespec t0, t1;
 	ssize_t nj;
@@ -1646,7 +1666,12 @@ int site_generate(const struct site_opts *o, struct site_summary *sum, char *err
 			goto out_save;
 		}
 		sum->jobs++;
-		sum->commits += d.nlabels;
+		for (size_t i = 0; i < d.nlabels; i++)
+			if (strvec_push(&labels, d.labels[i])) {
+				snprintf(err, errlen, "out of memory");
+				job_data_free(&d);
+				goto out_save;
+			}
 		row = job_kept(&s, &d);
 		if (!row && job_pages(&s, &d, &row)) {
 			job_data_free(&d);
@@ -1662,6 +1687,7 @@ int site_generate(const struct site_opts *o, struct site_summary *sum, char *err
 	remove_stale(&s);
 	rc = 0;
 out_save:
+	sum->commits = distinct(&labels);
 	/* What was written is on the site either way: the manifest says so, so an interrupted
 	 * generation is not repeated.  Files of the old manifest not yet reached stay in it. */
 	if (rc) {
@@ -1686,6 +1712,7 @@ out:
 	json_decref(s.new_files);
 	json_decref(s.new_jobs);
 	json_decref(s.meta_cache);
+	strvec_clear(&labels);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	sum->seconds = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 	return rc;
