@@ -32,6 +32,10 @@ struct mail_change {
 	double change;
 	bool absolute;
 	enum verdict verdict;
+	/* nightly's: the change point's own figure (the means of the trend's segments before
+	 * and after the commit), said in words beside the table's base-vs-head figure */
+	bool has_segment;
+	double segment;
 };
 
 #define GITL(repo, out, len, ...) git_line(repo, GIT_ARGS(__VA_ARGS__), out, len)
@@ -195,6 +199,19 @@ static void write_body(FILE *f, struct job_cmp *j, const struct mail_change *hea
 	fprintf(f, "Details are as below:\n"
 		   "-------------------------------------------------------------------------------"
 		   "------------------->\n\n");
+	if (head_change->has_segment) {
+		char seg[32];
+		struct mail_change sc = *head_change;
+
+		sc.change = head_change->segment;
+		fmt_change(&sc, seg, sizeof(seg));
+		fprintf(f,
+			"The %s above is this commit's runs against the base's, as in the table "
+			"below; over the branch's nightly series the mean of %s moved by %s "
+			"between the stretch of commits before this one and the stretch from it "
+			"on.\n\n",
+			change, head_change->stat, seg);
+	}
 	print_robot_table(&j->c, false, false, f);
 
 	char err[512];
@@ -334,8 +351,7 @@ static void dirs_free(char **dirs, ssize_t n)
 
 /* Label as stored, or, when no runs of it exist and repo resolves it to a commit, its full
  * sha.  NULL on ENOMEM. */
-static char *resolve_label(const char *root, const char *job, const char *label,
-			   const char *repo)
+static char *resolve_label(const char *root, const char *job, const char *label, const char *repo)
 {
 	char spec[300], sha[64], **dirs;
 	ssize_t found = job_dirs(root, job, label, &dirs);
@@ -362,8 +378,7 @@ static bool is_job(const struct job_cmp *j, const char *key, const char *head)
 /* Compare every job run at both commits; n in *n, the one with the largest significant
  * headline change in *main_job. */
 static int compare_jobs(const char *root, const char *job, const char *base, const char *head,
-			struct job_cmp **out, size_t *n, size_t *main_job, char *err,
-			size_t errlen)
+			struct job_cmp **out, size_t *n, size_t *main_job, char *err, size_t errlen)
 {
 	char **dirs = NULL, msg[1024];
 	ssize_t ndirs = job_dirs(root, job, base, &dirs);
@@ -470,8 +485,25 @@ static int box_of_changes(const struct report_request *rq, const char *head,
 	return 0;
 }
 
-int report_build(const struct report_request *rq, struct report_mail *m, char *err,
-		 size_t errlen)
+/* A change the caller found (nightly's change point) told with the table's own figure for
+ * the same stat, base against head, so subject, first line and table agree; the caller's
+ * figure is kept as the segment change the body states in words.  Unchanged when the
+ * comparison has no figure for the stat. */
+static void table_change(const struct comparison *c, struct mail_change *m)
+{
+	for (size_t i = 0; i < c->nrows; i++) {
+		const struct stat_row *r = &c->rows[i];
+
+		if (strcmp(r->name, m->stat) || !r->has_change[1])
+			continue;
+		m->has_segment = true;
+		m->segment = m->change;
+		m->change = r->change[1];
+		return;
+	}
+}
+
+int report_build(const struct report_request *rq, struct report_mail *m, char *err, size_t errlen)
 {
 	struct job_cmp *jobs = NULL;
 	struct mail_change head_change, *box = NULL;
@@ -515,6 +547,7 @@ int report_build(const struct report_request *rq, struct report_mail *m, char *e
 						   .change = c->change,
 						   .absolute = c->absolute,
 						   .verdict = c->verdict};
+		table_change(&jobs[main_job].c, &head_change);
 		box = calloc(rq->nchanges, sizeof(*box));
 		box_groups = calloc(rq->nchanges, sizeof(*box_groups));
 		if (!box || !box_groups) {
@@ -554,9 +587,10 @@ int report_build(const struct report_request *rq, struct report_mail *m, char *e
 			GITL(rq->repo, addr, sizeof(addr), "log", "-1", "--format=%ae", m->head);
 		}
 		if (addr[0] && !mail_addr_spec_ok(addr)) {
-			snprintf(err, errlen,
-				 "the author of %s has the address '%s', not local@domain: give --to",
-				 m->head, addr);
+			snprintf(
+			    err, errlen,
+			    "the author of %s has the address '%s', not local@domain: give --to",
+			    m->head, addr);
 			goto out;
 		}
 		to_addr.name = strdup(addr[0] ? name : "");
@@ -607,7 +641,8 @@ int report_deliver(const char *msg, size_t len, const char *mbox, bool sendmail,
 			snprintf(err, errlen, "sendmail -t failed: %s", why);
 			rc = -1;
 		} else if (c.exit_code) {
-			snprintf(err, errlen, "sendmail -t failed (exit status %d)", child_status(&c));
+			snprintf(err, errlen, "sendmail -t failed (exit status %d)",
+				 child_status(&c));
 			rc = -1;
 		}
 		child_release(&c);

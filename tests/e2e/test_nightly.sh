@@ -78,7 +78,7 @@ cp -r "$R" "$WORK/pristine"
 # Python's email package; with CULPRIT, the last one names it (Subject: the stat, the
 # regression, the sha), its base, and the other job in the "In addition to that" box.
 cat >"$WORK/mbox.py" <<'PY'
-import email.policy, mailbox, sys
+import email.policy, mailbox, re, sys
 
 def check(path, n, culprit=None, base=None):
     box = mailbox.mbox(path, create=False)
@@ -95,6 +95,13 @@ def check(path, n, culprit=None, base=None):
         subj, body = m['Subject'], m.get_content()
         assert subj.startswith('[main] [mm] %s: will-it-scale.per_process_ops -8' % culprit[:10]), subj
         assert subj.endswith(' regression'), subj
+        # One comparison's figure in the subject, the first line and the table (base against
+        # head); the trend's own segment figure said in words beside it.
+        sc = re.search(r'per_process_ops (-[0-9.]+%)', subj).group(1)
+        assert 'noticed a %s regression of will-it-scale.per_process_ops' % sc in body, (sc, body[:300])
+        rows = [l for l in body.splitlines() if re.search(r'%\s+\S+\s+will-it-scale\.per_process_ops ', l)]
+        assert rows and sc in rows[0], (sc, rows)
+        assert "over the branch's nightly series the mean of will-it-scale.per_process_ops moved by -" in body, body[:1200]
         assert 'commit: %s ("mm: slow down")' % culprit[:10] in body, body[:600]
         assert 'base: %s' % base[:10] in body, body[:600]
         assert 'In addition to that, the commit also has significant impact' in body, body[:1500]
