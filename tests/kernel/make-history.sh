@@ -24,6 +24,11 @@ mkdir -p "$dir"
 repo=$dir/linux
 LAB_VERSION=2
 if [ "$(cat "$repo/.git/lab-complete" 2>/dev/null)" = "$LAB_VERSION" ]; then
+	# A lab run killed mid-bisection leaves the work tree on some commit, maybe bisecting:
+	# back on master, clean, before anyone reads the history.
+	git -C "$repo" bisect reset -q >/dev/null 2>&1 || true
+	git -C "$repo" checkout -q -f master && git -C "$repo" clean -q -fdx ||
+		{ echo "make-history.sh: $repo: cannot get back to master" >&2; exit 2; }
 	echo "make-history.sh: $repo is there"
 	exit 0
 fi

@@ -28,13 +28,13 @@ sh "$(dirname "$0")/make-history.sh" "$LAB" >"$WORK/history" 2>&1 ||
 	{ fail "premise: the lab's history" "$(tail -5 "$WORK/history")"; exit 0; }
 REPO=$LAB/linux
 CACHE=$LAB/cache
-GOOD=$(git -C "$REPO" rev-list --max-parents=0 HEAD)
-BAD=$(git -C "$REPO" rev-parse HEAD)
-PLANTED=$(git -C "$REPO" log --format=%H --grep='count getppid calls per CPU')
+GOOD=$(git -C "$REPO" rev-list --max-parents=0 master)
+BAD=$(git -C "$REPO" rev-parse master)
+PLANTED=$(git -C "$REPO" log master --format=%H --grep='count getppid calls per CPU')
 PARENT=$(git -C "$REPO" rev-parse "$PLANTED^")
-NOBUILD=$(git -C "$REPO" log --format=%H --grep='(does not build)')
-NOBOOT=$(git -C "$REPO" log --format=%H --grep='(does not boot)')
-stage "history: $(git -C "$REPO" rev-list --count HEAD) commits, planted ${PLANTED:0:12}"
+NOBUILD=$(git -C "$REPO" log master --format=%H --grep='(does not build)')
+NOBOOT=$(git -C "$REPO" log master --format=%H --grep='(does not boot)')
+stage "history: $(git -C "$REPO" rev-list --count master) commits, planted ${PLANTED:0:12}"
 check "premise: git's first midpoint is the planted commit's parent" \
 	[ "$(git -C "$REPO" rev-list --bisect "$BAD" "^$GOOD")" = "$PARENT" ]
 
