@@ -544,6 +544,48 @@ static void put_group(struct jsonw *w, const struct result_group *gr)
 	jsonw_end_object(w);
 }
 
+/* One group's figures for a row against the base: change, interval, verdict. */
+static void put_figures(struct jsonw *w, const struct stat_row *r, size_t g)
+{
+	put_double(w, "change", r->has_change[g] ? r->change[g] : NAN);
+	jsonw_key(w, "interval");
+	jsonw_begin_array(w);
+	jsonw_double(w, r->lo[g]);
+	jsonw_double(w, r->hi[g]);
+	jsonw_end_array(w);
+	put_string(w, "verdict", verdict_name(r->verdict[g]));
+}
+
+/* The headline: its stat and direction, and what a bot acts on without searching "stats":
+ * the second group's change, interval and verdict against the base (the usual A/B), and with
+ * more groups each one's in "groups" (index 1 on; 0 is the base). */
+static void put_headline(struct jsonw *w, const struct comparison *c)
+{
+	const struct stat_row *r = NULL;
+
+	for (size_t i = 0; i < c->nrows && !r; i++)
+		if (!c->rows[i].failure && !strcmp(c->rows[i].name, c->headline_stat))
+			r = &c->rows[i];
+	jsonw_key(w, "headline");
+	jsonw_begin_object(w);
+	put_string(w, "stat", c->headline_stat);
+	put_string(w, "direction", direction_name(c->headline_dir));
+	if (r && c->ngroups > 1) {
+		put_figures(w, r, 1);
+		if (c->ngroups > 2) {
+			jsonw_key(w, "groups");
+			jsonw_begin_array(w);
+			for (size_t g = 1; g < c->ngroups; g++) {
+				jsonw_begin_object(w);
+				put_figures(w, r, g);
+				jsonw_end_object(w);
+			}
+			jsonw_end_array(w);
+		}
+	}
+	jsonw_end_object(w);
+}
+
 void comparison_write_json(const struct comparison *c, const char *job, struct jsonw *w)
 {
 	jsonw_begin_object(w);
@@ -560,13 +602,8 @@ void comparison_write_json(const struct comparison *c, const char *job, struct j
 	jsonw_bool(w, c->icount);
 	put_double(w, "q_max", c->opts.q_max);
 	put_bool(w, "regression", comparison_regressed(c));
-	if (c->headline_stat) {
-		jsonw_key(w, "headline");
-		jsonw_begin_object(w);
-		put_string(w, "stat", c->headline_stat);
-		put_string(w, "direction", direction_name(c->headline_dir));
-		jsonw_end_object(w);
-	}
+	if (c->headline_stat)
+		put_headline(w, c);
 	/* A list, in the table's order; each stat names itself. */
 	jsonw_key(w, "stats");
 	jsonw_begin_array(w);

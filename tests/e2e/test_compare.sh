@@ -212,8 +212,8 @@ sb compare "$L/slow" "$L/fast"
 check "declared headline: a faster latency is an improvement (exit 0)" bash -c \
 	"[ $rc -eq 0 ] && grep -q 'lat.p99_us  \[improvement\]' $WORK/out"
 sb compare --json --results "$WORK/lat" --job process-1-ping --commits fast,slow
-json_later "declared headline in JSON: stat, direction and verdict" "$WORK/out" \
-	"d['jobs'][0]['headline'] == {'stat': 'lat.p99_us', 'direction': 'lower'} and stats(d['jobs'][0])['lat.p99_us']['direction'] == 'lower' and stats(d['jobs'][0])['lat.p99_us']['headline'] and stats(d['jobs'][0])['lat.p99_us']['groups'][1]['verdict'] == 'regression' and not stats(d['jobs'][0])['custommon.wait_latency']['headline'] and stats(d['jobs'][0])['oops.BUG']['failure'] and d['jobs'][0]['regression']"
+json_later "declared headline in JSON: stat, direction, and its verdict, change and interval as its row has them" "$WORK/out" \
+	"{k: d['jobs'][0]['headline'][k] for k in ('stat', 'direction', 'verdict')} == {'stat': 'lat.p99_us', 'direction': 'lower', 'verdict': 'regression'} and d['jobs'][0]['headline']['change'] == stats(d['jobs'][0])['lat.p99_us']['groups'][1]['change'] and d['jobs'][0]['headline']['interval'] == stats(d['jobs'][0])['lat.p99_us']['groups'][1]['interval'] and d['jobs'][0]['headline']['interval'][0] <= d['jobs'][0]['headline']['change'] <= d['jobs'][0]['headline']['interval'][1] and stats(d['jobs'][0])['lat.p99_us']['direction'] == 'lower' and stats(d['jobs'][0])['lat.p99_us']['headline'] and stats(d['jobs'][0])['lat.p99_us']['groups'][1]['verdict'] == 'regression' and not stats(d['jobs'][0])['custommon.wait_latency']['headline'] and stats(d['jobs'][0])['oops.BUG']['failure'] and d['jobs'][0]['regression']"
 sb compare --format mmtests --results "$WORK/ls" --job "$FIX/sweep.yaml" --commits v1,v2
 check "mmtests of a lower-is-better headline: the arithmetic mean, +50% latency shown as -50%" \
 	bash -c "[ $rc -eq 1 ] && grep -q 'page_fault3, process mode: lat.p99_us\$' $WORK/out && \
@@ -221,7 +221,7 @@ check "mmtests of a lower-is-better headline: the arithmetic mean, +50% latency 
 sb compare --json "$G/base" "$G/patched"
 json_later "runs stored before meta.json declared: will-it-scale's headline, higher is better" \
 	"$WORK/out" \
-	"d['jobs'][0]['headline'] == {'stat': 'will-it-scale.per_process_ops', 'direction': 'higher'}"
+	"{k: d['jobs'][0]['headline'][k] for k in ('stat', 'direction')} == {'stat': 'will-it-scale.per_process_ops', 'direction': 'higher'} and 'verdict' in d['jobs'][0]['headline']"
 
 # The headline always speaks (issue 12): 3 vs 3 runs, -44% in big noise, is inconclusive,
 # shown in the default table with the runs that would decide it, and exit 3; a clear
