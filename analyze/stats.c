@@ -128,16 +128,19 @@ void stat_summarize(const double *x, size_t n, struct stat_summary *s)
  *    interrupts.*, perf-profile.*): more page faults or less free memory is a change, not a
  *    verdict, and names like interrupts.LOC:Local_timer_interrupts would otherwise look like
  *    times; they are neutral, except in the monitors that measure what the workload cost
- *    (directed_monitors: perf-stat's cycles, misses and ipc, time's times), whose stats go on
- *    to the rules below like the testcase's own.
+ *    (directed_monitors: perf-stat's cycles, misses and ipc), whose stats go on to the rules
+ *    below like the testcase's own.  The time monitor's are not among them: in a
+ *    fixed-window throughput test the copies run the whole window whatever the kernel does,
+ *    so more user or system time is neither better nor worse (it was lower-better by its
+ *    name and called an improvement or a regression in every A/B); a testcase whose work is
+ *    fixed declares its own elapsed time as its headline (kernbench.elapsed_time).
  * 2. The rules below, each matched with fnmatch(3) on the whole name or on its last dotted
  *    component.  Notable decisions:
  *    - ipc is a throughput (instructions retired per cycle): higher is better; cpi, its
  *      inverse, lower.
  *    - "*miss*" is lower-better, except ratios whose numerator is the good thing
  *      (cycles-between-cache-misses, instructions-per-iTLB-miss): higher.
- *    - "*time*" is lower-better, except timers and timestamps; time.elapsed_time.max is
- *      caught by the whole-name rule because its last component is "max".
+ *    - "*time*" is lower-better, except timers and timestamps.
  *    - *_ops (will-it-scale.per_process_ops), workload, scalability and anything with
  *      "throughput" or a per-second rate in its last component: higher.
  * 3. Everything else: neutral. */
@@ -147,14 +150,13 @@ struct direction_rule {
 	enum stat_direction dir;
 };
 
-static const char *const directed_monitors[] = {"perf-stat.*", "time.*"};
+static const char *const directed_monitors[] = {"perf-stat.*"};
 
 static const struct direction_rule direction_rules[] = {
     /* exceptions to the general patterns below */
     {false, "cycles-between-cache-misses", DIR_HIGHER_BETTER},
     {false, "instructions-per-*-miss", DIR_HIGHER_BETTER},
     {false, "ipc", DIR_HIGHER_BETTER},
-    {true, "time.*time*", DIR_LOWER_BETTER},
     {false, "*timer*", DIR_NEUTRAL},
     {false, "*timestamp*", DIR_NEUTRAL},
     /* lower is better */

@@ -146,7 +146,7 @@ static void test_undeclared(void **state)
 	assert_int_equal(group_stat_role(&g, 1, "will-it-scale.per_thread_ops"), ROLE_HEADLINE);
 	assert_int_equal(group_stat_role(&g, 1, "perf-stat.ps.cpu-cycles"), ROLE_MONITOR);
 	assert_int_equal(group_stat_role(&g, 1, "time.user_time"), ROLE_MONITOR);
-	assert_int_equal(group_stat_direction(&g, 1, "time.user_time"), DIR_LOWER_BETTER);
+	assert_int_equal(group_stat_direction(&g, 1, "time.user_time"), DIR_NEUTRAL);
 	for (const char *const *f =
 		 (const char *const[]){"dmesg.WARNING", "kmsg.x", "stderr.y", "last_state.z", NULL};
 	     *f; f++)
