@@ -604,11 +604,18 @@ void comparison_write_json(const struct comparison *c, const char *job, struct j
 	put_bool(w, "regression", comparison_regressed(c));
 	if (c->headline_stat)
 		put_headline(w, c);
-	/* A list, in the table's order; each stat names itself. */
+	/* A list, in the table's order (failures, then the headline family, then the monitors,
+	 * each in name order); each stat names itself. */
 	jsonw_key(w, "stats");
 	jsonw_begin_array(w);
-	for (size_t i = 0; i < c->nrows; i++)
-		put_row(w, c, &c->rows[i]);
+	for (int pass = 0; pass < 3; pass++)
+		for (size_t i = 0; i < c->nrows; i++) {
+			const struct stat_row *r = &c->rows[i];
+			int in = r->failure ? 0 : r->headline ? 1 : 2;
+
+			if (in == pass)
+				put_row(w, c, r);
+		}
 	jsonw_end_array(w);
 	jsonw_end_object(w);
 }

@@ -31,6 +31,8 @@ check "--all shows every stat, -v the test columns" bash -c \
 sb compare --json "$G/base" "$G/patched"
 json_later "--json: verdicts, intervals and q-values per stat" "$WORK/out" \
 	"stats(d['jobs'][0])['will-it-scale.per_process_ops']['groups'][1]['verdict'] == 'regression' and d['jobs'][0]['regression'] and stats(d['jobs'][0])['will-it-scale.per_process_ops']['groups'][1]['interval'][1] < -20 and stats(d['jobs'][0])['meminfo.MemFree']['groups'][1]['verdict'] in ('no-change', 'inconclusive')"
+json_later "--json: stats in the table's order: failures, the headline family, then the monitors" "$WORK/out" \
+	"(lambda k: k == sorted(k) and 0 in k and 1 in k and d['jobs'][0]['stats'][k.index(1)]['name'].startswith('will-it-scale.'))([0 if s['failure'] else 1 if s['headline'] else 2 for s in d['jobs'][0]['stats']])"
 json_later "--json: runs per group and the skipped run" "$WORK/out" \
 	"[g['runs'] for g in d['jobs'][0]['groups']] == [4, 5] and 'incomplete' in d['jobs'][0]['groups'][0]['notes'][0]"
 # time.user_time has no direction: the copies run the whole window whatever the kernel does
