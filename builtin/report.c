@@ -16,7 +16,8 @@ const struct command_def report_command = {
 	"that changed significantly go in the \"In addition to that\" box.  Without --mbox or\n"
 	"--sendmail the message is printed.  With no significant change, says so and writes\n"
 	"nothing.\n"
-	"\nexit status: 0 message written or nothing to report, 2 error.\n",
+	"\nexit status: 0 message written, 1 nothing to report (no significant change of a\n"
+	"headline stat: nothing written), 2 error.\n",
 };
 
 int cmd_report(int argc, char **argv)
@@ -102,6 +103,7 @@ int cmd_report(int argc, char **argv)
 		printf("no significant change of a headline stat between %s and %s in %zu job%s: "
 		       "no report\n",
 		       m.base, m.head, m.njobs, m.njobs == 1 ? "" : "s");
+		rc = 1;
 		break;
 	default:
 		sb_error("%s", err);

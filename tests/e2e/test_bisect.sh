@@ -260,8 +260,8 @@ check "report --sendmail (revisions resolved) pipes the message to sendmail -t" 
 	bash -c "[ $rc -eq 0 ] && [ \"\$(cat $WORK/sendmail.args)\" = -t ] && grep -q '^Subject: \[main\] \[counter\] ${GUILTY:0:10}: ' $WORK/sendmail.msg"
 sb report --base "$PARENT" --head "$PARENT" --results "$WORK/results" --repo "$REPO" \
 	--mbox "$WORK/mbox2"
-check "report without a significant change: says so, exit 0, writes nothing" \
-	bash -c "[ $rc -eq 0 ] && grep -q 'no significant change' $WORK/out && [ ! -e $WORK/mbox2 ]"
+check "report without a significant change: says so, exit 1 (its own status), writes nothing" \
+	bash -c "[ $rc -eq 1 ] && grep -q 'no significant change' $WORK/out && [ ! -e $WORK/mbox2 ]"
 # A second job changed by the same commit (two copies) goes in the
 # "In addition to that" box.
 cp -r "$WORK/results" "$WORK/results5"
