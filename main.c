@@ -1,6 +1,8 @@
 /* scalebench: one binary, subcommands dispatched from a table (as git and perf do). */
 #include "builtin/builtin.h"
+#include "lib/text.h"
 
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -15,18 +17,15 @@ struct command {
 };
 
 static const struct command commands[] = {
-    {&bench_command, cmd_bench},     {&bisect_command, cmd_bisect}, {&compare_command, cmd_compare},
-    {&list_command, cmd_list},	     {&plot_command, cmd_plot},	    {&report_command, cmd_report},
-    {&profile_command, cmd_profile}, {&run_command, cmd_run},	    {&split_command, cmd_split},
-    {&lkp_matrix_command, cmd_lkp_matrix},
-    {&trend_command, cmd_trend},
-    {&index_command, cmd_index},
-    {&results_command, cmd_results},
-    {&nightly_command, cmd_nightly},
-    {&html_command, cmd_html},
-    {&status_command, cmd_status},
-    {&wait_command, cmd_wait},
-    {&submit_command, cmd_submit},
+    {&bench_command, cmd_bench},     {&bisect_command, cmd_bisect},
+    {&compare_command, cmd_compare}, {&list_command, cmd_list},
+    {&plot_command, cmd_plot},	     {&report_command, cmd_report},
+    {&profile_command, cmd_profile}, {&run_command, cmd_run},
+    {&split_command, cmd_split},     {&lkp_matrix_command, cmd_lkp_matrix},
+    {&trend_command, cmd_trend},     {&index_command, cmd_index},
+    {&results_command, cmd_results}, {&nightly_command, cmd_nightly},
+    {&html_command, cmd_html},	     {&status_command, cmd_status},
+    {&wait_command, cmd_wait},	     {&submit_command, cmd_submit},
 };
 
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
@@ -47,6 +46,30 @@ static const struct command *find_command(const char *name)
 		if (!strcmp(name, commands[i].def->name))
 			return &commands[i];
 	return NULL;
+}
+
+/* An unknown command: the closest ones named (git's "did you mean"), else a pointer to the
+ * list, not the list itself. */
+static void unknown_command(const char *name)
+{
+	unsigned best = UINT_MAX;
+	char list[256] = "";
+	size_t len = 0;
+
+	for (size_t i = 0; i < NR_COMMANDS; i++) {
+		unsigned d = text_distance(name, commands[i].def->name);
+
+		if (text_close(d, strlen(commands[i].def->name)) && d < best)
+			best = d;
+	}
+	for (size_t i = 0; i < NR_COMMANDS && best != UINT_MAX; i++)
+		if (text_distance(name, commands[i].def->name) == best && len < sizeof(list))
+			len += (size_t)snprintf(list + len, sizeof(list) - len, "%s'%s'",
+						len ? " or " : "", commands[i].def->name);
+	if (len)
+		sb_error("unknown command '%s'; did you mean %s?", name, list);
+	else
+		sb_error("unknown command '%s' (see 'scalebench --help')", name);
 }
 
 /* Nothing to do: a write to a closed pipe then fails with EPIPE instead of killing us, so
@@ -82,11 +105,12 @@ static int dispatch(int argc, char **argv)
 			return 0;
 		}
 		cmd = find_command(argv[2]);
-		if (!cmd || argc > 3) {
-			if (!cmd)
-				sb_error("unknown command '%s'", argv[2]);
-			else
-				sb_error("help: one command at a time");
+		if (!cmd) {
+			unknown_command(argv[2]);
+			return 2;
+		}
+		if (argc > 3) {
+			sb_error("help: one command at a time");
 			usage(stderr);
 			return 2;
 		}
@@ -95,8 +119,7 @@ static int dispatch(int argc, char **argv)
 	}
 	cmd = find_command(argv[1]);
 	if (!cmd) {
-		sb_error("unknown command '%s'", argv[1]);
-		usage(stderr);
+		unknown_command(argv[1]);
 		return 2;
 	}
 	sb_set_command(cmd->def->name);

@@ -122,8 +122,15 @@ static int parse_bench_args(int argc, char **argv, struct bench_opts *o)
 	} else {
 		o->tc = testcase_find(argv[first]);
 		if (!o->tc) {
-			sb_error("unknown testcase '%s'; expected one of:", argv[first]);
-			print_testcases(stderr);
+			const char *near = testcase_suggest(argv[first]);
+
+			if (near)
+				sb_error("unknown testcase '%s'; did you mean '%s'? ('scalebench list' "
+					 "shows them all)",
+					 argv[first], near);
+			else
+				sb_error("unknown testcase '%s'; 'scalebench list' shows the names",
+					 argv[first]);
 			return 2;
 		}
 	}

@@ -1,6 +1,7 @@
 #include "options.h"
 #include "errors.h"
 #include "num.h"
+#include "text.h"
 
 #include <float.h>
 #include <getopt.h>
@@ -157,6 +158,30 @@ static int apply(const struct option_def *o, const char *arg, char *err, size_t 
 	return -1;
 }
 
+/* An unknown long option: the closest of the table's named ("did you mean"). */
+static void unknown_option(const struct command_def *cmd, const struct option_def *opts, size_t n,
+			   const char *arg)
+{
+	char word[64];
+	const char *best = NULL;
+	unsigned bd = UINT_MAX;
+
+	snprintf(word, sizeof(word), "%.*s", (int)strcspn(arg + 2, "="), arg + 2);
+	for (size_t i = 0; i < n && strncmp(arg, "--", 2) == 0; i++) {
+		unsigned d = text_distance(word, opts[i].name);
+
+		if (text_close(d, strlen(opts[i].name)) && d < bd) {
+			bd = d;
+			best = opts[i].name;
+		}
+	}
+	if (best)
+		sb_error("unknown option '%s'; did you mean '--%s'? (see 'scalebench %s --help')",
+			 arg, best, cmd->name);
+	else
+		sb_error("unknown option '%s' (see 'scalebench %s --help')", arg, cmd->name);
+}
+
 int options_parse(const struct command_def *cmd, const struct option_def *opts, int argc,
 		  char **argv, int *first, void (*extra)(FILE *out))
 {
@@ -223,8 +248,7 @@ int options_parse(const struct command_def *cmd, const struct option_def *opts, 
 				sb_error("unknown option '-%c' (see 'scalebench %s --help')",
 					 optopt, cmd->name);
 			else
-				sb_error("unknown option '%s' (see 'scalebench %s --help')",
-					 argv[optind - 1], cmd->name);
+				unknown_option(cmd, opts, n, argv[optind - 1]);
 			rc = 2;
 			goto out;
 		}

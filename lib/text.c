@@ -1,6 +1,7 @@
 #include "text.h"
 #include "utf8.h"
 
+#include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,4 +167,39 @@ void text_chomp(char *s)
 
 	while (n && (s[n - 1] == '\n' || s[n - 1] == ' '))
 		s[--n] = '\0';
+}
+
+unsigned text_distance(const char *a, const char *b)
+{
+	enum { MAXW = 64 };
+	unsigned d[MAXW + 1][MAXW + 1];
+	size_t n = strlen(a), m = strlen(b);
+
+	if (n >= MAXW || m >= MAXW)
+		return UINT_MAX;
+	for (size_t i = 0; i <= n; i++)
+		d[i][0] = (unsigned)i;
+	for (size_t j = 0; j <= m; j++)
+		d[0][j] = (unsigned)j;
+	for (size_t i = 1; i <= n; i++)
+		for (size_t j = 1; j <= m; j++) {
+			unsigned v = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+
+			if (d[i - 1][j] + 1 < v)
+				v = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < v)
+				v = d[i][j - 1] + 1;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    d[i - 2][j - 2] + 1 < v)
+				v = d[i - 2][j - 2] + 1;
+			d[i][j] = v;
+		}
+	return d[n][m];
+}
+
+bool text_close(unsigned d, size_t len)
+{
+	size_t most = len / 3 ? len / 3 : 1;
+
+	return d <= most;
 }

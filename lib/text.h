@@ -33,4 +33,12 @@ char *sh_quote(const char *s);
 /* Remove trailing newlines and spaces from s, in place (a command's one-line answer). */
 void text_chomp(char *s);
 
+/* The edit distance of a and b (insertions, deletions, substitutions and swaps of two
+ * neighbours, each 1; the optimal string alignment distance), for "did you mean": a typo'd
+ * command, option or testcase.  Words over 63 bytes count as far from everything. */
+unsigned text_distance(const char *a, const char *b);
+/* Whether a word at distance d from a candidate of length len is worth suggesting: a
+ * third of the candidate's letters at most, and at least one. */
+bool text_close(unsigned d, size_t len);
+
 #endif

@@ -141,6 +141,9 @@ static int check_test(struct loader *l, json_t *t, const struct testcase **tc, s
 		return fail(l, v, "%s: expected a testcase name, got %s", key,
 			    describe(v, b, sizeof(b)));
 	*tc = testcase_find(json_string_value(v));
+	if (!*tc && testcase_suggest(json_string_value(v)))
+		return fail(l, v, "%s '%s': unknown testcase; did you mean '%s'?", key,
+			    json_string_value(v), testcase_suggest(json_string_value(v)));
 	if (!*tc)
 		return fail(l, v, "%s '%s': unknown testcase; 'scalebench list' shows the names",
 			    key, json_string_value(v));

@@ -2,6 +2,7 @@
  * `const struct testcase tc_<name>` definitions in testcases/: adding a testcase is adding
  * its file.  Plug-ins are loaded with dlopen and checked before any of their code runs. */
 #include "registry.h"
+#include "../lib/text.h"
 
 #include <dlfcn.h>
 #include <errno.h>
@@ -94,6 +95,28 @@ const struct testcase *testcase_find(const char *name)
 		}
 	}
 	return NULL;
+}
+
+static void closer(const struct testcase *tc, const char *name, const char **best, unsigned *bd)
+{
+	unsigned d = testcase_listed(tc) ? text_distance(name, tc->name) : UINT_MAX;
+
+	if (text_close(d, strlen(tc->name)) && d < *bd) {
+		*bd = d;
+		*best = tc->name;
+	}
+}
+
+const char *testcase_suggest(const char *name)
+{
+	const char *best = NULL;
+	unsigned bd = UINT_MAX;
+
+	for (size_t i = 0; i < nr_plugin_tcs; i++)
+		closer(plugin_tcs[i], name, &best, &bd);
+	for (size_t i = 0; testcase_table[i]; i++)
+		closer(testcase_table[i], name, &best, &bd);
+	return best;
 }
 
 static bool valid_name(const char *s)

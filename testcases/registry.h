@@ -13,6 +13,9 @@ extern const struct testcase *const testcase_table[];
 /* Every testcase by name, built-in or plug-in; hidden ones only with SCALEBENCH_SELFTEST=1. */
 const struct testcase *testcase_find(const char *name);
 bool testcase_selftest_enabled(void);
+/* The listed testcase whose name is closest to a mistyped one (lib/text.h's text_close), for
+ * "did you mean"; NULL when none is close. */
+const char *testcase_suggest(const char *name);
 bool testcase_listed(const struct testcase *tc);
 
 /* Load a plug-in shared object.  Returns the number of testcases it added, or -1 with a
