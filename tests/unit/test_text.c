@@ -8,6 +8,7 @@
 
 #include "../../lib/text.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,7 +41,9 @@ static void test_escapes(void **state)
 	escaped("\u00b1 caf\u00e9 \u20ac \U0001F600", "\u00b1 caf\u00e9 \u20ac \U0001F600");
 	/* C1 controls (0x9b is CSI), lone continuation bytes, a cut sequence, an overlong '/',
 	 * a surrogate, past U+10FFFF. */
-	escaped("\xc2\x9b" "2J", "\\xc2\\x9b2J");
+	escaped("\xc2\x9b"
+		"2J",
+		"\\xc2\\x9b2J");
 	escaped("a\x80z", "a\\x80z");
 	escaped("\xe2\x82", "\\xe2\\x82");
 	escaped("\xc0\xaf", "\\xc0\\xaf");
@@ -63,11 +66,36 @@ static void test_safe_ring(void **state)
 		assert_string_equal(text_safe("x\ty"), "x\\ty");
 }
 
+static void test_distance(void **state)
+{
+	(void)state;
+	assert_int_equal(text_distance("list", "list"), 0);
+	assert_int_equal(text_distance("lst", "list"), 1);	  /* a letter left out */
+	assert_int_equal(text_distance("comapre", "compare"), 1); /* two letters swapped */
+	assert_int_equal(text_distance("getpid1", "getppid1"), 1);
+	assert_int_equal(text_distance("kitten", "sitting"), 3);
+	assert_int_equal(text_distance("", "run"), 3);
+	assert_true(
+	    text_distance(
+		"x", "0123456789012345678901234567890123456789012345678901234567890123456789") ==
+	    UINT_MAX);
+	assert_true(text_close(1, 4));	/* lst ~ list */
+	assert_false(text_close(2, 4)); /* ab ~ list: too far */
+	assert_true(text_close(2, 7));
+	assert_false(text_close(3, 7));
+	/* A message keeps its own lines; everything else escaped as text_escape does. */
+	char *m = text_escape_message("a\tb\nc\r\x1b\xff");
+
+	assert_string_equal(m, "a\tb\nc\\r\\x1b\\xff");
+	free(m);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_escapes),
 	    cmocka_unit_test(test_safe_ring),
+	    cmocka_unit_test(test_distance),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
