@@ -751,6 +751,9 @@ static enum run_outcome run_one(struct run_state *rs, struct job_tally *tally)
 static int dry_run(const struct job_file *job, const struct runner_opts *o, const struct machine *m,
 		   const char *commit)
 {
+	double total = 0;
+	unsigned runs = 0;
+
 	for (size_t a = 0; a < job->n_atomic; a++) {
 		const struct atomic_job *aj = &job->atomic[a];
 		char dir[PATH_MAX];
@@ -773,6 +776,11 @@ static int dry_run(const struct job_file *job, const struct runner_opts *o, cons
 				printf(" tasks, %.3g s + %.3g s warmup each",
 				       lkp_sweep_point_runtime(aj->runtime_s, t.nr_node),
 				       aj->warmup_s);
+				/* both modes at every task count */
+				total += 2.0 * (double)n * o->repeat *
+					 (lkp_sweep_point_runtime(aj->runtime_s, t.nr_node) +
+					  aj->warmup_s);
+				runs += 2 * (unsigned)n * o->repeat;
 			} else {
 				printf(" ? tasks (cannot read the topology)");
 			}
@@ -780,10 +788,18 @@ static int dry_run(const struct job_file *job, const struct runner_opts *o, cons
 			printf(", %u run%s -> %s/\n", o->repeat, o->repeat == 1 ? "" : "s", dir);
 			continue;
 		}
-		printf("%s: %s, %s mode, %u copies, %.3g s + %.3g s warmup, %u run%s -> %s/\n",
-		       aj->name, aj->test, tc_mode_name(aj->mode), aj->nr_task, aj->runtime_s,
-		       aj->warmup_s, o->repeat, o->repeat == 1 ? "" : "s", dir);
+		printf("%s: %s, %s mode, %u cop%s, %.3g s + %.3g s warmup, %u run%s -> %s/\n",
+		       aj->name, aj->test, tc_mode_name(aj->mode), aj->nr_task,
+		       aj->nr_task == 1 ? "y" : "ies", aj->runtime_s, aj->warmup_s, o->repeat,
+		       o->repeat == 1 ? "" : "s", dir);
+		total += o->repeat * (aj->runtime_s + aj->warmup_s);
+		runs += o->repeat;
 	}
+	/* What the windows take: setup, monitors and the machine probe come on top. */
+	printf("in all: %zu atomic job%s, %u run%s, %.0f s of warmups and windows (%.1f min; "
+	       "setup and monitors on top)\n",
+	       job->n_atomic, job->n_atomic == 1 ? "" : "s", runs, runs == 1 ? "" : "s", total,
+	       total / 60);
 	return 0;
 }
 

@@ -109,6 +109,8 @@ check "two runners at once: four distinct runs 0-3" bash -c \
 # An LKP job file runs unchanged; the LKP keys are kept and noted.
 sb run tests/fixtures/run/lkp-will-it-scale.yaml --results "$WORK/lkp" --kconfig lkp-test --dry-run
 check "LKP job: dry run lists 4 atomic jobs" bash -c "[ $rc -eq 0 ] && [ \$(grep -c '^lkp-will-it-scale-' $WORK/out) -eq 4 ]"
+check "dry run: the total, 4 runs of 2 s + 1 s warmup = 12 s" \
+	grep -q '^in all: 4 atomic jobs, 4 runs, 12 s of warmups and windows' "$WORK/out"
 sb run tests/fixtures/run/lkp-will-it-scale.yaml --results "$WORK/lkp" -q
 check "LKP job runs unchanged" [ $rc -eq 0 ]
 check "LKP job: unused keys noted, once each" bash -c "[ \$(grep -c \"note: .*key 'testbox' is kept\" $WORK/err) -eq 1 ]"

@@ -79,7 +79,7 @@ check "cost-stat testcase swept: its headline stat is stored" json_true "$run/st
 sb run "$WORK/sweep.yaml" --dry-run --set mode=thread
 check "mode given: no sweep" bash -c "[ $rc -eq 0 ] && ! grep -q 'LKP sweep' $WORK/out && grep -q 'thread mode' $WORK/out"
 sb run "$WORK/sweep.yaml" --dry-run --nr-task 1
-check "nr_task given: no sweep" bash -c "[ $rc -eq 0 ] && ! grep -q 'LKP sweep' $WORK/out && grep -q 'process mode, 1 copies' $WORK/out"
+check "nr_task given: no sweep" bash -c "[ $rc -eq 0 ] && ! grep -q 'LKP sweep' $WORK/out && grep -q 'process mode, 1 copy,' $WORK/out"
 
 # Interrupted in the middle of the sweep: exit 130, nothing stored, no copy left.
 R2="$WORK/r2"
