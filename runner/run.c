@@ -704,8 +704,14 @@ static void run_report(const struct run_state *rs, enum run_outcome out, struct 
 	} else {
 		tally->failed++;
 	}
-	if (rs->o->quiet)
+	if (rs->o->quiet) {
+		/* -q keeps errors: a failed run says why (a Slurm task's output tail, a bisect's
+		 * log), once, on stderr. */
+		if (out != RUN_STORED)
+			sb_error("%s run %u/%u: FAILED (%s) -> %s", aj->name, rs->k, rs->o->repeat,
+				 rs->res.failure, rs->run.dir);
 		return;
+	}
 	if (out == RUN_STORED)
 		printf("[%u/%u] %s run %u/%u: %s %.0f -> %s\n", rs->index, rs->total,
 		       text_safe(aj->name), rs->k, rs->o->repeat, per_copy_stat_name(aj->mode),

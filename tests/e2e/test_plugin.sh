@@ -167,7 +167,7 @@ c2=$(echo "$WORK"/pr/plugin/thread-1-0.25s-uname1/*/*/*/*/c2)
 sb compare "$c1" "$c2" --json
 check "compare of a plug-in's runs, no --plugin: succeeds" bash -c "[ $rc -ne 2 ] && [ -s $WORK/out ]"
 check "compare: the plug-in's headline stat and direction, from meta.json" json_true "$WORK/out" \
-	"d['jobs'][0]['headline'] == {'stat': 'plugin.per_thread_ops', 'direction': 'higher'} and stats(d['jobs'][0])['plugin.per_thread_ops']['headline'] and stats(d['jobs'][0])['plugin.per_thread_ops']['direction'] == 'higher' and not stats(d['jobs'][0])['proc-vmstat.pgfault']['headline']"
+	"{k: d['jobs'][0]['headline'][k] for k in ('stat', 'direction')} == {'stat': 'plugin.per_thread_ops', 'direction': 'higher'} and stats(d['jobs'][0])['plugin.per_thread_ops']['headline'] and stats(d['jobs'][0])['plugin.per_thread_ops']['direction'] == 'higher' and not stats(d['jobs'][0])['proc-vmstat.pgfault']['headline']"
 sb compare "$c1" "$c2" --all
 check "compare table: the plug-in's headline row" bash -c "[ $rc -ne 2 ] && grep -q 'plugin.per_thread_ops' $WORK/out && ! grep -q 'expected will-it-scale' $WORK/err"
 sb compare --results "$WORK/pr" --job thread-1-0.25s-uname1 --commits c1,c2 --all
