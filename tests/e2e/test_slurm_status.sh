@@ -1,5 +1,7 @@
-# lock: slurm: starts a one-node Slurm cluster of this host (slurm.sh)
-# waits: Slurm schedules once a second: most of its time is spent waiting for that
+# serial: its Slurm tasks' copies must make progress in a 1 s window, and beside the parallel
+# batch they did not: a task's copy, pinned to CPU 0 with every other run's copy 0, stayed
+# runnable with no CPU time for over 1.5 s (/proc/PID/sched) and the run failed "made no
+# progress" (3 of 3 clean-clone and repro runs on 2026-12-03, 2 of 4 tasks each)
 # scalebench status and wait on a one-node Slurm cluster (tests/e2e/slurm.sh): submissions made
 # by `scalebench submit` waited on, failed, cancelled, timed out, listed; bad and unknown ids
 # refused.
