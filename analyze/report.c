@@ -467,6 +467,18 @@ static void put_summary(struct jsonw *w, const struct stat_summary *m)
 	jsonw_end_object(w);
 }
 
+/* One group's figures for a row against the base: change, interval, verdict. */
+static void put_figures(struct jsonw *w, const struct stat_row *r, size_t g)
+{
+	put_double(w, "change", r->has_change[g] ? r->change[g] : NAN);
+	jsonw_key(w, "interval");
+	jsonw_begin_array(w);
+	jsonw_double(w, r->lo[g]);
+	jsonw_double(w, r->hi[g]);
+	jsonw_end_array(w);
+	put_string(w, "verdict", verdict_name(r->verdict[g]));
+}
+
 static void put_row(struct jsonw *w, const struct comparison *c, const struct stat_row *r)
 {
 	jsonw_begin_object(w);
@@ -490,16 +502,10 @@ static void put_row(struct jsonw *w, const struct comparison *c, const struct st
 		if (g && r->failure)
 			put_double(w, "reproduction", r->reproduction[g]);
 		if (g && !r->failure) {
-			put_double(w, "change", r->has_change[g] ? r->change[g] : NAN);
+			put_figures(w, r, g);
 			put_string(w, "test", test_kind_name(r->test[g]));
 			put_double(w, "p", r->p[g]);
 			put_double(w, "q", r->q[g]);
-			jsonw_key(w, "interval");
-			jsonw_begin_array(w);
-			jsonw_double(w, r->lo[g]);
-			jsonw_double(w, r->hi[g]);
-			jsonw_end_array(w);
-			put_string(w, "verdict", verdict_name(r->verdict[g]));
 			if (r->runs_needed[g]) {
 				jsonw_key(w, "runs_needed");
 				jsonw_uint(w, r->runs_needed[g]);
@@ -542,18 +548,6 @@ static void put_group(struct jsonw *w, const struct result_group *gr)
 	if (why)
 		put_string(w, "busy_reason", why);
 	jsonw_end_object(w);
-}
-
-/* One group's figures for a row against the base: change, interval, verdict. */
-static void put_figures(struct jsonw *w, const struct stat_row *r, size_t g)
-{
-	put_double(w, "change", r->has_change[g] ? r->change[g] : NAN);
-	jsonw_key(w, "interval");
-	jsonw_begin_array(w);
-	jsonw_double(w, r->lo[g]);
-	jsonw_double(w, r->hi[g]);
-	jsonw_end_array(w);
-	put_string(w, "verdict", verdict_name(r->verdict[g]));
 }
 
 /* The headline: its stat and direction, and what a bot acts on without searching "stats":
