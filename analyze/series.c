@@ -1,6 +1,7 @@
 /* A stat's series over a branch (series.h), from the results index. */
 #include "series.h"
 #include "results.h"
+#include "select.h"
 
 #include "../lib/git.h"
 
@@ -29,16 +30,15 @@ static int resolve_job(struct results_index *ix, const char *job, char **key, ch
 		return -1;
 	}
 	if (n > 1) {
-		size_t len = (size_t)snprintf(err, errlen,
-					      "job '%s' is ambiguous: it is the "
-					      "path_params of",
-					      job);
+		const char **keys = calloc((size_t)n, sizeof(*keys));
 
-		for (ssize_t i = 0; i < n && len < errlen; i++)
-			len += (size_t)snprintf(err + len, errlen - len, "%s %s", i ? "," : "",
-						jobs[i].key);
-		if (len < errlen)
-			snprintf(err + len, errlen - len, "; name one of them");
+		for (ssize_t i = 0; keys && i < n; i++)
+			keys[i] = jobs[i].key;
+		if (keys)
+			select_ambiguous_message(job, keys, (size_t)n, err, errlen);
+		else
+			snprintf(err, errlen, "%s", strerror(ENOMEM));
+		free(keys);
 		index_jobs_free(jobs, (size_t)n);
 		return -1;
 	}

@@ -289,8 +289,9 @@ int cmd_compare(int argc, char **argv)
 	    {OPT_RESULTS_OPTIONAL(&root),
 	     .help = "results root to pick groups from (with --job, --commits)"},
 	    {OPT_STRING("job", 0, &job_arg), .arg = "JOB",
-	     .help = "a job file, or one atomic job's path_params (process-100%-page_fault3); "
-		     "without it, every atomic job the commits all have"},
+	     .help = "a job file, one atomic job's path_params (process-100%-page_fault3) or "
+		     "its key as `results` lists it (one machine's); without it, every atomic job "
+		     "the commits all have"},
 	    {OPT_STRING("commits", 0, &commits), .arg = "A,B[,C]",
 	     .help = "commit labels to compare, the first is the base"},
 	    {OPT_STRING("stat", 0, &stat), .arg = "REGEX",

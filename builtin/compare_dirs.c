@@ -4,6 +4,7 @@
 #include "compare_internal.h"
 #include "../analyze/compare.h"
 #include "../analyze/plot.h"
+#include "../analyze/select.h"
 #include "../store/layout.h"
 #include "../lib/text.h"
 
@@ -30,48 +31,25 @@ void compare_free_dirs(char **dirs, size_t n)
 	free(dirs);
 }
 
-/* The commit directory holding one atomic job's runs at one commit; NULL (err says why, the
- * candidates named) when none or several do. */
-static char *find_dir(const char *root, const char *path_params, const char *commit, char *err,
-		      size_t errlen)
-{
-	char **found, *dir = NULL;
-	size_t k = results_find(root, path_params, commit, &found);
-
-	if (k == 1) {
-		dir = found[0];
-	} else {
-		int len = snprintf(err, errlen, "%s runs of job '%s' at commit '%s' under %s",
-				   k ? "ambiguous: several directories hold" : "no directory holds",
-				   text_safe(path_params), text_safe(commit), text_safe(root));
-
-		for (size_t i = 0; i < k; i++) {
-			if (len >= 0 && (size_t)len < errlen)
-				len += snprintf(err + len, errlen - (size_t)len, "\n  %s",
-						text_safe(found[i]));
-			free(found[i]);
-		}
-	}
-	free(found);
-	if (!dir)
-		errno = k ? EEXIST : ENOENT;
-	return dir;
-}
-
 int compare_pick_dirs(const char *root, const char *path_params, char **commits, size_t ncommits,
 		      char ***dirs, size_t *n, char *err, size_t errlen)
 {
 	for (size_t c = 0; c < ncommits; c++) {
-		char *d = find_dir(root, path_params, commits[c], err, errlen);
+		char **found;
+		size_t k;
+		enum select_result r =
+		    select_dirs(root, path_params, commits[c], 0, &found, &k, err, errlen);
 
-		if (!d)
-			return errno == ENOENT ? -2 : -1;
-		if (compare_add_dir(dirs, n, d)) {
-			free(d);
+		if (r != SELECT_OK)
+			return r == SELECT_NONE ? -2 : -1;
+		if (compare_add_dir(dirs, n, found[0])) {
+			free(found[0]);
+			free(found);
 			snprintf(err, errlen, "out of memory");
 			return -1;
 		}
-		free(d);
+		free(found[0]);
+		free(found);
 	}
 	return 0;
 }

@@ -2,6 +2,7 @@
 #include "builtin.h"
 #include "../analyze/plot.h"
 #include "../analyze/results.h"
+#include "../analyze/select.h"
 #include "../analyze/stats.h"
 #include "../runner/job.h"
 #include "../store/sweep.h"
@@ -97,21 +98,29 @@ out:
 
 /* One point of a scalability line: the mean and stddev of a stat over the runs of one atomic
  * job at one commit (the headline stat unless one is named).  Returns 1 with the point, 0
- * when there is none.  *used names the stat of the points so far, for the axis: the
- * headline stats of several tests or modes can differ. */
+ * when there is none (no runs there, none usable after a note, none with the stat), -1 after
+ * a message when the job is ambiguous there (select.h).  *used names the stat of the points
+ * so far, for the axis: the headline stats of several tests or modes can differ. */
 static int scalability_point(const char *root, const char *path_params, const char *commit,
 			     const char *stat, double *y, double *e, char **used)
 {
-	struct result_group g;
+	struct result_group *g;
 	struct stat_summary sum = {0};
-	char **found, err[1024];
-	size_t nf = results_find(root, path_params, commit, &found), nv = 0;
+	char err[1024];
+	size_t ng, nv = 0;
+	enum select_result r = select_groups(root, path_params, commit, 0, &g, &ng, err, sizeof(err));
 
-	if (nf == 1 && group_load(found[0], &g, err, sizeof(err)) == 0) {
-		const char *st = stat ? stat : group_headline_stat(&g, 1);
-		double *v = calloc(g.nruns + 1, sizeof(*v));
+	if (r == SELECT_AMBIGUOUS) {
+		sb_error("%s", err);
+		return -1;
+	}
+	if (r == SELECT_ERROR) /* a directory of incomplete runs: no point, and why */
+		sb_note("%s", err);
+	if (r == SELECT_OK) {
+		const char *st = stat ? stat : group_headline_stat(g, 1);
+		double *v = calloc(g->nruns + 1, sizeof(*v));
 
-		nv = v && st ? group_values(&g, st, v) : 0;
+		nv = v && st ? group_values(g, st, v) : 0;
 		/* Mean and sample stddev: the analyzer's own summary. */
 		stat_summarize(v, nv, &sum);
 		if (nv && (!*used || strcmp(*used, st))) {
@@ -121,11 +130,8 @@ static int scalability_point(const char *root, const char *path_params, const ch
 			*used = strdup(first ? st : "headline stat");
 		}
 		free(v);
-		group_free(&g);
+		select_groups_free(g, ng);
 	}
-	for (size_t i = 0; i < nf; i++)
-		free(found[i]);
-	free(found);
 	*y = sum.mean;
 	*e = sum.stddev;
 	return nv > 0;
@@ -185,8 +191,12 @@ static int scalability_plot(const char *job_path, const char *root, const char *
 			for (size_t t = 0; t < ser[k].n; t++) {
 				const struct atomic_job *aj = &job.atomic[ser[k].items[t].index];
 
-				if (scalability_point(root, aj->path_params, labels[c], stat,
-						      &y[line->n], &e[line->n], &ylabel))
+				int p = scalability_point(root, aj->path_params, labels[c], stat,
+							  &y[line->n], &e[line->n], &ylabel);
+
+				if (p < 0)
+					goto out;
+				if (p)
 					x[line->n++] = aj->nr_task;
 			}
 			if (!line->n)

@@ -8,6 +8,7 @@
 #include "boot.h"
 #include "executor.h"
 #include "../analyze/results.h"
+#include "../analyze/select.h"
 #include "../lib/errors.h"
 #include "../lib/file.h"
 #include "../lib/strvec.h"
@@ -17,51 +18,33 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int path_cmp(const void *x, const void *y)
-{
-	return strcmp(*(char *const *)x, *(char *const *)y);
-}
-
-/* The groups of sha's runs, appended to *g (n groups there, grown): its one commit directory;
- * with --slurm every one of them, in path order, as long as they differ in tbox_group alone
+/* The groups of sha's runs, appended to *g (n groups there, grown), as select.h's policy takes
+ * them: its one commit directory, or with --slurm every one that differs in tbox_group alone
  * (nodes of one class named apart, node-01 and c002: the machine check says whether they are
- * alike), else none after a message, b->split set.  How many were added. */
+ * alike).  When the policy takes none of several, none after a message, b->split set.  A
+ * directory without a complete run counts no runs.  How many were added. */
 static size_t commit_groups(struct bisect *b, const char *sha, struct result_group **g, size_t *n)
 {
-	char **found, err[1024];
-	size_t k = results_find(b->results, b->path_params, sha, &found), added = 0;
-	struct result_group *more = k ? realloc(*g, (*n + k) * sizeof(**g)) : *g;
+	char **found, err[2048];
+	size_t k, added = 0;
+	enum select_result r = select_dirs(b->results, b->path_params, sha,
+					   b->slurm ? SELECT_NODES : 0, &found, &k, err, sizeof(err));
+	struct result_group *more;
 
-	if (!more) {
-		for (size_t i = 0; i < k; i++)
-			free(found[i]);
-		free(found);
-		return 0; /* out of memory: no runs seen, the caller says so */
+	if (r == SELECT_AMBIGUOUS) {
+		sb_error("%.10s: %s%s", sha, err,
+			 b->slurm ? " (another rootfs, kconfig or compiler on some nodes: name one "
+				    "class of nodes with --constraint)"
+				  : "");
+		b->split = true;
 	}
-	*g = more;
-	if (k > 1 && b->slurm)
-		qsort(found, k, sizeof(*found), path_cmp);
-	for (size_t i = 0; i < k && (k == 1 || b->slurm); i++) {
-		struct result_group *x = &(*g)[*n + added], *first = &(*g)[*n];
-
-		if (group_load(found[i], x, err, sizeof(err)))
-			continue;
-		if (added && (strcmp(x->axes[AX_ROOTFS], first->axes[AX_ROOTFS]) ||
-			      strcmp(x->axes[AX_KCONFIG], first->axes[AX_KCONFIG]) ||
-			      strcmp(x->axes[AX_COMPILER], first->axes[AX_COMPILER]))) {
-			sb_error(
-			    "%.10s: runs under %s and %s: another rootfs, kconfig or compiler on "
-			    "some nodes; name one class of nodes with --constraint",
-			    sha, first->dir, x->dir);
-			b->split = true;
-			group_free(x);
-			for (size_t j = 0; j < added; j++)
-				group_free(&(*g)[*n + j]);
-			added = 0;
-			break;
-		}
-		added++;
-	}
+	if (r != SELECT_OK)
+		return 0; /* none yet, or out of memory: no runs seen, the caller says so */
+	more = realloc(*g, (*n + k) * sizeof(**g));
+	for (size_t i = 0; more && i < k; i++)
+		added += group_load(found[i], &more[*n + added], err, sizeof(err)) == 0;
+	if (more)
+		*g = more;
 	*n += added;
 	for (size_t i = 0; i < k; i++)
 		free(found[i]);

@@ -11,6 +11,7 @@
 #include "../analyze/bisect.h"
 #include "../analyze/compare.h"
 #include "../analyze/results.h"
+#include "../analyze/select.h"
 #include "../lib/errors.h"
 #include "../lib/text.h"
 #include "../lib/file.h"
@@ -279,7 +280,7 @@ static int bisect_step(struct bisect *b, const char *verb, const char *sha, char
  * verified, 3 not (or it could not be), 130 interrupted. */
 static int verify(struct bisect *b, const char *culprit)
 {
-	char parent[64], spec[80], subj[512], err[1024], **found;
+	char parent[64], spec[80], subj[512], err[2048];
 	double *pv = NULL, *cv = NULL;
 	size_t np, nc;
 	struct endpoint_check ec;
@@ -353,32 +354,33 @@ static int verify(struct bisect *b, const char *culprit)
 	}
 	printf("runs spent: %u, reboots spent: %u\n\n", tr, tb);
 
-	/* The full comparison, parent vs culprit, as the robot prints it. */
-	struct result_group g[2];
+	/* The full comparison, parent vs culprit, as the robot prints it: each side's runs as
+	 * the batches took them (select.h), machines of one class together under --slurm. */
+	struct result_group *g[2] = {NULL, NULL}, both[2];
 	const char *labels[2] = {parent, culprit};
-	size_t loaded = 0;
+	size_t ng[2] = {0, 0};
 
-	for (; loaded < 2; loaded++) {
-		size_t k = results_find(b->results, b->path_params, labels[loaded], &found);
-		int e = k == 1 ? group_load(found[0], &g[loaded], err, sizeof(err)) : -1;
-
-		for (size_t i = 0; i < k; i++)
-			free(found[i]);
-		free(found);
-		if (e)
-			break;
-	}
-	if (loaded == 2) {
+	for (int i = 0; i < 2; i++)
+		if (select_groups(b->results, b->path_params, labels[i],
+				  b->slurm ? SELECT_NODES : 0, &g[i], &ng[i], err, sizeof(err)))
+			sb_note("no closing table: %s", err);
+	if (ng[0] > 1 || ng[1] > 1)
+		sb_note("no closing table: the runs are on %zu and %zu machines of one class; "
+			"`compare --results %s --job KEY` compares one machine's",
+			ng[0], ng[1], b->results);
+	if (ng[0] == 1 && ng[1] == 1) {
 		struct compare_opts o = COMPARE_OPTS_DEFAULT;
 		struct comparison c;
 
-		if (compare_groups(g, 2, &o, &c, err, sizeof(err)) == 0) {
+		both[0] = g[0][0];
+		both[1] = g[1][0];
+		if (compare_groups(both, 2, &o, &c, err, sizeof(err)) == 0) {
 			print_robot_table(&c, false, false, stdout);
 			comparison_free(&c);
 		}
 	}
-	for (size_t i = 0; i < loaded; i++)
-		group_free(&g[i]);
+	for (int i = 0; i < 2; i++)
+		select_groups_free(g[i], ng[i]);
 	return ec.confirmed ? 0 : 3;
 }
 

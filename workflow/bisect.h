@@ -75,7 +75,7 @@ struct bisect {
 	bool fallback; /* a midpoint was classified by the closer endpoint */
 	int signal;    /* SIGINT or SIGTERM that ended us */
 	bool log_lost; /* the log could not be written: nothing more is spent */
-	bool split;    /* --slurm: a commit's runs under another rootfs, kconfig or compiler */
+	bool split;    /* a commit's runs are not one job's (select.h): said, the bisection stops */
 	json_t *log, *steps, *events;
 	/* runs and reboots spent per commit, in the order tested */
 	char (*order)[64];

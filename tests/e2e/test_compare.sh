@@ -512,3 +512,21 @@ check "icount runs: a 0.05% change is below the 0.1% threshold (exit 0)" [ $rc =
 sb compare --json "$WORK/ic/icount/$IC/a" "$WORK/ic/icount/$IC/b"
 json_later "icount runs: --json says icount, threshold 0.1" "$WORK/out" \
 	"d['jobs'][0]['icount'] is True and d['jobs'][0]['threshold_pct'] == 0.1"
+
+# One policy for "the runs of job J at commit C" (analyze/select.h): a path_params that two
+# machines ran is ambiguous, the error names both keys, and a key picks one machine.
+mkdir -p "$WORK/two"
+cp -r "$FIX/results/will-it-scale" "$WORK/two/"
+T=$WORK/two/will-it-scale/process-100%-page_fault3
+cp -r "$T/lkp-skl-4sp1" "$T/lkp-icl-2sp2"
+K1=will-it-scale/process-100%-page_fault3/lkp-icl-2sp2/debian-12-x86_64/defconfig/gcc-12
+K2=will-it-scale/process-100%-page_fault3/lkp-skl-4sp1/debian-12-x86_64/defconfig/gcc-12
+sb compare --results "$WORK/two" --job 'process-100%-page_fault3' --commits base,patched
+check "a path_params two machines ran: exit 2, both keys named, 'name one of them'" \
+	bash -c "[ $rc = 2 ] && grep -qF \"job 'process-100%-page_fault3' is ambiguous: it is the path_params of $K1, $K2; name one of them\" '$WORK/err'"
+sb compare --results "$WORK/two" --job "$K2" --commits base,patched
+check "--job KEY compares that machine's runs: the regression, exit 1" \
+	bash -c "[ $rc = 1 ] && grep -q 'will-it-scale.per_process_ops' '$WORK/out'"
+sb compare --results "$WORK/two" --job "$K1/x" --commits base,patched
+check "--job with a key no directory has: exit 2, 'no directory holds'" \
+	bash -c "[ $rc = 2 ] && grep -q 'no directory holds runs of job' '$WORK/err'"

@@ -57,6 +57,14 @@ sb plot --scalability "$WORK/sweep.yaml" --results "$WORK/r" --commits v1,v2 --s
 check "scalability plot as SVG" bash -c "[ $rc -eq 0 ] && grep -q '<svg' $WORK/s.svg"
 sb plot --scalability "$WORK/sweep.yaml" --results "$WORK/r" --commits v9
 check "scalability plot of a missing commit: exit 2, named" bash -c "[ $rc -eq 2 ] && grep -q \"commit 'v9'\" $WORK/err"
+# The runs of one task count on two machines: the point is ambiguous (select.h), said, not
+# dropped in silence.
+cp -r "$WORK/r" "$WORK/r2"
+P1=$(ls -d "$WORK"/r2/*/*-1-*/*)
+cp -r "$P1" "$(dirname "$P1")/other-box"
+sb plot --scalability "$WORK/sweep.yaml" --results "$WORK/r2" --commits v1,v2
+check "scalability plot, one point on two machines: exit 2, 'ambiguous', both keys" bash -c \
+	"[ $rc -eq 2 ] && grep -q 'is ambiguous: it is the path_params of .*/other-box/.*; name one of them' $WORK/err"
 
 # The headline from the runs' meta.json: a suite of its own, and a job whose runs declare one.
 python3 tests/fixtures/compare/make-trees.py "$WORK/lat" lat

@@ -1,0 +1,52 @@
+/* The one policy for "the runs of atomic job JOB at commit C" in a results tree, used by
+ * compare, plot, bisect (its batches and its closing table) and trend/results (series.c's
+ * job resolution gives the same message):
+ *
+ *   - JOB is an atomic job's path_params (process-100%-page_fault3) or its key,
+ *     <testcase>/<path_params>/<tbox_group>/<rootfs>/<kconfig>/<compiler>, as `results`
+ *     lists it; a key names one machine, a path_params every machine that ran it;
+ *   - the runs are those of the one commit directory that holds JOB at C;
+ *   - several directories: with SELECT_NODES (a Slurm fleet, nodes of one class named apart),
+ *     all of them when they differ in tbox_group alone; otherwise, or when they differ in
+ *     rootfs, kconfig or compiler, JOB is ambiguous: an error naming each one's key, so the
+ *     user can name one;
+ *   - none: SELECT_NONE, an error saying where it looked.
+ *
+ * The site reads the same runs through the results index, whose jobs are keys: one key is one
+ * commit directory per commit, so the policy's first case is the only one it meets. */
+#ifndef SCALEBENCH_SELECT_H
+#define SCALEBENCH_SELECT_H
+
+#include "results.h"
+
+#include <stddef.h>
+
+enum select_flags {
+	SELECT_NODES = 1, /* several machines of one class count as one */
+};
+
+enum select_result {
+	SELECT_OK = 0,
+	SELECT_ERROR = -1,     /* out of memory (err says so) */
+	SELECT_NONE = -2,      /* no directory holds JOB at C */
+	SELECT_AMBIGUOUS = -3, /* several do and the policy cannot take them all */
+};
+
+/* The commit directories of JOB at commit under root, by path (free each and the array);
+ * on anything but SELECT_OK, *dirs is NULL and err says why. */
+enum select_result select_dirs(const char *root, const char *job, const char *commit,
+			       unsigned flags, char ***dirs, size_t *n, char *err, size_t errlen);
+
+/* The same directories loaded (group_load); a directory that cannot be loaded is an error
+ * (SELECT_ERROR, err from group_load).  Free with select_groups_free. */
+enum select_result select_groups(const char *root, const char *job, const char *commit,
+				 unsigned flags, struct result_group **g, size_t *n, char *err,
+				 size_t errlen);
+void select_groups_free(struct result_group *g, size_t n);
+
+/* "job 'JOB' is ambiguous: it is the path_params of K1, K2; name one of them", the one
+ * wording for a path_params several keys share. */
+void select_ambiguous_message(const char *job, const char *const *keys, size_t n, char *err,
+			      size_t errlen);
+
+#endif
