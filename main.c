@@ -2,7 +2,6 @@
 #include "builtin/builtin.h"
 #include "lib/text.h"
 
-#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -52,18 +51,14 @@ static const struct command *find_command(const char *name)
  * list, not the list itself. */
 static void unknown_command(const char *name)
 {
-	unsigned best = UINT_MAX;
+	struct text_closest c = TEXT_CLOSEST_INIT(name);
 	char list[256] = "";
 	size_t len = 0;
 
-	for (size_t i = 0; i < NR_COMMANDS; i++) {
-		unsigned d = text_distance(name, commands[i].def->name);
-
-		if (text_close(d, strlen(commands[i].def->name)) && d < best)
-			best = d;
-	}
-	for (size_t i = 0; i < NR_COMMANDS && best != UINT_MAX; i++)
-		if (text_distance(name, commands[i].def->name) == best && len < sizeof(list))
+	for (size_t i = 0; i < NR_COMMANDS; i++)
+		text_closest_offer(&c, commands[i].def->name);
+	for (size_t i = 0; i < NR_COMMANDS && c.best; i++) /* every one as close */
+		if (text_distance(name, commands[i].def->name) == c.d && len < sizeof(list))
 			len += (size_t)snprintf(list + len, sizeof(list) - len, "%s'%s'",
 						len ? " or " : "", commands[i].def->name);
 	if (len)

@@ -264,13 +264,6 @@ size_t group_failures(const struct result_group *g, const char *stat)
 	return n;
 }
 
-size_t results_find(const char *root, const char *path_params, const char *commit, char ***out)
-{
-	ssize_t n = store_find(root, path_params, commit, out);
-
-	return n < 0 ? 0 : (size_t)n;
-}
-
 long commit_list_split(const char *list, char ***out)
 {
 	size_t len = strlen(list), n = 1;

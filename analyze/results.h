@@ -103,10 +103,6 @@ bool groups_mix_machines(const struct result_group *g, size_t n, char *msg, size
  * results tree.  0, or -1 when it was cut to len. */
 int group_plot_title(const struct result_group *g, const char *stat, char *out, size_t len);
 
-/* Every commit directory below root matching path_params (exact) and commit (exact);
- * returns how many were found (paths in out, caller frees). */
-size_t results_find(const char *root, const char *path_params, const char *commit, char ***out);
-
 /* The labels of a comma-separated commit list ("base,patched,fixed"), empty items skipped.
  * Returns how many, with *out one allocation (free(*out) frees the labels too), or -1 when
  * out of memory. */

@@ -2,6 +2,7 @@
 #include "builtin.h"
 #include "compare_internal.h"
 #include "../analyze/compare.h"
+#include "../analyze/select.h"
 #include "../runner/job.h"
 #include "../store/layout.h"
 #include "../lib/text.h"
@@ -177,13 +178,16 @@ static ssize_t common_jobs(const char *root, const char *commits, char ***out)
 		for (size_t k = 0; k < n && !seen; k++)
 			seen = !strcmp(v[k], a.path_params);
 		for (long c = 1; c < nc && everywhere && !seen; c++) {
-			char **found;
-			size_t nf = results_find(root, a.path_params, labels[c], &found);
+			char **found, e[1024];
+			size_t nf;
+			/* none is absent; several (ambiguous) is said when the job is compared */
+			enum select_result r = select_dirs(root, a.path_params, labels[c], 0,
+							   &found, &nf, e, sizeof(e));
 
 			for (size_t k = 0; k < nf; k++)
 				free(found[k]);
 			free(found);
-			if (!nf) {
+			if (r == SELECT_NONE) {
 				sb_note("job '%s' has runs at commit '%s' but none at '%s': not "
 					"compared",
 					text_safe(a.path_params), text_safe(labels[0]),

@@ -163,21 +163,14 @@ static void unknown_option(const struct command_def *cmd, const struct option_de
 			   const char *arg)
 {
 	char word[64];
-	const char *best = NULL;
-	unsigned bd = UINT_MAX;
+	struct text_closest c = TEXT_CLOSEST_INIT(word);
 
 	snprintf(word, sizeof(word), "%.*s", (int)strcspn(arg + 2, "="), arg + 2);
-	for (size_t i = 0; i < n && strncmp(arg, "--", 2) == 0; i++) {
-		unsigned d = text_distance(word, opts[i].name);
-
-		if (text_close(d, strlen(opts[i].name)) && d < bd) {
-			bd = d;
-			best = opts[i].name;
-		}
-	}
-	if (best)
+	for (size_t i = 0; i < n && strncmp(arg, "--", 2) == 0; i++)
+		text_closest_offer(&c, opts[i].name);
+	if (c.best)
 		sb_error("unknown option '%s'; did you mean '--%s'? (see 'scalebench %s --help')",
-			 arg, best, cmd->name);
+			 arg, c.best, cmd->name);
 	else
 		sb_error("unknown option '%s' (see 'scalebench %s --help')", arg, cmd->name);
 }

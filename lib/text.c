@@ -203,3 +203,13 @@ bool text_close(unsigned d, size_t len)
 
 	return d <= most;
 }
+
+void text_closest_offer(struct text_closest *c, const char *candidate)
+{
+	unsigned d = text_distance(c->word, candidate);
+
+	if (text_close(d, strlen(candidate)) && d < c->d) {
+		c->d = d;
+		c->best = candidate;
+	}
+}

@@ -8,6 +8,7 @@
 #ifndef SCALEBENCH_TEXT_H
 #define SCALEBENCH_TEXT_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <stdio.h>
 
@@ -40,5 +41,16 @@ unsigned text_distance(const char *a, const char *b);
 /* Whether a word at distance d from a candidate of length len is worth suggesting: a
  * third of the candidate's letters at most, and at least one. */
 bool text_close(unsigned d, size_t len);
+
+/* The closest of candidates offered one at a time ("did you mean"): the first at the least
+ * distance that text_close finds worth suggesting.  best is NULL while none is; d is its
+ * distance (UINT_MAX while none), for a caller that lists ties. */
+struct text_closest {
+	const char *word;
+	const char *best;
+	unsigned d;
+};
+#define TEXT_CLOSEST_INIT(w) {.word = (w), .best = NULL, .d = UINT_MAX}
+void text_closest_offer(struct text_closest *c, const char *candidate);
 
 #endif

@@ -97,26 +97,17 @@ const struct testcase *testcase_find(const char *name)
 	return NULL;
 }
 
-static void closer(const struct testcase *tc, const char *name, const char **best, unsigned *bd)
-{
-	unsigned d = testcase_listed(tc) ? text_distance(name, tc->name) : UINT_MAX;
-
-	if (text_close(d, strlen(tc->name)) && d < *bd) {
-		*bd = d;
-		*best = tc->name;
-	}
-}
-
 const char *testcase_suggest(const char *name)
 {
-	const char *best = NULL;
-	unsigned bd = UINT_MAX;
+	struct text_closest c = TEXT_CLOSEST_INIT(name);
 
 	for (size_t i = 0; i < nr_plugin_tcs; i++)
-		closer(plugin_tcs[i], name, &best, &bd);
+		if (testcase_listed(plugin_tcs[i]))
+			text_closest_offer(&c, plugin_tcs[i]->name);
 	for (size_t i = 0; testcase_table[i]; i++)
-		closer(testcase_table[i], name, &best, &bd);
-	return best;
+		if (testcase_listed(testcase_table[i]))
+			text_closest_offer(&c, testcase_table[i]->name);
+	return c.best;
 }
 
 static bool valid_name(const char *s)

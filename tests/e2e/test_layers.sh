@@ -19,6 +19,10 @@ check "one way to run git: git_run (lib/git.c), no argv of its own elsewhere" ba
 	"[ -z \"\$(grep -rl --include='*.c' '{\"git\"' . | grep -v '^./build/' | grep -v '^./tests/')\" ]"
 check "one mode name: tc_mode_name (testcases/testcase.h) only" bash -c \
 	"[ -z \"\$(grep -rln --include='*.[ch]' 'TC_MODE_PROCESS ? \"process\"' . | grep -v '^./build/' | grep -vx ./testcases/testcase.h)\" ]"
+check "one 'did you mean': text_closest_offer (lib/text.c), no closest-name loop of its own" bash -c \
+	"[ \"\$(grep -rl --include='*.c' 'text_close(' . | grep -v '^./build/' | grep -v '^./tests/')\" = ./lib/text.c ]"
+check "one policy for a job's runs at a commit: select_dirs (analyze/select.c), no results_find" bash -c \
+	"[ -z \"\$(grep -rln --include='*.[ch]' 'results_find(' . | grep -v '^./build/')\" ]"
 
 # A copy of the layer directories' headers and sources with one forbidden include added.
 mk_tree() {

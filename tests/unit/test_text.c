@@ -83,6 +83,17 @@ static void test_distance(void **state)
 	assert_false(text_close(2, 4)); /* ab ~ list: too far */
 	assert_true(text_close(2, 7));
 	assert_false(text_close(3, 7));
+	/* The closest of candidates: the first at the least distance, none when all are far. */
+	struct text_closest c = TEXT_CLOSEST_INIT("comapre");
+
+	text_closest_offer(&c, "bisect");
+	assert_null(c.best);
+	text_closest_offer(&c, "compare");
+	text_closest_offer(&c, "compose");
+	assert_string_equal(c.best, "compare");
+	assert_int_equal(c.d, 1);
+	text_closest_offer(&c, "comapre_");
+	assert_string_equal(c.best, "compare"); /* a tie keeps the first */
 	/* A message keeps its own lines; everything else escaped as text_escape does. */
 	char *m = text_escape_message("a\tb\nc\r\x1b\xff");
 
