@@ -50,7 +50,10 @@ struct text_closest {
 	const char *best;
 	unsigned d;
 };
-#define TEXT_CLOSEST_INIT(w) {.word = (w), .best = NULL, .d = UINT_MAX}
+#define TEXT_CLOSEST_INIT(w)                                                                       \
+	{                                                                                          \
+		.word = (w), .best = NULL, .d = UINT_MAX                                           \
+	}
 void text_closest_offer(struct text_closest *c, const char *candidate);
 
 #endif
