@@ -68,10 +68,7 @@ static void test_row(struct stat_row *r, size_t g, const double *a, size_t na, c
 	var_floor[1] = count_var_floor(b, nb, r->count);
 	if (r->count && (var_floor[0] == 0 || var_floor[1] == 0))
 		r->count = false; /* a run that is not an integer: not a count after all */
-	/* 20% trimming removes a run only from 5 runs on */
-	outlier = (stat_has_outlier(a, na, r->sum[0].median, scratch) ||
-		   stat_has_outlier(b, nb, r->sum[g].median, scratch)) &&
-		  (na >= 5 || nb >= 5);
+	outlier = stat_trim_with(a, na, r->sum[0].median, b, nb, r->sum[g].median, scratch) > 0;
 	on_log = !r->absolute && all_positive(a, na) && all_positive(b, nb);
 	if (yuen_test(a, na, b, nb, outlier ? COMPARE_TRIM : 0, on_log, var_floor, o->alpha, &y,
 		      &why)) {

@@ -61,24 +61,36 @@ bool stat_has_outlier(const double *x, size_t n, double med, double *d)
 	return mad > 0 && d[n - 1] > 3.5 * mad;
 }
 
-/* One side's outlier check on a sorted copy of it (for its median) in s. */
-static bool side_has_outlier(const double *x, size_t n, double *s)
+double stat_trim_with(const double *a, size_t na, double med_a, const double *b, size_t nb,
+		      double med_b, double *scratch)
+{
+	if (na < 5 && nb < 5) /* 20% trimming removes a run only from 5 runs on */
+		return 0;
+	return stat_has_outlier(a, na, med_a, scratch) || stat_has_outlier(b, nb, med_b, scratch)
+		   ? STAT_TRIM
+		   : 0;
+}
+
+/* A side's median, from a sorted copy of it in s. */
+static double side_median(const double *x, size_t n, double *s)
 {
 	memcpy(s, x, n * sizeof(*s));
 	stat_sort(s, n);
-	return stat_has_outlier(x, n, median_sorted(s, n), s + n);
+	return median_sorted(s, n);
 }
 
 double stat_trim_for(const double *a, size_t na, const double *b, size_t nb)
 {
 	size_t n = na > nb ? na : nb;
-	double buf[2 * STACK_VALUES], *s = buf, trim;
+	double buf[2 * STACK_VALUES], *s = buf, trim, ma, mb;
 
 	if (na < 5 && nb < 5)
 		return 0;
 	if (n > STACK_VALUES && !(s = malloc(2 * n * sizeof(*s))))
 		return -1;
-	trim = side_has_outlier(a, na, s) || side_has_outlier(b, nb, s) ? STAT_TRIM : 0;
+	ma = side_median(a, na, s);
+	mb = side_median(b, nb, s);
+	trim = stat_trim_with(a, na, ma, b, nb, mb, s + n);
 	if (s != buf)
 		free(s);
 	return trim;

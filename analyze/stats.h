@@ -28,6 +28,10 @@ bool stat_has_outlier(const double *x, size_t n, double med, double *scratch);
 #define STAT_TRIM 0.2
 /* The trimming two sides are to be tested with: STAT_TRIM or 0.  -1 out of memory. */
 double stat_trim_for(const double *a, size_t na, const double *b, size_t nb);
+/* The same rule for a caller that holds each side's median already (compare); scratch has
+ * room for the larger side. */
+double stat_trim_with(const double *a, size_t na, double med_a, const double *b, size_t nb,
+		      double med_b, double *scratch);
 
 /* What a stat is to the run that reported it, by its family (the name up to the first '.'):
  * the testcase's own measurement, a monitor's observation of the system, or a failure (a
