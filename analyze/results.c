@@ -387,6 +387,26 @@ enum stat_direction group_stat_direction(const struct result_group *g, size_t n,
 	return stat_direction(stat, group_stat_role(g, n, stat));
 }
 
+int group_dir_stat(const char *dir, const char *want, char **stat, enum stat_direction *sdir,
+		   char *err, size_t errlen)
+{
+	struct result_group g;
+	const char *h;
+
+	*stat = NULL;
+	if (group_load(dir, &g, err, errlen))
+		return -1;
+	h = want ? want : group_headline_stat(&g, 1);
+	if (!h)
+		snprintf(err, errlen, "%s: its runs declare no headline stat; give --stat", dir);
+	else if (!(*stat = strdup(h)))
+		snprintf(err, errlen, "out of memory");
+	else if (sdir)
+		*sdir = group_stat_direction(&g, 1, h);
+	group_free(&g);
+	return *stat ? 0 : h ? -1 : -2;
+}
+
 int group_plot_title(const struct result_group *g, const char *stat, char *out, size_t len)
 {
 	struct store_axes a;

@@ -80,6 +80,12 @@ enum stat_direction group_headline_direction(const struct result_group *g, size_
 /* The headline's declared direction for the headline stat, stat_direction() by the family's
  * role for any other. */
 enum stat_direction group_stat_direction(const struct result_group *g, size_t n, const char *stat);
+/* The stat to follow in a commit directory's runs: want (when given) with its direction, else
+ * the headline its runs declare: *stat malloc'd, 0; or with err, -1 (the directory cannot be
+ * loaded, no memory) or -2 (its runs declare no headline: "give --stat").  What html, nightly and trend
+ * follow by default, from the latest commit with a successful run. */
+int group_dir_stat(const char *dir, const char *want, char **stat, enum stat_direction *sdir,
+		   char *err, size_t errlen);
 /* The role of a stat whose run does not declare its family: failure for dmesg.*, kmsg.*,
  * stderr.* and last_state.*, monitor for LKP's monitor families (store/families.h), headline
  * (the testcase's own) for the rest. */

@@ -463,7 +463,6 @@ int series_headline_stat(struct results_index *ix, const char *job, char **stat,
 			 size_t errlen)
 {
 	struct index_commit *c = NULL;
-	struct result_group g;
 	char *key;
 	ssize_t n;
 	const char *dir = NULL;
@@ -478,14 +477,8 @@ int series_headline_stat(struct results_index *ix, const char *job, char **stat,
 	if (!dir) {
 		snprintf(err, errlen, "%s: no commit with a successful run to take the headline from",
 			 key);
-	} else if (group_load(dir, &g, err, errlen) == 0) {
-		const char *h = group_headline_stat(&g, 1);
-
-		if (!h)
-			snprintf(err, errlen, "%s: its runs declare no headline stat; give --stat", dir);
-		else if (!(*stat = strdup(h)))
-			snprintf(err, errlen, "out of memory");
-		group_free(&g);
+	} else {
+		group_dir_stat(dir, NULL, stat, NULL, err, errlen);
 	}
 	if (n > 0)
 		index_commits_free(c, (size_t)n);

@@ -580,10 +580,10 @@ static int job_load(struct site *s, const struct index_job *job, struct job_data
 	return 0;
 }
 
-/* The stat to follow: the option's, else the one the latest commit's runs declare. */
+/* The stat to follow: the option's, else the one the latest commit's runs declare (the
+ * latest in the site's order: the branch's with --repo). */
 static int job_stat(struct site *s, struct job_data *d)
 {
-	struct result_group g;
 	const struct index_commit *latest = NULL;
 	char err[1024];
 
@@ -592,19 +592,15 @@ static int job_stat(struct site *s, struct job_data *d)
 			latest = d->c[i].ic;
 	if (!latest)
 		return -1;
-	if (group_load(latest->dir, &g, err, sizeof(err))) {
+	switch (group_dir_stat(latest->dir, s->o->stat, &d->stat, &d->sdir, err, sizeof(err))) {
+	case 0:
+		return 0;
+	case -1:
 		sb_note("%s", err);
 		return -1;
+	default: /* no headline declared: the page says so */
+		return -1;
 	}
-	if (s->o->stat) {
-		d->stat = strdup(s->o->stat);
-		d->sdir = group_stat_direction(&g, 1, s->o->stat);
-	} else if (group_headline_stat(&g, 1)) {
-		d->stat = strdup(group_headline_stat(&g, 1));
-		d->sdir = group_headline_direction(&g, 1);
-	}
-	group_free(&g);
-	return d->stat ? 0 : -1;
 }
 
 /* The series of the job's stat over its commits, and its change points. */
