@@ -22,10 +22,8 @@ int nightly_state_lock(const char *path, int *fd, char *err, size_t errlen)
 	char lock[4096];
 
 	*fd = -1;
-	if ((size_t)snprintf(lock, sizeof(lock), "%s.lock", path) >= sizeof(lock)) {
-		snprintf(err, errlen, "%s: path too long", path);
+	if (path_fmt(lock, sizeof(lock), err, errlen, "%s.lock", path))
 		return -1;
-	}
 	*fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (*fd < 0) {
 		snprintf(err, errlen, "cannot open the lock %s: %s", lock, strerror(errno));

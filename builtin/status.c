@@ -119,23 +119,14 @@ void slurm_status_print(const struct slurm_status *st, FILE *out, bool failed_on
 	}
 }
 
-static void json_str_or_null(struct jsonw *w, const char *key, const char *v)
-{
-	jsonw_key(w, key);
-	if (v)
-		jsonw_string(w, v);
-	else
-		jsonw_null(w);
-}
-
 static void status_json(struct jsonw *w, const struct slurm_status *st)
 {
 	jsonw_begin_object(w);
-	json_str_or_null(w, "name", st->name);
-	json_str_or_null(w, "id", st->id[0] ? st->id : NULL);
-	json_str_or_null(w, "dir", st->dir);
-	json_str_or_null(w, "job", st->job);
-	json_str_or_null(w, "commit", st->commit);
+	jsonw_key_string_or_null(w, "name", st->name);
+	jsonw_key_string_or_null(w, "id", st->id[0] ? st->id : NULL);
+	jsonw_key_string_or_null(w, "dir", st->dir);
+	jsonw_key_string_or_null(w, "job", st->job);
+	jsonw_key_string_or_null(w, "commit", st->commit);
 	jsonw_key(w, "n_tasks");
 	jsonw_uint(w, st->n_tasks);
 	jsonw_key(w, "n_runs");
@@ -153,8 +144,8 @@ static void status_json(struct jsonw *w, const struct slurm_status *st)
 	jsonw_key(w, "then");
 	if (st->then_id[0]) {
 		jsonw_begin_object(w);
-		json_str_or_null(w, "id", st->then_id);
-		json_str_or_null(w, "state", st->then_state);
+		jsonw_key_string_or_null(w, "id", st->then_id);
+		jsonw_key_string_or_null(w, "state", st->then_state);
 		jsonw_end_object(w);
 	} else {
 		jsonw_null(w);
@@ -167,20 +158,20 @@ static void status_json(struct jsonw *w, const struct slurm_status *st)
 		jsonw_begin_object(w);
 		jsonw_key(w, "task");
 		jsonw_uint(w, k->task);
-		json_str_or_null(w, "state", slurm_task_state_word(k->state));
-		json_str_or_null(w, "name", k->name);
-		json_str_or_null(w, "atomic", k->atomic);
+		jsonw_key_string_or_null(w, "state", slurm_task_state_word(k->state));
+		jsonw_key_string_or_null(w, "name", k->name);
+		jsonw_key_string_or_null(w, "atomic", k->atomic);
 		jsonw_key(w, "runs");
 		jsonw_uint(w, k->runs);
-		json_str_or_null(w, "node", k->node);
+		jsonw_key_string_or_null(w, "node", k->node);
 		jsonw_key(w, "exit_code");
 		if (k->exit_code >= 0)
 			jsonw_uint(w, (unsigned)k->exit_code);
 		else
 			jsonw_null(w);
-		json_str_or_null(w, "slurm_state", k->slurm_state);
-		json_str_or_null(w, "reason", k->reason);
-		json_str_or_null(w, "output_tail", k->output_tail);
+		jsonw_key_string_or_null(w, "slurm_state", k->slurm_state);
+		jsonw_key_string_or_null(w, "reason", k->reason);
+		jsonw_key_string_or_null(w, "output_tail", k->output_tail);
 		jsonw_end_object(w);
 	}
 	jsonw_end_array(w);

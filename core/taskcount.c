@@ -1,4 +1,5 @@
 #include "taskcount.h"
+#include "../lib/text.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -31,11 +32,6 @@ static int read_small(const char *path, char *buf, size_t len)
 	close(fd);
 	buf[n] = '\0';
 	return 0;
-}
-
-static bool all_digits(const char *s)
-{
-	return *s && strspn(s, "0123456789") == strlen(s);
 }
 
 struct proc_entry {
@@ -90,7 +86,7 @@ static int list_procs(const char *proc_root, struct proc_entry **out, size_t *n)
 	while ((de = readdir(d))) {
 		struct proc_entry e = {0};
 
-		if (!all_digits(de->d_name))
+		if (!text_is_digits(de->d_name))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s/stat", proc_root, de->d_name);
 		e.pid = (pid_t)atoi(de->d_name);
@@ -179,7 +175,7 @@ static int add_threads(const char *proc_root, pid_t pid, struct task_snapshot *s
 	if (!(d = opendir(path)))
 		return 0; /* ended meanwhile */
 	while ((de = readdir(d))) {
-		if (!all_digits(de->d_name))
+		if (!text_is_digits(de->d_name))
 			continue;
 		snprintf(path, sizeof(path), "%s/%d/task/%s/status", proc_root, (int)pid,
 			 de->d_name);

@@ -1,6 +1,7 @@
 #include "file.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <ftw.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -266,6 +267,25 @@ void path_absolute(const char *path, char *out, size_t len)
 							 : snprintf(out, len, "%s/%s", cwd, path);
 	if (n < 0 || (size_t)n >= len)
 		snprintf(out, len, "%s", path);
+}
+
+int path_fmt(char *out, size_t len, char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(out, len, fmt, ap);
+	va_end(ap);
+	if (n >= 0 && (size_t)n < len)
+		return 0;
+	size_t shown = len > 80 ? 80 : len ? len - 1 : 0; /* what vsnprintf kept, up to 80 */
+
+	snprintf(err, errlen, "%.*s...: path too long", (int)shown, len ? out : "");
+	if (len)
+		out[0] = '\0';
+	errno = ENAMETOOLONG;
+	return -1;
 }
 
 char *file_tail(const char *path, unsigned max_lines)

@@ -9,6 +9,11 @@
  * given when too long for out, where the kernel will say ENAMETOOLONG). */
 void path_absolute(const char *path, char *out, size_t len);
 
+/* A path formatted into out (len bytes): 0, or -1 with errno ENAMETOOLONG and err saying
+ * "<the path as far as it fits>...: path too long" when it does not fit, never a cut path. */
+int path_fmt(char *out, size_t len, char *err, size_t errlen, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
 /* All of path, NUL-terminated and malloc'd, in *buf; its length in *len (len may be NULL).
  * Only a regular file is read: a directory, FIFO, device or socket is refused at once (a FIFO
  * would block us forever, a directory reports a size no allocation can meet).  The size the file

@@ -199,6 +199,15 @@ void jsonw_null(struct jsonw *w)
 	value_ends(w);
 }
 
+void jsonw_key_string_or_null(struct jsonw *w, const char *key, const char *v)
+{
+	jsonw_key(w, key);
+	if (v)
+		jsonw_string(w, v);
+	else
+		jsonw_null(w);
+}
+
 int jsonw_finish(struct jsonw *w)
 {
 	bool ok = !w->failed && w->done && !w->depth;

@@ -40,6 +40,8 @@ void jsonw_double(struct jsonw *w, double v); /* 10 significant digits */
 void jsonw_uint(struct jsonw *w, unsigned long long v);
 void jsonw_bool(struct jsonw *w, bool v);
 void jsonw_null(struct jsonw *w);
+/* key and its string value, or null when v is NULL. */
+void jsonw_key_string_or_null(struct jsonw *w, const char *key, const char *v);
 
 /* Ends the document with a newline and frees the writer's memory.  0 when one complete value
  * was written; -1 after misuse, running out of memory, or a write error on the stream. */

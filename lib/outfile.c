@@ -10,10 +10,8 @@ int outfile_open(struct outfile *of, const char *path, char *err, size_t errlen)
 	int fd;
 
 	memset(of, 0, sizeof(*of));
-	if (snprintf(of->path, sizeof(of->path), "%s", path) >= (int)sizeof(of->path)) {
-		snprintf(err, errlen, "%s: path too long", path);
+	if (path_fmt(of->path, sizeof(of->path), err, errlen, "%s", path))
 		return -1;
-	}
 	fd = file_tmp_create(path, of->tmp, sizeof(of->tmp), err, errlen);
 	if (fd < 0)
 		return -1;

@@ -169,6 +169,11 @@ void text_chomp(char *s)
 		s[--n] = '\0';
 }
 
+bool text_is_digits(const char *s)
+{
+	return *s && strspn(s, "0123456789") == strlen(s);
+}
+
 unsigned text_distance(const char *a, const char *b)
 {
 	enum { MAXW = 64 };

@@ -34,6 +34,9 @@ char *sh_quote(const char *s);
 /* Remove trailing newlines and spaces from s, in place (a command's one-line answer). */
 void text_chomp(char *s);
 
+/* Whether s is one or more decimal digits and nothing else. */
+bool text_is_digits(const char *s);
+
 /* The edit distance of a and b (insertions, deletions, substitutions and swaps of two
  * neighbours, each 1; the optimal string alignment distance), for "did you mean": a typo'd
  * command, option or testcase.  Words over 63 bytes count as far from everything. */

@@ -17,6 +17,7 @@
  * totals at every reading; the per-CPU values ("percpu_keys", "percpu_values") at start and
  * stop for interrupts (the readings its deltas use), at every reading for softirqs. */
 #include "procfs.h"
+#include "../lib/text.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -29,19 +30,9 @@ struct percpu_priv {
 	struct series total, percpu;
 };
 
-static bool all_digits(const char *s)
-{
-	if (!*s)
-		return false;
-	for (; *s; s++)
-		if (!isdigit((unsigned char)*s))
-			return false;
-	return true;
-}
-
 static void irq_stat_name(const struct percpu_row *row, bool interrupts, char *out, size_t len)
 {
-	char sep = all_digits(row->id) ? '.' : '_';
+	char sep = text_is_digits(row->id) ? '.' : '_';
 	size_t n;
 	bool space = false;
 

@@ -234,7 +234,14 @@ static int split4(const char *line, size_t len, const char **f, size_t *fl)
 	return 0;
 }
 
-int slurm_parse_squeue(const char *text, struct slurm_reports *r, char *err, size_t errlen)
+/* One line's four fields into reports: 0, or -1 with err (parse_lines adds the line). */
+typedef int line_fn(const char **f, size_t *fl, struct slurm_reports *r, char *err,
+		    size_t errlen);
+
+/* Every non-empty line of a tool's TASK|STATE|NODE|... output through fn; on an error the
+ * reports so far are freed and err names the tool and the line. */
+static int parse_lines(const char *text, const char *tool, const char *fields, line_fn *fn,
+		       struct slurm_reports *r, char *err, size_t errlen)
 {
 	const char *line = text;
 	unsigned lineno = 0;
@@ -247,31 +254,38 @@ int slurm_parse_squeue(const char *text, struct slurm_reports *r, char *err, siz
 		char e[160];
 
 		lineno++;
-		if (len == 0)
-			goto next;
-		if (split4(line, len, f, fl)) {
-			snprintf(err, errlen, "squeue line %u: expected 4 fields TASK|STATE|NODE|REASON",
-				 lineno);
-			goto fail;
+		if (len && split4(line, len, f, fl)) {
+			snprintf(err, errlen, "%s line %u: expected 4 fields %s", tool, lineno,
+				 fields);
+			slurm_reports_free(r);
+			return -1;
 		}
-		if (fl[1] == 0) {
-			snprintf(err, errlen, "squeue line %u: no state", lineno);
-			goto fail;
+		if (len && fn(f, fl, r, e, sizeof(e))) {
+			snprintf(err, errlen, "%s line %u: %s", tool, lineno, e);
+			slurm_reports_free(r);
+			return -1;
 		}
-		if (add_reports(r, f[0], fl[0], f[1], fl[1], f[2], fl[2], f[3], fl[3], -1, 0, e,
-				sizeof(e))) {
-			snprintf(err, errlen, "squeue line %u: %s", lineno, e);
-			goto fail;
-		}
-next:
 		line += len;
 		if (*line)
 			line++;
 	}
 	return 0;
-fail:
-	slurm_reports_free(r);
-	return -1;
+}
+
+static int squeue_line(const char **f, size_t *fl, struct slurm_reports *r, char *err,
+		       size_t errlen)
+{
+	if (fl[1] == 0) {
+		snprintf(err, errlen, "no state");
+		return -1;
+	}
+	return add_reports(r, f[0], fl[0], f[1], fl[1], f[2], fl[2], f[3], fl[3], -1, 0, err,
+			   errlen);
+}
+
+int slurm_parse_squeue(const char *text, struct slurm_reports *r, char *err, size_t errlen)
+{
+	return parse_lines(text, "squeue", "TASK|STATE|NODE|REASON", squeue_line, r, err, errlen);
 }
 
 /* The value of KEY= in a block (a word, or with rest the rest of its line). */
@@ -375,59 +389,35 @@ fail:
 	return -1;
 }
 
+static int sacct_line(const char **f, size_t *fl, struct slurm_reports *r, char *err,
+		      size_t errlen)
+{
+	const char *us, *colon;
+	long long c = -1, s = 0;
+
+	/* 12_3 is array task 3; 12_3.batch and 12_3.extern are its steps. */
+	if (memchr(f[0], '.', fl[0]))
+		return 0;
+	us = memchr(f[0], '_', fl[0]);
+	colon = memchr(f[3], ':', fl[3]);
+	if (!colon || parse_ll(f[3], (size_t)(colon - f[3]), &c) ||
+	    parse_ll(colon + 1, fl[3] - (size_t)(colon + 1 - f[3]), &s) || c > 255 || s > 255) {
+		snprintf(err, errlen, "ExitCode \"%.*s\": expected RC:SIG", (int)fl[3], f[3]);
+		return -1;
+	}
+	fl[1] = strcspn(f[1], " |");
+	if (fl[1] == 0) {
+		snprintf(err, errlen, "no state");
+		return -1;
+	}
+	return add_reports(r, us ? us + 1 : "N/A", us ? fl[0] - (size_t)(us + 1 - f[0]) : 3, f[1],
+			   fl[1], f[2], fl[2], "", 0, (int)c, (int)s, err, errlen);
+}
+
 int slurm_parse_sacct(const char *text, struct slurm_reports *r, char *err, size_t errlen)
 {
-	const char *line = text;
-	unsigned lineno = 0;
-
-	memset(r, 0, sizeof(*r));
-	while (*line) {
-		size_t len = strcspn(line, "\n");
-		const char *f[4], *us, *colon;
-		size_t fl[4];
-		long long c = -1, s = 0;
-		char e[160];
-
-		lineno++;
-		if (len == 0)
-			goto next;
-		if (split4(line, len, f, fl)) {
-			snprintf(err, errlen,
-				 "sacct line %u: expected 4 fields JobID|State|NodeList|ExitCode",
-				 lineno);
-			goto fail;
-		}
-		/* 12_3 is array task 3; 12_3.batch and 12_3.extern are its steps. */
-		if (memchr(f[0], '.', fl[0]))
-			goto next;
-		us = memchr(f[0], '_', fl[0]);
-		colon = memchr(f[3], ':', fl[3]);
-		if (!colon || parse_ll(f[3], (size_t)(colon - f[3]), &c) ||
-		    parse_ll(colon + 1, fl[3] - (size_t)(colon + 1 - f[3]), &s) || c > 255 ||
-		    s > 255) {
-			snprintf(err, errlen, "sacct line %u: ExitCode \"%.*s\": expected RC:SIG",
-				 lineno, (int)fl[3], f[3]);
-			goto fail;
-		}
-		fl[1] = strcspn(f[1], " |");
-		if (fl[1] == 0) {
-			snprintf(err, errlen, "sacct line %u: no state", lineno);
-			goto fail;
-		}
-		if (add_reports(r, us ? us + 1 : "N/A", us ? fl[0] - (size_t)(us + 1 - f[0]) : 3,
-				f[1], fl[1], f[2], fl[2], "", 0, (int)c, (int)s, e, sizeof(e))) {
-			snprintf(err, errlen, "sacct line %u: %s", lineno, e);
-			goto fail;
-		}
-next:
-		line += len;
-		if (*line)
-			line++;
-	}
-	return 0;
-fail:
-	slurm_reports_free(r);
-	return -1;
+	return parse_lines(text, "sacct", "JobID|State|NodeList|ExitCode", sacct_line, r, err,
+			   errlen);
 }
 
 const char *slurm_tail_lines(const char *text, size_t len, unsigned max_lines)
@@ -554,16 +544,6 @@ static void ask_sacct(const char *id, struct slurm_reports *r)
 
 /* ---- the submission ---- */
 
-static bool all_digits(const char *s)
-{
-	if (!*s)
-		return false;
-	for (; *s; s++)
-		if (!isdigit((unsigned char)*s))
-			return false;
-	return true;
-}
-
 /* NAME: YYYYmmddTHHMMSS.mmm-xxxxxx (slurm.h), or YYYYmmddTHHMMSS-xxxxxx as submit named them
  * before the milliseconds. */
 static bool is_name(const char *s)
@@ -632,7 +612,7 @@ static int read_manifest(const char *dir, struct slurm_status *st)
 	st->job = json_strdup(root, "job");
 	st->commit = json_strdup(root, "commit");
 	const char *id = json_string_value(json_object_get(root, "id"));
-	if (id && (!all_digits(id) || strlen(id) >= sizeof(st->id))) {
+	if (id && (!text_is_digits(id) || strlen(id) >= sizeof(st->id))) {
 		sb_error("%s: id \"%s\": expected a Slurm job id (digits)", path, id);
 		goto out;
 	}
@@ -641,7 +621,7 @@ static int read_manifest(const char *dir, struct slurm_status *st)
 	if (json_is_object(then)) {
 		const char *tid = json_string_value(json_object_get(then, "id"));
 
-		if (tid && all_digits(tid) && strlen(tid) < sizeof(st->then_id))
+		if (tid && text_is_digits(tid) && strlen(tid) < sizeof(st->then_id))
 			snprintf(st->then_id, sizeof(st->then_id), "%s", tid);
 	}
 	tasks = json_object_get(root, "tasks");
@@ -809,7 +789,7 @@ static int resolve(const char *results_root, const char *id, struct slurm_status
 		st->dir = dir;
 		return 0;
 	}
-	if (!all_digits(id))
+	if (!text_is_digits(id))
 		goto unknown;
 	rc = ask_scontrol(id, &r);
 	if (rc < 0)
@@ -897,7 +877,7 @@ int slurm_status_get(const char *results_root, const char *id, struct slurm_stat
 	int rc;
 
 	memset(st, 0, sizeof(*st));
-	if (!all_digits(id) && !is_name(id)) {
+	if (!text_is_digits(id) && !is_name(id)) {
 		sb_error("'%s': expected a Slurm job id (digits) or a submission name "
 			 "(YYYYmmddTHHMMSS.mmm-xxxxxx)", id);
 		return -1;

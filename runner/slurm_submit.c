@@ -254,15 +254,6 @@ static char *job_script(const struct sub *s)
 	return buf;
 }
 
-static void json_str_or_null(struct jsonw *w, const char *key, const char *v)
-{
-	jsonw_key(w, key);
-	if (v)
-		jsonw_string(w, v);
-	else
-		jsonw_null(w);
-}
-
 static int write_manifest(const struct sub *s, const char *id, const char *then_id)
 {
 	const struct slurm_submit_opts *o = s->o;
@@ -280,27 +271,27 @@ static int write_manifest(const struct sub *s, const char *id, const char *then_
 	jsonw_begin_object(&w);
 	jsonw_key(&w, "version");
 	jsonw_uint(&w, 1);
-	json_str_or_null(&w, "name", s->name);
-	json_str_or_null(&w, "id", id);
-	json_str_or_null(&w, "created", s->created);
-	json_str_or_null(&w, "job", s->job_path);
-	json_str_or_null(&w, "commit", o->commit);
-	json_str_or_null(&w, "results", s->results);
+	jsonw_key_string_or_null(&w, "name", s->name);
+	jsonw_key_string_or_null(&w, "id", id);
+	jsonw_key_string_or_null(&w, "created", s->created);
+	jsonw_key_string_or_null(&w, "job", s->job_path);
+	jsonw_key_string_or_null(&w, "commit", o->commit);
+	jsonw_key_string_or_null(&w, "results", s->results);
 	jsonw_key(&w, "repeat");
 	jsonw_uint(&w, o->repeat);
 	jsonw_key(&w, "interleave");
 	jsonw_bool(&w, o->interleave);
 	jsonw_key(&w, "runs_per_task");
 	jsonw_uint(&w, per_task(o));
-	json_str_or_null(&w, "scalebench", s->bin);
+	jsonw_key_string_or_null(&w, "scalebench", s->bin);
 	jsonw_key(&w, "plugins");
 	jsonw_begin_array(&w);
 	for (size_t i = 0; i < o->n_plugins; i++)
 		jsonw_string(&w, s->plugins[i]);
 	jsonw_end_array(&w);
-	json_str_or_null(&w, "partition", o->partition);
-	json_str_or_null(&w, "constraint", o->constraint);
-	json_str_or_null(&w, "time", o->time_limit);
+	jsonw_key_string_or_null(&w, "partition", o->partition);
+	jsonw_key_string_or_null(&w, "constraint", o->constraint);
+	jsonw_key_string_or_null(&w, "time", o->time_limit);
 	jsonw_key(&w, "sbatch");
 	jsonw_begin_array(&w);
 	for (size_t i = 0; i < s->sbatch.n; i++)
@@ -309,8 +300,8 @@ static int write_manifest(const struct sub *s, const char *id, const char *then_
 	jsonw_key(&w, "then");
 	if (o->then) {
 		jsonw_begin_object(&w);
-		json_str_or_null(&w, "command", o->then);
-		json_str_or_null(&w, "id", then_id && *then_id ? then_id : NULL);
+		jsonw_key_string_or_null(&w, "command", o->then);
+		jsonw_key_string_or_null(&w, "id", then_id && *then_id ? then_id : NULL);
 		jsonw_end_object(&w);
 	} else {
 		jsonw_null(&w);
@@ -327,10 +318,10 @@ static int write_manifest(const struct sub *s, const char *id, const char *then_
 		jsonw_begin_object(&w);
 		jsonw_key(&w, "task");
 		jsonw_uint(&w, t);
-		json_str_or_null(&w, "atomic", atomic);
-		json_str_or_null(&w, "name", s->job.atomic[j].name);
-		json_str_or_null(&w, "testcase", s->job.atomic[j].test);
-		json_str_or_null(&w, "path_params", s->job.atomic[j].path_params);
+		jsonw_key_string_or_null(&w, "atomic", atomic);
+		jsonw_key_string_or_null(&w, "name", s->job.atomic[j].name);
+		jsonw_key_string_or_null(&w, "testcase", s->job.atomic[j].test);
+		jsonw_key_string_or_null(&w, "path_params", s->job.atomic[j].path_params);
 		jsonw_key(&w, "repeat");
 		jsonw_uint(&w, r);
 		jsonw_key(&w, "runs");

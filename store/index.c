@@ -20,6 +20,7 @@
 #include "run_read.h"
 
 #include "../lib/errors.h"
+#include "../lib/file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -1112,11 +1113,9 @@ int index_open(const char *root, enum index_mode mode, struct results_index **ou
 								 : strerror(errno));
 		goto fail;
 	}
-	if (snprintf(path, sizeof(path), "%s/%s", root, INDEX_FILE) >= (int)sizeof(path) ||
-	    snprintf(lock, sizeof(lock), "%s.lock", path) >= (int)sizeof(lock)) {
-		snprintf(err, errlen, "%s: path too long", root);
+	if (path_fmt(path, sizeof(path), err, errlen, "%s/%s", root, INDEX_FILE) ||
+	    path_fmt(lock, sizeof(lock), err, errlen, "%s.lock", path))
 		goto fail;
-	}
 	lfd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
 	if (lfd < 0 || access(root, W_OK) || (access(path, F_OK) == 0 && access(path, W_OK))) {
 		const char *why_not = strerror(lfd < 0 ? errno : EACCES);

@@ -82,10 +82,8 @@ static json_t *run_stats(const char *run_dir, char *err, size_t errlen)
 	char *text;
 	json_t *stats;
 
-	if (snprintf(path, sizeof(path), "%s/%s", run_dir, STORE_STATS_FILE) >= (int)sizeof(path)) {
-		snprintf(err, errlen, "%s: path too long", run_dir);
+	if (path_fmt(path, sizeof(path), err, errlen, "%s/%s", run_dir, STORE_STATS_FILE))
 		return NULL;
-	}
 	text = store_read_file(path, &len);
 	if (!text) {
 		snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
@@ -202,11 +200,8 @@ int store_matrix_write(const char *commit_dir, char *err, size_t errlen)
 	int dfd, ret = -1;
 	bool locked;
 
-	if (snprintf(path, sizeof(path), "%s/%s", commit_dir, STORE_MATRIX_FILE) >=
-	    (int)sizeof(path)) {
-		snprintf(err, errlen, "%s: path too long", commit_dir);
+	if (path_fmt(path, sizeof(path), err, errlen, "%s/%s", commit_dir, STORE_MATRIX_FILE))
 		return -1;
-	}
 	/* The lock store_begin takes: rebuilds are one at a time, each after its run's rename,
 	 * so the last one to finish saw every run.  Where locks do not work, rebuild anyway. */
 	dfd = store_lock_commit_dir(commit_dir, &locked, err, errlen);

@@ -5,6 +5,7 @@
 #include "store.h"
 
 #include "../lib/errors.h"
+#include "../lib/file.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -16,11 +17,8 @@
 int store_run_begin(struct store_run *r, const char *commit_dir, char *err, size_t errlen)
 {
 	memset(r, 0, sizeof(*r));
-	if (snprintf(r->commit_dir, sizeof(r->commit_dir), "%s", commit_dir) >=
-	    (int)sizeof(r->commit_dir)) {
-		snprintf(err, errlen, "%s: path too long", commit_dir);
+	if (path_fmt(r->commit_dir, sizeof(r->commit_dir), err, errlen, "%s", commit_dir))
 		return -1;
-	}
 	if (store_begin(commit_dir, r->dir, sizeof(r->dir), &r->owner_fd, err, errlen))
 		return -1;
 	r->writing = true;
@@ -30,10 +28,7 @@ int store_run_begin(struct store_run *r, const char *commit_dir, char *err, size
 static int run_file(const struct store_run *r, const char *name, char *path, size_t len, char *err,
 		    size_t errlen)
 {
-	if (snprintf(path, len, "%s/%s", r->dir, name) < (int)len)
-		return 0;
-	snprintf(err, errlen, "%s/%s: path too long", r->dir, name);
-	return -1;
+	return path_fmt(path, len, err, errlen, "%s/%s", r->dir, name);
 }
 
 FILE *store_run_create(struct store_run *r, const char *name, char *err, size_t errlen)

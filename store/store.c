@@ -94,10 +94,8 @@ int store_begin(const char *commit_dir, char *tmp, size_t tmplen, int *owner_fd,
 		snprintf(err, errlen, "cannot create %s: %s", commit_dir, strerror(errno));
 		return -1;
 	}
-	if (snprintf(tmp, tmplen, "%s/" STORE_TMP_PREFIX "XXXXXX", commit_dir) >= (int)tmplen) {
-		snprintf(err, errlen, "%s: path too long", commit_dir);
+	if (path_fmt(tmp, tmplen, err, errlen, "%s/" STORE_TMP_PREFIX "XXXXXX", commit_dir))
 		return -1;
-	}
 	dfd = store_lock_commit_dir(commit_dir, &locked, err, errlen);
 	if (dfd < 0)
 		return -1;

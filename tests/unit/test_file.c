@@ -67,6 +67,22 @@ static int teardown(void **state)
 	return system(cmd) == 0 ? 0 : -1;
 }
 
+static void test_path_fmt(void **state)
+{
+	char out[16], err[128];
+
+	(void)state;
+	assert_int_equal(path_fmt(out, sizeof(out), err, sizeof(err), "%s/%s", "a", "b.json"), 0);
+	assert_string_equal(out, "a/b.json");
+	/* 16 bytes hold 15 and the NUL: one more is refused, nothing cut is left in out */
+	assert_int_equal(
+	    path_fmt(out, sizeof(out), err, sizeof(err), "%s/%s", "results", "12345678"), -1);
+	assert_int_equal(errno, ENAMETOOLONG);
+	assert_string_equal(out, "");
+	assert_string_equal(err, "results/1234567...: path too long");
+	assert_int_equal(path_fmt(out, sizeof(out), err, sizeof(err), "%s", "exactly-15-char"), 0);
+}
+
 static void test_read_regular_and_empty(void **state)
 {
 	char path[300], err[512], *buf;
@@ -317,6 +333,7 @@ static void test_tail(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_path_fmt),
 	    cmocka_unit_test(test_read_regular_and_empty),
 	    cmocka_unit_test(test_read_proc),
 	    cmocka_unit_test(test_read_refuses_what_is_not_a_file),

@@ -142,6 +142,19 @@ static void test_squeue(void **state)
 			fail_msg("accepted \"%s\"", bad[i]);
 		assert_non_null(strstr(err, "squeue line 1"));
 	}
+	/* The messages name the tool, the line and what was expected. */
+	assert_int_equal(slurm_parse_squeue("1|PENDING||None\n\n3|PENDING\n", &r, err, sizeof(err)),
+			 -1);
+	assert_string_equal(err, "squeue line 3: expected 4 fields TASK|STATE|NODE|REASON");
+	assert_int_equal(slurm_parse_squeue("3||vm|None\n", &r, err, sizeof(err)), -1);
+	assert_string_equal(err, "squeue line 1: no state");
+	assert_int_equal(slurm_parse_sacct("7_1|COMPLETED|vm|0:0\n7_1.batch|COMPLETED|vm|x\n"
+					   "7_2|FAILED|vm|1\n",
+					   &r, err, sizeof(err)),
+			 -1);
+	assert_string_equal(err, "sacct line 3: ExitCode \"1\": expected RC:SIG");
+	assert_int_equal(slurm_parse_sacct("7_1|COMPLETED\n", &r, err, sizeof(err)), -1);
+	assert_string_equal(err, "sacct line 1: expected 4 fields JobID|State|NodeList|ExitCode");
 }
 
 static void test_scontrol(void **state)
