@@ -177,15 +177,11 @@ static json_t *build_matrix(const char *commit_dir, char *err, size_t errlen)
 static void sweep_tmp(int dfd)
 {
 	static const char prefix[] = STORE_MATRIX_FILE ".tmp.";
-	int fd = dup(dfd);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	DIR *d = store_opendir_locked(dfd);
 	struct dirent *e;
 
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
+	if (!d)
 		return;
-	}
 	while ((e = readdir(d)))
 		if (!strncmp(e->d_name, prefix, sizeof(prefix) - 1))
 			unlinkat(dfd, e->d_name, 0);

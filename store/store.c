@@ -37,21 +37,27 @@ int store_mkdirs(const char *path)
 	return 0;
 }
 
+DIR *store_opendir_locked(int dfd)
+{
+	int fd = dup(dfd);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+
+	if (!d && fd >= 0)
+		close(fd);
+	return d;
+}
+
 /* Every temp run directory of the commit directory whose writer is gone, removed.  Called with
  * the commit directory's lock held, so none is between its mkdtemp and its writer's lock: one
  * whose lock we can take has no writer (a SIGKILL'd one's lock went with it, whatever became
  * of its pid).  One we cannot lock or open is left alone. */
 static void sweep_stale(int dfd, const char *commit_dir)
 {
-	int fd = dup(dfd);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	DIR *d = store_opendir_locked(dfd);
 	struct dirent *e;
 
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
+	if (!d)
 		return;
-	}
 	while ((e = readdir(d))) {
 		char path[PATH_MAX];
 		int run;

@@ -37,6 +37,7 @@
 
 #include "layout.h"
 
+#include <dirent.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -63,5 +64,8 @@ int store_mkdirs(const char *path);
  * saying why it could not be opened.  *locked is false where locks do not work (the
  * descriptor is still open): the caller decides what is safe then. */
 int store_lock_commit_dir(const char *commit_dir, bool *locked, char *err, size_t errlen);
+/* The entries of the directory dfd is open on, through a descriptor of its own (dfd stays
+ * open and locked): for the sweeps done under that lock.  NULL when it cannot be read. */
+DIR *store_opendir_locked(int dfd);
 
 #endif
