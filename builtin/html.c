@@ -29,6 +29,9 @@ const struct command_def html_command = {
 	"umask allows (0644 and 0755 under 022).\n"
 	"\nexit status: 0 the site is complete; 2 error (nothing is left half-written: each\n"
 	"file is whole, the old one or the new one).\n",
+    .rules = (const struct option_rule[]){{OPTION_NEEDS, "branch", "repo",
+					   "the branch's order comes from the repository"},
+					  {OPTION_RULES_END}},
 };
 
 int cmd_html(int argc, char **argv)
@@ -36,8 +39,7 @@ int cmd_html(int argc, char **argv)
 	struct site_opts o = {.interrupted = &interrupt_caught};
 	struct site_summary sum;
 	const struct option_def opts[] = {
-	    {OPT_RESULTS(&o.results),
-	     .help = "the results root"},
+	    {OPT_RESULTS(&o.results), .help = "the results root"},
 	    {OPT_STRING("output", 'o', &o.out), .arg = "SITE", .flags = OPTION_REQUIRED,
 	     .help = "the site's directory"},
 	    {OPT_STRING("repo", 0, &o.repo), .arg = "DIR",
@@ -60,10 +62,6 @@ int cmd_html(int argc, char **argv)
 		sb_error("unexpected argument '%s'", argv[first]);
 		return 2;
 	}
-	if (o.branch && !o.repo) {
-		sb_error("--branch needs --repo");
-		return 2;
-	}
 	if (!plot_available(err, sizeof(err))) {
 		sb_error("%s", err);
 		return 2;
@@ -72,8 +70,8 @@ int cmd_html(int argc, char **argv)
 	interrupt_catch();
 	rc = site_generate(&o, &sum, err, sizeof(err));
 	if (rc) {
-		sb_error("%s",
-			 interrupt_caught ? "interrupted: the files written so far are whole" : err);
+		sb_error("%s", interrupt_caught ? "interrupted: the files written so far are whole"
+						: err);
 		return interrupt_caught ? 128 + interrupt_caught : 2;
 	}
 	printf("%s/index.html: %zu job%s, %zu commit%s, %zu comparison%s; %zu files written, %zu "

@@ -35,6 +35,10 @@ const struct command_def nightly_command = {
 	"printed.\n"
 	"\nexit status: 0 nothing new, 1 something mailed, 2 error (nothing is mailed when the\n"
 	"state file cannot be read).\n",
+    .rules = (const struct option_rule[]){{OPTION_CONFLICTS, "mbox", "sendmail", NULL},
+					  {OPTION_NEEDS, "branch", "repo",
+					   "the branch's order comes from the repository"},
+					  {OPTION_RULES_END}},
 };
 
 /* Whether repo has the revision rev: a wrong --repo or --branch is said once, up front, not
@@ -64,8 +68,7 @@ struct nightly_args {
 static int parse_nightly_args(int argc, char **argv, struct nightly_args *a)
 {
 	const struct option_def opts[] = {
-	    {OPT_RESULTS(&a->root),
-	     .help = "results root"},
+	    {OPT_RESULTS(&a->root), .help = "results root"},
 	    {OPT_STRING("repo", 0, &a->repo), .arg = "DIR",
 	     .help = "the git repository: series in its branch's first-parent order, commit "
 		     "subjects, authors"},
@@ -75,8 +78,7 @@ static int parse_nightly_args(int argc, char **argv, struct nightly_args *a)
 	     .help = "only this job (its path_params, or its key testcase/.../compiler)"},
 	    {OPT_CHOICE("stats", 0, &a->stats), .choices = "headline|all", .def = "headline",
 	     .help = "the stats watched: each job's headline stat, or every stat"},
-	    {OPT_MAIL_MBOX(&a->mbox),
-	     .help = "append the messages to an mbox file"},
+	    {OPT_MAIL_MBOX(&a->mbox), .help = "append the messages to an mbox file"},
 	    {OPT_MAIL_SENDMAIL(&a->sendmail), .help = "pipe each message to sendmail -t"},
 	    {OPT_MAIL_FROM(&a->from)},
 	    {OPT_MAIL_TO(&a->to),
@@ -102,14 +104,6 @@ static int parse_nightly_args(int argc, char **argv, struct nightly_args *a)
 		return rc;
 	if (first < argc) {
 		sb_error("unexpected argument '%s' (see 'scalebench nightly --help')", argv[first]);
-		return 2;
-	}
-	if (a->mbox && a->sendmail) {
-		sb_error("--mbox and --sendmail: one or the other");
-		return 2;
-	}
-	if (a->branch && !a->repo) {
-		sb_error("--branch needs --repo: the branch's order comes from the repository");
 		return 2;
 	}
 	ctl = a->branch ? mail_find_ctl(a->branch) : NULL;
@@ -195,8 +189,8 @@ static int nightly_pass(const struct nightly_opts *o, const char *state_path)
 		sb_note("%zu change%s found; a dry run: nothing mailed", nchanges,
 			nchanges == 1 ? "" : "s");
 	else if (o->verbose)
-		sb_note("%zu change%s found, %zu new message%s %s", nchanges, nchanges == 1 ? "" : "s",
-			mailed, mailed == 1 ? "" : "s",
+		sb_note("%zu change%s found, %zu new message%s %s", nchanges,
+			nchanges == 1 ? "" : "s", mailed, mailed == 1 ? "" : "s",
 			o->mbox || o->sendmail ? "mailed" : "printed (no --mbox or --sendmail)");
 	rc = job_errors ? 2 : mailed + resent ? 1 : 0;
 out:

@@ -25,6 +25,8 @@ const struct command_def plot_command = {
 	       "legend and the job and stat in the title.  The\n"
 	       "scalability plot shows the mean ops/s of one copy's stat against nr_task for each\n"
 	       "commit, with the standard deviation as error bars.\n",
+    .rules =
+	(const struct option_rule[]){{OPTION_CONFLICTS, "png", "svg", NULL}, {OPTION_RULES_END}},
 };
 
 static int sample_plot(char **dirs, size_t n, const char *stat, enum plot_format fmt,
@@ -108,7 +110,8 @@ static int scalability_point(const char *root, const char *path_params, const ch
 	struct stat_summary sum = {0};
 	char err[1024];
 	size_t ng, nv = 0;
-	enum select_result r = select_groups(root, path_params, commit, 0, &g, &ng, err, sizeof(err));
+	enum select_result r =
+	    select_groups(root, path_params, commit, 0, &g, &ng, err, sizeof(err));
 
 	if (r == SELECT_AMBIGUOUS) {
 		sb_error("%s", err);
@@ -269,8 +272,7 @@ static int plot_main(int argc, char **argv)
 	    {OPT_STRING("scalability", 0, &job), .arg = "JOB.yaml",
 	     .help = "ops/s against nr_task, one line per commit, from the job's atomic jobs "
 		     "(with --results, --commits)"},
-	    {OPT_RESULTS_OPTIONAL(&root),
-	     .help = "results root (with --scalability)"},
+	    {OPT_RESULTS_OPTIONAL(&root), .help = "results root (with --scalability)"},
 	    {OPT_STRING("commits", 0, &commits), .arg = "A,B[,C]",
 	     .help = "commit labels (with --scalability)"},
 	    {OPT_END},
@@ -281,10 +283,6 @@ static int plot_main(int argc, char **argv)
 
 	if (rc >= 0)
 		return rc;
-	if (png && svg) {
-		sb_error("one of --png and --svg");
-		return 2;
-	}
 	fmt = png ? PLOT_PNG : svg ? PLOT_SVG : PLOT_TEXT;
 	path = png ? png : svg;
 	if (!plot_available(err, sizeof(err))) {

@@ -18,6 +18,8 @@ const struct command_def report_command = {
 	"nothing.\n"
 	"\nexit status: 0 message written, 1 nothing to report (no significant change of a\n"
 	"headline stat: nothing written), 2 error.\n",
+    .rules = (const struct option_rule[]){{OPTION_CONFLICTS, "mbox", "sendmail", NULL},
+					  {OPTION_RULES_END}},
 };
 
 int cmd_report(int argc, char **argv)
@@ -30,14 +32,12 @@ int cmd_report(int argc, char **argv)
 	     .help = "the commit label compared against (the parent)"},
 	    {OPT_STRING("head", 0, &head), .arg = "B", .flags = OPTION_REQUIRED,
 	     .help = "the commit label reported on"},
-	    {OPT_RESULTS(&root),
-	     .help = "results root"},
+	    {OPT_RESULTS(&root), .help = "results root"},
 	    {OPT_STRING("job", 0, &job), .arg = "PATH_PARAMS", .def_doc = "every job",
 	     .help = "only this atomic job's path_params"},
 	    {OPT_STRING("repo", 0, &repo), .arg = "DIR",
 	     .help = "the git repository: commit subjects, subsystem, branch"},
-	    {OPT_MAIL_MBOX(&mbox),
-	     .help = "append the message to an mbox file"},
+	    {OPT_MAIL_MBOX(&mbox), .help = "append the message to an mbox file"},
 	    {OPT_MAIL_SENDMAIL(&sendmail), .help = "pipe the message to sendmail -t"},
 	    {OPT_MAIL_FROM(&from)},
 	    {OPT_MAIL_TO(&to),
@@ -60,17 +60,14 @@ int cmd_report(int argc, char **argv)
 		sb_error("unexpected argument '%s' (see 'scalebench report --help')", argv[first]);
 		return 2;
 	}
-	if (mbox && sendmail) {
-		sb_error("--mbox and --sendmail: one or the other");
-		return 2;
-	}
 	/* What the user gives that reaches a header is refused when it could break out of it;
 	 * what comes from the results or the repository is made safe by the header writer. */
 	ctl = branch ? mail_find_ctl(branch) : NULL;
 	if (ctl) {
-		sb_error("--branch: a control character (0x%02x, byte %zu) is not allowed in a mail "
-			 "header",
-			 (unsigned char)*ctl, (size_t)(ctl - branch) + 1);
+		sb_error(
+		    "--branch: a control character (0x%02x, byte %zu) is not allowed in a mail "
+		    "header",
+		    (unsigned char)*ctl, (size_t)(ctl - branch) + 1);
 		return 2;
 	}
 	if (mail_addr_parse(from, &from_addr, err, sizeof(err))) {

@@ -28,6 +28,9 @@ const struct command_def results_command = {
 	"seconds), \"runs\", \"failed\", \"machine\", \"dir\"}]}]}.\n"
 	"Exit status: 0 listed, 1 nothing to list (an empty tree, no such job or commit), 2 error\n"
 	"(no results directory, an ambiguous --job, git failing).\n",
+    .rules = (const struct option_rule[]){{OPTION_NEEDS, "branch", "repo",
+					   "the repository the branch is in"},
+					  {OPTION_RULES_END}},
 };
 
 static void when(int64_t t, char *out, size_t len)
@@ -86,8 +89,7 @@ struct results_args {
 static int parse_results_args(int argc, char **argv, struct results_args *a)
 {
 	const struct option_def opts[] = {
-	    {OPT_RESULTS(&a->root),
-	     .help = "results root"},
+	    {OPT_RESULTS(&a->root), .help = "results root"},
 	    {OPT_STRING("job", 0, &a->job), .arg = "PATH_PARAMS|KEY", .def_doc = "every job",
 	     .help = "one atomic job: its path_params (process-100%-page_fault3) or its key"},
 	    {OPT_STRING("commit", 0, &a->commit), .arg = "LABEL", .def_doc = "every commit",
@@ -107,10 +109,6 @@ static int parse_results_args(int argc, char **argv, struct results_args *a)
 		return rc;
 	if (first < argc) {
 		sb_error("unexpected argument '%s'", argv[first]);
-		return 2;
-	}
-	if (a->branch && !a->repo) {
-		sb_error("--branch needs --repo (the repository the branch is in)");
 		return 2;
 	}
 	return -1;

@@ -51,6 +51,15 @@ const struct command_def run_command = {
 	       "\nexit status: 0 every run stored, 1 a run failed (it is stored) or could not be\n"
 	       "written, 2 bad usage or job file, 3 the --kernel guest did not come up, 128+N\n"
 	       "interrupted by signal N (the run in progress is discarded, completed runs stay).\n",
+    .rules = (const struct option_rule[]){{OPTION_CONFLICTS, "dry-run", "kernel",
+					   "a dry run boots nothing; drop one"},
+					  {OPTION_CONFLICTS, "dry-run", "target",
+					   "a dry run runs nothing, here or there; drop one"},
+					  {OPTION_CONFLICTS, "target-bin", "push",
+					   "the pushed scalebench is the one run; drop one"},
+					  {OPTION_CONFLICTS, "target-bin", "push-dir",
+					   "the pushed scalebench is the one run; drop one"},
+					  {OPTION_RULES_END}},
 };
 
 /* --target and what goes with it. */
@@ -296,7 +305,7 @@ static int run_in_vm(const struct runner_opts *o, const struct override_list *ov
 }
 
 /* What --kernel's options say, checked before anything starts: 0, or 2 after a message. */
-static int vm_check(const struct target_cli *tc, const struct vm_cli *vc, bool dry_run)
+static int vm_check(const struct target_cli *tc, const struct vm_cli *vc)
 {
 	const struct vm_opts *v = &vc->o;
 	char err[512];
@@ -313,10 +322,6 @@ static int vm_check(const struct target_cli *tc, const struct vm_cli *vc, bool d
 	if (tc->url || tc->bin || tc->push || tc->push_dir || tc->n_ssh_options) {
 		sb_error("--kernel with --target: the guest is the target (this machine's "
 			 "scalebench runs in it); drop one");
-		return 2;
-	}
-	if (dry_run) {
-		sb_error("--dry-run with --kernel: a dry run boots nothing; drop one");
 		return 2;
 	}
 	if (vc->icount && vc->accel && strcmp(vc->accel, "auto") && strcmp(vc->accel, "icount")) {
@@ -353,7 +358,7 @@ static int run_job(struct runner_opts o, const struct override_list *ov,
 			 "ssh://HOST");
 		return 2;
 	}
-	if (vm_check(tc, vc, o.dry_run))
+	if (vm_check(tc, vc))
 		return 2;
 	if (vc->kernel) {
 		char err[1024], release[128];
@@ -362,11 +367,6 @@ static int run_job(struct runner_opts o, const struct override_list *ov,
 			sb_error("%s", err);
 			return 2;
 		}
-	}
-	if (tc->bin && (tc->push || tc->push_dir)) {
-		sb_error("--target-bin with --push: the pushed scalebench is the one run; "
-			 "drop one");
-		return 2;
 	}
 	if (run_find_job(argv[first], path, sizeof(path)))
 		return 2;
@@ -378,12 +378,6 @@ static int run_job(struct runner_opts o, const struct override_list *ov,
 	/* A target's scalebench reads the job again and says the same. */
 	for (size_t i = 0; !tc->url && !vc->kernel && i < job.n_notes; i++)
 		sb_note("%s", job.notes[i]);
-	if (tc->url && o.dry_run) {
-		sb_error("--dry-run with --target: a dry run runs nothing, here or there; "
-			 "drop one");
-		job_free(&job);
-		return 2;
-	}
 	if (!o.dry_run) {
 		char probe[PATH_MAX];
 
@@ -433,8 +427,7 @@ int cmd_run(int argc, char **argv)
 	     .help = "runs per atomic job"},
 	    {OPT_STRING("commit", 0, &o.commit), .arg = "LABEL", .def_doc = "uname -r",
 	     .help = "the commit axis of the results path"},
-	    {OPT_RESULTS(&o.results_root),
-	     .help = "results root"},
+	    {OPT_RESULTS(&o.results_root), .help = "results root"},
 	    {OPT_FLAG("interleave", 0, &o.interleave),
 	     .help = "run the atomic jobs round-robin instead of back to back"},
 	    {OPT_STRING("kconfig", 0, &o.kconfig), .arg = "NAME",

@@ -35,6 +35,10 @@ const struct command_def submit_command = {
 	"With --wait: as scalebench wait, 0 every task's run stored, 1 a task failed (or\n"
 	"the --then job was refused), 2 error or --timeout passed (the array goes on),\n"
 	"128+N interrupted by signal N: the array and its --then job are cancelled.\n",
+    .rules = (const struct option_rule[]){{OPTION_NEEDS, "timeout", "wait", NULL},
+					  {OPTION_CONFLICTS, "wait", "dry-run",
+					   "nothing is submitted to wait for"},
+					  {OPTION_RULES_END}},
 };
 
 struct word_list {
@@ -178,14 +182,6 @@ static int parse_submit_args(int argc, char **argv, struct submit_args *a)
 	rc = options_parse(&submit_command, opts, argc, argv, &first, NULL);
 	if (rc >= 0)
 		return rc;
-	if (a->timeout_s > 0 && !a->wait) {
-		sb_error("--timeout is for --wait");
-		return 2;
-	}
-	if (a->wait && o->dry_run) {
-		sb_error("--wait and --dry-run: nothing is submitted to wait for");
-		return 2;
-	}
 	if (argc - first != 1) {
 		sb_error("%s; usage: scalebench submit JOB.yaml|NAME --results DIR [options]",
 			 first >= argc ? "which job file?" : "one job file at a time");

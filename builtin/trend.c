@@ -46,6 +46,15 @@ const struct command_def trend_command = {
 	"exit status: 0 no regression among the change points, 1 a regression change point in\n"
 	"the series, 2 error (bad usage, no such job or stat, an unknown branch or --since),\n"
 	"128+N interrupted by signal N (a --png/--svg file is not left half written).\n",
+    .rules =
+	(const struct option_rule[]){
+	    {OPTION_CONFLICTS, "plot", "png", NULL},
+	    {OPTION_CONFLICTS, "plot", "svg", NULL},
+	    {OPTION_CONFLICTS, "png", "svg", NULL},
+	    {OPTION_CONFLICTS, "json", "plot",
+	     "both print to stdout; write the plot with --png or --svg"},
+	    {OPTION_NEEDS, "branch", "repo", "the repository the branch is in"},
+	    {OPTION_RULES_END}},
 };
 
 /* The stat's direction, as the latest commit's runs declare it (its meta.json). */
@@ -241,8 +250,7 @@ struct trend_args {
 static int parse_trend_args(int argc, char **argv, struct trend_args *a)
 {
 	const struct option_def opts[] = {
-	    {OPT_RESULTS(&a->root),
-	     .help = "the results root"},
+	    {OPT_RESULTS(&a->root), .help = "the results root"},
 	    {OPT_STRING("job", 0, &a->job), .arg = "PATH_PARAMS", .flags = OPTION_REQUIRED,
 	     .help = "the atomic job: its path_params (process-100%-page_fault3) or its key "
 		     "testcase/path_params/tbox_group/rootfs/kconfig/compiler"},
@@ -277,19 +285,6 @@ static int parse_trend_args(int argc, char **argv, struct trend_args *a)
 	if (first < argc) {
 		sb_error("unexpected argument '%s' (see 'scalebench trend --help')",
 			 text_safe(argv[first]));
-		return 2;
-	}
-	if ((a->text_plot + !!a->png + !!a->svg) > 1) {
-		sb_error("one of --plot, --png and --svg");
-		return 2;
-	}
-	if (a->json && a->text_plot) {
-		sb_error("--json and --plot both print to stdout; write the plot with --png or "
-			 "--svg");
-		return 2;
-	}
-	if (a->branch && !a->repo) {
-		sb_error("--branch needs --repo, the repository the branch is in");
 		return 2;
 	}
 	if ((a->text_plot || a->png || a->svg) && !plot_available(err, sizeof(err))) {

@@ -175,6 +175,40 @@ static void unknown_option(const struct command_def *cmd, const struct option_de
 		sb_error("unknown option '%s' (see 'scalebench %s --help')", arg, cmd->name);
 }
 
+static ssize_t option_index(const struct option_def *opts, size_t n, const char *name)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(opts[i].name, name))
+			return (ssize_t)i;
+	return -1;
+}
+
+/* The command's rules on what was given: 0, or 2 after the message of the first broken. */
+static int check_rules(const struct command_def *cmd, const struct option_def *opts, size_t n,
+		       const bool *seen)
+{
+	for (const struct option_rule *r = cmd->rules; r && r->kind != OPTION_RULES_END; r++) {
+		ssize_t a = option_index(opts, n, r->a), b = option_index(opts, n, r->b);
+
+		if (a < 0 || b < 0) {
+			sb_error("a rule of '%s' names --%s, which its table lacks", cmd->name,
+				 a < 0 ? r->a : r->b);
+			return 2;
+		}
+		if (r->kind == OPTION_CONFLICTS && seen[a] && seen[b]) {
+			sb_error("--%s and --%s: %s", r->a, r->b,
+				 r->why ? r->why : "one or the other");
+			return 2;
+		}
+		if (r->kind == OPTION_NEEDS && seen[a] && !seen[b]) {
+			sb_error("--%s needs --%s%s%s", r->a, r->b, r->why ? ": " : "",
+				 r->why ? r->why : "");
+			return 2;
+		}
+	}
+	return 0;
+}
+
 int options_parse(const struct command_def *cmd, const struct option_def *opts, int argc,
 		  char **argv, int *first, void (*extra)(FILE *out))
 {
@@ -285,6 +319,10 @@ int options_parse(const struct command_def *cmd, const struct option_def *opts, 
 			rc = 2;
 			goto out;
 		}
+	rc = check_rules(cmd, opts, n, seen);
+	if (rc)
+		goto out;
+	rc = -1;
 	*first = optind;
 out:
 	free(longopts);

@@ -97,6 +97,17 @@ struct option_def {
 	.name = (l), .short_name = (s), .type = OPTION_CALLBACK, .callback = (fn), .value = (p)
 #define OPT_END .type = OPTION_END
 
+/* A rule between two options of a command's table, checked by options_parse after parsing,
+ * on what the command line gave: OPTION_CONFLICTS refuses a and b together ("--a and --b:
+ * WHY", WHY "one or the other" when NULL); OPTION_NEEDS refuses a without b ("--a needs --b"
+ * and ": WHY" when given).  A rule naming an option its table lacks is a bug, said so. */
+enum option_rule_kind { OPTION_RULES_END, OPTION_CONFLICTS, OPTION_NEEDS };
+struct option_rule {
+	enum option_rule_kind kind;
+	const char *a, *b; /* long names, without "--" */
+	const char *why;
+};
+
 /* What a command is, beside its options. */
 struct command_def {
 	const char *name;    /* "bench" */
@@ -104,6 +115,7 @@ struct command_def {
 	const char *alt;     /* other forms, one a line, shown after the synopsis; may be NULL */
 	const char *summary; /* one line, also listed by "scalebench help" */
 	const char *details; /* paragraphs after the options; lines over 100 columns wrap */
+	const struct option_rule *rules; /* ended by {OPTION_RULES_END}; may be NULL */
 };
 
 /* Set the defaults, then parse argv's options (argv[0] is the command).  Returns -1 when
@@ -130,8 +142,7 @@ struct json_t *options_to_json(const struct option_def *opts);
  * absent leaves the variable as it is: a state saved before the option existed).  Strings
  * point into obj, which must outlive them.  0, or -1 with err naming the key and what was
  * expected. */
-int options_from_json(const struct option_def *opts, struct json_t *obj, char *err,
-		      size_t errlen);
+int options_from_json(const struct option_def *opts, struct json_t *obj, char *err, size_t errlen);
 
 /* Help is wrapped to this many columns. */
 #define OPTIONS_WIDTH 100

@@ -210,6 +210,84 @@ static void test_refusals(void **state)
 	sb_set_command(NULL);
 }
 
+/* A command's declared rules: conflicts and needs, on what the command line gave. */
+static const struct command_def rules_command = {
+    .name = "ruled",
+    .summary = "A command with rules.",
+    .rules = (const struct option_rule[]){{OPTION_CONFLICTS, "png", "svg", NULL},
+					  {OPTION_CONFLICTS, "json", "svg", "both print"},
+					  {OPTION_NEEDS, "branch", "repo", "its order"},
+					  {OPTION_NEEDS, "since", "repo", NULL},
+					  {OPTION_RULES_END}},
+};
+
+static int ruled(const struct command_def *cmd, char *err, size_t errlen, char **argv)
+{
+	const char *png = NULL, *svg = NULL, *branch = NULL, *repo = NULL, *since = NULL;
+	bool json = false;
+	const struct option_def opts[] = {
+	    {OPT_STRING("png", 0, &png), .help = "p"},
+	    {OPT_STRING("svg", 0, &svg), .help = "s"},
+	    {OPT_FLAG("json", 0, &json), .help = "j"},
+	    {OPT_STRING("branch", 0, &branch), .help = "b"},
+	    {OPT_STRING("repo", 0, &repo), .help = "r"},
+	    {OPT_STRING("since", 0, &since), .help = "x"},
+	    {OPT_END},
+	};
+	char path[] = "/tmp/scalebench-test-options.XXXXXX";
+	int argc = 0, first, saved = dup(2), fd = mkstemp(path), rc;
+	ssize_t n;
+
+	while (argv[argc])
+		argc++;
+	assert_true(fd >= 0);
+	unlink(path);
+	dup2(fd, 2);
+	rc = options_parse(cmd, opts, argc, argv, &first, NULL);
+	dup2(saved, 2);
+	close(saved);
+	n = pread(fd, err, errlen - 1, 0);
+	err[n > 0 ? n : 0] = '\0';
+	close(fd);
+	return rc;
+}
+
+static void test_rules(void **state)
+{
+	char err[512];
+	(void)state;
+
+	assert_int_equal(ruled(&rules_command, err, sizeof(err),
+			       (char *[]){"ruled", "--png", "a", "--svg", "b", NULL}),
+			 2);
+	assert_string_equal(err, "scalebench: --png and --svg: one or the other\n");
+	assert_int_equal(ruled(&rules_command, err, sizeof(err),
+			       (char *[]){"ruled", "--svg", "b", "--json", NULL}),
+			 2);
+	assert_string_equal(err, "scalebench: --json and --svg: both print\n");
+	assert_int_equal(
+	    ruled(&rules_command, err, sizeof(err), (char *[]){"ruled", "--branch", "main", NULL}),
+	    2);
+	assert_string_equal(err, "scalebench: --branch needs --repo: its order\n");
+	assert_int_equal(
+	    ruled(&rules_command, err, sizeof(err), (char *[]){"ruled", "--since", "1d", NULL}), 2);
+	assert_string_equal(err, "scalebench: --since needs --repo\n");
+	/* What the rules allow */
+	assert_int_equal(ruled(&rules_command, err, sizeof(err),
+			       (char *[]){"ruled", "--branch", "main", "--repo", ".", "--png", "a",
+					  "--json", NULL}),
+			 -1);
+	assert_string_equal(err, "");
+	/* A rule naming an option the table lacks is a bug, said at once. */
+	const struct command_def broken = {
+	    .name = "broken",
+	    .rules = (const struct option_rule[]){{OPTION_NEEDS, "png", "pgn", NULL},
+						  {OPTION_RULES_END}}};
+	assert_int_equal(ruled(&broken, err, sizeof(err), (char *[]){"broken", NULL}), 2);
+	assert_string_equal(err,
+			    "scalebench: a rule of 'broken' names --pgn, which its table lacks\n");
+}
+
 static void test_required_and_bad_default(void **state)
 {
 	const char *who = NULL, *out = NULL;
@@ -324,9 +402,8 @@ static void test_state_json(void **state)
 	json_t *j, *k;
 
 	(void)state;
-	assert_int_equal(options_parse(&(struct command_def){.name = "x"}, opts, 6, argv, &first,
-				       NULL),
-			 -1);
+	assert_int_equal(
+	    options_parse(&(struct command_def){.name = "x"}, opts, 6, argv, &first, NULL), -1);
 	j = options_to_json(opts);
 	assert_non_null(j);
 	assert_null(json_object_get(j, "good"));
@@ -360,9 +437,13 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_state_json),
-	    cmocka_unit_test(test_defaults), cmocka_unit_test(test_binding),
-	    cmocka_unit_test(test_refusals), cmocka_unit_test(test_required_and_bad_default),
-	    cmocka_unit_test(test_help),     cmocka_unit_test(test_help_wraps_under_itself),
+	    cmocka_unit_test(test_defaults),
+	    cmocka_unit_test(test_binding),
+	    cmocka_unit_test(test_refusals),
+	    cmocka_unit_test(test_required_and_bad_default),
+	    cmocka_unit_test(test_rules),
+	    cmocka_unit_test(test_help),
+	    cmocka_unit_test(test_help_wraps_under_itself),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
