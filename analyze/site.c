@@ -969,9 +969,15 @@ static void cmp_samples(struct cmp_page *cp, FILE *f)
 		site_slug(r->name, ss);
 		snprintf(rel_svg, sizeof(rel_svg), "%ss-%s.svg", cp->prefix, ss);
 		group_plot_title(&cp->g[0], r->name, title, sizeof(title));
-		if (!site_path(cp->s, rel_svg, path, sizeof(path)) &&
-		    !make_parents(cp->s, rel_svg) && (ser[0].n || ser[1].n) &&
-		    !plot_samples(title, ser, 2, PLOT_SVG, path, NULL, cp->err, sizeof(cp->err))) {
+		if (!ser[0].n && !ser[1].n) {
+			free(v);
+			continue;
+		}
+		/* a path that cannot be made says why in the site's err, a plot in the page's */
+		if (site_path(cp->s, rel_svg, path, sizeof(path)) || make_parents(cp->s, rel_svg)) {
+			sb_note("%s", cp->s->err);
+		} else if (!plot_samples(title, ser, 2, PLOT_SVG, path, NULL, cp->err,
+					 sizeof(cp->err))) {
 			if (!nplots++)
 				fputs("<h2>Samples</h2>\n<div class=\"plots\">\n", f);
 			site_record(cp->s, rel_svg, cp->fp);
@@ -983,7 +989,7 @@ static void cmp_samples(struct cmp_page *cp, FILE *f)
 			fputs("\"><figcaption>", f);
 			H(r->name);
 			fputs("</figcaption></figure>\n", f);
-		} else if (ser[0].n || ser[1].n) {
+		} else {
 			sb_note("%s: %s", rel_svg, cp->err);
 		}
 		free(v);
