@@ -7,6 +7,7 @@
 #include "results.h"
 #include "series.h"
 #include "../lib/errors.h"
+#include "../store/families.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -151,6 +152,61 @@ static int latest_changes(const struct nightly_opts *o, const char *key, struct 
 	return 0;
 }
 
+/* The failure stats of the job that appear at a commit of the series after commits that had
+ * none: each one at the first commit whose runs have it (not the series' first commit: no
+ * history, nothing is new there). */
+static int failure_changes(struct results_index *ix, const char *key, char **labels, ssize_t nl,
+			   struct change_list *l, char *err, size_t errlen)
+{
+	char **names = NULL;
+	ssize_t ns = index_stat_names(ix, key, &names);
+	int rc = 0;
+
+	if (ns < 0) {
+		snprintf(err, errlen, "cannot list its stats from the index");
+		return -1;
+	}
+	for (ssize_t i = 0; i < ns && !rc; i++) {
+		struct index_value *v = NULL;
+		ssize_t nv = stat_family_is_failure(names[i])
+				 ? index_stat_values(ix, key, names[i], &v)
+				 : 0;
+		ssize_t first = nl;
+		unsigned with = 0, runs = 0;
+
+		for (ssize_t k = 0; k < nv; k++) /* the earliest commit of the series with it */
+			for (ssize_t c = 0; c < first; c++)
+				if (v[k].value != 0 && !strcmp(v[k].commit, labels[c]))
+					first = c;
+		for (ssize_t k = 0; first > 0 && first < nl && k < nv; k++)
+			if (!strcmp(v[k].commit, labels[first]))
+				with += v[k].value != 0;
+		if (first > 0 && first < nl) {
+			struct index_commit *ic = NULL;
+			ssize_t nc = index_commits(ix, key, labels[first], &ic);
+
+			runs = nc > 0 ? (unsigned)ic[0].runs : with;
+			if (nc > 0)
+				index_commits_free(ic, (size_t)nc);
+			if (add_change(l, key, names[i], labels[first], labels[first - 1],
+				       first + 1 < nl ? labels[first + 1] : "", with, true, V_NONE,
+				       NAN, false)) {
+				snprintf(err, errlen, "out of memory");
+				rc = -1;
+			} else {
+				l->v[l->n - 1].failure = true;
+				l->v[l->n - 1].runs = runs;
+			}
+		}
+		if (nv > 0)
+			index_values_free(v, (size_t)nv);
+	}
+	for (ssize_t i = 0; i < ns; i++)
+		free(names[i]);
+	free(names);
+	return rc;
+}
+
 static void labels_free(char **v, ssize_t n)
 {
 	for (ssize_t i = 0; i < n; i++)
@@ -218,6 +274,8 @@ static int job_changes(struct results_index *ix, const struct nightly_opts *o, c
 				 errlen))
 			goto out;
 	}
+	if (failure_changes(ix, key, labels, nl, l, err, errlen))
+		goto out;
 	prev = load_before(o->root, key, labels, latest, &g[0], err, errlen);
 	/* A note, not a refusal: a nightly watches on whatever the fleet ran. */
 	if (prev >= 0 && groups_mix_machines(g, 2, mix, sizeof(mix)))
@@ -264,9 +322,14 @@ int nightly_find(struct results_index *ix, const struct nightly_opts *o,
 	return 0;
 }
 
+const char *nightly_kind(const struct nightly_change *c)
+{
+	return c->failure ? "new-failure" : verdict_name(c->verdict);
+}
+
 bool nightly_known(const struct nightly_state *st, const struct nightly_change *c)
 {
-	const char *kind = verdict_name(c->verdict);
+	const char *kind = nightly_kind(c);
 
 	return nightly_state_find(st, c->job, c->stat, c->commit, kind) ||
 	       (c->base[0] && nightly_state_find(st, c->job, c->stat, c->base, kind)) ||
@@ -329,6 +392,8 @@ static int by_news(const void *a, const void *b)
 	const struct nightly_change *x = *(const struct nightly_change *const *)a;
 	const struct nightly_change *y = *(const struct nightly_change *const *)b;
 
+	if (x->failure != y->failure) /* a kernel warning or a crash is the worst news */
+		return x->failure ? -1 : 1;
 	if ((x->verdict == V_REGRESSION) != (y->verdict == V_REGRESSION))
 		return x->verdict == V_REGRESSION ? -1 : 1;
 	if (fabs(x->change) != fabs(y->change))
@@ -355,17 +420,23 @@ static int mail_one(struct nightly_state *st, const struct nightly_opts *o,
 	qsort(g, ng, sizeof(*g), by_news);
 	for (size_t i = 0; i < ng; i++) {
 		keys[i] = (struct nightly_key){g[i]->job, g[i]->stat, g[i]->commit,
-					       (char *)verdict_name(g[i]->verdict)};
+					       (char *)nightly_kind(g[i])};
 		rc[i] = (struct report_change){.job = g[i]->job,
 					       .stat = g[i]->stat,
 					       .change = g[i]->change,
 					       .absolute = g[i]->absolute,
-					       .verdict = g[i]->verdict};
+					       .verdict = g[i]->verdict,
+					       .failure = g[i]->failure,
+					       .runs = g[i]->runs};
 	}
-	snprintf(change, sizeof(change), g[0]->absolute ? "%+.1f" : "%+.1f%%", g[0]->change);
+	if (g[0]->failure) /* LKP's fail:runs */
+		snprintf(change, sizeof(change), "%.0f:%u", g[0]->change, g[0]->runs);
+	else
+		snprintf(change, sizeof(change), g[0]->absolute ? "%+.1f" : "%+.1f%%",
+			 g[0]->change);
 	if (o->dry_run) {
 		printf("would mail %s (base %s): %s %s %s %s", g[0]->commit, g[0]->base, g[0]->job,
-		       g[0]->stat, change, verdict_name(g[0]->verdict));
+		       g[0]->stat, change, nightly_kind(g[0]));
 		if (ng > 1)
 			printf(", and %zu more change%s", ng - 1, ng == 2 ? "" : "s");
 		printf("\n");
@@ -387,7 +458,7 @@ static int mail_one(struct nightly_state *st, const struct nightly_opts *o,
 		if (save(st, err, errlen))
 			goto out;
 		printf("baseline %s: %s %s %s", g[0]->commit, g[0]->stat, change,
-		       verdict_name(g[0]->verdict));
+		       nightly_kind(g[0]));
 		if (ng > 1)
 			printf(", and %zu more change%s", ng - 1, ng == 2 ? "" : "s");
 		printf(" (recorded, not mailed)\n");
@@ -426,7 +497,7 @@ static int mail_one(struct nightly_state *st, const struct nightly_opts *o,
 	(*mailed)++;
 	if (o->mbox || o->sendmail) {
 		printf("mailed %s: %s %s %s %s", m.message_id, g[0]->commit, g[0]->stat, change,
-		       verdict_name(g[0]->verdict));
+		       nightly_kind(g[0]));
 		if (ng > 1)
 			printf(", and %zu more change%s", ng - 1, ng == 2 ? "" : "s");
 		printf("\n");

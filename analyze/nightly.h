@@ -36,14 +36,24 @@ struct nightly_change {
 	enum verdict verdict;
 	double p;
 	bool from_cp; /* a change point (else the previous-commit comparison) */
+	/* A new failure: stat (a failure family's: dmesg.*, kmsg.*, stderr.*, last_state.*)
+	 * is in change of commit's runs of runs, and in no run of the commits before it in the
+	 * series; kind "new-failure", verdict V_NONE. */
+	bool failure;
+	unsigned runs;
 };
 
+/* The kind a change is recorded under: verdict_name, or "new-failure". */
+const char *nightly_kind(const struct nightly_change *c);
+
 /* Every change of every job of ix (opts->job: that one): change points of the headline stat
- * (all_stats: every stat) over each job's series, and the latest commit against the one
- * before it.  Regressions and improvements; with all_stats, neutral stats' moves too.
- * *out is an array of *n (free with nightly_changes_free).  A job that cannot be read is
- * named on stderr and passed over (*job_errors counts them); -1 with err when nothing could
- * be looked at (no such job, an unknown branch, out of memory). */
+ * (all_stats: every stat) over each job's series, the latest commit against the one before
+ * it, and each failure stat's first commit when commits before it had none (new failures:
+ * a kernel warning's signature, a copy that crashed or got stuck, a run that failed).  Regressions
+ * and improvements; with all_stats, neutral stats' moves too. *out is an array of *n (free with
+ * nightly_changes_free).  A job that cannot be read is named on stderr and passed over (*job_errors
+ * counts them); -1 with err when nothing could be looked at (no such job, an unknown branch, out of
+ * memory). */
 int nightly_find(struct results_index *ix, const struct nightly_opts *o,
 		 struct nightly_change **out, size_t *n, size_t *job_errors, char *err,
 		 size_t errlen);

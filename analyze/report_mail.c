@@ -32,6 +32,8 @@ struct mail_change {
 	double change;
 	bool absolute;
 	enum verdict verdict;
+	bool failure; /* a new failure: change runs of runs have it (report_change) */
+	unsigned runs;
 	/* nightly's: the change point's own figure (the means of the trend's segments before
 	 * and after the commit), said in words beside the table's base-vs-head figure */
 	bool has_segment;
@@ -68,6 +70,8 @@ static struct mail_change row_change(const struct job_cmp *j)
 
 static const char *change_word(const struct mail_change *c)
 {
+	if (c->failure)
+		return "new failure";
 	/* --stats all mails a neutral stat's move too: it is a change, neither way better. */
 	return c->verdict == V_REGRESSION    ? "regression"
 	       : c->verdict == V_IMPROVEMENT ? "improvement"
@@ -76,7 +80,19 @@ static const char *change_word(const struct mail_change *c)
 
 static void fmt_change(const struct mail_change *c, char *buf, size_t len)
 {
-	snprintf(buf, len, c->absolute ? "%+.1f" : "%+.1f%%", c->change);
+	if (c->failure) /* LKP's fail:runs */
+		snprintf(buf, len, "%.0f:%u", c->change, c->runs);
+	else
+		snprintf(buf, len, c->absolute ? "%+.1f" : "%+.1f%%", c->change);
+}
+
+/* A failure stat's signature as the robot quotes it: the name after its family
+ * ("dmesg.WARNING:at_mm/x.c" -> "WARNING:at_mm/x.c"). */
+static const char *signature(const char *stat)
+{
+	const char *dot = strchr(stat, '.');
+
+	return dot && dot[1] ? dot + 1 : stat;
 }
 
 static void machine_line(const struct result_group *g, char *buf, size_t len)
@@ -181,8 +197,12 @@ static void write_body(FILE *f, struct job_cmp *j, const struct mail_change *hea
 	const char *testcase = g->axes[AX_TESTCASE] ? g->axes[AX_TESTCASE] : "?";
 
 	fmt_change(head_change, change, sizeof(change));
-	fprintf(f, "Hello,\n\nkernel test robot noticed a %s %s of %s on:\n\n\n", change,
-		change_word(head_change), head_change->stat);
+	if (head_change->failure)
+		fprintf(f, "Hello,\n\nkernel test robot noticed \"%s\" on:\n\n\n",
+			signature(head_change->stat));
+	else
+		fprintf(f, "Hello,\n\nkernel test robot noticed a %s %s of %s on:\n\n\n", change,
+			change_word(head_change), head_change->stat);
 	commit_line(repo, head, line, sizeof(line));
 	fprintf(f, "commit: %s\n", line);
 	fprintf(f, "branch: %s\n", branch);
@@ -199,6 +219,12 @@ static void write_body(FILE *f, struct job_cmp *j, const struct mail_change *hea
 	fprintf(f, "Details are as below:\n"
 		   "-------------------------------------------------------------------------------"
 		   "------------------->\n\n");
+	if (head_change->failure)
+		fprintf(f,
+			"%s is new at this commit: %s of its runs have it (fail:runs), and no run "
+			"of the commits before it in the series had it.  Its rows are under "
+			"fail:runs in the table below.\n\n",
+			head_change->stat, change);
 	if (head_change->has_segment) {
 		char seg[32];
 		struct mail_change sc = *head_change;
@@ -285,8 +311,12 @@ static int compose(struct job_cmp *j, const struct mail_change *head_change,
 	if (gethostname(host, sizeof(host)))
 		snprintf(host, sizeof(host), "localhost");
 	host[sizeof(host) - 1] = '\0';
-	if (asprintf(&subject, "[%s] %s%.*s: %s %s %s", branch, subj_pfx, sha[0] ? 10 : INT_MAX,
-		     sha[0] ? sha : head, head_change->stat, change, change_word(head_change)) < 0)
+	if (head_change->failure
+		? asprintf(&subject, "[%s] %s%.*s: %s", branch, subj_pfx, sha[0] ? 10 : INT_MAX,
+			   sha[0] ? sha : head, signature(head_change->stat)) < 0
+		: asprintf(&subject, "[%s] %s%.*s: %s %s %s", branch, subj_pfx,
+			   sha[0] ? 10 : INT_MAX, sha[0] ? sha : head, head_change->stat, change,
+			   change_word(head_change)) < 0)
 		return -1;
 	if (rq->msgid_left)
 		id_left = strdup(rq->msgid_left);
@@ -479,7 +509,9 @@ static int box_of_changes(const struct report_request *rq, const char *head,
 						  .stat = c->stat,
 						  .change = c->change,
 						  .absolute = c->absolute,
-						  .verdict = c->verdict};
+						  .verdict = c->verdict,
+						  .failure = c->failure,
+						  .runs = c->runs};
 		(*nbox)++;
 	}
 	return 0;
@@ -546,8 +578,11 @@ int report_build(const struct report_request *rq, struct report_mail *m, char *e
 						   .stat = c->stat,
 						   .change = c->change,
 						   .absolute = c->absolute,
-						   .verdict = c->verdict};
-		table_change(&jobs[main_job].c, &head_change);
+						   .verdict = c->verdict,
+						   .failure = c->failure,
+						   .runs = c->runs};
+		if (!c->failure)
+			table_change(&jobs[main_job].c, &head_change);
 		box = calloc(rq->nchanges, sizeof(*box));
 		box_groups = calloc(rq->nchanges, sizeof(*box_groups));
 		if (!box || !box_groups) {

@@ -20,6 +20,10 @@ struct report_change {
 	double change;
 	bool absolute;
 	enum verdict verdict; /* V_REGRESSION, V_IMPROVEMENT; V_CHANGED_*: "change" */
+	/* A new failure (nightly): stat is its failure stat (dmesg.WARNING:..., stderr.*),
+	 * change the number of head's runs that have it, of runs; verdict unused. */
+	bool failure;
+	unsigned runs;
 };
 
 struct report_request {

@@ -286,6 +286,50 @@ sb nightly --results "$T"
 check "no --repo, no --mbox: the message printed (the label whole in the Subject), exit 1" \
 	bash -c "[ $rc -eq 1 ] && python3 -c 'import email, sys; m = email.message_from_file(open(sys.argv[1])); s = str(m[\"Subject\"]).replace(\"\\n\", \"\"); sys.exit(not s.startswith(\"[unknown] $CULPRIT: will-it-scale.per_process_ops -8\"))' $WORK/out"
 
+# New failures are mailed, once: a kernel warning in 2 of 3 runs of one job and a copy that
+# died in the third, at a commit whose history had neither (robot style: noticed "SIGNATURE").
+T=$WORK/fail
+cp -r "$WORK/pristine" "$T"
+sb nightly --results "$T" --repo "$REPO" --branch main --baseline --mbox "$T.mbox"
+commit 30 "mm: slab: free twice"
+WARN=$SHA
+night "$T" 30 "$SHA" 0.92 0.92
+python3 - "$T/will-it-scale/process-4-page_fault3/box/debian-12-x86_64/defconfig/gcc-12/$SHA" <<'PY'
+import json, sys
+d = sys.argv[1]
+for run, stat in ((0, "dmesg.WARNING:at_mm/slab.c:kfree"), (1, "dmesg.WARNING:at_mm/slab.c:kfree"),
+                  (2, "stderr.copy_0_died_of_signal_11")):
+    s = json.load(open(f"{d}/{run}/stats.json"))
+    s[stat] = 1
+    json.dump(s, open(f"{d}/{run}/stats.json", "w"))
+    m = json.load(open(f"{d}/{run}/meta.json"))
+    m["failure_stats"] = [stat]
+    m["families"].update({"dmesg": "failure", "stderr": "failure"})
+    if stat.startswith("stderr."):
+        m["status"] = "failed"
+    json.dump(m, open(f"{d}/{run}/meta.json", "w"))
+PY
+sb nightly --results "$T" --repo "$REPO" --branch main --to 'Maintainer <mm@example.org>' --mbox "$T.mbox"
+check "a new kernel warning and a crashed copy: mailed, exit 1, worst news first" bash -c \
+	"[ $rc -eq 1 ] && grep -q '^mailed .* $WARN dmesg.WARNING:at_mm/slab.c:kfree 2:3 new-failure, and 1 more change$' $WORK/out" ||
+	sed 's/^/     /' "$WORK/out" "$WORK/err"
+check "the failure mail: robot style subject and first line, the crash in the box, fail:runs in the table" \
+	python3 -c '
+import email, email.policy, mailbox, sys
+box = mailbox.mbox(sys.argv[1], create=False)
+msgs = [email.message_from_bytes(box.get_bytes(k), policy=email.policy.default) for k in box.keys()]
+assert len(msgs) == 1, len(msgs)
+m = msgs[0]; subj = str(m["Subject"]).replace("\n", ""); body = m.get_content()
+assert subj == "[main] [mm] %s: WARNING:at_mm/slab.c:kfree" % sys.argv[2][:10], subj
+assert "kernel test robot noticed \"WARNING:at_mm/slab.c:kfree\" on:" in body, body[:300]
+assert "2:3 of its runs have it" in body, body[:1500]
+assert "stderr.copy_0_died_of_signal_11 1:3 new failure" in body, body[:1500]
+assert any(l.rstrip().endswith("dmesg.WARNING:at_mm/slab.c:kfree") and "2:3" in l for l in body.splitlines()), body
+' "$T.mbox" "$WARN"
+sb nightly --results "$T" --repo "$REPO" --branch main --mbox "$T.mbox"
+check "the failures again the next night: nothing new, exit 0" bash -c \
+	"[ $rc -eq 0 ] && [ \$(grep -c '^From ' $T.mbox) -eq 1 ]"
+
 # Refused before anything runs.
 sb nightly --results "$WORK/pristine" --mbox "$WORK/x" --sendmail
 check "--mbox and --sendmail: refused, exit 2" bash -c "[ $rc -eq 2 ] && grep -q 'one or the other' $WORK/err"
