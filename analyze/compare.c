@@ -295,6 +295,80 @@ static void fill_row(struct comparison *c, struct stat_row *r, const char *name,
 	}
 }
 
+/* Whether group g's runs and group 0's overlap in time (interleaved, or run side by side); a
+ * group whose runs do not all say when they started counts as interleaved: no drift is then
+ * told from a change. */
+static bool interleaved(const struct comparison *c, size_t g)
+{
+	double lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
+	const struct result_group *gs[2] = {&c->groups[0], &c->groups[g]};
+
+	for (int k = 0; k < 2; k++)
+		for (size_t i = 0; i < gs[k]->nruns; i++) {
+			double t = run_started(&gs[k]->runs[i]);
+
+			if (isnan(t))
+				return true;
+			lo[k] = fmin(lo[k], t);
+			hi[k] = fmax(hi[k], t);
+		}
+	return !(hi[0] < lo[1] || hi[1] < lo[0]);
+}
+
+/* One side's least-squares slope of v on t: its sums, for a slope pooled over the sides.
+ * False when the side has fewer than 2 runs or all started in one second. */
+static bool side_trend(const double *t, const double *v, size_t n, double *sxy, double *sxx,
+		       double *tbar, double *vbar)
+{
+	double st = 0, sv = 0;
+
+	*sxy = *sxx = 0;
+	for (size_t i = 0; i < n; i++) {
+		st += t[i];
+		sv += v[i];
+	}
+	*tbar = n ? st / (double)n : 0;
+	*vbar = n ? sv / (double)n : 0;
+	for (size_t i = 0; i < n; i++) {
+		*sxy += (t[i] - *tbar) * (v[i] - *vbar);
+		*sxx += (t[i] - *tbar) * (t[i] - *tbar);
+	}
+	return n >= 2 && *sxx > 0;
+}
+
+/* A monitor's change between runs that were not interleaved, told from drift: each side's
+ * values trend with their start time the way the means moved, and the slope pooled over both
+ * sides, carried from one side's mean start to the other's, accounts for at least half the
+ * move.  A since-boot counter averaged over a window (softirqs.*, LKP's rule) or the page
+ * cache growing run after run does this on a machine that does not reboot between runs. */
+static bool drifts(const struct comparison *c, const struct stat_row *r, size_t g)
+{
+	const struct result_group *gs[2] = {&c->groups[0], &c->groups[g]};
+	size_t cap = gs[0]->nruns + gs[1]->nruns + 1, n[2];
+	double *buf = malloc(4 * cap * sizeof(*buf)), sxy[2], sxx[2], tbar[2], vbar[2];
+	bool ok = buf != NULL;
+
+	for (int k = 0; ok && k < 2; k++) {
+		double *t = buf + 2 * (size_t)k * cap, *v = t + cap;
+
+		n[k] = group_timed_values(gs[k], r->name, t, v);
+		ok = side_trend(t, v, n[k], &sxy[k], &sxx[k], &tbar[k], &vbar[k]);
+	}
+	free(buf);
+	if (!ok)
+		return false;
+	double delta = vbar[1] - vbar[0], b = (sxy[0] + sxy[1]) / (sxx[0] + sxx[1]);
+	double carried = b * (tbar[1] - tbar[0]);
+
+	return delta != 0 && (sxy[0] > 0) == (delta > 0) && (sxy[1] > 0) == (delta > 0) &&
+	       sxy[0] != 0 && sxy[1] != 0 && fabs(delta - carried) <= 0.5 * fabs(delta);
+}
+
+static bool is_move(enum verdict v)
+{
+	return v == V_REGRESSION || v == V_IMPROVEMENT || v == V_CHANGED_UP || v == V_CHANGED_DOWN;
+}
+
 /* Every row's verdict in every group after the first. */
 static void decide_rows(struct comparison *c)
 {
@@ -307,9 +381,21 @@ static void decide_rows(struct comparison *c)
 	for (size_t g = 1; g < c->ngroups; g++) {
 		bh_family(c, g, true);
 		bh_family(c, g, false);
-		for (size_t i = 0; i < c->nrows; i++)
-			if (!c->rows[i].failure && c->rows[i].has_change[g])
-				decide(&c->rows[i], g, o);
+		bool apart = !interleaved(c, g);
+
+		for (size_t i = 0; i < c->nrows; i++) {
+			struct stat_row *r = &c->rows[i];
+
+			if (r->failure || !r->has_change[g])
+				continue;
+			decide(r, g, o);
+			/* The testcase's own stats are never explained away: only monitors drift. */
+			if (apart && !r->headline && is_move(r->verdict[g]) && drifts(c, r, g)) {
+				r->verdict[g] = V_DRIFT;
+				r->reason[g] = "dropped: the runs' own trend with their start time "
+					       "explains the move (the runs were not interleaved)";
+			}
+		}
 	}
 }
 

@@ -59,6 +59,8 @@ static const char *verdict_mark(enum verdict v)
 	case V_CHANGED_UP:
 	case V_CHANGED_DOWN:
 		return "changed";
+	case V_DRIFT:
+		return "drift";
 	default:
 		return NULL;
 	}
@@ -375,6 +377,29 @@ static void print_headline_words(const struct comparison *c, FILE *out)
 	}
 }
 
+/* How many monitor stats drift with the runs' start time rather than between the commits. */
+static void print_drift_note(const struct comparison *c, FILE *out)
+{
+	size_t n = 0;
+	const char *first = NULL;
+
+	for (size_t i = 0; i < c->nrows; i++)
+		for (size_t g = 1; g < c->ngroups; g++)
+			if (c->rows[i].verdict[g] == V_DRIFT) {
+				first = first ? first : c->rows[i].name;
+				n++;
+				break;
+			}
+	if (n)
+		fprintf(out,
+			"\nnote: %zu monitor stat%s (%s%s) moved with the runs' start time, not "
+			"between the commits: the runs were not interleaved, so %s not called "
+			"changed (--all shows %s as [drift]; run both commits with --interleave, or "
+			"reboot between runs, to compare %s)\n",
+			n, n == 1 ? "" : "s", text_safe(first), n > 1 ? ", ..." : "",
+			n == 1 ? "it is" : "they are", n == 1 ? "it" : "them", n == 1 ? "it" : "them");
+}
+
 void print_robot_table(const struct comparison *c, bool all, bool verbose, FILE *out)
 {
 	bool any = false, notable = false;
@@ -421,6 +446,7 @@ void print_robot_table(const struct comparison *c, bool all, bool verbose, FILE 
 	}
 	if (!notable)
 		fprintf(out, "\n(no stat changed significantly; --all shows every stat)\n");
+	print_drift_note(c, out);
 	if (c->opts.rule != RULE_LKP)
 		print_headline_words(c, out);
 }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 const char *const group_axis_names[AX_COUNT] = {
     "compiler", "kconfig", "mode", "nr_task", "rootfs", "tbox_group", "test", "testcase",
@@ -250,6 +251,33 @@ size_t group_values(const struct result_group *g, const char *stat, double *out)
 			out[n++] = col[i];
 		else if (monitor_ran(&g->runs[i], stat))
 			out[n++] = 0;
+	return n;
+}
+
+double run_started(const struct run_record *run)
+{
+	const char *s = json_string_value(json_object_get(run->meta, "started"));
+	struct tm tm = {0};
+	const char *end = s ? strptime(s, "%Y-%m-%dT%H:%M:%S%z", &tm) : NULL;
+
+	if (!end || *end)
+		return NAN;
+	return (double)timegm(&tm) - (double)tm.tm_gmtoff;
+}
+
+size_t group_timed_values(const struct result_group *g, const char *stat, double *t, double *v)
+{
+	const double *col = stat_column(g, stat);
+	size_t n = 0;
+
+	for (size_t i = 0; col && i < g->nruns; i++) {
+		double at = run_started(&g->runs[i]);
+
+		if (!isnan(col[i]) && !isnan(at)) {
+			t[n] = at;
+			v[n++] = col[i];
+		}
+	}
 	return n;
 }
 

@@ -57,6 +57,11 @@ bool groups_icount(const struct result_group *g, size_t n);
 
 /* The values of one stat over a group's runs that have it; returns how many. */
 size_t group_values(const struct result_group *g, const char *stat, double *out);
+/* When a run started (meta.json's "started", Unix seconds), NAN when it does not say. */
+double run_started(const struct run_record *run);
+/* The stat's values over the runs that have it and say when they started, with those times:
+ * how many (t and v have room for g->nruns). */
+size_t group_timed_values(const struct result_group *g, const char *stat, double *t, double *v);
 
 /* How many of the group's runs have a failure stat (nonzero). */
 size_t group_failures(const struct result_group *g, const char *stat);

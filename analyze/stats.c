@@ -632,6 +632,7 @@ const char *verdict_name(enum verdict v)
 	    [V_CHANGED_DOWN] = "changed-down",
 	    [V_NO_CHANGE] = "no-change",
 	    [V_INCONCLUSIVE] = "inconclusive",
+	    [V_DRIFT] = "drift",
 	};
 
 	if ((unsigned)v >= sizeof(names) / sizeof(*names))

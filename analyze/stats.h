@@ -130,7 +130,10 @@ enum verdict {
 	V_CHANGED_UP,
 	V_CHANGED_DOWN,
 	V_NO_CHANGE,
-	V_INCONCLUSIVE
+	V_INCONCLUSIVE,
+	/* compare's: the means differ, but as the runs' own trend with their start time does
+	 * (a since-boot counter, page-cache growth) and the runs were not interleaved */
+	V_DRIFT
 };
 enum verdict stat_verdict(double lo, double hi, double q, double q_max, double threshold,
 			  enum stat_direction dir);

@@ -530,3 +530,34 @@ check "--job KEY compares that machine's runs: the regression, exit 1" \
 sb compare --results "$WORK/two" --job "$K1/x" --commits base,patched
 check "--job with a key no directory has: exit 2, 'no directory holds'" \
 	bash -c "[ $rc = 2 ] && grep -q 'no directory holds runs of job' '$WORK/err'"
+
+# Run-order drift: a since-boot counter's mean (softirqs.*, LKP's rule) rises run after run on
+# a machine that does not reboot; with the commits run one after the other it is not a change.
+python3 - "$WORK/drift" <<'PY'
+import json, os, sys
+root = sys.argv[1]
+for tree, offsets in (("apart", {"A": 0, "B": 10}), ("mixed", {"A": 0, "B": 1})):
+    for commit, t0 in offsets.items():
+        for r in range(4):
+            t = t0 + 2 * r
+            d = os.path.join(root, tree, "will-it-scale/process-1-getppid1/box/debian-12-x86_64/defconfig/gcc-12", commit, str(r))
+            os.makedirs(d)
+            json.dump({"will-it-scale.per_process_ops": 4000000.0 + 1000 * (r % 2),
+                       "softirqs.CPU0.RCU": 600000.0 + 5000 * t}, open(d + "/stats.json", "w"))
+            json.dump({"suite": "will-it-scale", "started": "2026-12-01T10:00:%02d+0000" % t,
+                       "headline": {"stat": "will-it-scale.per_process_ops", "direction": "higher"},
+                       "families": {"will-it-scale": "headline", "softirqs": "monitor"}},
+                      open(d + "/meta.json", "w"))
+PY
+sb compare --results "$WORK/drift/apart" --commits A,B
+check "runs not interleaved: a counter rising with run time is not [changed]; a note says drift" \
+	bash -c "[ $rc = 0 ] && ! grep -q 'changed\]' '$WORK/out' && grep -q \"note: 1 monitor stat (softirqs.CPU0.RCU) moved with the runs' start time\" '$WORK/out'" ||
+	sed 's/^/     /' "$WORK/out"
+sb compare --results "$WORK/drift/apart" --commits A,B --all --json
+json_later "run-order drift: --json says verdict drift" "$WORK/out" \
+	"stats(d['jobs'][0])['softirqs.CPU0.RCU']['groups'][1]['verdict'] == 'drift'"
+sb compare --results "$WORK/drift/apart" --commits A,B --all
+check "--all shows the drifting stat as [drift]" grep -q 'softirqs.CPU0.RCU  \[drift\]' "$WORK/out"
+sb compare --results "$WORK/drift/mixed" --commits A,B
+check "the same counter, runs interleaved: no drift note (the means agree)" \
+	bash -c "[ $rc = 0 ] && ! grep -q 'drift' '$WORK/out'"

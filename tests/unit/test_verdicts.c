@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -401,6 +402,74 @@ static void test_headline_verdict(void **state)
 		group_free(&g[k]);
 }
 
+/* A group whose runs say when they started: t0 + 2 s per run (Unix seconds, as UTC). */
+static void make_timed_group(struct result_group *g, size_t nruns, size_t nstats, char **names,
+			     const double *values, long t0)
+{
+	char path[4096], err[1024], run[4200], text[1024], when[64];
+
+	snprintf(path, sizeof(path), "%s/g%u", root, ngroup++);
+	assert_int_equal(mkdir(path, 0755), 0);
+	for (size_t r = 0; r < nruns; r++) {
+		time_t t = (time_t)(t0 + 2 * (long)r);
+		size_t len;
+
+		snprintf(run, sizeof(run), "%s/%zu", path, r);
+		assert_int_equal(mkdir(run, 0755), 0);
+		len = (size_t)snprintf(text, sizeof(text), "{");
+		for (size_t k = 0; k < nstats; k++)
+			len += (size_t)snprintf(text + len, sizeof(text) - len, "%s\"%s\": %.17g",
+						k ? ", " : "", names[k], values[k * nruns + r]);
+		snprintf(text + len, sizeof(text) - len, "}");
+		snprintf(run, sizeof(run), "%s/%zu/stats.json", path, r);
+		write_file(run, text);
+		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%S+0000", gmtime(&t));
+		snprintf(text, sizeof(text), "%.*s, \"started\": \"%s\"}", (int)strlen(meta) - 1, meta,
+			 when);
+		snprintf(run, sizeof(run), "%s/%zu/meta.json", path, r);
+		write_file(run, text);
+	}
+	if (group_load(path, g, err, sizeof(err)))
+		fail_msg("%s", err);
+}
+
+/* Runs not interleaved: a monitor that rises with run time (a since-boot counter's mean) is
+ * drift, not a change; the same rise interleaved is no change; a step between the commits
+ * stays a change; the testcase's own stat is never explained away. */
+static void test_run_order_drift(void **state)
+{
+	char *names[] = {"hl.ops", "mon.counter", "mon.step"};
+	/* 4 runs each; mon.counter = 1000 + 10 per second since t0 */
+	static const double a[] = {1000, 1020, 1040, 1060, 1000, 1020, 1040, 1060,
+				   5000, 5010, 4990, 5000};
+	static const double b[] = {1100, 1120, 1140, 1160, 1100, 1120, 1140, 1160,
+				   5500, 5510, 5490, 5500};
+	static const double mid[] = {1010, 1030, 1050, 1070, 1010, 1030, 1050, 1070,
+				     5000, 5010, 4990, 5000};
+	const long t0 = 1796300000;
+	struct result_group g[3];
+	struct comparison c;
+	char err[256];
+	(void)state;
+
+	make_timed_group(&g[0], 4, 3, names, a, t0);
+	make_timed_group(&g[1], 4, 3, names, b, t0 + 10);
+	make_timed_group(&g[2], 4, 3, names, mid, t0 + 1); /* interleaved with g[0] */
+	assert_int_equal(compare_groups(g, 2, &opts, &c, err, sizeof(err)), 0);
+	assert_int_equal(row(&c, "mon.counter")->verdict[1], V_DRIFT);
+	assert_string_equal(verdict_name(V_DRIFT), "drift");
+	assert_false(row_is_notable(row(&c, "mon.counter"), 2));
+	assert_int_equal(row(&c, "mon.step")->verdict[1], V_CHANGED_UP);
+	assert_int_equal(row(&c, "hl.ops")->verdict[1], V_IMPROVEMENT);
+	comparison_free(&c);
+	assert_int_equal(
+	    compare_groups((struct result_group[]){g[0], g[2]}, 2, &opts, &c, err, sizeof(err)), 0);
+	assert_true(row(&c, "mon.counter")->verdict[1] != V_DRIFT);
+	comparison_free(&c);
+	for (int k = 0; k < 3; k++)
+		group_free(&g[k]);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -422,6 +491,7 @@ int main(void)
 	    cmocka_unit_test(test_yuen_reference), cmocka_unit_test(test_wild_run_shift_flagged),
 	    cmocka_unit_test(test_aa_many_seeds),  cmocka_unit_test(test_intervals_ratio_scale),
 	    cmocka_unit_test(test_count_floors),   cmocka_unit_test(test_headline_verdict),
+	    cmocka_unit_test(test_run_order_drift),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
