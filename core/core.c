@@ -20,6 +20,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <poll.h>
 #include <limits.h>
 #include <linux/futex.h>
@@ -597,6 +598,8 @@ struct sampler {
 	uint64_t ctxt0, pgfault0;
 	bool task0; /* task_start taken */
 	struct task_snapshot task_start;
+	uint64_t *sched0;     /* each copy's time on a CPU and waiting, at the window's start */
+	uint64_t window0_ns; /* when the window opened */
 };
 
 /* How a phase of the run ended. */
@@ -631,6 +634,7 @@ static int sampler_init(struct sampler *s)
 
 	res->cpus = malloc(n * sizeof(*res->cpus));
 	s->counts = calloc(n, sizeof(*s->counts));
+	s->sched0 = calloc(2 * (size_t)n, sizeof(*s->sched0));
 	s->nsched = schedule_init(&s->schedule, cfg, &s->measure_idx);
 	if (!res->cpus || !s->counts || !s->nsched)
 		return setup_failed(res, -ENOMEM, "out of memory");
@@ -733,8 +737,88 @@ static void task_counts_end(struct sampler *s)
 }
 
 /* The measurement window opens: monitors start, system and task counters are read. */
+/* A task's time on a CPU and waiting on a run queue so far (the first two fields of
+ * /proc/TID/schedstat), ns; false when they cannot be read (no CONFIG_SCHED_INFO, the task
+ * gone). */
+static bool sched_times(pid_t tid, uint64_t *on, uint64_t *waited)
+{
+	char path[64], buf[128];
+	unsigned long long a, b;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/schedstat", (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	if (sscanf(buf, "%llu %llu", &a, &b) != 2)
+		return false;
+	*on = a;
+	*waited = b;
+	return true;
+}
+
+/* Whether the task is runnable now (state R in /proc/TID/stat). */
+static bool runnable_now(pid_t tid)
+{
+	char path[64], buf[512];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)tid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	const char *p = strrchr(buf, ')');
+
+	return p && p[1] == ' ' && p[2] == 'R';
+}
+
+/* The least share of the window any copy ran on a CPU while it wanted one: a copy that ran
+ * under a quarter of the window and waited for a CPU the rest (its run-queue wait, which the
+ * kernel adds up only when the task next runs, or runnable still at the end) was starved by
+ * other tasks; a copy that sleeps by design (a lock, a pipe) is neither.  1 when none was, NAN
+ * when a reading is missing. */
+static double starved_share(const struct sampler *s)
+{
+	uint64_t window = now_ns() - s->window0_ns;
+	double least = 1;
+
+	for (unsigned c = 0; c < s->n; c++) {
+		uint64_t on, waited;
+		double share;
+
+		if (!s->sched0 || !window || !sched_times(s->sh.status[c].pid, &on, &waited) ||
+		    on < s->sched0[2 * c] || waited < s->sched0[2 * c + 1])
+			return NAN;
+		share = (double)(on - s->sched0[2 * c]) / (double)window;
+		if (share < 0.25 &&
+		    ((double)(waited - s->sched0[2 * c + 1]) > 0.5 * (double)window ||
+		     runnable_now(s->sh.status[c].pid)) &&
+		    share < least)
+			least = share;
+	}
+	return least;
+}
+
 static void open_window(struct sampler *s)
 {
+	for (unsigned c = 0; s->sched0 && c < s->n; c++)
+		if (!sched_times(s->sh.status[c].pid, &s->sched0[2 * c], &s->sched0[2 * c + 1])) {
+			free(s->sched0); /* no readings: nothing said of starvation */
+			s->sched0 = NULL;
+		}
+	s->window0_ns = now_ns();
 	s->task0 = task_snapshot_take("/proc", s->host, &s->task_start) == 0;
 	s->sys0 = read_sys_counters(&s->ctxt0, &s->pgfault0);
 	s->window_open = true;
@@ -817,6 +901,7 @@ static enum run_end check_window(struct sampler *s)
 			     (double)(ru1.ru_utime.tv_usec - s->ru0.ru_utime.tv_usec) / 1e6 +
 			     (double)(ru1.ru_stime.tv_usec - s->ru0.ru_stime.tv_usec) / 1e6;
 
+	res->starved_share = starved_share(s);
 	if (host_ended(s))
 		return RUN_HOST_DIED;
 	/* A copy that never advanced in the window is stuck: the run can't be trusted. */
@@ -903,6 +988,7 @@ static void sampler_free(struct sampler *s)
 	task_snapshot_free(&s->task_start);
 	counter_area_unmap(&s->sh);
 	free(s->counts);
+	free(s->sched0);
 }
 
 int core_run(const struct core_config *cfg, struct core_result *res)
@@ -912,6 +998,7 @@ int core_run(const struct core_config *cfg, struct core_result *res)
 	int err;
 
 	memset(res, 0, sizeof(*res));
+	res->starved_share = NAN;
 	res->samples.nr_copies = s.n;
 	core_catch_signals();
 	if (interrupt_caught) {

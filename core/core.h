@@ -92,6 +92,12 @@ struct core_result {
 	bool task_valid;
 	uint64_t task_ctxt;
 	uint64_t task_pgfault;
+	/* Below 1: the share of the measurement window the most starved copy ran on a CPU,
+	 * though it wanted one most of the window (/proc/TID/schedstat: under a quarter on a
+	 * CPU, the rest waiting on a run queue or runnable at the end); its rate is other
+	 * tasks'.  1 when no copy was starved (one that sleeps by design is not); NAN where
+	 * the kernel does not say. */
+	double starved_share;
 };
 
 #define CORE_MAX_COPIES 4096

@@ -33,7 +33,19 @@
 #define SCALEBENCH_VERSION "0.1"
 #endif
 
-enum run_outcome { RUN_STORED, RUN_FAILED_STORED, RUN_SKIPPED, RUN_INTERRUPTED, RUN_ERROR };
+enum run_outcome {
+	RUN_STORED,
+	RUN_FAILED_STORED,
+	RUN_SKIPPED,
+	RUN_INTERRUPTED,
+	RUN_ERROR,
+	RUN_AGAIN, /* starved: discarded, to be measured again */
+};
+
+/* A run with a starved copy (core.h's starved_share below 1: it wanted a CPU most of the
+ * window and got under a quarter of it) is measured again, RUN_STARVED_TRIES times at most,
+ * then kept as it is. */
+#define RUN_STARVED_TRIES 3
 
 /* LKP's sweep inside one run (an atomic job without mode and nr_task; lkp_sweep.h). */
 struct sweep_state {
@@ -55,6 +67,7 @@ struct sweep_state {
 
 /* One run, from its callbacks to its cleanup. */
 struct run_state {
+	unsigned attempt; /* 0, or how many starved measurements of this run came before */
 	const struct runner_opts *o;
 	const struct job_file *job;
 	const struct atomic_job *aj;
@@ -735,6 +748,15 @@ static enum run_outcome run_one(struct run_state *rs, struct job_tally *tally)
 		out = RUN_ERROR;
 	} else if (rs->res.status == CORE_INTERRUPTED) {
 		out = RUN_INTERRUPTED;
+	} else if (!rs->sw && rs->res.status == CORE_OK &&
+		   rs->res.starved_share < 1 &&
+		   rs->attempt + 1 < RUN_STARVED_TRIES) {
+		if (!rs->o->quiet)
+			sb_note("%s run %u/%u: a copy ran on a CPU %.0f%% of the window, starved by "
+				"other tasks: measured again",
+				text_safe(aj->name), rs->k, rs->o->repeat,
+				100 * rs->res.starved_share);
+		out = RUN_AGAIN;
 	} else {
 		if (!rs->sw)
 			run_summarize(&rs->res, aj->mode, aj->nr_task, &rs->sum);
@@ -925,20 +947,27 @@ int runner_run(const struct job_file *job, const struct runner_opts *o)
 		 * run of every atomic job per round, so slow drifts spread evenly. */
 		size_t a = o->interleave ? i % job->n_atomic : i / o->repeat;
 		unsigned k = o->interleave ? i / (unsigned)job->n_atomic + 1 : i % o->repeat + 1;
-		struct run_state rs = {.o = o,
-				       .job = job,
-				       .aj = &job->atomic[a],
-				       .tc = testcase_find(job->atomic[a].test),
-				       .m = &m,
-				       .commit = commit,
-				       .index = i + 1,
-				       .total = total,
-				       .k = k};
+		struct run_state rs;
 		enum run_outcome r;
+		unsigned attempt = 0;
 
 		if (core_interrupted())
 			break;
-		r = run_one(&rs, &tally[a]);
+		do {
+			rs = (struct run_state){.attempt = attempt++,
+						.o = o,
+						.job = job,
+						.aj = &job->atomic[a],
+						.tc = testcase_find(job->atomic[a].test),
+						.m = &m,
+						.commit = commit,
+						.index = i + 1,
+						.total = total,
+						.k = k};
+			r = run_one(&rs, &tally[a]);
+		} while (r == RUN_AGAIN && !core_interrupted());
+		if (r == RUN_AGAIN)
+			r = RUN_INTERRUPTED;
 		if (r == RUN_ERROR) {
 			busy_free(&busy);
 			free(tally);
