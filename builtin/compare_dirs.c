@@ -167,7 +167,9 @@ static void print_machine_notes(const struct comparison *c)
 /* compare's exit status from the headline's verdict (see the details text). */
 static int verdict_status(enum verdict v)
 {
-	return v == V_REGRESSION ? 1 : v == V_INCONCLUSIVE ? 3 : 0;
+	return v == V_REGRESSION     ? SB_EXIT_FOUND
+	       : v == V_INCONCLUSIVE ? SB_EXIT_INCONCLUSIVE
+				     : SB_EXIT_OK;
 }
 
 int compare_dirs(char **dirs, size_t n, const struct compare_opts *o,
@@ -175,20 +177,20 @@ int compare_dirs(char **dirs, size_t n, const struct compare_opts *o,
 {
 	struct result_group *groups;
 	struct comparison c;
-	int rc = 2;
+	int rc = SB_EXIT_ERROR;
 
 	if (n < 2) {
 		snprintf(err, errlen, "need at least two groups (A B), got %zu", n);
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	groups = calloc(n, sizeof(*groups));
 	if (!groups) {
 		snprintf(err, errlen, "out of memory");
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	if (compare_load_groups(dirs, n, groups, o, err, errlen)) {
 		free(groups);
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	if (compare_groups(groups, n, o, &c, err, errlen))
 		goto out;

@@ -23,17 +23,17 @@ static int mmtests_row(const char *root, const char *path_params, char **commits
 	struct comparison cmp;
 	char **d = NULL;
 	size_t nd = 0;
-	int rc = 2;
+	int rc = SB_EXIT_ERROR;
 
 	if (!g) {
 		snprintf(err, errlen, "out of memory");
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	if (compare_pick_dirs(root, path_params, commits, nc, &d, &nd, err, errlen) ||
 	    compare_load_groups(d, nd, g, o, err, errlen)) {
 		compare_free_dirs(d, nd);
 		free(g);
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	oo.stat_name = group_headline_stat(g, nd);
 	if (!oo.stat_name) {
@@ -53,7 +53,7 @@ static int mmtests_row(const char *root, const char *path_params, char **commits
 			*stat = strdup(oo.stat_name);
 			*dir = cmp.headline_dir;
 		}
-		rc = comparison_regressed(&cmp) ? 1 : 0;
+		rc = comparison_regressed(&cmp) ? SB_EXIT_FOUND : SB_EXIT_OK;
 		comparison_free(&cmp);
 	}
 	for (size_t k = 0; k < nd; k++)
@@ -72,13 +72,13 @@ static int mmtests_table(const struct job_file *job, const struct sweep *s, cons
 	enum stat_direction dir = DIR_HIGHER_BETTER;
 	const char *stat = NULL;
 	char title[1024], err[4096];
-	int rc = 0;
+	int rc = SB_EXIT_OK;
 
 	if (!tasks || !cells) {
 		sb_error("out of memory");
 		free(tasks);
 		free(cells);
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	for (size_t t = 0; t < s->n; t++) {
 		int r;
@@ -86,7 +86,7 @@ static int mmtests_table(const struct job_file *job, const struct sweep *s, cons
 		tasks[t] = s->items[t].nr_task;
 		r = mmtests_row(root, job->atomic[s->items[t].index].path_params, commits, nc, o,
 				&cells[t * nc], &stat, &dir, err, sizeof(err));
-		if (r == 2)
+		if (r == SB_EXIT_ERROR)
 			sb_error("%s", err);
 		if (r > rc)
 			rc = r;
@@ -128,7 +128,7 @@ int compare_mmtests_tables(const struct job_file *job, const char *root, const c
 	long nc = commit_list_split(commits, &labels);
 	struct sweep *s = NULL;
 	ssize_t ns = nc < 2 ? 0 : job_sweeps(job, &s);
-	int rc = 0;
+	int rc = SB_EXIT_OK;
 
 	if (nc < 2 || ns < 0) {
 		if (nc < 0 || ns < 0)
@@ -136,7 +136,7 @@ int compare_mmtests_tables(const struct job_file *job, const char *root, const c
 		else
 			sb_error("--format mmtests needs two or more commits");
 		free(labels);
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	for (ssize_t k = 0; k < ns; k++) {
 		int r = mmtests_table(job, &s[k], root, labels, (size_t)nc, o);

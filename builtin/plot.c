@@ -37,7 +37,7 @@ static int sample_plot(char **dirs, size_t n, const char *stat, enum plot_format
 	double *vals = NULL;
 	char err[1024], title[1024];
 	size_t loaded = 0, total = 0;
-	int rc = 2;
+	int rc = SB_EXIT_ERROR;
 
 	if (n < 1) {
 		sb_error("expected group directories, got none");
@@ -88,7 +88,7 @@ static int sample_plot(char **dirs, size_t n, const char *stat, enum plot_format
 			sb_error("%s", err);
 		goto out;
 	}
-	rc = 0;
+	rc = SB_EXIT_OK;
 out:
 	for (size_t i = 0; i < loaded; i++)
 		group_free(&g[i]);
@@ -154,11 +154,11 @@ static int scalability_plot(const char *job_path, const char *root, const char *
 	long nc;
 	ssize_t ns = -1;
 	size_t nlines = 0;
-	int rc = 2;
+	int rc = SB_EXIT_ERROR;
 
 	if (job_load(job_path, (unsigned)sysconf(_SC_NPROCESSORS_ONLN), &job, err, sizeof(err))) {
 		sb_error("%s", err);
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	nc = commit_list_split(commits, &labels);
 	items = calloc(job.n_atomic + 1, sizeof(*items));
@@ -226,7 +226,7 @@ static int scalability_plot(const char *job_path, const char *root, const char *
 			sb_error("%s", err);
 		goto out;
 	}
-	rc = 0;
+	rc = SB_EXIT_OK;
 out:
 	for (size_t i = 0; names && i < nlines; i++)
 		free(names[i]);
@@ -254,7 +254,7 @@ int cmd_plot(int argc, char **argv)
 		return rc;
 	sb_error("interrupted by signal %d; %s", (int)interrupt_caught,
 		 rc ? "no plot written" : "the plot was already complete");
-	return 128 + interrupt_caught;
+	return SB_EXIT_SIGNAL_BASE + interrupt_caught;
 }
 
 static int plot_main(int argc, char **argv)
@@ -288,13 +288,13 @@ static int plot_main(int argc, char **argv)
 	if (!plot_available(err, sizeof(err))) {
 		if (!interrupt_caught)
 			sb_error("%s", err);
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	if (job) {
 		if (!root || !commits || first < argc) {
 			sb_error("--scalability needs --results and --commits, "
 				 "and no group directories");
-			return 2;
+			return SB_EXIT_ERROR;
 		}
 		return scalability_plot(job, root, commits, stat, fmt, path);
 	}

@@ -214,7 +214,7 @@ static int run_on_target(const struct runner_opts *o, const struct override_list
 	char **owned = calloc(ov->n + 1, sizeof(*owned));
 	char repeat[16], err[1024];
 	size_t n = 0;
-	int rc = 2;
+	int rc = SB_EXIT_ERROR;
 
 	if (!args || !owned) {
 		sb_error("out of memory");
@@ -280,7 +280,7 @@ static int run_in_vm(const struct runner_opts *o, const struct override_list *ov
 
 	if (!realpath("/proc/self/exe", exe)) {
 		sb_error("cannot find this scalebench (/proc/self/exe): %s", strerror(errno));
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	vc->o.kernel = vc->kernel;
 	vc->o.qemu_args = vc->qemu_args.v;
@@ -293,7 +293,7 @@ static int run_in_vm(const struct runner_opts *o, const struct override_list *ov
 		      : !strcmp(accel, "tcg")		     ? VM_ACCEL_TCG
 							     : VM_ACCEL_AUTO;
 	rc = vm_start(&vm, &vc->o);
-	if (rc == 0) {
+	if (rc == SB_EXIT_OK) {
 		t.url = vm.url;
 		t.bin = exe;
 		t.ssh_options = vm.ssh_options.v;
@@ -315,25 +315,25 @@ static int vm_check(const struct target_cli *tc, const struct vm_cli *vc)
 		    vc->qemu_args.n || v->boot_timeout_s || vc->icount || vc->accel || v->console) {
 			sb_error("--vm-* options, --qemu-arg and --boot-timeout go with --kernel "
 				 "BZIMAGE");
-			return 2;
+			return SB_EXIT_ERROR;
 		}
-		return 0;
+		return SB_EXIT_OK;
 	}
 	if (tc->url || tc->bin || tc->push || tc->push_dir || tc->n_ssh_options) {
 		sb_error("--kernel with --target: the guest is the target (this machine's "
 			 "scalebench runs in it); drop one");
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	if (vc->icount && vc->accel && strcmp(vc->accel, "auto") && strcmp(vc->accel, "icount")) {
 		sb_error("--vm-icount with --vm-accel %s: icount is a TCG mode; drop one",
 			 vc->accel);
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	if (vm_opts_check(v, err, sizeof(err))) {
 		sb_error("%s", err);
-		return 2;
+		return SB_EXIT_ERROR;
 	}
-	return 0;
+	return SB_EXIT_OK;
 }
 
 /* The job named on the command line, loaded with the overrides and run. */
@@ -346,34 +346,34 @@ static int run_job(struct runner_opts o, const struct override_list *ov,
 
 	if (o.commit && !*o.commit) {
 		sb_error("--commit: expected a non-empty label");
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	if (argc - first != 1) {
 		sb_error("%s; usage: scalebench run JOB.yaml|NAME [options]",
 			 first >= argc ? "which job file?" : "one job file at a time");
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	if (!tc->url && (tc->bin || tc->push || tc->push_dir || tc->n_ssh_options)) {
 		sb_error("--target-bin, --push, --push-dir and --ssh-option go with --target "
 			 "ssh://HOST");
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	if (vm_check(tc, vc))
-		return 2;
+		return SB_EXIT_ERROR;
 	if (vc->kernel) {
 		char err[1024], release[128];
 
 		if (vm_kernel_release(vc->kernel, release, sizeof(release), err, sizeof(err))) {
 			sb_error("%s", err);
-			return 2;
+			return SB_EXIT_ERROR;
 		}
 	}
 	if (run_find_job(argv[first], path, sizeof(path)))
-		return 2;
+		return SB_EXIT_ERROR;
 	if (job_load_overrides(path, (unsigned)sysconf(_SC_NPROCESSORS_ONLN), ov->v, ov->n, &job,
 			       err, sizeof(err))) {
 		sb_error("%s", err);
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	/* A target's scalebench reads the job again and says the same. */
 	for (size_t i = 0; !tc->url && !vc->kernel && i < job.n_notes; i++)
@@ -387,7 +387,7 @@ static int run_job(struct runner_opts o, const struct override_list *ov,
 			o.tmpdir = tmpdir_checked(o.tmpdir);
 		if (!tc->url && !vc->kernel && !o.tmpdir) {
 			job_free(&job);
-			return 2;
+			return SB_EXIT_ERROR;
 		}
 		/* Fail on an unusable results root before the first run, not after it. */
 		if (store_mkdirs(o.results_root) ||
@@ -398,7 +398,7 @@ static int run_job(struct runner_opts o, const struct override_list *ov,
 				 "writable directory (--results)",
 				 o.results_root, strerror(errno));
 			job_free(&job);
-			return 2;
+			return SB_EXIT_ERROR;
 		}
 	}
 	if (tc->url) {

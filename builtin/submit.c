@@ -103,13 +103,14 @@ static int cancel(const char *root, const char *id, int rc)
 	struct slurm_status st;
 
 	if (slurm_status_get(root, id, &st)) {
-		sb_error("interrupted (signal %d); job array %s could not be cancelled", rc - 128,
-			 id);
+		sb_error("interrupted (signal %d); job array %s could not be cancelled",
+			 rc - SB_EXIT_SIGNAL_BASE, id);
 		return rc;
 	}
 	if (slurm_cancel(&st) == 0)
-		sb_error("interrupted (signal %d): job array %s%s%s cancelled", rc - 128, id,
-			 st.then_id[0] ? " and then job " : "", st.then_id);
+		sb_error("interrupted (signal %d): job array %s%s%s cancelled",
+			 rc - SB_EXIT_SIGNAL_BASE, id, st.then_id[0] ? " and then job " : "",
+			 st.then_id);
 	slurm_status_free(&st);
 	return rc;
 }
@@ -185,10 +186,10 @@ static int parse_submit_args(int argc, char **argv, struct submit_args *a)
 	if (argc - first != 1) {
 		sb_error("%s; usage: scalebench submit JOB.yaml|NAME --results DIR [options]",
 			 first >= argc ? "which job file?" : "one job file at a time");
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	if (run_find_job(argv[first], a->path, sizeof(a->path)))
-		return 2;
+		return SB_EXIT_ERROR;
 	return -1;
 }
 
@@ -253,7 +254,7 @@ static int wait_submitted(const struct submit_args *a, const struct slurm_submis
 		return -1;
 	}
 	w = slurm_wait(a->o.results_root, s->id, a->timeout_s, a->quiet);
-	if (w >= 128)
+	if (w >= SB_EXIT_SIGNAL_BASE)
 		w = cancel(a->o.results_root, s->id, w);
 	return w;
 }
@@ -283,14 +284,16 @@ int cmd_submit(int argc, char **argv)
 	rc = parse_submit_args(argc, argv, &a);
 	if (rc >= 0)
 		goto out;
-	rc = 2;
+	rc = SB_EXIT_ERROR;
 	if (submit_opts_fill(&a))
 		goto out;
 	rc = slurm_submit(&a.o, &s);
 	if (rc < 0) {
 		if (s.id[0])
 			sb_error("job array %s was submitted (%s)", s.id, s.dir ? s.dir : "");
-		rc = s.id[0] ? 1 : interrupt_caught ? 128 + interrupt_caught : 2;
+		rc = s.id[0]		? SB_EXIT_FAILED
+		     : interrupt_caught ? SB_EXIT_SIGNAL_BASE + interrupt_caught
+					: SB_EXIT_ERROR;
 		goto out;
 	}
 	if (a.o.dry_run)
@@ -300,14 +303,14 @@ int cmd_submit(int argc, char **argv)
 		int w = wait_submitted(&a, &s);
 
 		if (w < 0) {
-			rc = 2;
+			rc = SB_EXIT_ERROR;
 			goto out;
 		}
 		if (w > rc)
 			rc = w;
 	}
 	if (sb_close_stdout() && !rc)
-		rc = 2;
+		rc = SB_EXIT_ERROR;
 out:
 	slurm_submission_free(&s);
 	submit_args_free(&a);

@@ -285,11 +285,11 @@ static int parse_trend_args(int argc, char **argv, struct trend_args *a)
 	if (first < argc) {
 		sb_error("unexpected argument '%s' (see 'scalebench trend --help')",
 			 text_safe(argv[first]));
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	if ((a->text_plot || a->png || a->svg) && !plot_available(err, sizeof(err))) {
 		sb_error("%s", err);
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	return -1;
 }
@@ -365,10 +365,10 @@ static int trend_main(int argc, char **argv)
 
 	if (rc >= 0)
 		return rc;
-	rc = 2;
+	rc = SB_EXIT_ERROR;
 	if (index_open(a.root, INDEX_UPDATE, &ix, NULL, err, sizeof(err))) {
 		sb_error("%s", err);
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	if (!a.stat) {
 		if (series_headline_stat(ix, a.job, &headline, err, sizeof(err))) {
@@ -389,10 +389,10 @@ static int trend_main(int argc, char **argv)
 		goto out;
 	if (print_trend(&a, &s, cp, (size_t)ncp, dir))
 		goto out;
-	rc = 0;
+	rc = SB_EXIT_OK;
 	for (ssize_t m = 0; m < ncp; m++)
 		if (cp[m].verdict == V_REGRESSION)
-			rc = 1;
+			rc = SB_EXIT_FOUND;
 out:
 	free(cp);
 	free(headline);
@@ -413,6 +413,7 @@ int cmd_trend(int argc, char **argv)
 	if (!interrupt_caught)
 		return rc;
 	sb_error("interrupted by signal %d; %s", (int)interrupt_caught,
-		 rc == 0 || rc == 1 ? "the output was already complete" : "no plot written");
-	return 128 + interrupt_caught;
+		 rc == SB_EXIT_OK || rc == SB_EXIT_FOUND ? "the output was already complete"
+							 : "no plot written");
+	return SB_EXIT_SIGNAL_BASE + interrupt_caught;
 }

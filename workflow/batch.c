@@ -188,7 +188,7 @@ static int run_job(struct bisect *b, const char *sha, unsigned k, size_t before)
 	int rc;
 
 	if (interrupt_caught)
-		return 130;
+		return SB_EXIT_INTERRUPTED;
 	if (b->kernel_tree) {
 		if (vm_args(b, &vm)) {
 			strvec_clear(&vm);
@@ -203,8 +203,8 @@ static int run_job(struct bisect *b, const char *sha, unsigned k, size_t before)
 	executor_init(&e, b->slurm, &set);
 	rc = executor_run(&e, &rq, &r);
 	strvec_clear(&vm);
-	if (rc == 130 || interrupt_caught)
-		return 130;
+	if (rc == SB_EXIT_INTERRUPTED || interrupt_caught)
+		return SB_EXIT_INTERRUPTED;
 	if (rc == -1 && r.exit == -1)
 		return -1; /* not run: said */
 	count_spent(b, sha, r.stored);
