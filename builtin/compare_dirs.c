@@ -7,21 +7,17 @@
 #include "../analyze/select.h"
 #include "../store/layout.h"
 #include "../lib/text.h"
+#include "../lib/xalloc.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-int compare_add_dir(char ***dirs, size_t *n, const char *d)
+void compare_add_dir(char ***dirs, size_t *n, const char *d)
 {
-	char **v = realloc(*dirs, (*n + 1) * sizeof(*v));
-
-	if (!v)
-		return -1;
-	*dirs = v;
-	(*dirs)[(*n)++] = strdup(d);
-	return 0;
+	*dirs = xrealloc(*dirs, (*n + 1) * sizeof(**dirs));
+	(*dirs)[(*n)++] = xstrdup(d);
 }
 
 void compare_free_dirs(char **dirs, size_t n)
@@ -42,12 +38,7 @@ int compare_pick_dirs(const char *root, const char *path_params, char **commits,
 
 		if (r != SELECT_OK)
 			return r == SELECT_NONE ? -2 : -1;
-		if (compare_add_dir(dirs, n, found[0])) {
-			free(found[0]);
-			free(found);
-			snprintf(err, errlen, "out of memory");
-			return -1;
-		}
+		compare_add_dir(dirs, n, found[0]);
 		free(found[0]);
 		free(found);
 	}

@@ -21,8 +21,8 @@ struct compare_output {
 
 /* compare_dirs.c: the commit directories found and loaded, one comparison printed. */
 
-/* A copy of d appended to *dirs (*n of them); -1 when the array cannot grow. */
-int compare_add_dir(char ***dirs, size_t *n, const char *d);
+/* A copy of d appended to *dirs (*n of them). */
+void compare_add_dir(char ***dirs, size_t *n, const char *d);
 /* The n directories and the array. */
 void compare_free_dirs(char **dirs, size_t n);
 /* Commit directories for one atomic job's path_params and each commit label, in order.  -2
