@@ -3,6 +3,7 @@
 #include "builtin.h"
 #include "../lib/num.h"
 #include "../lib/outfile.h"
+#include "../lib/xalloc.h"
 #include "../core/core.h"
 #include "../testcases/registry.h"
 #include "../core/summary.h"
@@ -57,10 +58,8 @@ static void print_testcases(FILE *out)
 			options_wrap(out, testcase_table[i]->description,
 				     (size_t)fprintf(out, "  %-20s ", testcase_table[i]->name), 25);
 	for (size_t i = 0; i < plugin_count(); i++) {
-		char *text = NULL;
+		char *text = xasprintf("%s (plug-in)", plugin_testcase(i)->description);
 
-		if (asprintf(&text, "%s (plug-in)", plugin_testcase(i)->description) < 0)
-			continue;
 		options_wrap(out, text, (size_t)fprintf(out, "  %-20s ", plugin_testcase(i)->name),
 			     25);
 		free(text);
@@ -436,14 +435,8 @@ int cmd_bench(int argc, char **argv)
 	rc = parse_bench_args(argc, argv, &o);
 	if (rc >= 0)
 		goto out;
-	rc = SB_EXIT_FAILED;
-	for (size_t m = 0; m < o.nmodes; m++) {
-		sums[m] = calloc(o.tasks.n, sizeof(*sums[m]));
-		if (!sums[m]) {
-			sb_error("out of memory");
-			goto out;
-		}
-	}
+	for (size_t m = 0; m < o.nmodes; m++)
+		sums[m] = xcalloc(o.tasks.n, sizeof(*sums[m]));
 	if (o.json_path) {
 		struct stat st;
 

@@ -4,6 +4,7 @@
 #include "../analyze/bisect.h"
 #include "../lib/file.h"
 #include "../lib/num.h"
+#include "../lib/xalloc.h"
 #include "../runner/slurm.h"
 #include "../runner/target.h"
 #include "../runner/vm.h"
@@ -74,11 +75,7 @@ static int ssh_option_arg(const struct option_def *opt, const char *arg, char *e
 
 	if (target_ssh_option_check(arg, err, errlen))
 		return -1;
-	v = realloc(b->ssh_options, (b->n_ssh_options + 1) * sizeof(*v));
-	if (!v) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
+	v = xrealloc(b->ssh_options, (b->n_ssh_options + 1) * sizeof(*v));
 	b->ssh_options = v;
 	v[b->n_ssh_options++] = arg;
 	return 0;

@@ -6,6 +6,7 @@
 #include "../runner/job.h"
 #include "../store/layout.h"
 #include "../lib/text.h"
+#include "../lib/xalloc.h"
 
 #include <regex.h>
 #include <stdio.h>
@@ -103,10 +104,8 @@ static int compare_jobs(const struct job_ref *jobs, size_t nj, const char *root,
 	size_t missing = 0;
 	int rc = SB_EXIT_OK;
 
-	if (nc < 0) {
-		sb_error("out of memory");
-		return SB_EXIT_ERROR;
-	}
+	if (nc < 0)
+		xalloc_die();
 	if (out->json)
 		json_open(&w);
 	for (size_t j = 0; j < nj; j++) {
@@ -154,7 +153,7 @@ static int compare_jobs(const struct job_ref *jobs, size_t nj, const char *root,
 
 /* The atomic jobs (path_params) that every commit has runs of, in the tree's order; the ones
  * some commit lacks are named in a note.  Returns how many (names in *out, free each and the
- * array), or -1 (message given). */
+ * array). */
 static ssize_t common_jobs(const char *root, const char *commits, char ***out)
 {
 	char **labels = NULL, **dirs = NULL, **v = NULL;
@@ -162,13 +161,9 @@ static ssize_t common_jobs(const char *root, const char *commits, char ***out)
 	ssize_t nd = nc > 0 ? store_find(root, NULL, labels[0], &dirs) : 0;
 	size_t n = 0;
 
-	*out = NULL;
-	if (nc < 0 || nd < 0 || !(v = calloc((size_t)nd + 1, sizeof(*v)))) {
-		sb_error("out of memory");
-		nd = nd < 0 ? 0 : nd;
-		n = 0;
-		goto out;
-	}
+	if (nc < 0 || nd < 0)
+		xalloc_die();
+	v = xcalloc((size_t)nd + 1, sizeof(*v));
 	for (ssize_t i = 0; i < nd; i++) {
 		struct store_axes a;
 		char why[512];
@@ -197,17 +192,15 @@ static ssize_t common_jobs(const char *root, const char *commits, char ***out)
 			}
 		}
 		if (!seen && everywhere)
-			v[n] = strdup(a.path_params);
-		n += !seen && everywhere && v[n];
+			v[n++] = xstrdup(a.path_params);
 		store_axes_free(&a);
 	}
 	*out = v;
-out:
 	for (ssize_t i = 0; i < nd; i++)
 		free(dirs[i]);
 	free(dirs);
 	free(labels);
-	return *out ? (ssize_t)n : -1;
+	return (ssize_t)n;
 }
 
 /* --results R --commits A,B without --job: every atomic job both commits have. */
@@ -216,13 +209,11 @@ static int compare_all_jobs(const char *root, const char *commits, const struct 
 {
 	char **pp;
 	ssize_t n = common_jobs(root, commits, &pp);
-	struct job_ref *jobs = n > 0 ? calloc((size_t)n, sizeof(*jobs)) : NULL;
+	struct job_ref *jobs = n > 0 ? xcalloc((size_t)n, sizeof(*jobs)) : NULL;
 	int rc = SB_EXIT_ERROR;
 
 	if (n == 0)
 		sb_error("no atomic job has runs at every commit of '%s' under %s", commits, root);
-	else if (n > 0 && !jobs)
-		sb_error("out of memory");
 	if (jobs) {
 		for (ssize_t j = 0; j < n; j++)
 			jobs[j] = (struct job_ref){.path_params = pp[j], .name = pp[j]};
@@ -241,13 +232,9 @@ static int compare_job_arg(const struct job_file *job, const char *path_params, 
 			   const struct compare_output *out)
 {
 	size_t nj = job ? job->n_atomic : 1;
-	struct job_ref *jobs = calloc(nj + 1, sizeof(*jobs));
+	struct job_ref *jobs = xcalloc(nj + 1, sizeof(*jobs));
 	int rc;
 
-	if (!jobs) {
-		sb_error("out of memory");
-		return SB_EXIT_ERROR;
-	}
 	for (size_t j = 0; j < nj; j++)
 		jobs[j] = job ? (struct job_ref){job->atomic[j].path_params, job->atomic[j].name}
 			      : (struct job_ref){path_params, path_params};

@@ -100,27 +100,22 @@ static void plot_headline(const struct comparison *c, bool all)
 			continue;
 		for (size_t g = 0; g < c->ngroups; g++)
 			at += c->groups[g].nruns;
-		s = calloc(c->ngroups, sizeof(*s));
-		v = calloc(at + 1, sizeof(*v));
+		s = xcalloc(c->ngroups, sizeof(*s));
+		v = xcalloc(at + 1, sizeof(*v));
 		printf("\n");
-		if (!s || !v) {
-			sb_error("plot of %s: out of memory", text_safe(r->name));
-		} else {
-			at = 0;
-			for (size_t g = 0; g < c->ngroups; g++) {
-				s[g] = (struct plot_series){
-				    .label = c->groups[g].commit,
-				    .y = v + at,
-				    .n = group_values(&c->groups[g], r->name, v + at)};
-				at += c->groups[g].nruns;
-			}
-			char title[1024];
-
-			group_plot_title(&c->groups[0], r->name, title, sizeof(title));
-			if (plot_samples(title, s, c->ngroups, PLOT_TEXT, NULL, stdout, err,
-					 sizeof(err)))
-				sb_error("plot of %s: %s", text_safe(r->name), err);
+		at = 0;
+		for (size_t g = 0; g < c->ngroups; g++) {
+			s[g] =
+			    (struct plot_series){.label = c->groups[g].commit,
+						 .y = v + at,
+						 .n = group_values(&c->groups[g], r->name, v + at)};
+			at += c->groups[g].nruns;
 		}
+		char title[1024];
+
+		group_plot_title(&c->groups[0], r->name, title, sizeof(title));
+		if (plot_samples(title, s, c->ngroups, PLOT_TEXT, NULL, stdout, err, sizeof(err)))
+			sb_error("plot of %s: %s", text_safe(r->name), err);
 		free(s);
 		free(v);
 	}
@@ -174,11 +169,7 @@ int compare_dirs(char **dirs, size_t n, const struct compare_opts *o,
 		snprintf(err, errlen, "need at least two groups (A B), got %zu", n);
 		return SB_EXIT_ERROR;
 	}
-	groups = calloc(n, sizeof(*groups));
-	if (!groups) {
-		snprintf(err, errlen, "out of memory");
-		return SB_EXIT_ERROR;
-	}
+	groups = xcalloc(n, sizeof(*groups));
 	if (compare_load_groups(dirs, n, groups, o, err, errlen)) {
 		free(groups);
 		return SB_EXIT_ERROR;

@@ -2,6 +2,7 @@
 #include "builtin.h"
 #include "../store/layout.h"
 #include "../store/matrix.h"
+#include "../lib/xalloc.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -34,11 +35,8 @@ static ssize_t commit_dirs(const char *dir, char ***out)
 		free(runs[i]);
 	free(runs);
 	if (n > 0) {
-		*out = malloc(sizeof(**out));
-		if (!*out || !((*out)[0] = strdup(dir))) {
-			free(*out);
-			return -1;
-		}
+		*out = xmalloc(sizeof(**out));
+		(*out)[0] = xstrdup(dir);
 		return 1;
 	}
 	return store_find(dir, NULL, NULL, out);

@@ -1,6 +1,7 @@
 /* scalebench profile: a run's perf-profile call chains as a perf-report-like tree. */
 #include "builtin.h"
 #include "../analyze/profile_report.h"
+#include "../lib/xalloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,10 +66,8 @@ int cmd_profile(int argc, char **argv)
 		}
 		return SB_EXIT_OK;
 	}
-	if (profile_runs_init(&t)) {
-		sb_error("out of memory");
-		return SB_EXIT_FAILED;
-	}
+	if (profile_runs_init(&t))
+		xalloc_die();
 	t.all_tasks = all_tasks;
 	for (int i = first; i < argc && !status; i++)
 		if (profile_runs_add(&t, argv[i], err, sizeof(err))) {

@@ -4,6 +4,7 @@
 #include "builtin.h"
 #include "../analyze/series.h"
 #include "../lib/text.h"
+#include "../lib/xalloc.h"
 #include "../store/index.h"
 
 #include <jansson.h>
@@ -47,15 +48,13 @@ static ssize_t ordered(struct results_index *ix, const struct index_job *job,
 		       struct index_commit *c, size_t nc, const struct series_order *o,
 		       struct index_commit ***out, size_t *off_branch)
 {
-	struct index_commit **v = calloc(nc ? nc : 1, sizeof(*v));
+	struct index_commit **v = xcalloc(nc, sizeof(*v));
 	char err[1024], **labels;
 	ssize_t n;
 	size_t k = 0;
 
 	*out = v;
 	*off_branch = 0;
-	if (!v)
-		return -1;
 	if (!o->repo) {
 		for (size_t i = 0; i < nc; i++)
 			v[i] = &c[i];

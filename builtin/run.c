@@ -2,6 +2,7 @@
 #include "builtin.h"
 #include "../core/core.h"
 #include "../lib/strvec.h"
+#include "../lib/xalloc.h"
 #include "../runner/job.h"
 #include "../runner/run.h"
 #include "../runner/target.h"
@@ -86,10 +87,10 @@ static int qemu_arg(const struct option_def *opt, const char *arg, char *err, si
 {
 	struct vm_cli *v = opt->value;
 
-	if (strvec_push(&v->qemu_args, arg)) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
+	(void)err;
+	(void)errlen;
+	if (strvec_push(&v->qemu_args, arg))
+		xalloc_die();
 	return 0;
 }
 
@@ -100,33 +101,18 @@ static int ssh_option(const struct option_def *opt, const char *arg, char *err, 
 
 	if (target_ssh_option_check(arg, err, errlen))
 		return -1;
-	v = realloc(t->ssh_options, (t->n_ssh_options + 1) * sizeof(*v));
-	if (!v) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
+	v = xrealloc(t->ssh_options, (t->n_ssh_options + 1) * sizeof(*v));
 	t->ssh_options = v;
 	v[t->n_ssh_options++] = arg;
 	return 0;
 }
 
 /* key (its first keylen bytes) copied, value kept: argv outlives the job load. */
-static int override_add(struct override_list *l, const char *key, size_t keylen, const char *value,
-			char *err, size_t errlen)
+static void override_add(struct override_list *l, const char *key, size_t keylen,
+			 const char *value)
 {
-	struct job_override *v = realloc(l->v, (l->n + 1) * sizeof(*v));
-	char *k = strndup(key, keylen);
-
-	if (!v || !k) {
-		free(k);
-		if (v)
-			l->v = v;
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	l->v = v;
-	l->v[l->n++] = (struct job_override){.key = k, .value = value};
-	return 0;
+	l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
+	l->v[l->n++] = (struct job_override){.key = xstrndup(key, keylen), .value = value};
 }
 
 int run_set_option(const struct option_def *opt, const char *arg, char *err, size_t errlen)
@@ -134,16 +120,18 @@ int run_set_option(const struct option_def *opt, const char *arg, char *err, siz
 	struct override_list *l = opt->value;
 	const char *eq = strchr(arg, '=');
 
-	if (!strcmp(opt->name, "runtime"))
-		return override_add(l, "runtime", strlen("runtime"), arg, err, errlen);
-	if (!strcmp(opt->name, "nr-task"))
-		return override_add(l, "nr_task", strlen("nr_task"), arg, err, errlen);
-	if (!eq || eq == arg) {
+	if (!strcmp(opt->name, "runtime")) {
+		override_add(l, "runtime", strlen("runtime"), arg);
+	} else if (!strcmp(opt->name, "nr-task")) {
+		override_add(l, "nr_task", strlen("nr_task"), arg);
+	} else if (!eq || eq == arg) {
 		snprintf(err, errlen, "--set '%s': expected KEY=VALUE (runtime=20s, mode=thread)",
 			 arg);
 		return -1;
+	} else {
+		override_add(l, arg, (size_t)(eq - arg), eq + 1);
 	}
-	return override_add(l, arg, (size_t)(eq - arg), eq + 1, err, errlen);
+	return 0;
 }
 
 static bool is_file(const char *path)
@@ -210,16 +198,12 @@ static int run_on_target(const struct runner_opts *o, const struct override_list
 				 .results_root = o->results_root,
 				 .quiet = o->quiet};
 	/* At most two words an option, four options without --set. */
-	const char **args = calloc(2 * ov->n + 16, sizeof(*args));
-	char **owned = calloc(ov->n + 1, sizeof(*owned));
+	const char **args = xcalloc(2 * ov->n + 16, sizeof(*args));
+	char **owned = xcalloc(ov->n + 1, sizeof(*owned));
 	char repeat[16], err[1024];
 	size_t n = 0;
 	int rc = SB_EXIT_ERROR;
 
-	if (!args || !owned) {
-		sb_error("out of memory");
-		goto out;
-	}
 	if (target_parse(tc->url, &t, err, sizeof(err))) {
 		sb_error("%s", err);
 		goto out;
@@ -247,12 +231,7 @@ static int run_on_target(const struct runner_opts *o, const struct override_list
 		args[n++] = "--quiet";
 	/* --runtime and --nr-task are --set runtime= and nr_task= there too. */
 	for (size_t i = 0; i < ov->n; i++) {
-		if (asprintf(&owned[i], "%s=%s", ov->v[i].key, ov->v[i].value) < 0) {
-			owned[i] = NULL;
-			sb_error("out of memory");
-			target_free(&t);
-			goto out;
-		}
+		owned[i] = xasprintf("%s=%s", ov->v[i].key, ov->v[i].value);
 		args[n++] = "--set";
 		args[n++] = owned[i];
 	}
@@ -261,7 +240,7 @@ static int run_on_target(const struct runner_opts *o, const struct override_list
 	rc = target_run(&t, path, &to);
 	target_free(&t);
 out:
-	for (size_t i = 0; owned && i < ov->n; i++)
+	for (size_t i = 0; i < ov->n; i++)
 		free(owned[i]);
 	free(owned);
 	free(args);

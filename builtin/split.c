@@ -1,6 +1,7 @@
 /* scalebench split: expand a job file into its atomic jobs, as LKP's split-job does. */
 #include "builtin.h"
 #include "../lib/outfile.h"
+#include "../lib/xalloc.h"
 #include "../runner/job.h"
 #include "../testcases/registry.h"
 
@@ -99,16 +100,12 @@ static void remove_made(struct made_dirs *made)
 
 static int write_files(const struct job_file *job, const char *dir)
 {
-	struct outfile *of = calloc(job->n_atomic, sizeof(*of));
-	struct made_dirs *made = calloc(1, sizeof(*made));
+	struct outfile *of = xcalloc(job->n_atomic, sizeof(*of));
+	struct made_dirs *made = xcalloc(1, sizeof(*made));
 	size_t opened = 0, committed = 0;
 	char err[4600];
 	int ret = SB_EXIT_ERROR;
 
-	if (!of || !made) {
-		sb_error("out of memory");
-		goto out;
-	}
 	if (make_dirs(dir, made, err, sizeof(err)))
 		goto fail;
 	/* Every file is opened before any is written, so an unwritable DIR leaves nothing. */

@@ -2,6 +2,7 @@
 #include "builtin.h"
 #include "../lib/jsonw.h"
 #include "../lib/text.h"
+#include "../lib/xalloc.h"
 #include "../runner/slurm.h"
 
 #include <stdio.h>
@@ -50,9 +51,9 @@ static void print_task(const struct slurm_task *k, FILE *out)
 
 		while (*p) {
 			size_t n = strcspn(p, "\n");
-			char *line = strndup(p, n);
+			char *line = xstrndup(p, n);
 
-			fprintf(out, "    | %s\n", text_safe(line ? line : "?"));
+			fprintf(out, "    | %s\n", text_safe(line));
 			free(line);
 			p += n;
 			if (*p)

@@ -4,6 +4,7 @@
 #include "../lib/jsonw.h"
 #include "../lib/strvec.h"
 #include "../lib/text.h"
+#include "../lib/xalloc.h"
 #include "../runner/job.h"
 #include "../runner/slurm.h"
 
@@ -46,23 +47,19 @@ struct word_list {
 	size_t n;
 };
 
-static int word_add(struct word_list *l, const char *w, char *err, size_t errlen)
+static void word_add(struct word_list *l, const char *w)
 {
-	const char **v = realloc(l->v, (l->n + 1) * sizeof(*v));
-
-	if (!v) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	l->v = v;
-	v[l->n++] = w;
-	return 0;
+	l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
+	l->v[l->n++] = w;
 }
 
 static int sbatch_arg_option(const struct option_def *opt, const char *arg, char *err,
 			     size_t errlen)
 {
-	return word_add(opt->value, arg, err, errlen);
+	(void)err;
+	(void)errlen;
+	word_add(opt->value, arg);
+	return 0;
 }
 
 static void print_json(const struct slurm_submission *s, const struct slurm_submit_opts *o)
@@ -193,24 +190,12 @@ static int parse_submit_args(int argc, char **argv, struct submit_args *a)
 	return -1;
 }
 
-/* The job file, the overrides (as KEY=VALUE), the sbatch words and the plug-ins into a->o:
- * 0, or -1 after a message. */
-static int submit_opts_fill(struct submit_args *a)
+/* The job file, the overrides (as KEY=VALUE), the sbatch words and the plug-ins into a->o. */
+static void submit_opts_fill(struct submit_args *a)
 {
-	a->ov_text = calloc(a->ov.n + 1, sizeof(*a->ov_text));
-	if (!a->ov_text) {
-		sb_error("out of memory");
-		return -1;
-	}
-	for (size_t i = 0; i < a->ov.n; i++) {
-		char *t;
-
-		if (asprintf(&t, "%s=%s", a->ov.v[i].key, a->ov.v[i].value) < 0) {
-			sb_error("out of memory");
-			return -1;
-		}
-		a->ov_text[i] = t;
-	}
+	a->ov_text = xcalloc(a->ov.n + 1, sizeof(*a->ov_text));
+	for (size_t i = 0; i < a->ov.n; i++)
+		a->ov_text[i] = xasprintf("%s=%s", a->ov.v[i].key, a->ov.v[i].value);
 	a->o.job_path = a->path;
 	a->o.overrides = a->ov_text;
 	a->o.n_overrides = a->ov.n;
@@ -218,7 +203,6 @@ static int submit_opts_fill(struct submit_args *a)
 	a->o.n_sbatch_args = a->sbatch_args.n;
 	a->o.plugins = a->plugins.v;
 	a->o.n_plugins = a->plugins.n;
-	return 0;
 }
 
 /* The submitted array said: its id (or --json's object) on stdout, unless --quiet how many
@@ -284,9 +268,7 @@ int cmd_submit(int argc, char **argv)
 	rc = parse_submit_args(argc, argv, &a);
 	if (rc >= 0)
 		goto out;
-	rc = SB_EXIT_ERROR;
-	if (submit_opts_fill(&a))
-		goto out;
+	submit_opts_fill(&a);
 	rc = slurm_submit(&a.o, &s);
 	if (rc < 0) {
 		if (s.id[0])

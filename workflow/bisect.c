@@ -17,6 +17,7 @@
 #include "../lib/file.h"
 #include "../lib/git.h"
 #include "../lib/run_command.h"
+#include "../lib/xalloc.h"
 #include "../runner/job.h"
 #include "../runner/target.h"
 #include "../testcases/registry.h"
@@ -487,12 +488,8 @@ static size_t end_orphans(const struct bisect *b)
 		if (file_read(path, 1 << 20, &env, &len, NULL, 0))
 			continue;
 		if (memmem(env, len, b->env_token, strlen(b->env_token) + 1)) {
-			pid_t *p = realloc(pids, (n + 1) * sizeof(*pids));
-
-			if (p) {
-				pids = p;
-				pids[n++] = pid;
-			}
+			pids = xrealloc(pids, (n + 1) * sizeof(*pids));
+			pids[n++] = pid;
 		}
 		free(env);
 	}

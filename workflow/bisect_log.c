@@ -8,6 +8,7 @@
 #include "../lib/errors.h"
 #include "../lib/file.h"
 #include "../lib/options.h"
+#include "../lib/xalloc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -28,11 +29,9 @@ size_t bisect_commit_slot(struct bisect *b, const char *sha)
 	for (i = 0; i < b->norder; i++)
 		if (!strcmp(b->order[i], sha))
 			return i;
-	b->order = realloc(b->order, (b->norder + 1) * sizeof(*b->order));
-	b->spent = realloc(b->spent, (b->norder + 1) * sizeof(*b->spent));
-	b->reboots = realloc(b->reboots, (b->norder + 1) * sizeof(*b->reboots));
-	if (!b->order || !b->spent || !b->reboots)
-		abort(); /* a few dozen bytes */
+	b->order = xrealloc(b->order, (b->norder + 1) * sizeof(*b->order));
+	b->spent = xrealloc(b->spent, (b->norder + 1) * sizeof(*b->spent));
+	b->reboots = xrealloc(b->reboots, (b->norder + 1) * sizeof(*b->reboots));
 	snprintf(b->order[i], sizeof(b->order[i]), "%s", sha);
 	b->spent[i] = b->reboots[i] = 0;
 	b->norder++;

@@ -4,6 +4,7 @@
 #include "../lib/errors.h"
 #include "../lib/run_command.h"
 #include "../lib/strvec.h"
+#include "../lib/xalloc.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -42,11 +43,8 @@ int executor_run(const struct executor *e, const struct exec_request *rq, struct
 	memset(r, 0, sizeof(*r));
 	r->exit = -1;
 	if (strvec_push(&argv, "scalebench") || strvec_push(&argv, e->ops->command) ||
-	    request_args(rq, &argv) || (e->ops->args && e->ops->args(e, rq, &argv))) {
-		strvec_clear(&argv);
-		sb_error("out of memory");
-		return -1;
-	}
+	    request_args(rq, &argv) || (e->ops->args && e->ops->args(e, rq, &argv)))
+		xalloc_die();
 	run.argv = argv.v;
 	if (e->ops->capture) {
 		run.out = RUN_OUT_CAPTURE;
