@@ -44,6 +44,21 @@ none_found() {
 	found=$("$@")
 	[ -z "$found" ] || { sed "s|^|     $1: |" <<<"$found"; return 1; }
 }
+# One out-of-memory policy: process-level code (builtin/, workflow/, main.c) allocates through
+# lib/xalloc.h, which says "out of memory" and exits; the library layers return the error.
+# oom_literals ROOT: an "out of memory" string of its own there.  bare_allocs ROOT: malloc,
+# calloc, realloc, strdup, strndup or asprintf called there, not its x* form.
+oom_literals() {
+	grep -rniE --include='*.[ch]' '"[^"]*out of memory' "$1"/builtin "$1"/workflow "$1"/main.c
+}
+bare_allocs() {
+	grep -rnE --include='*.[ch]' '\b(malloc|calloc|realloc|reallocarray|strn?dup|v?asprintf)\(' \
+		"$1"/builtin "$1"/workflow "$1"/main.c
+}
+check "one out-of-memory message, xalloc_die's: none of its own in builtin/, workflow/, main.c" \
+	none_found oom_literals .
+check "builtin/, workflow/ and main.c allocate through lib/xalloc.h (xmalloc, not malloc)" \
+	none_found bare_allocs .
 check "one definition of the exit statuses: enum sb_exit (lib/exit.h) only" none_found exit_defs .
 check "commands return exit statuses by name: no 'return 0-3;' in a cmd_* body or main.c" \
 	none_found cmd_returns .
@@ -93,6 +108,12 @@ check "a planted '#define EXIT_', second enum sb_exit and SB_EXIT_ value: each f
 	"grep -q '/builtin/plot.c:1:#define EXIT_USAGE' $WORK/found &&
 	 grep -q '/workflow/bisect.h:[0-9]*:enum sb_exit {' $WORK/found &&
 	 grep -q '/workflow/bisect.h:[0-9]*:.SB_EXIT_REGRESSION = 1' $WORK/found"
+sed -i '/^int cmd_report(/a\	sb_error("Out of memory");' "$WORK/tree/builtin/report.c"
+check "a planted \"Out of memory\" message in builtin/report.c: found" \
+	grep -q '/builtin/report.c:[0-9]*:.*sb_error("Out of memory");' <(oom_literals "$WORK/tree")
+sed -i 's/xcalloc(nruns + 1/calloc(nruns + 1/' "$WORK/tree/workflow/batch.c"
+check "a planted calloc in workflow/batch.c: found" \
+	grep -q '/workflow/batch.c:[0-9]*:.*= calloc(nruns + 1' <(bare_allocs "$WORK/tree")
 
 # The analyzer's archive needs nothing of libpfm, libelf or hwloc, nor of the runner.
 if [ -f build/libanalyze.a ]; then
