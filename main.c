@@ -1,5 +1,6 @@
 /* scalebench: one binary, subcommands dispatched from a table (as git and perf do). */
 #include "builtin/builtin.h"
+#include "lib/exit.h"
 #include "lib/text.h"
 
 #include <signal.h>
@@ -82,32 +83,32 @@ static int dispatch(int argc, char **argv)
 
 	if (argc < 2) {
 		usage(stderr);
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		usage(stdout);
-		return 0;
+		return SB_EXIT_OK;
 	}
 	if (!strcmp(argv[1], "--version")) {
 		printf("scalebench %s\n", SCALEBENCH_VERSION);
-		return 0;
+		return SB_EXIT_OK;
 	}
 	if (!strcmp(argv[1], "help")) {
 		char help[] = "--help", *args[] = {argv[2], help, NULL};
 
 		if (argc == 2) {
 			usage(stdout);
-			return 0;
+			return SB_EXIT_OK;
 		}
 		cmd = find_command(argv[2]);
 		if (!cmd) {
 			unknown_command(argv[2]);
-			return 2;
+			return SB_EXIT_ERROR;
 		}
 		if (argc > 3) {
 			sb_error("help: one command at a time");
 			usage(stderr);
-			return 2;
+			return SB_EXIT_ERROR;
 		}
 		sb_set_command(cmd->def->name);
 		return cmd->fn(2, args);
@@ -115,7 +116,7 @@ static int dispatch(int argc, char **argv)
 	cmd = find_command(argv[1]);
 	if (!cmd) {
 		unknown_command(argv[1]);
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	sb_set_command(cmd->def->name);
 	return cmd->fn(argc - 1, argv + 1);
@@ -130,7 +131,7 @@ int main(int argc, char **argv)
 	sigaction(SIGPIPE, &sa, NULL);
 	rc = dispatch(argc, argv);
 	/* Whatever the command did, output that did not arrive is an error. */
-	if (sb_close_stdout() && rc < 2)
-		rc = 2;
+	if (sb_close_stdout() && rc < SB_EXIT_ERROR)
+		rc = SB_EXIT_ERROR;
 	return rc;
 }

@@ -3,6 +3,7 @@
 #include "builtin.h"
 #include "../lib/num.h"
 #include "../lib/outfile.h"
+#include "../lib/xalloc.h"
 #include "../core/core.h"
 #include "../testcases/registry.h"
 #include "../core/summary.h"
@@ -57,10 +58,8 @@ static void print_testcases(FILE *out)
 			options_wrap(out, testcase_table[i]->description,
 				     (size_t)fprintf(out, "  %-20s ", testcase_table[i]->name), 25);
 	for (size_t i = 0; i < plugin_count(); i++) {
-		char *text = NULL;
+		char *text = xasprintf("%s (plug-in)", plugin_testcase(i)->description);
 
-		if (asprintf(&text, "%s (plug-in)", plugin_testcase(i)->description) < 0)
-			continue;
 		options_wrap(out, text, (size_t)fprintf(out, "  %-20s ", plugin_testcase(i)->name),
 			     25);
 		free(text);
@@ -115,10 +114,10 @@ static int parse_bench_args(int argc, char **argv, struct bench_opts *o)
 	} else if (first >= argc) {
 		sb_error("which testcase? expected one of:");
 		print_testcases(stderr);
-		return 2;
+		return SB_EXIT_ERROR;
 	} else if (argc - first > 1) {
 		sb_error("unexpected argument '%s' (one testcase per bench)", argv[first + 1]);
-		return 2;
+		return SB_EXIT_ERROR;
 	} else {
 		o->tc = testcase_find(argv[first]);
 		if (!o->tc) {
@@ -131,7 +130,7 @@ static int parse_bench_args(int argc, char **argv, struct bench_opts *o)
 			else
 				sb_error("unknown testcase '%s'; 'scalebench list' shows the names",
 					 argv[first]);
-			return 2;
+			return SB_EXIT_ERROR;
 		}
 	}
 	if (strcmp(o->mode_arg, "both")) {
@@ -140,7 +139,7 @@ static int parse_bench_args(int argc, char **argv, struct bench_opts *o)
 		if (!testcase_supports(o->tc, m)) {
 			sb_error("%s runs in %s mode only", o->tc->name,
 				 testcase_modes_name(o->tc));
-			return 2;
+			return SB_EXIT_ERROR;
 		}
 		o->modes[o->nmodes++] = m;
 	} else {
@@ -154,7 +153,7 @@ static int parse_bench_args(int argc, char **argv, struct bench_opts *o)
 	}
 	o->tmpdir = tmpdir_checked(o->tmpdir);
 	if (!o->tmpdir)
-		return 2;
+		return SB_EXIT_ERROR;
 	testcase_helper_dir(o->helper_dir, sizeof(o->helper_dir));
 	return -1;
 }
@@ -436,14 +435,8 @@ int cmd_bench(int argc, char **argv)
 	rc = parse_bench_args(argc, argv, &o);
 	if (rc >= 0)
 		goto out;
-	rc = 1;
-	for (size_t m = 0; m < o.nmodes; m++) {
-		sums[m] = calloc(o.tasks.n, sizeof(*sums[m]));
-		if (!sums[m]) {
-			sb_error("out of memory");
-			goto out;
-		}
-	}
+	for (size_t m = 0; m < o.nmodes; m++)
+		sums[m] = xcalloc(o.tasks.n, sizeof(*sums[m]));
 	if (o.json_path) {
 		struct stat st;
 
@@ -451,12 +444,12 @@ int cmd_bench(int argc, char **argv)
 		 * fail only after the whole benchmark. */
 		if (stat(o.json_path, &st) == 0 && S_ISDIR(st.st_mode)) {
 			sb_error("--json: '%s' is a directory; expected a file name", o.json_path);
-			rc = 2;
+			rc = SB_EXIT_ERROR;
 			goto out;
 		}
 		if (outfile_open(&json_out, o.json_path, err, sizeof(err))) {
 			sb_error("--json: %s", err);
-			rc = 2;
+			rc = SB_EXIT_ERROR;
 			goto out;
 		}
 		runs = json_array();
@@ -509,11 +502,11 @@ int cmd_bench(int argc, char **argv)
 			outfile_abort(&json_out);
 			json_decref(runs);
 		}
-		rc = 128 + sig;
+		rc = SB_EXIT_SIGNAL_BASE + sig;
 		goto out;
 	}
 
-	rc = failed ? 1 : 0;
+	rc = failed ? SB_EXIT_FAILED : SB_EXIT_OK;
 	if (runs) {
 		json_t *doc = document(&o, runs, failed, sums, done);
 
@@ -522,7 +515,7 @@ int cmd_bench(int argc, char **argv)
 		    outfile_commit(&json_out, err, sizeof(err))) {
 			sb_error("--json: %s", err[0] ? err : "write failed");
 			outfile_abort(&json_out);
-			rc = 1;
+			rc = SB_EXIT_FAILED;
 		}
 		json_decref(doc);
 	}

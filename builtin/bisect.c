@@ -4,6 +4,7 @@
 #include "../analyze/bisect.h"
 #include "../lib/file.h"
 #include "../lib/num.h"
+#include "../lib/xalloc.h"
 #include "../runner/slurm.h"
 #include "../runner/target.h"
 #include "../runner/vm.h"
@@ -74,11 +75,7 @@ static int ssh_option_arg(const struct option_def *opt, const char *arg, char *e
 
 	if (target_ssh_option_check(arg, err, errlen))
 		return -1;
-	v = realloc(b->ssh_options, (b->n_ssh_options + 1) * sizeof(*v));
-	if (!v) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
+	v = xrealloc(b->ssh_options, (b->n_ssh_options + 1) * sizeof(*v));
 	b->ssh_options = v;
 	v[b->n_ssh_options++] = arg;
 	return 0;
@@ -318,7 +315,7 @@ static int options_read(struct bisect *b, struct option_def *opts_out, int argc,
 		return rc;
 	if (first < argc) {
 		sb_error("unexpected argument '%s'", argv[first]);
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	return -1;
 }
@@ -334,21 +331,21 @@ static int options_check(const struct bisect *b)
 		    b->vm_cpus != 1 || b->vm_max_cpus || b->vm_memory != 2048 || b->vm_append ||
 		    b->vm_accel || b->vm_icount || b->n_qemu_args) {
 			sb_error("--resume LOG takes its options from LOG: give it alone");
-			return 2;
+			return SB_EXIT_ERROR;
 		}
-		return 0;
+		return SB_EXIT_OK;
 	}
 	if (!b->kernel_tree && (b->kernel_config || b->kernel_cache || b->vm_cpus != 1 ||
 				b->vm_max_cpus || b->vm_memory != 2048 || b->vm_append ||
 				b->vm_accel || b->vm_icount || b->n_qemu_args)) {
 		sb_error("--kernel-config, --kernel-cache, --qemu-arg and the --vm-* options go "
 			 "with --kernel-tree");
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	if (b->kernel_tree && (b->prepare || b->reboot || b->boot_check || b->target || b->slurm)) {
 		sb_error("--kernel-tree builds each commit and boots it in QEMU: it takes no "
 			 "--prepare, --reboot, --boot-check, --target or --slurm");
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	if (b->kernel_tree) {
 		/* Before the first build, not at the first boot after it. */
@@ -358,45 +355,45 @@ static int options_check(const struct bisect *b)
 
 		if (vm_opts_check(&vo, err, sizeof(err))) {
 			sb_error("%s", err);
-			return 2;
+			return SB_EXIT_ERROR;
 		}
 	}
 	if (b->vm_icount && b->vm_accel && strcmp(b->vm_accel, "icount")) {
 		sb_error("--vm-icount with --vm-accel %s: drop one", b->vm_accel);
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	if (b->boot_check && !b->reboot && !b->target) {
 		sb_error("--boot-check needs --reboot or --target");
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	if (!b->target && (b->target_bin || b->n_ssh_options)) {
 		sb_error("--target-bin and --ssh-option go with --target ssh://HOST");
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	if (!b->slurm && (b->partition || b->constraint)) {
 		sb_error("--partition and --constraint go with --slurm");
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	if (!b->slurm && b->runs_per_task > 1) {
 		sb_error("--runs-per-task goes with --slurm (the runs of one array task)");
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	if (slurm_word_check("partition", b->partition, true) ||
 	    slurm_word_check("constraint", b->constraint, true))
-		return 2;
+		return SB_EXIT_ERROR;
 	if (b->slurm && b->target) {
 		sb_error("--slurm and --target: the runs go either to Slurm's nodes or to one "
 			 "target, not both");
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	if (b->slurm && b->reboot) {
 		/* The reboot command would run here, not on the node Slurm picks for the array. */
 		sb_error("--slurm and --reboot: rebooting a Slurm node into a commit is "
 			 "site-specific and not done by bisect (see the README, bisect on Slurm); "
 			 "bisect userspace with --slurm, or a kernel with --target");
-		return 2;
+		return SB_EXIT_ERROR;
 	}
-	return 0;
+	return SB_EXIT_OK;
 }
 
 /* Once the options are read: the checks, then the bisection or (--dry-run) its plan. */
@@ -410,13 +407,13 @@ static int bisect_checked(struct bisect *b)
 	/* Before anything runs: the URL reaches ssh. */
 	if (b->target && target_parse(b->target, &b->tgt, err, sizeof(err))) {
 		sb_error("%s", err);
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	if ((rc = bisect_preflight(b)))
 		return rc;
 	if (b->dry_run) {
 		bisect_plan_print(b);
-		return 0;
+		return SB_EXIT_OK;
 	}
 	if ((rc = bisect_log_claim(b)) || (!b->resume && (rc = bisect_log_new(b))))
 		return rc;

@@ -1,10 +1,11 @@
 /* The subcommands, one file each, dispatched from main.c's table.  Each parses its options
- * from its own table (lib/options.h) and says what goes wrong through lib/errors.h, which
- * adds the "scalebench CMD: " prefix. */
+ * from its own table (lib/options.h), says what goes wrong through lib/errors.h, which adds
+ * the "scalebench CMD: " prefix, and returns its exit status, named in lib/exit.h. */
 #ifndef SCALEBENCH_BUILTIN_H
 #define SCALEBENCH_BUILTIN_H
 
 #include "../lib/errors.h"
+#include "../lib/exit.h"
 #include "../lib/options.h"
 
 #include <stdbool.h>

@@ -6,6 +6,7 @@
 #include "../runner/job.h"
 #include "../store/layout.h"
 #include "../lib/text.h"
+#include "../lib/xalloc.h"
 
 #include <regex.h>
 #include <stdio.h>
@@ -47,7 +48,8 @@ const struct command_def compare_command = {
 /* The worse of two exit statuses: error, then regression, then inconclusive. */
 static int worse_status(int a, int b)
 {
-	static const int rank[] = {[0] = 0, [1] = 2, [2] = 3, [3] = 1};
+	static const int rank[] = {
+	    [SB_EXIT_OK] = 0, [SB_EXIT_FOUND] = 2, [SB_EXIT_ERROR] = 3, [SB_EXIT_INCONCLUSIVE] = 1};
 
 	return rank[b] > rank[a] ? b : a;
 }
@@ -100,19 +102,17 @@ static int compare_jobs(const struct job_ref *jobs, size_t nj, const char *root,
 	long nc = commit_list_split(commits, &labels);
 	struct jsonw w;
 	size_t missing = 0;
-	int rc = 0;
+	int rc = SB_EXIT_OK;
 
-	if (nc < 0) {
-		sb_error("out of memory");
-		return 2;
-	}
+	if (nc < 0)
+		xalloc_die();
 	if (out->json)
 		json_open(&w);
 	for (size_t j = 0; j < nj; j++) {
 		struct compare_output jo = *out;
 		char **d = NULL;
 		size_t nd = 0;
-		int r = 2, p;
+		int r = SB_EXIT_ERROR, p;
 
 		jo.json_into = out->json ? &w : NULL;
 		jo.job = jobs[j].name;
@@ -132,7 +132,7 @@ static int compare_jobs(const struct job_ref *jobs, size_t nj, const char *root,
 			printf("%s%s\n", j > missing ? "\n" : "", text_safe(jobs[j].name));
 		if (p == 0)
 			r = compare_dirs(d, nd, o, &jo, err, sizeof(err));
-		if (r == 2) {
+		if (r == SB_EXIT_ERROR) {
 			sb_error("%s", err);
 			if (out->json)
 				json_job_error(&w, jobs[j].name, err);
@@ -143,17 +143,17 @@ static int compare_jobs(const struct job_ref *jobs, size_t nj, const char *root,
 	if (missing && missing == nj) {
 		sb_error("none of the %zu atomic jobs has runs at every commit of '%s' under %s",
 			 nj, text_safe(commits), text_safe(root));
-		rc = 2;
+		rc = SB_EXIT_ERROR;
 	}
 	if (out->json && json_close(&w))
-		rc = 2;
+		rc = SB_EXIT_ERROR;
 	free(labels);
 	return rc;
 }
 
 /* The atomic jobs (path_params) that every commit has runs of, in the tree's order; the ones
  * some commit lacks are named in a note.  Returns how many (names in *out, free each and the
- * array), or -1 (message given). */
+ * array). */
 static ssize_t common_jobs(const char *root, const char *commits, char ***out)
 {
 	char **labels = NULL, **dirs = NULL, **v = NULL;
@@ -161,13 +161,9 @@ static ssize_t common_jobs(const char *root, const char *commits, char ***out)
 	ssize_t nd = nc > 0 ? store_find(root, NULL, labels[0], &dirs) : 0;
 	size_t n = 0;
 
-	*out = NULL;
-	if (nc < 0 || nd < 0 || !(v = calloc((size_t)nd + 1, sizeof(*v)))) {
-		sb_error("out of memory");
-		nd = nd < 0 ? 0 : nd;
-		n = 0;
-		goto out;
-	}
+	if (nc < 0 || nd < 0)
+		xalloc_die();
+	v = xcalloc((size_t)nd + 1, sizeof(*v));
 	for (ssize_t i = 0; i < nd; i++) {
 		struct store_axes a;
 		char why[512];
@@ -196,17 +192,15 @@ static ssize_t common_jobs(const char *root, const char *commits, char ***out)
 			}
 		}
 		if (!seen && everywhere)
-			v[n] = strdup(a.path_params);
-		n += !seen && everywhere && v[n];
+			v[n++] = xstrdup(a.path_params);
 		store_axes_free(&a);
 	}
 	*out = v;
-out:
 	for (ssize_t i = 0; i < nd; i++)
 		free(dirs[i]);
 	free(dirs);
 	free(labels);
-	return *out ? (ssize_t)n : -1;
+	return (ssize_t)n;
 }
 
 /* --results R --commits A,B without --job: every atomic job both commits have. */
@@ -215,13 +209,11 @@ static int compare_all_jobs(const char *root, const char *commits, const struct 
 {
 	char **pp;
 	ssize_t n = common_jobs(root, commits, &pp);
-	struct job_ref *jobs = n > 0 ? calloc((size_t)n, sizeof(*jobs)) : NULL;
-	int rc = 2;
+	struct job_ref *jobs = n > 0 ? xcalloc((size_t)n, sizeof(*jobs)) : NULL;
+	int rc = SB_EXIT_ERROR;
 
 	if (n == 0)
 		sb_error("no atomic job has runs at every commit of '%s' under %s", commits, root);
-	else if (n > 0 && !jobs)
-		sb_error("out of memory");
 	if (jobs) {
 		for (ssize_t j = 0; j < n; j++)
 			jobs[j] = (struct job_ref){.path_params = pp[j], .name = pp[j]};
@@ -240,13 +232,9 @@ static int compare_job_arg(const struct job_file *job, const char *path_params, 
 			   const struct compare_output *out)
 {
 	size_t nj = job ? job->n_atomic : 1;
-	struct job_ref *jobs = calloc(nj + 1, sizeof(*jobs));
+	struct job_ref *jobs = xcalloc(nj + 1, sizeof(*jobs));
 	int rc;
 
-	if (!jobs) {
-		sb_error("out of memory");
-		return 2;
-	}
 	for (size_t j = 0; j < nj; j++)
 		jobs[j] = job ? (struct job_ref){job->atomic[j].path_params, job->atomic[j].name}
 			      : (struct job_ref){path_params, path_params};
@@ -273,13 +261,13 @@ static int compare_paths(char **dirs, size_t n, const struct compare_opts *o,
 			po.job = a.path_params;
 	}
 	rc = compare_dirs(dirs, n, o, &po, err, sizeof(err));
-	if (rc == 2) {
+	if (rc == SB_EXIT_ERROR) {
 		sb_error("%s", err);
 		if (out->json)
 			json_job_error(&w, po.job ? po.job : "", err);
 	}
 	if (out->json && json_close(&w))
-		rc = 2;
+		rc = SB_EXIT_ERROR;
 	store_axes_free(&a);
 	return rc;
 }
@@ -328,7 +316,7 @@ int cmd_compare(int argc, char **argv)
 
 	if (rc >= 0)
 		return rc;
-	rc = 0;
+	rc = SB_EXIT_OK;
 	json = json || !strcmp(format, "json");
 	mmtests = !strcmp(format, "mmtests");
 	o.rule = strcmp(rule, "lkp") ? RULE_STATS : RULE_LKP;
@@ -340,7 +328,7 @@ int cmd_compare(int argc, char **argv)
 		if (e) {
 			regerror(e, &re, err, sizeof(err));
 			sb_error("--stat '%s': %s", stat, err);
-			return 2;
+			return SB_EXIT_ERROR;
 		}
 		o.stat_re = &re;
 	}
@@ -352,14 +340,14 @@ int cmd_compare(int argc, char **argv)
 		if (!root || !commits || first < argc) {
 			sb_error("--results and --commits go together (with --job, or every atomic "
 				 "job both have), without group directories");
-			rc = 2;
+			rc = SB_EXIT_ERROR;
 			goto out;
 		}
 		if (job_arg && access(job_arg, F_OK) == 0) {
 			if (job_load(job_arg, (unsigned)sysconf(_SC_NPROCESSORS_ONLN), &job, err,
 				     sizeof(err))) {
 				sb_error("%s", err);
-				rc = 2;
+				rc = SB_EXIT_ERROR;
 				goto out;
 			}
 			have_job = true;
@@ -367,7 +355,7 @@ int cmd_compare(int argc, char **argv)
 		if (mmtests && !have_job) {
 			sb_error("--format mmtests needs --job JOB.yaml "
 				 "(its task counts are the rows)");
-			rc = 2;
+			rc = SB_EXIT_ERROR;
 		} else if (mmtests) {
 			rc = compare_mmtests_tables(&job, root, commits, &o);
 		} else if (!job_arg) {
@@ -381,7 +369,7 @@ int cmd_compare(int argc, char **argv)
 	} else if (mmtests) {
 		sb_error("--format mmtests needs --results, --job JOB.yaml "
 			 "and --commits");
-		rc = 2;
+		rc = SB_EXIT_ERROR;
 	} else {
 		for (int i = first; i < argc; i++)
 			compare_add_dir(&dirs, &ndirs, argv[i]);

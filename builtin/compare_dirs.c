@@ -7,21 +7,17 @@
 #include "../analyze/select.h"
 #include "../store/layout.h"
 #include "../lib/text.h"
+#include "../lib/xalloc.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-int compare_add_dir(char ***dirs, size_t *n, const char *d)
+void compare_add_dir(char ***dirs, size_t *n, const char *d)
 {
-	char **v = realloc(*dirs, (*n + 1) * sizeof(*v));
-
-	if (!v)
-		return -1;
-	*dirs = v;
-	(*dirs)[(*n)++] = strdup(d);
-	return 0;
+	*dirs = xrealloc(*dirs, (*n + 1) * sizeof(**dirs));
+	(*dirs)[(*n)++] = xstrdup(d);
 }
 
 void compare_free_dirs(char **dirs, size_t n)
@@ -42,12 +38,7 @@ int compare_pick_dirs(const char *root, const char *path_params, char **commits,
 
 		if (r != SELECT_OK)
 			return r == SELECT_NONE ? -2 : -1;
-		if (compare_add_dir(dirs, n, found[0])) {
-			free(found[0]);
-			free(found);
-			snprintf(err, errlen, "out of memory");
-			return -1;
-		}
+		compare_add_dir(dirs, n, found[0]);
 		free(found[0]);
 		free(found);
 	}
@@ -109,27 +100,22 @@ static void plot_headline(const struct comparison *c, bool all)
 			continue;
 		for (size_t g = 0; g < c->ngroups; g++)
 			at += c->groups[g].nruns;
-		s = calloc(c->ngroups, sizeof(*s));
-		v = calloc(at + 1, sizeof(*v));
+		s = xcalloc(c->ngroups, sizeof(*s));
+		v = xcalloc(at + 1, sizeof(*v));
 		printf("\n");
-		if (!s || !v) {
-			sb_error("plot of %s: out of memory", text_safe(r->name));
-		} else {
-			at = 0;
-			for (size_t g = 0; g < c->ngroups; g++) {
-				s[g] = (struct plot_series){
-				    .label = c->groups[g].commit,
-				    .y = v + at,
-				    .n = group_values(&c->groups[g], r->name, v + at)};
-				at += c->groups[g].nruns;
-			}
-			char title[1024];
-
-			group_plot_title(&c->groups[0], r->name, title, sizeof(title));
-			if (plot_samples(title, s, c->ngroups, PLOT_TEXT, NULL, stdout, err,
-					 sizeof(err)))
-				sb_error("plot of %s: %s", text_safe(r->name), err);
+		at = 0;
+		for (size_t g = 0; g < c->ngroups; g++) {
+			s[g] =
+			    (struct plot_series){.label = c->groups[g].commit,
+						 .y = v + at,
+						 .n = group_values(&c->groups[g], r->name, v + at)};
+			at += c->groups[g].nruns;
 		}
+		char title[1024];
+
+		group_plot_title(&c->groups[0], r->name, title, sizeof(title));
+		if (plot_samples(title, s, c->ngroups, PLOT_TEXT, NULL, stdout, err, sizeof(err)))
+			sb_error("plot of %s: %s", text_safe(r->name), err);
 		free(s);
 		free(v);
 	}
@@ -167,7 +153,9 @@ static void print_machine_notes(const struct comparison *c)
 /* compare's exit status from the headline's verdict (see the details text). */
 static int verdict_status(enum verdict v)
 {
-	return v == V_REGRESSION ? 1 : v == V_INCONCLUSIVE ? 3 : 0;
+	return v == V_REGRESSION     ? SB_EXIT_FOUND
+	       : v == V_INCONCLUSIVE ? SB_EXIT_INCONCLUSIVE
+				     : SB_EXIT_OK;
 }
 
 int compare_dirs(char **dirs, size_t n, const struct compare_opts *o,
@@ -175,20 +163,16 @@ int compare_dirs(char **dirs, size_t n, const struct compare_opts *o,
 {
 	struct result_group *groups;
 	struct comparison c;
-	int rc = 2;
+	int rc = SB_EXIT_ERROR;
 
 	if (n < 2) {
 		snprintf(err, errlen, "need at least two groups (A B), got %zu", n);
-		return 2;
+		return SB_EXIT_ERROR;
 	}
-	groups = calloc(n, sizeof(*groups));
-	if (!groups) {
-		snprintf(err, errlen, "out of memory");
-		return 2;
-	}
+	groups = xcalloc(n, sizeof(*groups));
 	if (compare_load_groups(dirs, n, groups, o, err, errlen)) {
 		free(groups);
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	if (compare_groups(groups, n, o, &c, err, errlen))
 		goto out;

@@ -21,8 +21,8 @@ struct compare_output {
 
 /* compare_dirs.c: the commit directories found and loaded, one comparison printed. */
 
-/* A copy of d appended to *dirs (*n of them); -1 when the array cannot grow. */
-int compare_add_dir(char ***dirs, size_t *n, const char *d);
+/* A copy of d appended to *dirs (*n of them). */
+void compare_add_dir(char ***dirs, size_t *n, const char *d);
 /* The n directories and the array. */
 void compare_free_dirs(char **dirs, size_t n);
 /* Commit directories for one atomic job's path_params and each commit label, in order.  -2
@@ -34,8 +34,9 @@ int compare_pick_dirs(const char *root, const char *path_params, char **commits,
  * models and o does not allow it (a note when it does). */
 int compare_load_groups(char **dirs, size_t n, struct result_group *g, const struct compare_opts *o,
 			char *err, size_t errlen);
-/* Compare n commit directories and print the result: 0, 1 (the headline regressed), 3 (its
- * verdict is inconclusive) or 2 with err set. */
+/* Compare n commit directories and print the result; compare's exit status: SB_EXIT_OK,
+ * SB_EXIT_FOUND (the headline regressed), SB_EXIT_INCONCLUSIVE (its verdict is inconclusive)
+ * or SB_EXIT_ERROR with err set. */
 int compare_dirs(char **dirs, size_t n, const struct compare_opts *o,
 		 const struct compare_output *out, char *err, size_t errlen);
 

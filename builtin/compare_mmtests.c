@@ -7,6 +7,7 @@
 #include "../runner/job.h"
 #include "../store/sweep.h"
 #include "../testcases/registry.h"
+#include "../lib/xalloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,30 +19,26 @@ static int mmtests_row(const char *root, const char *path_params, char **commits
 		       const struct compare_opts *o, struct mm_cell *cells, const char **stat,
 		       enum stat_direction *dir, char *err, size_t errlen)
 {
-	struct result_group *g = calloc(nc, sizeof(*g));
+	struct result_group *g = xcalloc(nc, sizeof(*g));
 	struct compare_opts oo = *o;
 	struct comparison cmp;
 	char **d = NULL;
 	size_t nd = 0;
-	int rc = 2;
+	int rc = SB_EXIT_ERROR;
 
-	if (!g) {
-		snprintf(err, errlen, "out of memory");
-		return 2;
-	}
 	if (compare_pick_dirs(root, path_params, commits, nc, &d, &nd, err, errlen) ||
 	    compare_load_groups(d, nd, g, o, err, errlen)) {
 		compare_free_dirs(d, nd);
 		free(g);
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	oo.stat_name = group_headline_stat(g, nd);
 	if (!oo.stat_name) {
 		snprintf(err, errlen, "%s: the runs' meta.json declares no headline stat", d[0]);
 	} else if (compare_groups(g, nd, &oo, &cmp, err, errlen) == 0) {
 		for (size_t k = 0; k < nd; k++) {
-			double *v = calloc(g[k].nruns + 1, sizeof(*v));
-			size_t nv = v ? group_values(&g[k], oo.stat_name, v) : 0;
+			double *v = xcalloc(g[k].nruns + 1, sizeof(*v));
+			size_t nv = group_values(&g[k], oo.stat_name, v);
 
 			mm_cell_fill(&cells[k], v, nv);
 			for (size_t r = 0; k && r < cmp.nrows; r++)
@@ -50,10 +47,10 @@ static int mmtests_row(const char *root, const char *path_params, char **commits
 			free(v);
 		}
 		if (!*stat) {
-			*stat = strdup(oo.stat_name);
+			*stat = xstrdup(oo.stat_name);
 			*dir = cmp.headline_dir;
 		}
-		rc = comparison_regressed(&cmp) ? 1 : 0;
+		rc = comparison_regressed(&cmp) ? SB_EXIT_FOUND : SB_EXIT_OK;
 		comparison_free(&cmp);
 	}
 	for (size_t k = 0; k < nd; k++)
@@ -67,26 +64,20 @@ static int mmtests_row(const char *root, const char *path_params, char **commits
 static int mmtests_table(const struct job_file *job, const struct sweep *s, const char *root,
 			 char **commits, size_t nc, const struct compare_opts *o)
 {
-	unsigned *tasks = calloc(s->n, sizeof(*tasks));
-	struct mm_cell *cells = calloc(s->n * nc, sizeof(*cells));
+	unsigned *tasks = xcalloc(s->n, sizeof(*tasks));
+	struct mm_cell *cells = xcalloc(s->n * nc, sizeof(*cells));
 	enum stat_direction dir = DIR_HIGHER_BETTER;
 	const char *stat = NULL;
 	char title[1024], err[4096];
-	int rc = 0;
+	int rc = SB_EXIT_OK;
 
-	if (!tasks || !cells) {
-		sb_error("out of memory");
-		free(tasks);
-		free(cells);
-		return 2;
-	}
 	for (size_t t = 0; t < s->n; t++) {
 		int r;
 
 		tasks[t] = s->items[t].nr_task;
 		r = mmtests_row(root, job->atomic[s->items[t].index].path_params, commits, nc, o,
 				&cells[t * nc], &stat, &dir, err, sizeof(err));
-		if (r == 2)
+		if (r == SB_EXIT_ERROR)
 			sb_error("%s", err);
 		if (r > rc)
 			rc = r;
@@ -106,17 +97,17 @@ static int mmtests_table(const struct job_file *job, const struct sweep *s, cons
 /* The job's atomic jobs as sweeps: one test in one mode at every task count. */
 static ssize_t job_sweeps(const struct job_file *job, struct sweep **out)
 {
-	struct sweep_item *items = calloc(job->n_atomic + 1, sizeof(*items));
+	struct sweep_item *items = xcalloc(job->n_atomic + 1, sizeof(*items));
 	ssize_t ns;
 
-	if (!items)
-		return -1;
 	for (size_t a = 0; a < job->n_atomic; a++)
 		items[a] = (struct sweep_item){.test = job->atomic[a].test,
 					       .mode = tc_mode_name(job->atomic[a].mode),
 					       .nr_task = job->atomic[a].nr_task,
 					       .index = a};
 	ns = sweep_group(items, job->n_atomic, out);
+	if (ns < 0)
+		xalloc_die();
 	free(items);
 	return ns;
 }
@@ -128,15 +119,14 @@ int compare_mmtests_tables(const struct job_file *job, const char *root, const c
 	long nc = commit_list_split(commits, &labels);
 	struct sweep *s = NULL;
 	ssize_t ns = nc < 2 ? 0 : job_sweeps(job, &s);
-	int rc = 0;
+	int rc = SB_EXIT_OK;
 
-	if (nc < 2 || ns < 0) {
-		if (nc < 0 || ns < 0)
-			sb_error("out of memory");
-		else
-			sb_error("--format mmtests needs two or more commits");
+	if (nc < 0)
+		xalloc_die();
+	if (nc < 2) {
+		sb_error("--format mmtests needs two or more commits");
 		free(labels);
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	for (ssize_t k = 0; k < ns; k++) {
 		int r = mmtests_table(job, &s[k], root, labels, (size_t)nc, o);

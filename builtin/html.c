@@ -60,11 +60,11 @@ int cmd_html(int argc, char **argv)
 		return rc;
 	if (first < argc) {
 		sb_error("unexpected argument '%s'", argv[first]);
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	if (!plot_available(err, sizeof(err))) {
 		sb_error("%s", err);
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	/* A signal stops generation between files: the manifest is written for what is done. */
 	interrupt_catch();
@@ -72,12 +72,12 @@ int cmd_html(int argc, char **argv)
 	if (rc) {
 		sb_error("%s", interrupt_caught ? "interrupted: the files written so far are whole"
 						: err);
-		return interrupt_caught ? 128 + interrupt_caught : 2;
+		return interrupt_caught ? SB_EXIT_SIGNAL_BASE + interrupt_caught : SB_EXIT_ERROR;
 	}
 	printf("%s/index.html: %zu job%s, %zu commit%s, %zu comparison%s; %zu files written, %zu "
 	       "unchanged, %zu removed in %.2f s\n",
 	       text_safe(o.out), sum.jobs, sum.jobs == 1 ? "" : "s", sum.commits,
 	       sum.commits == 1 ? "" : "s", sum.comparisons, sum.comparisons == 1 ? "" : "s",
 	       sum.written, sum.kept, sum.removed, sum.seconds);
-	return 0;
+	return SB_EXIT_OK;
 }

@@ -41,11 +41,11 @@ int cmd_index(int argc, char **argv)
 		return rc;
 	if (first < argc) {
 		sb_error("unexpected argument '%s'", argv[first]);
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	if (index_open(root, rebuild ? INDEX_REBUILD : INDEX_UPDATE, &ix, &u, err, sizeof(err))) {
 		sb_error("%s", err);
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	if (u.read_only && !u.rebuilt)
 		printf("%s/%s: not writable here, read as it was last updated\n", text_safe(root),
@@ -73,5 +73,5 @@ int cmd_index(int argc, char **argv)
 				u.runs_skipped, u.runs_skipped == 1 ? "" : "s");
 	}
 	index_close(ix);
-	return 0;
+	return SB_EXIT_OK;
 }

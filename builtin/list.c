@@ -67,7 +67,7 @@ int cmd_list(int argc, char **argv)
 		return rc;
 	if (first < argc) {
 		sb_error("unexpected argument '%s'", argv[first]);
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	if (json) {
 		json_t *all = json_array();
@@ -80,7 +80,7 @@ int cmd_list(int argc, char **argv)
 		json_dumpf(all, stdout, JSON_INDENT(1));
 		putchar('\n');
 		json_decref(all);
-		return 0;
+		return SB_EXIT_OK;
 	}
 	printf("%-18s %-15s %-7s %s\n", "NAME", "MODES", "BETTER", "DESCRIPTION");
 	for (size_t i = 0; testcase_table[i]; i++)
@@ -88,5 +88,5 @@ int cmd_list(int argc, char **argv)
 			print_one(testcase_table[i], lng, false);
 	for (size_t i = 0; i < plugin_count(); i++)
 		print_one(plugin_testcase(i), lng, true);
-	return 0;
+	return SB_EXIT_OK;
 }

@@ -2,6 +2,7 @@
 #include "builtin.h"
 #include "../store/layout.h"
 #include "../store/matrix.h"
+#include "../lib/xalloc.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -34,11 +35,8 @@ static ssize_t commit_dirs(const char *dir, char ***out)
 		free(runs[i]);
 	free(runs);
 	if (n > 0) {
-		*out = malloc(sizeof(**out));
-		if (!*out || !((*out)[0] = strdup(dir))) {
-			free(*out);
-			return -1;
-		}
+		*out = xmalloc(sizeof(**out));
+		(*out)[0] = xstrdup(dir);
 		return 1;
 	}
 	return store_find(dir, NULL, NULL, out);
@@ -59,9 +57,9 @@ int cmd_lkp_matrix(int argc, char **argv)
 	if (first >= argc) {
 		sb_error("which results root or commit directory? (see 'scalebench lkp-matrix "
 			 "--help')");
-		return 2;
+		return SB_EXIT_ERROR;
 	}
-	ret = 0;
+	ret = SB_EXIT_OK;
 	for (int a = first; a < argc; a++) {
 		char **dirs = NULL, err[PATH_MAX + 256];
 		ssize_t n = commit_dirs(argv[a], &dirs);
@@ -74,13 +72,13 @@ int cmd_lkp_matrix(int argc, char **argv)
 					 "a commit directory holding runs",
 					 argv[a]);
 			free(dirs);
-			return 2;
+			return SB_EXIT_ERROR;
 		}
 		for (ssize_t i = 0; i < n; i++) {
 			if (store_matrix_write(dirs[i], err, sizeof(err)) ||
 			    (paths && store_matrix_paths(dirs[i], stdout, err, sizeof(err)))) {
 				sb_error("%s", err);
-				ret = 1;
+				ret = SB_EXIT_FAILED;
 			}
 			free(dirs[i]);
 		}

@@ -104,7 +104,7 @@ static int parse_nightly_args(int argc, char **argv, struct nightly_args *a)
 		return rc;
 	if (first < argc) {
 		sb_error("unexpected argument '%s' (see 'scalebench nightly --help')", argv[first]);
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	ctl = a->branch ? mail_find_ctl(a->branch) : NULL;
 	if (ctl) {
@@ -112,32 +112,32 @@ static int parse_nightly_args(int argc, char **argv, struct nightly_args *a)
 		    "--branch: a control character (0x%02x, byte %zu) is not allowed in a mail "
 		    "header",
 		    (unsigned char)*ctl, (size_t)(ctl - a->branch) + 1);
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	if (a->repo && !has_revision(a->repo, a->branch ? a->branch : "HEAD")) {
 		sb_error("--branch %s: no such branch or commit in --repo %s",
 			 a->branch ? a->branch : "HEAD", a->repo);
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	if (mail_addr_parse(a->from, &a->from_addr, err, sizeof(err))) {
 		sb_error("--from: %s", err);
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	if (a->to && mail_addr_parse(a->to, &a->to_addr, err, sizeof(err))) {
 		sb_error("--to: %s", err);
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	if (!a->state_path) {
 		if ((size_t)snprintf(a->state_buf, sizeof(a->state_buf), "%s/%s", a->root,
 				     NIGHTLY_STATE_FILE) >= sizeof(a->state_buf)) {
 			sb_error("%s: path too long", a->root);
-			return 2;
+			return SB_EXIT_ERROR;
 		}
 		a->state_path = a->state_buf;
 	}
 	if (access(a->root, F_OK)) {
 		sb_error("--results %s: no such directory", a->root);
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	return -1;
 }
@@ -154,7 +154,7 @@ static int nightly_pass(const struct nightly_opts *o, const char *state_path)
 	size_t nchanges = 0, job_errors = 0, resent = 0, mailed = 0;
 	struct index_update u;
 	int lock_fd = -1;
-	int rc = 2;
+	int rc = SB_EXIT_ERROR;
 
 	/* The lock first, then the state as the last holder left it: two nightlies at once
 	 * never both mail a change.  A dry run only reads. */
@@ -192,7 +192,7 @@ static int nightly_pass(const struct nightly_opts *o, const char *state_path)
 		sb_note("%zu change%s found, %zu new message%s %s", nchanges,
 			nchanges == 1 ? "" : "s", mailed, mailed == 1 ? "" : "s",
 			o->mbox || o->sendmail ? "mailed" : "printed (no --mbox or --sendmail)");
-	rc = job_errors ? 2 : mailed + resent ? 1 : 0;
+	rc = job_errors ? SB_EXIT_ERROR : mailed + resent ? SB_EXIT_FOUND : SB_EXIT_OK;
 out:
 	nightly_changes_free(changes, nchanges);
 	if (ix)

@@ -7,6 +7,7 @@
 #include "../runner/job.h"
 #include "../store/sweep.h"
 #include "../lib/interrupt.h"
+#include "../lib/xalloc.h"
 #include "../testcases/registry.h"
 
 #include <stdio.h>
@@ -32,19 +33,15 @@ const struct command_def plot_command = {
 static int sample_plot(char **dirs, size_t n, const char *stat, enum plot_format fmt,
 		       const char *path)
 {
-	struct result_group *g = calloc(n + 1, sizeof(*g));
-	struct plot_series *s = calloc(n + 1, sizeof(*s));
+	struct result_group *g = xcalloc(n + 1, sizeof(*g));
+	struct plot_series *s = xcalloc(n + 1, sizeof(*s));
 	double *vals = NULL;
 	char err[1024], title[1024];
 	size_t loaded = 0, total = 0;
-	int rc = 2;
+	int rc = SB_EXIT_ERROR;
 
 	if (n < 1) {
 		sb_error("expected group directories, got none");
-		goto out;
-	}
-	if (!g || !s) {
-		sb_error("out of memory");
 		goto out;
 	}
 	for (; loaded < n; loaded++) {
@@ -64,11 +61,7 @@ static int sample_plot(char **dirs, size_t n, const char *stat, enum plot_format
 			 g[0].dir);
 		goto out;
 	}
-	vals = calloc(total + 1, sizeof(*vals));
-	if (!vals) {
-		sb_error("out of memory");
-		goto out;
-	}
+	vals = xcalloc(total + 1, sizeof(*vals));
 	total = 0;
 	for (size_t i = 0; i < n; i++) {
 		s[i] = (struct plot_series){.label = g[i].commit,
@@ -88,7 +81,7 @@ static int sample_plot(char **dirs, size_t n, const char *stat, enum plot_format
 			sb_error("%s", err);
 		goto out;
 	}
-	rc = 0;
+	rc = SB_EXIT_OK;
 out:
 	for (size_t i = 0; i < loaded; i++)
 		group_free(&g[i]);
@@ -121,16 +114,16 @@ static int scalability_point(const char *root, const char *path_params, const ch
 		sb_note("%s", err);
 	if (r == SELECT_OK) {
 		const char *st = stat ? stat : group_headline_stat(g, 1);
-		double *v = calloc(g->nruns + 1, sizeof(*v));
+		double *v = xcalloc(g->nruns + 1, sizeof(*v));
 
-		nv = v && st ? group_values(g, st, v) : 0;
+		nv = st ? group_values(g, st, v) : 0;
 		/* Mean and sample stddev: the analyzer's own summary. */
 		stat_summarize(v, nv, &sum);
 		if (nv && (!*used || strcmp(*used, st))) {
 			bool first = !*used;
 
 			free(*used);
-			*used = strdup(first ? st : "headline stat");
+			*used = xstrdup(first ? st : "headline stat");
 		}
 		free(v);
 		select_groups_free(g, ng);
@@ -154,15 +147,15 @@ static int scalability_plot(const char *job_path, const char *root, const char *
 	long nc;
 	ssize_t ns = -1;
 	size_t nlines = 0;
-	int rc = 2;
+	int rc = SB_EXIT_ERROR;
 
 	if (job_load(job_path, (unsigned)sysconf(_SC_NPROCESSORS_ONLN), &job, err, sizeof(err))) {
 		sb_error("%s", err);
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	nc = commit_list_split(commits, &labels);
-	items = calloc(job.n_atomic + 1, sizeof(*items));
-	if (nc >= 0 && items) {
+	items = xcalloc(job.n_atomic + 1, sizeof(*items));
+	if (nc >= 0) {
 		for (size_t a = 0; a < job.n_atomic; a++)
 			items[a] = (struct sweep_item){.test = job.atomic[a].test,
 						       .mode = tc_mode_name(job.atomic[a].mode),
@@ -170,16 +163,13 @@ static int scalability_plot(const char *job_path, const char *root, const char *
 						       .index = a};
 		ns = sweep_group(items, job.n_atomic, &ser);
 	}
-	if (ns >= 0) {
-		s = calloc((size_t)nc * (size_t)ns + 1, sizeof(*s));
-		names = calloc((size_t)nc * (size_t)ns + 1, sizeof(*names));
-		/* x, y and the error bar of every point of every line */
-		xy = calloc(3 * (size_t)nc * job.n_atomic + 1, sizeof(*xy));
-	}
-	if (nc < 0 || ns < 0 || !s || !names || !xy) {
-		sb_error("out of memory");
-		goto out;
-	}
+	/* Neither fails but for memory. */
+	if (nc < 0 || ns < 0)
+		xalloc_die();
+	s = xcalloc((size_t)nc * (size_t)ns + 1, sizeof(*s));
+	names = xcalloc((size_t)nc * (size_t)ns + 1, sizeof(*names));
+	/* x, y and the error bar of every point of every line */
+	xy = xcalloc(3 * (size_t)nc * job.n_atomic + 1, sizeof(*xy));
 	for (size_t c = 0, at = 0; c < (size_t)nc; c++) {
 		size_t points = 0;
 
@@ -205,11 +195,9 @@ static int scalability_plot(const char *job_path, const char *root, const char *
 			if (!line->n)
 				continue;
 			points += line->n;
-			if (ns > 1 && asprintf(&names[nlines], "%s %s %s", labels[c], ser[k].test,
-					       ser[k].mode) > 0)
-				line->label = names[nlines];
-			else if (ns > 1)
-				names[nlines] = NULL; /* asprintf leaves it undefined */
+			if (ns > 1)
+				line->label = names[nlines] =
+				    xasprintf("%s %s %s", labels[c], ser[k].test, ser[k].mode);
 			nlines++;
 		}
 		if (!points) {
@@ -226,7 +214,7 @@ static int scalability_plot(const char *job_path, const char *root, const char *
 			sb_error("%s", err);
 		goto out;
 	}
-	rc = 0;
+	rc = SB_EXIT_OK;
 out:
 	for (size_t i = 0; names && i < nlines; i++)
 		free(names[i]);
@@ -254,7 +242,7 @@ int cmd_plot(int argc, char **argv)
 		return rc;
 	sb_error("interrupted by signal %d; %s", (int)interrupt_caught,
 		 rc ? "no plot written" : "the plot was already complete");
-	return 128 + interrupt_caught;
+	return SB_EXIT_SIGNAL_BASE + interrupt_caught;
 }
 
 static int plot_main(int argc, char **argv)
@@ -288,13 +276,13 @@ static int plot_main(int argc, char **argv)
 	if (!plot_available(err, sizeof(err))) {
 		if (!interrupt_caught)
 			sb_error("%s", err);
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	if (job) {
 		if (!root || !commits || first < argc) {
 			sb_error("--scalability needs --results and --commits, "
 				 "and no group directories");
-			return 2;
+			return SB_EXIT_ERROR;
 		}
 		return scalability_plot(job, root, commits, stat, fmt, path);
 	}

@@ -1,6 +1,7 @@
 /* --plugin, as bench, list, run and split take it. */
 #include "builtin.h"
 #include "../lib/strvec.h"
+#include "../lib/xalloc.h"
 #include "../testcases/registry.h"
 
 #include <stddef.h>
@@ -22,9 +23,7 @@ int plugin_list_option(const struct option_def *opt, const char *arg, char *err,
 {
 	if (plugin_load(arg, err, errlen) < 0)
 		return -1;
-	if (strvec_push(opt->value, arg)) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
+	if (strvec_push(opt->value, arg))
+		xalloc_die();
 	return 0;
 }

@@ -1,6 +1,7 @@
 /* scalebench profile: a run's perf-profile call chains as a perf-report-like tree. */
 #include "builtin.h"
 #include "../analyze/profile_report.h"
+#include "../lib/xalloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,32 +49,30 @@ int cmd_profile(int argc, char **argv)
 
 	if (status >= 0)
 		return status;
-	status = 0;
+	status = SB_EXIT_OK;
 	if (argc - first < 1) {
 		options_usage(&profile_command, opts, stderr);
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	if (diff) {
 		if (argc - first != 2) {
 			sb_error("--diff takes two directories, BASE and HEAD; got %d", argc - first);
-			return 2;
+			return SB_EXIT_ERROR;
 		}
 		if (profile_print_diff(argv[first], argv[first + 1], all_tasks, min_pct, stdout,
 				       err, sizeof(err))) {
 			sb_error("%s", err);
-			return 1;
+			return SB_EXIT_FAILED;
 		}
-		return 0;
+		return SB_EXIT_OK;
 	}
-	if (profile_runs_init(&t)) {
-		sb_error("out of memory");
-		return 1;
-	}
+	if (profile_runs_init(&t))
+		xalloc_die();
 	t.all_tasks = all_tasks;
 	for (int i = first; i < argc && !status; i++)
 		if (profile_runs_add(&t, argv[i], err, sizeof(err))) {
 			sb_error("%s", err);
-			status = 1;
+			status = SB_EXIT_FAILED;
 		}
 	if (!status && !t.p.samples) {
 		sb_error("%s%s: the profile has no samples%s", argv[first],
@@ -81,7 +80,7 @@ int cmd_profile(int argc, char **argv)
 			 all_tasks || t.unattributed == t.runs
 			     ? ""
 			     : " of the run's own processes (--all-tasks shows every task's)");
-		status = 1;
+		status = SB_EXIT_FAILED;
 	}
 	if (status) {
 		profile_runs_free(&t);
@@ -96,5 +95,5 @@ int cmd_profile(int argc, char **argv)
 					 : "the run's own processes");
 	profile_print_report(&t.p, stdout, by_self, min_pct);
 	profile_runs_free(&t);
-	return 0;
+	return SB_EXIT_OK;
 }

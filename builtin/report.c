@@ -55,10 +55,10 @@ int cmd_report(int argc, char **argv)
 
 	if (rc >= 0)
 		return rc;
-	rc = 0;
+	rc = SB_EXIT_OK;
 	if (first < argc) {
 		sb_error("unexpected argument '%s' (see 'scalebench report --help')", argv[first]);
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	/* What the user gives that reaches a header is refused when it could break out of it;
 	 * what comes from the results or the repository is made safe by the header writer. */
@@ -68,15 +68,15 @@ int cmd_report(int argc, char **argv)
 		    "--branch: a control character (0x%02x, byte %zu) is not allowed in a mail "
 		    "header",
 		    (unsigned char)*ctl, (size_t)(ctl - branch) + 1);
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	if (mail_addr_parse(from, &from_addr, err, sizeof(err))) {
 		sb_error("--from: %s", err);
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	if (to && mail_addr_parse(to, &to_addr, err, sizeof(err))) {
 		sb_error("--to: %s", err);
-		rc = 2;
+		rc = SB_EXIT_ERROR;
 		goto out;
 	}
 
@@ -93,18 +93,18 @@ int cmd_report(int argc, char **argv)
 	case 0:
 		if (report_deliver(m.msg, m.len, mbox, sendmail, err, sizeof(err))) {
 			sb_error("%s", err);
-			rc = 2;
+			rc = SB_EXIT_ERROR;
 		}
 		break;
 	case 1:
 		printf("no significant change of a headline stat between %s and %s in %zu job%s: "
 		       "no report\n",
 		       m.base, m.head, m.njobs, m.njobs == 1 ? "" : "s");
-		rc = 1;
+		rc = SB_EXIT_NOTHING;
 		break;
 	default:
 		sb_error("%s", err);
-		rc = 2;
+		rc = SB_EXIT_ERROR;
 	}
 out:
 	report_mail_free(&m);

@@ -4,6 +4,7 @@
 #include "builtin.h"
 #include "../analyze/series.h"
 #include "../lib/text.h"
+#include "../lib/xalloc.h"
 #include "../store/index.h"
 
 #include <jansson.h>
@@ -47,15 +48,13 @@ static ssize_t ordered(struct results_index *ix, const struct index_job *job,
 		       struct index_commit *c, size_t nc, const struct series_order *o,
 		       struct index_commit ***out, size_t *off_branch)
 {
-	struct index_commit **v = calloc(nc ? nc : 1, sizeof(*v));
+	struct index_commit **v = xcalloc(nc, sizeof(*v));
 	char err[1024], **labels;
 	ssize_t n;
 	size_t k = 0;
 
 	*out = v;
 	*off_branch = 0;
-	if (!v)
-		return -1;
 	if (!o->repo) {
 		for (size_t i = 0; i < nc; i++)
 			v[i] = &c[i];
@@ -109,7 +108,7 @@ static int parse_results_args(int argc, char **argv, struct results_args *a)
 		return rc;
 	if (first < argc) {
 		sb_error("unexpected argument '%s'", argv[first]);
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	return -1;
 }
@@ -121,7 +120,7 @@ static int find_jobs(struct results_index *ix, const struct results_args *a,
 {
 	*nj = index_jobs(ix, a->job, jobs);
 	if (*nj < 0)
-		return 2;
+		return SB_EXIT_ERROR;
 	if (*nj == 0) {
 		if (a->job)
 			sb_error("no job '%s' in %s (scalebench results --results %s lists them)",
@@ -129,7 +128,7 @@ static int find_jobs(struct results_index *ix, const struct results_args *a,
 		else
 			sb_error("%s holds no runs", a->root);
 		free(*jobs);
-		return 1;
+		return SB_EXIT_NOTHING;
 	}
 	if (*nj > 1 && a->job) {
 		char list[4096];
@@ -141,7 +140,7 @@ static int find_jobs(struct results_index *ix, const struct results_args *a,
 		sb_error("job '%s' is ambiguous: it is the path_params of %s; name one of them",
 			 a->job, list);
 		index_jobs_free(*jobs, (size_t)*nj);
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	return -1;
 }
@@ -242,7 +241,7 @@ int cmd_results(int argc, char **argv)
 	o = (struct series_order){.repo = a.repo, .branch = a.branch};
 	if (index_open(a.root, INDEX_UPDATE, &ix, NULL, err, sizeof(err))) {
 		sb_error("%s", err);
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	rc = find_jobs(ix, &a, &jobs, &nj);
 	if (rc >= 0) {
@@ -256,20 +255,20 @@ int cmd_results(int argc, char **argv)
 		json_object_set_new(all, "order", json_string(a.repo ? "branch" : "time"));
 		json_object_set(all, "jobs", jarr);
 	}
-	rc = 0;
-	for (ssize_t i = 0; i < nj && rc == 0; i++) {
+	rc = SB_EXIT_OK;
+	for (ssize_t i = 0; i < nj && rc == SB_EXIT_OK; i++) {
 		int r = list_job(ix, &jobs[i], &a, &o, jarr, listed);
 
 		if (r < 0)
-			rc = 2;
+			rc = SB_EXIT_ERROR;
 		else
 			listed += (size_t)r;
 	}
-	if (rc == 0 && !listed) {
+	if (rc == SB_EXIT_OK && !listed) {
 		sb_error("no commit '%s' in %s", a.commit ? a.commit : "", a.job ? a.job : a.root);
-		rc = 1;
+		rc = SB_EXIT_NOTHING;
 	}
-	if (a.json && rc == 0) {
+	if (a.json && rc == SB_EXIT_OK) {
 		json_dumpf(all, stdout, JSON_INDENT(1));
 		putchar('\n');
 	}

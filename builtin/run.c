@@ -2,6 +2,7 @@
 #include "builtin.h"
 #include "../core/core.h"
 #include "../lib/strvec.h"
+#include "../lib/xalloc.h"
 #include "../runner/job.h"
 #include "../runner/run.h"
 #include "../runner/target.h"
@@ -86,10 +87,10 @@ static int qemu_arg(const struct option_def *opt, const char *arg, char *err, si
 {
 	struct vm_cli *v = opt->value;
 
-	if (strvec_push(&v->qemu_args, arg)) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
+	(void)err;
+	(void)errlen;
+	if (strvec_push(&v->qemu_args, arg))
+		xalloc_die();
 	return 0;
 }
 
@@ -100,33 +101,18 @@ static int ssh_option(const struct option_def *opt, const char *arg, char *err, 
 
 	if (target_ssh_option_check(arg, err, errlen))
 		return -1;
-	v = realloc(t->ssh_options, (t->n_ssh_options + 1) * sizeof(*v));
-	if (!v) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
+	v = xrealloc(t->ssh_options, (t->n_ssh_options + 1) * sizeof(*v));
 	t->ssh_options = v;
 	v[t->n_ssh_options++] = arg;
 	return 0;
 }
 
 /* key (its first keylen bytes) copied, value kept: argv outlives the job load. */
-static int override_add(struct override_list *l, const char *key, size_t keylen, const char *value,
-			char *err, size_t errlen)
+static void override_add(struct override_list *l, const char *key, size_t keylen,
+			 const char *value)
 {
-	struct job_override *v = realloc(l->v, (l->n + 1) * sizeof(*v));
-	char *k = strndup(key, keylen);
-
-	if (!v || !k) {
-		free(k);
-		if (v)
-			l->v = v;
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	l->v = v;
-	l->v[l->n++] = (struct job_override){.key = k, .value = value};
-	return 0;
+	l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
+	l->v[l->n++] = (struct job_override){.key = xstrndup(key, keylen), .value = value};
 }
 
 int run_set_option(const struct option_def *opt, const char *arg, char *err, size_t errlen)
@@ -134,16 +120,18 @@ int run_set_option(const struct option_def *opt, const char *arg, char *err, siz
 	struct override_list *l = opt->value;
 	const char *eq = strchr(arg, '=');
 
-	if (!strcmp(opt->name, "runtime"))
-		return override_add(l, "runtime", strlen("runtime"), arg, err, errlen);
-	if (!strcmp(opt->name, "nr-task"))
-		return override_add(l, "nr_task", strlen("nr_task"), arg, err, errlen);
-	if (!eq || eq == arg) {
+	if (!strcmp(opt->name, "runtime")) {
+		override_add(l, "runtime", strlen("runtime"), arg);
+	} else if (!strcmp(opt->name, "nr-task")) {
+		override_add(l, "nr_task", strlen("nr_task"), arg);
+	} else if (!eq || eq == arg) {
 		snprintf(err, errlen, "--set '%s': expected KEY=VALUE (runtime=20s, mode=thread)",
 			 arg);
 		return -1;
+	} else {
+		override_add(l, arg, (size_t)(eq - arg), eq + 1);
 	}
-	return override_add(l, arg, (size_t)(eq - arg), eq + 1, err, errlen);
+	return 0;
 }
 
 static bool is_file(const char *path)
@@ -210,16 +198,12 @@ static int run_on_target(const struct runner_opts *o, const struct override_list
 				 .results_root = o->results_root,
 				 .quiet = o->quiet};
 	/* At most two words an option, four options without --set. */
-	const char **args = calloc(2 * ov->n + 16, sizeof(*args));
-	char **owned = calloc(ov->n + 1, sizeof(*owned));
+	const char **args = xcalloc(2 * ov->n + 16, sizeof(*args));
+	char **owned = xcalloc(ov->n + 1, sizeof(*owned));
 	char repeat[16], err[1024];
 	size_t n = 0;
-	int rc = 2;
+	int rc = SB_EXIT_ERROR;
 
-	if (!args || !owned) {
-		sb_error("out of memory");
-		goto out;
-	}
 	if (target_parse(tc->url, &t, err, sizeof(err))) {
 		sb_error("%s", err);
 		goto out;
@@ -247,12 +231,7 @@ static int run_on_target(const struct runner_opts *o, const struct override_list
 		args[n++] = "--quiet";
 	/* --runtime and --nr-task are --set runtime= and nr_task= there too. */
 	for (size_t i = 0; i < ov->n; i++) {
-		if (asprintf(&owned[i], "%s=%s", ov->v[i].key, ov->v[i].value) < 0) {
-			owned[i] = NULL;
-			sb_error("out of memory");
-			target_free(&t);
-			goto out;
-		}
+		owned[i] = xasprintf("%s=%s", ov->v[i].key, ov->v[i].value);
 		args[n++] = "--set";
 		args[n++] = owned[i];
 	}
@@ -261,7 +240,7 @@ static int run_on_target(const struct runner_opts *o, const struct override_list
 	rc = target_run(&t, path, &to);
 	target_free(&t);
 out:
-	for (size_t i = 0; owned && i < ov->n; i++)
+	for (size_t i = 0; i < ov->n; i++)
 		free(owned[i]);
 	free(owned);
 	free(args);
@@ -280,7 +259,7 @@ static int run_in_vm(const struct runner_opts *o, const struct override_list *ov
 
 	if (!realpath("/proc/self/exe", exe)) {
 		sb_error("cannot find this scalebench (/proc/self/exe): %s", strerror(errno));
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	vc->o.kernel = vc->kernel;
 	vc->o.qemu_args = vc->qemu_args.v;
@@ -293,7 +272,7 @@ static int run_in_vm(const struct runner_opts *o, const struct override_list *ov
 		      : !strcmp(accel, "tcg")		     ? VM_ACCEL_TCG
 							     : VM_ACCEL_AUTO;
 	rc = vm_start(&vm, &vc->o);
-	if (rc == 0) {
+	if (rc == SB_EXIT_OK) {
 		t.url = vm.url;
 		t.bin = exe;
 		t.ssh_options = vm.ssh_options.v;
@@ -315,25 +294,25 @@ static int vm_check(const struct target_cli *tc, const struct vm_cli *vc)
 		    vc->qemu_args.n || v->boot_timeout_s || vc->icount || vc->accel || v->console) {
 			sb_error("--vm-* options, --qemu-arg and --boot-timeout go with --kernel "
 				 "BZIMAGE");
-			return 2;
+			return SB_EXIT_ERROR;
 		}
-		return 0;
+		return SB_EXIT_OK;
 	}
 	if (tc->url || tc->bin || tc->push || tc->push_dir || tc->n_ssh_options) {
 		sb_error("--kernel with --target: the guest is the target (this machine's "
 			 "scalebench runs in it); drop one");
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	if (vc->icount && vc->accel && strcmp(vc->accel, "auto") && strcmp(vc->accel, "icount")) {
 		sb_error("--vm-icount with --vm-accel %s: icount is a TCG mode; drop one",
 			 vc->accel);
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	if (vm_opts_check(v, err, sizeof(err))) {
 		sb_error("%s", err);
-		return 2;
+		return SB_EXIT_ERROR;
 	}
-	return 0;
+	return SB_EXIT_OK;
 }
 
 /* The job named on the command line, loaded with the overrides and run. */
@@ -346,34 +325,34 @@ static int run_job(struct runner_opts o, const struct override_list *ov,
 
 	if (o.commit && !*o.commit) {
 		sb_error("--commit: expected a non-empty label");
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	if (argc - first != 1) {
 		sb_error("%s; usage: scalebench run JOB.yaml|NAME [options]",
 			 first >= argc ? "which job file?" : "one job file at a time");
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	if (!tc->url && (tc->bin || tc->push || tc->push_dir || tc->n_ssh_options)) {
 		sb_error("--target-bin, --push, --push-dir and --ssh-option go with --target "
 			 "ssh://HOST");
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	if (vm_check(tc, vc))
-		return 2;
+		return SB_EXIT_ERROR;
 	if (vc->kernel) {
 		char err[1024], release[128];
 
 		if (vm_kernel_release(vc->kernel, release, sizeof(release), err, sizeof(err))) {
 			sb_error("%s", err);
-			return 2;
+			return SB_EXIT_ERROR;
 		}
 	}
 	if (run_find_job(argv[first], path, sizeof(path)))
-		return 2;
+		return SB_EXIT_ERROR;
 	if (job_load_overrides(path, (unsigned)sysconf(_SC_NPROCESSORS_ONLN), ov->v, ov->n, &job,
 			       err, sizeof(err))) {
 		sb_error("%s", err);
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	/* A target's scalebench reads the job again and says the same. */
 	for (size_t i = 0; !tc->url && !vc->kernel && i < job.n_notes; i++)
@@ -387,7 +366,7 @@ static int run_job(struct runner_opts o, const struct override_list *ov,
 			o.tmpdir = tmpdir_checked(o.tmpdir);
 		if (!tc->url && !vc->kernel && !o.tmpdir) {
 			job_free(&job);
-			return 2;
+			return SB_EXIT_ERROR;
 		}
 		/* Fail on an unusable results root before the first run, not after it. */
 		if (store_mkdirs(o.results_root) ||
@@ -398,7 +377,7 @@ static int run_job(struct runner_opts o, const struct override_list *ov,
 				 "writable directory (--results)",
 				 o.results_root, strerror(errno));
 			job_free(&job);
-			return 2;
+			return SB_EXIT_ERROR;
 		}
 	}
 	if (tc->url) {

@@ -1,6 +1,7 @@
 /* scalebench split: expand a job file into its atomic jobs, as LKP's split-job does. */
 #include "builtin.h"
 #include "../lib/outfile.h"
+#include "../lib/xalloc.h"
 #include "../runner/job.h"
 #include "../testcases/registry.h"
 
@@ -99,16 +100,12 @@ static void remove_made(struct made_dirs *made)
 
 static int write_files(const struct job_file *job, const char *dir)
 {
-	struct outfile *of = calloc(job->n_atomic, sizeof(*of));
-	struct made_dirs *made = calloc(1, sizeof(*made));
+	struct outfile *of = xcalloc(job->n_atomic, sizeof(*of));
+	struct made_dirs *made = xcalloc(1, sizeof(*made));
 	size_t opened = 0, committed = 0;
 	char err[4600];
-	int ret = 2;
+	int ret = SB_EXIT_ERROR;
 
-	if (!of || !made) {
-		sb_error("out of memory");
-		goto out;
-	}
 	if (make_dirs(dir, made, err, sizeof(err)))
 		goto fail;
 	/* Every file is opened before any is written, so an unwritable DIR leaves nothing. */
@@ -124,7 +121,7 @@ static int write_files(const struct job_file *job, const char *dir)
 		if (outfile_open(&of[opened], path, err, sizeof(err)))
 			goto fail;
 	}
-	ret = 1;
+	ret = SB_EXIT_FAILED;
 	for (size_t i = 0; i < job->n_atomic; i++) {
 		if (job_write_yaml(job->atomic[i].tree, of[i].fp) || fflush(of[i].fp)) {
 			snprintf(err, sizeof(err), "cannot write %s: %s", of[i].path,
@@ -137,7 +134,7 @@ static int write_files(const struct job_file *job, const char *dir)
 			goto fail;
 	for (size_t i = 0; i < job->n_atomic; i++)
 		printf("%s\n", of[i].path);
-	ret = 0;
+	ret = SB_EXIT_OK;
 	goto out;
 fail:
 	sb_error("%s", err);
@@ -162,10 +159,10 @@ static int print_all(const struct job_file *job)
 		printf("# %s.yaml\n", job->atomic[i].name);
 		if (job_write_yaml(job->atomic[i].tree, stdout) && !ferror(stdout)) {
 			sb_error("%s: cannot write it as YAML", job->atomic[i].name);
-			return 1;
+			return SB_EXIT_FAILED;
 		}
 	}
-	return 0;
+	return SB_EXIT_OK;
 }
 
 int cmd_split(int argc, char **argv)
@@ -187,17 +184,17 @@ int cmd_split(int argc, char **argv)
 		return ret;
 	if (first >= argc) {
 		sb_error("which job file? (see 'scalebench split --help')");
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	job_path = argv[first];
 	if (first + 1 < argc) {
 		sb_error("unexpected argument '%s'", argv[first + 1]);
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	nr_online = sysconf(_SC_NPROCESSORS_ONLN);
 	if (job_load(job_path, nr_online > 0 ? (unsigned)nr_online : 1, &job, err, sizeof(err))) {
 		sb_error("%s", err);
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	for (size_t i = 0; i < job.n_notes; i++)
 		sb_note("%s", job.notes[i]);

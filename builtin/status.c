@@ -2,6 +2,7 @@
 #include "builtin.h"
 #include "../lib/jsonw.h"
 #include "../lib/text.h"
+#include "../lib/xalloc.h"
 #include "../runner/slurm.h"
 
 #include <stdio.h>
@@ -50,9 +51,9 @@ static void print_task(const struct slurm_task *k, FILE *out)
 
 		while (*p) {
 			size_t n = strcspn(p, "\n");
-			char *line = strndup(p, n);
+			char *line = xstrndup(p, n);
 
-			fprintf(out, "    | %s\n", text_safe(line ? line : "?"));
+			fprintf(out, "    | %s\n", text_safe(line));
 			free(line);
 			p += n;
 			if (*p)
@@ -195,7 +196,7 @@ int cmd_status(int argc, char **argv)
 		return rc;
 	if (argc - first > 1) {
 		sb_error("unexpected argument '%s'", argv[first + 1]);
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	if (json)
 		jsonw_init(&w, stdout, 3);
@@ -203,7 +204,7 @@ int cmd_status(int argc, char **argv)
 		struct slurm_status st;
 
 		if (slurm_status_get(root, argv[first], &st))
-			return 2;
+			return SB_EXIT_ERROR;
 		if (json)
 			status_json(&w, &st);
 		else
@@ -211,17 +212,17 @@ int cmd_status(int argc, char **argv)
 		slurm_status_free(&st);
 		if (json && jsonw_finish(&w)) {
 			sb_error("JSON output failed");
-			return 2;
+			return SB_EXIT_ERROR;
 		}
-		return 0;
+		return SB_EXIT_OK;
 	}
 
 	char **names;
 	size_t n;
 
 	if (slurm_list(root, &names, &n))
-		return 2;
-	rc = 0;
+		return SB_EXIT_ERROR;
+	rc = SB_EXIT_OK;
 	if (json) {
 		jsonw_begin_object(&w);
 		jsonw_key(&w, "submissions");
@@ -233,7 +234,7 @@ int cmd_status(int argc, char **argv)
 		struct slurm_status st;
 
 		if (slurm_status_get(root, names[i], &st)) {
-			rc = 2;
+			rc = SB_EXIT_ERROR;
 		} else if (json) {
 			status_json(&w, &st);
 		} else {
@@ -252,7 +253,7 @@ int cmd_status(int argc, char **argv)
 		jsonw_end_object(&w);
 		if (jsonw_finish(&w)) {
 			sb_error("JSON output failed");
-			return 2;
+			return SB_EXIT_ERROR;
 		}
 	}
 	return rc;

@@ -4,6 +4,7 @@
 #include "../lib/jsonw.h"
 #include "../lib/strvec.h"
 #include "../lib/text.h"
+#include "../lib/xalloc.h"
 #include "../runner/job.h"
 #include "../runner/slurm.h"
 
@@ -46,23 +47,19 @@ struct word_list {
 	size_t n;
 };
 
-static int word_add(struct word_list *l, const char *w, char *err, size_t errlen)
+static void word_add(struct word_list *l, const char *w)
 {
-	const char **v = realloc(l->v, (l->n + 1) * sizeof(*v));
-
-	if (!v) {
-		snprintf(err, errlen, "out of memory");
-		return -1;
-	}
-	l->v = v;
-	v[l->n++] = w;
-	return 0;
+	l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
+	l->v[l->n++] = w;
 }
 
 static int sbatch_arg_option(const struct option_def *opt, const char *arg, char *err,
 			     size_t errlen)
 {
-	return word_add(opt->value, arg, err, errlen);
+	(void)err;
+	(void)errlen;
+	word_add(opt->value, arg);
+	return 0;
 }
 
 static void print_json(const struct slurm_submission *s, const struct slurm_submit_opts *o)
@@ -103,13 +100,14 @@ static int cancel(const char *root, const char *id, int rc)
 	struct slurm_status st;
 
 	if (slurm_status_get(root, id, &st)) {
-		sb_error("interrupted (signal %d); job array %s could not be cancelled", rc - 128,
-			 id);
+		sb_error("interrupted (signal %d); job array %s could not be cancelled",
+			 rc - SB_EXIT_SIGNAL_BASE, id);
 		return rc;
 	}
 	if (slurm_cancel(&st) == 0)
-		sb_error("interrupted (signal %d): job array %s%s%s cancelled", rc - 128, id,
-			 st.then_id[0] ? " and then job " : "", st.then_id);
+		sb_error("interrupted (signal %d): job array %s%s%s cancelled",
+			 rc - SB_EXIT_SIGNAL_BASE, id, st.then_id[0] ? " and then job " : "",
+			 st.then_id);
 	slurm_status_free(&st);
 	return rc;
 }
@@ -185,31 +183,19 @@ static int parse_submit_args(int argc, char **argv, struct submit_args *a)
 	if (argc - first != 1) {
 		sb_error("%s; usage: scalebench submit JOB.yaml|NAME --results DIR [options]",
 			 first >= argc ? "which job file?" : "one job file at a time");
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	if (run_find_job(argv[first], a->path, sizeof(a->path)))
-		return 2;
+		return SB_EXIT_ERROR;
 	return -1;
 }
 
-/* The job file, the overrides (as KEY=VALUE), the sbatch words and the plug-ins into a->o:
- * 0, or -1 after a message. */
-static int submit_opts_fill(struct submit_args *a)
+/* The job file, the overrides (as KEY=VALUE), the sbatch words and the plug-ins into a->o. */
+static void submit_opts_fill(struct submit_args *a)
 {
-	a->ov_text = calloc(a->ov.n + 1, sizeof(*a->ov_text));
-	if (!a->ov_text) {
-		sb_error("out of memory");
-		return -1;
-	}
-	for (size_t i = 0; i < a->ov.n; i++) {
-		char *t;
-
-		if (asprintf(&t, "%s=%s", a->ov.v[i].key, a->ov.v[i].value) < 0) {
-			sb_error("out of memory");
-			return -1;
-		}
-		a->ov_text[i] = t;
-	}
+	a->ov_text = xcalloc(a->ov.n + 1, sizeof(*a->ov_text));
+	for (size_t i = 0; i < a->ov.n; i++)
+		a->ov_text[i] = xasprintf("%s=%s", a->ov.v[i].key, a->ov.v[i].value);
 	a->o.job_path = a->path;
 	a->o.overrides = a->ov_text;
 	a->o.n_overrides = a->ov.n;
@@ -217,7 +203,6 @@ static int submit_opts_fill(struct submit_args *a)
 	a->o.n_sbatch_args = a->sbatch_args.n;
 	a->o.plugins = a->plugins.v;
 	a->o.n_plugins = a->plugins.n;
-	return 0;
 }
 
 /* The submitted array said: its id (or --json's object) on stdout, unless --quiet how many
@@ -253,7 +238,7 @@ static int wait_submitted(const struct submit_args *a, const struct slurm_submis
 		return -1;
 	}
 	w = slurm_wait(a->o.results_root, s->id, a->timeout_s, a->quiet);
-	if (w >= 128)
+	if (w >= SB_EXIT_SIGNAL_BASE)
 		w = cancel(a->o.results_root, s->id, w);
 	return w;
 }
@@ -283,14 +268,14 @@ int cmd_submit(int argc, char **argv)
 	rc = parse_submit_args(argc, argv, &a);
 	if (rc >= 0)
 		goto out;
-	rc = 2;
-	if (submit_opts_fill(&a))
-		goto out;
+	submit_opts_fill(&a);
 	rc = slurm_submit(&a.o, &s);
 	if (rc < 0) {
 		if (s.id[0])
 			sb_error("job array %s was submitted (%s)", s.id, s.dir ? s.dir : "");
-		rc = s.id[0] ? 1 : interrupt_caught ? 128 + interrupt_caught : 2;
+		rc = s.id[0]		? SB_EXIT_FAILED
+		     : interrupt_caught ? SB_EXIT_SIGNAL_BASE + interrupt_caught
+					: SB_EXIT_ERROR;
 		goto out;
 	}
 	if (a.o.dry_run)
@@ -300,14 +285,14 @@ int cmd_submit(int argc, char **argv)
 		int w = wait_submitted(&a, &s);
 
 		if (w < 0) {
-			rc = 2;
+			rc = SB_EXIT_ERROR;
 			goto out;
 		}
 		if (w > rc)
 			rc = w;
 	}
 	if (sb_close_stdout() && !rc)
-		rc = 2;
+		rc = SB_EXIT_ERROR;
 out:
 	slurm_submission_free(&s);
 	submit_args_free(&a);

@@ -8,6 +8,7 @@
 #include "../lib/interrupt.h"
 #include "../lib/jsonw.h"
 #include "../lib/text.h"
+#include "../lib/xalloc.h"
 #include "../store/index.h"
 
 #include <errno.h>
@@ -203,15 +204,11 @@ static int print_json(const struct series *s, const struct change_point *cp, siz
 static int plot_series(const struct series *s, const struct change_point *cp, size_t ncp,
 		       enum plot_format fmt, const char *path)
 {
-	struct plot_trend_point *p = calloc(s->n + 1, sizeof(*p));
-	struct plot_trend_mark *m = calloc(ncp + 1, sizeof(*m));
+	struct plot_trend_point *p = xcalloc(s->n + 1, sizeof(*p));
+	struct plot_trend_mark *m = xcalloc(ncp + 1, sizeof(*m));
 	char title[1024], err[1024];
 	int rc = -1;
 
-	if (!p || !m) {
-		sb_error("out of memory");
-		goto out;
-	}
 	for (size_t i = 0; i < s->n; i++)
 		p[i] = (struct plot_trend_point){s->points[i].commit, s->points[i].runs,
 						 s->points[i].nruns, s->points[i].mean};
@@ -285,11 +282,11 @@ static int parse_trend_args(int argc, char **argv, struct trend_args *a)
 	if (first < argc) {
 		sb_error("unexpected argument '%s' (see 'scalebench trend --help')",
 			 text_safe(argv[first]));
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	if ((a->text_plot || a->png || a->svg) && !plot_available(err, sizeof(err))) {
 		sb_error("%s", err);
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	return -1;
 }
@@ -299,15 +296,11 @@ static int parse_trend_args(int argc, char **argv, struct trend_args *a)
 static ssize_t find_changepoints(const struct series *s, enum stat_direction dir,
 				 const struct trend_args *a, struct change_point **cp)
 {
-	struct cp_commit *cc = calloc(s->n + 1, sizeof(*cc));
+	struct cp_commit *cc = xcalloc(s->n + 1, sizeof(*cc));
 	struct cp_opts co;
 	char err[PATH_MAX + 512];
 	ssize_t ncp;
 
-	if (!cc) {
-		sb_error("out of memory");
-		return -1;
-	}
 	for (size_t i = 0; i < s->n; i++)
 		cc[i] = (struct cp_commit){s->points[i].runs, s->points[i].nruns};
 	cp_opts_default(&co);
@@ -365,10 +358,10 @@ static int trend_main(int argc, char **argv)
 
 	if (rc >= 0)
 		return rc;
-	rc = 2;
+	rc = SB_EXIT_ERROR;
 	if (index_open(a.root, INDEX_UPDATE, &ix, NULL, err, sizeof(err))) {
 		sb_error("%s", err);
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	if (!a.stat) {
 		if (series_headline_stat(ix, a.job, &headline, err, sizeof(err))) {
@@ -389,10 +382,10 @@ static int trend_main(int argc, char **argv)
 		goto out;
 	if (print_trend(&a, &s, cp, (size_t)ncp, dir))
 		goto out;
-	rc = 0;
+	rc = SB_EXIT_OK;
 	for (ssize_t m = 0; m < ncp; m++)
 		if (cp[m].verdict == V_REGRESSION)
-			rc = 1;
+			rc = SB_EXIT_FOUND;
 out:
 	free(cp);
 	free(headline);
@@ -413,6 +406,7 @@ int cmd_trend(int argc, char **argv)
 	if (!interrupt_caught)
 		return rc;
 	sb_error("interrupted by signal %d; %s", (int)interrupt_caught,
-		 rc == 0 || rc == 1 ? "the output was already complete" : "no plot written");
-	return 128 + interrupt_caught;
+		 rc == SB_EXIT_OK || rc == SB_EXIT_FOUND ? "the output was already complete"
+							 : "no plot written");
+	return SB_EXIT_SIGNAL_BASE + interrupt_caught;
 }

@@ -36,16 +36,17 @@ int cmd_wait(int argc, char **argv)
 		return rc;
 	if (first >= argc) {
 		sb_error("which submission? (give its ID or NAME)");
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	if (argc - first > 1) {
 		sb_error("unexpected argument '%s'", argv[first + 1]);
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	rc = slurm_wait(root, argv[first], timeout_s, quiet);
-	if (rc > 128)
-		sb_error("interrupted (signal %d): nothing cancelled, the submission goes on", rc - 128);
-	if (rc == 1) {
+	if (rc > SB_EXIT_SIGNAL_BASE)
+		sb_error("interrupted (signal %d): nothing cancelled, the submission goes on",
+			 rc - SB_EXIT_SIGNAL_BASE);
+	if (rc == SB_EXIT_FAILED) {
 		struct slurm_status st;
 
 		if (slurm_status_get(root, argv[first], &st) == 0) {

@@ -1,5 +1,6 @@
 #include "options.h"
 #include "errors.h"
+#include "exit.h"
 #include "num.h"
 #include "text.h"
 
@@ -193,20 +194,20 @@ static int check_rules(const struct command_def *cmd, const struct option_def *o
 		if (a < 0 || b < 0) {
 			sb_error("a rule of '%s' names --%s, which its table lacks", cmd->name,
 				 a < 0 ? r->a : r->b);
-			return 2;
+			return SB_EXIT_ERROR;
 		}
 		if (r->kind == OPTION_CONFLICTS && seen[a] && seen[b]) {
 			sb_error("--%s and --%s: %s", r->a, r->b,
 				 r->why ? r->why : "one or the other");
-			return 2;
+			return SB_EXIT_ERROR;
 		}
 		if (r->kind == OPTION_NEEDS && seen[a] && !seen[b]) {
 			sb_error("--%s needs --%s%s%s", r->a, r->b, r->why ? ": " : "",
 				 r->why ? r->why : "");
-			return 2;
+			return SB_EXIT_ERROR;
 		}
 	}
-	return 0;
+	return SB_EXIT_OK;
 }
 
 int options_parse(const struct command_def *cmd, const struct option_def *opts, int argc,
@@ -220,7 +221,7 @@ int options_parse(const struct command_def *cmd, const struct option_def *opts, 
 
 	if (!longopts || !shortopts || !seen) {
 		sb_error("out of memory");
-		rc = 2;
+		rc = SB_EXIT_ERROR;
 		goto out;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -229,7 +230,7 @@ int options_parse(const struct command_def *cmd, const struct option_def *opts, 
 		if (o->def && apply(o, o->def, err, sizeof(err))) {
 			/* The table's own default is wrong: a bug, said as plainly. */
 			sb_error("the default of --%s %s", o->name, err);
-			rc = 2;
+			rc = SB_EXIT_ERROR;
 			goto out;
 		}
 	}
@@ -264,7 +265,7 @@ int options_parse(const struct command_def *cmd, const struct option_def *opts, 
 			options_help(cmd, opts, stdout);
 			if (extra)
 				extra(stdout);
-			rc = 0;
+			rc = SB_EXIT_OK;
 			goto out;
 		}
 		if (c == '?') {
@@ -276,12 +277,12 @@ int options_parse(const struct command_def *cmd, const struct option_def *opts, 
 					 optopt, cmd->name);
 			else
 				unknown_option(cmd, opts, n, argv[optind - 1]);
-			rc = 2;
+			rc = SB_EXIT_ERROR;
 			goto out;
 		}
 		if (c == ':') {
 			sb_error("option '%s' needs a value", argv[optind - 1]);
-			rc = 2;
+			rc = SB_EXIT_ERROR;
 			goto out;
 		}
 		if (c >= 256 && (size_t)(c - 256) < n) {
@@ -293,7 +294,7 @@ int options_parse(const struct command_def *cmd, const struct option_def *opts, 
 		}
 		if (!o) {
 			sb_error("option '%c' is in no table", c);
-			rc = 2;
+			rc = SB_EXIT_ERROR;
 			goto out;
 		}
 		/* Named as it was typed. */
@@ -307,7 +308,7 @@ int options_parse(const struct command_def *cmd, const struct option_def *opts, 
 				sb_error("%s", err);
 			else
 				sb_error("%s %s", typed, err);
-			rc = 2;
+			rc = SB_EXIT_ERROR;
 			goto out;
 		}
 		seen[o - opts] = true;
@@ -316,7 +317,7 @@ int options_parse(const struct command_def *cmd, const struct option_def *opts, 
 		if ((opts[i].flags & OPTION_REQUIRED) && !seen[i]) {
 			sb_error("--%s %s is required (see 'scalebench %s --help')", opts[i].name,
 				 arg_name(&opts[i]), cmd->name);
-			rc = 2;
+			rc = SB_EXIT_ERROR;
 			goto out;
 		}
 	rc = check_rules(cmd, opts, n, seen);

@@ -119,9 +119,10 @@ struct command_def {
 };
 
 /* Set the defaults, then parse argv's options (argv[0] is the command).  Returns -1 when
- * the command should go on with its operands argv[*first] .. argv[argc - 1]; 0 after --help
- * was printed (extra, if not NULL, printing more help after the generated text); 2 after a
- * one-line message naming the option, its value and what was expected. */
+ * the command should go on with its operands argv[*first] .. argv[argc - 1], else the exit
+ * status (lib/exit.h): SB_EXIT_OK after --help was printed (extra, if not NULL, printing more
+ * help after the generated text); SB_EXIT_ERROR after a one-line message naming the option,
+ * its value and what was expected. */
 int options_parse(const struct command_def *cmd, const struct option_def *opts, int argc,
 		  char **argv, int *first, void (*extra)(FILE *out));
 

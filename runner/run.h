@@ -20,9 +20,10 @@ struct runner_opts {
 	bool tty;	  /* progress redrawn in place */
 };
 
-/* Run every atomic job of job.  Returns 0 when every run was stored and none failed, 1 when
- * a run failed (it is stored all the same) or could not be written, 128+N when interrupted
- * by signal N (the run in progress is discarded). */
+/* Run every atomic job of job.  Returns run's exit status (lib/exit.h): SB_EXIT_OK when every
+ * run was stored and none failed, SB_EXIT_FAILED when a run failed (it is stored all the same)
+ * or could not be written, SB_EXIT_SIGNAL_BASE + N when interrupted by signal N (the run in
+ * progress is discarded). */
 int runner_run(const struct job_file *job, const struct runner_opts *o);
 
 #endif

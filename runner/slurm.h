@@ -144,8 +144,9 @@ void slurm_status_free(struct slurm_status *st);
 int slurm_list(const char *results_root, char ***names, size_t *n);
 
 /* Poll slurm_status_get until the submission has ended (every task done or failed) or
- * timeout_s passes (0: no limit), printing progress to stderr unless quiet.  0 every task
- * done, 1 some failed, 2 error or timed out (said), 128+N interrupted by signal N. */
+ * timeout_s passes (0: no limit), printing progress to stderr unless quiet.  wait's exit
+ * status (lib/exit.h): SB_EXIT_OK every task done, SB_EXIT_FAILED some failed, SB_EXIT_ERROR
+ * error or timed out (said), SB_EXIT_SIGNAL_BASE + N interrupted by signal N. */
 int slurm_wait(const char *results_root, const char *id, double timeout_s, bool quiet);
 
 /* scancel the submission's array (and its --then job).  0, or -1 after a message. */

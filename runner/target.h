@@ -53,10 +53,11 @@ struct target_opts {
 };
 
 /* Run the job file at job_path (its text sent as it is) on the target and store every run it
- * completes under o->results_root.  Returns 0 when every run was brought back and none
- * failed, 1 when a run failed, could not be brought back, or the connection was lost during
- * the run, 2 when the target could not be reached or used (a refused connection, an unknown
- * host, an incompatible or missing scalebench there, a job the target refused), 128+N when
+ * completes under o->results_root.  Returns run's exit status (lib/exit.h): SB_EXIT_OK when
+ * every run was brought back and none failed, SB_EXIT_FAILED when a run failed, could not be
+ * brought back, or the connection was lost during the run, SB_EXIT_ERROR when the target
+ * could not be reached or used (a refused connection, an unknown host, an incompatible or
+ * missing scalebench there, a job the target refused), SB_EXIT_SIGNAL_BASE + N when
  * interrupted by signal N.  Messages go through sb_error. */
 int target_run(const struct target *t, const char *job_path, const struct target_opts *o);
 

@@ -72,11 +72,12 @@ struct vm {
  * the option and what was expected (run and bisect check before anything starts). */
 int vm_opts_check(const struct vm_opts *o, char *err, size_t errlen);
 
-/* Boot o's kernel.  0 with the guest answering ssh; 2 after a message when it could not be
- * started (QEMU missing or refusing its arguments, a file that is not a bzImage); 3 after a
- * message when the guest did not come up (a kernel that panicked, hung or never answered ssh
- * within the boot timeout: the console's last lines are shown); 128+N when interrupted by
- * signal N.  Whatever the result, vm_stop(vm) afterwards. */
+/* Boot o's kernel.  run --kernel's exit status (lib/exit.h): SB_EXIT_OK with the guest
+ * answering ssh; SB_EXIT_ERROR after a message when it could not be started (QEMU missing or
+ * refusing its arguments, a file that is not a bzImage); SB_EXIT_NO_BOOT after a message when
+ * the guest did not come up (a kernel that panicked, hung or never answered ssh within the
+ * boot timeout: the console's last lines are shown); SB_EXIT_SIGNAL_BASE + N when interrupted
+ * by signal N.  Whatever the result, vm_stop(vm) afterwards. */
 int vm_start(struct vm *vm, const struct vm_opts *o);
 
 /* End the guest and remove our directory (its console first copied to o->console, when set);

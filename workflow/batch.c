@@ -12,6 +12,7 @@
 #include "../lib/errors.h"
 #include "../lib/file.h"
 #include "../lib/strvec.h"
+#include "../lib/xalloc.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -29,7 +30,6 @@ static size_t commit_groups(struct bisect *b, const char *sha, struct result_gro
 	size_t k, added = 0;
 	enum select_result r = select_dirs(b->results, b->path_params, sha,
 					   b->slurm ? SELECT_NODES : 0, &found, &k, err, sizeof(err));
-	struct result_group *more;
 
 	if (r == SELECT_AMBIGUOUS) {
 		sb_error("%.10s: %s%s", sha, err,
@@ -38,13 +38,13 @@ static size_t commit_groups(struct bisect *b, const char *sha, struct result_gro
 				  : "");
 		b->split = true;
 	}
+	if (r == SELECT_ERROR) /* out of memory: select_dirs's only error */
+		xalloc_die();
 	if (r != SELECT_OK)
-		return 0; /* none yet, or out of memory: no runs seen, the caller says so */
-	more = realloc(*g, (*n + k) * sizeof(**g));
-	for (size_t i = 0; more && i < k; i++)
-		added += group_load(found[i], &more[*n + added], err, sizeof(err)) == 0;
-	if (more)
-		*g = more;
+		return 0; /* none yet: no runs seen, the caller says so */
+	*g = xrealloc(*g, (*n + k) * sizeof(**g));
+	for (size_t i = 0; i < k; i++)
+		added += group_load(found[i], &(*g)[*n + added], err, sizeof(err)) == 0;
 	*n += added;
 	for (size_t i = 0; i < k; i++)
 		free(found[i]);
@@ -65,8 +65,8 @@ static size_t load_values(struct bisect *b, const char *sha, double **vals, bool
 	for (size_t i = 0; i < ng; i++)
 		nruns += g[i].nruns;
 	if (ng)
-		*vals = calloc(nruns + 1, sizeof(double));
-	for (size_t i = 0; i < ng && *vals; i++)
+		*vals = xcalloc(nruns + 1, sizeof(double));
+	for (size_t i = 0; i < ng; i++)
 		n += group_values(&g[i], b->stat, *vals + n);
 	*absent = nruns > 0 && n == 0;
 	if (n && !b->dir_known) {
@@ -188,13 +188,10 @@ static int run_job(struct bisect *b, const char *sha, unsigned k, size_t before)
 	int rc;
 
 	if (interrupt_caught)
-		return 130;
+		return SB_EXIT_INTERRUPTED;
 	if (b->kernel_tree) {
-		if (vm_args(b, &vm)) {
-			strvec_clear(&vm);
-			sb_error("out of memory");
-			return -1;
-		}
+		if (vm_args(b, &vm))
+			xalloc_die();
 		set.kernel_cache = b->kernel_cache;
 		set.console_dir = b->dir_d;
 		set.vm_args = vm.v;
@@ -203,8 +200,8 @@ static int run_job(struct bisect *b, const char *sha, unsigned k, size_t before)
 	executor_init(&e, b->slurm, &set);
 	rc = executor_run(&e, &rq, &r);
 	strvec_clear(&vm);
-	if (rc == 130 || interrupt_caught)
-		return 130;
+	if (rc == SB_EXIT_INTERRUPTED || interrupt_caught)
+		return SB_EXIT_INTERRUPTED;
 	if (rc == -1 && r.exit == -1)
 		return -1; /* not run: said */
 	count_spent(b, sha, r.stored);

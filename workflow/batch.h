@@ -12,7 +12,7 @@ struct bisect;
 unsigned batch_size(const struct bisect *b);
 /* Make sure sha has at least want runs with the stat: the first want of them in vals (a
  * resumed bisection sees what the first saw at this point; free it).  0, 1 skip (sha cannot
- * be prepared or booted), -1 error (said), 130 interrupted. */
+ * be prepared or booted), -1 error (said), SB_EXIT_INTERRUPTED. */
 int batch_ensure_runs(struct bisect *b, const char *sha, unsigned want, double **vals, size_t *n);
 
 #endif

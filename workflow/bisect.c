@@ -17,6 +17,7 @@
 #include "../lib/file.h"
 #include "../lib/git.h"
 #include "../lib/run_command.h"
+#include "../lib/xalloc.h"
 #include "../runner/job.h"
 #include "../runner/target.h"
 #include "../testcases/registry.h"
@@ -155,7 +156,7 @@ static int endpoints(struct bisect *b, struct sprt_model *m)
 		       "runs; nothing bisected.\n",
 		       b->stat, ec.change_pct, ec.w.lo_pct, ec.w.hi_pct, ec.w.p,
 		       verdict_name(ec.verdict), b->good, ng, b->bad, nb, b->max_runs);
-		rc = 1;
+		rc = SB_EXIT_NOTHING;
 		goto out;
 	}
 	/* The SPRT is only as good as its model of the endpoints. */
@@ -251,7 +252,7 @@ static int bisect_step(struct bisect *b, const char *verb, const char *sha, char
 		printf("The bisection is inconclusive: the first bad commit could be any of the "
 		       "commits git names:\n%s",
 		       out);
-		return 3;
+		return SB_EXIT_INCONCLUSIVE;
 	}
 	if (rc) {
 		sb_error("git bisect %s %s failed: %s", verb, sha ? sha : "", out);
@@ -267,7 +268,7 @@ static int bisect_step(struct bisect *b, const char *verb, const char *sha, char
 		printf("The bisection is inconclusive: the first bad commit could be any of the "
 		       "commits git names:\n%s",
 		       out);
-		return 3;
+		return SB_EXIT_INCONCLUSIVE;
 	}
 	if (GIT(b, out, sizeof(out), "rev-parse", "HEAD"))
 		return -1;
@@ -290,7 +291,7 @@ static int verify(struct bisect *b, const char *culprit)
 	snprintf(spec, sizeof(spec), "%s^", culprit);
 	if (resolve(b, spec, parent)) {
 		sb_error("%.10s has no parent to verify against", culprit);
-		return 3;
+		return SB_EXIT_INCONCLUSIVE;
 	}
 	const struct bisect_policy pol = policy_of(b);
 	unsigned want = BISECT_VERIFY_RUNS;
@@ -306,14 +307,15 @@ static int verify(struct bisect *b, const char *culprit)
 				sb_error("cannot verify: %.10s cannot be prepared",
 					 pv ? culprit : parent);
 			free(pv);
-			return rc == 130 ? 130 : 3;
+			return rc == SB_EXIT_INTERRUPTED ? SB_EXIT_INTERRUPTED
+							 : SB_EXIT_INCONCLUSIVE;
 		}
 		next = bisect_verify(&pol, pv, np, cv, nc, &want, &ec, &why);
 		if (next == BISECT_ERROR) {
 			sb_error("cannot verify: %s", why);
 			free(pv);
 			free(cv);
-			return 3;
+			return SB_EXIT_INCONCLUSIVE;
 		}
 		if (next == BISECT_MORE)
 			fprintf(stderr,
@@ -381,7 +383,7 @@ static int verify(struct bisect *b, const char *culprit)
 	}
 	for (int i = 0; i < 2; i++)
 		select_groups_free(g[i], ng[i]);
-	return ec.confirmed ? 0 : 3;
+	return ec.confirmed ? SB_EXIT_OK : SB_EXIT_INCONCLUSIVE;
 }
 
 /* The token file in the git dir: the bisection it holds was started by the log naming the
@@ -486,12 +488,8 @@ static size_t end_orphans(const struct bisect *b)
 		if (file_read(path, 1 << 20, &env, &len, NULL, 0))
 			continue;
 		if (memmem(env, len, b->env_token, strlen(b->env_token) + 1)) {
-			pid_t *p = realloc(pids, (n + 1) * sizeof(*pids));
-
-			if (p) {
-				pids = p;
-				pids[n++] = pid;
-			}
+			pids = xrealloc(pids, (n + 1) * sizeof(*pids));
+			pids[n++] = pid;
 		}
 		free(env);
 	}
@@ -518,13 +516,13 @@ static size_t end_orphans(const struct bisect *b)
 static const char *status_name(int rc, bool culprit)
 {
 	switch (rc) {
-	case 0:
+	case SB_EXIT_OK:
 		return "found";
-	case 1:
+	case SB_EXIT_NOTHING:
 		return "not-reproduced";
-	case 3:
+	case SB_EXIT_INCONCLUSIVE:
 		return culprit ? "not-verified" : "inconclusive";
-	case 130:
+	case SB_EXIT_INTERRUPTED:
 		return "interrupted";
 	default:
 		return "failed";
@@ -540,10 +538,10 @@ static int bisect_loop(struct bisect *b)
 
 	if (!b->resume || !bisecting(b)) {
 		if (token_write(b))
-			return 2;
+			return SB_EXIT_ERROR;
 		if (GIT(b, out, sizeof(out), "bisect", "start", b->bad, b->good)) {
 			sb_error("git bisect start failed: %s", out);
-			return 2;
+			return SB_EXIT_ERROR;
 		}
 		bisect_event(b, "bisect-start",
 			     json_pack("{s:s, s:s}", "good", b->good, "bad", b->bad));
@@ -594,17 +592,17 @@ static int bisect_loop(struct bisect *b)
 	json_object_set_new(b->log, "culprit", json_string(culprit));
 	bisect_event(b, "culprit", json_pack("{s:s}", "commit", culprit));
 	rc = verify(b, culprit);
-	if (rc == 0 && b->fallback) {
+	if (rc == SB_EXIT_OK && b->fallback) {
 		sb_error(
 		    "inconclusive: a midpoint was classified by the closer endpoint at --max-runs");
-		rc = 3;
+		rc = SB_EXIT_INCONCLUSIVE;
 	}
 out:
 	if (interrupt_caught) {
-		rc = 130;
+		rc = SB_EXIT_INTERRUPTED;
 		b->signal = interrupt_caught;
 	}
-	rc = rc < 0 ? 2 : rc;
+	rc = rc < 0 ? SB_EXIT_ERROR : rc;
 	json_object_set_new(b->log, "status", json_string(status_name(rc, culprit[0])));
 	json_object_set_new(b->log, "exit", json_integer(rc));
 	if (b->signal)
@@ -614,7 +612,7 @@ out:
 	 * machine going down under us (the local recipe): the state stays for --resume. */
 	b->prepared[0] = '\0';
 	resetting = true;
-	if (rc == 130 && b->booted[0]) {
+	if (rc == SB_EXIT_INTERRUPTED && b->booted[0]) {
 		fprintf(stderr,
 			"interrupted while awaiting the boot of %.10s: the bisect state is "
 			"kept; continue with scalebench bisect --resume %s\n",
@@ -624,12 +622,12 @@ out:
 
 		if (GIT(b, out, sizeof(out), "bisect", "reset")) {
 			sb_error("git bisect reset failed: %s", out);
-			rc = rc ? rc : 2;
+			rc = rc ? rc : SB_EXIT_ERROR;
 		}
 		token_path(b, tp, sizeof(tp));
 		unlink(tp);
 	}
-	if (rc == 130)
+	if (rc == SB_EXIT_INTERRUPTED)
 		bisect_event(
 		    b, "interrupted",
 		    json_pack("{s:s}", "signal", b->signal == SIGINT ? "SIGINT" : "SIGTERM"));
@@ -637,7 +635,7 @@ out:
 		b, "end",
 		json_pack("{s:s, s:i}", "status", status_name(rc, culprit[0]), "exit", rc)) &&
 	    !rc)
-		rc = 2;
+		rc = SB_EXIT_ERROR;
 	fprintf(stderr, "bisect log: %s\n", b->log_file);
 	return rc;
 }
@@ -653,14 +651,14 @@ static int kernel_tree_setup(struct bisect *b)
 	int n;
 
 	if (!b->kernel_tree)
-		return 0;
+		return SB_EXIT_OK;
 	testcase_helper_dir(helper_dir, sizeof(helper_dir));
 	snprintf(script, sizeof(script), "%s/scalebench-kernel-build", helper_dir);
 	if (access(script, X_OK)) {
 		sb_error("%s: %s; --kernel-tree needs scalebench's kernel build step (make, or "
 			 "make install)",
 			 script, strerror(errno));
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	if (!b->kernel_config) {
 		snprintf(def_config, sizeof(def_config), "%s/kernel-guest.config", helper_dir);
@@ -671,7 +669,7 @@ static int kernel_tree_setup(struct bisect *b)
 	if (access(config_buf, R_OK)) {
 		sb_error("--kernel-config '%s': %s; expected a .config or a config fragment",
 			 config_buf, strerror(errno));
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	if (b->kernel_cache)
 		path_absolute(b->kernel_cache, cache_buf, sizeof(b->kernel_cache_abs));
@@ -694,14 +692,14 @@ static int kernel_tree_setup(struct bisect *b)
 	free(qk);
 	if (n < 0 || n >= (int)sizeof(b->kernel_prepare)) {
 		sb_error("--kernel-cache and --kernel-config: paths too long");
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	b->prepare = b->kernel_prepare;
 	/* Instruction counts: their spread is ~0.01%; compare's threshold for them, here too. */
 	if ((b->vm_icount || (b->vm_accel && !strcmp(b->vm_accel, "icount"))) &&
 	    b->threshold > COMPARE_ICOUNT_THRESHOLD)
 		b->threshold = COMPARE_ICOUNT_THRESHOLD;
-	return 0;
+	return SB_EXIT_OK;
 }
 
 int bisect_preflight(struct bisect *b)
@@ -711,15 +709,15 @@ int bisect_preflight(struct bisect *b)
 	struct stat st;
 
 	if (kernel_tree_setup(b))
-		return 2;
+		return SB_EXIT_ERROR;
 	if (!b->good_arg || !b->bad_arg || !b->job_path || !b->stat || !b->prepare) {
 		sb_error("--good, --bad, --job, --stat and --prepare (or --kernel-tree) are "
 			 "required");
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	if (GIT(b, out, sizeof(out), "rev-parse", "--absolute-git-dir")) {
 		sb_error("%s is not a git repository: %s", b->repo, out);
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	text_chomp(out);
 	snprintf(b->gitdir, sizeof(b->gitdir), "%s", out);
@@ -728,24 +726,24 @@ int bisect_preflight(struct bisect *b)
 		sb_error("%s is already being bisected (%s exists)%s; finish it or run 'git bisect "
 			 "reset' first",
 			 b->repo, bisect_log, b->resume ? ", not by this log" : "");
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	if (resolve(b, b->good_arg, b->good)) {
 		sb_error("--good '%s': unknown commit in %s", b->good_arg, b->repo);
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	if (resolve(b, b->bad_arg, b->bad)) {
 		sb_error("--bad '%s': unknown commit in %s", b->bad_arg, b->repo);
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	if (!strcmp(b->good, b->bad) ||
 	    GIT(b, NULL, 0, "merge-base", "--is-ancestor", b->good, b->bad)) {
 		sb_error("--good %s is not an ancestor of --bad %s", b->good_arg, b->bad_arg);
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	if (GIT(b, out, sizeof(out), "status", "--porcelain", "--untracked-files=no") || out[0]) {
 		sb_error("the work tree of %s is dirty; commit or stash first:\n%s", b->repo, out);
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	/* The job names the plug-in's testcases: load what is built already (the prepare
 	 * command rebuilds it per commit, each run loads its own). */
@@ -753,7 +751,7 @@ int bisect_preflight(struct bisect *b)
 		if (access(b->plugins[i], F_OK) == 0 &&
 		    plugin_load(b->plugins[i], err, sizeof(err)) < 0) {
 			sb_error("%s", err);
-			return 2;
+			return SB_EXIT_ERROR;
 		}
 	if (job_load(b->job_path, (unsigned)sysconf(_SC_NPROCESSORS_ONLN), &job, err,
 		     sizeof(err))) {
@@ -765,21 +763,21 @@ int bisect_preflight(struct bisect *b)
 				    "the "
 				    "job's testcase is known",
 				    b->plugins[i]);
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	if (job.n_atomic != 1) {
 		sb_error("%s expands to %zu atomic jobs; bisect runs exactly one (split it first)",
 			 b->job_path, job.n_atomic);
 		job_free(&job);
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	snprintf(b->path_params, sizeof(b->path_params), "%s", job.atomic[0].path_params);
 	job_free(&job);
 	if (access(b->results, F_OK) && mkdir(b->results, 0777)) {
 		sb_error("results root %s: %s", b->results, strerror(errno));
-		return 2;
+		return SB_EXIT_ERROR;
 	}
-	return 0;
+	return SB_EXIT_OK;
 }
 
 void bisect_plan_print(const struct bisect *b)
@@ -828,7 +826,7 @@ int bisect_run(struct bisect *b)
 	sigaction(SIGTERM, &sa, &old_term);
 	if (bisect_event(b, b->resume ? "resume" : "start",
 			 json_pack("{s:i}", "pid", (int)getpid())))
-		rc = 2;
+		rc = SB_EXIT_ERROR;
 	else
 		rc = bisect_loop(b);
 	sigaction(SIGINT, &old_int, NULL);

@@ -6,12 +6,13 @@
  *
  * The order: bisect_resume_load (--resume) or the options, bisect_preflight, then either
  * bisect_plan_print (--dry-run) or bisect_log_claim, bisect_log_new (not resumed) and
- * bisect_run; bisect_free at the end whatever happened.  The 0-or-2 functions have said what
- * went wrong. */
+ * bisect_run; bisect_free at the end whatever happened.  The functions that return an exit
+ * status (lib/exit.h) have said what went wrong when it is not SB_EXIT_OK. */
 #ifndef SCALEBENCH_WORKFLOW_BISECT_H
 #define SCALEBENCH_WORKFLOW_BISECT_H
 
 #include "../analyze/stats.h"
+#include "../lib/exit.h"
 #include "../runner/target.h"
 
 #include <jansson.h>
@@ -87,20 +88,23 @@ struct bisect {
 	unsigned kill_n, kill_seen;
 };
 
-/* --resume LOG (b->resume): the log read back, its options and counts restored.  0, or 2. */
+/* --resume LOG (b->resume): the log read back, its options and counts restored.  SB_EXIT_OK,
+ * or SB_EXIT_ERROR. */
 int bisect_resume_load(struct bisect *b);
 /* Every check that needs nothing to run: the repository, the endpoints, the job (one atomic
- * job), the results root.  0, or 2. */
+ * job), the results root.  SB_EXIT_OK, or SB_EXIT_ERROR. */
 int bisect_preflight(struct bisect *b);
 /* --dry-run: the plan on stdout. */
 void bisect_plan_print(const struct bisect *b);
 /* The log's path: --log FILE must not exist; the default is numbered past those that do,
- * claimed with an exclusive create; its .d directory made.  0, or 2. */
+ * claimed with an exclusive create; its .d directory made.  SB_EXIT_OK, or SB_EXIT_ERROR. */
 int bisect_log_claim(struct bisect *b);
-/* A new bisection's log: its token, the options as --resume reads them back.  0, or 2. */
+/* A new bisection's log: its token, the options as --resume reads them back.  SB_EXIT_OK, or
+ * SB_EXIT_ERROR. */
 int bisect_log_new(struct bisect *b);
-/* The bisection, SIGINT and SIGTERM caught while it runs: its exit status (0 culprit found
- * and verified, 1 change not reproduced, 3 inconclusive, 2 error, 130 interrupted). */
+/* The bisection, SIGINT and SIGTERM caught while it runs: its exit status (SB_EXIT_OK culprit
+ * found and verified, SB_EXIT_NOTHING change not reproduced, SB_EXIT_INCONCLUSIVE,
+ * SB_EXIT_ERROR, SB_EXIT_INTERRUPTED). */
 int bisect_run(struct bisect *b);
 void bisect_free(struct bisect *b);
 

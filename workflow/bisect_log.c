@@ -8,6 +8,7 @@
 #include "../lib/errors.h"
 #include "../lib/file.h"
 #include "../lib/options.h"
+#include "../lib/xalloc.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -28,11 +29,9 @@ size_t bisect_commit_slot(struct bisect *b, const char *sha)
 	for (i = 0; i < b->norder; i++)
 		if (!strcmp(b->order[i], sha))
 			return i;
-	b->order = realloc(b->order, (b->norder + 1) * sizeof(*b->order));
-	b->spent = realloc(b->spent, (b->norder + 1) * sizeof(*b->spent));
-	b->reboots = realloc(b->reboots, (b->norder + 1) * sizeof(*b->reboots));
-	if (!b->order || !b->spent || !b->reboots)
-		abort(); /* a few dozen bytes */
+	b->order = xrealloc(b->order, (b->norder + 1) * sizeof(*b->order));
+	b->spent = xrealloc(b->spent, (b->norder + 1) * sizeof(*b->spent));
+	b->reboots = xrealloc(b->reboots, (b->norder + 1) * sizeof(*b->reboots));
 	snprintf(b->order[i], sizeof(b->order[i]), "%s", sha);
 	b->spent[i] = b->reboots[i] = 0;
 	b->norder++;
@@ -192,7 +191,7 @@ int bisect_resume_load(struct bisect *b)
 
 	if (file_read(b->resume, 64 << 20, &text, NULL, err, sizeof(err))) {
 		sb_error("--resume: %s", err);
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	b->log = json_loads(text, 0, &je);
 	free(text);
@@ -200,27 +199,28 @@ int bisect_resume_load(struct bisect *b)
 	    !json_is_string(json_object_get(b->log, "token"))) {
 		sb_error("--resume %s: not a bisect log of this scalebench (%s)", b->resume,
 			 b->log ? "no args or token" : je.text);
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	v = json_object_get(b->log, "exit");
-	if (json_is_integer(v) && json_integer_value(v) != 130 && json_integer_value(v) != 2) {
+	if (json_is_integer(v) && json_integer_value(v) != SB_EXIT_INTERRUPTED &&
+	    json_integer_value(v) != SB_EXIT_ERROR) {
 		sb_error("--resume %s: this bisection is over (%s, exit %d): nothing to resume",
 			 b->resume, json_string_value(json_object_get(b->log, "status")) ?: "?",
 			 (int)json_integer_value(v));
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	if (args_load(b))
-		return 2;
+		return SB_EXIT_ERROR;
 	if (!b->repo || !b->job_path || !b->results || !b->prepare || !b->stat || !b->good_arg ||
 	    !b->bad_arg || b->max_runs < BISECT_FIRST_RUNS || !b->runs_per_boot) {
 		sb_error("--resume %s: its args are incomplete", b->resume);
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	b->steps = json_object_get(b->log, "steps");
 	b->events = json_object_get(b->log, "events");
 	if (!json_is_array(b->steps) || !json_is_array(b->events)) {
 		sb_error("--resume %s: no steps or events", b->resume);
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	json_incref(b->steps);
 	json_incref(b->events);
@@ -265,7 +265,7 @@ int bisect_resume_load(struct bisect *b)
 	json_object_del(b->log, "exit");
 	json_object_del(b->log, "signal");
 	json_object_set_new(b->log, "status", json_string("running"));
-	return 0;
+	return SB_EXIT_OK;
 }
 
 int bisect_log_claim(struct bisect *b)
@@ -283,7 +283,7 @@ int bisect_log_claim(struct bisect *b)
 			    "--log %s exists: a bisect log is never overwritten (continue it with "
 			    "--resume %s, or name another)",
 			    b->log_path, b->log_path);
-			return 2;
+			return SB_EXIT_ERROR;
 		}
 	} else {
 		char res[PATH_MAX];
@@ -303,12 +303,12 @@ int bisect_log_claim(struct bisect *b)
 			if (errno != EEXIST) {
 				sb_error("cannot create the bisect log %s: %s", path,
 					 strerror(errno));
-				return 2;
+				return SB_EXIT_ERROR;
 			}
 		}
 		if (strlen(path) >= sizeof(b->log_file)) {
 			sb_error("the bisect log's path %s is too long", path);
-			return 2;
+			return SB_EXIT_ERROR;
 		}
 		memcpy(b->log_file, path, strlen(path) + 1);
 	}
@@ -319,9 +319,9 @@ int bisect_log_claim(struct bisect *b)
 	snprintf(b->dir_d, sizeof(b->dir_d), "%.*s.d", (int)n, b->log_file);
 	if (mkdir(b->dir_d, 0777) && errno != EEXIST) {
 		sb_error("cannot create %s: %s", b->dir_d, strerror(errno));
-		return 2;
+		return SB_EXIT_ERROR;
 	}
-	return 0;
+	return SB_EXIT_OK;
 }
 
 void bisect_kill_hook(struct bisect *b)
@@ -340,7 +340,7 @@ int bisect_log_new(struct bisect *b)
 
 	if (getentropy(rnd, sizeof(rnd))) {
 		sb_error("getentropy: %s", strerror(errno));
-		return 2;
+		return SB_EXIT_ERROR;
 	}
 	for (size_t i = 0; i < sizeof(rnd); i++) {
 		b->token[2 * i] = "0123456789abcdef"[rnd[i] >> 4];
@@ -352,10 +352,10 @@ int bisect_log_new(struct bisect *b)
 			   b->path_params, "token", b->token, "status", "running");
 	args_store(b);
 	if (args_load(b))
-		return 2;
+		return SB_EXIT_ERROR;
 	b->steps = json_array();
 	b->events = json_array();
 	json_object_set(b->log, "steps", b->steps);
 	json_object_set(b->log, "events", b->events);
-	return 0;
+	return SB_EXIT_OK;
 }

@@ -74,7 +74,7 @@ static int target_identity(struct bisect *b, int log_fd, unsigned timeout_ms, ch
 	if (rc == 0 && (!boot_id[0] || !release[0]))
 		rc = 1; /* it answered, not with both lines */
 	child_release(&c);
-	return interrupt_caught ? 130 : rc;
+	return interrupt_caught ? SB_EXIT_INTERRUPTED : rc;
 }
 
 /* Run a user's command (prepare, reboot) with its output appended to the commit's log: its
@@ -108,7 +108,7 @@ static int user_command(struct bisect *b, const char *sha, const char *what, con
 	rc = child_status(&c);
 	dprintf(fd, "=== %s exited with %d\n", what, rc);
 	close(fd);
-	return interrupt_caught ? 130 : rc;
+	return interrupt_caught ? SB_EXIT_INTERRUPTED : rc;
 }
 
 /* Check out and prepare sha unless it is what was prepared last (or force).  0, 1 prepare
@@ -122,18 +122,18 @@ static int prepare(struct bisect *b, const char *sha, bool force)
 		return 0;
 	b->prepared[0] = '\0';
 	if (interrupt_caught)
-		return 130;
+		return SB_EXIT_INTERRUPTED;
 	if (GIT(b, out, sizeof(out), "checkout", "-q", "--detach", sha)) {
 		if (interrupt_caught)
-			return 130;
+			return SB_EXIT_INTERRUPTED;
 		sb_error("git checkout %s in %s failed: %s", sha, b->repo, out);
 		return -1;
 	}
 	/* A signal during the checkout: child_run forgets it once the next command starts. */
 	if (interrupt_caught)
-		return 130;
+		return SB_EXIT_INTERRUPTED;
 	rc = user_command(b, sha, "prepare", b->prepare, b->repo);
-	if (rc == 130 || rc < 0)
+	if (rc == SB_EXIT_INTERRUPTED || rc < 0)
 		return rc;
 	json_t *f = json_pack("{s:s, s:i}", "commit", sha, "exit", rc);
 
@@ -186,7 +186,7 @@ static int check_identity(struct bisect *b, const char *sha, int fd, double left
 	}
 	dprintf(fd, "=== boot check: %s\n", rc == 0 ? "up" : tail);
 	close(fd);
-	return rc == 130 || rc <= 0 ? rc : 1;
+	return rc == SB_EXIT_INTERRUPTED || rc <= 0 ? rc : 1;
 }
 
 /* One try of --boot-check COMMAND (bounded by left seconds), its output into the commit's
@@ -223,7 +223,7 @@ static int check_command(struct bisect *b, const char *const *env, int fd, doubl
 	close(fd);
 	child_release(&c);
 	if (interrupt_caught)
-		return 130;
+		return SB_EXIT_INTERRUPTED;
 	return rc != 0;
 }
 
@@ -268,7 +268,7 @@ static int boot_wait(struct bisect *b, const char *sha, char *tail, size_t taill
 			return 1;
 		bisect_nap(boot_backoff_ms(tries));
 		if (interrupt_caught)
-			return 130;
+			return SB_EXIT_INTERRUPTED;
 	}
 }
 
@@ -286,7 +286,7 @@ static int identity_before(struct bisect *b, const char *sha)
 			     b->uname_before, sizeof(b->uname_before), tail, sizeof(tail));
 	dprintf(fd, "=== exited with %d\n", rc);
 	close(fd);
-	if (rc == 130 || rc < 0)
+	if (rc == SB_EXIT_INTERRUPTED || rc < 0)
 		return rc;
 	if (rc) {
 		b->boot_id_before[0] = b->uname_before[0] = '\0';
@@ -325,7 +325,7 @@ static int target_reboot(struct bisect *b, const char *sha)
 			  : "");
 	close(fd);
 	if (interrupt_caught)
-		return 130;
+		return SB_EXIT_INTERRUPTED;
 	return rc == 255 ? 0 : rc;
 }
 
@@ -342,7 +342,7 @@ int boot_commit(struct bisect *b, const char *sha)
 		b->up = false;
 		b->booted[0] = '\0';
 		rc = boot_wait(b, sha, tail, sizeof(tail), true);
-		if (rc == 130 || rc < 0)
+		if (rc == SB_EXIT_INTERRUPTED || rc < 0)
 			return rc;
 		if (rc == 0) {
 			snprintf(b->last_up, sizeof(b->last_up), "%s", sha);
@@ -369,7 +369,7 @@ int boot_commit(struct bisect *b, const char *sha)
 
 			if (b->target && !b->boot_check) {
 				rc = identity_before(b, sha);
-				if (rc == 130 || rc < 0) {
+				if (rc == SB_EXIT_INTERRUPTED || rc < 0) {
 					json_decref(f);
 					return rc;
 				}
@@ -382,13 +382,13 @@ int boot_commit(struct bisect *b, const char *sha)
 			bisect_event(b, "reboot", f);
 			rc = b->reboot ? user_command(b, sha, "reboot", b->reboot, b->repo)
 				       : target_reboot(b, sha);
-			if (rc == 130 || rc < 0)
+			if (rc == SB_EXIT_INTERRUPTED || rc < 0)
 				return rc;
 			if (rc)
 				sb_error("%.10s: reboot command exited with %d", sha, rc);
 		}
 		rc = boot_wait(b, sha, tail, sizeof(tail), false);
-		if (rc == 130 || rc < 0)
+		if (rc == SB_EXIT_INTERRUPTED || rc < 0)
 			return rc;
 		if (rc == 0) {
 			snprintf(b->last_up, sizeof(b->last_up), "%s", sha);

@@ -12,7 +12,7 @@ struct bisect;
 /* Reboots happen: --reboot, or a target (then `ssh TARGET reboot` by default). */
 bool boot_reboots(const struct bisect *b);
 /* Boot sha for a batch of runs: prepare, reboot, boot check; once more when it does not come
- * up.  0 booted, 1 skip (logged), -1 error, 130 interrupted.  Without a reboot: prepare only
+ * up.  0 booted, 1 skip (logged), -1 error, SB_EXIT_INTERRUPTED.  Without a reboot: prepare only
  * (check out and prepare sha unless it was prepared last). */
 int boot_commit(struct bisect *b, const char *sha);
 

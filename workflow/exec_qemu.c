@@ -24,7 +24,7 @@ static int qemu_args(const struct executor *e, const struct exec_request *rq,
 static void qemu_finish(const struct executor *e, const char *out, struct exec_result *r)
 {
 	(void)out;
-	if (r->exit != 3)
+	if (r->exit != SB_EXIT_NO_BOOT)
 		return;
 	r->no_boot = true;
 	snprintf(r->why, sizeof(r->why), "the guest did not come up%s%s%s",

@@ -44,9 +44,9 @@ static void slurm_finish(const struct executor *e, const char *out, struct exec_
 	for (char *p = r->id; *p; p++)
 		if (*p < '0' || *p > '9')
 			*p = '?';
-	if (r->exit == 0 && !r->id[0]) {
+	if (r->exit == SB_EXIT_OK && !r->id[0]) {
 		sb_error("scalebench submit printed no job id: %.200s", *out ? out : "(nothing)");
-		r->exit = 2;
+		r->exit = SB_EXIT_ERROR;
 	}
 }
 

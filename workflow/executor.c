@@ -4,6 +4,7 @@
 #include "../lib/errors.h"
 #include "../lib/run_command.h"
 #include "../lib/strvec.h"
+#include "../lib/xalloc.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -42,11 +43,8 @@ int executor_run(const struct executor *e, const struct exec_request *rq, struct
 	memset(r, 0, sizeof(*r));
 	r->exit = -1;
 	if (strvec_push(&argv, "scalebench") || strvec_push(&argv, e->ops->command) ||
-	    request_args(rq, &argv) || (e->ops->args && e->ops->args(e, rq, &argv))) {
-		strvec_clear(&argv);
-		sb_error("out of memory");
-		return -1;
-	}
+	    request_args(rq, &argv) || (e->ops->args && e->ops->args(e, rq, &argv)))
+		xalloc_die();
 	run.argv = argv.v;
 	if (e->ops->capture) {
 		run.out = RUN_OUT_CAPTURE;
@@ -64,7 +62,7 @@ int executor_run(const struct executor *e, const struct exec_request *rq, struct
 		e->ops->finish(e, run.out_text.p ? run.out_text.p : "", r);
 	if (run.interrupted) {
 		child_release(&run);
-		return 130;
+		return SB_EXIT_INTERRUPTED;
 	}
 	child_release(&run);
 	/* What came back: all of it when the command says so, or when nothing can be lost on
@@ -87,5 +85,5 @@ int executor_run(const struct executor *e, const struct exec_request *rq, struct
 	 * from Slurm (a task failed, submit --wait's 1): the caller may ask again. */
 	if (r->no_boot)
 		return 2;
-	return r->exit == 0 ? 0 : r->exit == 1 && e->ops->may_lose ? 1 : -1;
+	return r->exit == SB_EXIT_OK ? 0 : r->exit == SB_EXIT_FAILED && e->ops->may_lose ? 1 : -1;
 }

@@ -19,6 +19,8 @@
 #ifndef SCALEBENCH_WORKFLOW_EXECUTOR_H
 #define SCALEBENCH_WORKFLOW_EXECUTOR_H
 
+#include "../lib/exit.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -44,7 +46,9 @@ struct exec_request {
 
 struct exec_result {
 	unsigned stored, lost;
-	int exit;      /* the command's exit status (0 all runs stored, 1 some failed or lost) */
+	/* The command's exit status: SB_EXIT_OK all runs stored, SB_EXIT_FAILED some failed or
+	 * lost. */
+	int exit;
 	char why[256]; /* "" or what was lost and why, a line fit for a message */
 	char id[32];   /* what the executor knows the runs by (Slurm: the array's job id), or "" */
 	bool no_boot;  /* the machine the runs were for did not come up (a guest's kernel) */
@@ -81,7 +85,7 @@ struct executor_ops {
 	 * otherwise); the child's output is out ("" when not captured).  NULL: nothing to
 	 * read. */
 	void (*finish)(const struct executor *e, const char *out, struct exec_result *r);
-	/* Runs can be lost on the way (exit 1 then means "ask again", not an error). */
+	/* Runs can be lost on the way (SB_EXIT_FAILED then means "ask again", not an error). */
 	bool may_lose;
 	/* The runs may land on machines of different models (the caller checks they did not). */
 	bool many_machines;
@@ -98,8 +102,8 @@ extern const struct executor_ops exec_local_ops, exec_ssh_ops, exec_slurm_ops, e
  * ssh when there is a target, else local. */
 void executor_init(struct executor *e, bool slurm, const struct exec_settings *set);
 /* rq's runs through e: 0 every run stored, 1 runs lost or failed (r says how many), 2 the
- * machine did not come up (r->no_boot; nothing run), -1 error (said), 130 interrupted (the
- * child has been ended). */
+ * machine did not come up (r->no_boot; nothing run), -1 error (said), SB_EXIT_INTERRUPTED
+ * (the child has been ended). */
 int executor_run(const struct executor *e, const struct exec_request *rq, struct exec_result *r);
 
 #endif
