@@ -420,7 +420,9 @@ int cmd_run(int argc, char **argv)
 	    {OPT_CALLBACK("plugin", 0, plugin_list_option, &tc.plugins), .arg = "FILE.so",
 	     .help = "load testcases from a plug-in before reading the job (repeatable; with "
 		     "--target, sent there too)"},
-	    {OPT_FLAG("quiet", 'q', &o.quiet), .help = "print nothing but errors and notes"},
+	    {OPT_FLAG("quiet", 'q', &o.quiet),
+	     .help = "print nothing but errors and notes (a busy machine stays in meta.json, for "
+		     "compare to say)"},
 	    {OPT_CALLBACK("runtime", 0, run_set_option, &ov), .arg = "DURATION",
 	     .help = "the job's runtime (same as --set runtime=DURATION)"},
 	    {OPT_CALLBACK("nr-task", 0, run_set_option, &ov), .arg = "N|P%",

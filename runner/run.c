@@ -895,9 +895,11 @@ static void busy_add(struct busy_runs *b, const struct run_state *rs)
 
 /* Said at the end, where it is read with the results: their spread and even their means may
  * be the other tasks', not the kernel's. */
-static void busy_warn(const struct busy_runs *b)
+/* Said unless -q: a quiet run keeps it in meta.json (machine_load.busy) and compare says it,
+ * while a bisection or a Slurm task running it batch after batch is not filled with it. */
+static void busy_warn(const struct busy_runs *b, bool quiet)
 {
-	if (!b->n)
+	if (!b->n || quiet)
 		return;
 	sb_error("warning: %zu run%s measured on a busy machine (compare will say so; rerun on "
 		 "an idle one to trust them):",
@@ -980,7 +982,7 @@ int runner_run(const struct job_file *job, const struct runner_opts *o)
 		stored += r == RUN_STORED || r == RUN_FAILED_STORED;
 	}
 	if (interrupted || core_interrupted()) {
-		busy_warn(&busy);
+		busy_warn(&busy, o->quiet);
 		busy_free(&busy);
 		free(tally);
 		sb_error(
@@ -993,7 +995,7 @@ int runner_run(const struct job_file *job, const struct runner_opts *o)
 		tally_print(job, tally);
 	/* Last, after the table: what it says may be the other tasks' doing. */
 	fflush(stdout);
-	busy_warn(&busy);
+	busy_warn(&busy, o->quiet);
 	busy_free(&busy);
 	free(tally);
 	return failed ? 1 : 0;

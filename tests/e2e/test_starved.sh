@@ -4,7 +4,8 @@
 # copy 0) leaves the copy a few percent of the window while it wants all of it; run says so,
 # discards the starved measurement and measures again, RUN_STARVED_TRIES (3) times in all,
 # then keeps the last as it is.  Without the loop, nothing is said.  Serial: it takes CPU 0
-# from everything else for a second or two.
+# from everything else for a second or two.  And a busy machine under -q: the warning is
+# left out (a bisection's batches repeated it every time), the run's meta.json keeps it.
 set -u
 . "$(dirname "$0")/../lib.sh"
 
@@ -32,3 +33,17 @@ check "copy 0 starved on CPU 0: said twice, measured again, the third kept (one 
 check "the discarded measurements left no temp run directory" bash -c \
 	"[ -z \"\$(find $WORK/hogged -name '.tmp*' -o -name '*.tmp.*')\" ]"
 check "the busy loop is gone" bash -c "! kill -0 $hog 2>/dev/null"
+
+# Two busy loops beside a run: without -q the busy warning; with -q none, meta.json says busy.
+sh -c 'while :; do :; done' &
+b1=$!
+sh -c 'while :; do :; done' &
+b2=$!
+sb run "$WORK/job.yaml" --results "$WORK/busy" --commit loud
+cp "$WORK/err" "$WORK/err.loud"
+sb run "$WORK/job.yaml" --results "$WORK/busy" --commit quiet -q
+kill "$b1" "$b2"
+wait "$b1" "$b2" 2>/dev/null
+check "busy machine: the warning without -q" grep -q 'measured on a busy machine' "$WORK/err.loud"
+check "busy machine, -q: no warning on stderr, meta.json's machine_load says busy" bash -c \
+	"! grep -q 'busy machine' '$WORK/err' && python3 -c 'import json, sys; sys.exit(not json.load(open(sys.argv[1]))[\"machine_load\"][\"busy\"])' $WORK/busy/will-it-scale/*/*/*/*/*/quiet/0/meta.json"
