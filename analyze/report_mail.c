@@ -5,7 +5,9 @@
 #include "plot.h"
 #include "results.h"
 #include "../lib/errors.h"
+#include "../lib/file.h"
 #include "../lib/git.h"
+#include "../lib/text.h"
 #include "../lib/run_command.h"
 #include "../store/layout.h"
 
@@ -188,6 +190,64 @@ static void write_box(FILE *f, const struct mail_change *box, size_t nbox)
 	fprintf(f, "\n\n");
 }
 
+/* s as one shell word: as it is when it is plain, else sh_quote's (malloc'd, NULL on ENOMEM). */
+static char *shell_word(const char *s)
+{
+	return s[0] && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+				 "._+-:@%/,=") == strlen(s)
+		   ? strdup(s)
+		   : sh_quote(s);
+}
+
+/* The robot's "To reproduce" for scalebench: the commands that made and compared these runs,
+ * and the job file as the head's first run stored it, inlined (a mail has no attachment
+ * here).  Left out when the head's directory is not in a results tree. */
+static void write_reproduce(FILE *f, const struct job_cmp *j)
+{
+	const struct result_group *head = &j->g[1], *base = &j->g[0];
+	struct store_axes a;
+	char why[256], path[PATH_MAX], *text = NULL, *safe;
+	size_t len = 0;
+
+	if (store_parse(head->dir, STORE_COMMIT_DIR, &a, why, sizeof(why)))
+		return;
+	char key[PATH_MAX], both[2 * NAME_MAX + 2];
+
+	snprintf(key, sizeof(key), "%s/%s/%s/%s/%s/%s", a.testcase, a.path_params, a.tbox_group,
+		 a.rootfs, a.kconfig, a.compiler);
+	snprintf(both, sizeof(both), "%s,%s", base->commit, head->commit);
+	store_axes_free(&a);
+	char *w[4] = {shell_word(base->commit), shell_word(head->commit), shell_word(key),
+		      shell_word(both)};
+
+	fprintf(f, "To reproduce:\n\n");
+	fprintf(f, "        # on each kernel in turn (or: scalebench run --kernel BZIMAGE ...)\n");
+	fprintf(f, "        scalebench run job.yaml --results RESULTS --commit %s --repeat %zu\n",
+		text_safe(w[0] ? w[0] : "?"), base->nruns);
+	fprintf(f, "        scalebench run job.yaml --results RESULTS --commit %s --repeat %zu\n",
+		text_safe(w[1] ? w[1] : "?"), head->nruns);
+	fprintf(f, "        scalebench compare --results RESULTS --job %s \\\n"
+		   "                --commits %s\n\n",
+		text_safe(w[2] ? w[2] : "?"), text_safe(w[3] ? w[3] : "?"));
+	for (int i = 0; i < 4; i++)
+		free(w[i]);
+	if (!head->nruns ||
+	    path_fmt(path, sizeof(path), why, sizeof(why), "%s/job.yaml", head->runs[0].dir) ||
+	    file_read(path, 64 * 1024, &text, &len, why, sizeof(why)))
+		return;
+	safe = text_escape_message(text);
+	fprintf(f, "job.yaml, as the runs stored it:\n\n");
+	for (const char *p = safe ? safe : ""; *p;) {
+		size_t n = strcspn(p, "\n");
+
+		fprintf(f, "        %.*s\n", (int)n, p);
+		p += n + (p[n] == '\n');
+	}
+	fprintf(f, "\n");
+	free(safe);
+	free(text);
+}
+
 static void write_body(FILE *f, struct job_cmp *j, const struct mail_change *head_change,
 		       const struct mail_change *box, size_t nbox, const char *repo,
 		       const char *base, const char *head, const char *branch)
@@ -219,6 +279,7 @@ static void write_body(FILE *f, struct job_cmp *j, const struct mail_change *hea
 	fprintf(f, "Details are as below:\n"
 		   "-------------------------------------------------------------------------------"
 		   "------------------->\n\n");
+	write_reproduce(f, j);
 	if (head_change->failure)
 		fprintf(f,
 			"%s is new at this commit: %s of its runs have it (fail:runs), and no run "

@@ -254,3 +254,21 @@ if mount -t tmpfs -o size=64k tmpfs "$MNT" 2>"$WORK/mount.err"; then
 else
 	echo "skip full-disk checks: cannot mount a tmpfs ($(cat "$WORK/mount.err"))"
 fi
+
+# "To reproduce": the commands that made and compare these runs, the job file inlined; the
+# compare line, RESULTS filled in, runs as printed and finds the change.
+cp -r "$FIX" "$WORK/repro"
+P1=$(ls -d "$WORK"/repro/will-it-scale/*/*/*/*/*/patched/0)
+printf 'suite: will-it-scale\nruntime: 300s\nnr_task: 100%%\nwill-it-scale:\n  mode: process\n  test: page_fault3\n' >"$P1/job.yaml"
+sb report --results "$WORK/repro" --base base --head patched
+check "the mail's To reproduce: the run and compare commands, the head's job.yaml inlined" bash -c \
+	"[ $rc = 0 ] && grep -q '^To reproduce:' '$WORK/out' &&
+	 grep -q '^        scalebench run job.yaml --results RESULTS --commit patched --repeat 5$' '$WORK/out' &&
+	 grep -q '^        job.yaml, as the runs stored it:\|^job.yaml, as the runs stored it:' '$WORK/out' &&
+	 grep -q '^          test: page_fault3$' '$WORK/out'" || sed -n '/To reproduce/,/====/p' "$WORK/out"
+sed -n '/^        scalebench compare /,/--commits/p' "$WORK/out" | sed 's/^ *//; s/\\$//' | tr '\n' ' ' |
+	sed "s|RESULTS|$WORK/repro|; s|^scalebench|\"$SCALEBENCH\"|" >"$WORK/repro.sh"
+rc=0
+bash "$WORK/repro.sh" >"$WORK/repro.out" 2>&1 || rc=$?
+check "the mail's compare command runs as printed: the regression again (exit 1)" bash -c \
+	"[ $rc = 1 ] && grep -q 'will-it-scale.per_process_ops' '$WORK/repro.out'" || cat "$WORK/repro.sh"
