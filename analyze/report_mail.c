@@ -226,8 +226,9 @@ static void write_reproduce(FILE *f, const struct job_cmp *j)
 		text_safe(w[0] ? w[0] : "?"), base->nruns);
 	fprintf(f, "        scalebench run job.yaml --results RESULTS --commit %s --repeat %zu\n",
 		text_safe(w[1] ? w[1] : "?"), head->nruns);
-	fprintf(f, "        scalebench compare --results RESULTS --job %s \\\n"
-		   "                --commits %s\n\n",
+	fprintf(f,
+		"        scalebench compare --results RESULTS --job %s \\\n"
+		"                --commits %s\n\n",
 		text_safe(w[2] ? w[2] : "?"), text_safe(w[3] ? w[3] : "?"));
 	for (int i = 0; i < 4; i++)
 		free(w[i]);
