@@ -202,7 +202,32 @@ static int plugins_load(const struct option_def *opt, json_t *v, char *err, size
 	return strings_load(opt, v, "paths", err, errlen);
 }
 
-#define BISECT_MAX_OPTIONS 40
+/* --set, --runtime and --nr-task in the log as one list of KEY=VALUE, in the order given. */
+static json_t *overrides_save(const struct option_def *opt)
+{
+	const struct override_list *l = opt->value;
+	json_t *a = json_array();
+
+	for (size_t i = 0; a && i < l->n; i++) {
+		char *kv = xasprintf("%s=%s", l->v[i].key, l->v[i].value);
+
+		json_array_append_new(a, json_string(kv));
+		free(kv);
+	}
+	return a;
+}
+
+static int overrides_load(const struct option_def *opt, json_t *v, char *err, size_t errlen)
+{
+	struct override_list *l = opt->value;
+
+	for (size_t i = 0; i < l->n; i++)
+		free((char *)l->v[i].key);
+	l->n = 0;
+	return strings_load(opt, v, "KEY=VALUE strings", err, errlen);
+}
+
+#define BISECT_MAX_OPTIONS 48
 
 /* Parse argv into b; the option table, which the bisect log's args are written from and
  * read back with (options_to_json), into opts. */
@@ -299,6 +324,13 @@ static int options_read(struct bisect *b, struct option_def *opts_out, int argc,
 	    {OPT_CALLBACK("plugin", 0, plugin_arg, b), .arg = "FILE.so",
 	     .help = "passed to scalebench run (repeatable)", .state_key = "plugins",
 	     .save = plugins_save, .load = plugins_load},
+	    {OPT_CALLBACK("set", 0, run_set_option, &b->overrides), .arg = "KEY=VALUE",
+	     .help = "a job-file key's value for every run, as run --set (repeatable)",
+	     .state_key = "set", .save = overrides_save, .load = overrides_load},
+	    {OPT_CALLBACK("runtime", 0, run_set_option, &b->overrides), .arg = "DURATION",
+	     .flags = OPTION_NO_STATE, .help = "the job's runtime (--set runtime=DURATION)"},
+	    {OPT_CALLBACK("nr-task", 0, run_set_option, &b->overrides), .arg = "N|P%",
+	     .flags = OPTION_NO_STATE, .help = "the job's nr_task (--set nr_task=N|P%)"},
 	    {OPT_FLAG("no-monitors", 0, &b->no_monitors), .help = "passed to scalebench run"},
 	    {OPT_FLAG("dry-run", 0, &b->dry_run), .flags = OPTION_NO_STATE,
 	     .help = "check everything and print the plan, run nothing"},
@@ -326,6 +358,7 @@ static int options_check(const struct bisect *b)
 	if (b->resume) {
 		if (b->good_arg || b->bad_arg || b->job_path || b->stat || b->prepare ||
 		    b->log_path || b->reboot || b->boot_check || b->nplugins || b->target ||
+		    b->overrides.n ||
 		    b->target_bin || b->n_ssh_options || b->slurm || b->partition ||
 		    b->constraint || b->kernel_tree || b->kernel_config || b->kernel_cache ||
 		    b->vm_cpus != 1 || b->vm_max_cpus || b->vm_memory != 2048 || b->vm_append ||

@@ -82,11 +82,6 @@ void slurm_status_print(const struct slurm_status *st, FILE *out, bool failed_on
 /* The command line's job-file values of run (and submit), in the order given (a later one of a
  * key wins): --set KEY=VALUE, --runtime, --nr-task fill a struct override_list (opt->value);
  * keys are malloc'd, values point into argv. */
-struct job_override;
-struct override_list {
-	struct job_override *v;
-	size_t n;
-};
 int run_set_option(const struct option_def *opt, const char *arg, char *err, size_t errlen);
 
 /* The job file a command-line word names, as run finds it: a file or path, else a shipped

@@ -66,6 +66,12 @@ struct job_override {
 	const char *key;
 	const char *value;
 };
+/* A command line's overrides in the order given (a later one of a key wins): keys malloc'd,
+ * values pointing into argv (or a saved state that outlives them). */
+struct override_list {
+	struct job_override *v;
+	size_t n;
+};
 
 /* job_load with overrides (n_ov may be 0). */
 int job_load_overrides(const char *path, unsigned nr_online, const struct job_override *ov,

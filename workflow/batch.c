@@ -178,6 +178,8 @@ static int run_job(struct bisect *b, const char *sha, unsigned k, size_t before)
 					.runs = k,
 					.plugins = b->plugins,
 					.nplugins = b->nplugins,
+					.overrides = b->overrides.v,
+					.noverrides = b->overrides.n,
 					.no_monitors = b->no_monitors,
 					.env = env,
 					.before = before,

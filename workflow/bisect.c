@@ -753,8 +753,8 @@ int bisect_preflight(struct bisect *b)
 			sb_error("%s", err);
 			return SB_EXIT_ERROR;
 		}
-	if (job_load(b->job_path, (unsigned)sysconf(_SC_NPROCESSORS_ONLN), &job, err,
-		     sizeof(err))) {
+	if (job_load_overrides(b->job_path, (unsigned)sysconf(_SC_NPROCESSORS_ONLN),
+			       b->overrides.v, b->overrides.n, &job, err, sizeof(err))) {
 		sb_error("%s", err);
 		for (size_t i = 0; i < b->nplugins; i++)
 			if (access(b->plugins[i], F_OK))
@@ -766,7 +766,8 @@ int bisect_preflight(struct bisect *b)
 		return SB_EXIT_ERROR;
 	}
 	if (job.n_atomic != 1) {
-		sb_error("%s expands to %zu atomic jobs; bisect runs exactly one (split it first)",
+		sb_error("%s expands to %zu atomic jobs; bisect runs exactly one (narrow it with "
+			 "--set, --nr-task or --runtime, or split it first)",
 			 b->job_path, job.n_atomic);
 		job_free(&job);
 		return SB_EXIT_ERROR;
@@ -843,5 +844,8 @@ void bisect_free(struct bisect *b)
 	free(b->spent);
 	free(b->reboots);
 	free(b->ssh_options);
+	for (size_t i = 0; i < b->overrides.n; i++)
+		free((char *)b->overrides.v[i].key);
+	free(b->overrides.v);
 	target_free(&b->tgt);
 }

@@ -13,6 +13,7 @@
 
 #include "../analyze/stats.h"
 #include "../lib/exit.h"
+#include "../runner/job.h"
 #include "../runner/target.h"
 
 #include <jansson.h>
@@ -29,6 +30,8 @@ struct bisect {
 	const struct option_def *opts;
 	const char *plugins[16];
 	size_t nplugins;
+	/* --set, --runtime, --nr-task: the job file's values for every run (run --set) */
+	struct override_list overrides;
 	bool no_monitors, dry_run;
 	unsigned max_runs;
 	double confidence, threshold;

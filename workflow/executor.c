@@ -31,6 +31,8 @@ static int request_args(const struct exec_request *rq, struct strvec *a)
 		rc |= strvec_push(a, "--no-monitors");
 	for (size_t i = 0; i < rq->nplugins; i++)
 		rc |= strvec_pushf(a, "--plugin=%s", rq->plugins[i]);
+	for (size_t i = 0; i < rq->noverrides; i++)
+		rc |= strvec_pushf(a, "--set=%s=%s", rq->overrides[i].key, rq->overrides[i].value);
 	return rc ? -1 : 0;
 }
 

@@ -20,6 +20,7 @@
 #define SCALEBENCH_WORKFLOW_EXECUTOR_H
 
 #include "../lib/exit.h"
+#include "../runner/job.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -34,6 +35,8 @@ struct exec_request {
 	unsigned runs;	      /* >= 1 */
 	const char *const *plugins;
 	size_t nplugins;
+	const struct job_override *overrides; /* run --set KEY=VALUE, each */
+	size_t noverrides;
 	bool no_monitors;
 	const char *const *env; /* "NAME=value" for the child (NULL-terminated), or NULL */
 	/* How many runs of the job at commit the results root holds now (before: when asked):

@@ -16,15 +16,23 @@ check "premise: git's first midpoint is the unbuildable commit" \
 	[ "$(git -C "$REPO" rev-list --bisect "$BAD" "^$GOOD")" = "$BROKEN" ]
 
 bisect_job "$WORK/job.yaml"
+# Two task counts in the file, narrowed to one on bisect's command line (--nr-task), which
+# every batch's run gets too: no run at 2 tasks may appear.
+sed 's/^nr_task: 1$/nr_task: [1, 2]/' "$WORK/job.yaml" >"$WORK/job2.yaml"
 PLUGIN=$WORK/counter.so
 PREP="$PLUGIN_CC -o $PLUGIN counter.c"
 $PLUGIN_CC -o "$PLUGIN" "$REPO/counter.c"
 bisect() {
-	sb bisect --repo "$REPO" --job "$WORK/job.yaml" --stat plugin.per_thread_ops \
-		--prepare "$PREP" --plugin "$PLUGIN" --no-monitors --results "$WORK/results" "$@"
+	sb bisect --repo "$REPO" --job "$WORK/job2.yaml" --stat plugin.per_thread_ops \
+		--prepare "$PREP" --plugin "$PLUGIN" --no-monitors --results "$WORK/results" \
+		--nr-task 1 "$@"
 }
 
 # Errors before anything runs.
+sb bisect --repo "$REPO" --job "$WORK/job2.yaml" --stat plugin.per_thread_ops --prepare true \
+	--plugin "$PLUGIN" --results "$WORK/results" --good "$GOOD" --bad "$BAD" --dry-run
+check "a job of 2 atomic jobs: refused, saying --nr-task/--set narrow it" bash -c \
+	"[ $rc -eq 2 ] && grep -q 'expands to 2 atomic jobs; bisect runs exactly one (narrow it with --set, --nr-task or --runtime' $WORK/err"
 bisect --good "$GOOD" --bad nosuchcommit
 check "unknown commit: refused, named" bash -c "[ $rc -eq 2 ] && grep -q \"unknown commit\" $WORK/err"
 bisect --good "$BAD" --bad "$GOOD"
@@ -50,7 +58,7 @@ check "bisect exits 0" [ $rc -eq 0 ] || { cat "$WORK/err" "$WORK/out"; }
 # The log's args come from the option table: every option --help lists is there (as its
 # name with _ for -), but for the ones that are not the bisection's state.
 "$SCALEBENCH" bisect --help | grep -oE '^ +(-[a-zA-Z], )?--[a-z][a-z-]*' | sed 's/.*--//' | sort -u |
-	grep -vx -e good -e bad -e log -e resume -e dry-run -e help |
+	grep -vx -e good -e bad -e log -e resume -e dry-run -e help -e runtime -e nr-task |
 	sed 's/^ssh-option$/ssh_options/; s/^plugin$/plugins/; s/^qemu-arg$/qemu_args/; s/-/_/g' >"$WORK/option-keys"
 check "the log's args hold every option of the table (--resume cannot lose one)" \
 	python3 -c "import json, sys
@@ -58,6 +66,9 @@ args = json.load(open('$WORK/bisect.json'))['args']
 want = open('$WORK/option-keys').read().split()
 missing = [k for k in want if k not in args and k not in ('reboot', 'boot_check', 'target', 'target_bin', 'partition', 'constraint', 'kernel_config', 'kernel_cache', 'vm_append', 'vm_accel')]
 sys.exit(1 if missing or len(want) < 15 else 0)"
+check "--nr-task 1 in the log's args (as --set), and no batch ran the job's other task count" \
+	bash -c "python3 -c \"import json, sys; sys.exit(json.load(open('$WORK/bisect.json'))['args']['set'] != ['nr_task=1'])\" &&
+	 ls -d $WORK/results/will-it-scale/thread-1-* >/dev/null && ! ls -d $WORK/results/will-it-scale/thread-2-* 2>/dev/null"
 check "bisect names exactly the guilty commit, with its subject" \
 	bash -c "grep -q '^$GUILTY is the first bad commit' $WORK/out && grep -q 'a locked add per op' $WORK/out"
 check "bisect prints the robot's comparison of parent and culprit" \
