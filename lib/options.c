@@ -210,6 +210,20 @@ static int check_rules(const struct command_def *cmd, const struct option_def *o
 	return SB_EXIT_OK;
 }
 
+/* Every option's default set before parsing: 0, or -1 after a message when the table's own
+ * default is wrong (a bug, said as plainly). */
+static int apply_defaults(const struct option_def *opts, size_t n)
+{
+	char err[1024];
+
+	for (size_t i = 0; i < n; i++)
+		if (opts[i].def && apply(&opts[i], opts[i].def, err, sizeof(err))) {
+			sb_error("the default of --%s %s", opts[i].name, err);
+			return -1;
+		}
+	return 0;
+}
+
 int options_parse(const struct command_def *cmd, const struct option_def *opts, int argc,
 		  char **argv, int *first, void (*extra)(FILE *out))
 {
@@ -224,15 +238,9 @@ int options_parse(const struct command_def *cmd, const struct option_def *opts, 
 		rc = SB_EXIT_ERROR;
 		goto out;
 	}
-	for (size_t i = 0; i < n; i++) {
-		const struct option_def *o = &opts[i];
-
-		if (o->def && apply(o, o->def, err, sizeof(err))) {
-			/* The table's own default is wrong: a bug, said as plainly. */
-			sb_error("the default of --%s %s", o->name, err);
-			rc = SB_EXIT_ERROR;
-			goto out;
-		}
+	if (apply_defaults(opts, n)) {
+		rc = SB_EXIT_ERROR;
+		goto out;
 	}
 	/* ':' first: a missing value is reported apart from an unknown option.  Every entry
 	 * returns 256 + its index, so a short and a long spelling land on the same entry. */
