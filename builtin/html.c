@@ -31,7 +31,7 @@ const struct command_def html_command = {
 	"file is whole, the old one or the new one).\n",
     .rules = (const struct option_rule[]){{OPTION_NEEDS, "branch", "repo",
 					   "the branch's order comes from the repository"},
-					  {OPTION_RULES_END}},
+					  {OPTION_RULES_END, NULL, NULL, NULL}},
 };
 
 int cmd_html(int argc, char **argv)

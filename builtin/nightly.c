@@ -38,7 +38,7 @@ const struct command_def nightly_command = {
     .rules = (const struct option_rule[]){{OPTION_CONFLICTS, "mbox", "sendmail", NULL},
 					  {OPTION_NEEDS, "branch", "repo",
 					   "the branch's order comes from the repository"},
-					  {OPTION_RULES_END}},
+					  {OPTION_RULES_END, NULL, NULL, NULL}},
 };
 
 /* Whether repo has the revision rev: a wrong --repo or --branch is said once, up front, not

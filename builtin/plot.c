@@ -26,8 +26,8 @@ const struct command_def plot_command = {
 	       "legend and the job and stat in the title.  The\n"
 	       "scalability plot shows the mean ops/s of one copy's stat against nr_task for each\n"
 	       "commit, with the standard deviation as error bars.\n",
-    .rules =
-	(const struct option_rule[]){{OPTION_CONFLICTS, "png", "svg", NULL}, {OPTION_RULES_END}},
+    .rules = (const struct option_rule[]){{OPTION_CONFLICTS, "png", "svg", NULL},
+					  {OPTION_RULES_END, NULL, NULL, NULL}},
 };
 
 static int sample_plot(char **dirs, size_t n, const char *stat, enum plot_format fmt,

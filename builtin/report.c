@@ -19,7 +19,7 @@ const struct command_def report_command = {
 	"\nexit status: 0 message written, 1 nothing to report (no significant change of a\n"
 	"headline stat: nothing written), 2 error.\n",
     .rules = (const struct option_rule[]){{OPTION_CONFLICTS, "mbox", "sendmail", NULL},
-					  {OPTION_RULES_END}},
+					  {OPTION_RULES_END, NULL, NULL, NULL}},
 };
 
 int cmd_report(int argc, char **argv)

@@ -31,7 +31,7 @@ const struct command_def results_command = {
 	"(no results directory, an ambiguous --job, git failing).\n",
     .rules = (const struct option_rule[]){{OPTION_NEEDS, "branch", "repo",
 					   "the repository the branch is in"},
-					  {OPTION_RULES_END}},
+					  {OPTION_RULES_END, NULL, NULL, NULL}},
 };
 
 static void when(int64_t t, char *out, size_t len)

@@ -60,7 +60,7 @@ const struct command_def run_command = {
 					   "the pushed scalebench is the one run; drop one"},
 					  {OPTION_CONFLICTS, "target-bin", "push-dir",
 					   "the pushed scalebench is the one run; drop one"},
-					  {OPTION_RULES_END}},
+					  {OPTION_RULES_END, NULL, NULL, NULL}},
 };
 
 /* --target and what goes with it. */

@@ -39,7 +39,7 @@ const struct command_def submit_command = {
     .rules = (const struct option_rule[]){{OPTION_NEEDS, "timeout", "wait", NULL},
 					  {OPTION_CONFLICTS, "wait", "dry-run",
 					   "nothing is submitted to wait for"},
-					  {OPTION_RULES_END}},
+					  {OPTION_RULES_END, NULL, NULL, NULL}},
 };
 
 struct word_list {

@@ -55,7 +55,7 @@ const struct command_def trend_command = {
 	    {OPTION_CONFLICTS, "json", "plot",
 	     "both print to stdout; write the plot with --png or --svg"},
 	    {OPTION_NEEDS, "branch", "repo", "the repository the branch is in"},
-	    {OPTION_RULES_END}},
+	    {OPTION_RULES_END, NULL, NULL, NULL}},
 };
 
 /* The stat's direction, as the latest commit's runs declare it (its meta.json). */

@@ -115,7 +115,7 @@ struct command_def {
 	const char *alt;     /* other forms, one a line, shown after the synopsis; may be NULL */
 	const char *summary; /* one line, also listed by "scalebench help" */
 	const char *details; /* paragraphs after the options; lines over 100 columns wrap */
-	const struct option_rule *rules; /* ended by {OPTION_RULES_END}; may be NULL */
+	const struct option_rule *rules; /* ended by {OPTION_RULES_END, NULL, NULL, NULL}; may be NULL */
 };
 
 /* Set the defaults, then parse argv's options (argv[0] is the command).  Returns -1 when
