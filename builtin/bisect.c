@@ -48,6 +48,27 @@ const struct command_def bisect_command = {
 	"\nexit status: 0 culprit found and verified, 1 change not reproduced between the\n"
 	"endpoints, 3 inconclusive (a step out of --max-runs, culprit not verified, only\n"
 	"skipped commits left), 2 error, 130 interrupted (SIGINT or SIGTERM).\n",
+    .rules =
+	(const struct option_rule[]){
+	    {OPTION_ALONE, "resume", "dry-run",
+	     "--resume LOG takes its options from LOG: give it alone"},
+	    {OPTION_NEEDS,
+	     "kernel-config kernel-cache vm-cpus vm-max-cpus vm-memory vm-append "
+	     "vm-accel vm-icount qemu-arg",
+	     "kernel-tree", NULL},
+	    {OPTION_CONFLICTS, "kernel-tree", "prepare reboot boot-check target slurm",
+	     "--kernel-tree builds each commit and boots it in QEMU by itself"},
+	    {OPTION_NEEDS, "boot-check", "reboot target", "it checks each boot"},
+	    {OPTION_NEEDS, "target-bin ssh-option", "target", NULL},
+	    {OPTION_NEEDS, "partition constraint runs-per-task", "slurm", NULL},
+	    {OPTION_CONFLICTS, "slurm", "target",
+	     "the runs go either to Slurm's nodes or to one target, not both"},
+	    /* The reboot command would run here, not on the node Slurm picks for the array. */
+	    {OPTION_CONFLICTS, "slurm", "reboot",
+	     "rebooting a Slurm node into a commit is site-specific and not done by bisect (see "
+	     "the README, bisect on Slurm); bisect userspace with --slurm, or a kernel with "
+	     "--target"},
+	    {OPTION_RULES_END, NULL, NULL, NULL}},
 };
 
 #define STR_(x) #x
@@ -247,8 +268,7 @@ static int options_read(struct bisect *b, struct option_def *opts_out, int argc,
 	    {OPT_STRING("prepare", 0, &b->prepare), .arg = "COMMAND",
 	     .help = "shell command that builds what is tested, run in the repo with "
 		     "$SCALEBENCH_COMMIT; non-zero exit skips the commit"},
-	    {OPT_RESULTS(&b->results),
-	     .flags = OPTION_PATH,
+	    {OPT_RESULTS(&b->results), .flags = OPTION_PATH,
 	     .help = "results root; runs there are reused"},
 	    {OPT_COUNT("max-runs", 0, &b->max_runs), .def = STR(BISECT_MAX_RUNS),
 	     .min = BISECT_FIRST_RUNS, .max = 1000, .help = "run budget per commit"},
@@ -297,20 +317,19 @@ static int options_read(struct bisect *b, struct option_def *opts_out, int argc,
 	    {OPT_FLAG("kernel-tree", 0, &b->kernel_tree),
 	     .help = "--repo is a kernel tree: build each commit (scalebench-kernel-build) and "
 		     "boot it in a fresh QEMU guest, run --kernel, for each batch of runs"},
-	    {OPT_STRING("kernel-config", 0, &b->kernel_config), .arg = "FILE",
-	     .flags = OPTION_PATH, .def_doc = "the shipped guest fragment",
+	    {OPT_STRING("kernel-config", 0, &b->kernel_config), .arg = "FILE", .flags = OPTION_PATH,
+	     .def_doc = "the shipped guest fragment",
 	     .help = "with --kernel-tree: a whole .config, or a fragment merged onto "
 		     "tinyconfig; then make olddefconfig"},
 	    {OPT_STRING("kernel-cache", 0, &b->kernel_cache), .arg = "DIR", .flags = OPTION_PATH,
 	     .def_doc = "RESULTS/kernels",
 	     .help = "with --kernel-tree: the build directory and each commit's bzImage"},
-	    {OPT_COUNT("vm-cpus", 0, &b->vm_cpus), .arg = "N", .def = "1", .min = 1,
-	     .max = 256, .help = "with --kernel-tree: the guest's online CPUs"},
+	    {OPT_COUNT("vm-cpus", 0, &b->vm_cpus), .arg = "N", .def = "1", .min = 1, .max = 256,
+	     .help = "with --kernel-tree: the guest's online CPUs"},
 	    {OPT_COUNT("vm-max-cpus", 0, &b->vm_max_cpus), .arg = "N", .def_doc = "--vm-cpus",
 	     .min = 0, .max = 256, .help = "with --kernel-tree: the guest's possible CPUs"},
-	    {OPT_COUNT("vm-memory", 0, &b->vm_memory), .arg = "MIB", .def = "2048",
-	     .min = 128, .max = 1048576, .unit = "MiB",
-	     .help = "with --kernel-tree: the guest's memory"},
+	    {OPT_COUNT("vm-memory", 0, &b->vm_memory), .arg = "MIB", .def = "2048", .min = 128,
+	     .max = 1048576, .unit = "MiB", .help = "with --kernel-tree: the guest's memory"},
 	    {OPT_STRING("vm-append", 0, &b->vm_append), .arg = "TEXT",
 	     .help = "with --kernel-tree: more kernel command line"},
 	    {OPT_CHOICE("vm-accel", 0, &b->vm_accel), .choices = "auto|kvm|tcg|icount",
@@ -352,34 +371,9 @@ static int options_read(struct bisect *b, struct option_def *opts_out, int argc,
 	return -1;
 }
 
-/* The combinations of options bisect refuses: 0, or 2 after a message. */
+/* What the option rules cannot say, on the values given: 0, or 2 after a message. */
 static int options_check(const struct bisect *b)
 {
-	if (b->resume) {
-		if (b->good_arg || b->bad_arg || b->job_path || b->stat || b->prepare ||
-		    b->log_path || b->reboot || b->boot_check || b->nplugins || b->target ||
-		    b->overrides.n ||
-		    b->target_bin || b->n_ssh_options || b->slurm || b->partition ||
-		    b->constraint || b->kernel_tree || b->kernel_config || b->kernel_cache ||
-		    b->vm_cpus != 1 || b->vm_max_cpus || b->vm_memory != 2048 || b->vm_append ||
-		    b->vm_accel || b->vm_icount || b->n_qemu_args) {
-			sb_error("--resume LOG takes its options from LOG: give it alone");
-			return SB_EXIT_ERROR;
-		}
-		return SB_EXIT_OK;
-	}
-	if (!b->kernel_tree && (b->kernel_config || b->kernel_cache || b->vm_cpus != 1 ||
-				b->vm_max_cpus || b->vm_memory != 2048 || b->vm_append ||
-				b->vm_accel || b->vm_icount || b->n_qemu_args)) {
-		sb_error("--kernel-config, --kernel-cache, --qemu-arg and the --vm-* options go "
-			 "with --kernel-tree");
-		return SB_EXIT_ERROR;
-	}
-	if (b->kernel_tree && (b->prepare || b->reboot || b->boot_check || b->target || b->slurm)) {
-		sb_error("--kernel-tree builds each commit and boots it in QEMU: it takes no "
-			 "--prepare, --reboot, --boot-check, --target or --slurm");
-		return SB_EXIT_ERROR;
-	}
 	if (b->kernel_tree) {
 		/* Before the first build, not at the first boot after it. */
 		const struct vm_opts vo = {
@@ -395,37 +389,9 @@ static int options_check(const struct bisect *b)
 		sb_error("--vm-icount with --vm-accel %s: drop one", b->vm_accel);
 		return SB_EXIT_ERROR;
 	}
-	if (b->boot_check && !b->reboot && !b->target) {
-		sb_error("--boot-check needs --reboot or --target");
-		return SB_EXIT_ERROR;
-	}
-	if (!b->target && (b->target_bin || b->n_ssh_options)) {
-		sb_error("--target-bin and --ssh-option go with --target ssh://HOST");
-		return SB_EXIT_ERROR;
-	}
-	if (!b->slurm && (b->partition || b->constraint)) {
-		sb_error("--partition and --constraint go with --slurm");
-		return SB_EXIT_ERROR;
-	}
-	if (!b->slurm && b->runs_per_task > 1) {
-		sb_error("--runs-per-task goes with --slurm (the runs of one array task)");
-		return SB_EXIT_ERROR;
-	}
 	if (slurm_word_check("partition", b->partition, true) ||
 	    slurm_word_check("constraint", b->constraint, true))
 		return SB_EXIT_ERROR;
-	if (b->slurm && b->target) {
-		sb_error("--slurm and --target: the runs go either to Slurm's nodes or to one "
-			 "target, not both");
-		return SB_EXIT_ERROR;
-	}
-	if (b->slurm && b->reboot) {
-		/* The reboot command would run here, not on the node Slurm picks for the array. */
-		sb_error("--slurm and --reboot: rebooting a Slurm node into a commit is "
-			 "site-specific and not done by bisect (see the README, bisect on Slurm); "
-			 "bisect userspace with --slurm, or a kernel with --target");
-		return SB_EXIT_ERROR;
-	}
 	return SB_EXIT_OK;
 }
 

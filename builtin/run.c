@@ -52,15 +52,15 @@ const struct command_def run_command = {
 	       "\nexit status: 0 every run stored, 1 a run failed (it is stored) or could not be\n"
 	       "written, 2 bad usage or job file, 3 the --kernel guest did not come up, 128+N\n"
 	       "interrupted by signal N (the run in progress is discarded, completed runs stay).\n",
-    .rules = (const struct option_rule[]){{OPTION_CONFLICTS, "dry-run", "kernel",
-					   "a dry run boots nothing; drop one"},
-					  {OPTION_CONFLICTS, "dry-run", "target",
-					   "a dry run runs nothing, here or there; drop one"},
-					  {OPTION_CONFLICTS, "target-bin", "push",
-					   "the pushed scalebench is the one run; drop one"},
-					  {OPTION_CONFLICTS, "target-bin", "push-dir",
-					   "the pushed scalebench is the one run; drop one"},
-					  {OPTION_RULES_END, NULL, NULL, NULL}},
+    .rules =
+	(const struct option_rule[]){
+	    {OPTION_CONFLICTS, "dry-run", "kernel", "a dry run boots nothing; drop one"},
+	    {OPTION_CONFLICTS, "dry-run", "target",
+	     "a dry run runs nothing, here or there; drop one"},
+	    {OPTION_CONFLICTS, "target-bin", "push push-dir",
+	     "the pushed scalebench is the one run; drop one"},
+	    {OPTION_NEEDS, "target-bin push push-dir ssh-option", "target", NULL},
+	    {OPTION_RULES_END, NULL, NULL, NULL}},
 };
 
 /* --target and what goes with it. */
@@ -108,8 +108,7 @@ static int ssh_option(const struct option_def *opt, const char *arg, char *err, 
 }
 
 /* key (its first keylen bytes) copied, value kept: argv outlives the job load. */
-static void override_add(struct override_list *l, const char *key, size_t keylen,
-			 const char *value)
+static void override_add(struct override_list *l, const char *key, size_t keylen, const char *value)
 {
 	l->v = xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
 	l->v[l->n++] = (struct job_override){.key = xstrndup(key, keylen), .value = value};
@@ -330,11 +329,6 @@ static int run_job(struct runner_opts o, const struct override_list *ov,
 	if (argc - first != 1) {
 		sb_error("%s; usage: scalebench run JOB.yaml|NAME [options]",
 			 first >= argc ? "which job file?" : "one job file at a time");
-		return SB_EXIT_ERROR;
-	}
-	if (!tc->url && (tc->bin || tc->push || tc->push_dir || tc->n_ssh_options)) {
-		sb_error("--target-bin, --push, --push-dir and --ssh-option go with --target "
-			 "ssh://HOST");
 		return SB_EXIT_ERROR;
 	}
 	if (vm_check(tc, vc))

@@ -176,38 +176,100 @@ static void unknown_option(const struct command_def *cmd, const struct option_de
 		sb_error("unknown option '%s' (see 'scalebench %s --help')", arg, cmd->name);
 }
 
-static ssize_t option_index(const struct option_def *opts, size_t n, const char *name)
+/* The options LIST names (long names separated by one space; NULL names none), as indexes
+ * into idx (room for max): how many, or -1 after the message naming one the table lacks
+ * (a bug of the command's rules, said as plainly). */
+static int rule_names(const struct command_def *cmd, const struct option_def *opts, size_t n,
+		      const char *list, size_t *idx, size_t max)
 {
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(opts[i].name, name))
-			return (ssize_t)i;
+	int k = 0;
+
+	for (const char *p = list; p && *p;) {
+		size_t len = strcspn(p, " "), i;
+
+		for (i = 0; i < n && (strlen(opts[i].name) != len || strncmp(opts[i].name, p, len));
+		     i++)
+			;
+		if (i == n || (size_t)k == max) {
+			sb_error("a rule of '%s' names --%.*s, which its table lacks", cmd->name,
+				 (int)len, p);
+			return -1;
+		}
+		idx[k++] = i;
+		p += len + (p[len] == ' ');
+	}
+	return k;
+}
+
+/* The first of idx[0..k) the command line gave, or -1. */
+static ssize_t first_seen(const size_t *idx, int k, const bool *seen)
+{
+	for (int i = 0; i < k; i++)
+		if (seen[idx[i]])
+			return (ssize_t)idx[i];
 	return -1;
+}
+
+/* " or --y" for each but the first of idx[0..k), into buf. */
+static const char *others(const struct option_def *opts, const size_t *idx, int k, char *buf,
+			  size_t len)
+{
+	size_t at = 0;
+
+	buf[0] = '\0';
+	for (int i = 1; i < k && at < len; i++)
+		at += (size_t)snprintf(buf + at, len - at, " or --%s", opts[idx[i]].name);
+	return buf;
+}
+
+/* One rule on what was given: 0, or 2 after its message. */
+static int check_rule(const struct command_def *cmd, const struct option_rule *r,
+		      const struct option_def *opts, size_t n, const bool *seen)
+{
+	size_t a[32], b[32];
+	int na = rule_names(cmd, opts, n, r->a, a, 32), nb = rule_names(cmd, opts, n, r->b, b, 32);
+	ssize_t ga, gb;
+	char alt[512];
+
+	if (na < 0 || nb < 0)
+		return SB_EXIT_ERROR;
+	if ((ga = first_seen(a, na, seen)) < 0)
+		return SB_EXIT_OK;
+	if (r->kind == OPTION_CONFLICTS && (gb = first_seen(b, nb, seen)) >= 0) {
+		sb_error("--%s and --%s: %s", opts[ga].name, opts[gb].name,
+			 r->why ? r->why : "one or the other");
+		return SB_EXIT_ERROR;
+	}
+	if (r->kind == OPTION_NEEDS && nb && first_seen(b, nb, seen) < 0) {
+		sb_error("--%s needs --%s%s%s%s", opts[ga].name, opts[b[0]].name,
+			 others(opts, b, nb, alt, sizeof(alt)), r->why ? ": " : "",
+			 r->why ? r->why : "");
+		return SB_EXIT_ERROR;
+	}
+	for (size_t i = 0; r->kind == OPTION_ALONE && i < n; i++) {
+		bool allowed = (ssize_t)i == ga;
+
+		for (int j = 0; j < nb; j++)
+			allowed |= b[j] == i;
+		if (seen[i] && !allowed) {
+			sb_error("--%s and --%s: %s", opts[ga].name, opts[i].name,
+				 r->why ? r->why : "give it alone");
+			return SB_EXIT_ERROR;
+		}
+	}
+	return SB_EXIT_OK;
 }
 
 /* The command's rules on what was given: 0, or 2 after the message of the first broken. */
 static int check_rules(const struct command_def *cmd, const struct option_def *opts, size_t n,
 		       const bool *seen)
 {
-	for (const struct option_rule *r = cmd->rules; r && r->kind != OPTION_RULES_END; r++) {
-		ssize_t a = option_index(opts, n, r->a), b = option_index(opts, n, r->b);
+	int rc = SB_EXIT_OK;
 
-		if (a < 0 || b < 0) {
-			sb_error("a rule of '%s' names --%s, which its table lacks", cmd->name,
-				 a < 0 ? r->a : r->b);
-			return SB_EXIT_ERROR;
-		}
-		if (r->kind == OPTION_CONFLICTS && seen[a] && seen[b]) {
-			sb_error("--%s and --%s: %s", r->a, r->b,
-				 r->why ? r->why : "one or the other");
-			return SB_EXIT_ERROR;
-		}
-		if (r->kind == OPTION_NEEDS && seen[a] && !seen[b]) {
-			sb_error("--%s needs --%s%s%s", r->a, r->b, r->why ? ": " : "",
-				 r->why ? r->why : "");
-			return SB_EXIT_ERROR;
-		}
-	}
-	return SB_EXIT_OK;
+	for (const struct option_rule *r = cmd->rules; !rc && r && r->kind != OPTION_RULES_END;
+	     r++)
+		rc = check_rule(cmd, r, opts, n, seen);
+	return rc;
 }
 
 /* Every option's default set before parsing: 0, or -1 after a message when the table's own

@@ -97,11 +97,16 @@ struct option_def {
 	.name = (l), .short_name = (s), .type = OPTION_CALLBACK, .callback = (fn), .value = (p)
 #define OPT_END .type = OPTION_END
 
-/* A rule between two options of a command's table, checked by options_parse after parsing,
- * on what the command line gave: OPTION_CONFLICTS refuses a and b together ("--a and --b:
- * WHY", WHY "one or the other" when NULL); OPTION_NEEDS refuses a without b ("--a needs --b"
- * and ": WHY" when given).  A rule naming an option its table lacks is a bug, said so. */
-enum option_rule_kind { OPTION_RULES_END, OPTION_CONFLICTS, OPTION_NEEDS };
+/* A rule on a command's options, checked by options_parse after parsing, on what the command
+ * line gave.  a and b are long names without "--", or several separated by one space:
+ *   OPTION_CONFLICTS  refuses any of a with any of b ("--a and --b: WHY"; WHY "one or the
+ *                     other" when NULL);
+ *   OPTION_NEEDS      refuses any of a without one of b ("--a needs --b or --c", ": WHY"
+ *                     when given);
+ *   OPTION_ALONE      refuses a (one name) with any option but those b names ("--a and --x:
+ *                     WHY"; WHY "give it alone" when NULL).
+ * A rule naming an option its table lacks is a bug, said so. */
+enum option_rule_kind { OPTION_RULES_END, OPTION_CONFLICTS, OPTION_NEEDS, OPTION_ALONE };
 struct option_rule {
 	enum option_rule_kind kind;
 	const char *a, *b; /* long names, without "--" */

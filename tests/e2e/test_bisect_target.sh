@@ -100,7 +100,7 @@ check "bad --target: exit 2 naming it, no log, no reboot" bash -c \
 	"[ $rc -eq 2 ] && grep -q \"bad host '-oProxyCommand=x'\" $WORK/err && [ ! -e $WORK/r0/$LOGNAME_.json ] && [ ! -e $WORK/reboots ]"
 sb bisect --repo "$REPO" --good "$GOOD" --bad "$BAD" --job "$WORK/job.yaml" --stat x --prepare true \
 	--ssh-option "IdentityFile=x"
-check "--ssh-option without --target: exit 2" bash -c "[ $rc -eq 2 ] && grep -q 'go with --target' $WORK/err"
+check "--ssh-option without --target: exit 2" bash -c "[ $rc -eq 2 ] && grep -q -- '--ssh-option needs --target' $WORK/err"
 bisect "$WORK/r0" --good "$GOOD" --bad "$BAD" --ssh-option "-oProxyCommand=x"
 check "--ssh-option '-o...': exit 2" bash -c "[ $rc -eq 2 ] && grep -q 'expected KEYWORD=VALUE' $WORK/err"
 bisect "$WORK/r0" --good "$GOOD" --bad "$BAD" --dry-run

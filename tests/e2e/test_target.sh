@@ -100,7 +100,7 @@ sb run "${ONE_S[@]}" --results "$WORK/rbad" --target "ssh://root@127.0.0.1:$FREE
 check "refused connection: exit 2, 'Connection refused'" bash -c \
 	"[ $rc -eq 2 ] && grep -q 'cannot reach.*Connection refused' '$WORK/err' && [ ! -e '$WORK/rbad/will-it-scale' ]"
 sb run "${ONE_S[@]}" --results "$WORK/rbad" --ssh-option "IdentityFile=x"
-check "--ssh-option without --target: exit 2" bash -c "[ $rc -eq 2 ] && grep -q 'go with --target' '$WORK/err'"
+check "--ssh-option without --target: exit 2" bash -c "[ $rc -eq 2 ] && grep -q -- '--ssh-option needs --target' '$WORK/err'"
 sb run "${ONE_S[@]}" --results "$WORK/rbad" --target "$URL" --ssh-option "-oProxyCommand=x"
 check "--ssh-option '-o...': exit 2" bash -c "[ $rc -eq 2 ] && grep -q 'expected KEYWORD=VALUE' '$WORK/err'"
 

@@ -47,13 +47,13 @@ sb run "$WORK/job.yaml" --results "$R" "${VM[@]}" --vm-append "$(printf 'a\nb')"
 check "--vm-append with a newline: exit 2" bash -c "[ $rc = 2 ] && grep -q 'printable ASCII' '$WORK/err'"
 sb bisect --kernel-tree --prepare make --good a --bad b --job "$WORK/job.yaml" --stat x
 check "bisect --kernel-tree with --prepare: exit 2, the build is its prepare step" bash -c \
-	"[ $rc = 2 ] && grep -q 'takes no --prepare' '$WORK/err'"
+	"[ $rc = 2 ] && grep -q -- '--kernel-tree and --prepare' '$WORK/err'"
 sb bisect --vm-max-cpus 8 --prepare make --good a --bad b --job "$WORK/job.yaml" --stat x
 check "bisect --vm-max-cpus without --kernel-tree: exit 2" bash -c \
-	"[ $rc = 2 ] && grep -q 'go with --kernel-tree' '$WORK/err'"
+	"[ $rc = 2 ] && grep -q -- '--vm-max-cpus needs --kernel-tree' '$WORK/err'"
 sb bisect --qemu-arg -name --prepare make --good a --bad b --job "$WORK/job.yaml" --stat x
 check "bisect --qemu-arg without --kernel-tree: exit 2" bash -c \
-	"[ $rc = 2 ] && grep -q 'qemu-arg.*go' '$WORK/err'"
+	"[ $rc = 2 ] && grep -q -- '--qemu-arg needs --kernel-tree' '$WORK/err'"
 # Whether KVM works here, asked as run's auto does: QEMU under KVM reaching a stopped machine.
 # Machines of this kind have had no /dev/kvm, or one that QEMU aborts on ("failed to set MSR
 # 0x10a"): opening it is not enough.

@@ -218,7 +218,7 @@ static const struct command_def rules_command = {
 					  {OPTION_CONFLICTS, "json", "svg", "both print"},
 					  {OPTION_NEEDS, "branch", "repo", "its order"},
 					  {OPTION_NEEDS, "since", "repo", NULL},
-					  {OPTION_RULES_END}},
+					  {OPTION_RULES_END, NULL, NULL, NULL}},
 };
 
 static int ruled(const struct command_def *cmd, char *err, size_t errlen, char **argv)
@@ -282,10 +282,62 @@ static void test_rules(void **state)
 	const struct command_def broken = {
 	    .name = "broken",
 	    .rules = (const struct option_rule[]){{OPTION_NEEDS, "png", "pgn", NULL},
-						  {OPTION_RULES_END}}};
+						  {OPTION_RULES_END, NULL, NULL, NULL}}};
 	assert_int_equal(ruled(&broken, err, sizeof(err), (char *[]){"broken", NULL}), 2);
 	assert_string_equal(err,
 			    "scalebench: a rule of 'broken' names --pgn, which its table lacks\n");
+	const struct command_def broken_list = {
+	    .name = "broken",
+	    .rules = (const struct option_rule[]){{OPTION_NEEDS, "png svgg", "repo", NULL},
+						  {OPTION_RULES_END, NULL, NULL, NULL}}};
+	assert_int_equal(ruled(&broken_list, err, sizeof(err), (char *[]){"broken", NULL}), 2);
+	assert_string_equal(err,
+			    "scalebench: a rule of 'broken' names --svgg, which its table lacks\n");
+}
+
+/* Rules over lists of options, and an option given alone. */
+static const struct command_def lists_command = {
+    .name = "listed",
+    .summary = "A command with rules over lists.",
+    .rules = (const struct option_rule[]){{OPTION_ALONE, "since", "json", "it says it all"},
+					  {OPTION_NEEDS, "png svg", "branch repo", NULL},
+					  {OPTION_CONFLICTS, "json", "png svg", NULL},
+					  {OPTION_RULES_END, NULL, NULL, NULL}},
+};
+
+static void test_rule_lists(void **state)
+{
+	char err[512];
+	(void)state;
+
+	/* Any of a needs one of b: named, the one given and every alternative. */
+	assert_int_equal(
+	    ruled(&lists_command, err, sizeof(err), (char *[]){"listed", "--svg", "s", NULL}), 2);
+	assert_string_equal(err, "scalebench: --svg needs --branch or --repo\n");
+	assert_int_equal(ruled(&lists_command, err, sizeof(err),
+			       (char *[]){"listed", "--svg", "s", "--repo", ".", NULL}),
+			 -1);
+	assert_int_equal(ruled(&lists_command, err, sizeof(err),
+			       (char *[]){"listed", "--png", "p", "--branch", "b", NULL}),
+			 -1);
+	/* Any of a with any of b: the two given named. */
+	assert_int_equal(ruled(&lists_command, err, sizeof(err),
+			       (char *[]){"listed", "--repo", ".", "--svg", "s", "--json", NULL}),
+			 2);
+	assert_string_equal(err, "scalebench: --json and --svg: one or the other\n");
+	/* Alone: with the options b lists, and no other. */
+	assert_int_equal(ruled(&lists_command, err, sizeof(err),
+			       (char *[]){"listed", "--since", "1d", "--json", NULL}),
+			 -1);
+	assert_string_equal(err, "");
+	assert_int_equal(ruled(&lists_command, err, sizeof(err),
+			       (char *[]){"listed", "--since", "1d", "--repo", ".", NULL}),
+			 2);
+	assert_string_equal(err, "scalebench: --since and --repo: it says it all\n");
+	assert_int_equal(ruled(&lists_command, err, sizeof(err),
+			       (char *[]){"listed", "--branch", "b", "--since", "1d", NULL}),
+			 2);
+	assert_string_equal(err, "scalebench: --since and --branch: it says it all\n");
 }
 
 static void test_required_and_bad_default(void **state)
@@ -442,6 +494,7 @@ int main(void)
 	    cmocka_unit_test(test_refusals),
 	    cmocka_unit_test(test_required_and_bad_default),
 	    cmocka_unit_test(test_rules),
+	    cmocka_unit_test(test_rule_lists),
 	    cmocka_unit_test(test_help),
 	    cmocka_unit_test(test_help_wraps_under_itself),
 	};
