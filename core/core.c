@@ -915,6 +915,7 @@ static enum run_end check_window(struct sampler *s)
 				 cfg->tc->name, c, n,
 				 tc_mode_name(cfg->mode),
 				 (int)s->sh.status[c].pid, cfg->runtime_s);
+			res->no_progress = true;
 			return RUN_FAILED;
 		}
 	}

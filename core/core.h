@@ -98,6 +98,9 @@ struct core_result {
 	 * tasks'.  1 when no copy was starved (one that sleeps by design is not); NAN where
 	 * the kernel does not say. */
 	double starved_share;
+	/* CORE_FAILED because a copy made no progress in the window: with starved_share below
+	 * 1 it was starved, not stuck. */
+	bool no_progress;
 };
 
 #define CORE_MAX_COPIES 4096

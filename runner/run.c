@@ -44,7 +44,7 @@ enum run_outcome {
 
 /* A run with a starved copy (core.h's starved_share below 1: it wanted a CPU most of the
  * window and got under a quarter of it) is measured again, RUN_STARVED_TRIES times at most,
- * then kept as it is. */
+ * then kept as it is; so is one failed only because a starved copy made no progress. */
 #define RUN_STARVED_TRIES 3
 
 /* LKP's sweep inside one run (an atomic job without mode and nr_task; lkp_sweep.h). */
@@ -748,7 +748,9 @@ static enum run_outcome run_one(struct run_state *rs, struct job_tally *tally)
 		out = RUN_ERROR;
 	} else if (rs->res.status == CORE_INTERRUPTED) {
 		out = RUN_INTERRUPTED;
-	} else if (!rs->sw && rs->res.status == CORE_OK &&
+	} else if (!rs->sw &&
+		   (rs->res.status == CORE_OK ||
+		    (rs->res.status == CORE_FAILED && rs->res.no_progress)) &&
 		   rs->res.starved_share < 1 &&
 		   rs->attempt + 1 < RUN_STARVED_TRIES) {
 		if (!rs->o->quiet)

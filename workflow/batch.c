@@ -119,20 +119,29 @@ static int machines_check(struct bisect *b, const char *sha)
 	return -1;
 }
 
-static size_t count_runs(void *arg)
+/* The runs of sha the results root holds, with the stat or not (a failed run is stored too):
+ * what a batch spent is how many more there are after it. */
+static size_t stored_runs(struct bisect *b, const char *sha)
 {
-	struct bisect *b = ((void **)arg)[0];
-	const char *sha = ((void **)arg)[1];
-	double *v;
-	bool absent;
-	size_t n = load_values(b, sha, &v, &absent);
+	struct result_group *g = NULL;
+	size_t ng = 0, n = 0;
 
-	free(v);
+	commit_groups(b, sha, &g, &ng);
+	for (size_t i = 0; i < ng; i++) {
+		n += g[i].nruns;
+		group_free(&g[i]);
+	}
+	free(g);
 	return n;
 }
 
+static size_t count_runs(void *arg)
+{
+	return stored_runs(((void **)arg)[0], ((void **)arg)[1]);
+}
+
 /* k more runs of the job at sha (booted), through the bisection's executor (executor.h):
- * here, on the target, or one Slurm job array.  before: the runs with the stat sha has.  0, 1 runs
+ * here, on the target, or one Slurm job array.  before: the runs sha has (stored_runs).  0, 1 runs
  * lost on the way back from a target or a Slurm task failed (the caller may ask again), -1 error,
  * 130. */
 /* --kernel-tree: run's --vm-* options for the guest, each "--name=value". */
@@ -269,7 +278,7 @@ int batch_ensure_runs(struct bisect *b, const char *sha, unsigned want, double *
 
 		if ((rc = boot_commit(b, sha)))
 			return rc;
-		rc = run_job(b, sha, k, before);
+		rc = run_job(b, sha, k, stored_runs(b, sha));
 		if (rc == 2) {
 			guest_failed(b, sha, (int)++no_boot);
 			if (no_boot > 1)

@@ -69,8 +69,8 @@ int executor_run(const struct executor *e, const struct exec_request *rq, struct
 	child_release(&run);
 	/* What came back: all of it when the command says so, or when nothing can be lost on
 	 * the way (a failed run is stored, as here); else what the results root holds now
-	 * that it did not (a run the connection lost, or a Slurm task's that failed, is not
-	 * stored). */
+	 * that it did not: a run the connection lost, or that a Slurm task did not store, is
+	 * not spent; a failed run a task stored is. */
 	r->stored = rq->runs;
 	if (r->exit && e->ops->may_lose && rq->count_runs) {
 		size_t now = rq->count_runs(rq->count_arg);

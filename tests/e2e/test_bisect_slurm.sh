@@ -52,7 +52,7 @@ check "--slurm with --reboot: refused (site-specific), exit 2" \
 	bash -c "[ $rc -eq 2 ] && grep -q 'site-specific' $WORK/err && [ ! -e $WORK/r0 ]"
 bisect "$WORK/r0" --good "$GOOD" --bad "$BAD" --constraint sbtest
 check "--constraint without --slurm: refused, exit 2" \
-	bash -c "[ $rc -eq 2 ] && grep -q -- '--partition and --constraint go with --slurm' $WORK/err"
+	bash -c "[ $rc -eq 2 ] && grep -q -- '--constraint needs --slurm' $WORK/err"
 bisect "$WORK/r0" --good "$GOOD" --bad "$BAD" --slurm --constraint "a b"
 check "--constraint with a space: refused, exit 2" \
 	bash -c "[ $rc -eq 2 ] && grep -q 'without spaces' $WORK/err && [ ! -e $WORK/r0 ]"
@@ -140,6 +140,13 @@ if python3 "$WORK/arrays.py" "$RA" "$LA" "$SLURM_NODE" >"$WORK/py.out" 2>&1; the
 	pass "$name ($(cat "$WORK/py.out"))"
 else
 	fail "$name" "$(tail -3 "$WORK/py.out")"
+	# What the failed tasks said (their output and end record), and the commits' runs.
+	for f in "$RA"/.scalebench-slurm/*/done/*; do
+		grep -q 'exit=0 ' "$f" && continue
+		echo "     $f: $(cat "$f")"
+		sed 's/^/       /' "${f%/done/*}/out/${f##*/}.out" | tail -20
+	done
+	find "$RA" -name meta.json -path "*/will-it-scale/*" | sed 's/^/     /'
 fi
 check "A: repository clean, back on main" \
 	bash -c "[ ! -e $REPO/.git/BISECT_LOG ] && [ \"\$(git -C $REPO symbolic-ref --short HEAD)\" = main ]"
