@@ -2,6 +2,7 @@
  * the one before it) and mailing each once, one message per culprit commit. */
 #include "nightly.h"
 #include "changepoint.h"
+#include "nightly_policy.h"
 #include "compare.h"
 #include "report_mail.h"
 #include "results.h"
@@ -21,6 +22,10 @@
 struct change_list {
 	struct nightly_change *v;
 	size_t n, cap;
+	/* The stats whose latest commit cleared the night noise (nightly_policy.h): the only
+	 * ones the one-night comparison may report. */
+	char **night;
+	size_t nnight;
 };
 
 static bool kind_wanted(enum verdict v, bool all_stats)
@@ -30,10 +35,12 @@ static bool kind_wanted(enum verdict v, bool all_stats)
 }
 
 /* Add a change unless the list has it (a change point and the previous-commit comparison
- * naming the same one). */
+ * naming the same one); range: the commits it may be at (nrange of them, commit among them),
+ * or none. */
 static int add_change(struct change_list *l, const char *job, const char *stat,
 		      const char *commit, const char *base, const char *next, double change,
-		      bool absolute, enum verdict v, double p, bool from_cp)
+		      bool absolute, enum verdict v, double p, bool from_cp, char *const *range,
+		      size_t nrange)
 {
 	struct nightly_change *c;
 
@@ -60,9 +67,14 @@ static int add_change(struct change_list *l, const char *job, const char *stat,
 				     .absolute = absolute,
 				     .verdict = v,
 				     .p = p,
-				     .from_cp = from_cp};
+				     .from_cp = from_cp,
+				     .range = nrange ? calloc(nrange, sizeof(char *)) : NULL};
 	l->n++;
-	return c->job && c->stat && c->commit && c->base && c->next ? 0 : -1;
+	for (size_t i = 0; c->range && i < nrange; i++)
+		if ((c->range[c->nrange] = strdup(range[i])))
+			c->nrange++;
+	return c->job && c->stat && c->commit && c->base && c->next && c->nrange == nrange ? 0
+											  : -1;
 }
 
 void nightly_changes_free(struct nightly_change *c, size_t n)
@@ -73,11 +85,16 @@ void nightly_changes_free(struct nightly_change *c, size_t n)
 		free(c[i].commit);
 		free(c[i].base);
 		free(c[i].next);
+		for (size_t k = 0; k < c[i].nrange; k++)
+			free(c[i].range[k]);
+		free(c[i].range);
 	}
 	free(c);
 }
 
-/* The change points of one stat of one job. */
+/* The changes of one stat of one job by the confirmation policy (nightly_policy.h): its
+ * confirmed change points, each with its range, and whether the latest commit cleared the
+ * night noise (then the stat goes on l->night for latest_changes). */
 static int stat_changes(struct results_index *ix, const struct nightly_opts *o, const char *key,
 			const char *stat, enum stat_direction dir, struct change_list *l,
 			char *err, size_t errlen)
@@ -85,46 +102,73 @@ static int stat_changes(struct results_index *ix, const struct nightly_opts *o, 
 	const struct series_order ord = {.repo = o->repo, .branch = o->branch};
 	struct series s;
 	struct cp_commit *cc;
-	struct change_point *cps = NULL;
-	struct cp_opts co;
-	ssize_t ncp = 0;
+	struct nightly_found *f = NULL;
+	char **range;
+	ssize_t nf = 0;
 	int rc = 0;
 
 	if (series_load(ix, key, stat, &ord, &s, err, errlen))
 		return -1;
 	cc = calloc(s.n ? s.n : 1, sizeof(*cc));
-	if (!cc) {
+	range = calloc(NIGHTLY_RANGE_MAX, sizeof(*range));
+	if (!cc || !range) {
+		free(cc);
+		free(range);
 		series_free(&s);
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
 	for (size_t i = 0; i < s.n; i++)
 		cc[i] = (struct cp_commit){.runs = s.points[i].runs, .n = s.points[i].nruns};
-	cp_opts_default(&co);
-	ncp = changepoints_find(cc, s.n, dir, &co, &cps, err, errlen);
-	if (ncp < 0)
+	nf = nightly_series_changes(cc, s.n, dir, &o->policy, o->all_stats, &f, err, errlen);
+	if (nf < 0)
 		rc = -1;
-	for (ssize_t i = 0; i < ncp && !rc; i++) {
-		const struct change_point *cp = &cps[i];
+	for (ssize_t i = 0; i < nf && !rc; i++) {
+		const struct nightly_found *c = &f[i];
+		size_t nr = 0;
 
-		if (!kind_wanted(cp->verdict, o->all_stats) || cp->index == 0 || cp->index >= s.n)
+		if (!c->from_cp) {
+			char **v = realloc(l->night, (l->nnight + 1) * sizeof(*v));
+
+			if (!v || !(v[l->nnight] = strdup(stat))) {
+				if (v)
+					l->night = v;
+				snprintf(err, errlen, "out of memory");
+				rc = -1;
+				break;
+			}
+			l->night = v;
+			l->nnight++;
 			continue;
-		if (add_change(l, key, stat, s.points[cp->index].commit,
-			       s.points[cp->index - 1].commit,
-			       cp->index + 1 < s.n ? s.points[cp->index + 1].commit : "",
-			       cp->change_pct, false, cp->verdict, cp->p, true)) {
+		}
+		for (size_t k = c->lo; k <= c->hi && nr < NIGHTLY_RANGE_MAX; k++)
+			range[nr++] = s.points[k].commit;
+		if (add_change(l, key, stat, s.points[c->index].commit,
+			       s.points[c->index - 1].commit,
+			       c->index + 1 < s.n ? s.points[c->index + 1].commit : "",
+			       c->change_pct, false, c->verdict, c->p, true, range, nr)) {
 			snprintf(err, errlen, "out of memory");
 			rc = -1;
 		}
 	}
-	free(cps);
+	free(f);
+	free(range);
 	free(cc);
 	series_free(&s);
 	return rc;
 }
 
-/* The latest commit against the one before it, as report compares them: a step on the last
- * night is mailed at once, not after a change point's minimum segment of nights more. */
+static bool night_cleared(const struct change_list *l, const char *stat)
+{
+	for (size_t i = 0; i < l->nnight; i++)
+		if (!strcmp(l->night[i], stat))
+			return true;
+	return false;
+}
+
+/* The latest commit against the one before it, as report compares them, for the stats whose
+ * latest commit cleared the night noise: a step that large is mailed on its first night, not
+ * after a change point's segment of nights more. */
 static int latest_changes(const struct nightly_opts *o, const char *key, struct result_group *g,
 			  const char *headline, const char *base, struct change_list *l,
 			  char *err, size_t errlen)
@@ -139,10 +183,11 @@ static int latest_changes(const struct nightly_opts *o, const char *key, struct 
 
 		if (r->failure || !r->has_change[1] || !kind_wanted(r->verdict[1], o->all_stats))
 			continue;
-		if (!o->all_stats && (!headline || strcmp(r->name, headline)))
+		if ((!o->all_stats && (!headline || strcmp(r->name, headline))) ||
+		    !night_cleared(l, r->name))
 			continue;
 		if (add_change(l, key, r->name, g[1].commit, base, "", r->change[1], r->absolute,
-			       r->verdict[1], r->p[1], false)) {
+			       r->verdict[1], r->p[1], false, NULL, 0)) {
 			comparison_free(&c);
 			snprintf(err, errlen, "out of memory");
 			return -1;
@@ -190,7 +235,7 @@ static int failure_changes(struct results_index *ix, const char *key, char **lab
 				index_commits_free(ic, (size_t)nc);
 			if (add_change(l, key, names[i], labels[first], labels[first - 1],
 				       first + 1 < nl ? labels[first + 1] : "", with, true, V_NONE,
-				       NAN, false)) {
+				       NAN, false, NULL, 0)) {
 				snprintf(err, errlen, "out of memory");
 				rc = -1;
 			} else {
@@ -315,7 +360,11 @@ int nightly_find(struct results_index *ix, const struct nightly_opts *o,
 			sb_error("%s: %s", jobs[i].key, msg);
 			(*job_errors)++;
 		}
+		for (size_t k = 0; k < l.nnight; k++) /* a job's own */
+			free(l.night[k]);
+		l.nnight = 0;
 	}
+	free(l.night);
 	index_jobs_free(jobs, (size_t)nj);
 	*out = l.v;
 	*n = l.n;
@@ -327,13 +376,23 @@ const char *nightly_kind(const struct nightly_change *c)
 	return c->failure ? "new-failure" : verdict_name(c->verdict);
 }
 
+/* The commits a change may be at: its range, or its commit alone. */
+static char *const *change_commits(const struct nightly_change *c, size_t *n)
+{
+	*n = c->nrange ? c->nrange : 1;
+	return c->nrange ? c->range : &c->commit;
+}
+
 bool nightly_known(const struct nightly_state *st, const struct nightly_change *c)
 {
 	const char *kind = nightly_kind(c);
+	size_t n;
+	char *const *commits = change_commits(c, &n);
 
 	return nightly_state_find(st, c->job, c->stat, c->commit, kind) ||
 	       (c->base[0] && nightly_state_find(st, c->job, c->stat, c->base, kind)) ||
-	       (c->next[0] && nightly_state_find(st, c->job, c->stat, c->next, kind));
+	       (c->next[0] && nightly_state_find(st, c->job, c->stat, c->next, kind)) ||
+	       nightly_state_meets(st, c->job, c->stat, kind, commits, n, NULL);
 }
 
 /* The test hook of "killed midway" (tests/e2e/test_nightly.sh): SIGKILL at that point. */
@@ -419,8 +478,8 @@ static int mail_one(struct nightly_state *st, const struct nightly_opts *o,
 	}
 	qsort(g, ng, sizeof(*g), by_news);
 	for (size_t i = 0; i < ng; i++) {
-		keys[i] = (struct nightly_key){g[i]->job, g[i]->stat, g[i]->commit,
-					       (char *)nightly_kind(g[i])};
+		keys[i] = (struct nightly_key){g[i]->job,	 g[i]->stat,  g[i]->commit,
+					       (char *)nightly_kind(g[i]), g[i]->range, g[i]->nrange};
 		rc[i] = (struct report_change){.job = g[i]->job,
 					       .stat = g[i]->stat,
 					       .change = g[i]->change,
@@ -510,6 +569,111 @@ out:
 	return ret;
 }
 
+/* Change c recorded as known, not mailed (its id one no mailer made, no text to send): 0, or
+ * -1 with err. */
+static int record_known(struct nightly_state *st, const struct nightly_change *c, char *err,
+			size_t errlen)
+{
+	struct nightly_key k = {c->job,		 c->stat,  c->commit, (char *)nightly_kind(c),
+				c->range, c->nrange};
+	char left[160], id[200];
+	ssize_t at;
+
+	nightly_msgid_left(&k, 1, left, sizeof(left));
+	snprintf(id, sizeof(id), "<known.%s@scalebench>", left);
+	at = nightly_state_add(st, id, "", &k, 1, (int64_t)time(NULL));
+	if (at < 0) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	nightly_state_mailed(st, (size_t)at, (int64_t)time(NULL));
+	return save(st, err, errlen);
+}
+
+/* When change c (known) is a change point that a mailed change of the same kind meets by its
+ * range, but whose range no longer holds the mailed commit, and that mail has no follow-up
+ * yet: the follow-up,
+ * recorded with c's commit and range (so that it, too, is known from now on). */
+static int follow_up(struct nightly_state *st, const struct nightly_opts *o,
+		     const struct nightly_change *c, size_t *mailed, char *err, size_t errlen)
+{
+	const struct nightly_key *key = NULL;
+	const struct nightly_message *first;
+	size_t n;
+	char *const *commits = change_commits(c, &n);
+	char left[160], *first_id;
+	struct report_mail m = {0};
+	int ret = -1;
+	ssize_t at;
+
+	if (!c->from_cp || c->failure || o->baseline ||
+	    nightly_state_find(st, c->job, c->stat, c->commit, nightly_kind(c)))
+		return 0;
+	first = nightly_state_meets(st, c->job, c->stat, nightly_kind(c), commits, n, &key);
+	if (!first)
+		return 0;
+	/* Follow-ups go to mails: not to a follow-up, a known or a --baseline record. */
+	if (first->follow_up_of || !strncmp(first->message_id, "<known.", 7) ||
+	    !strncmp(first->message_id, "<baseline.", 10) ||
+	    nightly_state_followed(st, first->message_id))
+		return o->dry_run ? 0 : record_known(st, c, err, errlen);
+	/* Refined only when the mailed commit is no longer among the plausible ones: a range
+	 * that still holds it says the mail was right, and is recorded as known (not mailed),
+	 * so that the change is recognised wherever later nights place it. */
+	for (size_t i = 0; i < n; i++)
+		if (!strcmp(commits[i], key->commit))
+			return o->dry_run ? 0 : record_known(st, c, err, errlen);
+	if (o->dry_run) {
+		printf("would mail a follow-up of %s: %s %s %s refined to %s (was %s)\n",
+		       first->message_id, c->job, c->stat, nightly_kind(c), c->commit,
+		       key->commit);
+		return 0;
+	}
+	struct nightly_key k = {c->job, c->stat, c->commit, (char *)nightly_kind(c), c->range,
+				c->nrange};
+	nightly_msgid_left(&k, 1, left, sizeof(left));
+	strncat(left, ".refined", sizeof(left) - strlen(left) - 1);
+	const struct report_follow_up rq = {.job = c->job,
+					    .stat = c->stat,
+					    .kind = nightly_kind(c),
+					    .commit = c->commit,
+					    .was = key->commit,
+					    .range = c->range,
+					    .nrange = c->nrange,
+					    .change = c->change,
+					    .absolute = c->absolute,
+					    .in_reply_to = first->message_id,
+					    .repo = o->repo,
+					    .branch = o->branch,
+					    .from = o->from,
+					    .to = o->to,
+					    .msgid_left = left};
+
+	if (report_follow_up_build(&rq, &m, err, errlen))
+		goto out;
+	first_id = strdup(first->message_id); /* st->msgs moves when one is added */
+	at = first_id ? nightly_state_add(st, m.message_id, m.msg, &k, 1, (int64_t)time(NULL)) : -1;
+	if (at < 0 || !(st->msgs[at].follow_up_of = first_id)) {
+		free(first_id);
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	if (save(st, err, errlen) ||
+	    report_deliver(m.msg, m.len, o->mbox, o->sendmail, err, errlen))
+		goto out;
+	nightly_state_mailed(st, (size_t)at, (int64_t)time(NULL));
+	if (save(st, err, errlen))
+		goto out;
+	(*mailed)++;
+	if (o->mbox || o->sendmail)
+		printf("mailed %s: follow-up of %s: %s %s refined to %s\n", m.message_id,
+		       st->msgs[at].follow_up_of, c->job, c->stat, c->commit);
+	ret = 0;
+out:
+	report_mail_free(&m);
+	return ret;
+}
+
 int nightly_mail(struct nightly_state *st, const struct nightly_opts *o,
 		 const struct nightly_change *c, size_t n, size_t *mailed, char *err,
 		 size_t errlen)
@@ -527,6 +691,10 @@ int nightly_mail(struct nightly_state *st, const struct nightly_opts *o,
 	}
 	for (size_t i = 0; i < n; i++)
 		done[i] = nightly_known(st, &c[i]);
+	/* A mailed change placed better now: one follow-up to its mail, at most. */
+	for (size_t i = 0; i < n && !rc; i++)
+		if (done[i])
+			rc = follow_up(st, o, &c[i], mailed, err, errlen);
 	/* Commits in the order their first change was found. */
 	for (size_t i = 0; i < n && !rc; i++) {
 		size_t ng = 0;

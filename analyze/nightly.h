@@ -4,6 +4,7 @@
 #ifndef SCALEBENCH_NIGHTLY_H
 #define SCALEBENCH_NIGHTLY_H
 
+#include "nightly_policy.h"
 #include "nightly_state.h"
 #include "stats.h"
 #include "../lib/mail.h"
@@ -24,6 +25,7 @@ struct nightly_opts {
 	bool baseline; /* record every change found as known and mail none: a first pass over a
 			* tree with history, which would otherwise mail every change it ever had */
 	bool verbose;
+	struct nightly_policy policy; /* which changes are confirmed (nightly_policy_default) */
 };
 
 /* One change found: job's stat moved at commit (the first commit after the change), base is
@@ -41,6 +43,11 @@ struct nightly_change {
 	 * series; kind "new-failure", verdict V_NONE. */
 	bool failure;
 	unsigned runs;
+	/* The commits the change may be at (nightly_policy.h's range, commit among them; none
+	 * for the one-night comparison and failures): a change recorded with a range that
+	 * meets this one's is the same change. */
+	char **range;
+	size_t nrange;
 };
 
 /* The kind a change is recorded under: verdict_name, or "new-failure". */

@@ -1,6 +1,7 @@
 /* nightly's memory of what it mailed: the JSON file, its lock, and the mbox look-up that
  * settles a message left pending by a killed run. */
 #include "nightly_state.h"
+#include "nightly_policy.h"
 #include "../lib/errors.h"
 #include "../lib/file.h"
 
@@ -50,6 +51,21 @@ static void key_free(struct nightly_key *k)
 	free(k->stat);
 	free(k->commit);
 	free(k->kind);
+	for (size_t i = 0; i < k->nrange; i++)
+		free(k->range[i]);
+	free(k->range);
+}
+
+/* Copies of range[0..n) into k's range: 0, or -1 on ENOMEM. */
+static int key_set_range(struct nightly_key *k, char *const *range, size_t n)
+{
+	k->range = n ? calloc(n, sizeof(*k->range)) : NULL;
+	if (n && !k->range)
+		return -1;
+	for (k->nrange = 0; k->nrange < n; k->nrange++)
+		if (!(k->range[k->nrange] = strdup(range[k->nrange])))
+			return -1;
+	return 0;
 }
 
 static void message_free(struct nightly_message *m)
@@ -59,6 +75,7 @@ static void message_free(struct nightly_message *m)
 	free(m->keys);
 	free(m->message_id);
 	free(m->text);
+	free(m->follow_up_of);
 }
 
 void nightly_state_free(struct nightly_state *st)
@@ -79,6 +96,39 @@ static const char *str_member(json_t *o, const char *key, const char *path, cons
 	if (!s)
 		snprintf(err, errlen, "%s: %s: \"%s\" is missing or not a string", path, where, key);
 	return s;
+}
+
+/* A key's "range": absent (none), or an array of at most NIGHTLY_RANGE_MAX commit strings. */
+static int load_range(json_t *c, struct nightly_key *key, const char *path, const char *where,
+		      char *err, size_t errlen)
+{
+	json_t *r = json_object_get(c, "range"), *v;
+	size_t i;
+
+	if (!r)
+		return 0;
+	if (!json_is_array(r) || json_array_size(r) > NIGHTLY_RANGE_MAX) {
+		snprintf(err, errlen, "%s: %s: \"range\" is not an array of at most %d commits",
+			 path, where, NIGHTLY_RANGE_MAX);
+		return -1;
+	}
+	if (json_array_size(r) && !(key->range = calloc(json_array_size(r), sizeof(char *)))) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		return -1;
+	}
+	json_array_foreach(r, i, v) {
+		if (!json_is_string(v)) {
+			snprintf(err, errlen, "%s: %s: \"range\"[%zu] is not a string", path, where,
+				 i);
+			return -1;
+		}
+		if (!(key->range[key->nrange] = strdup(json_string_value(v)))) {
+			snprintf(err, errlen, "%s: out of memory", path);
+			return -1;
+		}
+		key->nrange++;
+	}
+	return 0;
 }
 
 static int load_message(json_t *o, const char *path, size_t i, struct nightly_message *m,
@@ -142,7 +192,16 @@ static int load_message(json_t *o, const char *path, size_t i, struct nightly_me
 		key->kind = strdup(v[3]);
 		if (!key->job || !key->stat || !key->commit || !key->kind)
 			goto nomem;
+		if (load_range(c, key, path, where, err, errlen))
+			return -1;
 	}
+	t = json_object_get(o, "follow_up_of");
+	if (t && !json_is_string(t)) {
+		snprintf(err, errlen, "%s: %s: \"follow_up_of\" is not a string", path, where);
+		return -1;
+	}
+	if (t && !(m->follow_up_of = strdup(json_string_value(t))))
+		goto nomem;
 	return 0;
 nomem:
 	snprintf(err, errlen, "%s: out of memory", path);
@@ -212,12 +271,21 @@ static json_t *message_json(const struct nightly_message *m)
 	json_object_set_new(o, "message_id", json_string(m->message_id));
 	json_object_set_new(o, "status", json_string(m->mailed ? "mailed" : "pending"));
 	json_object_set_new(o, "time", json_integer(m->time));
-	for (size_t k = 0; k < m->nkeys; k++)
-		json_array_append_new(keys, json_pack("{s:s, s:s, s:s, s:s}", "job",
-						      m->keys[k].job, "stat", m->keys[k].stat,
-						      "commit", m->keys[k].commit, "kind",
-						      m->keys[k].kind));
+	for (size_t k = 0; k < m->nkeys; k++) {
+		json_t *key = json_pack("{s:s, s:s, s:s, s:s}", "job", m->keys[k].job, "stat",
+					m->keys[k].stat, "commit", m->keys[k].commit, "kind",
+					m->keys[k].kind);
+		json_t *range = m->keys[k].nrange ? json_array() : NULL;
+
+		for (size_t i = 0; range && i < m->keys[k].nrange; i++)
+			json_array_append_new(range, json_string(m->keys[k].range[i]));
+		if (key && range)
+			json_object_set_new(key, "range", range);
+		json_array_append_new(keys, key);
+	}
 	json_object_set_new(o, "changes", keys);
+	if (m->follow_up_of)
+		json_object_set_new(o, "follow_up_of", json_string(m->follow_up_of));
 	if (!m->mailed && m->text)
 		json_object_set_new(o, "text", json_string(m->text));
 	return o;
@@ -253,7 +321,9 @@ static int dup_key(struct nightly_key *d, const struct nightly_key *s)
 	d->stat = strdup(s->stat);
 	d->commit = strdup(s->commit);
 	d->kind = strdup(s->kind);
-	return d->job && d->stat && d->commit && d->kind ? 0 : -1;
+	return d->job && d->stat && d->commit && d->kind && !key_set_range(d, s->range, s->nrange)
+		   ? 0
+		   : -1;
 }
 
 ssize_t nightly_state_add(struct nightly_state *st, const char *message_id, const char *text,
@@ -304,6 +374,45 @@ const struct nightly_message *nightly_state_find(const struct nightly_state *st,
 				return &st->msgs[i];
 		}
 	return NULL;
+}
+
+static bool holds(const struct nightly_key *k, char *const *commits, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (!strcmp(k->commit, commits[i]))
+			return true;
+		for (size_t r = 0; r < k->nrange; r++)
+			if (!strcmp(k->range[r], commits[i]))
+				return true;
+	}
+	return false;
+}
+
+const struct nightly_message *nightly_state_meets(const struct nightly_state *st, const char *job,
+						  const char *stat, const char *kind,
+						  char *const *commits, size_t n,
+						  const struct nightly_key **key)
+{
+	for (size_t i = 0; i < st->n; i++)
+		for (size_t k = 0; k < st->msgs[i].nkeys; k++) {
+			const struct nightly_key *c = &st->msgs[i].keys[k];
+
+			if (!strcmp(c->job, job) && !strcmp(c->stat, stat) &&
+			    !strcmp(c->kind, kind) && holds(c, commits, n)) {
+				if (key)
+					*key = c;
+				return &st->msgs[i];
+			}
+		}
+	return NULL;
+}
+
+bool nightly_state_followed(const struct nightly_state *st, const char *message_id)
+{
+	for (size_t i = 0; i < st->n; i++)
+		if (st->msgs[i].follow_up_of && !strcmp(st->msgs[i].follow_up_of, message_id))
+			return true;
+	return false;
 }
 
 static uint64_t fnv1a(uint64_t h, const char *s, size_t n)

@@ -18,10 +18,13 @@
 #define NIGHTLY_STATE_FILE    ".scalebench-nightly.json"
 #define NIGHTLY_STATE_VERSION 1
 
-/* One change: the job's key, the stat, the culprit commit (the first after the change) and
- * its kind (verdict_name: "regression", "improvement", "changed-up", ...). */
+/* One change: the job's key, the stat, the culprit commit (the first after the change), its
+ * kind (verdict_name: "regression", "improvement", "changed-up", ...) and the commits it may
+ * be at (nightly_policy.h's range; none recorded before ranges were, or for one night). */
 struct nightly_key {
 	char *job, *stat, *commit, *kind;
+	char **range;
+	size_t nrange;
 };
 
 struct nightly_message {
@@ -31,6 +34,7 @@ struct nightly_message {
 	char *text;   /* the whole message while pending (to send again), NULL once mailed */
 	struct nightly_key *keys;
 	size_t nkeys;
+	char *follow_up_of; /* a follow-up ("culprit refined"): the Message-ID it follows, else NULL */
 };
 
 struct nightly_state {
@@ -60,6 +64,14 @@ void nightly_state_mailed(struct nightly_state *st, size_t i, int64_t time);
 const struct nightly_message *nightly_state_find(const struct nightly_state *st, const char *job,
 						 const char *stat, const char *commit,
 						 const char *kind);
+/* The first message recording a change of job's stat of this kind whose commit or range holds
+ * one of commits[0..n), or NULL; *key (when not NULL) the key that matched. */
+const struct nightly_message *nightly_state_meets(const struct nightly_state *st, const char *job,
+						  const char *stat, const char *kind,
+						  char *const *commits, size_t n,
+						  const struct nightly_key **key);
+/* Whether some message follows up message_id. */
+bool nightly_state_followed(const struct nightly_state *st, const char *message_id);
 
 /* A Message-ID left part from the keys alone ("nightly.<commit12>.<hash16>"): the same changes
  * give the same Message-ID, whichever run composes them and in whichever order. */

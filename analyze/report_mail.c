@@ -413,6 +413,44 @@ static int compose(struct job_cmp *j, const struct mail_change *head_change,
 	return buf ? 0 : -1;
 }
 
+/* The branch the mail names: given, else the repo's, else "unknown". */
+static const char *branch_of(const char *repo, const char *branch, char *buf, size_t len)
+{
+	if (branch)
+		return branch;
+	buf[0] = '\0';
+	if (repo)
+		GITL(repo, buf, len, "rev-parse", "--abbrev-ref", "HEAD");
+	return buf[0] && strcmp(buf, "HEAD") ? buf : "unknown";
+}
+
+/* The head commit's author into to (name and address apart, so a name "Doe, John" is quoted
+ * as one display name, not read as two addresses); root@localhost without repo.  0, or -1
+ * with err. */
+static int author_of(const char *repo, const char *head, struct mail_addr *to, char *err,
+		     size_t errlen)
+{
+	char name[512] = "", addr[512] = "";
+
+	if (repo) {
+		GITL(repo, name, sizeof(name), "log", "-1", "--format=%an", head);
+		GITL(repo, addr, sizeof(addr), "log", "-1", "--format=%ae", head);
+	}
+	if (addr[0] && !mail_addr_spec_ok(addr)) {
+		snprintf(err, errlen,
+			 "the author of %s has the address '%s', not local@domain: give --to",
+			 head, addr);
+		return -1;
+	}
+	to->name = strdup(addr[0] ? name : "");
+	to->addr = strdup(addr[0] ? addr : "root@localhost");
+	if (!to->name || !to->addr) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	return 0;
+}
+
 /* The commit directories of job (a path_params, a key with a '/', NULL: any) at label. */
 static ssize_t job_dirs(const char *root, const char *job, const char *label, char ***dirs)
 {
@@ -667,36 +705,9 @@ int report_build(const struct report_request *rq, struct report_mail *m, char *e
 			if (i != main_job && jobs[i].best)
 				box[nbox++] = row_change(&jobs[i]);
 	}
-	if (!branch) {
-		branch_buf[0] = '\0';
-		if (rq->repo)
-			GITL(rq->repo, branch_buf, sizeof(branch_buf), "rev-parse", "--abbrev-ref",
-			     "HEAD");
-		branch = branch_buf[0] && strcmp(branch_buf, "HEAD") ? branch_buf : "unknown";
-	}
-	/* The head commit's author: name and address apart, so a name "Doe, John" is quoted
-	 * as one display name, not read as two addresses. */
-	if (!rq->to) {
-		char name[512] = "", addr[512] = "";
-
-		if (rq->repo) {
-			GITL(rq->repo, name, sizeof(name), "log", "-1", "--format=%an", m->head);
-			GITL(rq->repo, addr, sizeof(addr), "log", "-1", "--format=%ae", m->head);
-		}
-		if (addr[0] && !mail_addr_spec_ok(addr)) {
-			snprintf(
-			    err, errlen,
-			    "the author of %s has the address '%s', not local@domain: give --to",
-			    m->head, addr);
-			goto out;
-		}
-		to_addr.name = strdup(addr[0] ? name : "");
-		to_addr.addr = strdup(addr[0] ? addr : "root@localhost");
-		if (!to_addr.name || !to_addr.addr) {
-			snprintf(err, errlen, "out of memory");
-			goto out;
-		}
-	}
+	branch = branch_of(rq->repo, branch, branch_buf, sizeof(branch_buf));
+	if (!rq->to && author_of(rq->repo, m->head, &to_addr, err, errlen))
+		goto out;
 	if (compose(&jobs[main_job], &head_change, box, nbox, rq, m->base, m->head, branch,
 		    rq->to ? rq->to : &to_addr, m)) {
 		snprintf(err, errlen, "out of memory");
@@ -750,4 +761,97 @@ int report_deliver(const char *msg, size_t len, const char *mbox, bool sendmail,
 		return -1;
 	}
 	return 0;
+}
+
+int report_follow_up_build(const struct report_follow_up *rq, struct report_mail *m, char *err,
+			   size_t errlen)
+{
+	char branch_buf[256], now_line[700], was_line[700], first[700], last[700], date[64];
+	char host[128], *subject = NULL, *hdr[6] = {NULL}, *buf = NULL, change[32];
+	const char *branch = branch_of(rq->repo, rq->branch, branch_buf, sizeof(branch_buf));
+	const char *at = strchr(rq->in_reply_to, '@');
+	struct mail_addr to_addr = {0};
+	time_t now = time(NULL);
+	struct tm tm;
+	size_t len = 0;
+	FILE *f = NULL;
+	int rc = -1;
+
+	memset(m, 0, sizeof(*m));
+	if (rq->in_reply_to[0] != '<' || !at || at[strlen(at) - 1] != '>') {
+		snprintf(err, errlen, "follow-up of '%s': not a <left@right> Message-ID",
+			 rq->in_reply_to);
+		return -1;
+	}
+	if (!rq->to && author_of(rq->repo, rq->commit, &to_addr, err, errlen))
+		goto out;
+	commit_line(rq->repo, rq->commit, now_line, sizeof(now_line));
+	commit_line(rq->repo, rq->was, was_line, sizeof(was_line));
+	commit_line(rq->repo, rq->nrange ? rq->range[0] : rq->commit, first, sizeof(first));
+	commit_line(rq->repo, rq->nrange ? rq->range[rq->nrange - 1] : rq->commit, last,
+		    sizeof(last));
+	snprintf(change, sizeof(change), rq->absolute ? "%+.1f" : "%+.1f%%", rq->change);
+	localtime_r(&now, &tm);
+	strftime(date, sizeof(date), "%a, %d %b %Y %H:%M:%S %z", &tm);
+	if (gethostname(host, sizeof(host)))
+		snprintf(host, sizeof(host), "localhost");
+	host[sizeof(host) - 1] = '\0';
+	if (asprintf(&subject, "Re: [%s] %s: %s %s: culprit refined to %.12s", branch, rq->job,
+		     rq->stat, rq->kind, rq->commit) < 0)
+		subject = NULL;
+	/* In-Reply-To and References: the mailed id, split where mail_header_msgid takes it. */
+	char *left = strndup(rq->in_reply_to + 1, (size_t)(at - rq->in_reply_to - 1));
+	char *right = strndup(at + 1, strlen(at + 1) - 1);
+
+	hdr[0] = mail_header_addr("From", rq->from->name, rq->from->addr);
+	hdr[1] = rq->to ? mail_header_addr("To", rq->to->name, rq->to->addr)
+			: mail_header_addr("To", to_addr.name, to_addr.addr);
+	hdr[2] = subject ? mail_header_text("Subject", subject) : NULL;
+	hdr[3] = mail_header_msgid("Message-ID", rq->msgid_left, host);
+	hdr[4] = left && right ? mail_header_msgid("In-Reply-To", left, right) : NULL;
+	hdr[5] = left && right ? mail_header_msgid("References", left, right) : NULL;
+	free(left);
+	free(right);
+	for (size_t i = 0; i < 6; i++)
+		if (!hdr[i]) {
+			snprintf(err, errlen, "out of memory");
+			goto out;
+		}
+	if (!(m->message_id = msgid_of(hdr[3])) || !(f = open_memstream(&buf, &len))) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	fprintf(f, "%s%s%s", hdr[0], hdr[1], hdr[2]);
+	fprintf(f, "Date: %s\n", date);
+	fprintf(f, "%s%s%s", hdr[3], hdr[4], hdr[5]);
+	fprintf(f, "MIME-Version: 1.0\nContent-Type: text/plain; charset=utf-8\n"
+		   "Content-Transfer-Encoding: 8bit\n\n");
+	fprintf(f, "Hello,\n\nThe %s of %s (%s) mailed in %s is placed better with the nights\n"
+		   "since:\n\n",
+		rq->kind, rq->stat, rq->job, rq->in_reply_to);
+	fprintf(f, "  now at: %s\n  was at: %s\n  change: %s (the segments around it)\n", now_line,
+		was_line, change);
+	if (rq->nrange > 1)
+		fprintf(f, "  range:  %zu commits, %s .. %s\n", rq->nrange, first, last);
+	fprintf(f, "\nThis is the one follow-up of that mail: a later move of the same change\n"
+		   "updates scalebench's record and is not mailed.\n\n-- \nscalebench nightly\n");
+	if (fclose(f)) {
+		f = NULL;
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	f = NULL;
+	m->msg = buf;
+	m->len = len;
+	buf = NULL;
+	rc = 0;
+out:
+	if (f)
+		fclose(f);
+	free(buf);
+	for (size_t i = 0; i < 6; i++)
+		free(hdr[i]);
+	free(subject);
+	mail_addr_free(&to_addr);
+	return rc;
 }

@@ -62,6 +62,24 @@ int report_build(const struct report_request *rq, struct report_mail *m, char *e
 		 size_t errlen);
 void report_mail_free(struct report_mail *m);
 
+/* The one follow-up nightly sends when a change it mailed is placed better later ("culprit
+ * refined to ..."), a reply to the first mail. */
+struct report_follow_up {
+	const char *job, *stat, *kind;
+	const char *commit, *was; /* labels: where the change is now, where the mail put it */
+	char *const *range;	  /* the commits it may be at, in order */
+	size_t nrange;
+	double change; /* %, or a delta when absolute */
+	bool absolute;
+	const char *in_reply_to; /* the first mail's "<left@right>" */
+	const char *repo, *branch;
+	const struct mail_addr *from, *to; /* to NULL: commit's author with repo, else root@localhost */
+	const char *msgid_left;
+};
+/* Compose it.  0 with m's msg and message_id, or -1 with err. */
+int report_follow_up_build(const struct report_follow_up *rq, struct report_mail *m, char *err,
+			   size_t errlen);
+
 /* Deliver one message: appended to the mbox at mbox (lib/mail.h's all-or-nothing append)
  * when not NULL, else piped to `sendmail -t` when sendmail, else written to stdout.  0, or
  * -1 with err naming the mbox or sendmail and what failed. */

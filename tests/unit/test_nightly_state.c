@@ -38,7 +38,7 @@ static void put(const char *path, const char *text)
 static struct nightly_key key(const char *job, const char *stat, const char *commit,
 			      const char *kind)
 {
-	return (struct nightly_key){(char *)job, (char *)stat, (char *)commit, (char *)kind};
+	return (struct nightly_key){(char *)job, (char *)stat, (char *)commit, (char *)kind, NULL, 0};
 }
 
 static void test_missing_is_empty(void **state)
