@@ -69,6 +69,7 @@ for n in 1 2 3 4 5 6 7 8 9 10; do
 	nights+=($n "$SHA" $lvl $lvl)
 	[ $n -eq 6 ] && CULPRIT=$SHA
 	[ $n -eq 5 ] && BASE=$SHA
+	[ $n -eq 7 ] && AFTER=$SHA
 done
 night "$R" "${nights[@]}"
 cp -r "$R" "$WORK/pristine"
@@ -285,6 +286,57 @@ cp -r "$WORK/pristine" "$T"
 sb nightly --results "$T"
 check "no --repo, no --mbox: the message printed (the label whole in the Subject), exit 1" \
 	bash -c "[ $rc -eq 1 ] && python3 -c 'import email, sys; m = email.message_from_file(open(sys.argv[1])); s = str(m[\"Subject\"]).replace(\"\\n\", \"\"); sys.exit(not s.startswith(\"[unknown] $CULPRIT: will-it-scale.per_process_ops -8\"))' $WORK/out"
+
+# A change mailed at the wrong commit (planted: the state says commit 7, its range 6..7): the
+# change point at commit 6, whose range no longer holds 7, gets one follow-up, a reply to the
+# first mail; the next pass sends nothing more.
+T=$WORK/refine
+cp -r "$WORK/pristine" "$T"
+python3 - "$T/.scalebench-nightly.json" "$AFTER" "$CULPRIT" <<'PY'
+import json, sys
+path, after, culprit = sys.argv[1:]
+key = "will-it-scale/process-1-page_fault3/box/debian-12-x86_64/defconfig/gcc-12"
+json.dump({"version": 1, "messages": [{
+    "message_id": "<nightly.planted@test>", "status": "mailed", "time": 1,
+    "changes": [{"job": key, "stat": "will-it-scale.per_process_ops", "commit": after,
+                 "kind": "regression", "range": [culprit, after]}]}]}, open(path, "w"))
+PY
+R1=(--results "$T" --repo "$REPO" --branch main --job process-1-page_fault3 --mbox "$T.mbox")
+sb nightly "${R1[@]}"
+check "a mailed change placed better: one follow-up naming the first mail, exit 1" bash -c \
+	"[ $rc -eq 1 ] && grep -q '^mailed .*: follow-up of <nightly.planted@test>: .* refined to $CULPRIT' $WORK/out"
+check "the follow-up: a reply to the first mail, where the change is now and where it was" \
+	python3 -c "
+import email, mailbox, sys
+m = list(mailbox.mbox(sys.argv[1]))
+assert len(m) == 1, len(m)
+m = m[0]
+s = str(m['Subject']).replace('\n', '')
+assert m['In-Reply-To'] == '<nightly.planted@test>' and m['References'] == '<nightly.planted@test>', m
+assert s.startswith('Re: [main] ') and s.endswith('culprit refined to ${CULPRIT:0:12}'), s
+b = m.get_payload()
+assert 'now at: ${CULPRIT:0:10} (\"mm: slow down\")' in b and 'was at: ${AFTER:0:10}' in b, b
+" "$T.mbox"
+sb nightly "${R1[@]}"
+check "the follow-up once: the next pass sends nothing, exit 0" bash -c \
+	"[ $rc -eq 0 ] && [ ! -s $WORK/out ] && [ \$(grep -c '^From ' $T.mbox) -eq 1 ]"
+
+# One noisy night is not mailed: a job whose nights differ by some 3% (its runs by 0.3%), then
+# a night 5% under the one before.  The two nights' runs alone call it a regression; the
+# series' own night-to-night noise does not.
+T=$WORK/noisy
+nights=()
+n=0
+for lvl in 1.00 0.97 1.03 0.98 1.02 1.01 0.97 1.03 0.99 1.00 1.00; do
+	n=$((n + 1))
+	nights+=($n "$(printf 'night-%02d' $n)" $lvl 1.0)
+done
+night "$T" "${nights[@]}"
+sb nightly --results "$T" --baseline
+night "$T" 12 night-12 0.95 1.0
+sb nightly --results "$T" --mbox "$T.mbox" -v
+check "one noisy night: not mailed, exit 0" bash -c "[ $rc -eq 0 ] && [ ! -s $T.mbox ]" ||
+	sed 's/^/     /' "$WORK/out" "$WORK/err" | tail -5
 
 # New failures are mailed, once: a kernel warning in 2 of 3 runs of one job and a copy that
 # died in the third, at a commit whose history had neither (robot style: noticed "SIGNATURE").

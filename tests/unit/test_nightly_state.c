@@ -108,6 +108,18 @@ static void test_bad_files(void **state)
 	     "\"time\": 1, \"changes\": [{\"job\": \"j\", \"stat\": 5, \"commit\": \"c\", "
 	     "\"kind\": \"regression\"}]}]}",
 	     "messages[0].changes[0]: \"stat\""},
+	    {"{\"version\": 1, \"messages\": [{\"message_id\": \"<a@b>\", \"status\": \"mailed\", "
+	     "\"time\": 1, \"changes\": [{\"job\": \"j\", \"stat\": \"s\", \"commit\": \"c\", "
+	     "\"kind\": \"regression\", \"range\": [\"c\", 7]}]}]}",
+	     "messages[0].changes[0]: \"range\"[1] is not a string"},
+	    {"{\"version\": 1, \"messages\": [{\"message_id\": \"<a@b>\", \"status\": \"mailed\", "
+	     "\"time\": 1, \"changes\": [{\"job\": \"j\", \"stat\": \"s\", \"commit\": \"c\", "
+	     "\"kind\": \"regression\", \"range\": \"c\"}]}]}",
+	     "\"range\" is not an array"},
+	    {"{\"version\": 1, \"messages\": [{\"message_id\": \"<a@b>\", \"status\": \"mailed\", "
+	     "\"time\": 1, \"follow_up_of\": 3, \"changes\": [{\"job\": \"j\", \"stat\": \"s\", "
+	     "\"commit\": \"c\", \"kind\": \"regression\"}]}]}",
+	     "\"follow_up_of\" is not a string"},
 	};
 	char path[256], err[512];
 
@@ -229,6 +241,54 @@ static void test_known_neighbours(void **state)
 	nightly_state_free(&st);
 }
 
+/* A change recorded with its range is met by a later one whose range shares a commit, of the
+ * same job, stat and kind; the range and a follow-up's first mail are kept in the file. */
+static void test_ranges(void **state)
+{
+	struct nightly_state st, back;
+	char *range[] = {"c4", "c5", "c6"}, *later[] = {"c6", "c7"}, *away[] = {"c8", "c9"};
+	struct nightly_key k = key("j", "s", "c5", "regression");
+	const struct nightly_key *hit = NULL;
+	char path[256], err[512];
+
+	(void)state;
+	k.range = range;
+	k.nrange = 3;
+	path_of(path, sizeof(path), "ranges.json");
+	assert_int_equal(nightly_state_load(path, &st, err, sizeof(err)), 0);
+	assert_int_equal(nightly_state_add(&st, "<m1@h>", "one", &k, 1, 1), 0);
+	k.commit = "c7";
+	k.range = later;
+	k.nrange = 2;
+	assert_int_equal(nightly_state_add(&st, "<m2@h>", "two", &k, 1, 2), 1);
+	assert_non_null(st.msgs[1].follow_up_of = strdup("<m1@h>"));
+	assert_int_equal(nightly_state_save(&st, err, sizeof(err)), 0);
+	assert_int_equal(nightly_state_load(path, &back, err, sizeof(err)), 0);
+	assert_int_equal(back.msgs[0].keys[0].nrange, 3);
+	assert_string_equal(back.msgs[0].keys[0].range[2], "c6");
+	assert_null(back.msgs[0].follow_up_of);
+	assert_string_equal(back.msgs[1].follow_up_of, "<m1@h>");
+	assert_true(nightly_state_followed(&back, "<m1@h>"));
+	assert_false(nightly_state_followed(&back, "<m2@h>"));
+	/* c6 is in the first's range: the first message, its key */
+	assert_ptr_equal(nightly_state_meets(&back, "j", "s", "regression", later + 0, 1, &hit),
+			 &back.msgs[0]);
+	assert_string_equal(hit->commit, "c5");
+	assert_null(nightly_state_meets(&back, "j", "s", "regression", away, 2, NULL));
+	assert_null(nightly_state_meets(&back, "j", "s", "improvement", range, 3, NULL));
+	assert_null(nightly_state_meets(&back, "j", "t", "regression", range, 3, NULL));
+	/* nightly_known: a change whose range meets a recorded one */
+	struct nightly_change c = {.job = "j", .stat = "s", .commit = "c9", .base = "c8x",
+				   .next = "", .verdict = V_REGRESSION, .range = later + 1,
+				   .nrange = 1};
+	assert_true(nightly_known(&back, &c)); /* c7: the second's commit */
+	c.range = away;
+	c.nrange = 2;
+	assert_false(nightly_known(&back, &c));
+	nightly_state_free(&st);
+	nightly_state_free(&back);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -250,7 +310,7 @@ int main(void)
 	    cmocka_unit_test(test_missing_is_empty), cmocka_unit_test(test_round_trip),
 	    cmocka_unit_test(test_bad_files),	     cmocka_unit_test(test_msgid_from_keys),
 	    cmocka_unit_test(test_mbox_has),	     cmocka_unit_test(test_lock_excludes),
-	    cmocka_unit_test(test_known_neighbours),
+	    cmocka_unit_test(test_known_neighbours), cmocka_unit_test(test_ranges),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
