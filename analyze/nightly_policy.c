@@ -168,8 +168,7 @@ static int one_night(const struct cp_commit *c, size_t n, enum stat_direction di
 	struct welch_result w;
 	const char *why;
 
-	if (welch_log_test(c[k - 1].runs, c[k - 1].n, c[n - 1].runs, c[n - 1].n, 0.05, &w,
-			   &why) ||
+	if (welch_log_test(c[k - 1].runs, c[k - 1].n, c[n - 1].runs, c[n - 1].n, 0.05, &w, &why) ||
 	    !(w.p < 0.05) || !(w.hi_pct < -p->threshold_pct || w.lo_pct > p->threshold_pct))
 		return 0;
 	*f = (struct nightly_found){.index = n - 1,

@@ -45,12 +45,12 @@ struct nightly_policy {
 void nightly_policy_default(struct nightly_policy *p);
 
 struct nightly_found {
-	size_t index;	       /* the first commit after the change (the likeliest culprit) */
-	size_t lo, hi;	       /* it may be at any commit lo..hi (lo <= index <= hi) */
-	double change_pct;     /* change points: segment against segment; one night: latest
-				* against the commit before it */
-	enum verdict verdict;  /* by dir; changed up/down for a neutral stat */
-	double p;	       /* the permutation p-value (change points), NAN (one night) */
+	size_t index;	      /* the first commit after the change (the likeliest culprit) */
+	size_t lo, hi;	      /* it may be at any commit lo..hi (lo <= index <= hi) */
+	double change_pct;    /* change points: segment against segment; one night: latest
+			       * against the commit before it */
+	enum verdict verdict; /* by dir; changed up/down for a neutral stat */
+	double p;	      /* the permutation p-value (change points), NAN (one night) */
 	bool from_cp;
 };
 
@@ -65,10 +65,10 @@ void nightly_change_range(const struct cp_commit *c, size_t a, size_t b, size_t 
 			  const struct nightly_policy *p, size_t *lo, size_t *hi);
 
 /* Tonight's changes of one series of n commits in order (the latest last): its change points
- * confirmed by p (confirm_commits commits after the range's last), each with its range, and the latest commit against the one before when it
- * clears the night noise margin (index n - 1, range the latest alone).  Regressions and
- * improvements; with all_kinds a neutral stat's moves too.  How many (*out: free()), or -1 with
- * err. */
+ * confirmed by p (confirm_commits commits after the range's last), each with its range, and the
+ * latest commit against the one before when it clears the night noise margin (index n - 1, range
+ * the latest alone).  Regressions and improvements; with all_kinds a neutral stat's moves too.  How
+ * many (*out: free()), or -1 with err. */
 ssize_t nightly_series_changes(const struct cp_commit *c, size_t n, enum stat_direction dir,
 			       const struct nightly_policy *p, bool all_kinds,
 			       struct nightly_found **out, char *err, size_t errlen);

@@ -34,7 +34,8 @@ struct nightly_message {
 	char *text;   /* the whole message while pending (to send again), NULL once mailed */
 	struct nightly_key *keys;
 	size_t nkeys;
-	char *follow_up_of; /* a follow-up ("culprit refined"): the Message-ID it follows, else NULL */
+	char *follow_up_of; /* a follow-up ("culprit refined"): the Message-ID it follows, else NULL
+			     */
 };
 
 struct nightly_state {

@@ -438,8 +438,8 @@ static int author_of(const char *repo, const char *head, struct mail_addr *to, c
 	}
 	if (addr[0] && !mail_addr_spec_ok(addr)) {
 		snprintf(err, errlen,
-			 "the author of %s has the address '%s', not local@domain: give --to",
-			 head, addr);
+			 "the author of %s has the address '%s', not local@domain: give --to", head,
+			 addr);
 		return -1;
 	}
 	to->name = strdup(addr[0] ? name : "");
@@ -826,8 +826,9 @@ int report_follow_up_build(const struct report_follow_up *rq, struct report_mail
 	fprintf(f, "%s%s%s", hdr[3], hdr[4], hdr[5]);
 	fprintf(f, "MIME-Version: 1.0\nContent-Type: text/plain; charset=utf-8\n"
 		   "Content-Transfer-Encoding: 8bit\n\n");
-	fprintf(f, "Hello,\n\nThe %s of %s (%s) mailed in %s is placed better with the nights\n"
-		   "since:\n\n",
+	fprintf(f,
+		"Hello,\n\nThe %s of %s (%s) mailed in %s is placed better with the nights\n"
+		"since:\n\n",
 		rq->kind, rq->stat, rq->job, rq->in_reply_to);
 	fprintf(f, "  now at: %s\n  was at: %s\n  change: %s (the segments around it)\n", now_line,
 		was_line, change);

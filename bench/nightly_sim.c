@@ -44,12 +44,12 @@ struct record {
 };
 
 struct outcome {
-	int mails, followups;	  /* over the evaluated nights */
-	int first_night;	  /* of the first mail of the step's kind at or after it, or -1 */
-	int step_mails;		  /* mails of the step's kind at or after it */
-	int other;		  /* mails of another kind, or before the step */
-	bool in_range;		  /* the step's record's range holds the step */
-	int nights_mailing;	  /* nights with any mail */
+	int mails, followups; /* over the evaluated nights */
+	int first_night;      /* of the first mail of the step's kind at or after it, or -1 */
+	int step_mails;	      /* mails of the step's kind at or after it */
+	int other;	      /* mails of another kind, or before the step */
+	bool in_range;	      /* the step's record's range holds the step */
+	int nights_mailing;   /* nights with any mail */
 };
 
 /* One series: history commits, then nights more; the step (fraction, 0 none) at commit
@@ -66,7 +66,8 @@ static int series(const struct nightly_policy *p, size_t runs, double noise, dou
 	*o = (struct outcome){.first_night = -1};
 	for (size_t i = 0; i < n; i++) {
 		for (size_t r = 0; r < runs; r++)
-			vals[i][r] = 1e6 * exp((i >= HISTORY ? log(1 + step) : 0) + noise * gauss());
+			vals[i][r] =
+			    1e6 * exp((i >= HISTORY ? log(1 + step) : 0) + noise * gauss());
 		c[i] = (struct cp_commit){.runs = vals[i], .n = runs};
 	}
 	for (size_t len = HISTORY; len <= n; len++) {

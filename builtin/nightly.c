@@ -108,8 +108,8 @@ static int parse_nightly_args(int argc, char **argv, struct nightly_args *a)
 	    {OPT_COUNT("confirm-commits", 0, &a->confirm), .arg = "K",
 	     .def = STR(NIGHTLY_CONFIRM_COMMITS), .min = 1, .max = 100,
 	     .help = "a change point is mailed once K commits follow it"},
-	    {OPT_FLOAT("night-sigma", 0, &a->night_sigma), .arg = "Z",
-	     .def = STR(NIGHTLY_NIGHT_Z), .min = 1, .max = 100,
+	    {OPT_FLOAT("night-sigma", 0, &a->night_sigma), .arg = "Z", .def = STR(NIGHTLY_NIGHT_Z),
+	     .min = 1, .max = 100,
 	     .help = "the latest commit against the one before is mailed when it moved Z "
 		     "times the series' night-to-night noise"},
 	    {OPT_FLAG("verbose", 'v', &a->verbose), .help = "say what was looked at and why"},
@@ -231,17 +231,17 @@ int cmd_nightly(int argc, char **argv)
 
 	if (rc < 0) {
 		struct nightly_opts o = {.root = a.root,
-					       .repo = a.repo,
-					       .branch = a.branch,
-					       .job = a.job,
-					       .all_stats = !strcmp(a.stats, "all"),
-					       .mbox = a.mbox,
-					       .sendmail = a.sendmail,
-					       .from = &a.from_addr,
-					       .to = a.to ? &a.to_addr : NULL,
-					       .dry_run = a.dry_run,
-					       .baseline = a.baseline,
-					       .verbose = a.verbose};
+					 .repo = a.repo,
+					 .branch = a.branch,
+					 .job = a.job,
+					 .all_stats = !strcmp(a.stats, "all"),
+					 .mbox = a.mbox,
+					 .sendmail = a.sendmail,
+					 .from = &a.from_addr,
+					 .to = a.to ? &a.to_addr : NULL,
+					 .dry_run = a.dry_run,
+					 .baseline = a.baseline,
+					 .verbose = a.verbose};
 
 		nightly_policy_default(&o.policy);
 		o.policy.confirm_commits = a.confirm;

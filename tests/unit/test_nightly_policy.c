@@ -26,8 +26,7 @@ struct series {
 
 /* n commits, runs lognormal with noise around 1e6, the commits from `at` on moved by step
  * (a fraction), each night's mean moved by night (a log sd) as well. */
-static void generate(struct series *s, size_t n, double noise, double night, size_t at,
-		     double step)
+static void generate(struct series *s, size_t n, double noise, double night, size_t at, double step)
 {
 	s->n = n;
 	for (size_t i = 0; i < n; i++) {
@@ -43,8 +42,8 @@ static ssize_t changes(const struct series *s, const struct nightly_policy *p,
 		       struct nightly_found **f)
 {
 	char err[256];
-	ssize_t n = nightly_series_changes(s->c, s->n, DIR_HIGHER_BETTER, p, false, f, err,
-					   sizeof(err));
+	ssize_t n =
+	    nightly_series_changes(s->c, s->n, DIR_HIGHER_BETTER, p, false, f, err, sizeof(err));
 
 	assert_true(n >= 0);
 	return n;
