@@ -3,7 +3,8 @@
 # the machine rebooted into it (or not), the jobs run with the commit as their label, and
 # `scalebench nightly` mails each new change once.  Run it from a systemd timer or cron (the
 # README, "scalebench nightly", has both); it is safe to run again at any time: a commit
-# already measured is not run again, and a change already mailed is not mailed again.
+# job already measured at a commit is not run again, and a change already mailed is not
+# mailed again.
 #
 #   KERNEL=/src/linux BRANCH=mm-unstable TO=linux-mm@example.org jobs/nightly.sh
 #
@@ -48,17 +49,33 @@ else
 	COMMIT=${COMMIT_LABEL:-$(uname -r)}
 fi
 
-# 3. Run the jobs at this commit, RUNS runs each (one run is one sample: change points and
-#    the previous-commit comparison need a few).  A night that already measured this commit
-#    (the branch did not move) runs nothing: `run` would add runs to the same commit.
-#    A failed run is stored as one and left out of the series; the loop goes on.
+# 3. Run the jobs at this commit, RUNS runs each at RUNTIME per run (one run is one sample:
+#    change points and the previous-commit comparison need a few).  The default night, the
+#    3 shipped jobs (6 atomic jobs each: 1 copy, half and all CPUs, process and thread) x 3
+#    runs x 30 s + 1 s warmup, is 28 minutes of windows: under an hour on a 2-CPU machine
+#    with setup and monitors (the jobs' own 300 s would make it 4.5 hours).
+#    Each job is skipped when every one of its commit directories already has a run (the
+#    branch did not move, or this night ran it before it was interrupted): `run` would add
+#    runs to the same commit.  A job the night did not finish is run again whole.  A failed
+#    run is stored as one and left out of the series; the loop goes on.
 RUNS=${RUNS:-3}
-if ! find "$RESULTS" -mindepth 7 -maxdepth 7 -type d -name "$COMMIT" 2>/dev/null | grep -q .; then
-	for job in $JOBS; do
-		"$SCALEBENCH" run "$job" --results "$RESULTS" --commit "$COMMIT" -r "$RUNS" \
-			--interleave --quiet || true
-	done
-fi
+RUNTIME=${RUNTIME:-30s}
+for job in $JOBS; do
+	# The job's commit directories, as its dry run names them ("... -> DIR/"); none (a job
+	# that does not parse): run it, and let run say what is wrong.
+	dirs=0 measured=0
+	while IFS= read -r dir; do
+		dirs=$((dirs + 1))
+		compgen -G "$dir/*/meta.json" >/dev/null && measured=$((measured + 1))
+	done < <("$SCALEBENCH" run "$job" --results "$RESULTS" --commit "$COMMIT" \
+		--runtime "$RUNTIME" --dry-run 2>/dev/null | sed -n 's|.* -> \(.*\)/$|\1|p')
+	if [ "$dirs" -gt 0 ] && [ "$measured" = "$dirs" ]; then
+		echo "nightly: $job: measured at $COMMIT already" >&2
+		continue
+	fi
+	"$SCALEBENCH" run "$job" --results "$RESULTS" --commit "$COMMIT" -r "$RUNS" \
+		--runtime "$RUNTIME" --interleave --quiet || true
+done
 
 # 4. Mail what changed: one email per culprit commit, each change once (the state is
 #    $RESULTS/.scalebench-nightly.json).  With --repo the series follow the branch's

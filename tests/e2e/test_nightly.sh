@@ -401,6 +401,32 @@ check "jobs/nightly.sh: bash -n" bash -n jobs/nightly.sh
 if command -v shellcheck >/dev/null; then
 	check "jobs/nightly.sh: shellcheck" shellcheck jobs/nightly.sh
 fi
+# jobs/nightly.sh as a night runs it (BUILD_KERNEL=0: the running kernel, labelled
+# COMMIT_LABEL): each job run once at the commit; run again, none; one job's runs gone (a
+# night interrupted after the first job), that job alone runs again.
+NL=$WORK/loop
+mkdir -p "$NL"
+git clone -q "$REPO" "$NL/kernel"
+getppid_job "$NL/j1.yaml"
+getppid_job "$NL/j2.yaml" "nr_task: 2"
+loop() {
+	KERNEL=$NL/kernel BRANCH=main RESULTS=$NL/results JOBS="$NL/j1.yaml $NL/j2.yaml" \
+		BUILD_KERNEL=0 COMMIT_LABEL=night-1 RUNS=1 RUNTIME=0.25s MAIL="--mbox $NL/mbox" \
+		SCALEBENCH=$SB bash jobs/nightly.sh >"$WORK/out" 2>"$WORK/err"
+	rc=$?
+}
+runs_of() { find "$NL/results" -name meta.json -path "*/process-$1-*/night-1/*" | wc -l; }
+loop
+check "jobs/nightly.sh: a night runs each job once at the commit, exit 0" bash -c \
+	"[ $rc -eq 0 ] && [ $(runs_of 1) -eq 1 ] && [ $(runs_of 2) -eq 1 ]" || tail -5 "$WORK/err"
+loop
+check "jobs/nightly.sh again: every job measured already, nothing run" bash -c \
+	"[ $rc -eq 0 ] && [ $(runs_of 1) -eq 1 ] && [ $(runs_of 2) -eq 1 ] && [ \$(grep -c 'measured at night-1 already' $WORK/err) -eq 2 ]"
+rm -rf "$(dirname "$(find "$NL/results" -name meta.json -path '*/process-2-*/night-1/*')")"
+loop
+check "jobs/nightly.sh after a night interrupted after its first job: the second alone runs" \
+	bash -c "[ $rc -eq 0 ] && [ $(runs_of 1) -eq 1 ] && [ $(runs_of 2) -eq 1 ] && grep -q 'j1.yaml: measured' $WORK/err && ! grep -q 'j2.yaml: measured' $WORK/err" ||
+	sed "s/^/     /" "$WORK/err" | tail -5
 sb nightly --results "$WORK/pristine" --repo "$REPO" --branch no-such-branch
 check "--branch unknown to --repo: exit 2, said once, naming both" bash -c \
 	"[ $rc -eq 2 ] && [ \$(wc -l <$WORK/err) -eq 1 ] && grep -q 'no-such-branch.*$REPO' $WORK/err"
