@@ -199,6 +199,26 @@ static char *shell_word(const char *s)
 		   : sh_quote(s);
 }
 
+/* Runs measured while the machine was busy (meta.json's machine_load): said before the
+ * table, per commit, with the first run's reason, so a reader weighs the figures. */
+static void busy_note(const struct job_cmp *j, FILE *f)
+{
+	const char *why[2];
+	size_t n[2];
+
+	for (int k = 0; k < 2; k++)
+		n[k] = group_busy_runs(&j->g[k], &why[k]);
+	if (!n[0] && !n[1])
+		return;
+	fprintf(f, "Runs measured on a busy machine (other work took CPU time the runs wanted):");
+	for (int k = 0; k < 2; k++)
+		if (n[k])
+			fprintf(f, "%s %zu of %zu of %s (%s)", k && n[0] ? ";" : "", n[k],
+				j->g[k].nruns, k ? "the commit's" : "the base's",
+				why[k] ? text_safe(why[k]) : "no reason recorded");
+	fprintf(f, ".  The comparison uses them; rerun them on an idle machine to be sure.\n\n");
+}
+
 /* The robot's "To reproduce" for scalebench: the commands that made and compared these runs,
  * and the job file as the head's first run stored it, inlined (a mail has no attachment
  * here).  Left out when the head's directory is not in a results tree. */
@@ -300,6 +320,7 @@ static void write_body(FILE *f, struct job_cmp *j, const struct mail_change *hea
 			"on.\n\n",
 			change, head_change->stat, seg);
 	}
+	busy_note(j, f);
 	print_robot_table(&j->c, false, false, f);
 
 	char err[512];

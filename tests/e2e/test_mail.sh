@@ -255,6 +255,24 @@ else
 	echo "skip full-disk checks: cannot mount a tmpfs ($(cat "$WORK/mount.err"))"
 fi
 
+# Runs measured on a busy machine are said before the table, with how many and why; a mail
+# of idle runs says nothing of it.
+check "idle runs: no busy-machine line" bash -c "! grep -q 'busy machine' '$WORK/out'"
+cp -r "$FIX" "$WORK/busytree"
+for m in "$WORK"/busytree/will-it-scale/*/*/*/*/*/patched/[01]/meta.json; do
+	python3 - "$m" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d['machine_load'] = {'busy': True, 'reason': 'load 3.2 on 2 CPUs from other work'}
+json.dump(d, open(sys.argv[1], 'w'))
+PY
+done
+sb report --results "$WORK/busytree" --base base --head patched
+check "busy runs: the mail says how many of the commit's and why, before the table" bash -c \
+	"[ $rc = 0 ] && grep -q \"^Runs measured on a busy machine .*: 2 of [0-9]* of the commit's (load 3.2 on 2 CPUs from other work)\" '$WORK/out' &&
+	 [ \$(grep -n 'busy machine' '$WORK/out' | cut -d: -f1) -lt \$(grep -n '%change' '$WORK/out' | head -1 | cut -d: -f1) ]" ||
+	grep -n 'busy\|%change' "$WORK/out" | head -5
+
 # "To reproduce": the commands that made and compare these runs, the job file inlined; the
 # compare line, RESULTS filled in, runs as printed and finds the change.
 cp -r "$FIX" "$WORK/repro"
