@@ -1,6 +1,7 @@
 /* The HTML report (site.h): pages built in memory, written only when their inputs changed. */
 #include "site.h"
 #include "changepoint.h"
+#include "nightly_policy.h"
 #include "compare.h"
 #include "plot.h"
 #include "profile_report.h"
@@ -12,6 +13,7 @@
 #include "../store/sweep.h"
 #include "../lib/errors.h"
 #include "../lib/file.h"
+#include "../lib/git.h"
 #include "../lib/strvec.h"
 
 #include <dirent.h>
@@ -1406,6 +1408,99 @@ static void job_comparison_files(struct site *s, const struct job_data *d, json_
 }
 
 /* The job's row of the index page, in *row: 0, or -1 when out of memory. */
+/* A commit's subject, author and author date from --repo ("" each without one). */
+static void commit_words(const struct site *s, const char *label, json_t *o)
+{
+	char *out = NULL, spec[300];
+
+	if (!s->o->repo ||
+	    snprintf(spec, sizeof(spec), "%s^{commit}", label) >= (int)sizeof(spec) ||
+	    label[0] == '-' ||
+	    git_run(s->o->repo, GIT_ARGS("log", "-1", "--format=%s%n%an%n%aI", spec, "--"), 0, &out,
+		    NULL, 0)) {
+		free(out);
+		return;
+	}
+	char *author = strchr(out, '\n'), *date = author ? strchr(author + 1, '\n') : NULL;
+
+	if (date) {
+		*author++ = '\0';
+		*date++ = '\0';
+		date[strcspn(date, "\n")] = '\0';
+		json_object_set_new(o, "subject", json_string(out));
+		json_object_set_new(o, "author", json_string(author));
+		json_object_set_new(o, "date", json_string(date));
+	}
+	free(out);
+}
+
+static json_t *iso_time(int64_t t)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+	char buf[32];
+
+	if (t <= 0 || !gmtime_r(&tt, &tm) || !strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm))
+		return json_null();
+	return json_string(buf);
+}
+
+/* The job's change points as the feed (changes.json) and the regressions page list them:
+ * where (commit, base, the range of commits the step may be at, nightly_policy.h), how much
+ * (change and interval, the segments' means), the verdict, the first run's time, and with
+ * --repo the commit's subject, author and date; the last one "open" (the job is still at its
+ * level).  NULL on ENOMEM. */
+static json_t *job_changes_json(const struct site *s, const struct job_data *d)
+{
+	json_t *a = json_array();
+	struct cp_commit *cc = d->have_series ? calloc(d->series.n + 1, sizeof(*cc)) : NULL;
+	struct nightly_policy pol;
+
+	if (!a || (d->have_series && !cc)) {
+		json_decref(a);
+		free(cc);
+		return NULL;
+	}
+	nightly_policy_default(&pol);
+	for (size_t i = 0; cc && i < d->series.n; i++)
+		cc[i] = (struct cp_commit){d->series.points[i].runs, d->series.points[i].nruns};
+	for (size_t k = 0; cc && k < d->ncps; k++) {
+		const struct change_point *cp = &d->cps[k];
+		const struct job_commit *jc = &d->c[commit_of_point(d, cp->index)];
+		json_t *range = json_array(), *o;
+		size_t lo, hi;
+
+		if (cp->index == 0 || cp->index >= d->series.n)
+			continue;
+		nightly_change_range(cc, k ? d->cps[k - 1].index : 0,
+				     k + 1 < d->ncps ? d->cps[k + 1].index : d->series.n, cp->index,
+				     &pol, &lo, &hi);
+		for (size_t i = lo; range && i <= hi; i++)
+			json_array_append_new(range, json_string(d->series.points[i].commit));
+		o = json_pack(
+		    "{s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:f, s:f, s:f, s:f, s:f, s:f, "
+		    "s:s, s:o, s:b}",
+		    "job", d->job->key, "path_params", d->job->path_params, "page", d->slug, "stat",
+		    d->stat, "commit", jc->label, "base", d->series.points[cp->index - 1].commit,
+		    "range", range, "change_pct", cp->change_pct, "lo_pct", cp->lo_pct, "hi_pct",
+		    cp->hi_pct, "before", cp->before, "after", cp->after, "p", cp->p, "verdict",
+		    verdict_name(cp->verdict), "time", iso_time(jc->ic ? jc->ic->first_started : 0),
+		    "open", k + 1 == d->ncps);
+		if (!o || json_array_append_new(a, o)) {
+			json_decref(a);
+			free(cc);
+			return NULL;
+		}
+		json_object_set_new(o, "page", json_sprintf("%s/index.html", d->dir));
+		if (jc->compared)
+			json_object_set_new(o, "comparison",
+					    json_sprintf("%s/c-%s.html", d->dir, jc->slug));
+		commit_words(s, jc->label, o);
+	}
+	free(cc);
+	return a;
+}
+
 static int job_row(struct site *s, const struct job_data *d, size_t nlatest,
 		   const struct cmp_result *latest, bool have_plot, json_t *files, json_t *cmps,
 		   json_t **row)
@@ -1424,6 +1519,10 @@ static int job_row(struct site *s, const struct job_data *d, size_t nlatest,
 			 "plot", have_plot, "files", files);
 	if (*row)
 		json_object_set(*row, "comparisons", cmps);
+	if (*row && json_object_set_new(*row, "changes", job_changes_json(s, d))) {
+		json_decref(*row);
+		*row = NULL;
+	}
 	if (*row) {
 		char hex[17];
 
@@ -1517,6 +1616,155 @@ static json_t *job_kept(struct site *s, const struct job_data *d)
 	return json_incref(row);
 }
 
+/* ---- every change: the regressions page and changes.json ---- */
+
+/* The newest first, then by job and commit: the same order every time. */
+static int by_time_desc(const void *a, const void *b)
+{
+	const json_t *ca = *(json_t *const *)a, *cb = *(json_t *const *)b;
+	static const char *const keys[] = {"time", "job", "commit"};
+
+	for (int k = 0; k < 3; k++) {
+		const char *x = json_string_value(json_object_get(ca, keys[k]));
+		const char *y = json_string_value(json_object_get(cb, keys[k]));
+		int c = strcmp(x ? x : "", y ? y : "");
+
+		if (c)
+			return k ? c : -c;
+	}
+	return 0;
+}
+
+/* Every job's changes (their rows' "changes"), the newest first; only the open ones when
+ * open_only.  A new array, NULL on ENOMEM. */
+static json_t *all_changes(const struct site *s, bool open_only)
+{
+	json_t *all = json_array(), *c;
+	size_t i;
+
+	for (size_t j = 0; all && j < s->njobs; j++)
+		json_array_foreach (
+		    json_object_get(json_object_get(s->new_jobs, s->jobs[j].key), "changes"), i, c)
+			if (!open_only || json_is_true(json_object_get(c, "open")))
+				json_array_append(all, c);
+	if (all && json_array_size(all)) {
+		size_t n = json_array_size(all);
+		json_t **v = malloc(n * sizeof(*v));
+
+		if (!v) {
+			json_decref(all);
+			return NULL;
+		}
+		for (i = 0; i < n; i++)
+			v[i] = json_incref(json_array_get(all, i));
+		qsort(v, n, sizeof(*v), by_time_desc);
+		json_array_clear(all);
+		for (i = 0; i < n; i++)
+			json_array_append_new(all, v[i]);
+		free(v);
+	}
+	return all;
+}
+
+/* A change's commit range in words: "A" or "A .. B (N commits)". */
+static void put_range(FILE *f, const json_t *c)
+{
+	const json_t *r = json_object_get(c, "range");
+	size_t n = json_array_size(r);
+
+	H(json_string_value(json_object_get(c, "commit")));
+	if (n > 1) {
+		fputs("<br><small>one of ", f);
+		H(json_string_value(json_array_get(r, 0)));
+		fputs(" .. ", f);
+		H(json_string_value(json_array_get(r, n - 1)));
+		fprintf(f, " (%zu commits)</small>", n);
+	}
+}
+
+/* The table of changes (the index's open ones, the regressions page's all); up: the way to
+ * the site's root from the page. */
+static void changes_table(FILE *f, const json_t *all, const char *id, const char *up)
+{
+	json_t *c;
+	size_t i;
+
+	fprintf(f,
+		"<table id=\"%s\">\n<thead><tr><th>change</th><th>verdict</th><th>job</th>"
+		"<th>stat</th><th>commit</th><th>subject</th><th>date</th></tr></thead>\n<tbody>\n",
+		id);
+	json_array_foreach (all, i, c) {
+		const char *cmp = json_string_value(json_object_get(c, "comparison"));
+
+		fputs("<tr><td class=\"num\">", f);
+		if (cmp)
+			fprintf(f, "<a href=\"%s%s\">", up, cmp);
+		put_pct(f, json_number_value(json_object_get(c, "change_pct")));
+		fputs(cmp ? "</a></td><td>" : "</td><td>", f);
+		put_verdict(f, json_string_value(json_object_get(c, "verdict")));
+		fprintf(f, "</td><td class=\"name\"><a href=\"%s%s\">", up,
+			json_string_value(json_object_get(c, "page")));
+		H(json_string_value(json_object_get(c, "path_params")));
+		fputs("</a></td><td class=\"name\">", f);
+		H(json_string_value(json_object_get(c, "stat")));
+		fputs("</td><td class=\"name\">", f);
+		put_range(f, c);
+		fputs("</td><td>", f);
+		H(json_string_value(json_object_get(c, "subject")));
+		if (json_is_string(json_object_get(c, "author"))) {
+			fputs("<br><small>", f);
+			H(json_string_value(json_object_get(c, "author")));
+			fputs("</small>", f);
+		}
+		fputs("</td><td>", f);
+		H(json_string_value(json_object_get(
+		    c, json_is_string(json_object_get(c, "date")) ? "date" : "time")));
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</tbody>\n</table>\n", f);
+	if (!json_array_size(all))
+		fputs("<p>None.</p>\n", f);
+}
+
+/* regressions.html (asv's regressions page: every change point of every job, the newest
+ * first, with its commit range) and changes.json, the same for bots ("open": the job's last
+ * change, its level since). */
+static int changes_pages(struct site *s)
+{
+	json_t *all = all_changes(s, false), *feed;
+	struct page p;
+	char *text;
+	int rc = -1;
+
+	if (!all) {
+		snprintf(s->err, s->errlen, "out of memory");
+		return -1;
+	}
+	/* No time of its own: a site with nothing new is left byte for byte as it was. */
+	feed = json_pack("{s:i, s:s, s:s?, s:O}", "version", 1, "results", s->o->results, "branch",
+			 s->o->branch, "changes", all);
+	text = feed ? json_dumps(feed, JSON_INDENT(1) | JSON_ENSURE_ASCII | JSON_SORT_KEYS) : NULL;
+	if (!text) {
+		snprintf(s->err, s->errlen, "out of memory");
+		goto out;
+	}
+	if (site_put(s, "changes.json", 0, text, strlen(text)) || page_open(s, &p))
+		goto out;
+	page_head(p.f, "", "scalebench: changes", NULL, NULL);
+	fputs("<h1>Changes</h1>\n<p class=\"sub\">Every change point of every job, the newest "
+	      "first; a range is the commits the step may be at.  The same as <a "
+	      "href=\"changes.json\">changes.json</a>.</p>\n",
+	      p.f);
+	changes_table(p.f, all, "changes", "");
+	page_foot(p.f);
+	rc = page_close(s, &p, "regressions.html", 0);
+out:
+	free(text);
+	json_decref(feed);
+	json_decref(all);
+	return rc;
+}
+
 /* ---- the index page ---- */
 
 static int index_page(struct site *s)
@@ -1530,13 +1778,29 @@ static int index_page(struct site *s)
 	FILE *f = p.f;
 
 	page_head(f, "", "scalebench: jobs", NULL, NULL);
-	fputs("<h1>Jobs</h1>\n<p class=\"sub\">", f);
+	fputs("<h1>scalebench</h1>\n<p class=\"sub\">", f);
 	H(s->o->results);
 	if (s->o->branch) {
 		fputs(", branch ", f);
 		H(s->o->branch);
 	}
-	fputs("</p>\n<table id=\"jobs\">\n<thead><tr><th>job</th><th>stat</th><th>commits</th>"
+	fputs("</p>\n", f);
+	json_t *open = all_changes(s, true);
+
+	if (!open) {
+		page_discard(&p);
+		snprintf(s->err, s->errlen, "out of memory");
+		return -1;
+	}
+	fprintf(f,
+		"<h2>Open changes</h2>\n<p class=\"sub\">Each job's last change point: %zu "
+		"(<a href=\"regressions.html\">every change</a>, <a "
+		"href=\"changes.json\">changes.json</a>).</p>\n",
+		json_array_size(open));
+	changes_table(f, open, "open-changes", "");
+	json_decref(open);
+	fputs("<h2>Jobs</h2>\n<table "
+	      "id=\"jobs\">\n<thead><tr><th>job</th><th>stat</th><th>commits</th>"
 	      "<th>latest</th><th>against the previous</th><th>change points</th>"
 	      "<th>trend</th></tr></thead>\n<tbody>\n",
 	      f);
@@ -1682,7 +1946,7 @@ int site_generate(const struct site_opts *o, struct site_summary *sum, char *err
 		json_object_set_new(s.new_jobs, s.jobs[j].key, row);
 		job_data_free(&d);
 	}
-	if (index_page(&s) ||
+	if (changes_pages(&s) || index_page(&s) ||
 	    site_put(&s, "style.css", fnv(FNV_START, style_css, sizeof(style_css) - 1), style_css,
 		     sizeof(style_css) - 1))
 		goto out_save;

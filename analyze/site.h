@@ -1,6 +1,10 @@
 /* The HTML report: a static site of a results tree, regenerated incrementally.
  *
- *   SITE/index.html                   every job: a small trend plot, the latest verdict
+ *   SITE/index.html                   the open changes (each job's last change point),
+ *                                     then every job: a small trend plot, the latest verdict
+ *   SITE/regressions.html             every change point of every job, the newest first,
+ *                                     with its commit range (and subject, with --repo)
+ *   SITE/changes.json                 the same for bots: {"version": 1, "changes": [...]}
  *   SITE/style.css                    the one style sheet (no script, nothing external)
  *   SITE/jobs/<job>/index.html        the job: trend plot, change points, every commit
  *   SITE/jobs/<job>/trend.svg         its trend plot (plot_trend), spark.svg the index's

@@ -62,6 +62,24 @@ rc=0
 check "html: exit 0, the summary line" bash -c \
 	"[ $rc -eq 0 ] && grep -q 'index.html: 2 jobs, 8 commits, 4 comparisons' $WORK/out"
 [ $rc -eq 0 ] || cat "$WORK/err"
+# Every change, for people (regressions.html, and the index's open ones first) and for bots
+# (changes.json): the step at c005 in both jobs, its range, its comparison page.
+check "changes.json: the step of each job at c005, its range holding it, its comparison page" \
+	python3 -c "
+import json, os, sys
+d = json.load(open(sys.argv[1] + '/changes.json'))
+c = d['changes']
+assert d['version'] == 1 and len(c) == 2, c
+for e in c:
+    assert e['commit'] == 'c005' and e['base'] == 'c004' and 'c005' in e['range'], e
+    assert e['verdict'] == 'regression' and -12 < e['change_pct'] < -8 and e['open'], e
+    assert os.path.isfile(sys.argv[1] + '/' + e['comparison']) and os.path.isfile(sys.argv[1] + '/' + e['page']), e
+assert sorted(e['path_params'] for e in c) == ['process-1-page_fault3', 'process-2-page_fault3']
+" "$SITE"
+check "regressions.html and the index's open changes: both jobs' step, linked to its comparison" bash -c \
+	"[ \$(grep -c 'href=\"jobs/process-[12]-page_fault3/c-c005.html\"' $SITE/regressions.html) -eq 2 ] &&
+	 grep -q '<h2>Open changes</h2>' $SITE/index.html &&
+	 [ \$(sed -n '/id=\"open-changes\"/,/<\/table>/p' $SITE/index.html | grep -c 'c-c005.html') -eq 2 ]"
 check "umask 022: every file 0644, every directory 0755" bash -c \
 	"[ -z \"\$(find $SITE -type f ! -perm 0644)\" ] && [ -z \"\$(find $SITE -type d ! -perm 0755)\" ] && [ -n \"\$(find $SITE -type f)\" ]"
 check "html: no <script> element and no event attribute in any page" bash -c \
@@ -104,8 +122,9 @@ python3 $TREE "$WORK/r" --commits 9 --only 9 --jobs 1
 sb html --results "$WORK/r" -o "$SITE"
 mtimes >"$WORK/m3"
 changed=$(diff "$WORK/m2" "$WORK/m3" | grep '^[<>]' | awk '{print $2}' | sort -u)
-check "html after one new commit: only that job's pages, the index and the manifest change" bash -c \
-	"[ $rc -eq 0 ] && ! grep -v -e '^./jobs/process-1-page_fault3/' -e '^./index.html$' -e '^./.scalebench-site.json$' <<<'$changed' &&
+# (changes.json and regressions.html list every job's changes: they may change too)
+check "html after one new commit: only that job's pages, the index, the changes and the manifest change" bash -c \
+	"[ $rc -eq 0 ] && ! grep -v -e '^./jobs/process-1-page_fault3/' -e '^./index.html$' -e '^./.scalebench-site.json$' -e '^./changes.json$' -e '^./regressions.html$' <<<'$changed' &&
 	 grep -q '^./index.html$' <<<'$changed' && grep -q 'process-1-page_fault3/c-c009.html' <<<'$changed' &&
 	 grep -q 'process-1-page_fault3/index.html' <<<'$changed'"
 check "html after one new commit: the step's comparison kept, the old latest removed" bash -c \
@@ -166,6 +185,19 @@ head=$(git -C "$R" rev-parse main)
 first=$(grep -o 'id="commit-[^"]*"' "$SITE/jobs/process-1-page_fault3/index.html" | head -1)
 check "html --repo --branch: the branch's commits only, its head first" bash -c \
 	"[ $rc -eq 0 ] && [ '$first' = 'id=\"commit-$head\"' ] && grep -q ', branch main' $SITE/index.html"
+# With --repo, a change names its commit's subject, author and date (8 commits, the step at
+# the fifth: the change points' permutation test needs that many).
+R2=$WORK/repo-step
+git init -q -b main "$R2"
+for i in 1 2 3 4 5 6 7 8; do git -C "$R2" -c user.name=t -c user.email=t@t commit -q --allow-empty -m "c$i"; done
+git -C "$R2" log --reverse --format=%H main >"$WORK/labels-step"
+python3 $TREE "$WORK/rbs" --commits 8 --labels "$WORK/labels-step" --step-at 5 --jobs 1
+sb html --results "$WORK/rbs" -o "$WORK/site-branch-step" --repo "$R2" --branch main
+check "html --repo: a change names its commit's subject and author" python3 -c "
+import json, sys
+c = json.load(open(sys.argv[1]))['changes']
+assert len(c) == 1 and c[0]['subject'] == 'c5' and c[0]['author'] == 't' and c[0]['date'], c
+" "$WORK/site-branch-step/changes.json"
 echo '{"pages": {"index.html": {"tables": {"jobs": 1}}, "jobs/process-1-page_fault3/index.html": {"tables": {"commits": 6}}}}' >"$WORK/expect4.json"
 browse "html --repo --branch: the pages check out, 6 commits" "$WORK/expect4.json"
 
