@@ -121,8 +121,10 @@ check "cgroup2 run: the copy host and both copies were in the cgroup during the 
 check "cgroup2 run: the cgroup is removed afterwards" bash -c "[ -n '$cg' ] && [ ! -e '$cg' ]"
 meta=$(find "$R" -name meta.json | head -1)
 stats=$(find "$R" -name stats.json | head -1)
+# (one of this run's cgroups: a run measured again because a copy was starved by other work,
+# as a busy machine does, has a cgroup of its own, the next number: run.PID.N)
 check "cgroup2 run: meta.json records the cgroup, removed" json_true "$meta" \
-	"d['status'] == 'ok' and d['cgroup2']['path'] == '$cg' and d['cgroup2']['removed']"
+	"d['status'] == 'ok' and __import__('re').fullmatch(__import__('re').escape('${cg%.*}') + r'\.[0-9]+', d['cgroup2']['path']) and int(d['cgroup2']['path'].rsplit('.', 1)[1]) >= int('${cg##*.}') and d['cgroup2']['removed'] and not __import__('os').path.exists(d['cgroup2']['path'])"
 check "cgroup2 run: settings recorded as asked (empty values skipped, as LKP does)" json_true "$meta" \
 	"sorted(d['cgroup2']['settings']) == sorted(['memory.high', 'memory.low', 'memory.max', 'pids.max'] + (['hugetlb.2MB.max'] if $($hugetlb && echo True || echo False) else [])) and d['cgroup2']['settings']['memory.low']['asked'] == '50%'"
 check "cgroup2 run: the CPU time of the copies is the cgroup's (cgroup.cpu.usage_usec)" \
