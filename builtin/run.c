@@ -403,6 +403,10 @@ int cmd_run(int argc, char **argv)
 	    {OPT_RESULTS(&o.results_root), .help = "results root"},
 	    {OPT_FLAG("interleave", 0, &o.interleave),
 	     .help = "run the atomic jobs round-robin instead of back to back"},
+	    {OPT_COUNT("starved-tries", 0, &o.starved_tries), .arg = "N", .def = "3", .min = 1,
+	     .max = 10,
+	     .help = "measurements of a run whose copy other tasks starved, at most (1: keep the "
+		     "first)"},
 	    {OPT_STRING("kconfig", 0, &o.kconfig), .arg = "NAME",
 	     .def_doc = "the job's kconfig key, else defconfig", .help = "the kconfig axis"},
 	    {OPT_STRING("tmpdir", 0, &o.tmpdir), .arg = "DIR", .def_doc = "$TMPDIR or /tmp",

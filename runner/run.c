@@ -43,9 +43,15 @@ enum run_outcome {
 };
 
 /* A run with a starved copy (core.h's starved_share below 1: it wanted a CPU most of the
- * window and got under a quarter of it) is measured again, RUN_STARVED_TRIES times at most,
- * then kept as it is; so is one failed only because a starved copy made no progress. */
+ * window and got under a quarter of it) is measured again, RUN_STARVED_TRIES times at most
+ * (run --starved-tries), then kept as it is; so is one failed only because a starved copy
+ * made no progress. */
 #define RUN_STARVED_TRIES 3
+
+static unsigned starved_tries(const struct runner_opts *o)
+{
+	return o->starved_tries ? o->starved_tries : RUN_STARVED_TRIES;
+}
 
 /* LKP's sweep inside one run (an atomic job without mode and nr_task; lkp_sweep.h). */
 struct sweep_state {
@@ -752,7 +758,7 @@ static enum run_outcome run_one(struct run_state *rs, struct job_tally *tally)
 		   (rs->res.status == CORE_OK ||
 		    (rs->res.status == CORE_FAILED && rs->res.no_progress)) &&
 		   rs->res.starved_share < 1 &&
-		   rs->attempt + 1 < RUN_STARVED_TRIES) {
+		   rs->attempt + 1 < starved_tries(rs->o)) {
 		if (!rs->o->quiet)
 			sb_note("%s run %u/%u: a copy ran on a CPU %.0f%% of the window, starved by "
 				"other tasks: measured again",

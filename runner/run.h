@@ -18,6 +18,9 @@ struct runner_opts {
 	bool dry_run;
 	bool no_monitors; /* measure the testcase alone (overhead comparisons) */
 	bool tty;	  /* progress redrawn in place */
+	/* Measurements of a run whose copy was starved, at most (run.c); 0: RUN_STARVED_TRIES.
+	 * 1 keeps the first, whatever it is (a test that changes the machine mid-run). */
+	unsigned starved_tries;
 };
 
 /* Run every atomic job of job.  Returns run's exit status (lib/exit.h): SB_EXIT_OK when every

@@ -23,6 +23,15 @@ hog=$!
 # the loop holds CPU 0 once it runs there
 wait_until 5 sh -c "[ \"\$(ps -o psr= -p $hog | tr -d ' ')\" = 0 ]"
 sb run "$WORK/job.yaml" --results "$WORK/hogged" --commit c
+cp "$WORK/err" "$WORK/err.hogged"
+rc_hogged=$rc
+sb run "$WORK/job.yaml" --results "$WORK/hogged" --commit once --starved-tries 1
+check "--starved-tries 1: the first measurement kept, starved or not (one run, no 'measured again')" \
+	bash -c "[ $rc -le 1 ] && ! grep -q 'measured again' '$WORK/err' &&
+	 [ \$(ls -d $WORK/hogged/will-it-scale/*/*/*/*/*/once/[0-9]* | wc -l) = 1 ]" ||
+	sed 's/^/     /' "$WORK/err"
+cp "$WORK/err.hogged" "$WORK/err"
+rc=$rc_hogged
 kill "$hog"
 wait "$hog" 2>/dev/null
 # The third is kept as it came: a rate, or (starved to nothing) a run that made no progress.
