@@ -8,6 +8,7 @@
 #include "results.h"
 #include "series.h"
 #include "../lib/errors.h"
+#include "../lib/strvec.h"
 #include "../store/families.h"
 
 #include <errno.h>
@@ -24,8 +25,7 @@ struct change_list {
 	size_t n, cap;
 	/* The stats whose latest commit cleared the night noise (nightly_policy.h): the only
 	 * ones the one-night comparison may report. */
-	char **night;
-	size_t nnight;
+	struct strvec night;
 };
 
 static bool kind_wanted(enum verdict v, bool all_stats)
@@ -128,17 +128,10 @@ static int stat_changes(struct results_index *ix, const struct nightly_opts *o, 
 		size_t nr = 0;
 
 		if (!c->from_cp) {
-			char **v = realloc(l->night, (l->nnight + 1) * sizeof(*v));
-
-			if (!v || !(v[l->nnight] = strdup(stat))) {
-				if (v)
-					l->night = v;
+			if (strvec_push(&l->night, stat)) {
 				snprintf(err, errlen, "out of memory");
 				rc = -1;
-				break;
 			}
-			l->night = v;
-			l->nnight++;
 			continue;
 		}
 		for (size_t k = c->lo; k <= c->hi && nr < NIGHTLY_RANGE_MAX; k++)
@@ -160,8 +153,8 @@ static int stat_changes(struct results_index *ix, const struct nightly_opts *o, 
 
 static bool night_cleared(const struct change_list *l, const char *stat)
 {
-	for (size_t i = 0; i < l->nnight; i++)
-		if (!strcmp(l->night[i], stat))
+	for (size_t i = 0; i < l->night.n; i++)
+		if (!strcmp(l->night.v[i], stat))
 			return true;
 	return false;
 }
@@ -360,11 +353,8 @@ int nightly_find(struct results_index *ix, const struct nightly_opts *o,
 			sb_error("%s: %s", jobs[i].key, msg);
 			(*job_errors)++;
 		}
-		for (size_t k = 0; k < l.nnight; k++) /* a job's own */
-			free(l.night[k]);
-		l.nnight = 0;
+		strvec_clear(&l.night); /* a job's own */
 	}
-	free(l.night);
 	index_jobs_free(jobs, (size_t)nj);
 	*out = l.v;
 	*n = l.n;

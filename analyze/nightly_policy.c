@@ -86,14 +86,16 @@ void nightly_change_range(const struct cp_commit *c, size_t a, size_t b, size_t 
 			at[k++] = i;
 	if (k < 3)
 		goto out;
-	/* sse[j]: the two-mean fit's residual with the split before usable commit j. */
-	for (size_t j = 1; j < k; j++) {
-		double s1 = 0, s2 = 0, t1 = 0, t2 = 0;
+	/* sse[j]: the two-mean fit's residual with the split before usable commit j, from
+	 * running sums (one pass: a segment may be a thousand commits, for every stat). */
+	double tot1 = 0, tot2 = 0, s1 = 0, s2 = 0;
 
-		for (size_t i = 0; i < j; i++)
-			s1 += m[i], s2 += m[i] * m[i];
-		for (size_t i = j; i < k; i++)
-			t1 += m[i], t2 += m[i] * m[i];
+	for (size_t i = 0; i < k; i++)
+		tot1 += m[i], tot2 += m[i] * m[i];
+	for (size_t j = 1; j < k; j++) {
+		s1 += m[j - 1], s2 += m[j - 1] * m[j - 1];
+		double t1 = tot1 - s1, t2 = tot2 - s2;
+
 		sse[j] = s2 - s1 * s1 / (double)j + t2 - t1 * t1 / (double)(k - j);
 		if (sse[j] < best)
 			best = sse[j];

@@ -53,8 +53,9 @@ static size_t commit_groups(struct bisect *b, const char *sha, struct result_gro
 }
 
 /* The stat's values over the commit's runs in the results tree; -1 when the stat is absent
- * from runs that exist. */
-static size_t load_values(struct bisect *b, const char *sha, double **vals, bool *absent)
+ * from runs that exist.  *stored (when not NULL): the runs there, with the stat or not. */
+static size_t load_values(struct bisect *b, const char *sha, double **vals, bool *absent,
+			  size_t *stored)
 {
 	struct result_group *g = NULL;
 	size_t ng = 0, n = 0, nruns = 0;
@@ -69,6 +70,8 @@ static size_t load_values(struct bisect *b, const char *sha, double **vals, bool
 	for (size_t i = 0; i < ng; i++)
 		n += group_values(&g[i], b->stat, *vals + n);
 	*absent = nruns > 0 && n == 0;
+	if (stored)
+		*stored = nruns;
 	if (n && !b->dir_known) {
 		b->dir = group_stat_direction(g, ng, b->stat);
 		b->dir_known = true;
@@ -262,8 +265,9 @@ int batch_ensure_runs(struct bisect *b, const char *sha, unsigned want, double *
 	bool absent;
 	int rc;
 	unsigned lost = 0, no_boot = 0;
+	size_t stored; /* the runs sha has, failed ones too: what a batch spent is the rise */
 
-	*n = load_values(b, sha, vals, &absent);
+	*n = load_values(b, sha, vals, &absent, &stored);
 	while (!b->split && !absent && *n < want) {
 		unsigned k = want - (unsigned)*n;
 
@@ -278,7 +282,7 @@ int batch_ensure_runs(struct bisect *b, const char *sha, unsigned want, double *
 
 		if ((rc = boot_commit(b, sha)))
 			return rc;
-		rc = run_job(b, sha, k, stored_runs(b, sha));
+		rc = run_job(b, sha, k, stored);
 		if (rc == 2) {
 			guest_failed(b, sha, (int)++no_boot);
 			if (no_boot > 1)
@@ -301,7 +305,7 @@ int batch_ensure_runs(struct bisect *b, const char *sha, unsigned want, double *
 		} else if (rc) {
 			return rc;
 		}
-		*n = load_values(b, sha, vals, &absent);
+		*n = load_values(b, sha, vals, &absent, &stored);
 		if (rc == 0 && !absent && *n < before + k)
 			absent = true; /* runs stored, not all with the stat */
 	}
