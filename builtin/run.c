@@ -141,12 +141,16 @@ static bool is_file(const char *path)
 }
 
 /* The job file arg names: itself when it is a file (or a path), else a shipped job by name,
- * NAME.yaml in share/scalebench/jobs beside the binary (bin/../share: a relocated install)
- * or where it was installed.  Returns 0 with the path in out, or -1 saying where it looked. */
+ * NAME.yaml in share/scalebench/jobs beside the binary (bin/../share: a relocated install),
+ * in the source tree's jobs/ when the binary is the build tree's (build/ or build/asan/, so
+ * 'build/scalebench run page_fault3' works before 'make install'), or where it was
+ * installed.  Returns 0 with the path in out, or -1 saying where it looked. */
 int run_find_job(const char *arg, char *out, size_t len)
 {
-	char exe[PATH_MAX], tried[3 * PATH_MAX + 64] = "";
-	const char *dirs[2] = {NULL, SCALEBENCH_DATADIR "/jobs"};
+	static const char *const beside[] = {"/../share/scalebench/jobs", "/../jobs",
+					     "/../../jobs"};
+	char exe[PATH_MAX], dir[3][PATH_MAX + 32], tried[5 * PATH_MAX + 64] = "";
+	const char *dirs[4] = {NULL, NULL, NULL, SCALEBENCH_DATADIR "/jobs"};
 	const char *ext;
 	ssize_t n;
 
@@ -160,14 +164,16 @@ int run_find_job(const char *arg, char *out, size_t len)
 		char *slash = strrchr(exe, '/');
 
 		if (slash) {
-			snprintf(slash, sizeof(exe) - (size_t)(slash - exe),
-				 "/../share/scalebench/jobs");
-			dirs[0] = exe;
+			*slash = '\0';
+			for (size_t i = 0; i < 3; i++) {
+				snprintf(dir[i], sizeof(dir[i]), "%s%s", exe, beside[i]);
+				dirs[i] = dir[i];
+			}
 		}
 	}
 	n = (ssize_t)strlen(arg);
 	ext = n > 5 && !strcmp(arg + n - 5, ".yaml") ? "" : ".yaml";
-	for (size_t i = 0; i < 2; i++) {
+	for (size_t i = 0; i < 4; i++) {
 		if (!dirs[i])
 			continue;
 		if (snprintf(out, len, "%s/%s%s", dirs[i], arg, ext) < (int)len && is_file(out))

@@ -35,6 +35,21 @@ bool is_monitor_key(const char *key)
 
 /* ---- Checking one atomic job ---- */
 
+/* category: LKP's class of job (its include/category/ files), which every shipped job names;
+ * the three LKP knows are kept without a word, anything else is noted. */
+static const char *const lkp_categories[] = {"benchmark", "functional", "noise-benchmark", NULL};
+
+static int check_category(struct loader *l, json_t *v)
+{
+	char b[96];
+
+	if (json_is_string(v) && in_list(lkp_categories, json_string_value(v)))
+		return 0;
+	return note(l, "category %s is kept but not used by scalebench (LKP's are benchmark, "
+		       "functional, noise-benchmark)",
+		    describe(v, b, sizeof(b)));
+}
+
 /* cgroup2: LKP's setup/cgroup2 map, checked here so that a bad key or value stops the job
  * before anything runs (the runner makes the cgroup, runner/run.c). */
 static int check_cgroup2(struct loader *l, json_t *v)
@@ -253,6 +268,8 @@ static int check_other_keys(struct loader *l, json_t *t, struct atomic_job *a)
 			continue;
 		if (!strcmp(k, "cgroup2"))
 			ret = check_cgroup2(l, v);
+		else if (!strcmp(k, "category"))
+			ret = check_category(l, v);
 		else if (is_monitor_key(k))
 			ret = check_monitor(l, k, v, a);
 		else

@@ -29,6 +29,17 @@ rc=0
 	--commit c1 >"$WORK/out" 2>"$WORK/err") || rc=$?
 check "installed: run page_fault3 by name, with overrides, stores one run" bash -c \
 	"[ $rc -eq 0 ] && [ \$(ls -d $WORK/r/will-it-scale/*/*/*/*/*/c1/0 | wc -l) -eq 1 ]"
+# The build tree's binary (build/ or build/asan/) finds the source tree's jobs/ before
+# 'make install', and the shipped default job says nothing about itself (category: benchmark).
+rc=0
+bt=$(realpath "$SCALEBENCH")
+(cd "$WORK/elsewhere" && "$bt" run page_fault3 --dry-run >"$WORK/out" 2>"$WORK/err") || rc=$?
+check "build tree: run page_fault3 by name from another directory (dry run)" bash -c \
+	"[ $rc -eq 0 ] && grep -q '^page_fault3-.*page_fault3' $WORK/out"
+rc=0
+(cd "$WORK/elsewhere" && "$bt" run default --dry-run >"$WORK/out" 2>"$WORK/err") || rc=$?
+check "build tree: run default (dry run), no note on its own keys" bash -c \
+	"[ $rc -eq 0 ] && grep -q 'default-.*exec1' $WORK/out && ! grep -q 'note:' $WORK/err"
 rc=0
 (cd "$WORK/elsewhere" && "$WORK/stage/opt/sb/bin/scalebench" run nope --dry-run \
 	>"$WORK/out" 2>"$WORK/err") || rc=$?

@@ -113,15 +113,15 @@ static void test_lkp_job(void **state)
 	a = find_atomic(&job, "lkp-will-it-scale-thread-100%-fallocate1");
 	assert_int_equal(a->mode, TC_MODE_THREAD);
 	assert_string_equal(a->test, "fallocate1");
-	/* LKP-only keys stay in the tree (the run's job.yaml keeps them), noted once. */
+	/* LKP-only keys stay in the tree (the run's job.yaml keeps them). */
 	assert_string_equal(json_string_value(json_object_get(a->tree, "kconfig")),
 			    "x86_64-rhel-8.3");
 	assert_string_equal(json_string_value(json_object_get(a->tree, "category")), "benchmark");
 	assert_true(json_is_null(json_object_get(a->tree, "perf-stat")));
 	/* kconfig is the runner's kconfig axis: used, not noted. */
 	assert_int_equal(count_notes(&job, "key 'kconfig'"), 0);
-	assert_int_equal(count_notes(&job, "key 'category' is kept but not used by scalebench"), 1);
-	assert_true(has_note(&job, FIX "lkp-will-it-scale.yaml: key 'category'"));
+	/* category: benchmark is LKP's class of every shipped job: known, kept, not noted. */
+	assert_int_equal(count_notes(&job, "category"), 0);
 	assert_false(has_note(&job, "'suite'"));
 	assert_false(has_note(&job, "'nr_task'"));
 	/* Bare monitor keys switch the monitor on; one scalebench lacks is a note. */
@@ -623,6 +623,18 @@ static void test_monitors_and_notes(void **state)
 	assert_true(has_note(&job, "m.yaml: key 'rootfs' is kept but not used by scalebench"));
 	assert_true(has_note(&job, "key 'will-it-scale.extra' is kept but not used"));
 	assert_null(json_object_get(job.atomic[0].monitors, "turbostat"));
+	job_free(&job);
+
+	/* A category LKP does not know is kept and noted, once, naming the three it knows. */
+	load_ok(write_job("c.yaml", "test: getppid1\ncategory: stress\nnr_task: [1, 2]\n"), 2, &job);
+	assert_int_equal(job.n_notes, 1);
+	assert_true(has_note(&job, "c.yaml: category 'stress' is kept but not used by scalebench "
+				   "(LKP's are benchmark, functional, noise-benchmark)"));
+	assert_string_equal(json_string_value(json_object_get(job.atomic[1].tree, "category")),
+			    "stress");
+	job_free(&job);
+	load_ok(write_job("c.yaml", "test: getppid1\ncategory: functional\n"), 1, &job);
+	assert_int_equal(job.n_notes, 0);
 	job_free(&job);
 
 	for (size_t i = 0; monitor_table[i]; i++) {
