@@ -107,7 +107,7 @@ if python3 - "$SCALEBENCH" >"$WORK/readme" 2>&1 <<'PY'
 import re, subprocess, sys
 text = open("README.md").read()
 bad = 0
-for cmd in ["bench", "list", "run", "split", "compare", "plot", "profile", "bisect", "report", "results", "index", "trend", "nightly", "html", "submit"]:
+for cmd in ["bench", "list", "run", "split", "compare", "plot", "profile", "bisect", "report", "results", "index", "trend", "nightly", "html", "submit", "status", "wait"]:
     out = subprocess.run([sys.argv[1], cmd, "--help"], capture_output=True, text=True).stdout
     want = "\n".join(line[7:] for line in out.split("\n\n")[0].split("\n"))
     m = re.search(r"### scalebench " + cmd + r"\n\n```\n(.*?)\n```", text, re.S)
