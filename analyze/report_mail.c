@@ -190,15 +190,6 @@ static void write_box(FILE *f, const struct mail_change *box, size_t nbox)
 	fprintf(f, "\n\n");
 }
 
-/* s as one shell word: as it is when it is plain, else sh_quote's (malloc'd, NULL on ENOMEM). */
-static char *shell_word(const char *s)
-{
-	return s[0] && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
-				 "._+-:@%/,=") == strlen(s)
-		   ? strdup(s)
-		   : sh_quote(s);
-}
-
 /* Runs measured while the machine was busy (meta.json's machine_load): said before the
  * table, per commit, with the first run's reason, so a reader weighs the figures. */
 static void busy_note(const struct job_cmp *j, FILE *f)
@@ -237,8 +228,7 @@ static void write_reproduce(FILE *f, const struct job_cmp *j)
 		 a.rootfs, a.kconfig, a.compiler);
 	snprintf(both, sizeof(both), "%s,%s", base->commit, head->commit);
 	store_axes_free(&a);
-	char *w[4] = {shell_word(base->commit), shell_word(head->commit), shell_word(key),
-		      shell_word(both)};
+	char *w[4] = {sh_word(base->commit), sh_word(head->commit), sh_word(key), sh_word(both)};
 
 	fprintf(f, "To reproduce:\n\n");
 	fprintf(f, "        # on each kernel in turn (or: scalebench run --kernel BZIMAGE ...)\n");

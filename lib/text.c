@@ -161,6 +161,14 @@ char *sh_quote(const char *s)
 	return q;
 }
 
+char *sh_word(const char *s)
+{
+	return s[0] && strspn(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+				 "._+-:@%/,=") == strlen(s)
+		   ? strdup(s)
+		   : sh_quote(s);
+}
+
 void text_chomp(char *s)
 {
 	size_t n = strlen(s);

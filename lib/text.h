@@ -30,6 +30,9 @@ const char *text_safe(const char *s);
  * string that reaches a shell (a remote command over ssh, a Slurm job script).  malloc'd (free
  * it), NULL when memory runs out. */
 char *sh_quote(const char *s);
+/* s as one shell word for a command line a user copies: as it is when it is plain (letters,
+ * digits, ._+-:@%/,=), else sh_quote's.  malloc'd, NULL when memory runs out. */
+char *sh_word(const char *s);
 
 /* Remove trailing newlines and spaces from s, in place (a command's one-line answer). */
 void text_chomp(char *s);

@@ -10,12 +10,14 @@
 #include "boot.h"
 #include "../analyze/bisect.h"
 #include "../analyze/compare.h"
+#include "../analyze/report_mail.h"
 #include "../analyze/results.h"
 #include "../analyze/select.h"
 #include "../lib/errors.h"
 #include "../lib/text.h"
 #include "../lib/file.h"
 #include "../lib/git.h"
+#include "../lib/mail.h"
 #include "../lib/run_command.h"
 #include "../lib/xalloc.h"
 #include "../runner/job.h"
@@ -277,6 +279,96 @@ static int bisect_step(struct bisect *b, const char *verb, const char *sha, char
 	return 0;
 }
 
+/* The report command that mails parent against culprit, as a user copies it (malloc'd). */
+static char *report_command_line(const struct bisect *b, const char *parent, const char *culprit)
+{
+	char *w[5] = {sh_word(b->results), sh_word(parent), sh_word(culprit),
+		      sh_word(b->path_params), sh_word(b->repo ? b->repo : ".")};
+	char *line;
+
+	for (int i = 0; i < 5; i++)
+		if (!w[i])
+			xalloc_die();
+	line = xasprintf("scalebench report --results %s --base %s --head %s --job %s --repo %s",
+			 w[0], w[1], w[2], w[3], w[4]);
+	for (int i = 0; i < 5; i++)
+		free(w[i]);
+	return line;
+}
+
+/* The hand-off to whoever reports the culprit: with --mbox and a verified culprit, the
+ * robot's mail of it against its parent appended there (report's, from the same runs);
+ * else the report command that writes it.  The log says which.  0, or SB_EXIT_ERROR when
+ * the mail asked for could not be written. */
+static int hand_off(struct bisect *b, const char *parent, const char *culprit, bool confirmed)
+{
+	char err[2048];
+	char *cmd = report_command_line(b, parent, culprit);
+	int rc = 0;
+
+	if (b->mbox && confirmed) {
+		struct mail_addr from = {0};
+		struct report_mail m = {0};
+		int built = -1;
+
+		/* The branch bisected: git keeps it in BISECT_START while HEAD is detached. */
+		char path[PATH_MAX + 16], *branch = NULL;
+		size_t len;
+
+		snprintf(path, sizeof(path), "%s/BISECT_START", b->gitdir);
+		if (file_read(path, 256, &branch, &len, err, sizeof(err)) == 0) {
+			text_chomp(branch);
+			if (!branch[0] || git_is_oid(branch)) {
+				free(branch);
+				branch = NULL;
+			}
+		}
+		if (mail_addr_parse("scalebench robot <scalebench@localhost>", &from, err,
+				    sizeof(err)) == 0) {
+			const struct report_request rq = {.root = b->results,
+							  .base = parent,
+							  .head = culprit,
+							  .job = b->path_params,
+							  .repo = b->repo,
+							  .branch = branch,
+							  .from = &from};
+
+			built = report_build(&rq, &m, err, sizeof(err));
+			if (built == 1)
+				snprintf(err, sizeof(err),
+					 "report finds no significant change of a "
+					 "headline stat");
+		}
+		if (built == 0 && report_deliver(m.msg, m.len, b->mbox, false, err, sizeof(err)))
+			built = -1;
+		if (built == 0) {
+			printf("the robot's mail of %.10s against its parent: appended to %s\n",
+			       culprit, b->mbox);
+		} else {
+			sb_error("--mbox %s: no mail written: %s; the culprit is verified (see the "
+				 "log); to write it: %s --mbox %s",
+				 b->mbox, err, cmd, b->mbox);
+			rc = SB_EXIT_ERROR;
+		}
+		json_object_set_new(b->log, "report",
+				    json_pack("{s:s, s:b, s:s}", "mbox", b->mbox, "written",
+					      built == 0, "command", cmd));
+		report_mail_free(&m);
+		mail_addr_free(&from);
+		free(branch);
+	} else {
+		printf("%s it as the robot does:\n  %s\n", confirmed ? "To mail" : "To look at",
+		       cmd);
+		if (b->mbox)
+			printf("(no mail to %s: the culprit is not verified)\n", b->mbox);
+		json_object_set_new(b->log, "report",
+				    json_pack("{s:s, s:b, s:s}", "mbox", b->mbox ? b->mbox : "",
+					      "written", false, "command", cmd));
+	}
+	free(cmd);
+	return rc;
+}
+
 /* The culprit against its parent (the analyzer's check), then the report on stdout: 0
  * verified, 3 not (or it could not be), 130 interrupted. */
 static int verify(struct bisect *b, const char *culprit)
@@ -383,6 +475,9 @@ static int verify(struct bisect *b, const char *culprit)
 	}
 	for (int i = 0; i < 2; i++)
 		select_groups_free(g[i], ng[i]);
+	printf("\n");
+	if (hand_off(b, parent, culprit, ec.confirmed))
+		return SB_EXIT_ERROR;
 	return ec.confirmed ? SB_EXIT_OK : SB_EXIT_INCONCLUSIVE;
 }
 

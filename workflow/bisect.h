@@ -25,6 +25,7 @@ struct bisect {
 	/* The options (the command's table binds them; a resumed bisection's point into its
 	 * log).  ssh_options is malloc'd, freed by bisect_free. */
 	const char *repo, *good_arg, *bad_arg, *job_path, *stat, *prepare, *results, *log_path;
+	const char *mbox; /* --mbox: the robot's mail of a verified culprit appended there */
 	/* The command's option table: the log's args are written from it and read back with
 	 * it (options_to_json), so --resume cannot lose an option. */
 	const struct option_def *opts;

@@ -64,7 +64,7 @@ check "the log's args hold every option of the table (--resume cannot lose one)"
 	python3 -c "import json, sys
 args = json.load(open('$WORK/bisect.json'))['args']
 want = open('$WORK/option-keys').read().split()
-missing = [k for k in want if k not in args and k not in ('reboot', 'boot_check', 'target', 'target_bin', 'partition', 'constraint', 'kernel_config', 'kernel_cache', 'vm_append', 'vm_accel')]
+missing = [k for k in want if k not in args and k not in ('reboot', 'boot_check', 'target', 'target_bin', 'partition', 'constraint', 'kernel_config', 'kernel_cache', 'vm_append', 'vm_accel', 'mbox')]
 sys.exit(1 if missing or len(want) < 15 else 0)"
 check "--nr-task 1 in the log's args (as --set), and no batch ran the job's other task count" \
 	bash -c "python3 -c \"import json, sys; sys.exit(json.load(open('$WORK/bisect.json'))['args']['set'] != ['nr_task=1'])\" &&
@@ -80,10 +80,37 @@ check "bisect log: culprit, verification and every step" json_true "$WORK/bisect
 check "repository's bisect state is clean, back on main" \
 	bash -c "[ ! -e $REPO/.git/BISECT_LOG ] && [ \"\$(git -C $REPO symbolic-ref --short HEAD)\" = main ] && [ -z \"\$(git -C $REPO status --porcelain --untracked-files=no)\" ]"
 
-# Again on the same results tree: every run is reused, none is spent, same culprit.
-bisect --good "$GOOD" --bad "$BAD" --log "$WORK/again.json"
+# The hand-off: without --mbox, the report command that mails the culprit, ready to run.
+PARENT=$(git -C "$REPO" rev-parse "$GUILTY^")
+grep -A1 '^To mail it as the robot does:$' "$WORK/out" | sed -n '2s/^  //p' >"$WORK/report-cmd"
+check "bisect prints the report command for the culprit (--base its parent, --head it, the job)" \
+	bash -c "grep -q -- '--base $PARENT --head $GUILTY --job thread-1-' $WORK/report-cmd"
+(PATH=$(dirname "$SB"):$PATH && eval "$(cat "$WORK/report-cmd") --mbox $WORK/cmd.mbox" >/dev/null 2>&1)
+check "the printed report command runs: one mail of the culprit" bash -c \
+	"[ -s $WORK/cmd.mbox ] && [ \$(grep -c '^From ' $WORK/cmd.mbox) -eq 1 ] && grep -q '^commit: ${GUILTY:0:10} (\"counter: a locked add per op\")' $WORK/cmd.mbox"
+
+# Again on the same results tree: every run is reused, none is spent, same culprit; --mbox
+# hands the robot's mail over (what the report command writes, but for its Date and id).
+bisect --good "$GOOD" --bad "$BAD" --log "$WORK/again.json" --mbox "$WORK/culprit.mbox"
 check "second bisection reuses the stored runs: same culprit, no new run" json_true \
 	"$WORK/again.json" "d['culprit'] == '$GUILTY' and d['runs_spent'] == {} and d['status'] == 'found'"
+check "bisect --mbox: exit 0, says where the mail went" \
+	bash -c "[ $rc -eq 0 ] && grep -q 'mail of ${GUILTY:0:10} against its parent: appended to $WORK/culprit.mbox' $WORK/out"
+check "bisect --mbox: the culprit's mail, its subject on the branch and the headline stat" \
+	python3 -c "import mailbox, sys
+m = list(mailbox.mbox('$WORK/culprit.mbox'))
+s = ' '.join(m[0]['Subject'].split()) if len(m) == 1 else ''
+body = m[0].get_payload() if m else ''
+sys.exit(not (s.startswith('[main] ') and '${GUILTY:0:10}: plugin.per_thread_ops -' in s and
+	'base: ${PARENT:0:10}' in body))"
+check "bisect --mbox: the mail is report's (the same but for Date and Message-ID)" bash -c \
+	"diff <(grep -v '^From \\|^Date: \\|^Message-ID: ' $WORK/cmd.mbox) <(grep -v '^From \\|^Date: \\|^Message-ID: ' $WORK/culprit.mbox)"
+check "bisect --mbox: the log says it was written, with the command" json_true "$WORK/again.json" \
+	"d['report']['written'] and d['report']['mbox'] == '$WORK/culprit.mbox' and d['args']['mbox'] == '$WORK/culprit.mbox'"
+bisect --good "$GOOD" --bad "$BAD" --log "$WORK/again2.json" --mbox "$WORK/no/such/dir.mbox"
+check "bisect --mbox FILE that cannot be written: exit 2, the culprit kept, the command given" \
+	bash -c "[ $rc -eq 2 ] && grep -q '^$GUILTY is the first bad commit' $WORK/out &&
+	 grep -q -- '--mbox $WORK/no/such/dir.mbox: no mail written: .*scalebench report --results' $WORK/err"
 
 # A stat the job does not produce: said after the first endpoint's runs, state reset.
 bisect --good "$GOOD" --bad "$BAD" --stat no.such_stat --results "$WORK/results4"
