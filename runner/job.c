@@ -250,6 +250,7 @@ int job_load_overrides(const char *path, unsigned nr_online, const struct job_ov
 	int ret = -1;
 
 	memset(job, 0, sizeof(*job));
+	job->nr_online = l.nr_online;
 	job->path = strdup(path);
 	job->name = file_stem(path);
 	if (!job->path || !job->name) {
@@ -319,14 +320,18 @@ out:
 	return ret;
 }
 
+static void atomic_free(struct atomic_job *a)
+{
+	free(a->name);
+	free(a->path_params);
+	json_decref(a->tree);
+	json_decref(a->monitors);
+}
+
 void job_free(struct job_file *job)
 {
-	for (size_t i = 0; i < job->n_atomic; i++) {
-		free(job->atomic[i].name);
-		free(job->atomic[i].path_params);
-		json_decref(job->atomic[i].tree);
-		json_decref(job->atomic[i].monitors);
-	}
+	for (size_t i = 0; i < job->n_atomic; i++)
+		atomic_free(&job->atomic[i]);
 	for (size_t i = 0; i < job->n_notes; i++)
 		free(job->notes[i]);
 	free(job->atomic);
@@ -335,4 +340,133 @@ void job_free(struct job_file *job)
 	free(job->name);
 	json_decref(job->tree);
 	memset(job, 0, sizeof(*job));
+}
+
+/* What atomic jobs coincide by: the tree but its nr_task, and the count nr_task resolved to.
+ * NULL when the job gives no nr_task (a sweep, or the default: nothing to name in a note), or
+ * out of memory (*oom). */
+static char *coincide_key(const struct atomic_job *a, bool *oom)
+{
+	json_t *rest;
+	char *tree = NULL, *key = NULL;
+
+	if (!json_is_string(json_object_get(a->tree, "nr_task")))
+		return NULL;
+	rest = json_copy(a->tree); /* shallow: only the top level loses nr_task */
+	if (rest && !json_object_del(rest, "nr_task"))
+		tree = json_dumps(rest, JSON_COMPACT | JSON_SORT_KEYS);
+	json_decref(rest);
+	if (!tree || asprintf(&key, "%u %s", a->nr_task, tree) < 0) {
+		key = NULL;
+		*oom = true;
+	}
+	free(tree);
+	return key;
+}
+
+/* "nr_task 1 and 50% are both 1 task on this machine's 2 CPUs: run once, as 1": the values
+ * (each as written) of one group, the first of them the kept one. */
+static char *coincide_note(const struct job_file *job, json_t *values, unsigned count)
+{
+	size_t n = json_array_size(values), len = 1;
+	char *list, *p, *msg;
+	json_t *v;
+	size_t i;
+
+	json_array_foreach (values, i, v) {
+		len += json_string_length(v) + sizeof(" and");
+	}
+	list = p = malloc(len);
+	if (!list)
+		return NULL;
+	json_array_foreach (values, i, v) {
+		const char *sep = i + 1 < n ? ", " : " and ";
+
+		p += sprintf(p, "%s%s", i ? sep : "", json_string_value(v));
+	}
+	if (asprintf(&msg,
+		     "%s: nr_task %s are %s %u task%s on this machine's %u CPU%s: run once, as %s",
+		     job->path, list, n == 2 ? "both" : "all", count, count == 1 ? "" : "s",
+		     job->nr_online, job->nr_online == 1 ? "" : "s",
+		     json_string_value(json_array_get(values, 0))) < 0)
+		msg = NULL;
+	free(list);
+	return msg;
+}
+
+static bool has_note(const struct job_file *job, const char *text)
+{
+	for (size_t i = 0; i < job->n_notes; i++)
+		if (!strcmp(job->notes[i], text))
+			return true;
+	return false;
+}
+
+int job_drop_coinciding(struct job_file *job)
+{
+	/* key -> the nr_task values of the atomic jobs that share it, in the file's order;
+	 * order: [first atomic job, its values] of each key as first seen, so the notes come
+	 * in the file's order too. */
+	json_t *groups = json_object(), *order = json_array(), *values, *g;
+	bool *drop = calloc(job->n_atomic + 1, sizeof(*drop)), oom = !groups || !order || !drop;
+	size_t dropped = 0, kept = 0, i;
+	int ret = -1;
+
+	for (i = 0; !oom && i < job->n_atomic; i++) {
+		const struct atomic_job *a = &job->atomic[i];
+		char *key = coincide_key(a, &oom);
+		json_t *v = json_object_get(a->tree, "nr_task");
+
+		if (!key)
+			continue;
+		values = json_object_get(groups, key);
+		if (values) {
+			drop[i] = true;
+			dropped++;
+			oom |= json_array_append(values, v) != 0;
+		} else {
+			values = json_pack("[O]", v);
+			oom |= json_object_set_new(groups, key, values) != 0 ||
+			       json_array_append_new(order,
+						     json_pack("[IO]", (json_int_t)i, values)) != 0;
+		}
+		free(key);
+	}
+	json_array_foreach (order, i, g) {
+		const struct atomic_job *first =
+		    &job->atomic[json_integer_value(json_array_get(g, 0))];
+		char *msg, **notes;
+
+		values = json_array_get(g, 1);
+		if (oom || json_array_size(values) < 2)
+			continue;
+		msg = coincide_note(job, values, first->nr_task);
+		if (msg && has_note(job, msg)) {
+			free(msg); /* the same values in another mode or test: said once */
+			continue;
+		}
+		notes = msg ? realloc(job->notes, (job->n_notes + 1) * sizeof(*notes)) : NULL;
+		if (!notes) {
+			free(msg);
+			oom = true;
+			continue;
+		}
+		job->notes = notes;
+		job->notes[job->n_notes++] = msg;
+	}
+	if (oom)
+		goto out;
+	for (i = 0; i < job->n_atomic; i++) {
+		if (drop[i])
+			atomic_free(&job->atomic[i]);
+		else
+			job->atomic[kept++] = job->atomic[i];
+	}
+	job->n_atomic = kept;
+	ret = (int)dropped;
+out:
+	free(drop);
+	json_decref(groups);
+	json_decref(order);
+	return ret;
 }

@@ -41,9 +41,11 @@ struct job_file {
 	json_t *tree; /* the whole job file as parsed */
 	struct atomic_job *atomic;
 	size_t n_atomic;
-	/* One-line notes on keys kept but otherwise ignored (LKP keys scalebench does not use). */
+	/* One-line notes on keys kept but otherwise ignored (LKP keys scalebench does not use),
+	 * and on atomic jobs job_drop_coinciding dropped. */
 	char **notes;
 	size_t n_notes;
+	unsigned nr_online; /* the CPUs a percentage of nr_task was resolved against */
 };
 
 /* Parse and expand a job file.  nr_online: CPUs that "100%" means.  Returns 0, or -1 with a
@@ -51,6 +53,16 @@ struct job_file {
  * and what was expected. */
 int job_load(const char *path, unsigned nr_online, struct job_file *job, char *err, size_t errlen);
 void job_free(struct job_file *job);
+
+/* Atomic jobs that differ only in nr_task and whose task counts resolve to the same number on
+ * this machine (`nr_task: [1, 50%]` on 2 CPUs) would measure the same thing twice: the first
+ * of them is kept, nr_task as written (its name, path_params and job.yaml as LKP's), the others
+ * are dropped, and a note names the values, the count and the kept one.  For the commands
+ * that run the job on this machine (run, bisect's local runs); split, compare and plot keep
+ * LKP's expansion, which does not depend on the machine, as does submit, whose nodes need not
+ * have the submitting host's CPUs.  Returns the atomic jobs dropped, or -1 out of memory (the
+ * job is then as it was, but for notes). */
+int job_drop_coinciding(struct job_file *job);
 
 /* LKP's Job#path_params of an atomic job's tree (see job_expand.c): every option of the
  * programs it uses, sorted by key, values cut to 31 characters, "defaults" when none.  A

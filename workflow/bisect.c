@@ -860,6 +860,19 @@ int bisect_preflight(struct bisect *b)
 				    b->plugins[i]);
 		return SB_EXIT_ERROR;
 	}
+	/* Runs made here run the job as `run` does, task counts that coincide on this
+	 * machine's CPUs once; a target's, a guest's or a node's CPUs are not this machine's. */
+	if (!b->target && !b->slurm && !b->kernel_tree) {
+		size_t had = job.n_notes;
+
+		if (job_drop_coinciding(&job) < 0) {
+			sb_error("out of memory");
+			job_free(&job);
+			return SB_EXIT_ERROR;
+		}
+		for (size_t i = had; i < job.n_notes; i++)
+			sb_note("%s", job.notes[i]);
+	}
 	if (job.n_atomic != 1) {
 		sb_error("%s expands to %zu atomic jobs; bisect runs exactly one (narrow it with "
 			 "--set, --nr-task or --runtime, or split it first)",

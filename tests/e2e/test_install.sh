@@ -38,8 +38,9 @@ check "build tree: run page_fault3 by name from another directory (dry run)" bas
 	"[ $rc -eq 0 ] && grep -q '^page_fault3-.*page_fault3' $WORK/out"
 rc=0
 (cd "$WORK/elsewhere" && "$bt" run default --dry-run >"$WORK/out" 2>"$WORK/err") || rc=$?
+# (On 1 CPU its nr_task 1 and 100% coincide: that note is about the machine, not a key.)
 check "build tree: run default (dry run), no note on its own keys" bash -c \
-	"[ $rc -eq 0 ] && grep -q 'default-.*exec1' $WORK/out && ! grep -q 'note:' $WORK/err"
+	"[ $rc -eq 0 ] && grep -q 'default-.*exec1' $WORK/out && ! grep 'note:' $WORK/err | grep -qv ': run once, as '"
 rc=0
 (cd "$WORK/elsewhere" && "$WORK/stage/opt/sb/bin/scalebench" run nope --dry-run \
 	>"$WORK/out" 2>"$WORK/err") || rc=$?

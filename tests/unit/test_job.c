@@ -230,6 +230,83 @@ static void test_percentages(void **state)
 	}
 }
 
+/* job_drop_coinciding: atomic jobs that differ only in nr_task and resolve to the same count
+ * here run once, the first kept as written; what differs in anything else, resolves apart, or
+ * names no nr_task stays; one note per set of values, whatever else varies. */
+static void test_coinciding_task_counts(void **state)
+{
+	const char *matrix = "test: [getppid1, page_fault3]\nmode: [process, thread]\n"
+			     "nr_task: [1, 50%, 100%, 2]\n";
+	const struct atomic_job *a;
+	struct job_file job;
+	(void)state;
+
+	/* 2 CPUs: 1 and 50% are 1 task, 100% and 2 are 2, in each test and mode. */
+	load_ok(write_job("same.yaml", matrix), 2, &job);
+	assert_int_equal(job.n_atomic, 16);
+	assert_int_equal(job.nr_online, 2);
+	assert_int_equal(job_drop_coinciding(&job), 8);
+	assert_int_equal(job.n_atomic, 8);
+	a = find_atomic(&job, "same-process-1-getppid1");
+	assert_int_equal(a->nr_task, 1);
+	a = find_atomic(&job, "same-thread-100%-page_fault3");
+	assert_int_equal(a->nr_task, 2);
+	/* The kept one is recorded as written, a percentage as LKP records it. */
+	assert_string_equal(a->path_params, "thread-100%-page_fault3");
+	assert_string_equal(json_string_value(json_object_get(a->tree, "nr_task")), "100%");
+	for (size_t i = 0; i < job.n_atomic; i++)
+		assert_null(strstr(job.atomic[i].name, "-50%-"));
+	assert_int_equal(count_notes(&job, "nr_task"), 2);
+	assert_true(has_note(&job, "same.yaml: nr_task 1 and 50% are both 1 task on this "
+				   "machine's 2 CPUs: run once, as 1"));
+	assert_true(has_note(&job, "nr_task 100% and 2 are both 2 tasks on this machine's 2 CPUs: "
+				   "run once, as 100%"));
+	/* Again: nothing left to drop, no note added. */
+	assert_int_equal(job_drop_coinciding(&job), 0);
+	assert_int_equal(job.n_atomic, 8);
+	assert_int_equal(count_notes(&job, "nr_task"), 2);
+	job_free(&job);
+
+	/* 4 CPUs: 50% and 2 are 2 tasks; 1 and 100% are counts of their own. */
+	load_ok(write_job("same.yaml", matrix), 4, &job);
+	assert_int_equal(job_drop_coinciding(&job), 4);
+	assert_int_equal(job.n_atomic, 12);
+	assert_true(has_note(&job, "nr_task 50% and 2 are both 2 tasks on this machine's 4 CPUs: "
+				   "run once, as 50%"));
+	assert_false(has_note(&job, "nr_task 1 and"));
+	job_free(&job);
+
+	/* Three values, one CPU; a job of one value, and LKP's sweep (no nr_task), untouched. */
+	load_ok(write_job("three.yaml", "test: getppid1\nnr_task: [1, 50%, 100%]\n"), 1, &job);
+	assert_int_equal(job_drop_coinciding(&job), 2);
+	assert_int_equal(job.n_atomic, 1);
+	assert_string_equal(job.atomic[0].name, "three-1-getppid1");
+	assert_true(has_note(&job, "nr_task 1, 50% and 100% are all 1 task on this machine's 1 "
+				   "CPU: run once, as 1"));
+	job_free(&job);
+	load_ok(write_job("one.yaml", "test: getppid1\nnr_task: 50%\n"), 2, &job);
+	assert_int_equal(job_drop_coinciding(&job), 0);
+	assert_int_equal(job.n_atomic, 1);
+	job_free(&job);
+	load_ok(write_job("sweep.yaml", "will-it-scale: {test: [getppid1, page_fault3]}\n"), 2,
+		&job);
+	assert_int_equal(job_drop_coinciding(&job), 0);
+	assert_int_equal(job.n_atomic, 2);
+	job_free(&job);
+
+	/* Documents that differ in more than nr_task are different jobs at the same count. */
+	load_ok(write_job("docs.yaml", "test: getppid1\nnr_task: 1\n---\nnr_task: 50%\n---\n"
+				       "nr_task: 50%\nmode: thread\n"),
+		2, &job);
+	assert_int_equal(job.n_atomic, 3);
+	assert_int_equal(job_drop_coinciding(&job), 1);
+	assert_int_equal(job.n_atomic, 2);
+	assert_string_equal(job.atomic[0].name, "docs-1-getppid1");
+	assert_string_equal(job.atomic[1].name, "docs-thread-50%-getppid1");
+	assert_int_equal(count_notes(&job, "nr_task"), 1);
+	job_free(&job);
+}
+
 static void test_path_params(void **state)
 {
 	struct job_file job;
@@ -1149,6 +1226,7 @@ int main(void)
 	    cmocka_unit_test(test_lkp_job),
 	    cmocka_unit_test(test_matrix_counts),
 	    cmocka_unit_test(test_percentages),
+	    cmocka_unit_test(test_coinciding_task_counts),
 	    cmocka_unit_test(test_path_params),
 	    cmocka_unit_test(test_shipped_jobs),
 	    cmocka_unit_test(test_erb_refused),
