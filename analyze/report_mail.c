@@ -4,6 +4,7 @@
 #include "compare.h"
 #include "plot.h"
 #include "results.h"
+#include "select.h"
 #include "../lib/errors.h"
 #include "../lib/file.h"
 #include "../lib/git.h"
@@ -127,16 +128,10 @@ static void params(const struct result_group *g, FILE *f, const char *indent, co
 }
 
 /* The full sha and subject of commit `label` when repo knows it; both "" otherwise. */
-static void commit_lookup(const char *repo, const char *label, char sha[64], char subj[512])
+static void commit_lookup(const char *repo, const char *label, char sha[65], char subj[512])
 {
-	char spec[300];
-
 	sha[0] = subj[0] = '\0';
-	if (!repo)
-		return;
-	snprintf(spec, sizeof(spec), "%s^{commit}", label);
-	GITL(repo, sha, 64, "rev-parse", "--verify", "--quiet", spec);
-	if (sha[0])
+	if (repo && git_commit_oid(repo, label, sha, 65) == 0)
 		GITL(repo, subj, 512, "log", "-1", "--format=%s", sha);
 }
 
@@ -144,7 +139,7 @@ static void commit_lookup(const char *repo, const char *label, char sha[64], cha
  * someone chose ("nightly-2026-11-03") says nothing cut to ten characters. */
 static void commit_line(const char *repo, const char *label, char *buf, size_t len)
 {
-	char sha[64], subj[512];
+	char sha[65], subj[512];
 
 	commit_lookup(repo, label, sha, subj);
 	if (subj[0])
@@ -363,7 +358,7 @@ static int compose(struct job_cmp *j, const struct mail_change *head_change,
 		   const char *base, const char *head, const char *branch,
 		   const struct mail_addr *to, struct report_mail *m)
 {
-	char *buf = NULL, date[64], subj_pfx[300] = "", sha[64], subj[512], host[128], *subject;
+	char *buf = NULL, date[64], subj_pfx[300] = "", sha[65], subj[512], host[128], *subject;
 	char *hdr[4] = {NULL}, *id_left = NULL;
 	FILE *f;
 	time_t now = time(NULL);
@@ -462,47 +457,11 @@ static int author_of(const char *repo, const char *head, struct mail_addr *to, c
 	return 0;
 }
 
-/* The commit directories of job (a path_params, a key with a '/', NULL: any) at label. */
-static ssize_t job_dirs(const char *root, const char *job, const char *label, char ***dirs)
-{
-	char path[PATH_MAX];
-
-	if (!job || !strchr(job, '/'))
-		return store_find(root, job, label, dirs);
-	*dirs = NULL;
-	if ((size_t)snprintf(path, sizeof(path), "%s/%s/%s", root, job, label) >= sizeof(path) ||
-	    access(path, F_OK))
-		return 0;
-	*dirs = malloc(sizeof(**dirs));
-	if (!*dirs || !((*dirs)[0] = strdup(path))) {
-		free(*dirs);
-		*dirs = NULL;
-		errno = ENOMEM;
-		return -1;
-	}
-	return 1;
-}
-
 static void dirs_free(char **dirs, ssize_t n)
 {
 	for (ssize_t i = 0; i < n; i++)
 		free(dirs[i]);
 	free(dirs);
-}
-
-/* Label as stored, or, when no runs of it exist and repo resolves it to a commit, its full
- * sha.  NULL on ENOMEM. */
-static char *resolve_label(const char *root, const char *job, const char *label, const char *repo)
-{
-	char spec[300], sha[64], **dirs;
-	ssize_t found = job_dirs(root, job, label, &dirs);
-
-	dirs_free(dirs, found);
-	if (found > 0 || !repo)
-		return strdup(label);
-	snprintf(spec, sizeof(spec), "%s^{commit}", label);
-	GITL(repo, sha, sizeof(sha), "rev-parse", "--verify", "--quiet", spec);
-	return strdup(strlen(sha) == 40 ? sha : label);
 }
 
 /* Whether job j is the job key at head: its head directory is ROOT/key/head. */
@@ -522,12 +481,13 @@ static int compare_jobs(const char *root, const char *job, const char *base, con
 			struct job_cmp **out, size_t *n, size_t *main_job, char *err, size_t errlen)
 {
 	char **dirs = NULL, msg[1024];
-	ssize_t ndirs = job_dirs(root, job, base, &dirs);
+	ssize_t ndirs = select_job_dirs(root, job, base, &dirs);
 	struct job_cmp *jobs;
 
 	*out = NULL;
 	*n = *main_job = 0;
 	if (ndirs <= 0) {
+		dirs_free(dirs, ndirs);
 		snprintf(err, errlen, "no runs of commit '%s' under %s", base, root);
 		return -1;
 	}
@@ -658,14 +618,13 @@ int report_build(const struct report_request *rq, struct report_mail *m, char *e
 	int rc = -1;
 
 	memset(m, 0, sizeof(*m));
-	/* Labels as stored; with a repo, revisions (HEAD~1, a short sha) name the full sha
-	 * that bisect labels runs with. */
-	m->base = resolve_label(rq->root, rq->job, rq->base, rq->repo);
-	m->head = resolve_label(rq->root, rq->job, rq->head, rq->repo);
-	if (!m->base || !m->head) {
-		snprintf(err, errlen, "out of memory");
+	/* Labels as stored: the label given, a short sha of one, or with a repo any revision
+	 * (HEAD~1, a tag) naming one; several that a prefix names are an error. */
+	if (select_commit(rq->root, rq->job ? &rq->job : NULL, rq->job != NULL, rq->repo, "--base",
+			  rq->base, &m->base, err, errlen) != SELECT_OK ||
+	    select_commit(rq->root, rq->job ? &rq->job : NULL, rq->job != NULL, rq->repo, "--head",
+			  rq->head, &m->head, err, errlen) != SELECT_OK)
 		return -1;
-	}
 	if (strchr(m->base, '/') || strchr(m->head, '/') || strpbrk(m->base, "*?[") ||
 	    strpbrk(m->head, "*?[")) {
 		snprintf(err, errlen, "--base/--head: expected commit labels");

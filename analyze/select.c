@@ -2,6 +2,8 @@
 #include "select.h"
 
 #include "../store/layout.h"
+#include "../lib/git.h"
+#include "../lib/strvec.h"
 #include "../lib/text.h"
 
 #include <limits.h>
@@ -9,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* A commit directory's axes and its job key; 0, or -1 when the path is not one. */
 static int dir_key(const char *dir, struct store_axes *a, char *key, size_t len)
@@ -117,27 +120,35 @@ static enum select_result several(char **dirs, size_t n, const char *job, unsign
 	return r;
 }
 
-enum select_result select_dirs(const char *root, const char *job, const char *commit,
-			       unsigned flags, char ***dirs, size_t *n, char *err, size_t errlen)
+ssize_t select_job_dirs(const char *root, const char *job, const char *commit, char ***dirs)
 {
-	const char *slash = strchr(job, '/');
-	char pp[NAME_MAX + 1], **found;
+	const char *slash = job ? strchr(job, '/') : NULL;
+	char pp[NAME_MAX + 1];
 	ssize_t k;
 
-	*dirs = NULL;
-	*n = 0;
 	if (slash) { /* a key: its second component is the path_params */
 		size_t len = strcspn(slash + 1, "/");
 
 		snprintf(pp, sizeof(pp), "%.*s", (int)(len < NAME_MAX ? len : NAME_MAX), slash + 1);
 	}
-	k = store_find(root, slash ? pp : job, commit, &found);
+	k = store_find(root, slash ? pp : job, commit, dirs);
+	if (k > 0 && slash)
+		k = (ssize_t)keep_key(*dirs, (size_t)k, job);
+	return k;
+}
+
+enum select_result select_dirs(const char *root, const char *job, const char *commit,
+			       unsigned flags, char ***dirs, size_t *n, char *err, size_t errlen)
+{
+	char **found;
+	ssize_t k = select_job_dirs(root, job, commit, &found);
+
+	*dirs = NULL;
+	*n = 0;
 	if (k < 0) {
 		snprintf(err, errlen, "out of memory");
 		return SELECT_ERROR;
 	}
-	if (slash)
-		k = (ssize_t)keep_key(found, (size_t)k, job);
 	if (k == 0) {
 		snprintf(err, errlen, "no directory holds runs of job '%s' at commit '%s' under %s",
 			 text_safe(job), text_safe(commit), text_safe(root));
@@ -155,6 +166,197 @@ enum select_result select_dirs(const char *root, const char *job, const char *co
 	*dirs = found;
 	*n = (size_t)k;
 	return SELECT_OK;
+}
+
+/* The commit labels of the selected jobs' directories, one entry per label (the first job it
+ * is in beside it, in the tree's order). */
+struct stored_labels {
+	struct strvec label, key;
+};
+
+static int stored_labels_add(struct stored_labels *l, const char *dir)
+{
+	char key[PATH_MAX];
+	struct store_axes a;
+	int rc = 0;
+
+	if (dir_key(dir, &a, key, sizeof(key)))
+		return 0; /* not a commit directory: nothing it could name */
+	for (size_t i = 0; i < l->label.n; i++)
+		if (!strcmp(l->label.v[i], a.commit))
+			goto out;
+	if (strvec_push(&l->label, a.commit)) {
+		rc = -1;
+	} else if (strvec_push(&l->key, key)) { /* keep the two parallel */
+		free((char *)l->label.v[--l->label.n]);
+		l->label.v[l->label.n] = NULL;
+		rc = -1;
+	}
+out:
+	store_axes_free(&a);
+	return rc;
+}
+
+static int stored_labels_load(struct stored_labels *l, const char *root, const char *const *jobs,
+			      size_t njobs)
+{
+	for (size_t j = 0; j < (njobs ? njobs : 1); j++) {
+		char **dirs;
+		ssize_t n = select_job_dirs(root, njobs ? jobs[j] : NULL, NULL, &dirs);
+		int rc = n < 0 ? -1 : 0;
+
+		for (ssize_t i = 0; i < n; i++)
+			if (!rc)
+				rc = stored_labels_add(l, dirs[i]);
+		if (n >= 0)
+			free_list(dirs, (size_t)n);
+		if (rc)
+			return -1;
+	}
+	return 0;
+}
+
+static void stored_labels_clear(struct stored_labels *l)
+{
+	strvec_clear(&l->label);
+	strvec_clear(&l->key);
+}
+
+/* Whether a label of the selected jobs is arg itself (1; 0 not, -1 out of memory): the usual
+ * case, the walk that finds only it. */
+static int stored_exactly(const char *root, const char *const *jobs, size_t njobs, const char *arg)
+{
+	char cm[NAME_MAX + 1];
+	int found = 0;
+
+	store_component(arg, cm, sizeof(cm));
+	if (strcmp(cm, arg))
+		return 0; /* no directory is named so (store_find would look for what it maps to) */
+	for (size_t j = 0; j < (njobs ? njobs : 1) && !found; j++) {
+		char **dirs;
+		ssize_t n = select_job_dirs(root, njobs ? jobs[j] : NULL, arg, &dirs);
+
+		if (n < 0)
+			return -1;
+		found = n > 0;
+		free_list(dirs, (size_t)n);
+	}
+	return found;
+}
+
+/* Several labels match: "OPT 'ARG' is ambiguous: ..." naming a few (match[i] indexes l). */
+static void ambiguous_commit(const struct stored_labels *l, const size_t *match, size_t n,
+			     const char *opt, const char *arg, const char *what, char *err,
+			     size_t errlen)
+{
+	enum { SHOWN = 4 };
+	int len = snprintf(err, errlen, "%s '%s' is ambiguous: %s %zu commit labels:", opt,
+			   text_safe(arg), what, n);
+
+	for (size_t i = 0; i < n && i < SHOWN && len >= 0 && (size_t)len < errlen; i++)
+		len += snprintf(err + len, errlen - (size_t)len, "%s %s (in %s)", i ? "," : "",
+				text_safe(l->label.v[match[i]]), text_safe(l->key.v[match[i]]));
+	if (n > SHOWN && len >= 0 && (size_t)len < errlen)
+		len += snprintf(err + len, errlen - (size_t)len, " and %zu more", n - SHOWN);
+	if (len >= 0 && (size_t)len < errlen)
+		snprintf(err + len, errlen - (size_t)len, "; give more of the label");
+}
+
+/* The labels of l that name what want is: its abbreviation when abbrev (labels of at least
+ * min hex digits that want starts with), else labels that start with want. */
+static size_t matching(const struct stored_labels *l, const char *want, bool abbrev, size_t min,
+		       size_t *match)
+{
+	size_t n = 0, wl = strlen(want);
+
+	for (size_t i = 0; i < l->label.n; i++) {
+		const char *s = l->label.v[i];
+		size_t sl = strlen(s);
+
+		if (!git_is_abbrev(s, min))
+			continue;
+		if (abbrev ? !strncasecmp(want, s, sl) : sl >= wl && !strncasecmp(s, want, wl))
+			match[n++] = i;
+	}
+	return n;
+}
+
+/* With a repository: what git makes of arg, as select_commit says.  0 with *label (NULL when
+ * git does not know arg), SELECT_AMBIGUOUS or SELECT_ERROR with err. */
+static enum select_result commit_by_git(const struct stored_labels *l, const char *repo,
+					const char *opt, const char *arg, size_t *match,
+					char **label, char *err, size_t errlen)
+{
+	char oid[72], gerr[512];
+	const char *found = oid; /* not stored: the caller says there are no runs of it */
+	size_t n;
+
+	*label = NULL;
+	if (git_commit_oid(repo, arg, oid, sizeof(oid))) {
+		/* Not a revision of the repository, or no repository at all: only the latter is
+		 * an error (a label may name no commit of it). */
+		if (git_run(repo, GIT_ARGS("rev-parse", "--git-dir"), 0, NULL, gerr,
+			    sizeof(gerr))) {
+			snprintf(err, errlen, "--repo '%s': %s", text_safe(repo), gerr);
+			return SELECT_ERROR;
+		}
+		return SELECT_OK;
+	}
+	for (size_t i = 0; i < l->label.n; i++)
+		if (!strcmp(l->label.v[i], oid))
+			goto found;
+	/* Labels stored abbreviated: as results and trend place them on a branch. */
+	n = matching(l, oid, true, 7, match);
+	if (n > 1) {
+		ambiguous_commit(l, match, n, opt, arg, "its commit is abbreviated by", err,
+				 errlen);
+		return SELECT_AMBIGUOUS;
+	}
+	if (n == 1)
+		found = l->label.v[match[0]];
+found:
+	*label = strdup(found);
+	if (!*label) {
+		snprintf(err, errlen, "out of memory");
+		return SELECT_ERROR;
+	}
+	return SELECT_OK;
+}
+
+enum select_result select_commit(const char *root, const char *const *jobs, size_t njobs,
+				 const char *repo, const char *opt, const char *arg, char **label,
+				 char *err, size_t errlen)
+{
+	struct stored_labels l = {STRVEC_INIT, STRVEC_INIT};
+	enum select_result r = SELECT_OK;
+	const char *found = arg; /* nothing matches: as given, for the caller's "no runs at" */
+	size_t *match = NULL, n;
+	int exact = stored_exactly(root, jobs, njobs, arg);
+
+	*label = NULL;
+	if (exact < 0 || (!exact && (stored_labels_load(&l, root, jobs, njobs) ||
+				     !(match = calloc(l.label.n + 1, sizeof(*match)))))) {
+		snprintf(err, errlen, "out of memory");
+		r = SELECT_ERROR;
+	} else if (!exact && repo) {
+		r = commit_by_git(&l, repo, opt, arg, match, label, err, errlen);
+	}
+	if (r == SELECT_OK && !exact && !*label && git_is_abbrev(arg, GIT_MIN_ABBREV)) {
+		n = matching(&l, arg, false, strlen(arg), match);
+		if (n > 1) {
+			ambiguous_commit(&l, match, n, opt, arg, "it is the start of", err, errlen);
+			r = SELECT_AMBIGUOUS;
+		} else if (n == 1) {
+			found = l.label.v[match[0]];
+		}
+	}
+	if (r == SELECT_OK && !*label && !(*label = strdup(found))) {
+		snprintf(err, errlen, "out of memory");
+		r = SELECT_ERROR;
+	}
+	free(match);
+	stored_labels_clear(&l);
+	return r;
 }
 
 enum select_result select_groups(const char *root, const char *job, const char *commit,

@@ -20,6 +20,7 @@
 #include "results.h"
 
 #include <stddef.h>
+#include <sys/types.h>
 
 enum select_flags {
 	SELECT_NODES = 1, /* several machines of one class count as one */
@@ -43,6 +44,29 @@ enum select_result select_groups(const char *root, const char *job, const char *
 				 unsigned flags, struct result_group **g, size_t *n, char *err,
 				 size_t errlen);
 void select_groups_free(struct result_group *g, size_t n);
+
+/* The commit directories of job (a path_params, a key, NULL: every job) at commit (a stored
+ * label, NULL: every commit) under root, sorted by path: how many (free each and the array),
+ * or -1 when out of memory.  None is 0, not a refusal: select_dirs's policy is for one job at
+ * one commit, this the lookup beneath it. */
+ssize_t select_job_dirs(const char *root, const char *job, const char *commit, char ***dirs);
+
+/* The stored commit label that arg, a commit as the user gave it to option opt ("--base"),
+ * names among the commit directories of the njobs jobs (path_params or keys; njobs 0: every
+ * job) under root, in *label (malloc'd):
+ *   - a label that is arg exactly, whatever it is (an exact label wins over any prefix);
+ *   - with repo, the commit git resolves arg to (a tag, a branch, HEAD~2, a short sha): the
+ *     label that is its full sha, else the one that is an abbreviation of it (7 hex digits or
+ *     more, as results and trend match labels to a branch), else the full sha itself;
+ *   - the one sha label (hex digits) that arg starts, arg being GIT_MIN_ABBREV hex digits or
+ *     more, as git reads a short object name;
+ *   - nothing matches: arg itself, so that the caller's "no runs at" names what was given.
+ * Several labels for one arg: SELECT_AMBIGUOUS, err naming the option, the value and a few of
+ * them, each with a job it is in.  SELECT_ERROR: out of memory, or repo is not a repository
+ * git can read. */
+enum select_result select_commit(const char *root, const char *const *jobs, size_t njobs,
+				 const char *repo, const char *opt, const char *arg, char **label,
+				 char *err, size_t errlen);
 
 /* "job 'JOB' is ambiguous: it is the path_params of K1, K2; name one of them", the one
  * wording for a path_params several keys share. */

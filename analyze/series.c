@@ -51,16 +51,11 @@ static int resolve_job(struct results_index *ix, const char *job, char **key, ch
 	return 0;
 }
 
+/* A label that may be a commit's sha abbreviated: 7 hex digits or more (git's default
+ * abbreviation; fewer would match many commits of a kernel's history). */
 static bool is_hex_prefix(const char *s)
 {
-	size_t n = strlen(s);
-
-	if (n < 7)
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (!isxdigit((unsigned char)s[i]))
-			return false;
-	return true;
+	return git_is_abbrev(s, 7);
 }
 
 /* The branch's first-parent history, oldest first. */

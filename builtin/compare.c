@@ -5,6 +5,7 @@
 #include "../analyze/select.h"
 #include "../runner/job.h"
 #include "../store/layout.h"
+#include "../lib/strbuf.h"
 #include "../lib/text.h"
 #include "../lib/xalloc.h"
 
@@ -31,7 +32,9 @@ const struct command_def compare_command = {
 	       "(ops up, time and misses down; monitors neutral).\n"
 	       "--rule lkp applies the robot's own rule instead.\n"
 	       "With --results and --commits but no --job, every atomic job that all the commits\n"
-	       "have is compared, one table each.  --json is always {\"jobs\": [{\"job\": ...,\n"
+	       "have is compared, one table each.  --commits takes labels as stored, a sha's\n"
+	       "first 4 or more hex digits that one label starts with (several: an error naming\n"
+	       "them), or with --repo any revision.  --json is always {\"jobs\": [{\"job\": ...,\n"
 	       "\"groups\": [...], \"stats\": [{\"name\": ...}, ...]}, ...]}, one entry per job.\n"
 	       "\nThe headline stat (the one the runs declare) is always shown with its verdict,\n"
 	       "and the closing lines say it in words, with the runs to add when it is\n"
@@ -272,10 +275,46 @@ static int compare_paths(char **dirs, size_t n, const struct compare_opts *o,
 	return rc;
 }
 
+/* --commits as stored labels: each one resolved among the commit directories of the jobs
+ * compared (a job file's atomic jobs, the one job given, or every job), as select_commit
+ * resolves report's --base and --head, and joined again.  NULL when one cannot be (said). */
+static char *stored_commits(const char *root, const struct job_file *job, const char *job_arg,
+			    const char *repo, const char *commits)
+{
+	char **labels = NULL, *label, err[2048];
+	long nc = commit_list_split(commits, &labels);
+	size_t nj = job ? job->n_atomic : job_arg ? 1 : 0;
+	const char **jobs = xcalloc(nj + 1, sizeof(*jobs));
+	struct strbuf out = STRBUF_INIT;
+	bool ok = true;
+
+	if (nc < 0)
+		xalloc_die();
+	for (size_t j = 0; j < nj; j++)
+		jobs[j] = job ? job->atomic[j].path_params : job_arg;
+	for (long c = 0; c < nc && ok; c++) {
+		ok = select_commit(root, jobs, nj, repo, "--commits", labels[c], &label, err,
+				   sizeof(err)) == SELECT_OK;
+		if (!ok)
+			sb_error("%s", err);
+		else if (strbuf_addf(&out, "%s%s", c ? "," : "", label))
+			xalloc_die();
+		free(label);
+	}
+	free(jobs);
+	free(labels);
+	if (!ok || !out.buf) {
+		strbuf_release(&out);
+		return ok ? xstrdup("") : NULL;
+	}
+	return out.buf;
+}
+
 int cmd_compare(int argc, char **argv)
 {
 	struct compare_opts o = COMPARE_OPTS_DEFAULT;
-	const char *root = NULL, *job_arg = NULL, *commits = NULL, *stat = NULL, *format, *rule;
+	const char *root = NULL, *job_arg = NULL, *commits = NULL, *stat = NULL, *format, *rule,
+		   *repo = NULL;
 	bool all = false, verbose = false, json = false, plot = false, mmtests = false;
 	const struct option_def opts[] = {
 	    {OPT_RESULTS_OPTIONAL(&root),
@@ -285,7 +324,11 @@ int cmd_compare(int argc, char **argv)
 		     "its key as `results` lists it (one machine's); without it, every atomic job "
 		     "the commits all have"},
 	    {OPT_STRING("commits", 0, &commits), .arg = "A,B[,C]",
-	     .help = "commit labels to compare, the first is the base"},
+	     .help = "commits to compare, the first is the base: stored labels, or a sha's first "
+		     "4 or more hex digits that one label of the jobs compared starts with"},
+	    {OPT_STRING("repo", 0, &repo), .arg = "DIR",
+	     .help = "the git repository: --commits may be any revision (a tag, a branch, "
+		     "HEAD~2), named by its full sha"},
 	    {OPT_STRING("stat", 0, &stat), .arg = "REGEX",
 	     .help = "only stats whose name matches (extended regex)"},
 	    {OPT_FLAG("all", 0, &all),
@@ -333,13 +376,15 @@ int cmd_compare(int argc, char **argv)
 		o.stat_re = &re;
 	}
 
-	if (root || job_arg || commits) {
+	if (root || job_arg || commits || repo) {
 		struct job_file job = {0};
 		bool have_job = false;
+		char *stored = NULL;
 
 		if (!root || !commits || first < argc) {
 			sb_error("--results and --commits go together (with --job, or every atomic "
-				 "job both have), without group directories");
+				 "job both have; --repo to name them by revision), without group "
+				 "directories");
 			rc = SB_EXIT_ERROR;
 			goto out;
 		}
@@ -352,18 +397,22 @@ int cmd_compare(int argc, char **argv)
 			}
 			have_job = true;
 		}
-		if (mmtests && !have_job) {
+		stored = stored_commits(root, have_job ? &job : NULL, job_arg, repo, commits);
+		if (!stored) {
+			rc = SB_EXIT_ERROR;
+		} else if (mmtests && !have_job) {
 			sb_error("--format mmtests needs --job JOB.yaml "
 				 "(its task counts are the rows)");
 			rc = SB_EXIT_ERROR;
 		} else if (mmtests) {
-			rc = compare_mmtests_tables(&job, root, commits, &o);
+			rc = compare_mmtests_tables(&job, root, stored, &o);
 		} else if (!job_arg) {
-			rc = compare_all_jobs(root, commits, &o, &output);
+			rc = compare_all_jobs(root, stored, &o, &output);
 		} else {
-			rc = compare_job_arg(have_job ? &job : NULL, job_arg, root, commits, &o,
+			rc = compare_job_arg(have_job ? &job : NULL, job_arg, root, stored, &o,
 					     &output);
 		}
+		free(stored);
 		if (have_job)
 			job_free(&job);
 	} else if (mmtests) {

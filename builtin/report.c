@@ -16,6 +16,8 @@ const struct command_def report_command = {
 	"that changed significantly go in the \"In addition to that\" box.  Without --mbox or\n"
 	"--sendmail the message is printed.  With no significant change, says so and writes\n"
 	"nothing.\n"
+	"A prefix that starts several labels is an error naming them; a label given whole is\n"
+	"always that label.\n"
 	"\nexit status: 0 message written, 1 nothing to report (no significant change of a\n"
 	"headline stat: nothing written), 2 error.\n",
     .rules = (const struct option_rule[]){{OPTION_CONFLICTS, "mbox", "sendmail", NULL},
@@ -29,14 +31,16 @@ int cmd_report(int argc, char **argv)
 	bool sendmail = false;
 	const struct option_def opts[] = {
 	    {OPT_STRING("base", 0, &base), .arg = "A", .flags = OPTION_REQUIRED,
-	     .help = "the commit label compared against (the parent)"},
+	     .help = "the commit compared against (the parent): a stored label, or a sha's first "
+		     "4 or more hex digits that one label of the job(s) starts with"},
 	    {OPT_STRING("head", 0, &head), .arg = "B", .flags = OPTION_REQUIRED,
-	     .help = "the commit label reported on"},
+	     .help = "the commit reported on, as --base"},
 	    {OPT_RESULTS(&root), .help = "results root"},
 	    {OPT_STRING("job", 0, &job), .arg = "PATH_PARAMS", .def_doc = "every job",
 	     .help = "only this atomic job's path_params"},
 	    {OPT_STRING("repo", 0, &repo), .arg = "DIR",
-	     .help = "the git repository: commit subjects, subsystem, branch"},
+	     .help = "the git repository: commit subjects, subsystem, branch; --base and --head "
+		     "may be any revision of it (a tag, a branch, HEAD~1)"},
 	    {OPT_MAIL_MBOX(&mbox), .help = "append the message to an mbox file"},
 	    {OPT_MAIL_SENDMAIL(&sendmail), .help = "pipe the message to sendmail -t"},
 	    {OPT_MAIL_FROM(&from)},

@@ -84,3 +84,28 @@ bool git_is_oid(const char *s)
 		n++;
 	return !s[n] && (n == 40 || n == 64);
 }
+
+bool git_is_abbrev(const char *s, size_t min)
+{
+	size_t n = 0;
+
+	while (isxdigit((unsigned char)s[n]))
+		n++;
+	return !s[n] && n >= min && n <= 64;
+}
+
+int git_commit_oid(const char *repo, const char *rev, char *oid, size_t len)
+{
+	char spec[512];
+
+	oid[0] = '\0';
+	if (rev[0] == '-' ||
+	    (size_t)snprintf(spec, sizeof(spec), "%s^{commit}", rev) >= sizeof(spec))
+		return -1;
+	if (git_line(repo, GIT_ARGS("rev-parse", "--verify", "--quiet", spec), oid, len) ||
+	    !git_is_oid(oid)) {
+		oid[0] = '\0';
+		return -1;
+	}
+	return 0;
+}

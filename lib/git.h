@@ -38,4 +38,16 @@ int git_line(const char *repo, const char *const *args, char *line, size_t len);
 /* An object name as this repository's hash writes it: 40 hex digits (SHA-1) or 64 (SHA-256). */
 bool git_is_oid(const char *s);
 
+/* The fewest hex digits git reads as an abbreviated object name (core.abbrev's minimum). */
+#define GIT_MIN_ABBREV 4
+
+/* Whether s could be an object name or the start of one: hex digits only (either case, as git
+ * reads them), at least min of them and at most a SHA-256 name's 64. */
+bool git_is_abbrev(const char *s, size_t min);
+
+/* The full object name of the commit that rev names in repo (any revision: a sha or a prefix of
+ * one, a tag, a branch, HEAD~2) into oid (len bytes, 65 hold any): 0, or -1 with oid "" when
+ * git knows no such commit, or rev starts with '-' (git would read an option). */
+int git_commit_oid(const char *repo, const char *rev, char *oid, size_t len);
+
 #endif

@@ -105,12 +105,47 @@ static void test_is_oid(void **state)
 	assert_false(git_is_oid(""));
 }
 
+static void test_is_abbrev(void **state)
+{
+	(void)state;
+	assert_true(git_is_abbrev("abcd", GIT_MIN_ABBREV));
+	assert_true(git_is_abbrev("ABCD12", GIT_MIN_ABBREV)); /* git reads either case */
+	assert_false(git_is_abbrev("abc", GIT_MIN_ABBREV));
+	assert_false(git_is_abbrev("abcd123", 8));
+	assert_false(git_is_abbrev("abcdefg", GIT_MIN_ABBREV));
+	assert_true(git_is_abbrev("", 0));
+	assert_true(git_is_abbrev(
+	    "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef", GIT_MIN_ABBREV));
+	assert_false(git_is_abbrev(
+	    "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef0", GIT_MIN_ABBREV));
+}
+
+static void test_commit_oid(void **state)
+{
+	char head[72], oid[72];
+
+	(void)state;
+	assert_int_equal(git_line(repo, GIT_ARGS("rev-parse", "HEAD"), head, sizeof(head)), 0);
+	assert_int_equal(git_commit_oid(repo, "main", oid, sizeof(oid)), 0);
+	assert_string_equal(oid, head);
+	head[7] = '\0';
+	assert_int_equal(git_commit_oid(repo, head, oid, sizeof(oid)), 0); /* a short sha */
+	assert_true(git_is_oid(oid));
+	assert_int_equal(git_commit_oid(repo, "no-such-branch", oid, sizeof(oid)), -1);
+	assert_string_equal(oid, "");
+	/* an option, not a revision: never handed to git */
+	assert_int_equal(git_commit_oid(repo, "--all", oid, sizeof(oid)), -1);
+	assert_int_equal(git_commit_oid("/nonexistent/repo", "main", oid, sizeof(oid)), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_output_and_status),
 	    cmocka_unit_test(test_line_and_many_args),
 	    cmocka_unit_test(test_is_oid),
+	    cmocka_unit_test(test_is_abbrev),
+	    cmocka_unit_test(test_commit_oid),
 	};
 
 	return cmocka_run_group_tests(tests, make_repo, remove_repo);

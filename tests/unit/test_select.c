@@ -161,6 +161,63 @@ static void test_unloadable_is_an_error(void **state)
 	assert_non_null(strstr(err, "no complete run"));
 }
 
+#define ABCD1	    "abcd1234ef0123456789abcdef0123456789abcd"
+#define ABCD5	    "abcd5678ab0123456789abcdef0123456789abcd"
+#define ABCD1_OTHER "abcd1234ff0123456789abcdef0123456789abcd"
+
+/* A commit named by its label whole, a prefix of 4 hex digits or more among the labels of the
+ * jobs selected, or as given when nothing matches; several labels are ambiguous. */
+static void test_commit_prefix(void **state)
+{
+	const char *two[] = {"process-2-x"};
+	char *label, err[1024];
+
+	(void)state;
+	put_run("process-2-x", "box", "debian", "abcd", 0, 1);
+	put_run("process-2-x", "box", "debian", ABCD1, 0, 1);
+	put_run("process-2-x", "box", "debian", ABCD5, 0, 1);
+	put_run("process-3-x", "box", "debian", ABCD1_OTHER, 0, 1);
+	put_run("process-3-x", "box", "debian", "abce-nightly", 0, 1);
+
+	assert_int_equal(
+	    select_commit(root, two, 1, NULL, "--base", "abcd5", &label, err, sizeof(err)),
+	    SELECT_OK);
+	assert_string_equal(label, ABCD5);
+	free(label);
+	/* the label whole wins over the labels it starts */
+	assert_int_equal(
+	    select_commit(root, two, 1, NULL, "--base", "abcd", &label, err, sizeof(err)),
+	    SELECT_OK);
+	assert_string_equal(label, "abcd");
+	free(label);
+	/* ABCD1_OTHER is another job's: not a candidate here, a candidate over every job */
+	assert_int_equal(
+	    select_commit(root, two, 1, NULL, "--base", "ABCD1234", &label, err, sizeof(err)),
+	    SELECT_OK);
+	assert_string_equal(label, ABCD1);
+	free(label);
+	assert_int_equal(
+	    select_commit(root, NULL, 0, NULL, "--commits", "abcd1234", &label, err, sizeof(err)),
+	    SELECT_AMBIGUOUS);
+	assert_null(label);
+	assert_non_null(strstr(err, "--commits 'abcd1234' is ambiguous"));
+	assert_non_null(
+	    strstr(err, ABCD1 " (in will-it-scale/process-2-x/box/debian/defconfig/gcc-12)"));
+	assert_non_null(
+	    strstr(err, ABCD1_OTHER " (in will-it-scale/process-3-x/box/debian/defconfig/gcc-12)"));
+	/* nothing matches: as given; fewer than 4 digits, or a label that is not a sha */
+	assert_int_equal(
+	    select_commit(root, two, 1, NULL, "--base", "abc", &label, err, sizeof(err)),
+	    SELECT_OK);
+	assert_string_equal(label, "abc");
+	free(label);
+	assert_int_equal(
+	    select_commit(root, NULL, 0, NULL, "--base", "abce", &label, err, sizeof(err)),
+	    SELECT_OK);
+	assert_string_equal(label, "abce");
+	free(label);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -170,6 +227,7 @@ int main(void)
 	    cmocka_unit_test(test_other_rootfs_never_merged),
 	    cmocka_unit_test(test_key_names_one),
 	    cmocka_unit_test(test_unloadable_is_an_error),
+	    cmocka_unit_test(test_commit_prefix),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
