@@ -181,7 +181,8 @@ static int run_job(struct bisect *b, const char *sha, unsigned k, size_t before)
 					  .n_ssh_options = b->n_ssh_options,
 					  .partition = b->partition,
 					  .constraint = b->constraint,
-					  .runs_per_task = b->runs_per_task};
+					  .runs_per_task = b->runs_per_task,
+					  .said = &b->said};
 	const char *env[] = {b->env_token, NULL};
 	void *arg[2] = {b, (void *)sha};
 	const struct exec_request rq = {.job_path = b->job_path,

@@ -952,6 +952,7 @@ void bisect_free(struct bisect *b)
 	free(b->spent);
 	free(b->reboots);
 	free(b->ssh_options);
+	strvec_clear(&b->said);
 	for (size_t i = 0; i < b->overrides.n; i++)
 		free((char *)b->overrides.v[i].key);
 	free(b->overrides.v);

@@ -13,6 +13,7 @@
 
 #include "../analyze/stats.h"
 #include "../lib/exit.h"
+#include "../lib/strvec.h"
 #include "../runner/job.h"
 #include "../runner/target.h"
 
@@ -82,6 +83,7 @@ struct bisect {
 	bool log_lost; /* the log could not be written: nothing more is spent */
 	bool split;    /* a commit's runs are not one job's (select.h): said, the bisection stops */
 	json_t *log, *steps, *events;
+	struct strvec said; /* the batches' stderr lines printed so far: each said once */
 	/* runs and reboots spent per commit, in the order tested */
 	char (*order)[64];
 	unsigned *spent, *reboots;

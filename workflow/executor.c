@@ -36,6 +36,25 @@ static int request_args(const struct exec_request *rq, struct strvec *a)
 	return rc ? -1 : 0;
 }
 
+/* text's lines that are not in said yet, to stderr, each added to said. */
+static void say_once(struct strvec *said, const char *text)
+{
+	while (text && *text) {
+		size_t len = strcspn(text, "\n");
+		size_t i;
+
+		for (i = 0; i < said->n; i++)
+			if (strlen(said->v[i]) == len && !memcmp(said->v[i], text, len))
+				break;
+		if (i == said->n) {
+			fprintf(stderr, "%.*s\n", (int)len, text);
+			if (strvec_pushf(said, "%.*s", (int)len, text))
+				xalloc_die();
+		}
+		text += len + (text[len] == '\n');
+	}
+}
+
 int executor_run(const struct executor *e, const struct exec_request *rq, struct exec_result *r)
 {
 	struct strvec argv = STRVEC_INIT;
@@ -52,6 +71,10 @@ int executor_run(const struct executor *e, const struct exec_request *rq, struct
 		run.out = RUN_OUT_CAPTURE;
 		run.out_text.max = 1 << 16;
 	}
+	if (e->set.said) {
+		run.err = RUN_OUT_CAPTURE;
+		run.err_text.max = 1 << 16;
+	}
 	if (child_run(&run, err, sizeof(err))) {
 		sb_error("%s", err);
 		strvec_clear(&argv);
@@ -59,6 +82,8 @@ int executor_run(const struct executor *e, const struct exec_request *rq, struct
 		return -1;
 	}
 	strvec_clear(&argv);
+	if (e->set.said)
+		say_once(e->set.said, run.err_text.p);
 	r->exit = child_status(&run);
 	if (e->ops->finish)
 		e->ops->finish(e, run.out_text.p ? run.out_text.p : "", r);

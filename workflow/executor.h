@@ -71,9 +71,14 @@ struct exec_settings {
 	const char *kernel_cache, *console_dir;
 	const char *const *vm_args;
 	size_t n_vm_args;
+	/* When not NULL: the child's stderr lines printed so far (by this and earlier
+	 * requests).  The child's stderr is then read whole and only the lines not in it are
+	 * printed (and added): a warning every batch repeats is said once. */
+	struct strvec *said;
 };
 
 struct executor;
+struct strvec;
 
 struct executor_ops {
 	const char *name;    /* for messages: "run", "run --target", "submit --wait" */

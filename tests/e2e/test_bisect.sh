@@ -18,7 +18,9 @@ check "premise: git's first midpoint is the unbuildable commit" \
 bisect_job "$WORK/job.yaml"
 # Two task counts in the file, narrowed to one on bisect's command line (--nr-task), which
 # every batch's run gets too: no run at 2 tasks may appear.
+# A key scalebench keeps but does not use: every batch's run notes it; bisect says it once.
 sed 's/^nr_task: 1$/nr_task: [1, 2]/' "$WORK/job.yaml" >"$WORK/job2.yaml"
+echo 'lkp_only_key: 1' >>"$WORK/job2.yaml"
 PLUGIN=$WORK/counter.so
 PREP="$PLUGIN_CC -o $PLUGIN counter.c"
 $PLUGIN_CC -o "$PLUGIN" "$REPO/counter.c"
@@ -55,6 +57,8 @@ bisect --good "$GOOD" --bad "$BAD" --log "$WORK/bisect.json"
 echo "     bisect took $(($(date +%s) - start)) s, exit $rc"
 sed 's/^/     /' "$WORK/out" "$WORK/err"
 check "bisect exits 0" [ $rc -eq 0 ] || { cat "$WORK/err" "$WORK/out"; }
+check "a warning every batch's run repeats is said once (and no stderr line twice)" bash -c \
+	"[ \$(grep -c \"key 'lkp_only_key' is kept but not used\" $WORK/err) -eq 1 ] && [ -z \"\$(sort $WORK/err | uniq -d)\" ]"
 # The log's args come from the option table: every option --help lists is there (as its
 # name with _ for -), but for the ones that are not the bisection's state.
 "$SCALEBENCH" bisect --help | grep -oE '^ +(-[a-zA-Z], )?--[a-z][a-z-]*' | sed 's/.*--//' | sort -u |
