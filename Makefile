@@ -184,7 +184,7 @@ $(BA)/tests/%: tests/unit/%.c $(ARCHIVESA)
 
 # The analyzer's tests: analyze + store + lib only (no libpfm, libelf, hwloc).  An analyzer
 # that called into runner, monitors or core would not link here.
-ANALYZE_LIBS = -lsqlite3 -ljansson -lz -lRmath -lm -pthread
+ANALYZE_LIBS = -lsqlite3 -ljansson -lyaml -lz -lRmath -lm -pthread
 $(ANALYZE_UNITS:%=$(BA)/tests/%): $(BA)/tests/%: tests/unit/%.c $(ANALYZE_ARCHIVESA)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(ASAN_OPT) $(SANITIZE) -o $@ $< $(ANALYZE_ARCHIVESA) -lcmocka $(ANALYZE_LIBS)

@@ -506,19 +506,60 @@ static double sample_x(size_t group, size_t run, size_t nruns)
 		   : at;
 }
 
-/* The x tics: each group's name under its runs, cut to its share of the text width. */
+/* A sha's usual abbreviation: the fewest characters of a commit sha a tic shows. */
+#define SHA_ABBREV 10
+
+/* A label that is a commit sha: at least 12 lowercase hex digits and nothing else. */
+static bool label_is_sha(const char *s)
+{
+	size_t n = strspn(s, "0123456789abcdef");
+
+	return n >= 12 && !s[n];
+}
+
+/* How much of series i's label a text tic shows when it is a sha: as git abbreviates, the
+ * fewest characters, at least SHA_ABBREV, that tell it from every other label (two shas of
+ * one tree often share their first ten); 0 when it is not a sha (it is shown whole). */
+static size_t sha_abbrev(const struct plot_series *s, size_t nseries, size_t i)
+{
+	const char *a = s[i].label;
+	size_t keep = SHA_ABBREV, len;
+
+	if (!a || !label_is_sha(a))
+		return 0;
+	len = strlen(a);
+	for (size_t k = 0; k < nseries; k++) {
+		const char *b = s[k].label;
+		size_t common = 0;
+
+		if (k == i || !b)
+			continue;
+		while (a[common] && a[common] == b[common])
+			common++;
+		if (common + 1 > keep)
+			keep = common + 1;
+	}
+	return keep < len ? keep : len;
+}
+
+/* The x tics: each group's name under its runs.  In text, a sha is abbreviated and any name
+ * is cut to the room between two tics less a blank, so that neighbours never run together
+ * (the frame is some 66 of the 80 columns, the y tic labels to its left). */
 static void put_group_tics(FILE *f, enum plot_format fmt, const struct plot_series *s,
 			   size_t nseries)
 {
-	size_t cols = (TEXT_COLS - 10) / nseries;
+	size_t room = (TEXT_COLS - 16) / nseries, cols = room > 2 ? room - 1 : 1;
 
 	fputs("set xtics (", f);
 	for (size_t i = 0; i < nseries; i++) {
 		char name[3 * TEXT_COLS], fitted[4 * TEXT_COLS];
+		size_t abbrev = fmt == PLOT_TEXT ? sha_abbrev(s, nseries, i) : 0;
 
 		series_name(name, sizeof(name), s, i);
+		if (abbrev && abbrev < sizeof(name))
+			name[abbrev] = '\0';
 		if (fmt == PLOT_TEXT)
-			fit_text(fitted, sizeof(fitted), name, cols > 1 ? cols - 1 : 1);
+			fit_text(fitted, sizeof(fitted), name, cols);
 		else
 			snprintf(fitted, sizeof(fitted), "%s", name);
 		fputs(i ? ", " : "", f);
@@ -791,7 +832,7 @@ int plot_scalability(const char *title, const char *ylabel, const struct plot_xy
 
 /* ---- trend plot ---- */
 
-#define TREND_LABEL 10 /* characters of a commit label on the x axis */
+#define TREND_LABEL SHA_ABBREV /* characters of a commit label on the x axis */
 
 struct trend_arg {
 	const char *title, *ylabel;

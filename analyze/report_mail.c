@@ -8,6 +8,7 @@
 #include "../lib/errors.h"
 #include "../lib/file.h"
 #include "../lib/git.h"
+#include "../lib/num.h"
 #include "../lib/text.h"
 #include "../lib/run_command.h"
 #include "../store/layout.h"
@@ -16,6 +17,7 @@
 #include <jansson.h>
 #include <limits.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,15 +47,27 @@ struct mail_change {
 
 #define GITL(repo, out, len, ...) git_line(repo, GIT_ARGS(__VA_ARGS__), out, len)
 
+static bool changed(const struct stat_row *r)
+{
+	return !r->failure && r->has_change[1] &&
+	       (r->verdict[1] == V_REGRESSION || r->verdict[1] == V_IMPROVEMENT);
+}
+
+/* The subject's stat: the headline the runs declare (or the old rule names: per_thread_ops in
+ * thread mode) when it changed, even when a total beside it (workload) moved more; else the
+ * testcase's stat with the largest significant change. */
 static const struct stat_row *best_row(const struct comparison *c)
 {
 	const struct stat_row *best = NULL;
 
+	for (size_t i = 0; i < c->nrows; i++)
+		if (c->headline_stat && !strcmp(c->rows[i].name, c->headline_stat) &&
+		    changed(&c->rows[i]))
+			return &c->rows[i];
 	for (size_t i = 0; i < c->nrows; i++) {
 		const struct stat_row *r = &c->rows[i];
 
-		if (!r->headline || r->failure || !r->has_change[1] ||
-		    (r->verdict[1] != V_REGRESSION && r->verdict[1] != V_IMPROVEMENT))
+		if (!r->headline || !changed(r))
 			continue;
 		/* Equal as printed: the first one (the per-copy stat before the total). */
 		if (!best || fabs(r->change[1]) > fabs(best->change[1]) + 0.05)
@@ -98,33 +112,63 @@ static const char *signature(const char *stat)
 	return dot && dot[1] ? dot + 1 : stat;
 }
 
-static void machine_line(const struct result_group *g, char *buf, size_t len)
+/* buf += printf(fmt, ...), cut at len. */
+static void __attribute__((format(printf, 3, 4)))
+append(char *buf, size_t len, const char *fmt, ...)
 {
-	json_t *m =
-	    g->nruns && g->runs[0].meta ? json_object_get(g->runs[0].meta, "machine") : NULL;
-	json_int_t threads = json_integer_value(json_object_get(m, "threads"));
-	json_int_t sockets = json_integer_value(json_object_get(m, "sockets"));
-	json_int_t mem = json_integer_value(json_object_get(m, "memory_kib"));
-	const char *model = json_string_value(json_object_get(m, "cpu_model"));
-	int n = snprintf(buf, len, "%lld threads ", (long long)threads);
+	size_t n = strnlen(buf, len);
+	va_list ap;
 
-	if (sockets && n > 0 && (size_t)n < len)
-		n += snprintf(buf + n, len - (size_t)n, "%lld sockets ", (long long)sockets);
-	if (n > 0 && (size_t)n < len)
-		snprintf(buf + n, len - (size_t)n, "%s with %.0fG memory", model ? model : "?",
-			 (double)mem / (1024.0 * 1024.0));
+	if (n + 1 >= len)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf + n, len - n, fmt, ap);
+	va_end(ap);
 }
 
+/* The robot's "192 threads 4 sockets Intel(R) Xeon(R) ... with 256G memory", each part left
+ * out when the runs do not say it (meta.json, else an LKP job.yaml's host keys), the
+ * machine's name (tbox_group) in place of the CPU when they name none; "" when nothing is
+ * known. */
+static void machine_line(const struct result_group *g, char *buf, size_t len)
+{
+	struct group_machine m;
+
+	group_machine_of(g, &m);
+	buf[0] = '\0';
+	if (m.threads > 0)
+		append(buf, len, "%lld threads", m.threads);
+	if (m.sockets > 0)
+		append(buf, len, "%s%lld sockets", buf[0] ? " " : "", m.sockets);
+	if (m.cpu_model[0])
+		append(buf, len, "%s%s", buf[0] ? " " : "", text_safe(m.cpu_model));
+	else if (!buf[0] && g->axes[AX_TBOX_GROUP])
+		append(buf, len, "%s", text_safe(g->axes[AX_TBOX_GROUP]));
+	if (m.memory[0])
+		append(buf, len, "%swith %s memory", buf[0] ? " " : "", text_safe(m.memory));
+}
+
+/* The job's parameters that the runs say (nr_task, mode, test, runtime), one per line; what
+ * they do not say is left out. */
 static void params(const struct result_group *g, FILE *f, const char *indent, const char *sep)
 {
-	json_t *m = g->nruns ? g->runs[0].meta : NULL;
-	json_t *nr = json_object_get(m, "nr_task"), *rt = json_object_get(m, "runtime_s");
+	json_t *m = g->nruns ? g->runs[0].meta : NULL, *rt = json_object_get(m, "runtime_s");
+	const char *job_rt = json_string_value(json_object_get(g->job, "runtime"));
+	static const struct {
+		enum group_axis ax;
+		const char *name;
+	} shown[] = {{AX_NR_TASK, "nr_task"}, {AX_MODE, "mode"}, {AX_TEST, "test"}};
+	double runtime_s;
 
-	fprintf(f, "%snr_task: %lld%s", indent, (long long)json_integer_value(nr), sep);
-	fprintf(f, "%smode: %s%s", indent, g->axes[AX_MODE] ? g->axes[AX_MODE] : "?", sep);
-	fprintf(f, "%stest: %s%s", indent, g->axes[AX_TEST] ? g->axes[AX_TEST] : "?", sep);
-	if (rt)
+	for (size_t i = 0; i < sizeof(shown) / sizeof(shown[0]); i++)
+		if (g->axes[shown[i].ax])
+			fprintf(f, "%s%s: %s%s", indent, shown[i].name,
+				text_safe(g->axes[shown[i].ax]), sep);
+	if (json_is_number(rt))
 		fprintf(f, "%sruntime: %gs%s", indent, json_number_value(rt), sep);
+	else if (job_rt && !num_parse_duration(job_rt, NUM_DURATION_MIN, NUM_DURATION_MAX,
+					       &runtime_s, NULL, 0))
+		fprintf(f, "%sruntime: %gs%s", indent, runtime_s, sep);
 }
 
 /* The full sha and subject of commit `label` when repo knows it; both "" otherwise. */
@@ -166,8 +210,9 @@ static void write_box(FILE *f, const struct mail_change *box, size_t nbox)
 		FILE *pf;
 
 		fmt_change(&box[i], change, sizeof(change));
-		snprintf(line, sizeof(line), "%s: %s %s %s",
-			 g->axes[AX_TESTCASE] ? g->axes[AX_TESTCASE] : "?", box[i].stat, change,
+		snprintf(line, sizeof(line), "%s%s%s %s %s",
+			 g->axes[AX_TESTCASE] ? text_safe(g->axes[AX_TESTCASE]) : "",
+			 g->axes[AX_TESTCASE] ? ": " : "", text_safe(box[i].stat), change,
 			 change_word(&box[i]));
 		fprintf(f, "| testcase: change | %-75s |\n", line);
 		machine_line(g, line, sizeof(line));
@@ -254,13 +299,85 @@ static void write_reproduce(FILE *f, const struct job_cmp *j)
 	free(text);
 }
 
+/* One plotted stat's runs, base's then head's. */
+struct plot_values {
+	const struct stat_row *row;
+	double *v[2];
+	size_t n[2];
+	bool shown; /* plotted already, or in the plot of a stat with the same values */
+};
+
+static bool same_values(const struct plot_values *a, const struct plot_values *b)
+{
+	for (int k = 0; k < 2; k++)
+		if (!a->v[k] || !b->v[k] || a->n[k] != b->n[k] ||
+		    memcmp(a->v[k], b->v[k], a->n[k] * sizeof(double)))
+			return false;
+	return true;
+}
+
+/* The text plots: one per notable headline stat; stats whose runs have the same values
+ * (per_process_ops and workload at nr_task 1) share one plot that names them all. */
+static void write_plots(FILE *f, const struct job_cmp *j)
+{
+	struct plot_values *pv = calloc(j->c.nrows ? j->c.nrows : 1, sizeof(*pv));
+	char err[512];
+	size_t n = 0;
+
+	if (!plot_available(err, sizeof(err))) {
+		sb_error("no plots: %s", err);
+		free(pv);
+		return;
+	}
+	for (size_t i = 0; pv && i < j->c.nrows; i++) {
+		const struct stat_row *r = &j->c.rows[i];
+
+		if (!r->headline || !row_is_notable(r, 2))
+			continue;
+		pv[n].row = r;
+		for (int k = 0; k < 2; k++) {
+			pv[n].v[k] = calloc(j->g[k].nruns + 1, sizeof(double));
+			pv[n].n[k] = pv[n].v[k] ? group_values(&j->g[k], r->name, pv[n].v[k]) : 0;
+		}
+		n++;
+	}
+	for (size_t i = 0; i < n; i++) {
+		char names[1024], title[1200];
+		struct plot_series s[2];
+		size_t same = 0;
+
+		if (pv[i].shown || !pv[i].v[0] || !pv[i].v[1])
+			continue;
+		snprintf(names, sizeof(names), "%s", text_safe(pv[i].row->name));
+		for (size_t k = i + 1; k < n; k++)
+			if (!pv[k].shown && same_values(&pv[i], &pv[k])) {
+				pv[k].shown = true;
+				same++;
+				append(names, sizeof(names), ", %s", text_safe(pv[k].row->name));
+			}
+		for (int k = 0; k < 2; k++)
+			s[k] = (struct plot_series){
+			    .label = j->g[k].commit, .y = pv[i].v[k], .n = pv[i].n[k]};
+		group_plot_title(&j->g[0], names, title, sizeof(title));
+		fprintf(f, "\n\n");
+		if (same)
+			fprintf(f, "%s: the same value in every run, one plot\n", names);
+		if (plot_samples(title, s, 2, PLOT_TEXT, NULL, f, err, sizeof(err)))
+			sb_error("plot of %s: %s", names, err);
+	}
+	for (size_t i = 0; i < n; i++) {
+		free(pv[i].v[0]);
+		free(pv[i].v[1]);
+	}
+	free(pv);
+}
+
 static void write_body(FILE *f, struct job_cmp *j, const struct mail_change *head_change,
 		       const struct mail_change *box, size_t nbox, const char *repo,
 		       const char *base, const char *head, const char *branch)
 {
 	const struct result_group *g = &j->g[1];
 	char change[32], line[1024];
-	const char *testcase = g->axes[AX_TESTCASE] ? g->axes[AX_TESTCASE] : "?";
 
 	fmt_change(head_change, change, sizeof(change));
 	if (head_change->failure)
@@ -274,9 +391,11 @@ static void write_body(FILE *f, struct job_cmp *j, const struct mail_change *hea
 	fprintf(f, "branch: %s\n", branch);
 	commit_line(repo, base, line, sizeof(line));
 	fprintf(f, "base: %s\n\n", line);
-	fprintf(f, "testcase: %s\n", testcase);
+	if (g->axes[AX_TESTCASE])
+		fprintf(f, "testcase: %s\n", text_safe(g->axes[AX_TESTCASE]));
 	machine_line(g, line, sizeof(line));
-	fprintf(f, "test machine: %s\n", line);
+	if (line[0])
+		fprintf(f, "test machine: %s\n", line);
 	fprintf(f, "parameters:\n\n");
 	params(g, f, "\t", "\n");
 	fprintf(f, "\n\n");
@@ -308,36 +427,7 @@ static void write_body(FILE *f, struct job_cmp *j, const struct mail_change *hea
 	busy_note(j, f);
 	print_robot_table(&j->c, false, false, f);
 
-	char err[512];
-
-	if (plot_available(err, sizeof(err))) {
-		for (size_t i = 0; i < j->c.nrows; i++) {
-			const struct stat_row *r = &j->c.rows[i];
-			struct plot_series s[2];
-			double *v[2];
-
-			if (!r->headline || !row_is_notable(r, 2))
-				continue;
-			for (int k = 0; k < 2; k++) {
-				v[k] = calloc(j->g[k].nruns + 1, sizeof(double));
-				s[k] = (struct plot_series){
-				    .label = j->g[k].commit,
-				    .y = v[k],
-				    .n = v[k] ? group_values(&j->g[k], r->name, v[k]) : 0};
-			}
-			char title[1024];
-
-			group_plot_title(&j->g[0], r->name, title, sizeof(title));
-			fprintf(f, "\n\n");
-			if (v[0] && v[1] &&
-			    plot_samples(title, s, 2, PLOT_TEXT, NULL, f, err, sizeof(err)))
-				sb_error("plot of %s: %s", r->name, err);
-			free(v[0]);
-			free(v[1]);
-		}
-	} else {
-		sb_error("no plots: %s", err);
-	}
+	write_plots(f, j);
 	fprintf(f, "\n\n\nDisclaimer:\nResults have been estimated based on internal scalebench "
 		   "runs; please verify them on your own setup.\n\n-- \nscalebench\n");
 }

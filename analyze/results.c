@@ -2,6 +2,7 @@
 #include "../store/families.h"
 #include "../store/layout.h"
 #include "../store/run_read.h"
+#include "../lib/num.h"
 #include "../lib/text.h"
 
 #include <errno.h>
@@ -129,6 +130,35 @@ static void axes_from_meta(struct result_group *g, const json_t *meta)
 	}
 }
 
+static void axis_set(struct result_group *g, enum group_axis ax, const json_t *v)
+{
+	const char *s = json_string_value(v);
+
+	if (!g->axes[ax] && s && *s)
+		g->axes[ax] = strdup(s);
+}
+
+/* What job.yaml says of the job that meta.json did not: nr_task as written ("100%", "16"; a
+ * value that is neither a count nor a percentage is left out), the testcase's own map's mode
+ * and test (will-it-scale: {mode: thread, test: page_fault3}). */
+static void axes_from_job(struct result_group *g, const json_t *job)
+{
+	const char *nr = json_string_value(json_object_get(job, "nr_task")), *tc;
+	unsigned long long count;
+	double pct;
+
+	axis_set(g, AX_TESTCASE, json_object_get(job, "testcase"));
+	axis_set(g, AX_TBOX_GROUP, json_object_get(job, "tbox_group"));
+	tc = g->axes[AX_TESTCASE];
+	const json_t *map = tc ? json_object_get(job, tc) : NULL;
+
+	axis_set(g, AX_MODE, json_object_get(map, "mode"));
+	axis_set(g, AX_TEST, json_object_get(map, "test"));
+	if (nr && (!num_parse_count(nr, 1, UINT_MAX, &count, NULL, 0) ||
+		   (strchr(nr, '%') && !num_parse_percent(nr, 100, &pct, NULL, 0))))
+		axis_set(g, AX_NR_TASK, json_object_get(job, "nr_task"));
+}
+
 int group_load(const char *dir, struct result_group *g, char *err, size_t errlen)
 {
 	char why[256], **names = NULL;
@@ -186,9 +216,20 @@ int group_load(const char *dir, struct result_group *g, char *err, size_t errlen
 	const char *slash = strrchr(g->dir, '/');
 	g->commit = strdup(slash && slash[1] ? slash + 1 : g->dir);
 	axes_from_path(g);
-	for (size_t i = 0; i < g->nruns; i++)
+	bool all_meta = true;
+
+	for (size_t i = 0; i < g->nruns; i++) {
 		if (g->runs[i].meta)
 			axes_from_meta(g, g->runs[i].meta);
+		all_meta = all_meta && g->runs[i].meta;
+	}
+	/* Runs LKP made (and hand-made trees) have no meta.json: their job.yaml names the job. */
+	if (!all_meta || !g->axes[AX_MODE] || !g->axes[AX_TEST] || !g->axes[AX_NR_TASK]) {
+		for (size_t i = 0; i < g->nruns && !g->job; i++)
+			g->job = store_read_job(g->runs[i].dir, why, sizeof(why));
+		if (g->job)
+			axes_from_job(g, g->job);
+	}
 	return 0;
 }
 
@@ -207,6 +248,7 @@ void group_free(struct result_group *g)
 		free(g->notes[i]);
 	for (int a = 0; a < AX_COUNT; a++)
 		free(g->axes[a]);
+	json_decref(g->job);
 	free(g->notes);
 	free(g->runs);
 	free(g->dir);
@@ -433,6 +475,49 @@ int group_dir_stat(const char *dir, const char *want, char **stat, enum stat_dir
 		*sdir = group_stat_direction(&g, 1, h);
 	group_free(&g);
 	return *stat ? 0 : h ? -1 : -2;
+}
+
+/* LKP's memory as its host files write it: a number and a unit ("256G", "1.5T", "512GB"). */
+static bool memory_word(const char *s)
+{
+	size_t n = strspn(s, "0123456789"),
+	       frac = s[n] == '.' ? strspn(s + n + 1, "0123456789") : 0;
+
+	if (!n || n > 12 || (s[n] == '.' && !frac))
+		return false;
+	n += frac ? frac + 1 : 0;
+	return s[n] && strchr("KMGTP", s[n]) && (!s[n + 1] || !strcmp(s + n + 1, "B"));
+}
+
+void group_machine_of(const struct result_group *g, struct group_machine *m)
+{
+	const json_t *mach = g->nruns ? json_object_get(g->runs[0].meta, "machine") : NULL;
+	const char *model = json_string_value(json_object_get(mach, "cpu_model"));
+	const char *nr_cpu = json_string_value(json_object_get(g->job, "nr_cpu"));
+	const char *brand = json_string_value(json_object_get(g->job, "brand"));
+	const char *lkp_model = json_string_value(json_object_get(g->job, "model"));
+	const char *memory = json_string_value(json_object_get(g->job, "memory"));
+	json_int_t mem_kib = json_integer_value(json_object_get(mach, "memory_kib"));
+	unsigned long long n;
+
+	memset(m, 0, sizeof(*m));
+	m->threads = json_integer_value(json_object_get(mach, "threads"));
+	m->sockets = json_integer_value(json_object_get(mach, "sockets"));
+	if (!m->threads && nr_cpu && !num_parse_count(nr_cpu, 1, 1u << 20, &n, NULL, 0))
+		m->threads = (long long)n;
+	if (model && *model)
+		snprintf(m->cpu_model, sizeof(m->cpu_model), "%s", model);
+	else if (brand && *brand && lkp_model && *lkp_model) /* the robot's "... (Skylake)" */
+		snprintf(m->cpu_model, sizeof(m->cpu_model), "%s (%s)", brand, lkp_model);
+	else if (brand && *brand)
+		snprintf(m->cpu_model, sizeof(m->cpu_model), "%s", brand);
+	else if (lkp_model && *lkp_model)
+		snprintf(m->cpu_model, sizeof(m->cpu_model), "(%s)", lkp_model);
+	if (mem_kib > 0)
+		snprintf(m->memory, sizeof(m->memory), "%.0fG",
+			 (double)mem_kib / (1024.0 * 1024.0));
+	else if (memory && memory_word(memory))
+		snprintf(m->memory, sizeof(m->memory), "%s", memory);
 }
 
 int group_plot_title(const struct result_group *g, const char *stat, char *out, size_t len)

@@ -10,7 +10,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* The axes of a group, LKP's names: from the directory path and the first run's meta.json. */
+/* The axes of a group, LKP's names: from the directory path and the runs' meta.json, else
+ * (runs LKP made have none) the first run's job.yaml. */
 enum group_axis {
 	AX_COMPILER,
 	AX_KCONFIG,
@@ -43,6 +44,9 @@ struct result_group {
 	json_t *stat_index; /* name -> index */
 	char **notes;	    /* runs skipped (incomplete, corrupt), each naming the file */
 	size_t nnotes;
+	/* The first run's job.yaml (store_read_job) when meta.json left an axis of the job
+	 * unsaid or a run has no meta.json; NULL when not read or unreadable. */
+	json_t *job;
 };
 
 /* Load every run of a commit directory.  Incomplete runs (no stats.json) and corrupt ones are
@@ -108,6 +112,17 @@ size_t group_busy_runs(const struct result_group *g, const char **reason);
  * record (no cpu_model) are not counted, nor a fact a run lacks.  When they mix, msg gets "<machine> (seen in <run dir>) and
  * <machine> (seen in <run dir>)", the first run's machine and the first that differs. */
 bool groups_mix_machines(const struct result_group *g, size_t n, char *msg, size_t len);
+
+/* The machine a group's runs ran on, as its first run says: meta.json's "machine" (threads,
+ * sockets, cpu_model, memory_kib), else what an LKP job.yaml carries of its host file
+ * (nr_cpu, brand and model, memory as written: "256G").  0 and "" for what neither says;
+ * the strings as the files have them (escape them on the way out). */
+struct group_machine {
+	long long threads, sockets;
+	char cpu_model[256];
+	char memory[32]; /* "256G" */
+};
+void group_machine_of(const struct result_group *g, struct group_machine *m);
 
 /* A plot's title for a stat of the group: "<atomic job>: <stat>" (the job is the directory's
  * path_params, "process-100%-page_fault3"), the stat alone when the directory is not in a

@@ -12,8 +12,9 @@ const struct command_def report_command = {
     .summary = "Write the kernel test robot's email on a significant change between two commits.",
     .details =
 	"Every job of the results tree run at both commits is compared as 'compare' does.  The\n"
-	"headline stat with the largest significant change names the subject; the other jobs\n"
-	"that changed significantly go in the \"In addition to that\" box.  Without --mbox or\n"
+	"job's headline stat names the subject when it changed significantly (else the\n"
+	"testcase's stat with the largest significant change); the other jobs that changed\n"
+	"significantly go in the \"In addition to that\" box.  Without --mbox or\n"
 	"--sendmail the message is printed.  With no significant change, says so and writes\n"
 	"nothing.\n"
 	"A prefix that starts several labels is an error naming them; a label given whole is\n"

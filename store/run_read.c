@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <yaml.h>
 
 /* A cap on one file of a run, so that a stray huge file (or a device someone linked in) is
  * refused instead of eating memory: a stats.json of 100,000 stats is about 5 MB. */
@@ -319,6 +320,159 @@ json_t *store_read_meta(const char *run_dir, char *why, size_t whylen)
 		return NULL;
 	}
 	return meta;
+}
+
+/* ---- job.yaml ---- */
+
+#define JOB_MAX_DEPTH 32
+
+/* The tree being built: the open containers (borrowed: the root owns them), and per mapping
+ * the key read whose value has not come yet. */
+struct job_builder {
+	json_t *root;
+	json_t *open[JOB_MAX_DEPTH];
+	char *key[JOB_MAX_DEPTH];
+	int depth;
+};
+
+/* v (taken) where the document has it: the root, an item of the innermost sequence, or in the
+ * innermost mapping its key (key_text, a scalar's) or the value of the key before it. */
+static int job_place(struct job_builder *b, json_t *v, const char *key_text, char *why,
+		     size_t whylen)
+{
+	json_t *top = b->depth ? b->open[b->depth - 1] : NULL;
+	char **key = b->depth ? &b->key[b->depth - 1] : NULL;
+	const char *problem = NULL;
+
+	if (!top) {
+		if (b->root)
+			problem = "more than one node at the top";
+		else
+			b->root = json_incref(v);
+	} else if (json_is_array(top)) {
+		if (json_array_append(top, v))
+			problem = "out of memory";
+	} else if (!*key) {
+		/* A key: its value comes next. */
+		if (!key_text)
+			problem = "a key that is not a scalar";
+		else if (!(*key = strdup(key_text)))
+			problem = "out of memory";
+	} else {
+		if (json_object_set(top, *key, v))
+			problem = "out of memory";
+		free(*key);
+		*key = NULL;
+	}
+	json_decref(v);
+	if (problem)
+		snprintf(why, whylen, "%s", problem);
+	return problem ? -1 : 0;
+}
+
+static int job_event(struct job_builder *b, const yaml_event_t *ev, char *why, size_t whylen)
+{
+	json_t *v;
+
+	switch (ev->type) {
+	case YAML_SCALAR_EVENT: {
+		const char *text = (const char *)ev->data.scalar.value;
+		size_t len = ev->data.scalar.length;
+		bool null = ev->data.scalar.plain_implicit &&
+			    (!len || !strcmp(text, "~") || !strcmp(text, "null") ||
+			     !strcmp(text, "Null") || !strcmp(text, "NULL"));
+
+		v = null ? json_null() : json_stringn(text, len);
+		if (!v) {
+			snprintf(why, whylen, "a scalar that is not UTF-8");
+			return -1;
+		}
+		return job_place(b, v, strlen(text) == len ? text : NULL, why, whylen);
+	}
+	case YAML_ALIAS_EVENT:
+		return job_place(b, json_null(), NULL, why, whylen);
+	case YAML_SEQUENCE_START_EVENT:
+	case YAML_MAPPING_START_EVENT:
+		if (b->depth == JOB_MAX_DEPTH) {
+			snprintf(why, whylen, "nested deeper than %d levels", JOB_MAX_DEPTH);
+			return -1;
+		}
+		v = ev->type == YAML_MAPPING_START_EVENT ? json_object() : json_array();
+		if (!v || job_place(b, json_incref(v), NULL, why, whylen)) {
+			json_decref(v);
+			return -1;
+		}
+		b->key[b->depth] = NULL;
+		b->open[b->depth++] = v;
+		json_decref(v); /* its parent (or the root) holds it */
+		return 0;
+	case YAML_SEQUENCE_END_EVENT:
+	case YAML_MAPPING_END_EVENT:
+		if (b->depth) {
+			free(b->key[b->depth - 1]);
+			b->key[--b->depth] = NULL;
+		}
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+json_t *store_read_job(const char *run_dir, char *why, size_t whylen)
+{
+	struct job_builder b = {0};
+	char path[PATH_MAX];
+	yaml_parser_t parser;
+	yaml_event_t ev;
+	bool done = false;
+	int rc = 0;
+	size_t len;
+	char *text;
+
+	snprintf(path, sizeof(path), "%s/" STORE_JOB_FILE, run_dir);
+	text = store_read_file(path, &len);
+	if (!text) {
+		snprintf(why, whylen, "%s: cannot read: %s", path,
+			 errno == EINVAL ? "not a regular file" : strerror(errno));
+		return NULL;
+	}
+	if (!yaml_parser_initialize(&parser)) {
+		free(text);
+		snprintf(why, whylen, "%s: out of memory", path);
+		return NULL;
+	}
+	yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+	while (!done && !rc) {
+		char msg[200] = "";
+
+		if (!yaml_parser_parse(&parser, &ev)) {
+			snprintf(why, whylen, "%s: line %zu: %s", path,
+				 parser.problem_mark.line + 1,
+				 parser.problem ? parser.problem : "not YAML");
+			rc = -1;
+			break;
+		}
+		done = ev.type == YAML_DOCUMENT_END_EVENT || ev.type == YAML_STREAM_END_EVENT;
+		if (job_event(&b, &ev, msg, sizeof(msg))) {
+			snprintf(why, whylen, "%s: line %zu: %s", path, ev.start_mark.line + 1,
+				 msg);
+			rc = -1;
+		}
+		yaml_event_delete(&ev);
+	}
+	yaml_parser_delete(&parser);
+	free(text);
+	while (b.depth)
+		free(b.key[--b.depth]);
+	if (!rc && !json_is_object(b.root)) {
+		snprintf(why, whylen, "%s: not a mapping", path);
+		rc = -1;
+	}
+	if (rc) {
+		json_decref(b.root);
+		return NULL;
+	}
+	return b.root;
 }
 
 int store_raw_path(const char *run_dir, const char *monitor, char *path, size_t len)

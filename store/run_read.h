@@ -1,5 +1,5 @@
 /* Reading one run of the results store: its stats.json as name -> number pairs, its
- * meta.json as a tree. */
+ * meta.json and job.yaml as trees. */
 #ifndef SCALEBENCH_RUN_READ_H
 #define SCALEBENCH_RUN_READ_H
 
@@ -8,6 +8,7 @@
 
 #define STORE_STATS_FILE "stats.json"
 #define STORE_META_FILE	 "meta.json"
+#define STORE_JOB_FILE	 "job.yaml"
 
 struct store_stat {
 	const char *name; /* NUL-terminated, len bytes */
@@ -42,6 +43,13 @@ long store_stats_parse_fast(char *text, size_t len, struct store_stat **out);
 
 /* <run_dir>/meta.json, an object; NULL (why says what) when it is missing or not one. */
 json_t *store_read_meta(const char *run_dir, char *why, size_t whylen);
+
+/* <run_dir>/job.yaml's first document, the atomic job as the run stored it: mappings as
+ * objects, sequences as arrays, every scalar a string as written ("100%", "300s"), a bare
+ * key's value null; an alias is null too (a stored atomic job has none).  Runs LKP made have
+ * no meta.json and this is all they say of their parameters.  NULL (why says what) when it is
+ * missing, not YAML, nested deeper than 32 levels or not a mapping. */
+json_t *store_read_job(const char *run_dir, char *why, size_t whylen);
 
 /* Where a run keeps a monitor's raw samples: <run_dir>/<monitor>.json.gz or .json, whichever
  * exists.  0 with the path, or -1 when there is neither. */

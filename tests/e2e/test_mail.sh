@@ -75,15 +75,20 @@ mailpy() { # NAME MODE FILE ARGS...: a check by mail.py
 }
 
 # A results tree whose headline stat's name carries a header: the fixture with
-# will-it-scale.workload renamed in every run (still an *_ops stat, higher is better).
+# will-it-scale.workload renamed in every run (still an *_ops stat, higher is better) and
+# declared the headline in its meta.json.
 EVIL=$'will-it-scale.x\nBcc: x@evil\ny_ops'
 cp -r "$FIX" "$WORK/evil"
 find "$WORK/evil" -name stats.json | while read -r f; do
 	python3 - "$f" "$EVIL" <<'PY'
-import json, sys
+import json, os, sys
 d = json.load(open(sys.argv[1]))
 d[sys.argv[2]] = d.pop('will-it-scale.workload')
 json.dump(d, open(sys.argv[1], 'w'))
+meta = os.path.join(os.path.dirname(sys.argv[1]), 'meta.json')
+m = json.load(open(meta))
+m['headline'] = {'stat': sys.argv[2], 'direction': 'higher'}
+json.dump(m, open(meta, 'w'))
 PY
 done
 sb report --results "$WORK/evil" --base base --head patched
@@ -139,7 +144,7 @@ SHA=$(git -C "$REPO" rev-parse patched)
 sb report --results "$FIX" --base base --head patched --repo "$REPO" --branch "fëature-ß"
 cp "$WORK/out" "$WORK/utf8.eml"
 mailpy "non-ASCII author, subsystem and branch: encoded words that decode back" \
-	one "$WORK/utf8.eml" "[fëature-ß] [nét] ${SHA:0:10}: will-it-scale.workload -26.1% regression" \
+	one "$WORK/utf8.eml" "[fëature-ß] [nét] ${SHA:0:10}: will-it-scale.per_process_ops -25.8% regression" \
 	"Jöhn Døe" jd@example.org
 
 # A long Subject is folded at 78 columns and unfolds to the same text.
@@ -149,7 +154,7 @@ cp "$WORK/out" "$WORK/long.eml"
 check "long Subject: folded over several lines" bash -c \
 	"sed -n '/^Subject:/,/^[^ ]/p' $WORK/long.eml | grep -c '^ ' | grep -qv '^0\$'"
 mailpy "long Subject: every header line <= 78, unfolds to the whole subject" \
-	one "$WORK/long.eml" "[$LONG] [nét] ${SHA:0:10}: will-it-scale.workload -26.1% regression" \
+	one "$WORK/long.eml" "[$LONG] [nét] ${SHA:0:10}: will-it-scale.per_process_ops -25.8% regression" \
 	"Jöhn Døe" jd@example.org
 
 # --- mbox ---

@@ -1095,6 +1095,50 @@ static void test_read_stats_files(void **state)
 	remove_root(root);
 }
 
+/* job.yaml: the first document as a tree of strings, a bare key null, an alias null; what is
+ * not a mapping, not YAML or too deep is NULL with the file named. */
+static void test_read_job(void **state)
+{
+	char *root = make_root(), path[PATH_MAX], why[256], deep[200] = "";
+	json_t *job, *wis;
+	(void)state;
+
+	assert_null(store_read_job(root, why, sizeof(why)));
+	assert_non_null(strstr(why, "job.yaml"));
+	snprintf(path, sizeof(path), "%s/job.yaml", root);
+	write_text(path, "suite: will-it-scale\nnr_task: 100%\nruntime: 300s\nperf-stat:\n"
+			 "will-it-scale:\n  mode: thread\n  test: page_fault3\nlist: [1, a]\n"
+			 "anchor: &a x\nalias: *a\n---\nsecond: document\n");
+	job = store_read_job(root, why, sizeof(why));
+	assert_non_null(job);
+	assert_string_equal(json_string_value(json_object_get(job, "nr_task")), "100%");
+	assert_string_equal(json_string_value(json_object_get(job, "runtime")), "300s");
+	assert_true(json_is_null(json_object_get(job, "perf-stat")));
+	wis = json_object_get(job, "will-it-scale");
+	assert_string_equal(json_string_value(json_object_get(wis, "mode")), "thread");
+	assert_string_equal(json_string_value(json_object_get(wis, "test")), "page_fault3");
+	assert_string_equal(json_string_value(json_array_get(json_object_get(job, "list"), 1)),
+			    "a");
+	assert_true(json_is_null(json_object_get(job, "alias")));
+	assert_null(json_object_get(job, "second"));
+	json_decref(job);
+	write_text(path, "- a\n- b\n");
+	assert_null(store_read_job(root, why, sizeof(why)));
+	assert_non_null(strstr(why, "not a mapping"));
+	write_text(path, "a: [b\n");
+	assert_null(store_read_job(root, why, sizeof(why)));
+	assert_non_null(strstr(why, "job.yaml: line"));
+	write_text(path, "? {a: b}\n: c\n");
+	assert_null(store_read_job(root, why, sizeof(why)));
+	assert_non_null(strstr(why, "not a scalar"));
+	for (int i = 0; i < 40; i++)
+		strcat(deep, "[");
+	write_text(path, deep);
+	assert_null(store_read_job(root, why, sizeof(why)));
+	assert_non_null(strstr(why, "deeper than"));
+	remove_root(root);
+}
+
 /* ---- writing a run ---------------------------------------------------------------------- */
 
 static json_t *load_json(const char *dir, const char *name)
@@ -1322,6 +1366,7 @@ int main(void)
 	    cmocka_unit_test(test_stats_mutations),
 	    cmocka_unit_test(test_stats_reals),
 	    cmocka_unit_test(test_read_stats_files),
+	    cmocka_unit_test(test_read_job),
 	    cmocka_unit_test(test_run_write),
 	    cmocka_unit_test(test_run_write_concurrent),
 	    cmocka_unit_test(test_run_write_concurrent_fallback),
