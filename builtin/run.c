@@ -356,11 +356,8 @@ static int run_job(struct runner_opts o, const struct override_list *ov,
 	}
 	/* A target's (a guest's) scalebench reads the job again, on its CPUs, and says the
 	 * same. */
-	if (!tc->url && !vc->kernel && job_drop_coinciding(&job) < 0) {
-		sb_error("out of memory");
-		job_free(&job);
-		return SB_EXIT_ERROR;
-	}
+	if (!tc->url && !vc->kernel && job_drop_coinciding(&job) < 0)
+		xalloc_die();
 	for (size_t i = 0; !tc->url && !vc->kernel && i < job.n_notes; i++)
 		sb_note("%s", job.notes[i]);
 	if (!o.dry_run) {

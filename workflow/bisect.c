@@ -865,11 +865,8 @@ int bisect_preflight(struct bisect *b)
 	if (!b->target && !b->slurm && !b->kernel_tree) {
 		size_t had = job.n_notes;
 
-		if (job_drop_coinciding(&job) < 0) {
-			sb_error("out of memory");
-			job_free(&job);
-			return SB_EXIT_ERROR;
-		}
+		if (job_drop_coinciding(&job) < 0)
+			xalloc_die();
 		for (size_t i = had; i < job.n_notes; i++)
 			sb_note("%s", job.notes[i]);
 	}
