@@ -77,6 +77,72 @@ static void subject(const struct bisect *b, const char *sha, char *out, size_t l
 	text_chomp(out);
 }
 
+static double mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* "[14:02:11 +3:25]": the time of day, then the time since this process started. */
+static void progress_stamp(const struct bisect *b, char *out, size_t len)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+	long s = (long)(mono_now() - b->t_start);
+
+	localtime_r(&now, &tm);
+	if (s >= 3600)
+		snprintf(out, len, "[%02d:%02d:%02d +%ld:%02ld:%02ld]", tm.tm_hour, tm.tm_min,
+			 tm.tm_sec, s / 3600, s / 60 % 60, s % 60);
+	else
+		snprintf(out, len, "[%02d:%02d:%02d +%ld:%02ld]", tm.tm_hour, tm.tm_min, tm.tm_sec,
+			 s / 60, s % 60);
+}
+
+/* A duration as "1:05" or "2:03:10". */
+static void duration(double secs, char *out, size_t len)
+{
+	long s = secs < 0 ? 0 : (long)(secs + 0.5);
+
+	if (s >= 3600)
+		snprintf(out, len, "%ld:%02ld:%02ld", s / 3600, s / 60 % 60, s % 60);
+	else
+		snprintf(out, len, "%ld:%02ld", s / 60, s % 60);
+}
+
+static double mean_of(const double *v, size_t n)
+{
+	double s = 0;
+
+	for (size_t i = 0; i < n; i++)
+		s += v[i];
+	return n ? s / (double)n : 0;
+}
+
+/* The endpoints' means of the stat, from the log (so a resumed bisection has them too):
+ * false when the log has none. */
+static bool endpoint_means(const struct bisect *b, double *good, double *bad)
+{
+	json_t *e = json_object_get(b->log, "endpoints");
+	json_t *side[2] = {json_object_get(e, "good_values"), json_object_get(e, "bad_values")};
+	double *out[2] = {good, bad};
+
+	for (int i = 0; i < 2; i++) {
+		size_t k;
+		json_t *x;
+		double s = 0;
+
+		if (!json_is_array(side[i]) || !json_array_size(side[i]))
+			return false;
+		json_array_foreach (side[i], k, x)
+			s += json_number_value(x);
+		*out[i] = s / (double)json_array_size(side[i]);
+	}
+	return true;
+}
+
 /* Which way b's stat is better: as the runs declare it, else by its name. */
 static enum stat_direction bisect_direction(const struct bisect *b)
 {
@@ -98,6 +164,41 @@ static struct bisect_policy policy_of(const struct bisect *b)
 				      .confidence = b->confidence,
 				      .threshold_pct = b->threshold,
 				      .dir = bisect_direction(b)};
+}
+
+/* When the endpoints did not show the change: how many of their runs were measured on a busy
+ * machine (meta.json), said with what to do, and kept in the log's endpoints. */
+static void busy_note(struct bisect *b)
+{
+	const char *labels[2] = {b->good, b->bad}, *reason = NULL;
+	size_t busy = 0, all = 0;
+	char err[1024];
+
+	for (int i = 0; i < 2; i++) {
+		struct result_group *g = NULL;
+		size_t ng = 0;
+
+		if (select_groups(b->results, b->path_params, labels[i],
+				  b->slurm ? SELECT_NODES : 0, &g, &ng, err, sizeof(err)))
+			continue;
+		for (size_t k = 0; k < ng; k++) {
+			const char *why = NULL;
+
+			busy += group_busy_runs(&g[k], &why);
+			all += g[k].nruns;
+			if (why && !reason)
+				reason = xstrdup(why);
+		}
+		select_groups_free(g, ng);
+	}
+	json_object_set_new(json_object_get(b->log, "endpoints"), "busy_runs",
+			    json_integer((json_int_t)busy));
+	if (busy)
+		printf("%zu of the endpoints' %zu runs were measured on a busy machine (%s): other "
+		       "work's noise may hide the change.  Bisect on an idle machine (or one whose "
+		       "other work is pinned away from the runs' CPUs), or give --max-runs more.\n",
+		       busy, all, reason ? text_safe(reason) : "other tasks runnable");
+	free((char *)reason);
 }
 
 /* The endpoints until the change is confirmed.  0 confirmed, 1 not within budget, else err. */
@@ -136,10 +237,14 @@ static int endpoints(struct bisect *b, struct sprt_model *m)
 			rc = -1;
 			goto out;
 		}
+		char stamp[48];
+
+		progress_stamp(b, stamp, sizeof(stamp));
 		fprintf(stderr,
-			"endpoints: %zu vs %zu runs: %s %+.1f%% [%+.1f%%, %+.1f%%] p=%.3g: %s\n",
-			ng, nb, b->stat, ec.change_pct, ec.w.lo_pct, ec.w.hi_pct, ec.w.p,
-			verdict_name(ec.verdict));
+			"%s endpoints: %zu vs %zu runs, mean %.4g vs %.4g: %s %+.1f%% [%+.1f%%, "
+			"%+.1f%%] p=%.3g: %s\n",
+			stamp, ng, nb, mean_of(gv, ng), mean_of(bv, nb), b->stat, ec.change_pct,
+			ec.w.lo_pct, ec.w.hi_pct, ec.w.p, verdict_name(ec.verdict));
 		if (next != BISECT_MORE)
 			break;
 	}
@@ -158,6 +263,7 @@ static int endpoints(struct bisect *b, struct sprt_model *m)
 		       "runs; nothing bisected.\n",
 		       b->stat, ec.change_pct, ec.w.lo_pct, ec.w.hi_pct, ec.w.p,
 		       verdict_name(ec.verdict), b->good, ng, b->bad, nb, b->max_runs);
+		busy_note(b);
 		rc = SB_EXIT_NOTHING;
 		goto out;
 	}
@@ -202,6 +308,7 @@ static int classify(struct bisect *b, const struct sprt_model *m, const char *sh
 	unsigned want = BISECT_FIRST_RUNS;
 	struct midpoint_call call;
 	enum bisect_next next;
+	double t0 = mono_now();
 	int rc;
 
 	for (;;) {
@@ -228,8 +335,36 @@ static int classify(struct bisect *b, const struct sprt_model *m, const char *sh
 		    sha, n, call.llr, m->lower, m->upper);
 	}
 	*bad = next == BISECT_BAD;
-	fprintf(stderr, "%.10s: %zu runs, llr %+.2f: %s%s\n", sha, n, call.llr,
-		*bad ? "bad" : "good", call.fallback ? " (closer endpoint)" : "");
+	b->t_midpoints += mono_now() - t0;
+	b->n_midpoints++;
+
+	char stamp[48], subj[256], left[96] = "", eta[32];
+	double mg, mb;
+
+	progress_stamp(b, stamp, sizeof(stamp));
+	subject(b, sha, subj, sizeof(subj));
+	if (b->steps_known) {
+		/* git's count, read when this commit was checked out, is of the steps after
+		 * it; each is taken to cost what the ones so far did */
+		unsigned after = b->steps_left;
+
+		duration(b->t_midpoints / b->n_midpoints * after, eta, sizeof(eta));
+		if (after)
+			snprintf(left, sizeof(left), "; about %u step%s left, ~%s", after,
+				 after == 1 ? "" : "s", eta);
+		else
+			snprintf(left, sizeof(left), "; about the last step");
+	}
+	if (endpoint_means(b, &mg, &mb))
+		fprintf(stderr,
+			"%s %.10s (\"%s\"): %zu runs, mean %.4g (good %.4g, bad %.4g), llr %+.2f: "
+			"%s%s%s\n",
+			stamp, sha, text_safe(subj), n, mean_of(v, n), mg, mb, call.llr,
+			*bad ? "bad" : "good", call.fallback ? " (closer endpoint)" : "", left);
+	else
+		fprintf(stderr, "%s %.10s (\"%s\"): %zu runs, llr %+.2f: %s%s%s\n", stamp, sha,
+			text_safe(subj), n, call.llr, *bad ? "bad" : "good",
+			call.fallback ? " (closer endpoint)" : "", left);
 	bisect_log_step(b, sha, "midpoint", v, n, *bad ? "bad" : "good",
 			json_pack("{s:f, s:b}", "llr", call.llr, "fallback", call.fallback));
 	free(v);
@@ -272,6 +407,9 @@ static int bisect_step(struct bisect *b, const char *verb, const char *sha, char
 		       out);
 		return SB_EXIT_INCONCLUSIVE;
 	}
+	/* "Bisecting: 5 revisions left to test after this (roughly 3 steps)" */
+	if ((p = strstr(out, "(roughly ")) && sscanf(p, "(roughly %u step", &b->steps_left) == 1)
+		b->steps_known = true;
 	if (GIT(b, out, sizeof(out), "rev-parse", "HEAD"))
 		return -1;
 	text_chomp(out);
@@ -721,6 +859,11 @@ out:
 		}
 		token_path(b, tp, sizeof(tp));
 		unlink(tp);
+		if (rc == SB_EXIT_INTERRUPTED)
+			fprintf(stderr,
+				"interrupted (%s): the runs so far are kept; continue with "
+				"scalebench bisect --resume %s\n",
+				b->signal == SIGINT ? "SIGINT" : "SIGTERM", b->log_file);
 	}
 	if (rc == SB_EXIT_INTERRUPTED)
 		bisect_event(
@@ -878,6 +1021,7 @@ int bisect_preflight(struct bisect *b)
 		return SB_EXIT_ERROR;
 	}
 	snprintf(b->path_params, sizeof(b->path_params), "%s", job.atomic[0].path_params);
+	b->run_secs = job.atomic[0].runtime_s + job.atomic[0].warmup_s;
 	job_free(&job);
 	if (access(b->results, F_OK) && mkdir(b->results, 0777)) {
 		sb_error("results root %s: %s", b->results, strerror(errno));
@@ -919,6 +1063,27 @@ void bisect_plan_print(const struct bisect *b)
 	printf("verification: the culprit against its parent, 3 runs each, up to %u, until "
 	       "there is a verdict\n",
 	       b->max_runs);
+	/* The fewest runs a clear change takes: both endpoints as the model wants them, one
+	 * batch per step of a binary search over the commits; the verification reuses the last
+	 * two steps' runs. */
+	unsigned long n = strtoul(out, NULL, 10);
+	unsigned steps = 0;
+
+	while (n > 1 && (1ul << steps) < n)
+		steps++;
+	if (n > 1) {
+		const struct bisect_policy pol = policy_of(b);
+		unsigned runs = 2 * bisect_model_runs(&pol, BISECT_FIRST_RUNS) +
+				steps * BISECT_FIRST_RUNS;
+		char t[32];
+
+		duration(runs * b->run_secs, t, sizeof(t));
+		printf("estimate: about %u steps; a clear change takes about %u runs of %.3g s "
+		       "(%s of runs), plus each commit's prepare%s; noise adds runs, up to %u per "
+		       "commit\n",
+		       steps, runs, b->run_secs, t, boot_reboots(b) ? " and reboot" : "",
+		       b->max_runs);
+	}
 }
 
 int bisect_run(struct bisect *b)
@@ -927,6 +1092,7 @@ int bisect_run(struct bisect *b)
 	int rc;
 
 	bisect_kill_hook(b);
+	b->t_start = mono_now();
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);

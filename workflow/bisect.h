@@ -84,6 +84,12 @@ struct bisect {
 	bool split;    /* a commit's runs are not one job's (select.h): said, the bisection stops */
 	json_t *log, *steps, *events;
 	struct strvec said; /* the batches' stderr lines printed so far: each said once */
+	/* Progress: when this process started (CLOCK_MONOTONIC), the seconds the midpoints
+	 * took so far and how many were classified, git's "roughly N steps" left. */
+	double t_start, t_midpoints;
+	double run_secs; /* one run's warmup and window, from the job (the plan's estimate) */
+	unsigned n_midpoints, steps_left;
+	bool steps_known;
 	/* runs and reboots spent per commit, in the order tested */
 	char (*order)[64];
 	unsigned *spent, *reboots;

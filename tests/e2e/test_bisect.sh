@@ -50,6 +50,8 @@ g bisect reset
 check "no results written by refused bisections" [ ! -e "$WORK/results/will-it-scale" ]
 bisect --good "$GOOD" --bad "$BAD" --dry-run
 check "dry run prints the plan, runs nothing" bash -c "[ $rc -eq 0 ] && grep -q 'would bisect' $WORK/out && [ ! -e $WORK/results/will-it-scale ]"
+check "dry run estimates steps, runs and their time" \
+	grep -qE '^estimate: about 5 steps; a clear change takes about [0-9]+ runs of 0.25 s \([0-9]+:[0-9]{2} of runs\)' "$WORK/out"
 
 # The bisection itself.
 start=$(date +%s)
@@ -73,6 +75,14 @@ sys.exit(1 if missing or len(want) < 15 else 0)"
 check "--nr-task 1 in the log's args (as --set), and no batch ran the job's other task count" \
 	bash -c "python3 -c \"import json, sys; sys.exit(json.load(open('$WORK/bisect.json'))['args']['set'] != ['nr_task=1'])\" &&
 	 ls -d $WORK/results/will-it-scale/thread-1-* >/dev/null && ! ls -d $WORK/results/will-it-scale/thread-2-* 2>/dev/null"
+# Progress: each step stamped with the time and the time since the start, the midpoint's
+# subject and mean against the endpoints', the steps left with an estimate.
+check "progress: endpoints and every midpoint stamped [HH:MM:SS +M:SS], with means" bash -c \
+	"grep -qE '^\[[0-9]{2}:[0-9]{2}:[0-9]{2} \+[0-9]+:[0-9]{2}\] endpoints: [0-9]+ vs [0-9]+ runs, mean [0-9.e+]+ vs [0-9.e+]+: ' $WORK/err &&
+	 [ \$(grep -cE '^\[[0-9:]{8} \+[0-9:]+\] [0-9a-f]{10} \(\"[^\"]*\"\): [0-9]+ runs, mean [0-9.e+]+ \(good [0-9.e+]+, bad [0-9.e+]+\), llr ' $WORK/err) -eq \
+	   \$(python3 -c \"import json; print(sum(1 for s in json.load(open('$WORK/bisect.json'))['steps'] if s['decision'] in ('good', 'bad')))\") ]"
+check "progress: the guilty midpoint's line names its subject; steps left with an estimate" bash -c \
+	"grep -q '^\[.*\] ${GUILTY:0:10} (\"counter: a locked add per op\"): ' $WORK/err && grep -q 'about [0-9]* steps\? left, ~[0-9]*:[0-9][0-9]$' $WORK/err"
 check "bisect names exactly the guilty commit, with its subject" \
 	bash -c "grep -q '^$GUILTY is the first bad commit' $WORK/out && grep -q 'a locked add per op' $WORK/out"
 check "bisect prints the robot's comparison of parent and culprit" \
@@ -140,6 +150,34 @@ check "no change between endpoints: says so, exit 1, nothing bisected" \
 check "and the bisect state is clean" [ ! -e "$REPO/.git/BISECT_LOG" ]
 check "its log says why" json_true "$WORK/results2/bisect-${GOOD:0:10}-${NEUTRAL:0:10}.json" \
 	"d['status'] == 'not-reproduced' and d['exit'] == 1 and not d['endpoints']['confirmed'] and d['steps'] == []"
+# (This machine may itself be busy, beside the other test files: the note follows meta.json.)
+n_busy=$(python3 -c "import glob, json
+print(sum(1 for m in glob.glob('$WORK/results2/will-it-scale/*/*/*/*/*/*/[0-9]*/meta.json')
+	if json.load(open(m)).get('machine_load', {}).get('busy')))")
+if [ "$n_busy" = 0 ]; then
+	check "endpoints measured idle: no busy-machine note" bash -c "! grep -q 'busy machine' $WORK/out"
+else
+	check "endpoints measured busy: the note counts the runs meta.json marks ($n_busy)" \
+		grep -q "^$n_busy of the endpoints' [0-9]* runs were measured on a busy machine" "$WORK/out"
+fi
+# The same runs marked as a busy machine's (meta.json's machine_load, as the runner writes it
+# under load) and bisected again, reused: the answer says how many were busy and what to do.
+for m in "$WORK"/results2/will-it-scale/*/*/*/*/*/*/[0-9]*/meta.json; do
+	python3 - "$m" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d['machine_load'] = {'busy': True, 'reason': 'load 3.1 on 2 CPUs from other work'}
+json.dump(d, open(sys.argv[1], 'w'))
+PY
+done
+n_end=$(ls -d "$WORK"/results2/will-it-scale/*/*/*/*/*/*/[0-9]* | wc -l)
+sb bisect --repo "$REPO" --job "$WORK/job-1s.yaml" --stat plugin.per_thread_ops \
+	--prepare "$PREP" --plugin "$PLUGIN" --no-monitors --results "$WORK/results2" \
+	--good "$GOOD" --bad "$NEUTRAL" --max-runs 4 --threshold 60 --log "$WORK/busy.json"
+check "busy endpoints, not reproduced: says how many runs were busy, why, and what to do" bash -c \
+	"[ $rc -eq 1 ] && grep -q \"^$n_end of the endpoints' $n_end runs were measured on a busy machine (load 3.1 on 2 CPUs from other work).*Bisect on an idle machine\" $WORK/out" ||
+	cat "$WORK/out"
+check "busy endpoints: the log counts them" json_true "$WORK/busy.json" "d['endpoints']['busy_runs'] == $n_end"
 
 # SIGINT in the middle: the runs stop, the bisect state is reset, the log says so.
 "$SB" bisect --repo "$REPO" --job "$WORK/job.yaml" --stat plugin.per_thread_ops \
@@ -156,6 +194,8 @@ check "SIGINT: bisect state reset, back on main" \
 	bash -c "[ ! -e $REPO/.git/BISECT_LOG ] && [ \"\$(git -C $REPO symbolic-ref --short HEAD)\" = main ]"
 check "SIGINT: log written, interrupted, by SIGINT" json_true "$WORK/results3/bisect-${GOOD:0:10}-${BAD:0:10}.json" \
 	"d['status'] == 'interrupted' and d['signal'] == 'SIGINT' and d['exit'] == 130"
+check "SIGINT: the message says how to go on (--resume LOG)" \
+	grep -q "^interrupted (SIGINT): the runs so far are kept; continue with scalebench bisect --resume $WORK/results3/bisect-${GOOD:0:10}-${BAD:0:10}.json" "$WORK/err"
 
 # SIGINT while the prepare command runs: its whole process group ends, the background job of
 # the shell too (a non-interactive shell's background jobs ignore SIGINT: it needs the SIGTERM
