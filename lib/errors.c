@@ -10,6 +10,14 @@
 #include <unistd.h>
 
 static const char *command;
+/* Set and read by whichever thread draws or says: a message from a monitor thread may come
+ * while the sampler redraws. */
+static _Atomic bool progress;
+
+void sb_progress_shown(bool shown)
+{
+	progress = shown;
+}
 
 void sb_set_command(const char *name)
 {
@@ -31,6 +39,10 @@ static void say(const char *what, const char *fmt, va_list ap)
 	 * holding ESC ("\x1b[2J") would drive the terminal, a CR overwrite the line.  Escaped as
 	 * text.h escapes every name on its way to a terminal, the message's own lines kept. */
 	safe = text_escape_message(msg);
+	if (progress) {
+		fputs("\r\033[K", stdout);
+		fflush(stdout);
+	}
 	fprintf(stderr, "scalebench%s%s: %s%s\n", command ? " " : "", command ? command : "", what,
 		safe ? safe : msg);
 	free(safe);

@@ -181,6 +181,7 @@ static void on_sample(const struct sample_window *w, size_t i, void *arg)
 	       text_safe(rs->aj->name), rs->k, rs->o->repeat,
 	       i > w->measure_start ? "measuring" : "warmup", left > 0 ? left : 0, r.total);
 	fflush(stdout);
+	sb_progress_shown(true);
 }
 
 /* ---- one run -------------------------------------------------------------------------- */
@@ -280,11 +281,14 @@ static int run_measure(struct run_state *rs)
 	double t = now_s();
 	core_run(&cfg, &rs->res);
 	rs->run_elapsed_s = now_s() - t;
+	if (rs->o->tty && !rs->o->quiet) {
+		printf("\r\033[K");
+		fflush(stdout);
+		sb_progress_shown(false);
+	}
 	if (cgroup_remove(&rs->cg, rs->err, sizeof(rs->err)))
 		sb_error("%s: %s", aj->name, rs->err);
 	monitor_set_stop(&rs->mons);
-	if (rs->o->tty && !rs->o->quiet)
-		printf("\r\033[K");
 	return 0;
 }
 
