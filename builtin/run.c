@@ -167,6 +167,12 @@ int run_find_job(const char *arg, char *out, size_t len)
 			*slash = '\0';
 			for (size_t i = 0; i < 3; i++) {
 				snprintf(dir[i], sizeof(dir[i]), "%s%s", exe, beside[i]);
+				/* the directory without its "..", as messages show it */
+				char *real = realpath(dir[i], NULL);
+
+				if (real && strlen(real) < sizeof(dir[i]))
+					memcpy(dir[i], real, strlen(real) + 1);
+				free(real);
 				dirs[i] = dir[i];
 			}
 		}
