@@ -45,4 +45,4 @@ rc=0
 (cd "$WORK/elsewhere" && "$WORK/stage/opt/sb/bin/scalebench" run nope --dry-run \
 	>"$WORK/out" 2>"$WORK/err") || rc=$?
 check "installed: unknown name says it looked in the installed jobs" bash -c \
-	"[ $rc -eq 2 ] && grep -q 'stage/opt/sb/bin/../share/scalebench/jobs/nope.yaml' $WORK/err"
+	"[ $rc -eq 2 ] && grep -q 'stage/opt/sb/share/scalebench/jobs/nope.yaml' $WORK/err"
