@@ -59,7 +59,7 @@ static void test_row(struct stat_row *r, size_t g, const double *a, size_t na, c
 	struct yuen_result y;
 
 	r->p[g] = r->q[g] = NAN;
-	r->lo[g] = r->hi[g] = NAN;
+	r->est[g] = r->lo[g] = r->hi[g] = NAN;
 	if (na < 2 || nb < 2) {
 		r->no_test[g] = "needs at least 2 runs per side";
 		return;
@@ -80,10 +80,18 @@ static void test_row(struct stat_row *r, size_t g, const double *a, size_t na, c
 			      : (outlier ? TEST_YUEN : TEST_WELCH);
 	r->floored[g] = y.floored;
 	r->p[g] = y.p;
-	if (on_log || r->absolute) {
+	/* The interval's own centre, not the table's change of the means: a trimmed test's
+	 * estimate leaves the outlier out, a test on logs is of the geometric means. */
+	if (on_log) {
+		r->est[g] = 100 * (y.ratio - 1);
+		r->lo[g] = y.lo;
+		r->hi[g] = y.hi;
+	} else if (r->absolute) {
+		r->est[g] = y.diff;
 		r->lo[g] = y.lo;
 		r->hi[g] = y.hi;
 	} else if (y.base > 0) {
+		r->est[g] = fmax(-100, 100 * y.diff / y.base);
 		r->lo[g] = fmax(-100, 100 * y.lo / y.base);
 		r->hi[g] = fmax(-100, 100 * y.hi / y.base);
 	}

@@ -59,7 +59,7 @@ struct compare_opts {
 /* clang-format off */
 #define STAT_ROW_ARRAYS(X) \
 	X(sum) X(fails) X(runs) X(has_change) X(change) X(reproduction) X(test) \
-	X(p) X(q) X(lo) X(hi) X(verdict) X(runs_needed) X(no_test) X(reason) X(floored)
+	X(p) X(q) X(est) X(lo) X(hi) X(verdict) X(runs_needed) X(no_test) X(reason) X(floored)
 /* clang-format on */
 
 /* One stat; each array has one entry per group g (index 0 is the base). */
@@ -78,6 +78,7 @@ struct stat_row {
 	double *reproduction; /* failure stats: 100 (fb/rb - fa/ra) */
 	enum test_kind *test;
 	double *p, *q;
+	double *est;	 /* the test's estimate of the change, inside its interval (NAN: none) */
 	double *lo, *hi; /* interval of the change */
 	enum verdict *verdict;
 	unsigned *runs_needed; /* inconclusive: per side, to decide */

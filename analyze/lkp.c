@@ -797,7 +797,7 @@ void lkp_decide(struct comparison *c)
 
 			r->test[g] = TEST_LKP;
 			r->no_test[g] = NULL;
-			r->p[g] = r->q[g] = r->lo[g] = r->hi[g] = NAN;
+			r->p[g] = r->q[g] = r->est[g] = r->lo[g] = r->hi[g] = NAN;
 			r->runs_needed[g] = 0;
 			r->has_change[g] = true;
 			r->change[g] = lkp_change(r->name, avg0, avg);

@@ -334,13 +334,24 @@ static void print_headline_words(const struct comparison *c, FILE *out)
 			fprintf(out, "\n%s, %s against %s: %s", text_safe(r->name),
 				text_safe(c->groups[g].commit), text_safe(c->groups[0].commit),
 				v == V_NONE ? "inconclusive" : verdict_name(v));
-			if (r->has_change[g] && !isnan(r->lo[g]))
+			/* The test's estimate with its interval: one estimator, inside it.  The
+			 * table's %change (of the means, LKP's) is named when it reads otherwise. */
+			if (!isnan(r->est[g]) && !isnan(r->lo[g])) {
+				char e[32], m[32];
+
+				snprintf(e, sizeof(e), r->absolute ? "%+.2f" : "%+.1f%%", r->est[g]);
+				snprintf(m, sizeof(m), r->absolute ? "%+.2f" : "%+.1f%%", r->change[g]);
 				fprintf(out,
-					r->absolute
-					    ? " (%+.2f, 95%% interval [%+.2f, %+.2f])"
-					    : " (%+.1f%%, 95%% interval [%+.1f%%, %+.1f%%])",
-					r->change[g], r->lo[g], r->hi[g]);
-			else if (r->has_change[g])
+					r->absolute ? " (%s, 95%% interval [%+.2f, %+.2f]"
+						    : " (%s, 95%% interval [%+.1f%%, %+.1f%%]",
+					e, r->lo[g], r->hi[g]);
+				if (r->has_change[g] && strcmp(e, m))
+					fprintf(out, "; the table's %s is of the means%s", m,
+						r->test[g] == TEST_YUEN_LOG || r->test[g] == TEST_YUEN
+						    ? ", outliers in"
+						    : "");
+				fprintf(out, ")");
+			} else if (r->has_change[g])
 				fprintf(out, r->absolute ? " (%+.2f)" : " (%+.1f%%)", r->change[g]);
 			fprintf(out, ".\n");
 			if (v != V_INCONCLUSIVE && v != V_NONE)
@@ -497,6 +508,7 @@ static void put_summary(struct jsonw *w, const struct stat_summary *m)
 static void put_figures(struct jsonw *w, const struct stat_row *r, size_t g)
 {
 	put_double(w, "change", r->has_change[g] ? r->change[g] : NAN);
+	put_double(w, "estimate", r->est[g]);
 	jsonw_key(w, "interval");
 	jsonw_begin_array(w);
 	jsonw_double(w, r->lo[g]);

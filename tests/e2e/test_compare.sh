@@ -561,3 +561,23 @@ check "--all shows the drifting stat as [drift]" grep -q 'softirqs.CPU0.RCU  \[d
 sb compare --results "$WORK/drift/mixed" --commits A,B
 check "the same counter, runs interleaved: no drift note (the means agree)" \
 	bash -c "[ $rc = 0 ] && ! grep -q 'drift' '$WORK/out'"
+
+# One estimator per verdict: the verdict line's change is the test's own estimate, inside its
+# interval (a trimmed test leaves the outlier out; the table's %change is of the means, and
+# said when it reads otherwise).  5 v 5 runs, one outlier at the head: means +21%, trimmed +2%.
+python3 - "$WORK/est" <<'PY'
+import json, os, sys
+for side, vs in {"base": [100, 100.5, 101, 101.5, 102], "head": [102, 102.5, 103, 103.5, 200]}.items():
+    for i, v in enumerate(vs):
+        d = os.path.join(sys.argv[1], side, str(i))
+        os.makedirs(d)
+        json.dump({"will-it-scale.per_process_ops": v}, open(d + "/stats.json", "w"))
+PY
+sb compare "$WORK/est/base" "$WORK/est/head"
+check "verdict line: the test's estimate inside its own interval, the table's change named" python3 -c "
+import re, sys
+m = re.search(r'head against base: \w+ \(([-+][0-9.]+)%, 95% interval \[([-+][0-9.]+)%, ([-+][0-9.]+)%\]; the table.s \+21.0% is of the means', open('$WORK/out').read())
+sys.exit(not (m and float(m.group(2)) <= float(m.group(1)) <= float(m.group(3))))"
+sb compare --json "$WORK/est/base" "$WORK/est/head"
+json_later "--json: each group's estimate lies inside its interval (change stays the means')" "$WORK/out" \
+	"all(g['interval'][0] <= g['estimate'] <= g['interval'][1] for s in d['jobs'][0]['stats'] for g in s['groups'][1:] if g.get('estimate') is not None) and [g['change'] for s in d['jobs'][0]['stats'] for g in s['groups'][1:]][0] > 20"
