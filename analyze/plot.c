@@ -238,6 +238,18 @@ static void padded_range(double lo, double hi, double *rlo, double *rhi)
 	*rhi = hi + pad;
 }
 
+/* The y range of a sample or scalability plot: in PNG/SVG from zero (or from the lowest value
+ * when one is negative), so that the height of a point reads as its size and a 2% change does
+ * not fill the frame; with PLOT_Y_AUTO, and always in text, the data's padded range: the
+ * robot's 20-line plot would put every run on one row. */
+static void y_range(double lo, double hi, enum plot_format fmt, unsigned flags, double *rlo,
+		    double *rhi)
+{
+	padded_range(lo, hi, rlo, rhi);
+	if (fmt != PLOT_TEXT && !(flags & PLOT_Y_AUTO) && lo >= 0)
+		*rlo = 0;
+}
+
 /* A tic step of 1, 2, 5, 10, 20, ... giving at most max_tics tics over span, for axes of
  * whole numbers (run index, nr_task) where gnuplot's own choice could be 0.5.  0: no such
  * step (let gnuplot choose). */
@@ -506,6 +518,46 @@ static double sample_x(size_t group, size_t run, size_t nruns)
 		   : at;
 }
 
+/* The mean of series i's finite values (NaN when it has none): the value its mean mark is
+ * drawn at. */
+static double series_mean(const struct plot_series *s)
+{
+	double sum = 0;
+	size_t k = 0;
+
+	for (size_t j = 0; s->y && j < s->n; j++)
+		if (isfinite(s->y[j])) {
+			sum += s->y[j];
+			k++;
+		}
+	return k ? sum / (double)k : NAN;
+}
+
+/* The mark of each group's mean: a horizontal segment across its runs ($mean, one segment
+ * per group, a blank line apart).  Returns whether any group has one. */
+static bool put_means(FILE *f, const struct plot_series *s, size_t nseries)
+{
+	bool any = false;
+
+	fputs("$mean << EOD\n", f);
+	for (size_t i = 0; i < nseries; i++) {
+		double m = series_mean(&s[i]), half = SAMPLE_SPREAD / 2 + 0.08;
+
+		if (!isfinite(m))
+			continue;
+		for (int end = -1; end <= 1; end += 2) {
+			put_num(f, (double)(i + 1) + end * half);
+			fputc(' ', f);
+			put_num(f, m);
+			fputc('\n', f);
+		}
+		fputc('\n', f);
+		any = true;
+	}
+	fputs("EOD\n", f);
+	return any;
+}
+
 /* A sha's usual abbreviation: the fewest characters of a commit sha a tic shows. */
 #define SHA_ABBREV 10
 
@@ -569,11 +621,15 @@ static void put_group_tics(FILE *f, enum plot_format fmt, const struct plot_seri
 	fputs(")\n", f);
 }
 
+/* The text plot's mean mark: dots, which no group's point character is (see markers). */
+#define TEXT_MEAN_MARK '.'
+
 static void samples_body(FILE *f, enum plot_format fmt, const void *varg)
 {
 	const struct samples_arg *a = varg;
-	char entry[PLOT_MAX_SERIES][4 * TEXT_COLS];
+	char entry[PLOT_MAX_SERIES + 1][4 * TEXT_COLS];
 	const char *sep = "plot ";
+	bool means;
 
 	for (size_t i = 0; i < a->nseries; i++) {
 		double *x = malloc((a->s[i].n ? a->s[i].n : 1) * sizeof(*x));
@@ -585,6 +641,7 @@ static void samples_body(FILE *f, enum plot_format fmt, const void *varg)
 		put_datablock(f, i, x, a->s[i].y, NULL, a->s[i].y ? a->s[i].n : 0);
 		free(x);
 	}
+	means = put_means(f, a->s, a->nseries);
 	put_title(f, fmt, a->title);
 	fprintf(f, "set xrange [0.5:%g]\n", (double)a->nseries + 0.5);
 	fputs("set yrange [", f);
@@ -603,11 +660,26 @@ static void samples_body(FILE *f, enum plot_format fmt, const void *varg)
 			series_name(name, sizeof(name), a->s, i);
 			snprintf(entry[i], sizeof(entry[i]), "[%c] %s", markers[i], name);
 		}
-		fprintf(f, "set bmargin %d\n", text_legend(f, entry, a->nseries) + 2);
+		/* The legend lists what is drawn: each group's character, then the mean's. */
+		if (means)
+			snprintf(entry[a->nseries], sizeof(entry[a->nseries]), "[%c] mean",
+				 TEXT_MEAN_MARK);
+		fprintf(f, "set bmargin %d\n",
+			text_legend(f, entry, a->nseries + means) + 2);
 	} else {
 		put_group_tics(f, fmt, a->s, a->nseries);
 		fputs("set xlabel 'commit (runs in run order)'\nset grid ytics\n", f);
-		fputs("set key outside below center horizontal\n", f);
+		/* Below the frame, where no point can be. */
+		fputs("set key outside below center horizontal\nset bmargin 6\n", f);
+	}
+	/* The means first, so that every run's point is drawn over them. */
+	if (means && fmt == PLOT_TEXT) {
+		/* Points, not lines: the dumb terminal ends a dotted line in '+'. */
+		fputs("plot $mean using 1:2 with linespoints lt 0 pt '.' notitle", f);
+		sep = ", \\\n     ";
+	} else if (means) {
+		fputs("plot $mean using 1:2 with lines lc rgb '#000000' lw 2 title 'mean'", f);
+		sep = ", \\\n     ";
 	}
 	for (size_t i = 0; i < a->nseries; i++) {
 		bool empty = !count_finite(a->s[i].y, a->s[i].n);
@@ -634,8 +706,8 @@ static void samples_body(FILE *f, enum plot_format fmt, const void *varg)
 }
 
 int plot_samples(const char *title, const struct plot_series *s, size_t nseries,
-		 enum plot_format fmt, const char *out_path, FILE *text_out, char *err,
-		 size_t errlen)
+		 enum plot_format fmt, unsigned flags, const char *out_path, FILE *text_out,
+		 char *err, size_t errlen)
 {
 	struct samples_arg a = {.title = title, .s = s, .nseries = nseries};
 	double lo = INFINITY, hi = -INFINITY;
@@ -657,7 +729,7 @@ int plot_samples(const char *title, const struct plot_series *s, size_t nseries,
 			 title ? title : "samples");
 		return -1;
 	}
-	padded_range(lo, hi, &a.ylo, &a.yhi);
+	y_range(lo, hi, fmt, flags, &a.ylo, &a.yhi);
 	return render(fmt, 0, 0, out_path, text_out, samples_body, &a, err, errlen);
 }
 
@@ -681,13 +753,17 @@ struct scal_arg {
 	double xlo, xhi, ylo, yhi, xstep;
 };
 
+/* Rows of the text scalability plot's frame, about (the title, tics, xlabel and legend take
+ * the others). */
+#define TEXT_BAR_ROWS 10
+
 static void scal_body(FILE *f, enum plot_format fmt, const void *varg)
 {
 	const struct scal_arg *a = varg;
-	char entry[PLOT_MAX_SERIES][4 * TEXT_COLS];
+	char entry[PLOT_MAX_SERIES + 1][4 * TEXT_COLS];
 	const char *ylabel = a->ylabel && *a->ylabel ? a->ylabel : "ops/s";
 	const char *sep = "plot ";
-	bool has_data[PLOT_MAX_SERIES] = {false};
+	bool has_data[PLOT_MAX_SERIES] = {false}, bars = false;
 
 	for (size_t i = 0; i < a->nseries; i++) {
 		const struct plot_xy_series *s = &a->s[i];
@@ -711,6 +787,10 @@ static void scal_body(FILE *f, enum plot_format fmt, const void *varg)
 				x[j] = pt[j].x;
 				y[j] = pt[j].y;
 				e[j] = pt[j].e;
+				/* a bar the text plot shows: past the point's own row of the
+				 * frame's some TEXT_BAR_ROWS */
+				bars = bars || (s->yerr && isfinite(e[j]) &&
+						fabs(e[j]) * TEXT_BAR_ROWS >= a->yhi - a->ylo);
 			}
 			put_datablock(f, i, x, y, s->yerr ? e : NULL, k);
 			has_data[i] = k > 0;
@@ -722,8 +802,9 @@ static void scal_body(FILE *f, enum plot_format fmt, const void *varg)
 	fputs("set xlabel 'nr_task'\n", f);
 	if (fmt == PLOT_TEXT) {
 		/* The dumb terminal prints a ylabel over the tic labels; the top line above
-		 * the axis is free and reads as the axis' unit. */
-		fprintf(f, "set label %zu ", a->nseries + 1);
+		 * the axis is free and reads as the axis' unit (a label numbered past the
+		 * legend's). */
+		fprintf(f, "set label %zu ", a->nseries + 2);
 		put_quoted(f, ylabel);
 		fprintf(f, " at character 0, character %d\n", TEXT_ROWS - 1);
 	} else {
@@ -758,10 +839,18 @@ static void scal_body(FILE *f, enum plot_format fmt, const void *varg)
 				snprintf(entry[i], sizeof(entry[i]), "[%c] group %zu", markers[i],
 					 i + 1);
 		}
+		/* The legend lists what is drawn: the error bars too, dotted up and down from
+		 * their point (no caps: the dumb terminal draws them as '+' beside the point,
+		 * a character of no series). */
+		fputs("set bars 0\n", f);
+		if (bars)
+			snprintf(entry[a->nseries], sizeof(entry[a->nseries]),
+				 "[:] standard deviation");
 		/* Rows under the plot: tic labels, xlabel, a blank, the legend. */
-		fprintf(f, "set bmargin %d\n", text_legend(f, entry, a->nseries) + 3);
+		fprintf(f, "set bmargin %d\n", text_legend(f, entry, a->nseries + bars) + 3);
 	} else {
-		fputs("set grid\nset key top left\n", f);
+		/* Below the frame: inside, a key covers the points of some curve. */
+		fputs("set grid\nset key outside below center horizontal\nset bmargin 6\n", f);
 	}
 	for (size_t i = 0; i < a->nseries; i++) {
 		const char *style = a->s[i].yerr ? "yerrorlines" : "linespoints";
@@ -793,8 +882,8 @@ static void scal_body(FILE *f, enum plot_format fmt, const void *varg)
 }
 
 int plot_scalability(const char *title, const char *ylabel, const struct plot_xy_series *s,
-		     size_t nseries, enum plot_format fmt, const char *out_path, FILE *text_out,
-		     char *err, size_t errlen)
+		     size_t nseries, enum plot_format fmt, unsigned flags, const char *out_path,
+		     FILE *text_out, char *err, size_t errlen)
 {
 	struct scal_arg a = {.title = title, .ylabel = ylabel, .s = s, .nseries = nseries};
 	double xlo = INFINITY, xhi = -INFINITY, ylo = INFINITY, yhi = -INFINITY;
@@ -825,7 +914,7 @@ int plot_scalability(const char *title, const char *ylabel, const struct plot_xy
 	padded_range(xlo, xhi, &a.xlo, &a.xhi);
 	a.xlo = xlo - (xlo - a.xlo) / 2;
 	a.xhi = xhi + (a.xhi - xhi) / 2;
-	padded_range(ylo, yhi, &a.ylo, &a.yhi);
+	y_range(ylo, yhi, fmt, flags, &a.ylo, &a.yhi);
 	a.xstep = whole_x ? int_tic_step(a.xhi - a.xlo, 8) : 0;
 	return render(fmt, 0, 0, out_path, text_out, scal_body, &a, err, errlen);
 }

@@ -18,6 +18,12 @@
 
 enum plot_format { PLOT_TEXT, PLOT_PNG, PLOT_SVG };
 
+/* The flags of plot_samples and plot_scalability.  The y axis of a PNG or SVG starts at zero
+ * (lower when a value is negative), so that a point's height reads as its size;
+ * PLOT_Y_AUTO spans the data instead, with a 10% margin, as the text plot always does (its 20
+ * lines from zero would put every run on one row). */
+enum plot_flags { PLOT_Y_AUTO = 1 };
+
 /* One group's runs, in run order.  label may be NULL ("group N" is used then). */
 struct plot_series {
 	const char *label;
@@ -26,20 +32,22 @@ struct plot_series {
 };
 
 /* The sample plot for one stat: each run's value as a point, one series per group, the groups
- * along the x axis (group i's runs around x = i + 1 in run order, the x tic its label); NaN/inf
- * values are left out.  The y axis spans the data with a 10% margin (not crossing 0 when all
- * values are >= 0).  Every group is named by its label, "group N" when it has none; words such
- * as bisect's "bisect-good sample" are the caller's to put in the label.
+ * along the x axis (group i's runs around x = i + 1 in run order, the x tic its label), each
+ * group's mean a horizontal mark across its runs; NaN/inf values are left out.  The y axis as
+ * flags say (text: the data with a 10% margin, not crossing 0 when all values are >= 0).
+ * Every group is named by its label, "group N" when it has none; words such as bisect's
+ * "bisect-good sample" are the caller's to put in the label.
  *
  * PLOT_TEXT: gnuplot's dumb terminal, 80x20, written to text_out as exactly 20 lines (trailing
  * blanks stripped), legend in the last lines: one point character per group ('*', 'O', '#',
- * 'x', '@', ...) and "[c] label" entries, several per line past 4 groups.
- * PLOT_PNG / PLOT_SVG: written to out_path, 800x480, with a key instead of the text legend.
- * At most PLOT_MAX_SERIES series. */
+ * 'x', '@', ...) and "[c] label" entries, then "[.] mean" for the means' dotted marks, several
+ * per line past 4 entries.
+ * PLOT_PNG / PLOT_SVG: written to out_path, 800x480, with a key below the frame instead of the
+ * text legend ("mean" a black line).  At most PLOT_MAX_SERIES series. */
 #define PLOT_MAX_SERIES 35
 int plot_samples(const char *title, const struct plot_series *s, size_t nseries,
-		 enum plot_format fmt, const char *out_path, FILE *text_out, char *err,
-		 size_t errlen);
+		 enum plot_format fmt, unsigned flags, const char *out_path, FILE *text_out,
+		 char *err, size_t errlen);
 
 /* One group's scalability curve: y[i] at x[i] (nr_task), yerr[i] its error bar half-height
  * (e.g. the stddev); yerr may be NULL.  Points are connected in increasing x. */
@@ -50,11 +58,11 @@ struct plot_xy_series {
 };
 
 /* Scalability plot: ops/s (ylabel; "ops/s" when NULL) vs nr_task, one line per group, error
- * bars where yerr is given.  Same formats, text size and legend style as plot_samples, the
- * legend always "[c] label". */
+ * bars where yerr is given.  Same formats, flags, text size and legend style as plot_samples
+ * (the points are means already: no mean mark), the legend always "[c] label". */
 int plot_scalability(const char *title, const char *ylabel, const struct plot_xy_series *s,
-		     size_t nseries, enum plot_format fmt, const char *out_path, FILE *text_out,
-		     char *err, size_t errlen);
+		     size_t nseries, enum plot_format fmt, unsigned flags, const char *out_path,
+		     FILE *text_out, char *err, size_t errlen);
 
 /* One commit of a trend: its label and its runs' values (the mean is the caller's, as its
  * series computed it). */

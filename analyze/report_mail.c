@@ -362,7 +362,7 @@ static void write_plots(FILE *f, const struct job_cmp *j)
 		fprintf(f, "\n\n");
 		if (same)
 			fprintf(f, "%s: the same value in every run, one plot\n", names);
-		if (plot_samples(title, s, 2, PLOT_TEXT, NULL, f, err, sizeof(err)))
+		if (plot_samples(title, s, 2, PLOT_TEXT, 0, NULL, f, err, sizeof(err)))
 			sb_error("plot of %s: %s", names, err);
 	}
 	for (size_t i = 0; i < n; i++) {

@@ -2,7 +2,9 @@
 #include "select.h"
 
 #include "../store/layout.h"
+#include "../lib/errors.h"
 #include "../lib/git.h"
+#include "../lib/strbuf.h"
 #include "../lib/strvec.h"
 #include "../lib/text.h"
 
@@ -357,6 +359,120 @@ enum select_result select_commit(const char *root, const char *const *jobs, size
 	free(match);
 	stored_labels_clear(&l);
 	return r;
+}
+
+enum select_result select_commit_list(const char *root, const char *const *jobs, size_t njobs,
+				      const char *repo, const char *opt, const char *list,
+				      char **joined, char *err, size_t errlen)
+{
+	struct strbuf out = STRBUF_INIT;
+	char **labels = NULL;
+	long nc = commit_list_split(list, &labels);
+	enum select_result r = SELECT_OK;
+
+	*joined = NULL;
+	for (long c = 0; c < nc && r == SELECT_OK; c++) {
+		char *label;
+
+		r = select_commit(root, jobs, njobs, repo, opt, labels[c], &label, err, errlen);
+		if (r == SELECT_OK)
+			strbuf_addf(&out, "%s%s", c ? "," : "", label);
+		free(label);
+	}
+	free(labels);
+	if (nc < 0 || (r == SELECT_OK && out.oom)) {
+		snprintf(err, errlen, "out of memory");
+		r = SELECT_ERROR;
+	}
+	if (r == SELECT_OK)
+		*joined = out.buf ? out.buf : strdup("");
+	else
+		strbuf_release(&out);
+	if (r == SELECT_OK && !*joined) {
+		snprintf(err, errlen, "out of memory");
+		r = SELECT_ERROR;
+	}
+	return r;
+}
+
+enum select_result select_commits_dirs(const char *root, const char *job, char **commits,
+				       size_t ncommits, char ***dirs, size_t *n, char *err,
+				       size_t errlen)
+{
+	*dirs = NULL;
+	*n = 0;
+	for (size_t c = 0; c < ncommits; c++) {
+		char **found, **grown;
+		size_t k;
+		enum select_result r =
+		    select_dirs(root, job, commits[c], 0, &found, &k, err, errlen);
+
+		if (r != SELECT_OK)
+			return r;
+		grown = realloc(*dirs, (*n + 1) * sizeof(**dirs));
+		if (!grown) {
+			free_list(found, k);
+			snprintf(err, errlen, "out of memory");
+			return SELECT_ERROR;
+		}
+		*dirs = grown;
+		(*dirs)[(*n)++] = found[0];
+		free(found);
+	}
+	return SELECT_OK;
+}
+
+/* Whether job has runs at each of commits[1..]; a note names the first commit that lacks it. */
+static bool at_every_commit(const char *root, const char *job, char **commits, size_t ncommits)
+{
+	for (size_t c = 1; c < ncommits; c++) {
+		char **found, e[1024];
+		size_t nf;
+		/* none is absent; several (ambiguous) is said when the job is read */
+		enum select_result r =
+		    select_dirs(root, job, commits[c], 0, &found, &nf, e, sizeof(e));
+
+		free_list(found, nf);
+		if (r == SELECT_NONE) {
+			sb_note("job '%s' has runs at commit '%s' but none at '%s': left out",
+				text_safe(job), text_safe(commits[0]), text_safe(commits[c]));
+			return false;
+		}
+	}
+	return true;
+}
+
+ssize_t select_common_jobs(const char *root, char **commits, size_t ncommits, char ***jobs)
+{
+	char **dirs = NULL, **v;
+	ssize_t nd = ncommits ? store_find(root, NULL, commits[0], &dirs) : 0;
+	size_t n = 0;
+	bool oom = nd < 0;
+
+	*jobs = NULL;
+	v = oom ? NULL : calloc((size_t)nd + 1, sizeof(*v));
+	oom = oom || !v;
+	for (ssize_t i = 0; !oom && i < nd; i++) {
+		struct store_axes a;
+		char why[512];
+		bool seen = false;
+
+		if (store_parse(dirs[i], STORE_COMMIT_DIR, &a, why, sizeof(why)))
+			continue;
+		for (size_t k = 0; k < n && !seen; k++)
+			seen = !strcmp(v[k], a.path_params);
+		if (!seen && at_every_commit(root, a.path_params, commits, ncommits))
+			oom = !(v[n++] = strdup(a.path_params));
+		store_axes_free(&a);
+	}
+	if (nd > 0)
+		free_list(dirs, (size_t)nd);
+	if (oom) {
+		free_list(v, n);
+		return -1;
+	}
+	*jobs = v;
+	return (ssize_t)n;
 }
 
 enum select_result select_groups(const char *root, const char *job, const char *commit,

@@ -68,6 +68,27 @@ enum select_result select_commit(const char *root, const char *const *jobs, size
 				 const char *repo, const char *opt, const char *arg, char **label,
 				 char *err, size_t errlen);
 
+/* select_commit for each label of a comma-separated list (compare's and plot's --commits), the
+ * stored labels joined again by commas in *joined (malloc'd; "" for an empty list).  On
+ * anything but SELECT_OK, *joined is NULL and err says why (the first label that failed). */
+enum select_result select_commit_list(const char *root, const char *const *jobs, size_t njobs,
+				      const char *repo, const char *opt, const char *list,
+				      char **joined, char *err, size_t errlen);
+
+/* The commit directory of job at each of the ncommits stored labels, in their order
+ * (select_dirs for each, without SELECT_NODES: one directory each): compare's groups and plot's.
+ * On anything but SELECT_OK, err names the commit that failed; *dirs holds the directories
+ * found before it either way (free each and the array). */
+enum select_result select_commits_dirs(const char *root, const char *job, char **commits,
+				       size_t ncommits, char ***dirs, size_t *n, char *err,
+				       size_t errlen);
+
+/* The atomic jobs (path_params) that every one of the ncommits stored labels has runs of, in
+ * the tree's order (compare's and plot's selection without --job): how many, names in *jobs
+ * (free each and the array), or -1 when out of memory.  Each job the first commit has and a
+ * later one lacks is named in a note on stderr. */
+ssize_t select_common_jobs(const char *root, char **commits, size_t ncommits, char ***jobs);
+
 /* "job 'JOB' is ambiguous: it is the path_params of K1, K2; name one of them", the one
  * wording for a path_params several keys share. */
 void select_ambiguous_message(const char *job, const char *const *keys, size_t n, char *err,

@@ -787,7 +787,7 @@ static int scalability_plot(struct site *s, const struct job_data *d, const char
 							    .y = y[side],
 							    .yerr = e[side],
 							    .n = n[side]};
-	if (plot_scalability("scalability", stat, ser, ns, PLOT_SVG, path, NULL, err,
+	if (plot_scalability("scalability", stat, ser, ns, PLOT_SVG, 0, path, NULL, err,
 			     sizeof(err))) {
 		sb_note("%s: %s", path, err);
 		rc = -1;
@@ -978,7 +978,7 @@ static void cmp_samples(struct cmp_page *cp, FILE *f)
 		/* a path that cannot be made says why in the site's err, a plot in the page's */
 		if (site_path(cp->s, rel_svg, path, sizeof(path)) || make_parents(cp->s, rel_svg)) {
 			sb_note("%s", cp->s->err);
-		} else if (!plot_samples(title, ser, 2, PLOT_SVG, path, NULL, cp->err,
+		} else if (!plot_samples(title, ser, 2, PLOT_SVG, 0, path, NULL, cp->err,
 					 sizeof(cp->err))) {
 			if (!nplots++)
 				fputs("<h2>Samples</h2>\n<div class=\"plots\">\n", f);

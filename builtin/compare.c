@@ -5,7 +5,6 @@
 #include "../analyze/select.h"
 #include "../runner/job.h"
 #include "../store/layout.h"
-#include "../lib/strbuf.h"
 #include "../lib/text.h"
 #include "../lib/xalloc.h"
 
@@ -154,67 +153,19 @@ static int compare_jobs(const struct job_ref *jobs, size_t nj, const char *root,
 	return rc;
 }
 
-/* The atomic jobs (path_params) that every commit has runs of, in the tree's order; the ones
- * some commit lacks are named in a note.  Returns how many (names in *out, free each and the
- * array). */
-static ssize_t common_jobs(const char *root, const char *commits, char ***out)
-{
-	char **labels = NULL, **dirs = NULL, **v = NULL;
-	long nc = commit_list_split(commits, &labels);
-	ssize_t nd = nc > 0 ? store_find(root, NULL, labels[0], &dirs) : 0;
-	size_t n = 0;
-
-	if (nc < 0 || nd < 0)
-		xalloc_die();
-	v = xcalloc((size_t)nd + 1, sizeof(*v));
-	for (ssize_t i = 0; i < nd; i++) {
-		struct store_axes a;
-		char why[512];
-		bool seen = false, everywhere = true;
-
-		if (store_parse(dirs[i], STORE_COMMIT_DIR, &a, why, sizeof(why)))
-			continue;
-		for (size_t k = 0; k < n && !seen; k++)
-			seen = !strcmp(v[k], a.path_params);
-		for (long c = 1; c < nc && everywhere && !seen; c++) {
-			char **found, e[1024];
-			size_t nf;
-			/* none is absent; several (ambiguous) is said when the job is compared */
-			enum select_result r = select_dirs(root, a.path_params, labels[c], 0,
-							   &found, &nf, e, sizeof(e));
-
-			for (size_t k = 0; k < nf; k++)
-				free(found[k]);
-			free(found);
-			if (r == SELECT_NONE) {
-				sb_note("job '%s' has runs at commit '%s' but none at '%s': not "
-					"compared",
-					text_safe(a.path_params), text_safe(labels[0]),
-					text_safe(labels[c]));
-				everywhere = false;
-			}
-		}
-		if (!seen && everywhere)
-			v[n++] = xstrdup(a.path_params);
-		store_axes_free(&a);
-	}
-	*out = v;
-	for (ssize_t i = 0; i < nd; i++)
-		free(dirs[i]);
-	free(dirs);
-	free(labels);
-	return (ssize_t)n;
-}
-
 /* --results R --commits A,B without --job: every atomic job both commits have. */
 static int compare_all_jobs(const char *root, const char *commits, const struct compare_opts *o,
 			    const struct compare_output *out)
 {
-	char **pp;
-	ssize_t n = common_jobs(root, commits, &pp);
+	char **pp, **labels = NULL;
+	long nc = commit_list_split(commits, &labels);
+	ssize_t n = nc < 0 ? -1 : select_common_jobs(root, labels, (size_t)nc, &pp);
 	struct job_ref *jobs = n > 0 ? xcalloc((size_t)n, sizeof(*jobs)) : NULL;
 	int rc = SB_EXIT_ERROR;
 
+	if (n < 0)
+		xalloc_die();
+	free(labels);
 	if (n == 0)
 		sb_error("no atomic job has runs at every commit of '%s' under %s", commits, root);
 	if (jobs) {
@@ -281,33 +232,17 @@ static int compare_paths(char **dirs, size_t n, const struct compare_opts *o,
 static char *stored_commits(const char *root, const struct job_file *job, const char *job_arg,
 			    const char *repo, const char *commits)
 {
-	char **labels = NULL, *label, err[2048];
-	long nc = commit_list_split(commits, &labels);
 	size_t nj = job ? job->n_atomic : job_arg ? 1 : 0;
 	const char **jobs = xcalloc(nj + 1, sizeof(*jobs));
-	struct strbuf out = STRBUF_INIT;
-	bool ok = true;
+	char *joined, err[2048];
 
-	if (nc < 0)
-		xalloc_die();
 	for (size_t j = 0; j < nj; j++)
 		jobs[j] = job ? job->atomic[j].path_params : job_arg;
-	for (long c = 0; c < nc && ok; c++) {
-		ok = select_commit(root, jobs, nj, repo, "--commits", labels[c], &label, err,
-				   sizeof(err)) == SELECT_OK;
-		if (!ok)
-			sb_error("%s", err);
-		else if (strbuf_addf(&out, "%s%s", c ? "," : "", label))
-			xalloc_die();
-		free(label);
-	}
+	if (select_commit_list(root, jobs, nj, repo, "--commits", commits, &joined, err,
+			       sizeof(err)) != SELECT_OK)
+		sb_error("%s", err);
 	free(jobs);
-	free(labels);
-	if (!ok || !out.buf) {
-		strbuf_release(&out);
-		return ok ? xstrdup("") : NULL;
-	}
-	return out.buf;
+	return joined;
 }
 
 int cmd_compare(int argc, char **argv)
@@ -389,8 +324,8 @@ int cmd_compare(int argc, char **argv)
 			goto out;
 		}
 		if (job_arg && access(job_arg, F_OK) == 0) {
-			if (job_load(job_arg, (unsigned)sysconf(_SC_NPROCESSORS_ONLN), &job, err,
-				     sizeof(err))) {
+			if (job_load_results(job_arg, (unsigned)sysconf(_SC_NPROCESSORS_ONLN), &job,
+					     err, sizeof(err))) {
 				sb_error("%s", err);
 				rc = SB_EXIT_ERROR;
 				goto out;

@@ -30,19 +30,10 @@ void compare_free_dirs(char **dirs, size_t n)
 int compare_pick_dirs(const char *root, const char *path_params, char **commits, size_t ncommits,
 		      char ***dirs, size_t *n, char *err, size_t errlen)
 {
-	for (size_t c = 0; c < ncommits; c++) {
-		char **found;
-		size_t k;
-		enum select_result r =
-		    select_dirs(root, path_params, commits[c], 0, &found, &k, err, errlen);
+	enum select_result r =
+	    select_commits_dirs(root, path_params, commits, ncommits, dirs, n, err, errlen);
 
-		if (r != SELECT_OK)
-			return r == SELECT_NONE ? -2 : -1;
-		compare_add_dir(dirs, n, found[0]);
-		free(found[0]);
-		free(found);
-	}
-	return 0;
+	return r == SELECT_OK ? 0 : r == SELECT_NONE ? -2 : -1;
 }
 
 int compare_load_groups(char **dirs, size_t n, struct result_group *g, const struct compare_opts *o,
@@ -114,7 +105,8 @@ static void plot_headline(const struct comparison *c, bool all)
 		char title[1024];
 
 		group_plot_title(&c->groups[0], r->name, title, sizeof(title));
-		if (plot_samples(title, s, c->ngroups, PLOT_TEXT, NULL, stdout, err, sizeof(err)))
+		if (plot_samples(title, s, c->ngroups, PLOT_TEXT, 0, NULL, stdout, err,
+				 sizeof(err)))
 			sb_error("plot of %s: %s", text_safe(r->name), err);
 		free(s);
 		free(v);

@@ -18,20 +18,28 @@
 const struct command_def plot_command = {
     .name = "plot",
     .args = "A B [C ...]",
-    .alt = "--scalability JOB.yaml --results DIR --commits A,B[,C] [--png FILE | --svg FILE]",
+    .alt = "--results DIR [--job JOB] --commits A,B[,C] [options]\n"
+	   "--scalability JOB.yaml --results DIR --commits A,B[,C] [--png FILE | --svg FILE]",
     .summary = "Plot a stat's runs per group, or scalability against nr_task, with gnuplot.",
-    .details = "Each of A, B, ... is a commit directory of a results tree.  The sample plot shows\n"
-	       "every run's value, the commits along the x axis (each group's runs in run order\n"
-	       "around its commit), one point character per group, every group named in the\n"
-	       "legend and the job and stat in the title.  The\n"
-	       "scalability plot shows the mean ops/s of one copy's stat against nr_task for each\n"
-	       "commit, with the standard deviation as error bars.\n",
+    .details =
+	"Each of A, B, ... is a commit directory of a results tree; or pick them as compare\n"
+	"does, --results, --commits and --job (one plot per atomic job).  The sample plot\n"
+	"shows every run's value, the commits along the x axis (each group's runs in run\n"
+	"order around its commit), one point character per group and each group's mean\n"
+	"marked, every group named in the legend and the job and stat in the title.  The\n"
+	"scalability plot shows the mean ops/s of one copy's stat against nr_task for each\n"
+	"commit, with the standard deviation as error bars.  A PNG's or SVG's y axis starts\n"
+	"at zero (--y-auto: the data's range, as the text plot's).  Neither needs the\n"
+	"plug-in of a plug-in's runs: their meta.json says what they are.\n",
     .rules = (const struct option_rule[]){{OPTION_CONFLICTS, "png", "svg", NULL},
+					  {OPTION_CONFLICTS, "scalability", "job",
+					   "--scalability names the job file"},
+					  {OPTION_NEEDS, "y-auto", "png svg", NULL},
 					  {OPTION_RULES_END, NULL, NULL, NULL}},
 };
 
 static int sample_plot(char **dirs, size_t n, const char *stat, enum plot_format fmt,
-		       const char *path)
+		       unsigned flags, const char *path)
 {
 	struct result_group *g = xcalloc(n + 1, sizeof(*g));
 	struct plot_series *s = xcalloc(n + 1, sizeof(*s));
@@ -76,7 +84,7 @@ static int sample_plot(char **dirs, size_t n, const char *stat, enum plot_format
 	group_plot_title(&g[0], stat, title, sizeof(title));
 	if (interrupt_caught)
 		goto out;
-	if (plot_samples(title, s, n, fmt, path, stdout, err, sizeof(err))) {
+	if (plot_samples(title, s, n, fmt, flags, path, stdout, err, sizeof(err))) {
 		if (!interrupt_caught)
 			sb_error("%s", err);
 		goto out;
@@ -88,6 +96,107 @@ out:
 	free(g);
 	free(s);
 	free(vals);
+	return rc;
+}
+
+/* The commits as stored labels, resolved among the directories of the jobs (njobs 0: every
+ * job) as compare resolves its --commits (select_commit_list); the labels in *labels (one
+ * allocation), how many, or -1 after a message. */
+static long stored_labels(const char *root, const char *const *jobs, size_t njobs, const char *repo,
+			  const char *commits, char ***labels, char **joined)
+{
+	char err[2048];
+	long nc;
+
+	if (select_commit_list(root, jobs, njobs, repo, "--commits", commits, joined, err,
+			       sizeof(err)) != SELECT_OK) {
+		sb_error("%s", err);
+		return -1;
+	}
+	nc = commit_list_split(*joined, labels);
+	if (nc < 0)
+		xalloc_die();
+	return nc;
+}
+
+/* compare's selection: --results, --commits and --job (a job file: each of its atomic jobs;
+ * a path_params or a key: that one; none: every atomic job all the commits have), the runs
+ * of each at each commit by select.h's one policy; one sample plot per job.  A PNG or SVG
+ * is one plot: one job. */
+static int selected_plots(const char *root, const char *job_arg, const char *repo,
+			  const char *commits, const char *stat, enum plot_format fmt,
+			  unsigned flags, const char *path)
+{
+	struct job_file job = {0};
+	bool have_job = job_arg && access(job_arg, F_OK) == 0;
+	char **jobs = NULL, **labels = NULL, *joined = NULL, err[2048];
+	size_t nj = 0, plotted = 0;
+	ssize_t common = 0;
+	long nc;
+	int rc = SB_EXIT_OK;
+
+	if (have_job && job_load_results(job_arg, (unsigned)sysconf(_SC_NPROCESSORS_ONLN), &job,
+					 err, sizeof(err))) {
+		sb_error("%s", err);
+		return SB_EXIT_ERROR;
+	}
+	nj = have_job ? job.n_atomic : job_arg ? 1 : 0;
+	jobs = xcalloc(nj + 1, sizeof(*jobs));
+	for (size_t j = 0; j < nj; j++)
+		jobs[j] = have_job ? job.atomic[j].path_params : (char *)job_arg;
+	nc = stored_labels(root, (const char *const *)jobs, nj, repo, commits, &labels, &joined);
+	if (nc >= 0 && !job_arg) {
+		free(jobs);
+		common = select_common_jobs(root, labels, (size_t)nc, &jobs);
+		if (common < 0)
+			xalloc_die();
+		nj = (size_t)common;
+	}
+	if (nc < 0) {
+		rc = SB_EXIT_ERROR;
+	} else if (!nj) {
+		sb_error("no atomic job has runs at every commit of '%s' under %s", joined, root);
+		rc = SB_EXIT_ERROR;
+	} else if (fmt != PLOT_TEXT && nj > 1) {
+		sb_error("--%s draws one plot, and %zu atomic jobs are selected; name one with "
+			 "--job (its path_params or key)",
+			 fmt == PLOT_PNG ? "png" : "svg", nj);
+		rc = SB_EXIT_ERROR;
+	}
+	for (size_t j = 0; rc == SB_EXIT_OK && j < nj && !interrupt_caught; j++) {
+		char **d = NULL;
+		size_t nd = 0;
+		enum select_result r = select_commits_dirs(root, jobs[j], labels, (size_t)nc, &d,
+							   &nd, err, sizeof(err));
+
+		/* An atomic job of the file not run at every commit: the others are plotted. */
+		if (r == SELECT_NONE && nj > 1) {
+			sb_note("%s: not plotted", err);
+		} else if (r != SELECT_OK) {
+			sb_error("%s", err);
+			rc = SB_EXIT_ERROR;
+		} else {
+			if (plotted++)
+				putchar('\n');
+			rc = sample_plot(d, nd, stat, fmt, flags, path);
+		}
+		for (size_t k = 0; k < nd; k++)
+			free(d[k]);
+		free(d);
+	}
+	if (rc == SB_EXIT_OK && !plotted && nj) {
+		sb_error("none of the %zu atomic jobs has runs at every commit of '%s' under %s",
+			 nj, joined, root);
+		rc = SB_EXIT_ERROR;
+	}
+	if (common > 0)
+		for (size_t j = 0; j < nj; j++)
+			free(jobs[j]);
+	free(jobs);
+	free(labels);
+	free(joined);
+	if (have_job)
+		job_free(&job);
 	return rc;
 }
 
@@ -135,27 +244,39 @@ static int scalability_point(const char *root, const char *path_params, const ch
 
 /* One line per commit (and per test and mode, when the job has several): the stat's mean
  * against nr_task, from the job's atomic jobs. */
-static int scalability_plot(const char *job_path, const char *root, const char *commits,
-			    const char *stat, enum plot_format fmt, const char *path)
+static int scalability_plot(const char *job_path, const char *root, const char *repo,
+			    const char *commits, const char *stat, enum plot_format fmt,
+			    unsigned flags, const char *path)
 {
 	struct job_file job;
 	struct sweep *ser = NULL;
 	struct sweep_item *items = NULL;
 	struct plot_xy_series *s = NULL;
-	char err[1024], **labels = NULL, *ylabel = NULL, **names = NULL;
+	char err[1024], **labels = NULL, *ylabel = NULL, **names = NULL, *joined = NULL, *title;
+	const char **jobs;
 	double *xy = NULL;
 	long nc;
 	ssize_t ns = -1;
 	size_t nlines = 0;
 	int rc = SB_EXIT_ERROR;
 
-	if (job_load(job_path, (unsigned)sysconf(_SC_NPROCESSORS_ONLN), &job, err, sizeof(err))) {
+	/* The runs say what they are (meta.json): a plug-in's job needs no plug-in here. */
+	if (job_load_results(job_path, (unsigned)sysconf(_SC_NPROCESSORS_ONLN), &job, err,
+			     sizeof(err))) {
 		sb_error("%s", err);
 		return SB_EXIT_ERROR;
 	}
-	nc = commit_list_split(commits, &labels);
+	jobs = xcalloc(job.n_atomic + 1, sizeof(*jobs));
+	for (size_t a = 0; a < job.n_atomic; a++)
+		jobs[a] = job.atomic[a].path_params;
+	nc = stored_labels(root, jobs, job.n_atomic, repo, commits, &labels, &joined);
+	free(jobs);
+	if (nc < 0) {
+		job_free(&job);
+		return SB_EXIT_ERROR;
+	}
 	items = xcalloc(job.n_atomic + 1, sizeof(*items));
-	if (nc >= 0) {
+	{
 		for (size_t a = 0; a < job.n_atomic; a++)
 			items[a] = (struct sweep_item){.test = job.atomic[a].test,
 						       .mode = tc_mode_name(job.atomic[a].mode),
@@ -163,8 +284,8 @@ static int scalability_plot(const char *job_path, const char *root, const char *
 						       .index = a};
 		ns = sweep_group(items, job.n_atomic, &ser);
 	}
-	/* Neither fails but for memory. */
-	if (nc < 0 || ns < 0)
+	/* It fails but for memory. */
+	if (ns < 0)
 		xalloc_die();
 	s = xcalloc((size_t)nc * (size_t)ns + 1, sizeof(*s));
 	names = xcalloc((size_t)nc * (size_t)ns + 1, sizeof(*names));
@@ -208,13 +329,15 @@ static int scalability_plot(const char *job_path, const char *root, const char *
 	}
 	if (interrupt_caught)
 		goto out;
-	if (plot_scalability("scalability", stat ? stat : ylabel, s, nlines, fmt, path, stdout, err,
-			     sizeof(err))) {
-		if (!interrupt_caught)
-			sb_error("%s", err);
-		goto out;
-	}
-	rc = SB_EXIT_OK;
+	/* The job is the job file here, its atomic jobs the points. */
+	title = xasprintf("scalability of %s: %s", job.name, stat ? stat : ylabel);
+	rc = plot_scalability(title, stat ? stat : ylabel, s, nlines, fmt, flags, path, stdout, err,
+			      sizeof(err))
+		 ? SB_EXIT_ERROR
+		 : SB_EXIT_OK;
+	if (rc && !interrupt_caught)
+		sb_error("%s", err);
+	free(title);
 out:
 	for (size_t i = 0; names && i < nlines; i++)
 		free(names[i]);
@@ -225,6 +348,7 @@ out:
 	free(items);
 	sweep_free(ser, ns > 0 ? (size_t)ns : 0);
 	free(labels);
+	free(joined);
 	job_free(&job);
 	return rc;
 }
@@ -248,7 +372,8 @@ int cmd_plot(int argc, char **argv)
 static int plot_main(int argc, char **argv)
 {
 	const char *stat = NULL, *png = NULL, *svg = NULL, *path, *job = NULL, *root = NULL,
-		   *commits = NULL;
+		   *commits = NULL, *job_arg = NULL, *repo = NULL;
+	bool y_auto = false;
 	const struct option_def opts[] = {
 	    {OPT_STRING("stat", 0, &stat), .arg = "STAT",
 	     .def_doc = "the runs' headline stat, from their meta.json",
@@ -260,12 +385,23 @@ static int plot_main(int argc, char **argv)
 	    {OPT_STRING("scalability", 0, &job), .arg = "JOB.yaml",
 	     .help = "ops/s against nr_task, one line per commit, from the job's atomic jobs "
 		     "(with --results, --commits)"},
-	    {OPT_RESULTS_OPTIONAL(&root), .help = "results root (with --scalability)"},
+	    {OPT_RESULTS_OPTIONAL(&root),
+	     .help = "results root to pick groups from (with --commits; --job or --scalability)"},
+	    {OPT_STRING("job", 0, &job_arg), .arg = "JOB",
+	     .help = "as compare's: a job file (a plot per atomic job), one atomic job's "
+		     "path_params or its key; without it, every atomic job the commits all have"},
 	    {OPT_STRING("commits", 0, &commits), .arg = "A,B[,C]",
-	     .help = "commit labels (with --scalability)"},
+	     .help = "commits to plot, as compare takes them: stored labels, or a sha's first 4 "
+		     "or more hex digits"},
+	    {OPT_STRING("repo", 0, &repo), .arg = "DIR",
+	     .help = "the git repository: --commits may be any revision (a tag, a branch, "
+		     "HEAD~2)"},
+	    {OPT_FLAG("y-auto", 0, &y_auto),
+	     .help = "a PNG's or SVG's y axis spans the data, not from zero"},
 	    {OPT_END},
 	};
 	enum plot_format fmt;
+	unsigned flags;
 	char err[512];
 	int first, rc = options_parse(&plot_command, opts, argc, argv, &first, NULL);
 
@@ -273,6 +409,7 @@ static int plot_main(int argc, char **argv)
 		return rc;
 	fmt = png ? PLOT_PNG : svg ? PLOT_SVG : PLOT_TEXT;
 	path = png ? png : svg;
+	flags = y_auto ? PLOT_Y_AUTO : 0;
 	if (!plot_available(err, sizeof(err))) {
 		if (!interrupt_caught)
 			sb_error("%s", err);
@@ -284,7 +421,17 @@ static int plot_main(int argc, char **argv)
 				 "and no group directories");
 			return SB_EXIT_ERROR;
 		}
-		return scalability_plot(job, root, commits, stat, fmt, path);
+		return scalability_plot(job, root, repo, commits, stat, fmt, flags, path);
 	}
-	return sample_plot(argv + first, (size_t)(argc - first), stat, fmt, path);
+	if (root || commits || job_arg || repo) {
+		if (!root || !commits || first < argc) {
+			sb_error(
+			    "--results and --commits go together (with --job, or every atomic "
+			    "job the commits all have; --repo to name them by revision), without "
+			    "group directories");
+			return SB_EXIT_ERROR;
+		}
+		return selected_plots(root, job_arg, repo, commits, stat, fmt, flags, path);
+	}
+	return sample_plot(argv + first, (size_t)(argc - first), stat, fmt, flags, path);
 }

@@ -227,13 +227,28 @@ static bool several_kconfigs(json_t *merged)
 	return several;
 }
 
+static int load(const char *path, unsigned nr_online, const struct job_override *ov, size_t n_ov,
+		bool results_only, struct job_file *job, char *err, size_t errlen);
+
 int job_load(const char *path, unsigned nr_online, struct job_file *job, char *err, size_t errlen)
 {
-	return job_load_overrides(path, nr_online, NULL, 0, job, err, errlen);
+	return load(path, nr_online, NULL, 0, false, job, err, errlen);
+}
+
+int job_load_results(const char *path, unsigned nr_online, struct job_file *job, char *err,
+		     size_t errlen)
+{
+	return load(path, nr_online, NULL, 0, true, job, err, errlen);
 }
 
 int job_load_overrides(const char *path, unsigned nr_online, const struct job_override *ov,
 		       size_t n_ov, struct job_file *job, char *err, size_t errlen)
+{
+	return load(path, nr_online, ov, n_ov, false, job, err, errlen);
+}
+
+static int load(const char *path, unsigned nr_online, const struct job_override *ov, size_t n_ov,
+		bool results_only, struct job_file *job, char *err, size_t errlen)
 {
 	struct loader l = {.path = path,
 			   .nr_online = nr_online ? nr_online : 1,
@@ -241,7 +256,8 @@ int job_load_overrides(const char *path, unsigned nr_online, const struct job_ov
 			   .errlen = errlen,
 			   .marks = json_object(),
 			   .notes_seen = json_object(),
-			   .job = job};
+			   .job = job,
+			   .results_only = results_only};
 	json_t *docs = json_array(), *merged = json_array(), *names = json_object(), *d;
 	json_t *header = NULL;
 	bool kconfigs;
@@ -324,6 +340,7 @@ static void atomic_free(struct atomic_job *a)
 {
 	free(a->name);
 	free(a->path_params);
+	free(a->test_owned);
 	json_decref(a->tree);
 	json_decref(a->monitors);
 }

@@ -23,6 +23,8 @@ struct atomic_job {
 			    * its values; scalars are strings (as written), bare keys null */
 	/* What the runner needs, extracted and validated: */
 	const char *test;  /* will-it-scale.test: the testcase name */
+	char *test_owned;  /* test, when no testcase of this binary has that name (a plug-in's
+			    * not loaded: job_load_results); NULL otherwise */
 	enum tc_mode mode; /* will-it-scale.mode (default process) */
 	unsigned nr_task;  /* nr_task: a number or a percentage of online CPUs (>= 1) */
 	double runtime_s;  /* runtime: 300, 300s, 5m (default 300 s) */
@@ -84,6 +86,13 @@ struct override_list {
 	struct job_override *v;
 	size_t n;
 };
+
+/* job_load for a command that only reads the job's results (compare, plot): a suite or a
+ * testcase this binary does not know, a plug-in's that is not loaded, is taken by its name,
+ * as its runs' meta.json says what they are; mode is not checked against the testcase.  What
+ * picks the runs, the atomic jobs and their path_params, is as job_load expands them. */
+int job_load_results(const char *path, unsigned nr_online, struct job_file *job, char *err,
+		     size_t errlen);
 
 /* job_load with overrides (n_ov may be 0). */
 int job_load_overrides(const char *path, unsigned nr_online, const struct job_override *ov,

@@ -131,7 +131,7 @@ static int check_suite(struct loader *l, json_t *t)
 		v = get_set(t, sk);
 		if (!v)
 			continue;
-		if (!json_is_string(v) || !known_suite(json_string_value(v)))
+		if (!json_is_string(v) || (!l->results_only && !known_suite(json_string_value(v))))
 			return fail(l, v,
 				    "%s %s: expected will-it-scale or the suite of a scalebench "
 				    "testcase ('scalebench list -l' shows them)",
@@ -156,6 +156,11 @@ static int check_test(struct loader *l, json_t *t, const struct testcase **tc, s
 		return fail(l, v, "%s: expected a testcase name, got %s", key,
 			    describe(v, b, sizeof(b)));
 	*tc = testcase_find(json_string_value(v));
+	if (!*tc && l->results_only) {
+		/* The tree t is the caller's to free: the name outlives it here. */
+		a->test = a->test_owned = strdup(json_string_value(v));
+		return a->test ? 0 : fail(l, NULL, "out of memory");
+	}
 	if (!*tc && testcase_suggest(json_string_value(v)))
 		return fail(l, v, "%s '%s': unknown testcase; did you mean '%s'?", key,
 			    json_string_value(v), testcase_suggest(json_string_value(v)));
@@ -181,7 +186,7 @@ static int check_mode(struct loader *l, json_t *t, const struct testcase *tc, st
 	if (tc_mode_parse(s, &a->mode))
 		return fail(l, v, "%s %s: expected process or thread", key,
 			    describe(v, b, sizeof(b)));
-	if (!testcase_supports(tc, a->mode))
+	if (tc && !testcase_supports(tc, a->mode))
 		return fail(l, v, "%s '%s': testcase '%s' does not run in %s mode", key, s,
 			    tc->name, s);
 	return 0;

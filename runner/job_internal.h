@@ -55,6 +55,7 @@ struct loader {
 	 * keys keep the last value, as LKP's textual includes need. */
 	json_t *srcmap;
 	bool included;
+	bool results_only; /* job_load_results: unknown suites and testcases taken by name */
 };
 
 /* A parameter: where it is in a tree (key segments) and how it is shown. */

@@ -127,7 +127,7 @@ static int text_samples(const char *title, const struct plot_series *s, size_t n
 	int rc;
 
 	assert_non_null(f);
-	rc = plot_samples(title, s, n, PLOT_TEXT, NULL, f, err, errlen);
+	rc = plot_samples(title, s, n, PLOT_TEXT, 0, NULL, f, err, errlen);
 	assert_int_equal(fclose(f), 0);
 	if (!rc)
 		split_lines(t);
@@ -145,9 +145,12 @@ static void test_text_two_groups(void **state)
 			 0);
 	check_page(&t);
 	assert_non_null(strstr(t.line[2], "will-it-scale.per_process_ops"));
-	/* Every group named, alone on the last two lines; no bisect words outside bisect. */
-	assert_string_equal(t.line[18], "[*] group 1");
-	assert_string_equal(t.line[19], "[O] group 2");
+	/* Every group named, alone on a line, then the means' dots; no bisect words outside
+	 * bisect. */
+	assert_string_equal(t.line[17], "[*] group 1");
+	assert_string_equal(t.line[18], "[O] group 2");
+	assert_string_equal(t.line[19], "[.] mean");
+	assert_true(count_in_area(&t, '.') > 0);
 	assert_false(text_has(&t, "bisect"));
 	/* All eight good runs on one row, above the six bad ones. */
 	assert_true(row_of(&t, '*') > 0 && row_of(&t, 'O') > row_of(&t, '*'));
@@ -362,8 +365,8 @@ static void test_png_and_svg(void **state)
 
 	snprintf(png, sizeof(png), "%s/ops.png", dir);
 	snprintf(svg, sizeof(svg), "%s/ops.svg", dir);
-	assert_int_equal(plot_samples("ops", s, 2, PLOT_PNG, png, NULL, err, sizeof(err)), 0);
-	assert_int_equal(plot_samples("ops", s, 2, PLOT_SVG, svg, NULL, err, sizeof(err)), 0);
+	assert_int_equal(plot_samples("ops", s, 2, PLOT_PNG, 0, png, NULL, err, sizeof(err)), 0);
+	assert_int_equal(plot_samples("ops", s, 2, PLOT_SVG, 0, svg, NULL, err, sizeof(err)), 0);
 	data = slurp(png, &len);
 	assert_true(len > 1000);
 	assert_memory_equal(data, "\x89PNG\r\n\x1a\n", 8);
@@ -387,13 +390,14 @@ static void test_unwritable_path(void **state)
 	char err[512] = "";
 	(void)state;
 
-	assert_int_equal(
-	    plot_samples("ops", s, 1, PLOT_PNG, "/nonexistent-dir/ops.png", NULL, err, sizeof(err)),
-	    -1);
+	assert_int_equal(plot_samples("ops", s, 1, PLOT_PNG, 0, "/nonexistent-dir/ops.png", NULL,
+				      err, sizeof(err)),
+			 -1);
 	assert_non_null(strstr(err, "/nonexistent-dir/ops.png"));
 	/* A regular file as the parent directory. */
 	assert_int_equal(
-	    plot_samples("ops", s, 1, PLOT_SVG, "/etc/passwd/ops.svg", NULL, err, sizeof(err)), -1);
+	    plot_samples("ops", s, 1, PLOT_SVG, 0, "/etc/passwd/ops.svg", NULL, err, sizeof(err)),
+	    -1);
 	assert_non_null(strstr(err, "/etc/passwd/ops.svg"));
 	assert_non_null(strstr(err, "Not a directory"));
 }
@@ -416,11 +420,11 @@ static void test_missing_gnuplot(void **state)
 	assert_non_null(strstr(err, "/nonexistent"));
 	assert_non_null(strstr(err, "install gnuplot-nox (make setup)"));
 	err[0] = '\0';
-	assert_int_equal(plot_samples("ops", s, 2, PLOT_TEXT, NULL, f, err, sizeof(err)), -1);
+	assert_int_equal(plot_samples("ops", s, 2, PLOT_TEXT, 0, NULL, f, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "gnuplot not found"));
 	err[0] = '\0';
 	assert_int_equal(
-	    plot_scalability("ops", NULL, xs, 1, PLOT_SVG, svg, NULL, err, sizeof(err)), -1);
+	    plot_scalability("ops", NULL, xs, 1, PLOT_SVG, 0, svg, NULL, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "gnuplot not found"));
 	unsetenv("SCALEBENCH_GNUPLOT");
 	assert_int_equal(fclose(f), 0);
@@ -464,7 +468,7 @@ static void test_gnuplot_error_keeps_old_file(void **state)
 	fclose(f);
 
 	setenv("SCALEBENCH_GNUPLOT", bin, 1);
-	assert_int_equal(plot_samples("ops", s, 1, PLOT_PNG, png, NULL, err, sizeof(err)), -1);
+	assert_int_equal(plot_samples("ops", s, 1, PLOT_PNG, 0, png, NULL, err, sizeof(err)), -1);
 	unsetenv("SCALEBENCH_GNUPLOT");
 	assert_string_equal(err, "gnuplot failed: undefined variable: s0");
 	data = slurp(png, &len);
@@ -489,7 +493,7 @@ static int text_scalability(const struct plot_xy_series *s, size_t n, struct tex
 	int rc;
 
 	assert_non_null(f);
-	rc = plot_scalability("page_fault3", NULL, s, n, PLOT_TEXT, NULL, f, err, sizeof(err));
+	rc = plot_scalability("page_fault3", NULL, s, n, PLOT_TEXT, 0, NULL, f, err, sizeof(err));
 	assert_int_equal(fclose(f), 0);
 	if (rc)
 		fail_msg("%s", err);
@@ -512,16 +516,19 @@ static void test_scalability_text(void **state)
 	assert_true(text_has(&t, "page_fault3"));
 	assert_true(text_has(&t, "nr_task"));
 	assert_true(text_has(&t, "25.0M"));
-	assert_string_equal(t.line[18], "[*] v6.8");
-	assert_string_equal(t.line[19], "[O] v6.9");
+	/* The error bars are drawn, and named after the lines. */
+	assert_string_equal(t.line[17], "[*] v6.8");
+	assert_string_equal(t.line[18], "[O] v6.9");
+	assert_string_equal(t.line[19], "[:] standard deviation");
 	/* At 64 tasks v6.8 does 4x v6.9: its points reach higher rows. */
 	assert_true(row_of(&t, '*') < row_of(&t, 'O'));
 	assert_true(count_in_area(&t, 'O') >= 6);
 
-	/* The error bars add dotted vertical bars and '+' caps that the plain lines lack. */
+	/* The error bars add dotted vertical bars, ending in '+' (no caps: set bars 0), that the
+	 * plain lines lack. */
 	text_scalability(without, 2, &u);
 	check_page(&u);
-	assert_true(count_in_area(&t, '.') > count_in_area(&u, '.'));
+	assert_true(count_in_area(&t, ':') > count_in_area(&u, ':'));
 	assert_true(count_in_area(&t, '+') > count_in_area(&u, '+'));
 	free(t.buf);
 	free(u.buf);
@@ -537,7 +544,7 @@ static void test_scalability_svg(void **state)
 	(void)state;
 
 	snprintf(svg, sizeof(svg), "%s/scal.svg", dir);
-	assert_int_equal(plot_scalability("page_fault3", "per_process_ops", s, 2, PLOT_SVG, svg,
+	assert_int_equal(plot_scalability("page_fault3", "per_process_ops", s, 2, PLOT_SVG, 0, svg,
 					  NULL, err, sizeof(err)),
 			 0);
 	data = slurp(svg, &len);
@@ -562,17 +569,17 @@ static void test_bad_arguments(void **state)
 
 	for (size_t i = 0; i <= PLOT_MAX_SERIES; i++)
 		s[i] = (struct plot_series){NULL, good, 8};
-	assert_int_equal(plot_samples("x", s, 0, PLOT_TEXT, NULL, stdout, err, sizeof(err)), -1);
+	assert_int_equal(plot_samples("x", s, 0, PLOT_TEXT, 0, NULL, stdout, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "no series"));
 	assert_int_equal(
-	    plot_samples("x", s, PLOT_MAX_SERIES + 1, PLOT_TEXT, NULL, stdout, err, sizeof(err)),
+	    plot_samples("x", s, PLOT_MAX_SERIES + 1, PLOT_TEXT, 0, NULL, stdout, err, sizeof(err)),
 	    -1);
 	assert_non_null(strstr(err, "at most 35"));
-	assert_int_equal(plot_samples("x", s, 1, PLOT_TEXT, NULL, NULL, err, sizeof(err)), -1);
-	assert_int_equal(plot_samples("x", s, 1, PLOT_PNG, NULL, NULL, err, sizeof(err)), -1);
+	assert_int_equal(plot_samples("x", s, 1, PLOT_TEXT, 0, NULL, NULL, err, sizeof(err)), -1);
+	assert_int_equal(plot_samples("x", s, 1, PLOT_PNG, 0, NULL, NULL, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "output file"));
 	s[0] = (struct plot_series){NULL, nan2, 2};
-	assert_int_equal(plot_samples("x", s, 1, PLOT_TEXT, NULL, stdout, err, sizeof(err)), -1);
+	assert_int_equal(plot_samples("x", s, 1, PLOT_TEXT, 0, NULL, stdout, err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "no finite values"));
 }
 
