@@ -115,13 +115,20 @@ if [ ${#sel[@]} -eq 0 ]; then
 	for t in "${everything[@]}"; do add "$t"; done
 else
 	for s in "${sel[@]}"; do
-		n=${#files[@]}
+		# matched: a file this argument names, though an earlier one may have added it
+		matched=
 		if [ -f "$s" ]; then
 			add "$(realpath --relative-to=. "$s")"
+			matched=1
 		else
-			for t in "${everything[@]}"; do [[ "$t" == *"$s"* ]] && add "$t"; done
+			for t in "${everything[@]}"; do
+				[[ "$t" == *"$s"* ]] || continue
+				[ -z "$kind" ] || [ "$(kind_of "$t")" = "$kind" ] || continue
+				add "$t"
+				matched=1
+			done
 		fi
-		if [ ${#files[@]} -eq "$n" ] && [ -z "${seen[$s]:-}" ]; then
+		if [ -z "$matched" ]; then
 			echo "tests/run.sh: no test file${kind:+ of kind $kind} matches '$s'" >&2
 			exit 2
 		fi
