@@ -790,6 +790,18 @@ void lkp_decide(struct comparison *c)
 
 		if (r->failure)
 			continue;
+		/* The figures --json reports are the table's, LKP's: its average and its
+		 * population stddev over the matrix's values (statistics.rb), not the sample's. */
+		for (size_t g = 0; g < c->ngroups; g++) {
+			size_t n = matrix_values(&c->groups[g], r->name, a);
+			double avg = lkp_average(a, n), sd = lkp_stddev(a, n);
+
+			if (!n)
+				continue;
+			r->sum[g].mean = avg;
+			r->sum[g].stddev = sd < 0 ? 0 : sd;
+			r->sum[g].stddev_pct = avg != 0 ? 100 * r->sum[g].stddev / fabs(avg) : 0;
+		}
 		for (size_t g = 1; g < c->ngroups; g++) {
 			size_t na, nb;
 			bool changed = row_changed(c, rules, r, g, a, &na, b, &nb, NULL, 0);

@@ -49,6 +49,12 @@ check "A/A: exit 0, nothing flagged" bash -c "[ $rc -eq 0 ] && grep -q 'no stat 
 
 # The lkp rule (needs 3 runs a side: the fixture has 4 and 5).
 sb compare --rule lkp --json "$G/base" "$G/patched"
+# One definition under one rule: under lkp, --json's stddev is the table's, LKP's population
+# stddev (statistics.rb), not the sample stddev of the stats rule.
+python3 -c "import glob, json, statistics
+print(statistics.pstdev([json.load(open(f))['will-it-scale.per_process_ops'] for f in sorted(glob.glob('$G/base/*/stats.json'))]))" >"$WORK/pstdev"
+json_later "--rule lkp --json: a group's stddev is LKP's population stddev, as its table's" "$WORK/out" \
+	"abs(stats(d['jobs'][0])['will-it-scale.per_process_ops']['groups'][0]['summary']['stddev'] - $(cat "$WORK/pstdev")) < 1e-3"
 json_later "--rule lkp: the robot's rule flags the -26% drop" "$WORK/out" \
 	"d['jobs'][0]['rule'] == 'lkp' and stats(d['jobs'][0])['will-it-scale.per_process_ops']['groups'][1]['verdict'] == 'regression'"
 
