@@ -366,6 +366,17 @@ static int run_job(struct runner_opts o, const struct override_list *ov,
 		xalloc_die();
 	for (size_t i = 0; !tc->url && !vc->kernel && i < job.n_notes; i++)
 		sb_note("%s", job.notes[i]);
+	/* A refused --target URL is refused before anything is made, the results root too. */
+	if (tc->url) {
+		struct target t = {0};
+
+		if (target_parse(tc->url, &t, err, sizeof(err))) {
+			sb_error("%s", err);
+			job_free(&job);
+			return SB_EXIT_ERROR;
+		}
+		target_free(&t);
+	}
 	if (!o.dry_run) {
 		char probe[PATH_MAX];
 

@@ -175,6 +175,24 @@ int target_version_series(const char *line, char *out, size_t len)
 	n = (size_t)(dot - v) + strspn(dot, "0123456789");
 	if (n >= len)
 		return -1;
+	/* Then nothing but an optional .PATCH and -SUFFIX (letters, digits, dots) and the line's
+	 * end: "0.1garbage" or "0.1<ESC>..." is not a version. */
+	const char *rest = v + n;
+
+	if (*rest == '.' && strchr("0123456789", rest[1]) && rest[1])
+		rest += 1 + strspn(rest + 1, "0123456789");
+	if (*rest == '-' && rest[1]) {
+		size_t k = strspn(rest + 1, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+					    "0123456789.");
+
+		if (!k)
+			return -1;
+		rest += 1 + k;
+	}
+	if (*rest == '\n')
+		rest++;
+	if (*rest)
+		return -1;
 	memcpy(out, v, n);
 	out[n] = '\0';
 	return 0;

@@ -92,6 +92,10 @@ bad_url "ssh://host:22x" "bad port '22x'"
 bad_url "ssh://[::1" "bad IPv6 address"
 bad_url "ssh://host/path" "bad host 'host/path'"
 bad_url "ssh://ho\$(id)st" "bad host"
+# A refused URL makes nothing, not even the results root; a control character is shown escaped.
+sb run "${ONE_S[@]}" --results "$WORK/rnever" --target $'ssh://ro\x1bot@host' "${SSHOPTS[@]}"
+check "refused --target URL: no results root made, the bad user shown escaped" bash -c \
+	"[ $rc -eq 2 ] && [ ! -e '$WORK/rnever' ] && grep -qF 'bad user '\''ro\\x1bot'\' '$WORK/err'"
 sb run "${ONE_S[@]}" --results "$WORK/rbad" --target "ssh://root@no-such-host.invalid" "${SSHOPTS[@]}"
 check "unknown host: exit 2, 'cannot reach'" bash -c \
 	"[ $rc -eq 2 ] && grep -q 'cannot reach ssh://root@no-such-host.invalid' '$WORK/err' && [ ! -e '$WORK/rbad/will-it-scale' ]"
@@ -112,6 +116,13 @@ sb run "${ONE_S[@]}" --results "$WORK/rbad" --target "$URL" --target-bin "$WORK/
 ours=$("$SCALEBENCH" --version | cut -d' ' -f2)
 check "version mismatch: exit 2 naming both versions" bash -c \
 	"[ $rc -eq 2 ] && grep -q 'scalebench 7.3.1' '$WORK/err' && grep -q 'this is scalebench $ours' '$WORK/err' && [ ! -e '$WORK/rbad/will-it-scale' ]"
+# Our MAJOR.MINOR with more after it is not our version: refused, and the answer shown escaped.
+printf '#!/bin/sh\nprintf "scalebench %s\\033[2Jgarbage\\n"\n' "$ours" >"$WORK/garbled-sb"
+chmod +x "$WORK/garbled-sb"
+sb run "${ONE_S[@]}" --results "$WORK/rbad" --target "$URL" --target-bin "$WORK/garbled-sb" \
+	"${SSHOPTS[@]}"
+check "a target answering 'scalebench $ours<ESC>[2Jgarbage': refused (exit 2), shown escaped, nothing run" bash -c \
+	"[ $rc -eq 2 ] && grep -q \"did not answer 'scalebench MAJOR.MINOR'\" '$WORK/err' && ! grep -q \$'\\033' '$WORK/err' && [ ! -e '$WORK/rbad/will-it-scale' ]"
 sb run "${ONE_S[@]}" --results "$WORK/rbad" --target "$URL" --target-bin "$WORK/nope" \
 	"${SSHOPTS[@]}"
 check "missing scalebench there: exit 2, says so" bash -c \

@@ -146,6 +146,15 @@ static void test_version_series(void **state)
 	assert_int_equal(target_version_series("bash: scalebench: not found", s, sizeof(s)), -1);
 	assert_int_equal(target_version_series("", s, sizeof(s)), -1);
 	assert_int_equal(target_version_series("scalebench 123456.7", s, 4), -1);
+	/* MAJOR.MINOR, then only .PATCH, -SUFFIX and the line's end (a Hardening defect: these
+	 * were taken as 0.1) */
+	assert_int_equal(target_version_series("scalebench 0.1garbage", s, sizeof(s)), -1);
+	assert_int_equal(target_version_series("scalebench 0.1\x1b[2J", s, sizeof(s)), -1);
+	assert_int_equal(target_version_series("scalebench 0.1 extra", s, sizeof(s)), -1);
+	assert_int_equal(target_version_series("scalebench 0.1\nscalebench 9.9", s, sizeof(s)), -1);
+	assert_int_equal(target_version_series("scalebench 0.1-", s, sizeof(s)), -1);
+	assert_int_equal(target_version_series("scalebench 0.1.2-rc1.3\n", s, sizeof(s)), 0);
+	assert_string_equal(s, "0.1");
 }
 
 int main(void)
