@@ -126,6 +126,28 @@ static char *quoted_words(const char *const *v, size_t n)
 	return buf;
 }
 
+/* path as a part of an sbatch filename pattern (--output): each '%' as "%%", which sbatch
+ * reads back as one (a results root "res%a" would otherwise become the task id).  malloc'd,
+ * NULL when memory runs out. */
+static char *sbatch_pattern_path(const char *path)
+{
+	size_t n = strlen(path) + 1;
+	char *out, *o;
+
+	for (const char *p = path; *p; p++)
+		n += *p == '%';
+	if (!(out = malloc(n)))
+		return NULL;
+	o = out;
+	for (const char *p = path; *p; p++) {
+		*o++ = *p;
+		if (*p == '%')
+			*o++ = '%';
+	}
+	*o = '\0';
+	return out;
+}
+
 static int build_sbatch(struct sub *s, const char *dir)
 {
 	const struct slurm_submit_opts *o = s->o;
@@ -138,7 +160,10 @@ static int build_sbatch(struct sub *s, const char *dir)
 	rc |= strvec_pushf(a, "--exclusive");
 	rc |= strvec_pushf(a, "--mem=0");
 	rc |= strvec_pushf(a, "--job-name=scalebench-%s", s->job.name);
-	rc |= strvec_pushf(a, "--output=%s/out/%%a.out", dir);
+	char *pattern = sbatch_pattern_path(dir);
+
+	rc |= !pattern || strvec_pushf(a, "--output=%s/out/%%a.out", pattern);
+	free(pattern);
 	rc |= strvec_pushf(a, "--chdir=%s", dir);
 	if (o->partition)
 		rc |= strvec_pushf(a, "--partition=%s", o->partition);
@@ -506,7 +531,7 @@ static int submit_then(struct sub *s, const char *id, char *then_id, size_t len)
 {
 	const struct slurm_submit_opts *o = s->o;
 	struct strvec a = {0};
-	char *script = NULL, *q = sh_quote(s->results);
+	char *script = NULL, *pattern = NULL, *q = sh_quote(s->results);
 	int rc = -1;
 
 	if (!q || asprintf(&script,
@@ -520,10 +545,11 @@ static int submit_then(struct sub *s, const char *id, char *then_id, size_t len)
 	}
 	if (write_text(s->dir, "then.sh", script, 0755))
 		goto out;
-	if (strvec_pushf(&a, "%s", o->sbatch ? o->sbatch : "sbatch") ||
+	pattern = sbatch_pattern_path(s->dir);
+	if (!pattern || strvec_pushf(&a, "%s", o->sbatch ? o->sbatch : "sbatch") ||
 	    strvec_pushf(&a, "--parsable") || strvec_pushf(&a, "--dependency=afterany:%s", id) ||
 	    strvec_pushf(&a, "--job-name=scalebench-then") ||
-	    strvec_pushf(&a, "--output=%s/out/then.out", s->dir) ||
+	    strvec_pushf(&a, "--output=%s/out/then.out", pattern) ||
 	    strvec_pushf(&a, "--chdir=%s", s->dir) ||
 	    (o->partition && strvec_pushf(&a, "--partition=%s", o->partition)) ||
 	    strvec_pushf(&a, "%s/then.sh", s->dir)) {
@@ -533,6 +559,7 @@ static int submit_then(struct sub *s, const char *id, char *then_id, size_t len)
 	rc = run_sbatch(a.v, then_id, len);
 out:
 	strvec_clear(&a);
+	free(pattern);
 	free(script);
 	free(q);
 	return rc;

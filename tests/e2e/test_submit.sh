@@ -186,6 +186,16 @@ R4="$WORK/r4"
 sb submit "$WORK/one.yaml" --results "$R4" -r 2 --no-monitors --bin "$SB" --commit w --wait
 check "--wait: exit 0 once both runs are stored" bash -c \
 	"[ $rc = 0 ] && [ \$(find '$R4' -path '*/w/[0-9]*/stats.json' | wc -l) = 2 ] && grep -qx '[0-9]*' '$WORK/out'"
+# A results root with '%' in it (sbatch's filename patterns: %a is the task id): each '%' goes
+# to --output as "%%", so the tasks' output lands where it should and the runs are stored.
+R5="$WORK/res%a-100%x"
+sb submit "$WORK/one.yaml" --results "$R5" --no-monitors --bin "$SB" --commit p --dry-run
+check "results root with '%': --output escapes it as '%%' (dry run)" \
+	grep -qF -- "'--output=$WORK/res%%a-100%%x/.scalebench-slurm/<NAME>/out/%a.out'" "$WORK/out"
+sb submit "$WORK/one.yaml" --results "$R5" -r 2 --no-monitors --bin "$SB" --commit p --wait
+check "results root with '%': both runs stored, the tasks' output in out/" bash -c \
+	"[ $rc = 0 ] && [ \$(find '$R5' -path '*/p/[0-9]*/stats.json' | wc -l) = 2 ] && [ \$(ls '$R5'/.scalebench-slurm/*/out/*.out | wc -l) -ge 2 ]" ||
+	{ cat "$WORK/err"; ls -R "$R5/.scalebench-slurm" | head -20; }
 sb submit "$WORK/one.yaml" --results "$R4" --timeout 5
 check "--timeout without --wait: exit 2" bash -c "[ $rc = 2 ] && grep -q -- '--wait' '$WORK/err'"
 
