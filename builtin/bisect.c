@@ -404,7 +404,8 @@ static int bisect_checked(struct bisect *b)
 	char err[1024];
 	int rc;
 
-	if ((rc = options_check(b)) || (b->resume && (rc = bisect_resume_load(b))))
+	/* A resumed bisection's options are the log's: checked as the command line's are. */
+	if ((b->resume && (rc = bisect_resume_load(b))) || (rc = options_check(b)))
 		return rc;
 	/* Before anything runs: the URL reaches ssh. */
 	if (b->target && target_parse(b->target, &b->tgt, err, sizeof(err))) {

@@ -90,8 +90,7 @@ static bool is_choice(const char *choices, const char *arg)
 	return false;
 }
 
-/* Set o's variable from arg (NULL for a flag).  0, or -1 with err saying what was expected. */
-static int apply(const struct option_def *o, const char *arg, char *err, size_t errlen)
+int option_apply(const struct option_def *o, const char *arg, char *err, size_t errlen)
 {
 	bool ranged = o->max > o->min;
 	unsigned long long u;
@@ -279,7 +278,7 @@ static int apply_defaults(const struct option_def *opts, size_t n)
 	char err[1024];
 
 	for (size_t i = 0; i < n; i++)
-		if (opts[i].def && apply(&opts[i], opts[i].def, err, sizeof(err))) {
+		if (opts[i].def && option_apply(&opts[i], opts[i].def, err, sizeof(err))) {
 			sb_error("the default of --%s %s", opts[i].name, err);
 			return -1;
 		}
@@ -372,7 +371,7 @@ int options_parse(const struct command_def *cmd, const struct option_def *opts, 
 			snprintf(typed, sizeof(typed), "--%s", o->name);
 		else
 			snprintf(typed, sizeof(typed), "-%c", o->short_name);
-		if (apply(o, takes_value(o) ? optarg : NULL, err, sizeof(err))) {
+		if (option_apply(o, takes_value(o) ? optarg : NULL, err, sizeof(err))) {
 			/* A callback's message is whole: it may know better what to name. */
 			if (o->type == OPTION_CALLBACK)
 				sb_error("%s", err);

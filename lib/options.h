@@ -149,6 +149,9 @@ struct json_t *options_to_json(const struct option_def *opts);
  * point into obj, which must outlive them.  0, or -1 with err naming the key and what was
  * expected. */
 int options_from_json(const struct option_def *opts, struct json_t *obj, char *err, size_t errlen);
+/* Set o's variable from arg (NULL for a flag) as the command line does: the same parser, the
+ * same bounds.  arg must outlive the variable.  0, or -1 with err saying what was expected. */
+int option_apply(const struct option_def *o, const char *arg, char *err, size_t errlen);
 
 /* Help is wrapped to this many columns. */
 #define OPTIONS_WIDTH 100

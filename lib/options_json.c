@@ -74,10 +74,13 @@ json_t *options_to_json(const struct option_def *opts)
 	return obj;
 }
 
+/* A saved value is set as the command line sets it (option_apply: the same parser, the same
+ * bounds), so a log edited by hand cannot give what the command line refuses. */
 static int value_set(const struct option_def *o, json_t *v, const char *key, char *err,
 		     size_t errlen)
 {
 	const char *want = NULL;
+	char text[64], why[256];
 
 	switch (o->type) {
 	case OPTION_FLAG:
@@ -87,28 +90,33 @@ static int value_set(const struct option_def *o, json_t *v, const char *key, cha
 			*(bool *)o->value = json_is_true(v);
 		break;
 	case OPTION_STRING:
-	case OPTION_CHOICE:
 		if (!json_is_string(v))
 			want = "a string";
 		else
 			*(const char **)o->value = json_string_value(v);
 		break;
+	case OPTION_CHOICE:
 	case OPTION_COUNT:
-		if (!json_is_integer(v) || json_integer_value(v) < 0 ||
-		    json_integer_value(v) > UINT_MAX ||
-		    (o->max > o->min && (json_integer_value(v) < o->min ||
-					 json_integer_value(v) > o->max)))
-			want = "a count in the option's range";
-		else
-			*(unsigned *)o->value = (unsigned)json_integer_value(v);
-		break;
 	case OPTION_FLOAT:
 	case OPTION_DURATION:
 	case OPTION_PERCENT:
-		if (!json_is_number(v))
-			want = "a number";
-		else
-			*(double *)o->value = json_number_value(v);
+		if (o->type == OPTION_CHOICE ? !json_is_string(v)
+		    : o->type == OPTION_COUNT ? !json_is_integer(v)
+					      : !json_is_number(v)) {
+			want = o->type == OPTION_CHOICE  ? "a string"
+			       : o->type == OPTION_COUNT ? "a count"
+							 : "a number";
+			break;
+		}
+		if (json_is_integer(v))
+			snprintf(text, sizeof(text), "%lld", (long long)json_integer_value(v));
+		else if (json_is_real(v))
+			snprintf(text, sizeof(text), "%.17g", json_real_value(v));
+		if (option_apply(o, json_is_string(v) ? json_string_value(v) : text, why,
+				 sizeof(why))) {
+			snprintf(err, errlen, "'%s': %s (the saved --%s)", key, why, o->name);
+			return -1;
+		}
 		break;
 	case OPTION_CALLBACK:
 		return o->load(o, v, err, errlen);

@@ -170,7 +170,7 @@ static int args_load(struct bisect *b)
 	char err[512];
 
 	if (options_from_json(b->opts, json_object_get(b->log, "args"), err, sizeof(err))) {
-		sb_error("%s: args: %s", b->log_file, err);
+		sb_error("%s: args: %s", b->log_file[0] ? b->log_file : b->resume, err);
 		return -1;
 	}
 	b->good_arg = json_string_value(json_object_get(b->log, "good"));

@@ -126,6 +126,31 @@ check "bisect --mbox FILE that cannot be written: exit 2, the culprit kept, the 
 	bash -c "[ $rc -eq 2 ] && grep -q '^$GUILTY is the first bad commit' $WORK/out &&
 	 grep -q -- '--mbox $WORK/no/such/dir.mbox: no mail written: .*scalebench report --results' $WORK/err"
 
+# --resume takes the log's options through the command line's checks: a log edited by hand
+# cannot give what the command line refuses (each copy marked interrupted, so resumable).
+tamper() { # NAME PYTHON: a copy of the log, args changed by PYTHON (a: the args)
+	python3 - "$WORK/bisect.json" "$WORK/t-$1.json" "$2" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["exit"], d["status"] = 130, "interrupted"
+a = d["args"]
+exec(sys.argv[3])
+json.dump(d, open(sys.argv[2], "w"))
+PY
+	sb bisect --resume "$WORK/t-$1.json" --dry-run
+}
+tamper same "pass"
+check "--resume of an untouched log (marked interrupted): accepted (dry run)" bash -c "[ $rc -eq 0 ] && grep -q 'would bisect' $WORK/out"
+tamper threshold "a['threshold'] = -5"
+check "--resume, threshold -5 in the log: refused as the command line refuses it, the log named" \
+	bash -c "[ $rc -eq 2 ] && grep -q \"t-threshold.json: args: 'threshold': '-5': expected a percentage\" $WORK/err"
+tamper partition "a['slurm'] = True; a['partition'] = 'bad part'"
+check "--resume, a partition with a space in the log: refused (the option checks run on the log's values)" \
+	bash -c "[ $rc -eq 2 ] && grep -q \"partition 'bad part': expected a Slurm name\" $WORK/err"
+tamper plugins "a['plugins'] = [5]"
+check "--resume, a plug-in that is not a path: refused, nothing passed on as NULL" \
+	bash -c "[ $rc -eq 2 ] && grep -q \"'plugins'\" $WORK/err && ! grep -q Sanitizer $WORK/err"
+
 # A stat the job does not produce: said after the first endpoint's runs, state reset.
 bisect --good "$GOOD" --bad "$BAD" --stat no.such_stat --results "$WORK/results4"
 check "absent stat: clear error, exit 2" \
