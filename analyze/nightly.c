@@ -9,6 +9,7 @@
 #include "series.h"
 #include "../lib/errors.h"
 #include "../lib/strvec.h"
+#include "../lib/text.h"
 #include "../store/families.h"
 
 #include <errno.h>
@@ -399,10 +400,48 @@ static int save(const struct nightly_state *st, char *err, size_t errlen)
 	return nightly_state_save(st, err, errlen);
 }
 
+/* Whether pending message m is the message this nightly writes for its recorded changes
+ * (report_check_pending): a state file is no reason to send bytes, a tampered one's Bcc: or
+ * To: least of all.  0, or -1 with err naming the file and the message. */
+static int pending_ok(const struct nightly_state *st, const struct nightly_message *m,
+		      const struct nightly_opts *o, char *err, size_t errlen)
+{
+	char left[200], why[1024];
+
+	if (!m->nkeys || !m->text || !m->text[0]) {
+		snprintf(why, sizeof(why), "no changes or no text recorded");
+	} else {
+		nightly_msgid_left(m->keys, m->nkeys, left, sizeof(left));
+		if (m->follow_up_of) /* follow_up's id */
+			strncat(left, ".refined", sizeof(left) - strlen(left) - 1);
+		const struct report_pending rq = {.text = m->text,
+						  .message_id = m->message_id,
+						  .msgid_left = left,
+						  .in_reply_to = m->follow_up_of,
+						  .commit = m->keys[0].commit,
+						  .repo = o->repo,
+						  .from = o->from,
+						  .to = o->to};
+
+		if (!report_check_pending(&rq, why, sizeof(why)))
+			return 0;
+	}
+	snprintf(err, errlen,
+		 "%s: pending message %s: %s (nothing mailed; remove the message from the file, "
+		 "or the file, to go on)",
+		 st->path, text_safe(m->message_id), why);
+	return -1;
+}
+
 int nightly_settle(struct nightly_state *st, const struct nightly_opts *o, size_t *mailed,
 		   char *err, size_t errlen)
 {
 	*mailed = 0;
+	/* Every pending message checked before any is sent: one that is not ours stops the
+	 * pass as a state file that does not parse does. */
+	for (size_t i = 0; i < st->n; i++)
+		if (!st->msgs[i].mailed && pending_ok(st, &st->msgs[i], o, err, errlen))
+			return -1;
 	for (size_t i = 0; i < st->n; i++) {
 		struct nightly_message *m = &st->msgs[i];
 		bool there = false;
@@ -411,7 +450,7 @@ int nightly_settle(struct nightly_state *st, const struct nightly_opts *o, size_
 			continue;
 		if (o->dry_run) {
 			printf("pending %s: would be delivered again unless found in the mbox\n",
-			       m->message_id);
+			       text_safe(m->message_id));
 			continue;
 		}
 		if (o->mbox && nightly_mbox_has(o->mbox, m->message_id, &there, err, errlen))
@@ -450,7 +489,10 @@ static int by_news(const void *a, const void *b)
 	return strcmp(x->job, y->job) ? strcmp(x->job, y->job) : strcmp(x->stat, y->stat);
 }
 
-/* One message: the changes at one commit, worst first. */
+/* One message: the changes at one commit, worst first.  0; -1 with err when this message
+ * cannot be made or delivered (its culprit's label or author, a full mbox: the others are
+ * still tried); -2 with err when nothing more may be mailed (the state cannot be saved, or
+ * memory runs out: a change mailed but not recorded would be mailed again). */
 static int mail_one(struct nightly_state *st, const struct nightly_opts *o,
 		    const struct nightly_change **g, size_t ng, size_t *mailed, char *err,
 		    size_t errlen)
@@ -464,6 +506,7 @@ static int mail_one(struct nightly_state *st, const struct nightly_opts *o,
 
 	if (!keys || !rc) {
 		snprintf(err, errlen, "out of memory");
+		ret = -2;
 		goto out;
 	}
 	qsort(g, ng, sizeof(*g), by_news);
@@ -484,8 +527,9 @@ static int mail_one(struct nightly_state *st, const struct nightly_opts *o,
 		snprintf(change, sizeof(change), g[0]->absolute ? "%+.1f" : "%+.1f%%",
 			 g[0]->change);
 	if (o->dry_run) {
-		printf("would mail %s (base %s): %s %s %s %s", g[0]->commit, g[0]->base, g[0]->job,
-		       g[0]->stat, change, nightly_kind(g[0]));
+		printf("would mail %s (base %s): %s %s %s %s", text_safe(g[0]->commit),
+		       text_safe(g[0]->base), text_safe(g[0]->job), text_safe(g[0]->stat), change,
+		       nightly_kind(g[0]));
 		if (ng > 1)
 			printf(", and %zu more change%s", ng - 1, ng == 2 ? "" : "s");
 		printf("\n");
@@ -501,13 +545,16 @@ static int mail_one(struct nightly_state *st, const struct nightly_opts *o,
 		at = nightly_state_add(st, id, "", keys, ng, (int64_t)time(NULL));
 		if (at < 0) {
 			snprintf(err, errlen, "out of memory");
+			ret = -2;
 			goto out;
 		}
 		nightly_state_mailed(st, (size_t)at, (int64_t)time(NULL));
-		if (save(st, err, errlen))
+		if (save(st, err, errlen)) {
+			ret = -2;
 			goto out;
-		printf("baseline %s: %s %s %s", g[0]->commit, g[0]->stat, change,
-		       nightly_kind(g[0]));
+		}
+		printf("baseline %s: %s %s %s", text_safe(g[0]->commit), text_safe(g[0]->stat),
+		       change, nightly_kind(g[0]));
 		if (ng > 1)
 			printf(", and %zu more change%s", ng - 1, ng == 2 ? "" : "s");
 		printf(" (recorded, not mailed)\n");
@@ -532,21 +579,26 @@ static int mail_one(struct nightly_state *st, const struct nightly_opts *o,
 	at = nightly_state_add(st, m.message_id, m.msg, keys, ng, (int64_t)time(NULL));
 	if (at < 0) {
 		snprintf(err, errlen, "out of memory");
+		ret = -2;
 		goto out;
 	}
-	if (save(st, err, errlen))
+	if (save(st, err, errlen)) {
+		ret = -2;
 		goto out;
+	}
 	kill_point("pending");
 	if (report_deliver(m.msg, m.len, o->mbox, o->sendmail, err, errlen))
 		goto out;
 	kill_point("append");
 	nightly_state_mailed(st, (size_t)at, (int64_t)time(NULL));
-	if (save(st, err, errlen))
+	if (save(st, err, errlen)) {
+		ret = -2;
 		goto out;
+	}
 	(*mailed)++;
 	if (o->mbox || o->sendmail) {
-		printf("mailed %s: %s %s %s %s", m.message_id, g[0]->commit, g[0]->stat, change,
-		       nightly_kind(g[0]));
+		printf("mailed %s: %s %s %s %s", text_safe(m.message_id), text_safe(g[0]->commit),
+		       text_safe(g[0]->stat), change, nightly_kind(g[0]));
 		if (ng > 1)
 			printf(", and %zu more change%s", ng - 1, ng == 2 ? "" : "s");
 		printf("\n");
@@ -583,7 +635,8 @@ static int record_known(struct nightly_state *st, const struct nightly_change *c
 /* When change c (known) is a change point that a mailed change of the same kind meets by its
  * range, but whose range no longer holds the mailed commit, and that mail has no follow-up
  * yet: the follow-up,
- * recorded with c's commit and range (so that it, too, is known from now on). */
+ * recorded with c's commit and range (so that it, too, is known from now on).  0, or -1 or -2
+ * with err as mail_one's. */
 static int follow_up(struct nightly_state *st, const struct nightly_opts *o,
 		     const struct nightly_change *c, size_t *mailed, char *err, size_t errlen)
 {
@@ -606,17 +659,17 @@ static int follow_up(struct nightly_state *st, const struct nightly_opts *o,
 	if (first->follow_up_of || !strncmp(first->message_id, "<known.", 7) ||
 	    !strncmp(first->message_id, "<baseline.", 10) ||
 	    nightly_state_followed(st, first->message_id))
-		return o->dry_run ? 0 : record_known(st, c, err, errlen);
+		return o->dry_run || !record_known(st, c, err, errlen) ? 0 : -2;
 	/* Refined only when the mailed commit is no longer among the plausible ones: a range
 	 * that still holds it says the mail was right, and is recorded as known (not mailed),
 	 * so that the change is recognised wherever later nights place it. */
 	for (size_t i = 0; i < n; i++)
 		if (!strcmp(commits[i], key->commit))
-			return o->dry_run ? 0 : record_known(st, c, err, errlen);
+			return o->dry_run || !record_known(st, c, err, errlen) ? 0 : -2;
 	if (o->dry_run) {
 		printf("would mail a follow-up of %s: %s %s %s refined to %s (was %s)\n",
-		       first->message_id, c->job, c->stat, nightly_kind(c), c->commit,
-		       key->commit);
+		       text_safe(first->message_id), text_safe(c->job), text_safe(c->stat),
+		       nightly_kind(c), text_safe(c->commit), text_safe(key->commit));
 		return 0;
 	}
 	struct nightly_key k = {c->job, c->stat, c->commit, (char *)nightly_kind(c), c->range,
@@ -646,33 +699,51 @@ static int follow_up(struct nightly_state *st, const struct nightly_opts *o,
 	if (at < 0 || !(st->msgs[at].follow_up_of = first_id)) {
 		free(first_id);
 		snprintf(err, errlen, "out of memory");
+		ret = -2;
 		goto out;
 	}
-	if (save(st, err, errlen) ||
-	    report_deliver(m.msg, m.len, o->mbox, o->sendmail, err, errlen))
+	if (save(st, err, errlen)) {
+		ret = -2;
+		goto out;
+	}
+	if (report_deliver(m.msg, m.len, o->mbox, o->sendmail, err, errlen))
 		goto out;
 	nightly_state_mailed(st, (size_t)at, (int64_t)time(NULL));
-	if (save(st, err, errlen))
+	if (save(st, err, errlen)) {
+		ret = -2;
 		goto out;
+	}
 	(*mailed)++;
 	if (o->mbox || o->sendmail)
-		printf("mailed %s: follow-up of %s: %s %s refined to %s\n", m.message_id,
-		       st->msgs[at].follow_up_of, c->job, c->stat, c->commit);
+		printf("mailed %s: follow-up of %s: %s %s refined to %s\n", text_safe(m.message_id),
+		       text_safe(st->msgs[at].follow_up_of), text_safe(c->job), text_safe(c->stat),
+		       text_safe(c->commit));
 	ret = 0;
 out:
 	report_mail_free(&m);
 	return ret;
 }
 
+/* A change that could not be mailed (mail_one's or follow_up's -1): said, naming it, and
+ * counted; the pass goes on with the others. */
+static void not_mailed(const struct nightly_change *c, size_t ng, const char *what,
+		       const char *why, size_t *failed)
+{
+	sb_error("%s %s (base %s): %s %s %s%s: not mailed: %s", what, text_safe(c->commit),
+		 text_safe(c->base), text_safe(c->job), text_safe(c->stat), nightly_kind(c),
+		 ng > 1 ? ", and more changes" : "", text_safe(why));
+	(*failed)++;
+}
+
 int nightly_mail(struct nightly_state *st, const struct nightly_opts *o,
-		 const struct nightly_change *c, size_t n, size_t *mailed, char *err,
-		 size_t errlen)
+		 const struct nightly_change *c, size_t n, size_t *mailed, size_t *failed,
+		 char *err, size_t errlen)
 {
 	const struct nightly_change **g = calloc(n ? n : 1, sizeof(*g));
 	bool *done = calloc(n ? n : 1, sizeof(*done));
 	int rc = 0;
 
-	*mailed = 0;
+	*mailed = *failed = 0;
 	if (!g || !done) {
 		free(g);
 		free(done);
@@ -683,8 +754,10 @@ int nightly_mail(struct nightly_state *st, const struct nightly_opts *o,
 		done[i] = nightly_known(st, &c[i]);
 	/* A mailed change placed better now: one follow-up to its mail, at most. */
 	for (size_t i = 0; i < n && !rc; i++)
-		if (done[i])
-			rc = follow_up(st, o, &c[i], mailed, err, errlen);
+		if (done[i] && (rc = follow_up(st, o, &c[i], mailed, err, errlen)) == -1) {
+			not_mailed(&c[i], 1, "the follow-up of", err, failed);
+			rc = 0;
+		}
 	/* Commits in the order their first change was found. */
 	for (size_t i = 0; i < n && !rc; i++) {
 		size_t ng = 0;
@@ -696,9 +769,14 @@ int nightly_mail(struct nightly_state *st, const struct nightly_opts *o,
 				g[ng++] = &c[k];
 				done[k] = true;
 			}
-		rc = mail_one(st, o, g, ng, mailed, err, errlen);
+		/* One culprit that cannot be mailed (a label report refuses, its author's
+		 * address) is said and the others are still mailed. */
+		if ((rc = mail_one(st, o, g, ng, mailed, err, errlen)) == -1) {
+			not_mailed(g[0], ng, "the change at", err, failed);
+			rc = 0;
+		}
 	}
 	free(g);
 	free(done);
-	return rc;
+	return rc ? -1 : 0;
 }

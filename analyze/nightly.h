@@ -79,9 +79,12 @@ int nightly_settle(struct nightly_state *st, const struct nightly_opts *o, size_
 
 /* Mail the changes not yet known, one message per culprit commit: each recorded as pending
  * (and the state saved) before it is delivered and marked mailed after.  *mailed counts the
- * messages.  0, or -1 with err. */
+ * messages.  A message that cannot be made or delivered (a culprit's label or author that
+ * report refuses, a failed delivery) is said on stderr, naming its change, and counted in
+ * *failed; the others are still mailed.  0, or -1 with err when nothing more may be mailed
+ * (the state cannot be saved, memory runs out). */
 int nightly_mail(struct nightly_state *st, const struct nightly_opts *o,
-		 const struct nightly_change *c, size_t n, size_t *mailed, char *err,
-		 size_t errlen);
+		 const struct nightly_change *c, size_t n, size_t *mailed, size_t *failed,
+		 char *err, size_t errlen);
 
 #endif

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* A state file is a few hundred bytes per message mailed; one past this is not ours. */
@@ -454,17 +455,31 @@ void nightly_msgid_left(const struct nightly_key *keys, size_t nkeys, char *out,
 int nightly_mbox_has(const char *path, const char *message_id, bool *found, char *err,
 		     size_t errlen)
 {
-	FILE *f = fopen(path, "re");
+	/* O_NONBLOCK: a FIFO there must be refused, not waited on with the state locked. */
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	struct stat sb;
+	FILE *f = NULL;
 	char *line = NULL;
 	size_t cap = 0;
 	ssize_t n;
 	bool in_headers = false, in_msgid = false;
 
 	*found = false;
-	if (!f) {
+	if (fd < 0) {
 		if (errno == ENOENT)
 			return 0;
 		snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &sb) || !S_ISREG(sb.st_mode)) {
+		snprintf(err, errlen, "cannot read %s: %s (an mbox is a regular file)", path,
+			 fstat(fd, &sb) ? strerror(errno) : "not a regular file");
+		close(fd);
+		return -1;
+	}
+	if (fcntl(fd, F_SETFL, 0) || !(f = fdopen(fd, "r"))) {
+		snprintf(err, errlen, "cannot read %s: %s", path, strerror(errno));
+		close(fd);
 		return -1;
 	}
 	while (!*found && (n = getline(&line, &cap, f)) > 0) {

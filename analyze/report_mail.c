@@ -187,11 +187,11 @@ static void commit_line(const char *repo, const char *label, char *buf, size_t l
 
 	commit_lookup(repo, label, sha, subj);
 	if (subj[0])
-		snprintf(buf, len, "%.10s (\"%s\")", sha, subj);
+		snprintf(buf, len, "%.10s (\"%s\")", sha, text_safe(subj));
 	else if (sha[0])
 		snprintf(buf, len, "%.10s", sha);
 	else
-		snprintf(buf, len, "%s", label);
+		snprintf(buf, len, "%s", text_safe(label));
 }
 
 static void write_box(FILE *f, const struct mail_change *box, size_t nbox)
@@ -355,15 +355,22 @@ static void write_plots(FILE *f, const struct job_cmp *j)
 				same++;
 				append(names, sizeof(names), ", %s", text_safe(pv[k].row->name));
 			}
+		/* The labels and the title (its path_params) as the body's other text: escaped. */
+		char *label[2] = {text_escape(j->g[0].commit), text_escape(j->g[1].commit)}, *t;
+
 		for (int k = 0; k < 2; k++)
 			s[k] = (struct plot_series){
-			    .label = j->g[k].commit, .y = pv[i].v[k], .n = pv[i].n[k]};
+			    .label = label[k] ? label[k] : "?", .y = pv[i].v[k], .n = pv[i].n[k]};
 		group_plot_title(&j->g[0], names, title, sizeof(title));
+		t = text_escape(title);
 		fprintf(f, "\n\n");
 		if (same)
 			fprintf(f, "%s: the same value in every run, one plot\n", names);
-		if (plot_samples(title, s, 2, PLOT_TEXT, 0, NULL, f, err, sizeof(err)))
+		if (plot_samples(t ? t : names, s, 2, PLOT_TEXT, 0, NULL, f, err, sizeof(err)))
 			sb_error("plot of %s: %s", names, err);
+		free(t);
+		free(label[0]);
+		free(label[1]);
 	}
 	for (size_t i = 0; i < n; i++) {
 		free(pv[i].v[0]);
@@ -382,13 +389,13 @@ static void write_body(FILE *f, struct job_cmp *j, const struct mail_change *hea
 	fmt_change(head_change, change, sizeof(change));
 	if (head_change->failure)
 		fprintf(f, "Hello,\n\nkernel test robot noticed \"%s\" on:\n\n\n",
-			signature(head_change->stat));
+			text_safe(signature(head_change->stat)));
 	else
 		fprintf(f, "Hello,\n\nkernel test robot noticed a %s %s of %s on:\n\n\n", change,
-			change_word(head_change), head_change->stat);
+			change_word(head_change), text_safe(head_change->stat));
 	commit_line(repo, head, line, sizeof(line));
 	fprintf(f, "commit: %s\n", line);
-	fprintf(f, "branch: %s\n", branch);
+	fprintf(f, "branch: %s\n", text_safe(branch));
 	commit_line(repo, base, line, sizeof(line));
 	fprintf(f, "base: %s\n\n", line);
 	if (g->axes[AX_TESTCASE])
@@ -410,7 +417,7 @@ static void write_body(FILE *f, struct job_cmp *j, const struct mail_change *hea
 			"%s is new at this commit: %s of its runs have it (fail:runs), and no run "
 			"of the commits before it in the series had it.  Its rows are under "
 			"fail:runs in the table below.\n\n",
-			head_change->stat, change);
+			text_safe(head_change->stat), change);
 	if (head_change->has_segment) {
 		char seg[32];
 		struct mail_change sc = *head_change;
@@ -422,7 +429,7 @@ static void write_body(FILE *f, struct job_cmp *j, const struct mail_change *hea
 			"below; over the branch's nightly series the mean of %s moved by %s "
 			"between the stretch of commits before this one and the stretch from it "
 			"on.\n\n",
-			change, head_change->stat, seg);
+			change, text_safe(head_change->stat), seg);
 	}
 	busy_note(j, f);
 	print_robot_table(&j->c, false, false, f);
@@ -430,6 +437,56 @@ static void write_body(FILE *f, struct job_cmp *j, const struct mail_change *hea
 	write_plots(f, j);
 	fprintf(f, "\n\n\nDisclaimer:\nResults have been estimated based on internal scalebench "
 		   "runs; please verify them on your own setup.\n\n-- \nscalebench\n");
+}
+
+/* The headers report and nightly write, in their order (a follow-up adds In-Reply-To and
+ * References after the Message-ID): what a message must hold to be sent (mail_message_check),
+ * when it is composed and when nightly delivers a pending one again. */
+static const struct mail_want report_headers[] = {
+    {"From", NULL},
+    {"To", NULL},
+    {"Subject", NULL},
+    {"Date", NULL},
+    {"Message-ID", NULL},
+    {"In-Reply-To", NULL},
+    {"References", NULL},
+    {"MIME-Version", "MIME-Version: 1.0\n"},
+    {"Content-Type", "Content-Type: text/plain; charset=utf-8\n"},
+    {"Content-Transfer-Encoding", "Content-Transfer-Encoding: 8bit\n"},
+};
+#define REPORT_NHEADERS (sizeof(report_headers) / sizeof(report_headers[0]))
+
+/* want[] for a report (reply false: without In-Reply-To and References) or a follow-up:
+ * report_headers, with the values given (exact[i] for report_headers[i]) where not NULL; the
+ * number of headers. */
+static size_t headers_wanted(struct mail_want *want, bool reply,
+			     const char *const exact[REPORT_NHEADERS])
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < REPORT_NHEADERS; i++) {
+		if (!reply && (i == 5 || i == 6))
+			continue;
+		want[n] = report_headers[i];
+		if (exact && exact[i])
+			want[n].exact = exact[i];
+		n++;
+	}
+	return n;
+}
+
+/* A message just composed, checked as a pending one is before it is sent again: a body that
+ * a name from the results broke is a bug here, never mail.  0, or -1 with err. */
+static int check_composed(const char *msg, size_t len, bool reply, char *err, size_t errlen)
+{
+	struct mail_want want[REPORT_NHEADERS];
+	size_t n = headers_wanted(want, reply, NULL);
+	char why[512];
+
+	if (!mail_message_check(msg, len, want, n, why, sizeof(why)))
+		return 0;
+	snprintf(err, errlen, "the message composed is not valid (%s): not sent", why);
+	return -1;
 }
 
 /* "<left@right>" out of a Message-ID header line. */
@@ -715,10 +772,17 @@ int report_build(const struct report_request *rq, struct report_mail *m, char *e
 	    select_commit(rq->root, rq->job ? &rq->job : NULL, rq->job != NULL, rq->repo, "--head",
 			  rq->head, &m->head, err, errlen) != SELECT_OK)
 		return -1;
-	if (strchr(m->base, '/') || strchr(m->head, '/') || strpbrk(m->base, "*?[") ||
-	    strpbrk(m->head, "*?[")) {
-		snprintf(err, errlen, "--base/--head: expected commit labels");
-		return -1;
+	/* A label names one directory: not a path, nor a pattern that the comparison's glob
+	 * would take for others. */
+	for (int k = 0; k < 2; k++) {
+		const char *l = k ? m->head : m->base;
+
+		if (strpbrk(l, "/*?[")) {
+			snprintf(err, errlen,
+				 "%s '%s': not a commit label report can compare (it holds '%c')",
+				 k ? "--head" : "--base", text_safe(l), *strpbrk(l, "/*?["));
+			return -1;
+		}
 	}
 	if (compare_jobs(rq->root, rq->job, m->base, m->head, &jobs, &n, &main_job, err, errlen))
 		goto out;
@@ -773,6 +837,8 @@ int report_build(const struct report_request *rq, struct report_mail *m, char *e
 		snprintf(err, errlen, "out of memory");
 		goto out;
 	}
+	if (check_composed(m->msg, m->len, false, err, errlen))
+		goto out;
 	rc = 0;
 out:
 	for (size_t i = 0; box_groups && i < nbox; i++)
@@ -889,7 +955,8 @@ int report_follow_up_build(const struct report_follow_up *rq, struct report_mail
 	fprintf(f,
 		"Hello,\n\nThe %s of %s (%s) mailed in %s is placed better with the nights\n"
 		"since:\n\n",
-		rq->kind, rq->stat, rq->job, rq->in_reply_to);
+		text_safe(rq->kind), text_safe(rq->stat), text_safe(rq->job),
+		text_safe(rq->in_reply_to));
 	fprintf(f, "  now at: %s\n  was at: %s\n  change: %s (the segments around it)\n", now_line,
 		was_line, change);
 	if (rq->nrange > 1)
@@ -902,6 +969,8 @@ int report_follow_up_build(const struct report_follow_up *rq, struct report_mail
 		goto out;
 	}
 	f = NULL;
+	if (check_composed(buf, len, true, err, errlen))
+		goto out;
 	m->msg = buf;
 	m->len = len;
 	buf = NULL;
@@ -913,6 +982,82 @@ out:
 	for (size_t i = 0; i < 6; i++)
 		free(hdr[i]);
 	free(subject);
+	mail_addr_free(&to_addr);
+	return rc;
+}
+
+/* "<left@right>" split at its first '@' (as report_follow_up_build splits it): 0, or -1 when it
+ * is not of that shape or memory runs out. */
+static int msgid_split(const char *id, char **left, char **right)
+{
+	const char *at = strchr(id, '@');
+	size_t n = strlen(id);
+
+	*left = *right = NULL;
+	if (id[0] != '<' || !at || at == id + 1 || n < 4 || id[n - 1] != '>' || at + 2 > id + n - 1)
+		return -1;
+	*left = strndup(id + 1, (size_t)(at - id - 1));
+	*right = strndup(at + 1, (size_t)(id + n - 1 - (at + 1)));
+	return *left && *right ? 0 : -1;
+}
+
+int report_check_pending(const struct report_pending *rq, char *err, size_t errlen)
+{
+	struct mail_want want[REPORT_NHEADERS];
+	struct mail_addr to_addr = {0};
+	const struct mail_addr *to = rq->to;
+	char *hdr[REPORT_NHEADERS] = {NULL}, why[512], *left = NULL, *right = NULL, *id = NULL;
+	size_t n;
+	int rc = -1;
+
+	if (msgid_split(rq->message_id, &left, &right)) {
+		snprintf(err, errlen, "its Message-ID is not <left@right>");
+		goto out;
+	}
+	if (!to && author_of(rq->repo, rq->commit, &to_addr, err, errlen))
+		goto out;
+	to = to ? to : &to_addr;
+	/* The headers as the writer makes them: From and To this nightly's, the Message-ID of
+	 * the recorded changes (on the host as recorded), a follow-up's reply to its first mail. */
+	hdr[0] = mail_header_addr("From", rq->from->name, rq->from->addr);
+	hdr[1] = mail_header_addr("To", to->name, to->addr);
+	hdr[4] = mail_header_msgid("Message-ID", rq->msgid_left, right);
+	if (rq->in_reply_to) {
+		free(left);
+		free(right);
+		if (msgid_split(rq->in_reply_to, &left, &right)) {
+			snprintf(err, errlen, "its first mail's Message-ID is not <left@right>");
+			goto out;
+		}
+		hdr[5] = mail_header_msgid("In-Reply-To", left, right);
+		hdr[6] = mail_header_msgid("References", left, right);
+	}
+	if (!hdr[0] || !hdr[1] || !hdr[4] || (rq->in_reply_to && (!hdr[5] || !hdr[6]))) {
+		snprintf(err, errlen, "out of memory");
+		goto out;
+	}
+	id = msgid_of(hdr[4]);
+	if (!id || strcmp(id, rq->message_id)) {
+		snprintf(err, errlen, "its Message-ID is not the one its recorded changes make");
+		goto out;
+	}
+	n = headers_wanted(want, rq->in_reply_to != NULL, (const char *const *)hdr);
+	if (mail_message_check(rq->text, strlen(rq->text), want, n, why, sizeof(why))) {
+		snprintf(err, errlen,
+			 "not the message nightly writes for its changes (From --from, To %s): %s",
+			 rq->to	    ? "--to"
+			 : rq->repo ? "the commit's author"
+				    : "root@localhost",
+			 why);
+		goto out;
+	}
+	rc = 0;
+out:
+	for (size_t i = 0; i < REPORT_NHEADERS; i++)
+		free(hdr[i]);
+	free(left);
+	free(right);
+	free(id);
 	mail_addr_free(&to_addr);
 	return rc;
 }

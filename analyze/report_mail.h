@@ -80,6 +80,24 @@ struct report_follow_up {
 int report_follow_up_build(const struct report_follow_up *rq, struct report_mail *m, char *err,
 			   size_t errlen);
 
+/* A message nightly recorded as pending, before it is delivered again: the state file holds
+ * its text, and nothing is sent only because a file holds it. */
+struct report_pending {
+	const char *text;	/* as recorded */
+	const char *message_id; /* "<left@right>" as recorded */
+	const char *msgid_left; /* what the recorded changes make of it (nightly_msgid_left) */
+	const char *in_reply_to; /* a follow-up's first mail, or NULL */
+	const char *commit;	 /* the changes' commit: its author is the To without to */
+	const char *repo;
+	const struct mail_addr *from, *to; /* this nightly's, as report_request's */
+};
+/* Whether rq->text is the message this nightly would write for those changes: exactly
+ * report's headers (a follow-up's with In-Reply-To and References to its first mail), From
+ * and To as from and to (or the commit's author) make them, the Message-ID made of msgid_left
+ * and the recorded id's host, and a body of text (lib/mail.h's mail_message_check).  0, or -1
+ * with err saying what is not. */
+int report_check_pending(const struct report_pending *rq, char *err, size_t errlen);
+
 /* Deliver one message: appended to the mbox at mbox (lib/mail.h's all-or-nothing append)
  * when not NULL, else piped to `sendmail -t` when sendmail, else written to stdout.  0, or
  * -1 with err naming the mbox or sendmail and what failed. */

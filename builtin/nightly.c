@@ -10,7 +10,9 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 const struct command_def nightly_command = {
@@ -73,7 +75,8 @@ struct nightly_args {
 	unsigned confirm;
 	double night_sigma;
 	struct mail_addr from_addr, to_addr;
-	char state_buf[PATH_MAX]; /* DIR/NIGHTLY_STATE_FILE, when state_path is not given */
+	char state_buf[PATH_MAX];  /* DIR/NIGHTLY_STATE_FILE, when state_path is not given */
+	char state_real[PATH_MAX]; /* the file a symlink at state_path names */
 };
 
 /* The options into a, checked (--branch in --repo, the addresses parsed, the state file's
@@ -117,6 +120,7 @@ static int parse_nightly_args(int argc, char **argv, struct nightly_args *a)
 	};
 	char err[PATH_MAX + 1024];
 	const char *ctl;
+	struct stat sb;
 	int first, rc;
 
 	*a = (struct nightly_args){0};
@@ -156,6 +160,17 @@ static int parse_nightly_args(int argc, char **argv, struct nightly_args *a)
 		}
 		a->state_path = a->state_buf;
 	}
+	/* A symlink is the file it names, locked and replaced there: a save would replace the
+	 * link by a file, and a lock taken by the link's name would not exclude a nightly given
+	 * the file's, so both would mail the same change. */
+	if (!lstat(a->state_path, &sb) && S_ISLNK(sb.st_mode)) {
+		if (!realpath(a->state_path, a->state_real)) {
+			sb_error("--state %s: a symlink to nothing (%s): give the file itself",
+				 a->state_path, strerror(errno));
+			return SB_EXIT_ERROR;
+		}
+		a->state_path = a->state_real;
+	}
 	if (access(a->root, F_OK)) {
 		sb_error("--results %s: no such directory", a->root);
 		return SB_EXIT_ERROR;
@@ -172,7 +187,7 @@ static int nightly_pass(const struct nightly_opts *o, const char *state_path)
 	struct nightly_state st = {0};
 	struct results_index *ix = NULL;
 	struct nightly_change *changes = NULL;
-	size_t nchanges = 0, job_errors = 0, resent = 0, mailed = 0;
+	size_t nchanges = 0, job_errors = 0, resent = 0, mailed = 0, failed = 0;
 	struct index_update u;
 	int lock_fd = -1;
 	int rc = SB_EXIT_ERROR;
@@ -201,7 +216,7 @@ static int nightly_pass(const struct nightly_opts *o, const char *state_path)
 		sb_error("%s", err);
 		goto out;
 	}
-	if (nightly_mail(&st, o, changes, nchanges, &mailed, err, sizeof(err))) {
+	if (nightly_mail(&st, o, changes, nchanges, &mailed, &failed, err, sizeof(err))) {
 		sb_error("%s", err);
 		goto out;
 	}
@@ -213,7 +228,7 @@ static int nightly_pass(const struct nightly_opts *o, const char *state_path)
 		sb_note("%zu change%s found, %zu new message%s %s", nchanges,
 			nchanges == 1 ? "" : "s", mailed, mailed == 1 ? "" : "s",
 			o->mbox || o->sendmail ? "mailed" : "printed (no --mbox or --sendmail)");
-	rc = job_errors ? SB_EXIT_ERROR : mailed + resent ? SB_EXIT_FOUND : SB_EXIT_OK;
+	rc = job_errors || failed ? SB_EXIT_ERROR : mailed + resent ? SB_EXIT_FOUND : SB_EXIT_OK;
 out:
 	nightly_changes_free(changes, nchanges);
 	if (ix)

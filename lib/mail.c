@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -26,6 +27,101 @@
 static bool is_ctl(unsigned char c)
 {
 	return c < 0x20 || c == 0x7f;
+}
+
+const char *mail_body_bad(const char *body, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)body, *end = p + len;
+
+	while (p < end) {
+		size_t n;
+
+		if (*p == '\t' || *p == '\n' || (*p >= 0x20 && *p < 0x7f)) {
+			p++;
+			continue;
+		}
+		n = *p >= 0x80 ? utf8_seq_len(p, (size_t)(end - p)) : 0;
+		/* U+0080..U+009F (C2 80..C2 9F): C1 controls, which some terminals take as ESC. */
+		if (!n || (n == 2 && p[0] == 0xc2 && p[1] < 0xa0))
+			return (const char *)p;
+		p += n;
+	}
+	return NULL;
+}
+
+int mail_message_check(const char *msg, size_t len, const struct mail_want *want, size_t nwant,
+		       char *err, size_t errlen)
+{
+	const char *p = msg, *end = msg + len, *bad;
+	size_t i = 0;
+
+	if (memchr(msg, '\0', len)) {
+		snprintf(err, errlen, "a NUL byte at %zu",
+			 (size_t)((const char *)memchr(msg, '\0', len) - msg));
+		return -1;
+	}
+	while (p < end && *p != '\n') {
+		const char *h = p, *colon;
+		size_t hlen;
+
+		/* One header: its first line and the lines continuing it. */
+		do {
+			const char *nl = memchr(p, '\n', (size_t)(end - p));
+
+			if (!nl) {
+				snprintf(err, errlen, "the headers do not end (no blank line)");
+				return -1;
+			}
+			if (nl - p > 998) {
+				snprintf(err, errlen, "a header line of %zu characters", (size_t)(nl - p));
+				return -1;
+			}
+			for (const char *c = p; c < nl; c++)
+				if ((is_ctl((unsigned char)*c) && *c != '\t') ||
+				    (unsigned char)*c >= 0x80) {
+					snprintf(err, errlen,
+						 "header %zu: byte 0x%02x is not printable ASCII", i + 1,
+						 (unsigned char)*c);
+					return -1;
+				}
+			p = nl + 1;
+		} while (p < end && (*p == ' ' || *p == '\t'));
+		hlen = (size_t)(p - h);
+		colon = memchr(h, ':', hlen);
+		if (i == nwant || !colon || (size_t)(colon - h) != strlen(want[i].name) ||
+		    strncasecmp(h, want[i].name, (size_t)(colon - h))) {
+			int nl = (int)(colon ? colon - h : (int)strcspn(h, "\n"));
+
+			snprintf(err, errlen, "header '%.*s' where %s%s is expected",
+				 nl > 64 ? 64 : nl, h,
+				 i < nwant ? want[i].name : "the end of the headers",
+				 i < nwant ? ":" : "");
+			return -1;
+		}
+		if (want[i].exact &&
+		    (strlen(want[i].exact) != hlen || memcmp(want[i].exact, h, hlen))) {
+			snprintf(err, errlen, "its %s is not the one this message is for", want[i].name);
+			return -1;
+		}
+		i++;
+	}
+	if (i < nwant) {
+		snprintf(err, errlen, "no %s header", want[i].name);
+		return -1;
+	}
+	if (p >= end) {
+		snprintf(err, errlen, "no blank line after the headers");
+		return -1;
+	}
+	p++;
+	bad = mail_body_bad(p, (size_t)(end - p));
+	if (bad) {
+		snprintf(err, errlen,
+			 "byte 0x%02x at %zu of the body is a control character or not UTF-8",
+			 (unsigned char)*bad, (size_t)(bad - p));
+		return -1;
+	}
+	return 0;
 }
 
 const char *mail_find_ctl(const char *s)

@@ -52,6 +52,25 @@ char *mail_header_addr(const char *field, const char *name, const char *addr);
  * become '-'). */
 char *mail_header_msgid(const char *field, const char *left, const char *right);
 
+/* The body of a message (after its blank line), made for a text/plain 8bit part: nothing in
+ * it is a control character but tab and newline (no bare CR for a lenient reader to break a
+ * line at, no ESC), and it is UTF-8.  The first byte that is not so, or NULL. */
+const char *mail_body_bad(const char *body, size_t len);
+
+/* One header a message must have, in its place: name, and the whole header as written
+ * ("Name: value\n", folded lines included) when it must be exactly that, else NULL (any
+ * value, on lines of printable ASCII of at most 998, continued with a space or tab). */
+struct mail_want {
+	const char *name;
+	const char *exact;
+};
+/* Whether msg (len bytes, LF line ends) is a message as scalebench writes one: no NUL, exactly
+ * the headers of want (nwant of them, in that order; nothing else: no Bcc, no second To), a
+ * blank line, and a body that mail_body_bad finds nothing in.  0, or -1 with err saying what
+ * is wrong (the header by name, or the body's first bad byte by offset). */
+int mail_message_check(const char *msg, size_t len, const struct mail_want *want, size_t nwant,
+		       char *err, size_t errlen);
+
 /* Append msg (headers, blank line, body) to the mbox at path as one mboxrd message: a From_
  * line, ">From " quoting of body lines, a blank line after; a blank line before it when the
  * file does not already end in one (so it never glues onto a partial line).
