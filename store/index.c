@@ -2,14 +2,16 @@
  *
  * Schema (PRAGMA user_version = INDEX_SCHEMA):
  *   jobs(id, key, testcase, path_params, tbox_group, rootfs, kconfig, compiler)
- *   runs(id, job_id, commit_label, run, inode, mtime_ns, started, status, ok, machine)
+ *   runs(id, job_id, commit_label, run, inode, mtime_ns, files, started, status, ok, machine)
  *   stats(id, name)
  *   job_stats(job_id, stat_id)                      WITHOUT ROWID: the stat names of a job
  *   vals(job_id, stat_id, run_id) -> value          WITHOUT ROWID: one stat of one job over
  *                                                   every run is one range of the primary key
- * A run is known by its place in the tree (job, commit label, run number) and by its directory's
- * inode and mtime: a run directory never changes once renamed in, but a commit directory that
- * was deleted and run again reuses the numbers, with new directories.
+ * A run is known by its place in the tree (job, commit label, run number), by its directory's
+ * inode and mtime (a commit directory that was deleted and run again reuses the numbers, with
+ * new directories) and by `files`, a digest of its stats.json's and meta.json's inode, size,
+ * mtime and ctime: a run directory never changes once renamed in, but a person may edit its
+ * files by hand, in place, which leaves the directory's mtime as it was.
  *
  * The journal is the rollback journal, not WAL: WAL's readers and writer share memory through a
  * mapped -shm file, which NFS, where a results root shared by several machines often lives, does
@@ -50,8 +52,8 @@ static const char schema_sql[] =
     "CREATE INDEX jobs_path_params ON jobs(path_params);"
     "CREATE TABLE runs(id INTEGER PRIMARY KEY, job_id INTEGER NOT NULL,"
     " commit_label TEXT NOT NULL, run INTEGER NOT NULL, inode INTEGER NOT NULL,"
-    " mtime_ns INTEGER NOT NULL, started INTEGER NOT NULL, status TEXT, ok INTEGER NOT NULL,"
-    " machine TEXT, UNIQUE(job_id, commit_label, run));"
+    " mtime_ns INTEGER NOT NULL, files INTEGER NOT NULL, started INTEGER NOT NULL,"
+    " status TEXT, ok INTEGER NOT NULL, machine TEXT, UNIQUE(job_id, commit_label, run));"
     "CREATE TABLE stats(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);"
     "CREATE TABLE job_stats(job_id INTEGER NOT NULL, stat_id INTEGER NOT NULL,"
     " PRIMARY KEY(job_id, stat_id)) WITHOUT ROWID;"
@@ -192,6 +194,7 @@ struct run_ref {
 	char *label; /* the commit */
 	unsigned run;
 	int64_t inode, mtime_ns;
+	int64_t files;		/* files_digest of its stats.json and meta.json */
 	int64_t id;		/* indexed: its row */
 	struct store_axes axes; /* in the tree: the run directory's axes */
 };
@@ -250,6 +253,37 @@ static char *job_key(const struct store_axes *a)
 	return k;
 }
 
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	for (int i = 0; i < 8; i++, v >>= 8)
+		h = (h ^ (v & 0xff)) * 1099511628211ull;
+	return h;
+}
+
+/* What a hand edit of a run's files changes, whether it rewrites a file in place (size, mtime,
+ * ctime) or replaces it (inode): one lstat each, not a read. */
+static int64_t files_digest(const char *run_dir)
+{
+	static const char *const files[] = {STORE_STATS_FILE, STORE_META_FILE};
+	uint64_t h = 1469598103934665603ull;
+	char p[PATH_MAX];
+
+	for (size_t i = 0; i < sizeof(files) / sizeof(*files); i++) {
+		struct stat st;
+
+		if (snprintf(p, sizeof(p), "%s/%s", run_dir, files[i]) >= (int)sizeof(p) ||
+		    lstat(p, &st)) {
+			h = mix(h, UINT64_MAX);
+			continue;
+		}
+		h = mix(h, st.st_ino);
+		h = mix(h, (uint64_t)st.st_size);
+		h = mix(h, (uint64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec);
+		h = mix(h, (uint64_t)st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec);
+	}
+	return (int64_t)h;
+}
+
 /* Every run directory of the tree, through the layout's own walk. */
 static int walk_tree(const char *root, struct run_list *l, char *err, size_t errlen)
 {
@@ -285,6 +319,7 @@ static int walk_tree(const char *root, struct run_list *l, char *err, size_t err
 			r->run = r->axes.run;
 			r->inode = (int64_t)st.st_ino;
 			r->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+			r->files = files_digest(runs[j]);
 		}
 		for (ssize_t j = 0; j < nr; j++)
 			free(runs[j]);
@@ -397,8 +432,8 @@ static int updater_init(struct updater *u)
 	int rc;
 
 	if ((rc = prepare(u, &u->ins_run,
-			  "INSERT INTO runs(job_id, commit_label, run, inode, mtime_ns, started,"
-			  " status, ok, machine) VALUES(?,?,?,?,?,?,?,?,?)")) ||
+			  "INSERT INTO runs(job_id, commit_label, run, inode, mtime_ns, files,"
+			  " started, status, ok, machine) VALUES(?,?,?,?,?,?,?,?,?,?)")) ||
 	    (rc = prepare(u, &u->ins_val, "INSERT INTO vals VALUES(?,?,?,?)")) ||
 	    (rc = prepare(u, &u->ins_stat, "INSERT INTO stats(id, name) VALUES(?,?)")) ||
 	    (rc =
@@ -717,11 +752,12 @@ static int add_run(struct updater *u, const struct run_ref *r)
 	sqlite3_bind_int64(u->ins_run, 3, r->run);
 	sqlite3_bind_int64(u->ins_run, 4, r->inode);
 	sqlite3_bind_int64(u->ins_run, 5, r->mtime_ns);
-	sqlite3_bind_int64(u->ins_run, 6, started);
+	sqlite3_bind_int64(u->ins_run, 6, r->files);
+	sqlite3_bind_int64(u->ins_run, 7, started);
 	if (status)
-		sqlite3_bind_text(u->ins_run, 7, status, -1, SQLITE_STATIC);
-	sqlite3_bind_int(u->ins_run, 8, !status || !strcmp(status, "ok"));
-	sqlite3_bind_text(u->ins_run, 9, machine, -1, SQLITE_STATIC);
+		sqlite3_bind_text(u->ins_run, 8, status, -1, SQLITE_STATIC);
+	sqlite3_bind_int(u->ins_run, 9, !status || !strcmp(status, "ok"));
+	sqlite3_bind_text(u->ins_run, 10, machine, -1, SQLITE_STATIC);
 	if ((rc = step_done(u, u->ins_run)))
 		goto out;
 	run_id = sqlite3_last_insert_rowid(u->db);
@@ -786,10 +822,11 @@ static const char prune_sql[] =
 static int load_indexed(sqlite3 *db, const char *path, struct run_list *l, char *err, size_t errlen)
 {
 	sqlite3_stmt *st;
-	int rc = sqlite3_prepare_v2(db,
-				    "SELECT r.id, j.key, r.commit_label, r.run, r.inode, r.mtime_ns"
-				    " FROM runs r JOIN jobs j ON j.id = r.job_id",
-				    -1, &st, NULL);
+	int rc =
+	    sqlite3_prepare_v2(db,
+			       "SELECT r.id, j.key, r.commit_label, r.run, r.inode, r.mtime_ns,"
+			       " r.files FROM runs r JOIN jobs j ON j.id = r.job_id",
+			       -1, &st, NULL);
 
 	if (rc) {
 		snprintf(err, errlen, "%s: %s", path, sqlite3_errmsg(db));
@@ -808,6 +845,7 @@ static int load_indexed(sqlite3 *db, const char *path, struct run_list *l, char 
 		r->run = (unsigned)sqlite3_column_int64(st, 3);
 		r->inode = sqlite3_column_int64(st, 4);
 		r->mtime_ns = sqlite3_column_int64(st, 5);
+		r->files = sqlite3_column_int64(st, 6);
 		if (!r->key || !r->label) {
 			rc = SQLITE_NOMEM;
 			break;
@@ -822,6 +860,13 @@ static int load_indexed(sqlite3 *db, const char *path, struct run_list *l, char 
 	return 0;
 }
 
+/* Whether a run of the tree at an indexed run's place is that run, as it was read. */
+static bool same_run(const struct run_ref *tree, const struct run_ref *have)
+{
+	return tree->inode == have->inode && tree->mtime_ns == have->mtime_ns &&
+	       tree->files == have->files;
+}
+
 /* Whether the index holds exactly the tree's runs (both sorted by place), each as the tree
  * has it. */
 static bool index_current(const struct run_list *tree, const struct run_list *have)
@@ -831,8 +876,7 @@ static bool index_current(const struct run_list *tree, const struct run_list *ha
 	if (tree->n != have->n)
 		return false;
 	for (i = 0; i < tree->n; i++)
-		if (by_place(&tree->v[i], &have->v[i]) || tree->v[i].inode != have->v[i].inode ||
-		    tree->v[i].mtime_ns != have->v[i].mtime_ns)
+		if (by_place(&tree->v[i], &have->v[i]) || !same_run(&tree->v[i], &have->v[i]))
 			break;
 	return i == tree->n;
 }
@@ -891,8 +935,7 @@ static int merge_runs(struct updater *u, const struct run_list *tree, const stru
 	while (i < tree->n || j < have->n) {
 		int c = i == tree->n ? 1 : j == have->n ? -1 : by_place(&tree->v[i], &have->v[j]);
 
-		if (c == 0 && tree->v[i].inode == have->v[j].inode &&
-		    tree->v[i].mtime_ns == have->v[j].mtime_ns) {
+		if (c == 0 && same_run(&tree->v[i], &have->v[j])) {
 			i++, j++, (*total)++;
 			continue;
 		}
