@@ -44,6 +44,7 @@ struct results_index {
 	char why[96];
 	char **skipped; /* "RUN_DIR: what is wrong", runs_skipped of them */
 	size_t nskipped;
+	bool tree_failed; /* the last update could not walk the tree (not the index's fault) */
 };
 
 static const char schema_sql[] =
@@ -59,6 +60,10 @@ static const char schema_sql[] =
     " PRIMARY KEY(job_id, stat_id)) WITHOUT ROWID;"
     "CREATE TABLE vals(job_id INTEGER NOT NULL, stat_id INTEGER NOT NULL,"
     " run_id INTEGER NOT NULL, value REAL, PRIMARY KEY(job_id, stat_id, run_id)) WITHOUT ROWID;";
+
+/* The index's mark in its header (PRAGMA application_id, "SBIX"): a database at its path that
+ * lacks it and holds tables that are not the index's is someone else's, never rebuilt into. */
+#define INDEX_APPLICATION_ID 0x53424958
 
 /* The tables above, counted by check_index. */
 #define NR_TABLES 5
@@ -77,6 +82,14 @@ static bool is_corrupt(int rc)
 {
 	rc &= 0xff;
 	return rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB;
+}
+
+/* A write that failed for want of space (SQLITE_FULL; an I/O error of ENOSPC or EDQUOT). */
+static bool is_full(sqlite3 *db, int rc)
+{
+	int e = sqlite3_system_errno(db);
+
+	return (rc & 0xff) == SQLITE_FULL || e == ENOSPC || e == EDQUOT;
 }
 
 static int db_exec(sqlite3 *db, const char *sql, const char *path, char *err, size_t errlen)
@@ -919,7 +932,8 @@ static int recreate_schema(sqlite3 *db, const char *path, char *err, size_t errl
 		return rc;
 	char v[64];
 
-	snprintf(v, sizeof(v), "PRAGMA user_version = %d", INDEX_SCHEMA);
+	snprintf(v, sizeof(v), "PRAGMA user_version = %d; PRAGMA application_id = %d", INDEX_SCHEMA,
+		 INDEX_APPLICATION_ID);
 	return db_exec(db, v, path, err, errlen);
 }
 
@@ -972,6 +986,7 @@ static int update(struct results_index *ix, sqlite3 *db, const char *path, bool 
 	if (!fresh && (rc = load_indexed(db, path, &have, err, errlen)))
 		goto out;
 	if (walk_tree(ix->root, &tree, err, errlen)) {
+		ix->tree_failed = true;
 		rc = SQLITE_ERROR;
 		goto out;
 	}
@@ -1024,19 +1039,57 @@ static void set_pragmas(sqlite3 *db)
 		     NULL, NULL, NULL);
 }
 
+/* What is at one of the index's paths (the database, its journal) when it is not a file the
+ * index may open and write: a regular file with no other name.  A symbolic link would be
+ * followed to a file anywhere (its tables dropped), a hard link is another file's name, a FIFO
+ * or device is no file, a directory cannot be opened. */
+static const char *foreign_kind(const struct stat *st)
+{
+	if (S_ISLNK(st->st_mode))
+		return "a symbolic link";
+	if (S_ISDIR(st->st_mode))
+		return "a directory";
+	if (S_ISFIFO(st->st_mode))
+		return "a FIFO";
+	if (S_ISSOCK(st->st_mode))
+		return "a socket";
+	if (S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode))
+		return "a device";
+	if (!S_ISREG(st->st_mode))
+		return "not a regular file";
+	if (st->st_nlink != 1)
+		return "a file with other hard links";
+	return NULL;
+}
+
+/* Whether db holds tables, views or indexes that the index does not have. */
+static bool has_other_tables(sqlite3 *db)
+{
+	int rc;
+	int64_t n = pragma_int(db,
+			       "SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'"
+			       " AND name NOT IN ('jobs', 'runs', 'stats', 'job_stats', 'vals',"
+			       " 'jobs_path_params')",
+			       &rc);
+
+	return rc || n != 0;
+}
+
 /* Why an index cannot be used as it is, or NULL when it can.  *corrupt: it is not a
- * database, or not whole. */
+ * database, or not whole.  *foreign: a database that is not an index (other tables and no
+ * mark of ours), to be set aside, not rebuilt into. */
 static const char *check_index(struct results_index *ix, sqlite3 *db, const char *path,
-			       bool *corrupt)
+			       bool *corrupt, bool *foreign)
 {
 	struct stat st;
 	int rc;
-	int64_t v, pages, psize;
+	int64_t v, app, pages, psize;
 
-	*corrupt = false;
-	if (stat(path, &st) == 0 && st.st_size == 0)
+	*corrupt = *foreign = false;
+	if (lstat(path, &st) == 0 && st.st_size == 0)
 		return "empty";
 	v = pragma_int(db, "PRAGMA user_version", &rc);
+	app = rc ? -1 : pragma_int(db, "PRAGMA application_id", &rc);
 	if (rc) {
 		*corrupt = is_corrupt(rc);
 		snprintf(ix->why, sizeof(ix->why), "unreadable: %s", sqlite3_errmsg(db));
@@ -1045,9 +1098,14 @@ static const char *check_index(struct results_index *ix, sqlite3 *db, const char
 	/* A truncated file: the header says how many pages the database has. */
 	pages = pragma_int(db, "PRAGMA page_count", &rc);
 	psize = rc ? -1 : pragma_int(db, "PRAGMA page_size", &rc);
-	if (rc || pages < 0 || psize <= 0 || stat(path, &st) || pages * psize > st.st_size) {
+	if (rc || pages < 0 || psize <= 0 || lstat(path, &st) || pages * psize > st.st_size) {
 		*corrupt = true;
 		return "corrupt";
+	}
+	/* Unmarked: an index of an older scalebench (only the index's tables), or not ours. */
+	if (app != INDEX_APPLICATION_ID && (app != 0 || has_other_tables(db))) {
+		*foreign = true;
+		return "a database of other tables";
 	}
 	if (v != INDEX_SCHEMA) {
 		snprintf(ix->why, sizeof(ix->why), "schema %lld, this scalebench has %d",
@@ -1081,6 +1139,76 @@ static void remove_index_files(const char *path)
 	unlink(j);
 }
 
+/* Rename what is at path to the first free PATH.aside-N, never replacing anything (a plain
+ * rename after a look where renameat2 has no RENAME_NOREPLACE: NFS; we hold the lock), and
+ * say so.  Nothing it names is opened: a symbolic link's target stays as it is. */
+static int set_aside(const char *path, const char *what, char *err, size_t errlen)
+{
+	char to[PATH_MAX + 32];
+	int r = -1;
+
+	for (int n = 1; n <= 100; n++) {
+		struct stat st;
+
+		snprintf(to, sizeof(to), "%s.aside-%d", path, n);
+		r = renameat2(AT_FDCWD, path, AT_FDCWD, to, RENAME_NOREPLACE);
+		if (r && (errno == EINVAL || errno == ENOSYS)) {
+			if (lstat(to, &st) == 0)
+				errno = EEXIST;
+			else if (errno == ENOENT)
+				r = rename(path, to);
+		}
+		if (!r || (errno != EEXIST && errno != ENOTEMPTY))
+			break;
+	}
+	if (r) {
+		snprintf(err, errlen, "%s is %s, and cannot be set aside: %s", path, what,
+			 strerror(errno));
+		return -1;
+	}
+	sb_note("%s was %s, not an index: renamed to %s, the index made anew", path, what, to);
+	return 0;
+}
+
+/* Under the lock: path (and its journal's) made fit to open: anything there that is not a
+ * regular file of one link is set aside, and an index missing is created, exclusively, never
+ * through a link.  *why: why the index is to be built ("missing", what was set aside), left as
+ * it is when the file there is fit; *st: the file.  0, or -1 with err. */
+static int index_ready(struct results_index *ix, const char *path, const char **why,
+		       struct stat *st, char *err, size_t errlen)
+{
+	char j[PATH_MAX + 16];
+	const char *what;
+	int fd;
+
+	snprintf(j, sizeof(j), "%s-journal", path);
+	if (lstat(j, st) == 0 && (what = foreign_kind(st)) && set_aside(j, what, err, errlen))
+		return -1;
+	if (lstat(path, st) == 0) {
+		what = foreign_kind(st);
+		if (!what)
+			return 0;
+		if (set_aside(path, what, err, errlen))
+			return -1;
+		snprintf(ix->why, sizeof(ix->why), "%s was there, set aside", what);
+		*why = ix->why;
+	} else if (errno != ENOENT) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	} else if (!*why) {
+		*why = "missing";
+	}
+	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+	if (fd < 0 || fstat(fd, st)) {
+		snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}
+
 static int open_db(const char *path, int flags, sqlite3 **db, char *err, size_t errlen)
 {
 	int rc = sqlite3_open_v2(path, db, flags, NULL);
@@ -1096,51 +1224,115 @@ static int open_db(const char *path, int flags, sqlite3 **db, char *err, size_t 
 	return 0;
 }
 
-/* The index cannot be written here: read it as it is, or index the tree in memory. */
-static int open_readonly(struct results_index *ix, const char *path, const char *why_not,
-			 struct index_update *u, char *err, size_t errlen)
+/* The file index_ready made fit, opened by SQLite: through dbpath (the root's real path, as
+ * SQLITE_OPEN_NOFOLLOW refuses a link anywhere in it, the index's own name a link included),
+ * and checked to be still the file st describes. */
+static int open_index(struct results_index *ix, const char *path, const char *dbpath,
+		      const struct stat *st, char *err, size_t errlen)
 {
-	bool corrupt;
+	struct stat now;
 
-	if (u)
-		u->read_only = true;
-	if (access(path, R_OK) == 0 &&
-	    open_db(path, SQLITE_OPEN_READONLY, &ix->db, err, errlen) == 0) {
-		if (!check_index(ix, ix->db, path, &corrupt)) {
+	if (open_db(dbpath, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, &ix->db, err, errlen))
+		return -1;
+	if (lstat(path, &now) || now.st_dev != st->st_dev || now.st_ino != st->st_ino ||
+	    foreign_kind(&now)) {
+		snprintf(err, errlen, "%s: replaced while it was being opened", path);
+		sqlite3_close(ix->db);
+		ix->db = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+/* The index cannot be used or updated here (note says why): the tree indexed in memory for
+ * this command, said once.  The index is a cache of the tree: a reader never fails for it. */
+static int index_in_memory(struct results_index *ix, const char *note, const char *why,
+			   struct index_update *u, char *err, size_t errlen)
+{
+	sqlite3_close(ix->db);
+	ix->db = NULL;
+	for (size_t i = 0; i < ix->nskipped; i++)
+		free(ix->skipped[i]);
+	ix->nskipped = 0;
+	sb_note("%s: indexing the tree in memory for this command", note);
+	u->read_only = true;
+	u->rebuilt = true;
+	u->why_rebuilt = why;
+	u->runs_added = u->runs_removed = u->runs_total = 0;
+	if (open_db(":memory:", SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY, &ix->db, err, errlen))
+		return -1;
+	return update(ix, ix->db, ":memory:", true, u, err, errlen) ? -1 : 0;
+}
+
+/* The index cannot be written here: read it as it is, or index the tree in memory. */
+static int open_readonly(struct results_index *ix, const char *path, const char *dbpath,
+			 const char *why_not, struct index_update *u, char *err, size_t errlen)
+{
+	bool corrupt, foreign;
+	struct stat st;
+	char note[PATH_MAX + 128];
+
+	u->read_only = true;
+	/* Only a file of its own: a FIFO would block the open, a link lead anywhere. */
+	if (lstat(path, &st) == 0 && !foreign_kind(&st) && access(path, R_OK) == 0 &&
+	    open_db(dbpath, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOFOLLOW, &ix->db, err, errlen) ==
+		0) {
+		if (!check_index(ix, ix->db, path, &corrupt, &foreign)) {
 			sb_note("cannot update %s (%s): reading it as it was last updated", path,
 				why_not);
 			int rc;
 			int64_t n = pragma_int(ix->db, "SELECT count(*) FROM runs", &rc);
 
-			if (u)
-				u->runs_total = n > 0 ? (size_t)n : 0;
+			u->runs_total = n > 0 ? (size_t)n : 0;
 			return 0;
 		}
-		sqlite3_close(ix->db);
-		ix->db = NULL;
 	}
-	sb_note("cannot write %s (%s): indexing the tree in memory for this command", path,
-		why_not);
-	if (open_db(":memory:", SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY, &ix->db, err, errlen))
-		return -1;
-	if (u) {
-		u->rebuilt = true;
-		u->why_rebuilt = "not writable";
+	snprintf(note, sizeof(note), "cannot write %s (%s)", path, why_not);
+	return index_in_memory(ix, note, "not writable", u, err, errlen);
+}
+
+/* The lock file, opened without following a link or blocking on a FIFO: its descriptor, or
+ * -1 with errno, or -2 when what is there is no regular file (*what says what it is). */
+static int open_lock(const char *lock, const char **what)
+{
+	struct stat st;
+	int fd = open(lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0666);
+
+	*what = NULL;
+	if (fd < 0) {
+		if (errno == ELOOP)
+			*what = "a symbolic link";
+		else if (errno == EISDIR)
+			*what = "a directory";
+		else if (errno == ENXIO)
+			*what = "a socket";
+		return *what ? -2 : -1;
 	}
-	return update(ix, ix->db, ":memory:", true, u, err, errlen) ? -1 : 0;
+	if (fstat(fd, &st) == 0 && !S_ISREG(st.st_mode)) {
+		struct stat as_link = st;
+
+		as_link.st_nlink = 1; /* the lock is only flocked, never written: links are fine */
+		*what = foreign_kind(&as_link);
+	}
+	if (*what) {
+		close(fd);
+		return -2;
+	}
+	return fd;
 }
 
 int index_open(const char *root, enum index_mode mode, struct results_index **out,
 	       struct index_update *u, char *err, size_t errlen)
 {
 	struct results_index *ix = calloc(1, sizeof(*ix));
-	char path[PATH_MAX], lock[PATH_MAX + 8];
+	char path[PATH_MAX], lock[PATH_MAX + 8], real[PATH_MAX], dbpath[PATH_MAX],
+	    note[PATH_MAX + 1200];
 	struct index_update local = {0};
 	double t0 = now_s();
 	struct stat st;
-	const char *why = NULL;
-	bool corrupt = false;
-	int lfd = -1, rc;
+	const char *why = NULL, *what;
+	bool corrupt = false, foreign = false;
+	int lfd = -1, rc = 0;
 
 	*out = NULL;
 	if (!u)
@@ -1156,11 +1348,30 @@ int index_open(const char *root, enum index_mode mode, struct results_index **ou
 								 : strerror(errno));
 		goto fail;
 	}
-	if (path_fmt(path, sizeof(path), err, errlen, "%s/%s", root, INDEX_FILE) ||
-	    path_fmt(lock, sizeof(lock), err, errlen, "%s.lock", path))
+	if (!realpath(root, real)) {
+		snprintf(err, errlen, "%s: %s", root, strerror(errno));
 		goto fail;
-	lfd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-	if (lfd < 0 || access(root, W_OK) || (access(path, F_OK) == 0 && access(path, W_OK))) {
+	}
+	if (path_fmt(path, sizeof(path), err, errlen, "%s/%s", root, INDEX_FILE) ||
+	    path_fmt(lock, sizeof(lock), err, errlen, "%s.lock", path) ||
+	    path_fmt(dbpath, sizeof(dbpath), err, errlen, "%s/%s", real, INDEX_FILE))
+		goto fail;
+	lfd = open_lock(lock, &what);
+	if (lfd == -2) {
+		/* Not ours to replace: an updater may hold the lock we would set aside. */
+		snprintf(note, sizeof(note), "%s is %s, not a lock file (remove it)", lock, what);
+		if (index_in_memory(ix, note, "no lock file", u, err, errlen))
+			goto fail;
+		goto done;
+	}
+	if (lfd < 0 && (errno == ENOSPC || errno == EDQUOT)) {
+		snprintf(note, sizeof(note), "cannot create %s (%s)", lock, strerror(errno));
+		if (index_in_memory(ix, note, "disk full", u, err, errlen))
+			goto fail;
+		goto done;
+	}
+	if (lfd < 0 || access(root, W_OK) ||
+	    (lstat(path, &st) == 0 && !foreign_kind(&st) && access(path, W_OK))) {
 		const char *why_not = strerror(lfd < 0 ? errno : EACCES);
 
 		if (lfd < 0 && errno != EACCES && errno != EROFS && errno != EPERM) {
@@ -1170,7 +1381,7 @@ int index_open(const char *root, enum index_mode mode, struct results_index **ou
 		if (lfd >= 0)
 			close(lfd);
 		lfd = -1;
-		if (open_readonly(ix, path, why_not, u, err, errlen))
+		if (open_readonly(ix, path, dbpath, why_not, u, err, errlen))
 			goto fail;
 		goto done;
 	}
@@ -1183,29 +1394,37 @@ int index_open(const char *root, enum index_mode mode, struct results_index **ou
 	}
 	if (mode == INDEX_REBUILD)
 		why = "asked";
-	else if (access(path, F_OK))
-		why = "missing";
-	if (open_db(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, &ix->db, err, errlen))
-		goto fail;
+	if (index_ready(ix, path, &why, &st, err, errlen) ||
+	    open_index(ix, path, dbpath, &st, err, errlen))
+		goto in_memory;
 	if (!why)
-		why = check_index(ix, ix->db, path, &corrupt);
+		why = check_index(ix, ix->db, path, &corrupt, &foreign);
 	for (int attempt = 0;; attempt++) {
-		if (corrupt) {
-			/* Not a database any more: no transaction can replace it, the file is. */
+		if (corrupt || foreign) {
+			/* Not a database any more: no transaction can replace it, the file is.
+			 * Someone's database: set aside whole, never rebuilt into. */
 			sqlite3_close(ix->db);
 			ix->db = NULL;
-			remove_index_files(path);
-			if (open_db(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, &ix->db, err,
-				    errlen))
-				goto fail;
+			if (foreign) {
+				if (set_aside(path, why, err, errlen))
+					goto in_memory;
+			} else {
+				remove_index_files(path);
+			}
+			foreign = false;
+			if (index_ready(ix, path, &why, &st, err, errlen) ||
+			    open_index(ix, path, dbpath, &st, err, errlen))
+				goto in_memory;
 		}
 		u->rebuilt = why != NULL;
 		u->why_rebuilt = why;
 		rc = update(ix, ix->db, path, why != NULL, u, err, errlen);
 		if (!rc)
 			break;
-		if (!is_corrupt(rc) || attempt)
+		if (ix->tree_failed || rc == SQLITE_NOMEM)
 			goto fail;
+		if (!is_corrupt(rc) || attempt)
+			goto in_memory;
 		corrupt = true;
 		why = "corrupt";
 		for (size_t i = 0; i < ix->nskipped; i++)
@@ -1219,6 +1438,13 @@ done:
 	u->seconds = now_s() - t0;
 	*out = ix;
 	return 0;
+in_memory:
+	/* The index is only a cache: a full disk, a file that cannot be made or kept fit, are no
+	 * reason to fail a reader that can read the tree. */
+	snprintf(note, sizeof(note), "cannot update %s (%s)", path, err);
+	if (index_in_memory(ix, note, ix->db && is_full(ix->db, rc) ? "disk full" : "not updatable",
+			    u, err, errlen) == 0)
+		goto done;
 fail:
 	if (lfd >= 0)
 		close(lfd);

@@ -29,10 +29,12 @@ struct results_index;
 
 struct index_update {
 	bool rebuilt;		 /* built from scratch */
-	const char *why_rebuilt; /* "missing", "corrupt", "schema 1, this scalebench has 2", "asked" */
+	const char *why_rebuilt; /* "missing", "corrupt", "schema 1, this scalebench has 2", "asked";
+				  * in memory: "not writable", "disk full", "no lock file" */
 	size_t runs_added, runs_removed, runs_total, runs_skipped; /* skipped: incomplete/corrupt */
 	double seconds;
-	bool read_only; /* the root is not writable here: the index as it was, or one in memory */
+	bool read_only; /* not updated here (the root not writable, the disk full, no usable lock
+			 * file): the index as it was, or one in memory */
 };
 
 enum index_mode { INDEX_UPDATE, INDEX_REBUILD };

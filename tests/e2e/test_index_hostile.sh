@@ -91,3 +91,91 @@ check "edited in place: compare and trend agree ($got_cmp, $got)" \
 	python3 -c "import sys; sys.exit(abs(float('$got_cmp') - float('$got')) > 1e-6)"
 tsb 60 index --results "$R"
 check "edited in place, next update: nothing read" grep -qx 'runs added: 0' "$WORK/out"
+
+# ---- things planted at the index's paths ------------------------------------------------------
+# Each reader within 60 s gives what the tree says, whatever is planted; nothing outside the
+# results root is opened for writing, created or changed.
+sb results --results "$R" --json
+cp "$WORK/out" "$WORK/before.json"
+python3 -c "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute('CREATE TABLE precious(x)'); c.execute('INSERT INTO precious VALUES (42)'); c.commit()" "$WORK/victim.db"
+sum_victim() { sha256sum "$WORK/victim.db" | cut -d' ' -f1; }
+victim_tables() {
+	python3 -c "import sqlite3, sys; print(' '.join(r[0] for r in sqlite3.connect(sys.argv[1]).execute('SELECT name FROM sqlite_master')))" "$WORK/victim.db"
+}
+victim=$(sum_victim)
+clean_index() { rm -rf "$IDX" "$IDX"-journal "$IDX".aside-* "$LOCK"; }
+
+clean_index
+ln -s "$WORK/victim.db" "$IDX"
+same_results
+check "symlink at the index to another database: results the same" [ $rc -eq 0 ]
+check "symlink at the index: the database it points to untouched (its tables: $(victim_tables))" \
+	bash -c "[ '$(sum_victim)' = '$victim' ] && [ '$(victim_tables)' = precious ]"
+check "symlink at the index: set aside, said, a real index in its place" bash -c \
+	"[ -L $IDX.aside-1 ] && [ -f $IDX ] && [ ! -L $IDX ] && grep -q 'was a symbolic link, not an index: renamed to' $WORK/err"
+
+clean_index
+ln "$WORK/victim.db" "$IDX"
+same_results
+check "hard link at the index to another database: results the same, that database untouched" \
+	bash -c "[ $rc -eq 0 ] && [ '$(sum_victim)' = '$victim' ] && [ '$(victim_tables)' = precious ]"
+
+clean_index
+cp "$WORK/victim.db" "$IDX"
+cp "$WORK/victim.db" "$WORK/copy.db"
+same_results
+check "someone's database (other tables, no mark of the index) at the index: results the same, set aside whole" \
+	bash -c "[ $rc -eq 0 ] && cmp -s $IDX.aside-1 $WORK/copy.db"
+
+clean_index
+ln -s "$WORK/outside.lock" "$LOCK"
+same_results
+check "symlink at the lock: results the same, nothing created outside the root" \
+	bash -c "[ $rc -eq 0 ] && [ ! -e $WORK/outside.lock ]"
+check "symlink at the lock: said once, the tree indexed in memory" bash -c \
+	"[ \$(grep -c 'lock is a symbolic link, not a lock file (remove it): indexing the tree in memory' $WORK/err) = 1 ]"
+clean_index
+echo keep >"$WORK/outside.journal"
+ln -s "$WORK/outside.journal" "$IDX-journal"
+same_results
+check "symlink at the journal: results the same, its target untouched" \
+	bash -c "[ $rc -eq 0 ] && [ \"\$(cat $WORK/outside.journal)\" = keep ]"
+
+for kind in fifo dir devzero lockdir; do
+	clean_index
+	case $kind in
+	fifo) mkfifo "$IDX" ;;
+	dir) mkdir "$IDX" && echo mine >"$IDX/file" ;;
+	devzero) ln -s /dev/zero "$IDX" ;;
+	lockdir) mkdir "$LOCK" ;;
+	esac
+	start=$SECONDS
+	same_results
+	check "$kind at the index's path: results within 60 s, exit 0, the same (rc $rc, $((SECONDS - start)) s)" [ $rc -eq 0 ]
+	check "$kind at the index's path: no disk I/O error" bash -c "! grep -q 'disk I/O error' $WORK/err"
+	if [ $kind = dir ]; then
+		check "a directory at the index: set aside with what it held" grep -qx mine "$IDX.aside-1/file"
+	fi
+done
+
+clean_index
+mkfifo "$IDX"
+tsb 60 index --results "$R"
+check "FIFO at the index: scalebench index says it rebuilt it and why" \
+	grep -qx "$IDX: rebuilt (a FIFO was there, set aside)" "$WORK/out"
+clean_index
+
+# A reader that cannot write the root must not block on a FIFO opening it for reading.
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	chmod 755 "$WORK"
+	mkfifo "$IDX"
+	rc=0
+	timeout -k 5 30 setpriv --reuid=nobody --regid=nogroup --clear-groups "$SCALEBENCH" results \
+		--results "$R" --json >"$WORK/out" 2>"$WORK/err" || rc=$?
+	check "not writable, a FIFO at the index: no hang, the tree indexed in memory, results the same (rc $rc)" \
+		bash -c "[ $rc -eq 0 ] && cmp -s $WORK/out $WORK/before.json"
+	chmod 700 "$WORK"
+	clean_index
+else
+	pass "not writable, a FIFO at the index: not checked (needs root and setpriv)"
+fi
