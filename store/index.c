@@ -1441,7 +1441,10 @@ done:
 in_memory:
 	/* The index is only a cache: a full disk, a file that cannot be made or kept fit, are no
 	 * reason to fail a reader that can read the tree. */
-	snprintf(note, sizeof(note), "cannot update %s (%s)", path, err);
+	size_t pl = strlen(path);
+	const char *reason = !strncmp(err, path, pl) && err[pl] == ':' ? err + pl + 2 : err;
+
+	snprintf(note, sizeof(note), "cannot update %s (%s)", path, reason);
 	if (index_in_memory(ix, note, ix->db && is_full(ix->db, rc) ? "disk full" : "not updatable",
 			    u, err, errlen) == 0)
 		goto done;

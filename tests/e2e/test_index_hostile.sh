@@ -179,3 +179,32 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 else
 	pass "not writable, a FIFO at the index: not checked (needs root and setpriv)"
 fi
+
+# ---- a full disk ------------------------------------------------------------------------------
+# The index is a cache: a reader on a full disk reads the tree (in memory), says so once.
+FULL=$WORK/full
+mkdir "$FULL"
+if mount -t tmpfs -o size=1m tmpfs "$FULL"; then
+	trap 'umount "$FULL" 2>/dev/null; json_later_run; work_remove' EXIT
+	cp -a "$R/." "$FULL/"
+	rm -f "$FULL/.scalebench-index.sqlite"*
+	sb index --results "$FULL"
+	cp -a "$FULL/$JOB/c1" "$FULL/$JOB/c3"
+	dd if=/dev/zero of="$FULL/filler" bs=4k 2>/dev/null
+	tsb 60 results --results "$FULL" --json
+	cp "$WORK/out" "$WORK/full.json"
+	check "full disk, a new run to index: results exit 0, the three commits (rc $rc)" bash -c \
+		"[ $rc -eq 0 ] && [ \"\$(grep -c '\"commit\": ' $WORK/full.json)\" = 3 ]"
+	check "full disk: said once, the tree indexed in memory" bash -c \
+		"[ \$(grep -c 'indexing the tree in memory' $WORK/err) = 1 ] && ! grep -q 'database or disk is full.*indexing.*indexing' $WORK/err"
+	tsb 60 trend --results "$FULL" --job "$PP" --json
+	check "full disk: trend exit 0, the three commits (rc $rc)" bash -c \
+		"[ $rc -eq 0 ] && [ \"\$(grep -c '\"commit\": ' $WORK/out)\" = 3 ]"
+	rm -f "$FULL/filler"
+	tsb 60 results --results "$FULL" --json
+	check "space again: the index updated, results as on the full disk" bash -c \
+		"[ $rc -eq 0 ] && cmp -s $WORK/out $WORK/full.json && ! grep -q 'in memory' $WORK/err"
+	umount "$FULL"
+else
+	fail "full disk: cannot mount a tmpfs (tests run as root)"
+fi
