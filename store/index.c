@@ -467,6 +467,10 @@ static int updater_init(struct updater *u)
 		int64_t id = sqlite3_column_int64(st, 0);
 		const char *name = (const char *)sqlite3_column_text(st, 1);
 
+		if (!name) { /* NOT NULL, but a file can say anything: rebuilt */
+			rc = SQLITE_CORRUPT;
+			break;
+		}
 		if (map_put(&u->stats, name, strlen(name), id)) {
 			rc = SQLITE_NOMEM;
 			break;
@@ -482,6 +486,10 @@ static int updater_init(struct updater *u)
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *key = (const char *)sqlite3_column_text(st, 1);
 
+		if (!key) {
+			rc = SQLITE_CORRUPT;
+			break;
+		}
 		if (map_put(&u->jobs, key, strlen(key), sqlite3_column_int64(st, 0))) {
 			rc = SQLITE_NOMEM;
 			break;
@@ -852,6 +860,11 @@ static int load_indexed(sqlite3 *db, const char *path, struct run_list *l, char 
 			rc = SQLITE_NOMEM;
 			break;
 		}
+		if (sqlite3_column_type(st, 1) == SQLITE_NULL ||
+		    sqlite3_column_type(st, 2) == SQLITE_NULL) {
+			rc = SQLITE_CORRUPT; /* NOT NULL columns holding NULL: rebuilt */
+			break;
+		}
 		r->id = sqlite3_column_int64(st, 0);
 		r->key = xstrdup((const char *)sqlite3_column_text(st, 1));
 		r->label = xstrdup((const char *)sqlite3_column_text(st, 2));
@@ -1075,6 +1088,47 @@ static bool has_other_tables(sqlite3 *db)
 	return rc || n != 0;
 }
 
+/* db's tables, indexes and views as SQLite keeps them (their CREATE statements), one string;
+ * NULL when they cannot be read. */
+static char *schema_text(sqlite3 *db)
+{
+	sqlite3_stmt *st;
+	char *t = NULL;
+
+	if (sqlite3_prepare_v2(
+		db,
+		"SELECT group_concat(type || ' ' || name || ' ' || tbl_name || ' ' ||"
+		" coalesce(sql, ''), char(10)) FROM (SELECT * FROM sqlite_master"
+		" ORDER BY type, name)",
+		-1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		t = xstrdup((const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	return t;
+}
+
+/* Whether db's tables are exactly those schema_sql makes, column for column, constraint for
+ * constraint (NOT NULL above all: the readers rely on it): compared with an index made in
+ * memory. */
+static bool schema_is_ours(sqlite3 *db)
+{
+	sqlite3 *mem = NULL;
+	char *want = NULL, *have = NULL;
+	bool same = false;
+
+	if (sqlite3_open_v2(":memory:", &mem, SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY, NULL) ==
+		SQLITE_OK &&
+	    sqlite3_exec(mem, schema_sql, NULL, NULL, NULL) == SQLITE_OK) {
+		want = schema_text(mem);
+		have = schema_text(db);
+		same = want && have && !strcmp(want, have);
+	}
+	free(want);
+	free(have);
+	sqlite3_close(mem);
+	return same;
+}
+
 /* Why an index cannot be used as it is, or NULL when it can.  *corrupt: it is not a
  * database, or not whole.  *foreign: a database that is not an index (other tables and no
  * mark of ours), to be set aside, not rebuilt into. */
@@ -1127,6 +1181,9 @@ static const char *check_index(struct results_index *ix, sqlite3 *db, const char
 		*corrupt = rc != SQLITE_ROW && is_corrupt(rc);
 		return "corrupt";
 	}
+	/* The right version, the wrong tables (made by hand, by another tool): rebuilt. */
+	if (!schema_is_ours(db))
+		return "tables not of this schema";
 	return NULL;
 }
 

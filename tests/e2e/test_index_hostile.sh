@@ -180,6 +180,56 @@ else
 	pass "not writable, a FIFO at the index: not checked (needs root and setpriv)"
 fi
 
+# ---- an index of the right version and the wrong tables ---------------------------------------
+clean_index
+sb index --results "$R"
+V=$(python3 -c "import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute('PRAGMA user_version').fetchone()[0])" "$IDX")
+clean_index
+python3 - "$IDX" "$V" <<'PY'
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+c.executescript("""CREATE TABLE jobs(id INTEGER PRIMARY KEY, key TEXT); CREATE TABLE runs(id, job_id);
+CREATE TABLE stats(id, name); CREATE TABLE job_stats(job_id, stat_id); CREATE TABLE vals(a, b, c, d);""")
+c.execute(f"PRAGMA user_version = {sys.argv[2]}")
+c.commit()
+PY
+same_results
+check "user_version $V, the index's table names, other columns: results the same (rc $rc)" [ $rc -eq 0 ]
+tsb 60 index --results "$R"
+check "other columns: scalebench index rebuilt it, or it was already" bash -c \
+	"[ $rc -eq 0 ] && grep -q ': updated$\|: rebuilt (tables not of this schema)' $WORK/out"
+clean_index
+python3 - "$IDX" "$V" <<'PY'
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+c.executescript("""CREATE TABLE jobs(id INTEGER PRIMARY KEY, key TEXT); CREATE TABLE runs(id, job_id);
+CREATE TABLE stats(id, name); CREATE TABLE job_stats(job_id, stat_id); CREATE TABLE vals(a, b, c, d);""")
+c.execute(f"PRAGMA user_version = {sys.argv[2]}")
+c.commit()
+PY
+tsb 60 index --results "$R"
+check "other columns: scalebench index says rebuilt (tables not of this schema)" \
+	grep -qx "$IDX: rebuilt (tables not of this schema)" "$WORK/out"
+# NULL where the index has NOT NULL (a stat without a name, a job without a key), and a new run
+# to add, so that the update reads them.
+clean_index
+sb index --results "$R"
+python3 - "$IDX" <<'PY'
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+c.executescript("""ALTER TABLE stats RENAME TO old_stats; CREATE TABLE stats(id INTEGER PRIMARY KEY, name TEXT UNIQUE);
+INSERT INTO stats SELECT * FROM old_stats; DROP TABLE old_stats; INSERT INTO stats VALUES (99999, NULL);
+ALTER TABLE jobs RENAME TO old_jobs; CREATE TABLE jobs(id INTEGER PRIMARY KEY, key TEXT UNIQUE, testcase TEXT, path_params TEXT, tbox_group TEXT, rootfs TEXT, kconfig TEXT, compiler TEXT);
+INSERT INTO jobs SELECT * FROM old_jobs; DROP TABLE old_jobs; INSERT INTO jobs(id, key) VALUES (99999, NULL);""")
+c.commit()
+PY
+cp -a "$R/$JOB/c1" "$R/$JOB/c4"
+tsb 60 results --results "$R" --json
+check "NULL in NOT NULL columns, a run to add: results exit 0, no crash, the three commits (rc $rc)" bash -c \
+	"[ $rc -eq 0 ] && [ \"\$(grep -c '\"commit\": ' $WORK/out)\" = 3 ] && ! grep -q 'Sanitizer\|runtime error' $WORK/err"
+rm -rf "$R/$JOB/c4"
+clean_index
+
 # ---- a full disk ------------------------------------------------------------------------------
 # The index is a cache: a reader on a full disk reads the tree (in memory), says so once.
 FULL=$WORK/full
