@@ -1497,11 +1497,11 @@ done:
 	return 0;
 in_memory:
 	/* The index is only a cache: a full disk, a file that cannot be made or kept fit, are no
-	 * reason to fail a reader that can read the tree. */
-	size_t pl = strlen(path);
-	const char *reason = !strncmp(err, path, pl) && err[pl] == ':' ? err + pl + 2 : err;
-
-	snprintf(note, sizeof(note), "cannot update %s (%s)", path, reason);
+	 * reason to fail a reader that can read the tree.  (err names path first, mostly.) */
+	snprintf(note, sizeof(note), "cannot update %s (%s)", path,
+		 !strncmp(err, path, strlen(path)) && err[strlen(path)] == ':'
+		     ? err + strlen(path) + 2
+		     : err);
 	if (index_in_memory(ix, note, ix->db && is_full(ix->db, rc) ? "disk full" : "not updatable",
 			    u, err, errlen) == 0)
 		goto done;
