@@ -5,6 +5,7 @@
 #include "../store/index.h"
 
 #include <stdio.h>
+#include <string.h>
 
 const struct command_def index_command = {
     .name = "index",
@@ -50,9 +51,12 @@ int cmd_index(int argc, char **argv)
 	if (u.read_only && !u.rebuilt)
 		printf("%s/%s: not writable here, read as it was last updated\n", text_safe(root),
 		       INDEX_FILE);
-	else if (u.read_only)
+	else if (u.read_only && !strcmp(u.why_rebuilt, "not writable"))
 		printf("%s/%s: not writable here, the tree indexed in memory\n", text_safe(root),
 		       INDEX_FILE);
+	else if (u.read_only)
+		printf("%s/%s: not updated (%s), the tree indexed in memory\n", text_safe(root),
+		       INDEX_FILE, text_safe(u.why_rebuilt));
 	else if (u.rebuilt)
 		printf("%s/%s: rebuilt (%s)\n", text_safe(root), INDEX_FILE,
 		       text_safe(u.why_rebuilt));

@@ -2,14 +2,16 @@
  *
  * Schema (PRAGMA user_version = INDEX_SCHEMA):
  *   jobs(id, key, testcase, path_params, tbox_group, rootfs, kconfig, compiler)
- *   runs(id, job_id, commit_label, run, inode, mtime_ns, started, status, ok, machine)
+ *   runs(id, job_id, commit_label, run, inode, mtime_ns, files, started, status, ok, machine)
  *   stats(id, name)
  *   job_stats(job_id, stat_id)                      WITHOUT ROWID: the stat names of a job
  *   vals(job_id, stat_id, run_id) -> value          WITHOUT ROWID: one stat of one job over
  *                                                   every run is one range of the primary key
- * A run is known by its place in the tree (job, commit label, run number) and by its directory's
- * inode and mtime: a run directory never changes once renamed in, but a commit directory that
- * was deleted and run again reuses the numbers, with new directories.
+ * A run is known by its place in the tree (job, commit label, run number), by its directory's
+ * inode and mtime (a commit directory that was deleted and run again reuses the numbers, with
+ * new directories) and by `files`, a digest of its stats.json's and meta.json's inode, size,
+ * mtime and ctime: a run directory never changes once renamed in, but a person may edit its
+ * files by hand, in place, which leaves the directory's mtime as it was.
  *
  * The journal is the rollback journal, not WAL: WAL's readers and writer share memory through a
  * mapped -shm file, which NFS, where a results root shared by several machines often lives, does
@@ -42,6 +44,7 @@ struct results_index {
 	char why[96];
 	char **skipped; /* "RUN_DIR: what is wrong", runs_skipped of them */
 	size_t nskipped;
+	bool tree_failed; /* the last update could not walk the tree (not the index's fault) */
 };
 
 static const char schema_sql[] =
@@ -50,13 +53,17 @@ static const char schema_sql[] =
     "CREATE INDEX jobs_path_params ON jobs(path_params);"
     "CREATE TABLE runs(id INTEGER PRIMARY KEY, job_id INTEGER NOT NULL,"
     " commit_label TEXT NOT NULL, run INTEGER NOT NULL, inode INTEGER NOT NULL,"
-    " mtime_ns INTEGER NOT NULL, started INTEGER NOT NULL, status TEXT, ok INTEGER NOT NULL,"
-    " machine TEXT, UNIQUE(job_id, commit_label, run));"
+    " mtime_ns INTEGER NOT NULL, files INTEGER NOT NULL, started INTEGER NOT NULL,"
+    " status TEXT, ok INTEGER NOT NULL, machine TEXT, UNIQUE(job_id, commit_label, run));"
     "CREATE TABLE stats(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);"
     "CREATE TABLE job_stats(job_id INTEGER NOT NULL, stat_id INTEGER NOT NULL,"
     " PRIMARY KEY(job_id, stat_id)) WITHOUT ROWID;"
     "CREATE TABLE vals(job_id INTEGER NOT NULL, stat_id INTEGER NOT NULL,"
     " run_id INTEGER NOT NULL, value REAL, PRIMARY KEY(job_id, stat_id, run_id)) WITHOUT ROWID;";
+
+/* The index's mark in its header (PRAGMA application_id, "SBIX"): a database at its path that
+ * lacks it and holds tables that are not the index's is someone else's, never rebuilt into. */
+#define INDEX_APPLICATION_ID 0x53424958
 
 /* The tables above, counted by check_index. */
 #define NR_TABLES 5
@@ -75,6 +82,14 @@ static bool is_corrupt(int rc)
 {
 	rc &= 0xff;
 	return rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB;
+}
+
+/* A write that failed for want of space (SQLITE_FULL; an I/O error of ENOSPC or EDQUOT). */
+static bool is_full(sqlite3 *db, int rc)
+{
+	int e = sqlite3_system_errno(db);
+
+	return (rc & 0xff) == SQLITE_FULL || e == ENOSPC || e == EDQUOT;
 }
 
 static int db_exec(sqlite3 *db, const char *sql, const char *path, char *err, size_t errlen)
@@ -192,6 +207,7 @@ struct run_ref {
 	char *label; /* the commit */
 	unsigned run;
 	int64_t inode, mtime_ns;
+	int64_t files;		/* files_digest of its stats.json and meta.json */
 	int64_t id;		/* indexed: its row */
 	struct store_axes axes; /* in the tree: the run directory's axes */
 };
@@ -250,6 +266,37 @@ static char *job_key(const struct store_axes *a)
 	return k;
 }
 
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+	for (int i = 0; i < 8; i++, v >>= 8)
+		h = (h ^ (v & 0xff)) * 1099511628211ull;
+	return h;
+}
+
+/* What a hand edit of a run's files changes, whether it rewrites a file in place (size, mtime,
+ * ctime) or replaces it (inode): one lstat each, not a read. */
+static int64_t files_digest(const char *run_dir)
+{
+	static const char *const files[] = {STORE_STATS_FILE, STORE_META_FILE};
+	uint64_t h = 1469598103934665603ull;
+	char p[PATH_MAX];
+
+	for (size_t i = 0; i < sizeof(files) / sizeof(*files); i++) {
+		struct stat st;
+
+		if (snprintf(p, sizeof(p), "%s/%s", run_dir, files[i]) >= (int)sizeof(p) ||
+		    lstat(p, &st)) {
+			h = mix(h, UINT64_MAX);
+			continue;
+		}
+		h = mix(h, st.st_ino);
+		h = mix(h, (uint64_t)st.st_size);
+		h = mix(h, (uint64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec);
+		h = mix(h, (uint64_t)st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec);
+	}
+	return (int64_t)h;
+}
+
 /* Every run directory of the tree, through the layout's own walk. */
 static int walk_tree(const char *root, struct run_list *l, char *err, size_t errlen)
 {
@@ -285,6 +332,7 @@ static int walk_tree(const char *root, struct run_list *l, char *err, size_t err
 			r->run = r->axes.run;
 			r->inode = (int64_t)st.st_ino;
 			r->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+			r->files = files_digest(runs[j]);
 		}
 		for (ssize_t j = 0; j < nr; j++)
 			free(runs[j]);
@@ -397,8 +445,8 @@ static int updater_init(struct updater *u)
 	int rc;
 
 	if ((rc = prepare(u, &u->ins_run,
-			  "INSERT INTO runs(job_id, commit_label, run, inode, mtime_ns, started,"
-			  " status, ok, machine) VALUES(?,?,?,?,?,?,?,?,?)")) ||
+			  "INSERT INTO runs(job_id, commit_label, run, inode, mtime_ns, files,"
+			  " started, status, ok, machine) VALUES(?,?,?,?,?,?,?,?,?,?)")) ||
 	    (rc = prepare(u, &u->ins_val, "INSERT INTO vals VALUES(?,?,?,?)")) ||
 	    (rc = prepare(u, &u->ins_stat, "INSERT INTO stats(id, name) VALUES(?,?)")) ||
 	    (rc =
@@ -419,6 +467,10 @@ static int updater_init(struct updater *u)
 		int64_t id = sqlite3_column_int64(st, 0);
 		const char *name = (const char *)sqlite3_column_text(st, 1);
 
+		if (!name) { /* NOT NULL, but a file can say anything: rebuilt */
+			rc = SQLITE_CORRUPT;
+			break;
+		}
 		if (map_put(&u->stats, name, strlen(name), id)) {
 			rc = SQLITE_NOMEM;
 			break;
@@ -434,6 +486,10 @@ static int updater_init(struct updater *u)
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *key = (const char *)sqlite3_column_text(st, 1);
 
+		if (!key) {
+			rc = SQLITE_CORRUPT;
+			break;
+		}
 		if (map_put(&u->jobs, key, strlen(key), sqlite3_column_int64(st, 0))) {
 			rc = SQLITE_NOMEM;
 			break;
@@ -717,11 +773,12 @@ static int add_run(struct updater *u, const struct run_ref *r)
 	sqlite3_bind_int64(u->ins_run, 3, r->run);
 	sqlite3_bind_int64(u->ins_run, 4, r->inode);
 	sqlite3_bind_int64(u->ins_run, 5, r->mtime_ns);
-	sqlite3_bind_int64(u->ins_run, 6, started);
+	sqlite3_bind_int64(u->ins_run, 6, r->files);
+	sqlite3_bind_int64(u->ins_run, 7, started);
 	if (status)
-		sqlite3_bind_text(u->ins_run, 7, status, -1, SQLITE_STATIC);
-	sqlite3_bind_int(u->ins_run, 8, !status || !strcmp(status, "ok"));
-	sqlite3_bind_text(u->ins_run, 9, machine, -1, SQLITE_STATIC);
+		sqlite3_bind_text(u->ins_run, 8, status, -1, SQLITE_STATIC);
+	sqlite3_bind_int(u->ins_run, 9, !status || !strcmp(status, "ok"));
+	sqlite3_bind_text(u->ins_run, 10, machine, -1, SQLITE_STATIC);
 	if ((rc = step_done(u, u->ins_run)))
 		goto out;
 	run_id = sqlite3_last_insert_rowid(u->db);
@@ -786,10 +843,11 @@ static const char prune_sql[] =
 static int load_indexed(sqlite3 *db, const char *path, struct run_list *l, char *err, size_t errlen)
 {
 	sqlite3_stmt *st;
-	int rc = sqlite3_prepare_v2(db,
-				    "SELECT r.id, j.key, r.commit_label, r.run, r.inode, r.mtime_ns"
-				    " FROM runs r JOIN jobs j ON j.id = r.job_id",
-				    -1, &st, NULL);
+	int rc =
+	    sqlite3_prepare_v2(db,
+			       "SELECT r.id, j.key, r.commit_label, r.run, r.inode, r.mtime_ns,"
+			       " r.files FROM runs r JOIN jobs j ON j.id = r.job_id",
+			       -1, &st, NULL);
 
 	if (rc) {
 		snprintf(err, errlen, "%s: %s", path, sqlite3_errmsg(db));
@@ -802,12 +860,18 @@ static int load_indexed(sqlite3 *db, const char *path, struct run_list *l, char 
 			rc = SQLITE_NOMEM;
 			break;
 		}
+		if (sqlite3_column_type(st, 1) == SQLITE_NULL ||
+		    sqlite3_column_type(st, 2) == SQLITE_NULL) {
+			rc = SQLITE_CORRUPT; /* NOT NULL columns holding NULL: rebuilt */
+			break;
+		}
 		r->id = sqlite3_column_int64(st, 0);
 		r->key = xstrdup((const char *)sqlite3_column_text(st, 1));
 		r->label = xstrdup((const char *)sqlite3_column_text(st, 2));
 		r->run = (unsigned)sqlite3_column_int64(st, 3);
 		r->inode = sqlite3_column_int64(st, 4);
 		r->mtime_ns = sqlite3_column_int64(st, 5);
+		r->files = sqlite3_column_int64(st, 6);
 		if (!r->key || !r->label) {
 			rc = SQLITE_NOMEM;
 			break;
@@ -822,6 +886,13 @@ static int load_indexed(sqlite3 *db, const char *path, struct run_list *l, char 
 	return 0;
 }
 
+/* Whether a run of the tree at an indexed run's place is that run, as it was read. */
+static bool same_run(const struct run_ref *tree, const struct run_ref *have)
+{
+	return tree->inode == have->inode && tree->mtime_ns == have->mtime_ns &&
+	       tree->files == have->files;
+}
+
 /* Whether the index holds exactly the tree's runs (both sorted by place), each as the tree
  * has it. */
 static bool index_current(const struct run_list *tree, const struct run_list *have)
@@ -831,8 +902,7 @@ static bool index_current(const struct run_list *tree, const struct run_list *ha
 	if (tree->n != have->n)
 		return false;
 	for (i = 0; i < tree->n; i++)
-		if (by_place(&tree->v[i], &have->v[i]) || tree->v[i].inode != have->v[i].inode ||
-		    tree->v[i].mtime_ns != have->v[i].mtime_ns)
+		if (by_place(&tree->v[i], &have->v[i]) || !same_run(&tree->v[i], &have->v[i]))
 			break;
 	return i == tree->n;
 }
@@ -875,7 +945,8 @@ static int recreate_schema(sqlite3 *db, const char *path, char *err, size_t errl
 		return rc;
 	char v[64];
 
-	snprintf(v, sizeof(v), "PRAGMA user_version = %d", INDEX_SCHEMA);
+	snprintf(v, sizeof(v), "PRAGMA user_version = %d; PRAGMA application_id = %d", INDEX_SCHEMA,
+		 INDEX_APPLICATION_ID);
 	return db_exec(db, v, path, err, errlen);
 }
 
@@ -891,8 +962,7 @@ static int merge_runs(struct updater *u, const struct run_list *tree, const stru
 	while (i < tree->n || j < have->n) {
 		int c = i == tree->n ? 1 : j == have->n ? -1 : by_place(&tree->v[i], &have->v[j]);
 
-		if (c == 0 && tree->v[i].inode == have->v[j].inode &&
-		    tree->v[i].mtime_ns == have->v[j].mtime_ns) {
+		if (c == 0 && same_run(&tree->v[i], &have->v[j])) {
 			i++, j++, (*total)++;
 			continue;
 		}
@@ -929,6 +999,7 @@ static int update(struct results_index *ix, sqlite3 *db, const char *path, bool 
 	if (!fresh && (rc = load_indexed(db, path, &have, err, errlen)))
 		goto out;
 	if (walk_tree(ix->root, &tree, err, errlen)) {
+		ix->tree_failed = true;
 		rc = SQLITE_ERROR;
 		goto out;
 	}
@@ -981,19 +1052,98 @@ static void set_pragmas(sqlite3 *db)
 		     NULL, NULL, NULL);
 }
 
+/* What is at one of the index's paths (the database, its journal) when it is not a file the
+ * index may open and write: a regular file with no other name.  A symbolic link would be
+ * followed to a file anywhere (its tables dropped), a hard link is another file's name, a FIFO
+ * or device is no file, a directory cannot be opened. */
+static const char *foreign_kind(const struct stat *st)
+{
+	if (S_ISLNK(st->st_mode))
+		return "a symbolic link";
+	if (S_ISDIR(st->st_mode))
+		return "a directory";
+	if (S_ISFIFO(st->st_mode))
+		return "a FIFO";
+	if (S_ISSOCK(st->st_mode))
+		return "a socket";
+	if (S_ISCHR(st->st_mode) || S_ISBLK(st->st_mode))
+		return "a device";
+	if (!S_ISREG(st->st_mode))
+		return "not a regular file";
+	if (st->st_nlink != 1)
+		return "a file with other hard links";
+	return NULL;
+}
+
+/* Whether db holds tables, views or indexes that the index does not have. */
+static bool has_other_tables(sqlite3 *db)
+{
+	int rc;
+	int64_t n = pragma_int(db,
+			       "SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'"
+			       " AND name NOT IN ('jobs', 'runs', 'stats', 'job_stats', 'vals',"
+			       " 'jobs_path_params')",
+			       &rc);
+
+	return rc || n != 0;
+}
+
+/* db's tables, indexes and views as SQLite keeps them (their CREATE statements), one string;
+ * NULL when they cannot be read. */
+static char *schema_text(sqlite3 *db)
+{
+	sqlite3_stmt *st;
+	char *t = NULL;
+
+	if (sqlite3_prepare_v2(
+		db,
+		"SELECT group_concat(type || ' ' || name || ' ' || tbl_name || ' ' ||"
+		" coalesce(sql, ''), char(10)) FROM (SELECT * FROM sqlite_master"
+		" ORDER BY type, name)",
+		-1, &st, NULL) == SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		t = xstrdup((const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	return t;
+}
+
+/* Whether db's tables are exactly those schema_sql makes, column for column, constraint for
+ * constraint (NOT NULL above all: the readers rely on it): compared with an index made in
+ * memory. */
+static bool schema_is_ours(sqlite3 *db)
+{
+	sqlite3 *mem = NULL;
+	char *want = NULL, *have = NULL;
+	bool same = false;
+
+	if (sqlite3_open_v2(":memory:", &mem, SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY, NULL) ==
+		SQLITE_OK &&
+	    sqlite3_exec(mem, schema_sql, NULL, NULL, NULL) == SQLITE_OK) {
+		want = schema_text(mem);
+		have = schema_text(db);
+		same = want && have && !strcmp(want, have);
+	}
+	free(want);
+	free(have);
+	sqlite3_close(mem);
+	return same;
+}
+
 /* Why an index cannot be used as it is, or NULL when it can.  *corrupt: it is not a
- * database, or not whole. */
+ * database, or not whole.  *foreign: a database that is not an index (other tables and no
+ * mark of ours), to be set aside, not rebuilt into. */
 static const char *check_index(struct results_index *ix, sqlite3 *db, const char *path,
-			       bool *corrupt)
+			       bool *corrupt, bool *foreign)
 {
 	struct stat st;
 	int rc;
-	int64_t v, pages, psize;
+	int64_t v, app, pages, psize;
 
-	*corrupt = false;
-	if (stat(path, &st) == 0 && st.st_size == 0)
+	*corrupt = *foreign = false;
+	if (lstat(path, &st) == 0 && st.st_size == 0)
 		return "empty";
 	v = pragma_int(db, "PRAGMA user_version", &rc);
+	app = rc ? -1 : pragma_int(db, "PRAGMA application_id", &rc);
 	if (rc) {
 		*corrupt = is_corrupt(rc);
 		snprintf(ix->why, sizeof(ix->why), "unreadable: %s", sqlite3_errmsg(db));
@@ -1002,9 +1152,14 @@ static const char *check_index(struct results_index *ix, sqlite3 *db, const char
 	/* A truncated file: the header says how many pages the database has. */
 	pages = pragma_int(db, "PRAGMA page_count", &rc);
 	psize = rc ? -1 : pragma_int(db, "PRAGMA page_size", &rc);
-	if (rc || pages < 0 || psize <= 0 || stat(path, &st) || pages * psize > st.st_size) {
+	if (rc || pages < 0 || psize <= 0 || lstat(path, &st) || pages * psize > st.st_size) {
 		*corrupt = true;
 		return "corrupt";
+	}
+	/* Unmarked: an index of an older scalebench (only the index's tables), or not ours. */
+	if (app != INDEX_APPLICATION_ID && (app != 0 || has_other_tables(db))) {
+		*foreign = true;
+		return "a database of other tables";
 	}
 	if (v != INDEX_SCHEMA) {
 		snprintf(ix->why, sizeof(ix->why), "schema %lld, this scalebench has %d",
@@ -1026,6 +1181,9 @@ static const char *check_index(struct results_index *ix, sqlite3 *db, const char
 		*corrupt = rc != SQLITE_ROW && is_corrupt(rc);
 		return "corrupt";
 	}
+	/* The right version, the wrong tables (made by hand, by another tool): rebuilt. */
+	if (!schema_is_ours(db))
+		return "tables not of this schema";
 	return NULL;
 }
 
@@ -1036,6 +1194,76 @@ static void remove_index_files(const char *path)
 	unlink(path);
 	snprintf(j, sizeof(j), "%s-journal", path);
 	unlink(j);
+}
+
+/* Rename what is at path to the first free PATH.aside-N, never replacing anything (a plain
+ * rename after a look where renameat2 has no RENAME_NOREPLACE: NFS; we hold the lock), and
+ * say so.  Nothing it names is opened: a symbolic link's target stays as it is. */
+static int set_aside(const char *path, const char *what, char *err, size_t errlen)
+{
+	char to[PATH_MAX + 32];
+	int r = -1;
+
+	for (int n = 1; n <= 100; n++) {
+		struct stat st;
+
+		snprintf(to, sizeof(to), "%s.aside-%d", path, n);
+		r = renameat2(AT_FDCWD, path, AT_FDCWD, to, RENAME_NOREPLACE);
+		if (r && (errno == EINVAL || errno == ENOSYS)) {
+			if (lstat(to, &st) == 0)
+				errno = EEXIST;
+			else if (errno == ENOENT)
+				r = rename(path, to);
+		}
+		if (!r || (errno != EEXIST && errno != ENOTEMPTY))
+			break;
+	}
+	if (r) {
+		snprintf(err, errlen, "%s is %s, and cannot be set aside: %s", path, what,
+			 strerror(errno));
+		return -1;
+	}
+	sb_note("%s was %s, not an index: renamed to %s, the index made anew", path, what, to);
+	return 0;
+}
+
+/* Under the lock: path (and its journal's) made fit to open: anything there that is not a
+ * regular file of one link is set aside, and an index missing is created, exclusively, never
+ * through a link.  *why: why the index is to be built ("missing", what was set aside), left as
+ * it is when the file there is fit; *st: the file.  0, or -1 with err. */
+static int index_ready(struct results_index *ix, const char *path, const char **why,
+		       struct stat *st, char *err, size_t errlen)
+{
+	char j[PATH_MAX + 16];
+	const char *what;
+	int fd;
+
+	snprintf(j, sizeof(j), "%s-journal", path);
+	if (lstat(j, st) == 0 && (what = foreign_kind(st)) && set_aside(j, what, err, errlen))
+		return -1;
+	if (lstat(path, st) == 0) {
+		what = foreign_kind(st);
+		if (!what)
+			return 0;
+		if (set_aside(path, what, err, errlen))
+			return -1;
+		snprintf(ix->why, sizeof(ix->why), "%s was there, set aside", what);
+		*why = ix->why;
+	} else if (errno != ENOENT) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	} else if (!*why) {
+		*why = "missing";
+	}
+	fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+	if (fd < 0 || fstat(fd, st)) {
+		snprintf(err, errlen, "cannot create %s: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
 }
 
 static int open_db(const char *path, int flags, sqlite3 **db, char *err, size_t errlen)
@@ -1053,51 +1281,115 @@ static int open_db(const char *path, int flags, sqlite3 **db, char *err, size_t 
 	return 0;
 }
 
-/* The index cannot be written here: read it as it is, or index the tree in memory. */
-static int open_readonly(struct results_index *ix, const char *path, const char *why_not,
-			 struct index_update *u, char *err, size_t errlen)
+/* The file index_ready made fit, opened by SQLite: through dbpath (the root's real path, as
+ * SQLITE_OPEN_NOFOLLOW refuses a link anywhere in it, the index's own name a link included),
+ * and checked to be still the file st describes. */
+static int open_index(struct results_index *ix, const char *path, const char *dbpath,
+		      const struct stat *st, char *err, size_t errlen)
 {
-	bool corrupt;
+	struct stat now;
 
-	if (u)
-		u->read_only = true;
-	if (access(path, R_OK) == 0 &&
-	    open_db(path, SQLITE_OPEN_READONLY, &ix->db, err, errlen) == 0) {
-		if (!check_index(ix, ix->db, path, &corrupt)) {
+	if (open_db(dbpath, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, &ix->db, err, errlen))
+		return -1;
+	if (lstat(path, &now) || now.st_dev != st->st_dev || now.st_ino != st->st_ino ||
+	    foreign_kind(&now)) {
+		snprintf(err, errlen, "%s: replaced while it was being opened", path);
+		sqlite3_close(ix->db);
+		ix->db = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+/* The index cannot be used or updated here (note says why): the tree indexed in memory for
+ * this command, said once.  The index is a cache of the tree: a reader never fails for it. */
+static int index_in_memory(struct results_index *ix, const char *note, const char *why,
+			   struct index_update *u, char *err, size_t errlen)
+{
+	sqlite3_close(ix->db);
+	ix->db = NULL;
+	for (size_t i = 0; i < ix->nskipped; i++)
+		free(ix->skipped[i]);
+	ix->nskipped = 0;
+	sb_note("%s: indexing the tree in memory for this command", note);
+	u->read_only = true;
+	u->rebuilt = true;
+	u->why_rebuilt = why;
+	u->runs_added = u->runs_removed = u->runs_total = 0;
+	if (open_db(":memory:", SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY, &ix->db, err, errlen))
+		return -1;
+	return update(ix, ix->db, ":memory:", true, u, err, errlen) ? -1 : 0;
+}
+
+/* The index cannot be written here: read it as it is, or index the tree in memory. */
+static int open_readonly(struct results_index *ix, const char *path, const char *dbpath,
+			 const char *why_not, struct index_update *u, char *err, size_t errlen)
+{
+	bool corrupt, foreign;
+	struct stat st;
+	char note[PATH_MAX + 128];
+
+	u->read_only = true;
+	/* Only a file of its own: a FIFO would block the open, a link lead anywhere. */
+	if (lstat(path, &st) == 0 && !foreign_kind(&st) && access(path, R_OK) == 0 &&
+	    open_db(dbpath, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOFOLLOW, &ix->db, err, errlen) ==
+		0) {
+		if (!check_index(ix, ix->db, path, &corrupt, &foreign)) {
 			sb_note("cannot update %s (%s): reading it as it was last updated", path,
 				why_not);
 			int rc;
 			int64_t n = pragma_int(ix->db, "SELECT count(*) FROM runs", &rc);
 
-			if (u)
-				u->runs_total = n > 0 ? (size_t)n : 0;
+			u->runs_total = n > 0 ? (size_t)n : 0;
 			return 0;
 		}
-		sqlite3_close(ix->db);
-		ix->db = NULL;
 	}
-	sb_note("cannot write %s (%s): indexing the tree in memory for this command", path,
-		why_not);
-	if (open_db(":memory:", SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY, &ix->db, err, errlen))
-		return -1;
-	if (u) {
-		u->rebuilt = true;
-		u->why_rebuilt = "not writable";
+	snprintf(note, sizeof(note), "cannot write %s (%s)", path, why_not);
+	return index_in_memory(ix, note, "not writable", u, err, errlen);
+}
+
+/* The lock file, opened without following a link or blocking on a FIFO: its descriptor, or
+ * -1 with errno, or -2 when what is there is no regular file (*what says what it is). */
+static int open_lock(const char *lock, const char **what)
+{
+	struct stat st;
+	int fd = open(lock, O_RDWR | O_CREAT | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0666);
+
+	*what = NULL;
+	if (fd < 0) {
+		if (errno == ELOOP)
+			*what = "a symbolic link";
+		else if (errno == EISDIR)
+			*what = "a directory";
+		else if (errno == ENXIO)
+			*what = "a socket";
+		return *what ? -2 : -1;
 	}
-	return update(ix, ix->db, ":memory:", true, u, err, errlen) ? -1 : 0;
+	if (fstat(fd, &st) == 0 && !S_ISREG(st.st_mode)) {
+		struct stat as_link = st;
+
+		as_link.st_nlink = 1; /* the lock is only flocked, never written: links are fine */
+		*what = foreign_kind(&as_link);
+	}
+	if (*what) {
+		close(fd);
+		return -2;
+	}
+	return fd;
 }
 
 int index_open(const char *root, enum index_mode mode, struct results_index **out,
 	       struct index_update *u, char *err, size_t errlen)
 {
 	struct results_index *ix = calloc(1, sizeof(*ix));
-	char path[PATH_MAX], lock[PATH_MAX + 8];
+	char path[PATH_MAX], lock[PATH_MAX + 8], real[PATH_MAX], dbpath[PATH_MAX],
+	    note[PATH_MAX + 1200];
 	struct index_update local = {0};
 	double t0 = now_s();
 	struct stat st;
-	const char *why = NULL;
-	bool corrupt = false;
-	int lfd = -1, rc;
+	const char *why = NULL, *what;
+	bool corrupt = false, foreign = false;
+	int lfd = -1, rc = 0;
 
 	*out = NULL;
 	if (!u)
@@ -1113,11 +1405,30 @@ int index_open(const char *root, enum index_mode mode, struct results_index **ou
 								 : strerror(errno));
 		goto fail;
 	}
-	if (path_fmt(path, sizeof(path), err, errlen, "%s/%s", root, INDEX_FILE) ||
-	    path_fmt(lock, sizeof(lock), err, errlen, "%s.lock", path))
+	if (!realpath(root, real)) {
+		snprintf(err, errlen, "%s: %s", root, strerror(errno));
 		goto fail;
-	lfd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-	if (lfd < 0 || access(root, W_OK) || (access(path, F_OK) == 0 && access(path, W_OK))) {
+	}
+	if (path_fmt(path, sizeof(path), err, errlen, "%s/%s", root, INDEX_FILE) ||
+	    path_fmt(lock, sizeof(lock), err, errlen, "%s.lock", path) ||
+	    path_fmt(dbpath, sizeof(dbpath), err, errlen, "%s/%s", real, INDEX_FILE))
+		goto fail;
+	lfd = open_lock(lock, &what);
+	if (lfd == -2) {
+		/* Not ours to replace: an updater may hold the lock we would set aside. */
+		snprintf(note, sizeof(note), "%s is %s, not a lock file (remove it)", lock, what);
+		if (index_in_memory(ix, note, "no lock file", u, err, errlen))
+			goto fail;
+		goto done;
+	}
+	if (lfd < 0 && (errno == ENOSPC || errno == EDQUOT)) {
+		snprintf(note, sizeof(note), "cannot create %s (%s)", lock, strerror(errno));
+		if (index_in_memory(ix, note, "disk full", u, err, errlen))
+			goto fail;
+		goto done;
+	}
+	if (lfd < 0 || access(root, W_OK) ||
+	    (lstat(path, &st) == 0 && !foreign_kind(&st) && access(path, W_OK))) {
 		const char *why_not = strerror(lfd < 0 ? errno : EACCES);
 
 		if (lfd < 0 && errno != EACCES && errno != EROFS && errno != EPERM) {
@@ -1127,7 +1438,7 @@ int index_open(const char *root, enum index_mode mode, struct results_index **ou
 		if (lfd >= 0)
 			close(lfd);
 		lfd = -1;
-		if (open_readonly(ix, path, why_not, u, err, errlen))
+		if (open_readonly(ix, path, dbpath, why_not, u, err, errlen))
 			goto fail;
 		goto done;
 	}
@@ -1140,29 +1451,37 @@ int index_open(const char *root, enum index_mode mode, struct results_index **ou
 	}
 	if (mode == INDEX_REBUILD)
 		why = "asked";
-	else if (access(path, F_OK))
-		why = "missing";
-	if (open_db(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, &ix->db, err, errlen))
-		goto fail;
+	if (index_ready(ix, path, &why, &st, err, errlen) ||
+	    open_index(ix, path, dbpath, &st, err, errlen))
+		goto in_memory;
 	if (!why)
-		why = check_index(ix, ix->db, path, &corrupt);
+		why = check_index(ix, ix->db, path, &corrupt, &foreign);
 	for (int attempt = 0;; attempt++) {
-		if (corrupt) {
-			/* Not a database any more: no transaction can replace it, the file is. */
+		if (corrupt || foreign) {
+			/* Not a database any more: no transaction can replace it, the file is.
+			 * Someone's database: set aside whole, never rebuilt into. */
 			sqlite3_close(ix->db);
 			ix->db = NULL;
-			remove_index_files(path);
-			if (open_db(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, &ix->db, err,
-				    errlen))
-				goto fail;
+			if (foreign) {
+				if (set_aside(path, why, err, errlen))
+					goto in_memory;
+			} else {
+				remove_index_files(path);
+			}
+			foreign = false;
+			if (index_ready(ix, path, &why, &st, err, errlen) ||
+			    open_index(ix, path, dbpath, &st, err, errlen))
+				goto in_memory;
 		}
 		u->rebuilt = why != NULL;
 		u->why_rebuilt = why;
 		rc = update(ix, ix->db, path, why != NULL, u, err, errlen);
 		if (!rc)
 			break;
-		if (!is_corrupt(rc) || attempt)
+		if (ix->tree_failed || rc == SQLITE_NOMEM)
 			goto fail;
+		if (!is_corrupt(rc) || attempt)
+			goto in_memory;
 		corrupt = true;
 		why = "corrupt";
 		for (size_t i = 0; i < ix->nskipped; i++)
@@ -1176,6 +1495,16 @@ done:
 	u->seconds = now_s() - t0;
 	*out = ix;
 	return 0;
+in_memory:
+	/* The index is only a cache: a full disk, a file that cannot be made or kept fit, are no
+	 * reason to fail a reader that can read the tree.  (err names path first, mostly.) */
+	snprintf(note, sizeof(note), "cannot update %s (%s)", path,
+		 !strncmp(err, path, strlen(path)) && err[strlen(path)] == ':'
+		     ? err + strlen(path) + 2
+		     : err);
+	if (index_in_memory(ix, note, ix->db && is_full(ix->db, rc) ? "disk full" : "not updatable",
+			    u, err, errlen) == 0)
+		goto done;
 fail:
 	if (lfd >= 0)
 		close(lfd);

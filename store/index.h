@@ -2,8 +2,9 @@
  * nightly, html), one file in the results root (INDEX_FILE).
  *
  * The tree stays the one source of truth.  Any reader brings the index up to date: under a
- * lock (flock on INDEX_FILE ".lock"), run directories that appeared since the last update are
- * read and added, those that disappeared are dropped; an index that is missing, corrupt or of
+ * lock (flock on INDEX_FILE ".lock"), run directories that appeared since the last update, or
+ * whose stats.json or meta.json changed (inode, size, mtime, ctime), are read and added, those
+ * that disappeared are dropped; an index that is missing, corrupt or of
  * an older schema (PRAGMA user_version != INDEX_SCHEMA) is rebuilt from scratch.  Writers of
  * runs (`scalebench run`, many at once, on other machines) never touch it.  Deleting it loses
  * nothing.  Readers that cannot write the root (a web server's user) read the tree as it is
@@ -22,16 +23,18 @@
 
 #define INDEX_FILE ".scalebench-index.sqlite"
 /* The layout of its tables (PRAGMA user_version): an index of another one is rebuilt. */
-#define INDEX_SCHEMA 1
+#define INDEX_SCHEMA 2
 
 struct results_index;
 
 struct index_update {
 	bool rebuilt;		 /* built from scratch */
-	const char *why_rebuilt; /* "missing", "corrupt", "schema 1, this scalebench has 2", "asked" */
+	const char *why_rebuilt; /* "missing", "corrupt", "schema 1, this scalebench has 2", "asked";
+				  * in memory: "not writable", "disk full", "no lock file" */
 	size_t runs_added, runs_removed, runs_total, runs_skipped; /* skipped: incomplete/corrupt */
 	double seconds;
-	bool read_only; /* the root is not writable here: the index as it was, or one in memory */
+	bool read_only; /* not updated here (the root not writable, the disk full, no usable lock
+			 * file): the index as it was, or one in memory */
 };
 
 enum index_mode { INDEX_UPDATE, INDEX_REBUILD };

@@ -184,27 +184,86 @@ static void list_free(struct path_list *l)
 	free(l->v);
 }
 
-static bool is_dir(const char *path)
+/* The directories of the path being walked, the root first: where each ends in the walk's
+ * buffer and, once a symbolic link needs them, their device and inode. */
+struct walk_path {
+	size_t len[NR_AXES + 1];
+	dev_t dev[NR_AXES + 1];
+	ino_t ino[NR_AXES + 1];
+	bool known[NR_AXES + 1];
+};
+
+/* Whether st, a directory a link below buf's level `level` leads to, is that directory or one
+ * above it: a loop ("loop -> ." in the root), which glob follows to the walk's depth, N such
+ * links making (N+1)^7 paths of one tree.  Only links pay for this: a real directory cannot be
+ * its own ancestor. */
+static bool is_ancestor(char *buf, struct walk_path *w, int level, const struct stat *st)
+{
+	for (int k = 0; k <= level; k++) {
+		if (!w->known[k]) {
+			struct stat a;
+			char c = buf[w->len[k]];
+			int r;
+
+			buf[w->len[k]] = '\0';
+			r = stat(buf, &a);
+			buf[w->len[k]] = c;
+			if (r)
+				continue;
+			w->dev[k] = a.st_dev;
+			w->ino[k] = a.st_ino;
+			w->known[k] = true;
+		}
+		if (w->dev[k] == st->st_dev && w->ino[k] == st->st_ino)
+			return true;
+	}
+	return false;
+}
+
+/* Whether buf, below the walk's directory at `level`, is a directory to walk into: a directory,
+ * or a symbolic link to one that is not the directory it is in or one above (d_type: the entry's
+ * type when readdir gave it, DT_UNKNOWN otherwise).  A directory's identity goes into w for the
+ * next level when it was read. */
+static bool walk_into(char *buf, struct walk_path *w, int level, unsigned char d_type)
 {
 	struct stat st;
 
-	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+	w->known[level + 1] = false;
+	if (d_type == DT_DIR)
+		return true;
+	if (d_type != DT_LNK) {
+		if (lstat(buf, &st))
+			return false;
+		if (S_ISDIR(st.st_mode))
+			goto dir;
+		if (!S_ISLNK(st.st_mode))
+			return false;
+	}
+	if (stat(buf, &st) || !S_ISDIR(st.st_mode) || is_ancestor(buf, w, level, &st))
+		return false;
+dir:
+	w->dev[level + 1] = st.st_dev;
+	w->ino[level + 1] = st.st_ino;
+	w->known[level + 1] = true;
+	return true;
 }
 
 /* Below dir (len bytes of buf), the component for axis `level`: the wanted one, or every
- * one that is not hidden.  Directories only; symbolic links to them count, as for glob. */
+ * one that is not hidden.  Directories only; symbolic links to them count, as for glob, but for
+ * a link to the directory it is in or one above (walk_into). */
 static int find_level(char *buf, size_t len, int level, const char *const want[NR_AXES],
-		      struct path_list *l)
+		      struct walk_path *w, struct path_list *l)
 {
 	if (level == NR_AXES)
 		return list_add(l, buf);
+	w->len[level] = len;
 	if (want[level]) {
 		if (len + 1 + strlen(want[level]) >= PATH_MAX)
 			return 0;
 		sprintf(buf + len, "/%s", want[level]);
-		if (!is_dir(buf))
+		if (!walk_into(buf, w, level, DT_UNKNOWN))
 			return 0;
-		return find_level(buf, len + 1 + strlen(want[level]), level + 1, want, l);
+		return find_level(buf, len + 1 + strlen(want[level]), level + 1, want, w, l);
 	}
 	buf[len] = '\0';
 	DIR *d = opendir(buf);
@@ -221,10 +280,11 @@ static int find_level(char *buf, size_t len, int level, const char *const want[N
 		buf[len] = '/';
 		memcpy(buf + len + 1, e->d_name, n + 1);
 		/* d_type spares a stat for most entries; links and unknowns need one. */
-		if (e->d_type == DT_LNK || e->d_type == DT_UNKNOWN ? !is_dir(buf)
-								   : e->d_type != DT_DIR)
+		if (e->d_type != DT_DIR && e->d_type != DT_LNK && e->d_type != DT_UNKNOWN)
 			continue;
-		ret = find_level(buf, len + 1 + n, level + 1, want, l);
+		if (!walk_into(buf, w, level, e->d_type))
+			continue;
+		ret = find_level(buf, len + 1 + n, level + 1, want, w, l);
 	}
 	closedir(d);
 	buf[len] = '\0';
@@ -241,6 +301,7 @@ ssize_t store_find(const char *root, const char *path_params, const char *commit
 	char pp[NAME_MAX + 1], cm[NAME_MAX + 1], buf[PATH_MAX];
 	const char *want[NR_AXES] = {0};
 	struct path_list l = {0};
+	struct walk_path w = {0};
 	size_t len = strlen(root);
 
 	*out = NULL;
@@ -258,7 +319,7 @@ ssize_t store_find(const char *root, const char *path_params, const char *commit
 		return 0;
 	memcpy(buf, root, len);
 	buf[len] = '\0';
-	if (find_level(buf, len, AXIS_TESTCASE, want, &l)) {
+	if (find_level(buf, len, AXIS_TESTCASE, want, &w, &l)) {
 		list_free(&l);
 		errno = ENOMEM;
 		return -1;
