@@ -90,6 +90,9 @@ HELPERS = scalebench-exec-helper scalebench-exec-helper-dyn
 # --kernel-tree's build step and the guest's config fragment it builds with by default.
 KERNEL_FILES = scalebench-kernel-build kernel-guest.config
 HELPERS_ALL = $(HELPERS) $(KERNEL_FILES)
+# uPlot, the charting library of html's interactive trend plots: npm ci into site-assets/ by
+# make setup (scripts/setup.sh), installed into DATADIR/uplot.
+UPLOT_DIST = site-assets/node_modules/uplot/dist
 
 all: $(B)/scalebench $(HELPERS_ALL:%=$(B)/%)
 
@@ -144,6 +147,14 @@ $(B)/gen/testcases.inc: $(TC_SRC)
 		sed 's/.*/TESTCASE(&)/' >$@.tmp && mv $@.tmp $@
 $(B)/testcases/registry.o $(BA)/testcases/registry.o $(BF)/testcases/registry.o $(BC)/testcases/registry.ok: \
 	$(B)/gen/testcases.inc
+
+# The job pages' interactive trend plot, analyze/site_trend.js, as a C string for site.c
+# (escaped: backslashes, quotes, and '?' against trigraphs).
+$(B)/gen/site_trend.inc: analyze/site_trend.js
+	@mkdir -p $(dir $@)
+	sed -e 's/\\/\\\\/g' -e 's/"/\\"/g' -e 's/?/\\?/g' -e 's/.*/"&\\n"/' $< >$@.tmp && mv $@.tmp $@
+$(B)/analyze/site.o $(BA)/analyze/site.o $(BF)/analyze/site.o $(BC)/analyze/site.ok: \
+	$(B)/gen/site_trend.inc
 
 # The monitors, likewise: every `const struct monitor mon_<name>` in monitors/.
 MON_SRC = $(filter-out monitors/monitor.c, $(wildcard monitors/*.c))
@@ -280,10 +291,18 @@ install: all
 	install -m 644 $(B)/kernel-guest.config $(DESTDIR)$(LIBEXECDIR)/
 	install -m 644 jobs/*.yaml $(DESTDIR)$(DATADIR)/jobs/
 	install -m 644 testcases/testcase.h $(DESTDIR)$(INCLUDEDIR)/scalebench/testcase.h
+	@# uPlot for html's interactive plots, as make setup installed it (site-assets/)
+	if [ -f $(UPLOT_DIST)/uPlot.iife.min.js ]; then \
+		install -d $(DESTDIR)$(DATADIR)/uplot && \
+		install -m 644 $(UPLOT_DIST)/uPlot.iife.min.js $(UPLOT_DIST)/uPlot.min.css \
+			$(UPLOT_DIST)/../LICENSE $(DESTDIR)$(DATADIR)/uplot/; \
+	else \
+		echo "install: $(UPLOT_DIST) has no uPlot (run make setup): html will draw SVG trend plots only" >&2; \
+	fi
 
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/scalebench $(HELPERS_ALL:%=$(DESTDIR)$(LIBEXECDIR)/%)
-	rm -rf $(DESTDIR)$(DATADIR)/jobs $(DESTDIR)$(INCLUDEDIR)/scalebench
+	rm -rf $(DESTDIR)$(DATADIR)/jobs $(DESTDIR)$(DATADIR)/uplot $(DESTDIR)$(INCLUDEDIR)/scalebench
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')

@@ -14,6 +14,7 @@
 #include "../lib/errors.h"
 #include "../lib/file.h"
 #include "../lib/git.h"
+#include "../lib/jsonw.h"
 #include "../lib/strvec.h"
 
 #include <dirent.h>
@@ -29,10 +30,15 @@
 #include <unistd.h>
 
 /* Part of every fingerprint: a scalebench that draws pages differently rewrites them all. */
-#define SITE_FORMAT "scalebench-site 1"
+#define SITE_FORMAT "scalebench-site 2"
 /* Sample plots on one comparison page, at most: the headline family's notable stats. */
 #define MAX_SAMPLE_PLOTS 12
 #define MANIFEST_MAX	 (256u << 20)
+/* Stats of one job with series data for the interactive plot, at most: the followed stat, its
+ * family (the name up to its first '.'), then the others by name.  Each is two files rewritten
+ * whenever the job has a new commit; at 2,000 stats x 1,000 commits all of them cost ~18 s a
+ * night (bench/html.sh), these ~2 s. */
+#define MAX_SERIES_STATS 200
 
 static const char style_css[] =
     "/* scalebench html: one style sheet, no script, nothing fetched from elsewhere. */\n"
@@ -72,7 +78,17 @@ static const char style_css[] =
     "figcaption { color: var(--muted); font-size: 13px; word-break: break-all; }\n"
     "pre { background: #f7f8fa; border: 1px solid var(--line); padding: 10px;\n"
     "      overflow-x: auto; font: 12.5px/1.35 \"DejaVu Sans Mono\", monospace; }\n"
-    "footer { color: var(--muted); font-size: 12px; padding: 0 24px 16px; }\n";
+    "footer { color: var(--muted); font-size: 12px; padding: 0 24px 16px; }\n"
+    "[hidden] { display: none !important; }\n"
+    "#trend-chart { margin: 8px 0; }\n"
+    "#trend-hover { min-height: 4.2em; white-space: pre-wrap; word-break: break-all; }\n"
+    "#stat-picker { max-width: 100%; }\n";
+
+/* The job pages' interactive trend plot (analyze/site_trend.js, made a C string by the
+ * Makefile): one copy at the site's root, beside uPlot's. */
+static const char trend_js[] =
+#include "site_trend.inc"
+    ;
 
 /* ---- names and text ---- */
 
@@ -206,6 +222,7 @@ struct site {
 	struct index_job *jobs;	       /* every job of the tree (siblings for sweeps) */
 	size_t njobs;
 	json_t *meta_cache; /* commit dir -> [test, mode, nr_task] */
+	bool interactive;   /* uPlot is on the site: job pages get their series data */
 	char *err;
 	size_t errlen;
 };
@@ -571,6 +588,7 @@ static int job_load(struct site *s, const struct index_job *job, struct job_data
 	h = fp_str(h, SITE_FORMAT);
 	h = fp_str(h, job->key);
 	h = fp_str(h, s->o->stat);
+	h = fp_int(h, s->interactive);
 	for (size_t i = 0; i < d->nlabels; i++) {
 		d->c[i].label = d->labels[i];
 		d->c[i].ic = find_commit(d, d->labels[i]);
@@ -1276,10 +1294,455 @@ static int job_trend(struct site *s, const struct job_data *d, json_t *files, bo
 	return 0;
 }
 
+/* ---- the interactive trend plot's data (site_trend.js) ---- */
+
+static json_t *iso_time(int64_t t);
+
+/* A commit label and its place in the job's order, sorted by label for the look-ups. */
+struct label_at {
+	const char *label;
+	size_t at;
+};
+
+static int cmp_label_at(const void *a, const void *b)
+{
+	return strcmp(((const struct label_at *)a)->label, ((const struct label_at *)b)->label);
+}
+
+/* Each commit's subject, author and author date from --repo, in d's order: one git log per
+ * 500 commits (the command line stays far below ARG_MAX).  NULL without --repo or when git
+ * cannot say; else an array of 3 d->nlabels strings (malloc'd, "" when unknown). */
+static char **commit_subjects(const struct site *s, const struct job_data *d)
+{
+	enum { BATCH = 500 };
+	const char **args = calloc(BATCH + 5, sizeof(*args));
+	char **words = calloc(3 * d->nlabels + 1, sizeof(*words));
+	bool ok = args && words && s->o->repo;
+
+	for (size_t first = 0; ok && first < d->nlabels; first += BATCH) {
+		size_t n = d->nlabels - first < BATCH ? d->nlabels - first : BATCH, k = 0;
+		char *out = NULL, *line, *next;
+
+		args[k++] = "log";
+		args[k++] = "--no-walk=unsorted";
+		args[k++] = "--format=%H%x1f%s%x1f%an%x1f%aI";
+		for (size_t i = 0; i < n; i++)
+			if (d->labels[first + i][0] != '-')
+				args[k++] = d->labels[first + i];
+		args[k++] = "--";
+		args[k] = NULL;
+		if (git_run(s->o->repo, args, 0, &out, NULL, 0)) {
+			free(out);
+			ok = false;
+			break;
+		}
+		/* Lines in the order given, each under its full sha: a label is the sha or a
+		 * prefix of it. */
+		for (line = out; line && *line; line = next) {
+			char *f[4] = {line, NULL, NULL, NULL};
+
+			next = strchr(line, '\n');
+			if (next)
+				*next++ = '\0';
+			for (int j = 1; j < 4 && f[j - 1]; j++) {
+				f[j] = strchr(f[j - 1], '\x1f');
+				if (f[j])
+					*f[j]++ = '\0';
+			}
+			if (!f[3])
+				continue;
+			for (size_t i = first; i < first + n; i++)
+				if (!words[3 * i] &&
+				    !strncmp(f[0], d->labels[i], strlen(d->labels[i]))) {
+					for (int j = 0; j < 3; j++)
+						words[3 * i + (size_t)j] = strdup(f[j + 1]);
+					break;
+				}
+		}
+		free(out);
+	}
+	for (size_t i = 0; ok && i < 3 * d->nlabels; i++)
+		if (!words[i] && !(words[i] = strdup("")))
+			ok = false;
+	free(args);
+	if (!ok && words) {
+		for (size_t i = 0; i < 3 * d->nlabels; i++)
+			free(words[i]);
+		free(words);
+		words = NULL;
+	}
+	return words;
+}
+
+/* A document handed to the page's script: CALL(JSON);, written with jsonw, so nothing from
+ * the tree is ever more than a JSON string in it. */
+static void js_call_begin(FILE *f, struct jsonw *w, const char *call)
+{
+	fprintf(f, "%s(", call);
+	jsonw_init(w, f, 0);
+	jsonw_begin_object(w);
+}
+
+static int js_call_end(FILE *f, struct jsonw *w)
+{
+	jsonw_end_object(w);
+	if (jsonw_finish(w))
+		return -1;
+	fputs(");\n", f);
+	return 0;
+}
+
+/* data/commits.js: the job's commits in order, with their first run's time and, with --repo,
+ * subject, author and date. */
+static int commits_file(struct site *s, const struct job_data *d, json_t *files)
+{
+	char rel[PATH_MAX], **words = commit_subjects(s, d);
+	struct page p;
+	struct jsonw w;
+	int rc = -1;
+
+	snprintf(rel, sizeof(rel), "%s/data/commits.js", d->dir);
+	if (page_open(s, &p))
+		goto out;
+	js_call_begin(p.f, &w, "scalebenchCommits");
+	jsonw_key(&w, "job");
+	jsonw_string(&w, d->job->path_params);
+	jsonw_key(&w, "labels");
+	jsonw_begin_array(&w);
+	for (size_t i = 0; i < d->nlabels; i++)
+		jsonw_string(&w, d->labels[i]);
+	jsonw_end_array(&w);
+	jsonw_key(&w, "first_run");
+	jsonw_begin_array(&w);
+	for (size_t i = 0; i < d->nlabels; i++) {
+		json_t *t = iso_time(d->c[i].ic ? d->c[i].ic->first_started : 0);
+
+		if (json_is_string(t))
+			jsonw_string(&w, json_string_value(t));
+		else
+			jsonw_null(&w);
+		json_decref(t);
+	}
+	jsonw_end_array(&w);
+	for (int j = 0; words && j < 3; j++) {
+		static const char *const keys[] = {"subject", "author", "date"};
+
+		jsonw_key(&w, keys[j]);
+		jsonw_begin_array(&w);
+		for (size_t i = 0; i < d->nlabels; i++)
+			jsonw_string(&w, words[3 * i + (size_t)j]);
+		jsonw_end_array(&w);
+	}
+	if (js_call_end(p.f, &w)) {
+		snprintf(s->err, s->errlen, "%s: out of memory", rel);
+		goto out;
+	}
+	rc = page_close(s, &p, rel, d->fp);
+	if (!rc)
+		json_array_append_new(files, json_string(rel));
+out:
+	page_discard(&p);
+	if (words)
+		for (size_t i = 0; i < 3 * d->nlabels; i++)
+			free(words[i]);
+	free(words);
+	return rc;
+}
+
+/* One stat's values summed up per commit of d (n 0: no ok run of it has the stat). */
+struct stat_points {
+	struct stat_summary *at; /* per commit, in d's order */
+	double *x;		 /* scratch */
+};
+
+static int stat_points_load(struct site *s, const struct job_data *d, const struct label_at *by,
+			    const char *stat, struct stat_points *sp)
+{
+	struct index_value *v = NULL;
+	ssize_t nv = index_stat_values(s->ix, d->job->key, stat, &v);
+	size_t *count = calloc(d->nlabels + 1, sizeof(*count)), *start = NULL, *pos = NULL;
+	int rc = -1;
+
+	sp->at = calloc(d->nlabels + 1, sizeof(*sp->at));
+	sp->x = calloc(nv > 0 ? (size_t)nv : 1, sizeof(*sp->x));
+	start = calloc(d->nlabels + 1, sizeof(*start));
+	pos = calloc(nv > 0 ? (size_t)nv : 1, sizeof(*pos));
+	if (nv < 0 || !count || !sp->at || !sp->x || !start || !pos)
+		goto out;
+	for (ssize_t i = 0; i < nv; i++) {
+		struct label_at key = {.label = v[i].commit}, *hit;
+
+		hit = v[i].ok ? bsearch(&key, by, d->nlabels, sizeof(*by), cmp_label_at) : NULL;
+		pos[i] = hit ? hit->at : SIZE_MAX;
+		if (hit)
+			count[hit->at]++;
+	}
+	for (size_t i = 1; i <= d->nlabels; i++)
+		start[i] = start[i - 1] + count[i - 1];
+	memset(count, 0, (d->nlabels + 1) * sizeof(*count));
+	for (ssize_t i = 0; i < nv; i++)
+		if (pos[i] != SIZE_MAX)
+			sp->x[start[pos[i]] + count[pos[i]]++] = v[i].value;
+	for (size_t i = 0; i < d->nlabels; i++)
+		if (count[i])
+			stat_summarize(sp->x + start[i], count[i], &sp->at[i]);
+	rc = 0;
+out:
+	if (nv > 0)
+		index_values_free(v, (size_t)nv);
+	free(count);
+	free(start);
+	free(pos);
+	if (rc)
+		snprintf(s->err, s->errlen, "%s: %s: cannot read its values from the index",
+			 d->job->key, stat);
+	return rc;
+}
+
+static void put_csv_field(FILE *f, const char *v)
+{
+	if (!strpbrk(v, ",\"\r\n")) {
+		fputs(v, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *v; v++) {
+		if (*v == '"')
+			fputc('"', f);
+		fputc(*v, f);
+	}
+	fputc('"', f);
+}
+
+static void jsonw_stat_array(struct jsonw *w, const char *key, const struct stat_points *sp,
+			     size_t n, int which)
+{
+	jsonw_key(w, key);
+	jsonw_begin_array(w);
+	for (size_t i = 0; i < n; i++) {
+		const struct stat_summary *a = &sp->at[i];
+
+		if (!a->n)
+			jsonw_null(w);
+		else if (which == 0)
+			jsonw_uint(w, a->n);
+		else
+			jsonw_double(w, which == 1   ? a->mean
+					: which == 2 ? a->stddev
+					: which == 3 ? a->min
+						     : a->max);
+	}
+	jsonw_end_array(w);
+}
+
+/* The change points (the followed stat's: d->cps) and the segments' means between them. */
+static void jsonw_change_points(struct jsonw *w, const struct job_data *d, bool followed)
+{
+	size_t ncps = followed ? d->ncps : 0;
+
+	jsonw_key(w, "change_points");
+	jsonw_begin_array(w);
+	for (size_t k = 0; k < ncps; k++) {
+		const struct change_point *cp = &d->cps[k];
+
+		jsonw_begin_object(w);
+		jsonw_key(w, "index");
+		jsonw_uint(w, commit_of_point(d, cp->index));
+		jsonw_key(w, "commit");
+		jsonw_string(w, d->series.points[cp->index].commit);
+		jsonw_key(w, "before");
+		jsonw_double(w, cp->before);
+		jsonw_key(w, "after");
+		jsonw_double(w, cp->after);
+		jsonw_key(w, "change_pct");
+		jsonw_double(w, cp->change_pct);
+		jsonw_key(w, "verdict");
+		jsonw_string(w, verdict_name(cp->verdict));
+		jsonw_end_object(w);
+	}
+	jsonw_end_array(w);
+	jsonw_key(w, "segments");
+	jsonw_begin_array(w);
+	for (size_t k = 0; k <= ncps && ncps; k++) {
+		jsonw_begin_object(w);
+		jsonw_key(w, "from");
+		jsonw_uint(w, k ? commit_of_point(d, d->cps[k - 1].index) : 0);
+		jsonw_key(w, "to");
+		jsonw_uint(w, k < ncps ? commit_of_point(d, d->cps[k].index) - 1 : d->nlabels - 1);
+		jsonw_key(w, "mean");
+		jsonw_double(w, k ? d->cps[k - 1].after : d->cps[0].before);
+		jsonw_end_object(w);
+	}
+	jsonw_end_array(w);
+}
+
+/* data/s-<stat>.js and .csv: one stat's mean, runs, stddev, min and max per commit (null, and
+ * no CSV row, where no run has it), with the change points when it is the followed stat. */
+static int stat_files(struct site *s, const struct job_data *d, const struct label_at *by,
+		      const char *stat, json_t *files)
+{
+	char rel[PATH_MAX], ss[SITE_SLUG_MAX], num[5][32];
+	struct stat_points sp = {0};
+	struct page p = {0};
+	struct jsonw w;
+	bool followed = !strcmp(stat, d->stat);
+	int rc = -1;
+
+	site_slug(stat, ss);
+	if (stat_points_load(s, d, by, stat, &sp) || page_open(s, &p))
+		goto out;
+	js_call_begin(p.f, &w, "scalebenchSeries");
+	jsonw_key(&w, "file");
+	jsonw_string(&w, ss);
+	jsonw_key(&w, "stat");
+	jsonw_string(&w, stat);
+	jsonw_key(&w, "followed");
+	jsonw_bool(&w, followed);
+	jsonw_stat_array(&w, "runs", &sp, d->nlabels, 0);
+	jsonw_stat_array(&w, "mean", &sp, d->nlabels, 1);
+	jsonw_stat_array(&w, "stddev", &sp, d->nlabels, 2);
+	jsonw_stat_array(&w, "min", &sp, d->nlabels, 3);
+	jsonw_stat_array(&w, "max", &sp, d->nlabels, 4);
+	jsonw_change_points(&w, d, followed);
+	snprintf(rel, sizeof(rel), "%s/data/s-%s.js", d->dir, ss);
+	if (js_call_end(p.f, &w)) {
+		snprintf(s->err, s->errlen, "%s: out of memory", rel);
+		goto out;
+	}
+	if (page_close(s, &p, rel, d->fp))
+		goto out;
+	json_array_append_new(files, json_string(rel));
+	/* The same numbers as the JSON's (10 significant digits), one row per commit with runs. */
+	if (page_open(s, &p))
+		goto out;
+	fputs("commit,runs,mean,stddev,min,max\n", p.f);
+	for (size_t i = 0; i < d->nlabels; i++) {
+		const struct stat_summary *a = &sp.at[i];
+		double v[5] = {0, a->mean, a->stddev, a->min, a->max};
+
+		if (!a->n)
+			continue;
+		for (int j = 1; j < 5; j++)
+			if (isfinite(v[j]))
+				snprintf(num[j], sizeof(num[j]), "%.10g", v[j]);
+			else
+				num[j][0] = '\0';
+		put_csv_field(p.f, d->labels[i]);
+		fprintf(p.f, ",%zu,%s,%s,%s,%s\n", a->n, num[1], num[2], num[3], num[4]);
+	}
+	snprintf(rel, sizeof(rel), "%s/data/s-%s.csv", d->dir, ss);
+	if (page_close(s, &p, rel, d->fp))
+		goto out;
+	json_array_append_new(files, json_string(rel));
+	rc = 0;
+out:
+	page_discard(&p);
+	free(sp.at);
+	free(sp.x);
+	return rc;
+}
+
+/* The n stats of names reordered for the picker: the followed stat, its family, the others,
+ * each part by name; how many of them get series data (MAX_SERIES_STATS at most). */
+static size_t series_stats_pick(const struct job_data *d, char **names, size_t n)
+{
+	size_t fam = strcspn(d->stat, ".") + 1, k = 0;
+	char *t;
+
+	for (int pass = 0; pass < 3; pass++)
+		for (size_t i = k; i < n; i++) {
+			bool take = pass == 0	? !strcmp(names[i], d->stat)
+				    : pass == 1 ? !strncmp(names[i], d->stat, fam)
+						: true;
+
+			if (!take)
+				continue;
+			/* keep the name order of what is not taken yet */
+			t = names[i];
+			memmove(names + k + 1, names + k, (i - k) * sizeof(*names));
+			names[k++] = t;
+		}
+	return n < MAX_SERIES_STATS ? n : MAX_SERIES_STATS;
+}
+
+/* The series data of the job's stats, for the interactive plot: every stat's name in *names
+ * (*nnames of them, in the picker's order), the first *nshown with their data files.  -1 on
+ * an error that stops the site. */
+static int job_series_files(struct site *s, const struct job_data *d, json_t *files, char ***names,
+			    size_t *nnames, size_t *nshown)
+{
+	struct label_at *by = calloc(d->nlabels + 1, sizeof(*by));
+	ssize_t ns;
+	int rc = -1;
+
+	*names = NULL;
+	*nnames = 0;
+	if (!by) {
+		snprintf(s->err, s->errlen, "out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < d->nlabels; i++)
+		by[i] = (struct label_at){d->labels[i], i};
+	qsort(by, d->nlabels, sizeof(*by), cmp_label_at);
+	ns = index_stat_names(s->ix, d->job->key, names);
+	if (ns < 0) {
+		snprintf(s->err, s->errlen, "%s: cannot list its stats from the index",
+			 d->job->key);
+		goto out;
+	}
+	*nnames = (size_t)ns;
+	*nshown = series_stats_pick(d, *names, *nnames);
+	if (commits_file(s, d, files))
+		goto out;
+	for (size_t i = 0; i < *nshown; i++)
+		if (stat_files(s, d, by, (*names)[i], files) || stopped(s))
+			goto out;
+	rc = 0;
+out:
+	free(by);
+	return rc;
+}
+
+/* The interactive plot's frame on the job page, above the SVG plot it hides when it draws:
+ * the stat picker (every stat of the job, the followed one selected), the chart, the hover's
+ * words, and the scripts (uPlot's and the site's, at its root). */
+static void trend_interactive(FILE *f, const struct job_data *d, char *const *names, size_t n,
+			      size_t total)
+{
+	char ss[SITE_SLUG_MAX];
+
+	fputs("<link rel=\"stylesheet\" href=\"../../uPlot.min.css\">\n"
+	      "<div id=\"trend-interactive\" data-dir=\"data/\" hidden>\n"
+	      "<p><label>stat <select id=\"stat-picker\">\n",
+	      f);
+	for (size_t i = 0; i < n; i++) {
+		site_slug(names[i], ss);
+		fprintf(f, "<option value=\"%s\"%s>", ss,
+			!strcmp(names[i], d->stat) ? " selected" : "");
+		H(names[i]);
+		fputs("</option>\n", f);
+	}
+	fputs("</select></label>", f);
+	if (total > n)
+		fprintf(f,
+			" <small>%zu of the job's %zu stats: the followed one, its family, then "
+			"the others by name</small>",
+			n, total);
+	fputs("</p>\n<div id=\"trend-chart\"></div>\n<pre id=\"trend-hover\"></pre>\n</div>\n", f);
+}
+
+static void trend_scripts(FILE *f)
+{
+	fputs("<script src=\"../../uPlot.iife.min.js\"></script>\n"
+	      "<script src=\"../../trend.js\"></script>\n",
+	      f);
+}
+
 /* The job page's head: the job, the stat it follows, the latest commit against the one
  * before it (when nlatest is one) and the trend plot. */
 static void job_summary(FILE *f, const struct job_data *d, size_t nlatest, size_t nprev,
-			const struct cmp_result *latest, bool have_plot)
+			const struct cmp_result *latest, bool have_plot, char *const *names,
+			size_t nnames, size_t nshown)
 {
 	page_head(f, "../../", d->job->path_params, NULL, NULL);
 	fputs("<h1>", f);
@@ -1313,10 +1776,23 @@ static void job_summary(FILE *f, const struct job_data *d, size_t nlatest, size_
 		fputs("<p>No stat to follow: no run declares a headline stat (give --stat).</p>\n",
 		      f);
 	}
+	if (nshown)
+		trend_interactive(f, d, names, nshown, nnames);
 	if (have_plot) {
 		fputs("<img class=\"plot\" id=\"trend\" src=\"trend.svg\" alt=\"", f);
 		H(d->stat);
 		fputs(" per commit\">\n", f);
+	}
+	if (nshown) {
+		char ss[SITE_SLUG_MAX];
+
+		site_slug(d->stat, ss);
+		fprintf(f,
+			"<p><a id=\"trend-csv\" href=\"data/s-%s.csv\" download>CSV of the "
+			"series</a> (commit, runs, mean, stddev, min, max; every stat's in "
+			"data/)</p>\n",
+			ss);
+		trend_scripts(f);
 	}
 }
 
@@ -1543,16 +2019,21 @@ static int job_pages(struct site *s, struct job_data *d, json_t **row)
 	struct cmp_result latest = {.verdict = "none", .change = NAN};
 	struct page p = {0};
 	json_t *files = json_array(), *cmps = json_array();
-	size_t nlatest = SIZE_MAX, nprev = SIZE_MAX;
+	size_t nlatest = SIZE_MAX, nprev = SIZE_MAX, nnames = 0, nshown = 0;
+	char **names = NULL;
 	bool have_plot = false;
 	int rc = -1;
 
 	*row = NULL;
 	job_follow(s, d);
-	if (job_comparisons(s, d, &nlatest, &nprev, &latest) ||
-	    job_trend(s, d, files, &have_plot) || page_open(s, &p))
+	if (job_comparisons(s, d, &nlatest, &nprev, &latest) || job_trend(s, d, files, &have_plot))
 		goto out;
-	job_summary(p.f, d, nlatest, nprev, &latest, have_plot);
+	if (s->interactive && d->stat && d->series.n &&
+	    job_series_files(s, d, files, &names, &nnames, &nshown))
+		goto out;
+	if (page_open(s, &p))
+		goto out;
+	job_summary(p.f, d, nlatest, nprev, &latest, have_plot, names, nnames, nshown);
 	change_points_table(p.f, d);
 	commits_table(p.f, d);
 	page_foot(p.f);
@@ -1566,6 +2047,9 @@ out:
 	page_discard(&p);
 	json_decref(files);
 	json_decref(cmps);
+	for (size_t i = 0; i < nnames; i++)
+		free(names[i]);
+	free(names);
 	return rc;
 }
 
@@ -1877,6 +2361,37 @@ static size_t distinct(struct strvec *v)
 	return n;
 }
 
+/* uPlot's browser build and style sheet, from o->assets, and the site's trend.js: at the
+ * site's root, once.  Files that cannot be read are a note (the pages keep their SVG plots);
+ * -1 only when the site cannot be written. */
+static int site_assets(struct site *s)
+{
+	static const char *const names[] = {"uPlot.iife.min.js", "uPlot.min.css"};
+	char *text[2] = {NULL, NULL}, path[PATH_MAX], err[1024];
+	size_t len[2] = {0, 0};
+	int rc = 0;
+
+	for (int i = 0; i < 2 && s->interactive == false; i++) {
+		if (snprintf(path, sizeof(path), "%s/%s", s->o->assets, names[i]) >=
+			(int)sizeof(path) ||
+		    file_read(path, 16u << 20, &text[i], &len[i], err, sizeof(err))) {
+			sb_note("%s; the job pages keep their SVG trend plots, with no "
+				"interactive plot",
+				err);
+			break;
+		}
+		s->interactive = i == 1;
+	}
+	for (int i = 0; s->interactive && i < 2 && !rc; i++)
+		rc = site_put(s, names[i], fnv(FNV_START, text[i], len[i]), text[i], len[i]);
+	if (s->interactive && !rc)
+		rc = site_put(s, "trend.js", fnv(FNV_START, trend_js, sizeof(trend_js) - 1),
+			      trend_js, sizeof(trend_js) - 1);
+	free(text[0]);
+	free(text[1]);
+	return rc;
+}
+
 int site_generate(const struct site_opts *o, struct site_summary *sum, char *err, size_t errlen)
 {
 	struct strvec labels = STRVEC_INIT; /* every job's commit labels, for sum->commits */
@@ -1902,6 +2417,8 @@ int site_generate(const struct site_opts *o, struct site_summary *sum, char *err
 	}
 	if (manifest_load(&s))
 		goto out;
+	if (o->assets && site_assets(&s))
+		goto out_save;
 	if (index_open(o->results, INDEX_UPDATE, &s.ix, NULL, err, errlen))
 		goto out;
 	nj = index_jobs(s.ix, NULL, &s.jobs);

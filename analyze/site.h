@@ -5,9 +5,12 @@
  *   SITE/regressions.html             every change point of every job, the newest first,
  *                                     with its commit range (and subject, with --repo)
  *   SITE/changes.json                 the same for bots: {"version": 1, "changes": [...]}
- *   SITE/style.css                    the one style sheet (no script, nothing external)
+ *   SITE/style.css                    the one style sheet (nothing fetched from elsewhere)
+ *   SITE/uPlot.iife.min.js, uPlot.min.css, trend.js   the interactive trend plot (with assets)
  *   SITE/jobs/<job>/index.html        the job: trend plot, change points, every commit
  *   SITE/jobs/<job>/trend.svg         its trend plot (plot_trend), spark.svg the index's
+ *   SITE/jobs/<job>/data/             with assets: commits.js (labels, subjects) and per stat
+ *                                     s-<stat>.js (its series, for trend.js) and s-<stat>.csv
  *   SITE/jobs/<job>/c-<commit>.html   a comparison: the commit before (base) against this one
  *   SITE/jobs/<job>/c-<commit>/       its plots: s-<stat>.svg (samples), scalability.svg
  *   SITE/.scalebench-site.json        the manifest: each file's input fingerprint
@@ -35,6 +38,10 @@ struct site_opts {
 	const char *repo, *branch; /* order commits by the branch's first parents (series.h) */
 	const char *job;	   /* only this job (key or path_params), or NULL */
 	const char *stat;	   /* the stat to follow, or NULL: each job's headline */
+	/* A directory holding uPlot's uPlot.iife.min.js and uPlot.min.css: copied to the site's
+	 * root, with the job pages' interactive trend plots and every stat's series data
+	 * (data/s-<stat>.js, .csv).  NULL: SVG trend plots only. */
+	const char *assets;
 	/* When it becomes nonzero (a signal handler's flag), generation stops between files
 	 * and site_generate returns -1; what was written is whole and in the manifest. */
 	const volatile sig_atomic_t *interrupted;

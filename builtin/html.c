@@ -5,15 +5,20 @@
 #include "../lib/interrupt.h"
 #include "../lib/text.h"
 
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 const struct command_def html_command = {
     .name = "html",
     .args = "",
     .summary = "Write a static HTML report of a results tree: trends, change points, comparisons.",
     .details =
-	"The site opens from file:// or any web server; it fetches nothing from elsewhere and\n"
-	"runs no script.  index.html lists every job with a small trend plot of its stat (the\n"
+	"The site opens from file:// or any web server; it fetches nothing from elsewhere.\n"
+	"index.html lists every job with a small trend plot of its stat (the\n"
 	"runs' headline stat unless --stat names one) and the latest commit's verdict against\n"
 	"the commit before it.  Each job has a page with the trend plot, its change points\n"
 	"(e-divisive means, as scalebench trend finds them) and every commit with its runs,\n"
@@ -22,6 +27,10 @@ const struct command_def html_command = {
 	"when the job is one task count of a sweep, and the perf-profile rows when the runs\n"
 	"have profiles.  Commits are in the time order of their first run, or with --repo\n"
 	"and --branch in the branch's first-parent order.\n"
+	"\nWith uPlot (make setup installs it; SCALEBENCH_UPLOT names its directory) the job\n"
+	"page's trend is interactive: hover a commit for its subject, mean, runs and spread,\n"
+	"drag to zoom, pick any stat of the job; each stat's series is in data/ as a script\n"
+	"of JSON and a CSV.  Without it the SVG plots are all there is.\n"
 	"\nRunning it again regenerates only what changed: OUT/.scalebench-site.json records\n"
 	"what each file was made from (the identities of its runs); a file whose runs are the\n"
 	"same is not rewritten, and files the site no longer has are removed.  OUT must be new,\n"
@@ -33,6 +42,48 @@ const struct command_def html_command = {
 					   "the branch's order comes from the repository"},
 					  {OPTION_RULES_END, NULL, NULL, NULL}},
 };
+
+/* Where uPlot is (the directory of its uPlot.iife.min.js and uPlot.min.css), into out: as
+ * make install puts it (bin/../share/scalebench/uplot, DATADIR/uplot) or as make setup leaves
+ * it in the source tree (site-assets/, beside build/ or build/asan/), like run's shipped jobs;
+ * SCALEBENCH_UPLOT names it instead.  false after a note when there is none: the site is still
+ * whole, its trend plots SVG only. */
+static bool html_find_uplot(char *out, size_t len)
+{
+	static const char *const beside[] = {"/../share/scalebench/uplot",
+					     "/../site-assets/node_modules/uplot/dist",
+					     "/../../site-assets/node_modules/uplot/dist"};
+	const char *env = getenv("SCALEBENCH_UPLOT");
+	char exe[PATH_MAX], tried[4 * PATH_MAX + 64] = "", path[PATH_MAX + 32];
+	struct stat st;
+	ssize_t n;
+
+	if (env && *env) {
+		snprintf(out, len, "%s", env);
+		return true; /* site_generate says what is missing in it */
+	}
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	exe[n > 0 ? n : 0] = '\0';
+	if (strrchr(exe, '/'))
+		*strrchr(exe, '/') = '\0';
+	for (size_t i = 0; i < 4; i++) {
+		if (i < 3 && !*exe)
+			continue;
+		if (i < 3)
+			snprintf(out, len, "%s%s", exe, beside[i]);
+		else
+			snprintf(out, len, "%s", SCALEBENCH_DATADIR "/uplot");
+		snprintf(path, sizeof(path), "%s/uPlot.iife.min.js", out);
+		if (!stat(path, &st) && S_ISREG(st.st_mode))
+			return true;
+		snprintf(tried + strlen(tried), sizeof(tried) - strlen(tried), "%s%s",
+			 *tried ? ", " : "", out);
+	}
+	sb_note("uPlot not found (looked in %s): the job pages keep their SVG trend plots, with no "
+		"interactive plot; run make setup (site-assets/) and make install",
+		tried);
+	return false;
+}
 
 int cmd_html(int argc, char **argv)
 {
@@ -66,6 +117,10 @@ int cmd_html(int argc, char **argv)
 		sb_error("%s", err);
 		return SB_EXIT_ERROR;
 	}
+	char uplot[PATH_MAX];
+
+	if (html_find_uplot(uplot, sizeof(uplot)))
+		o.assets = uplot;
 	/* A signal stops generation between files: the manifest is written for what is done. */
 	interrupt_catch();
 	rc = site_generate(&o, &sum, err, sizeof(err));

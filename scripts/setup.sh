@@ -1,7 +1,7 @@
 #!/bin/sh
 # Install the Debian packages scalebench needs, only those that are missing, and the npm
 # packages of the browser tests (tests/browser: playwright-core, which drives Debian's
-# chromium; it downloads no browser of its own).
+# chromium; it downloads no browser of its own) and of html's sites (site-assets: uPlot).
 # Runs as root (CI, fresh machines) or through sudo when it is available.
 #
 #   scripts/setup.sh           what make check needs, and the guest kernel of its QEMU tests
@@ -103,16 +103,20 @@ else
 	rm -rf "$tmp"
 fi
 
-# The browser tests' npm packages, exactly as locked, when missing or older than the lock.
-lock=tests/browser/package-lock.json
-stamp=tests/browser/node_modules/.package-lock.json
-if [ ! -e "$stamp" ] || [ "$lock" -nt "$stamp" ]; then
-	if ! command -v npm >/dev/null 2>&1; then
-		echo "setup: npm not found: install Node.js 20 or later (the browser tests need it)" >&2
-		exit 1
+# The npm packages, exactly as locked, when missing or older than the lock: the browser tests'
+# (tests/browser: playwright-core) and what html copies into a site (site-assets: uPlot, its
+# interactive trend plots; make install puts it in share/scalebench/uplot).
+for dir in tests/browser site-assets; do
+	lock=$dir/package-lock.json
+	stamp=$dir/node_modules/.package-lock.json
+	if [ ! -e "$stamp" ] || [ "$lock" -nt "$stamp" ]; then
+		if ! command -v npm >/dev/null 2>&1; then
+			echo "setup: npm not found: install Node.js 20 or later ($dir needs it)" >&2
+			exit 1
+		fi
+		echo "setup: npm ci --prefix $dir"
+		npm ci --prefix "$dir" --no-audit --no-fund
+	else
+		echo "setup: $dir/node_modules up to date"
 	fi
-	echo "setup: npm ci --prefix tests/browser"
-	npm ci --prefix tests/browser --no-audit --no-fund
-else
-	echo "setup: tests/browser/node_modules up to date"
-fi
+done

@@ -9,7 +9,12 @@
 // (<img>, <object>, inline <svg>) is a non-empty SVG that renders (decoded, non-zero size, its
 // pixels not all one colour); a screenshot of the whole page is not blank.  --expect gives,
 // per page, the rows each table (by id) must hold in its <tbody>, texts the page must show,
-// and selectors no page may match (an injected <script> from an unescaped label).
+// and selectors no page may match (an injected <script> from an unescaped label).  A page's
+// "trend" entry checks its interactive trend plot (uPlot, analyze/site_trend.js): it draws (its
+// canvas not blank) in place of the SVG plot; hovering commit "hover.commit" shows the texts
+// "hover.contains"; a drag zooms in; picking stat "switch_to" plots that stat's data; the CSV
+// link downloads the plotted series, row for row.  Requests that would leave the machine are
+// blocked (routed away) and fail the page.
 // Prints one line per page; exits 1 when anything failed, 2 when it could not run.
 import { chromium } from 'playwright-core';
 import fs from 'node:fs';
@@ -111,7 +116,12 @@ const browser = await chromium.launch({
 	// As root (CI) Chromium refuses to start with its sandbox on.
 	args: ['--no-sandbox', '--disable-gpu'],
 });
-const context = await browser.newContext({ viewport: { width: 1200, height: 900 }, offline: true });
+const context = await browser.newContext({ viewport: { width: 1200, height: 900 }, offline: true, acceptDownloads: true });
+// Nothing but the site's own files: any other request is aborted and reported.
+await context.route((u) => !['file:', 'data:', 'blob:'].includes(u.protocol), (route) => {
+	problems.push(`network request blocked: ${route.request().url()}`);
+	route.abort().catch(() => {});
+});
 
 const queue = ['index.html'], seen = new Set(queue), idsOf = new Map(), fragmentRefs = [];
 let failures = 0;
@@ -123,7 +133,12 @@ let problems = [];
 page.on('console', (m) => { if (m.type() === 'error') problems.push(`console error: ${m.text()}`); });
 page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
 page.on('dialog', (d) => { problems.push(`dialog opened: ${d.message()}`); d.dismiss().catch(() => {}); });
-page.on('requestfailed', (r) => problems.push(`request failed: ${r.url()} (${r.failure()?.errorText})`));
+// (a download, the CSV link's, ends its request as aborted: not a failure)
+let downloading = null;
+page.on('requestfailed', (r) => {
+	if (r.url() === downloading && r.failure()?.errorText === 'net::ERR_ABORTED') return;
+	problems.push(`request failed: ${r.url()} (${r.failure()?.errorText})`);
+});
 page.on('request', (r) => {
 	const u = r.url();
 	if (u.startsWith('data:')) return;
@@ -132,6 +147,112 @@ page.on('request', (r) => {
 	if (!inSite(f)) problems.push(`request outside the site: ${u}`);
 	else if (!fs.existsSync(f)) problems.push(`missing resource: ${rel(u)}`);
 });
+
+// ---- the interactive trend plot ----
+
+const CSV_COLUMNS = 'commit,runs,mean,stddev,min,max';
+
+// RFC 4180 rows: fields split on commas outside double quotes, "" a quote.
+function csvRows(text) {
+	const rows = [];
+	for (const line of text.split('\n').filter((l) => l !== '')) {
+		const f = [];
+		let cur = '', q = false;
+		for (let i = 0; i < line.length; i++) {
+			const c = line[i];
+			if (q && c === '"' && line[i + 1] === '"') { cur += '"'; i++; }
+			else if (c === '"') q = !q;
+			else if (c === ',' && !q) { f.push(cur); cur = ''; }
+			else cur += c;
+		}
+		f.push(cur);
+		rows.push(f);
+	}
+	return rows;
+}
+
+const same = (a, b) => a === b || Math.abs(a - b) <= 1e-9 * Math.max(Math.abs(a), Math.abs(b));
+
+async function checkTrend(want) {
+	try {
+		await page.waitForSelector('#trend-interactive[data-state="ready"]', { timeout: 10000 });
+	} catch {
+		problems.push(`the interactive trend plot did not draw: ${await page.locator('#trend-hover').textContent().catch(() => 'no #trend-hover')}`);
+		return;
+	}
+	if (await page.locator('#trend').isVisible().catch(() => false)) problems.push('the SVG trend plot is still shown beside the interactive one');
+	const canvas = pngPixels(await page.locator('#trend-chart canvas').first().screenshot());
+	if (distinctColours(canvas) < 3) problems.push('the interactive trend plot renders blank');
+	const state = () => page.evaluate(() => {
+		const t = window.scalebenchTrend;
+		return { stat: t.series.stat, mean: t.plot.data[1], labels: t.commits.labels, min: t.plot.scales.x.min, max: t.plot.scales.x.max };
+	});
+	if (want.hover) {
+		// The point's place on the plot, then the mouse over it, as a reader hovers it.
+		const at = await page.evaluate((commit) => {
+			const t = window.scalebenchTrend, u = t.plot, i = t.commits.labels.indexOf(commit);
+			if (i < 0 || u.data[1][i] === null) return null;
+			// (a point on the plot's edge, the last commit's, is hovered from just inside)
+			const r = u.over.getBoundingClientRect(), inside = (v, len) => Math.min(Math.max(v, 1), len - 1);
+			return { x: r.left + inside(u.valToPos(i, 'x'), r.width), y: r.top + inside(u.valToPos(u.data[1][i], 'y'), r.height) };
+		}, want.hover.commit);
+		if (!at) problems.push(`hover: no point for commit ${want.hover.commit}`);
+		else {
+			await page.mouse.move(at.x, at.y);
+			await page.waitForTimeout(100);
+			const text = await page.locator('#trend-hover').textContent();
+			for (const t of want.hover.contains || [])
+				if (!text.includes(t)) problems.push(`hover over ${want.hover.commit}: does not show ${JSON.stringify(t)} (shows ${JSON.stringify(text)})`);
+		}
+	}
+	if (want.zoom) {
+		const before = await state(), box = await page.locator('#trend-chart .u-over').boundingBox();
+		await page.mouse.move(box.x + box.width * 0.2, box.y + box.height / 2);
+		await page.mouse.down();
+		await page.mouse.move(box.x + box.width * 0.6, box.y + box.height / 2, { steps: 5 });
+		await page.mouse.up();
+		const after = await state();
+		if (!(after.max - after.min < before.max - before.min)) problems.push(`zoom: dragging did not narrow the x range (${before.min}..${before.max} then ${after.min}..${after.max})`);
+		await page.locator('#trend-chart .u-over').dblclick();
+	}
+	if (want.switch_to) {
+		const before = await state();
+		const labels = await page.locator('#stat-picker option').allTextContents();
+		if (!labels.includes(want.switch_to)) problems.push(`stat picker: no option ${JSON.stringify(want.switch_to)} (has ${labels.length})`);
+		else {
+			await page.selectOption('#stat-picker', { label: want.switch_to });
+			try {
+				await page.waitForFunction((s) => window.scalebenchTrend && window.scalebenchTrend.series.stat === s, want.switch_to, { timeout: 10000 });
+				const after = await state();
+				if (JSON.stringify(after.mean) === JSON.stringify(before.mean)) problems.push(`stat picker: ${want.switch_to} plots the same data as ${before.stat}`);
+			} catch {
+				problems.push(`stat picker: picking ${JSON.stringify(want.switch_to)} did not plot it`);
+			}
+		}
+	}
+	if (want.csv) {
+		const now = await page.evaluate(() => {
+			const t = window.scalebenchTrend;
+			return { stat: t.series.stat, labels: t.commits.labels, runs: t.series.runs, mean: t.series.mean, plotted: t.plot.data[1] };
+		});
+		try {
+			downloading = await page.locator('#trend-csv').evaluate((a) => a.href);
+			const [dl] = await Promise.all([page.waitForEvent('download', { timeout: 10000 }), page.locator('#trend-csv').click()]);
+			const rows = csvRows(fs.readFileSync(await dl.path(), 'utf8'));
+			const want = now.labels.map((l, i) => [l, now.runs[i], now.mean[i]]).filter((r) => r[2] !== null);
+			if (!rows.length || rows[0].join(',') !== CSV_COLUMNS) problems.push(`csv: header ${JSON.stringify(rows[0])}, expected ${CSV_COLUMNS}`);
+			else if (rows.length - 1 !== want.length) problems.push(`csv: ${rows.length - 1} rows, the plotted series has ${want.length} points`);
+			else
+				for (let i = 0; i < want.length; i++) {
+					const r = rows[i + 1], w = want[i];
+					if (r[0] !== w[0] || +r[1] !== w[1] || !same(+r[2], w[2])) { problems.push(`csv row ${i + 1}: ${JSON.stringify(r)}, the plot has ${JSON.stringify(w)}`); break; }
+				}
+			if (JSON.stringify(now.mean) !== JSON.stringify(now.plotted)) problems.push('csv: the series differs from what is plotted');
+		} catch (e) {
+			problems.push(`csv: no download (${e.message.split('\n')[0]})`);
+		}
+	}
+}
 
 async function checkPage(name) {
 	problems = [];
@@ -155,7 +276,8 @@ async function checkPage(name) {
 			for (const img of document.querySelectorAll('img')) {
 				if (!img.complete) await new Promise((r) => { img.onload = img.onerror = r; });
 				const r = img.getBoundingClientRect();
-				out.plots.push({ kind: 'img', i: i++, src: abs(img, 'src'), natural: img.naturalWidth, ...at(r) });
+				// (a plot hidden on purpose, the SVG the interactive plot replaces, need not show)
+				out.plots.push({ kind: 'img', i: i++, src: abs(img, 'src'), natural: img.naturalWidth, hidden: !!img.closest('[hidden]'), ...at(r) });
 			}
 			for (const o of document.querySelectorAll('object')) {
 				const r = o.getBoundingClientRect();
@@ -196,6 +318,7 @@ async function checkPage(name) {
 				const body = fs.existsSync(f) ? fs.readFileSync(f, 'utf8') : '';
 				if (!/<svg[\s>]/.test(body) || !/<\/svg>\s*$/.test(body)) { problems.push(`${label}: not a whole SVG file`); continue; }
 			}
+			if (p.hidden) continue;
 			if (!(p.natural > 0) || !(p.w > 0) || !(p.h > 0)) { problems.push(`${label}: does not render (natural ${p.natural}, ${p.w}x${p.h})`); continue; }
 			shown.push({ ...p, label });
 		}
@@ -218,6 +341,7 @@ async function checkPage(name) {
 				if (!info.text.includes(t)) problems.push(`does not show the text ${JSON.stringify(t)}`);
 			if (want.min_plots !== undefined && info.plots.length < want.min_plots)
 				problems.push(`${info.plots.length} plots, expected at least ${want.min_plots}`);
+			if (want.trend) await checkTrend(want.trend);
 		}
 	} catch (e) {
 		problems.push(`could not load: ${e.message.split('\n')[0]}`);

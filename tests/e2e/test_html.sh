@@ -82,8 +82,41 @@ check "regressions.html and the index's open changes: both jobs' step, linked to
 	 [ \$(sed -n '/id=\"open-changes\"/,/<\/table>/p' $SITE/index.html | grep -c 'c-c005.html') -eq 2 ]"
 check "umask 022: every file 0644, every directory 0755" bash -c \
 	"[ -z \"\$(find $SITE -type f ! -perm 0644)\" ] && [ -z \"\$(find $SITE -type d ! -perm 0755)\" ] && [ -n \"\$(find $SITE -type f)\" ]"
-check "html: no <script> element and no event attribute in any page" bash -c \
-	"! grep -rqi -e '<script' -e ' on[a-z]*=' --include='*.html' $SITE"
+check "html: no inline script and no event attribute in any page, only the scripts uPlot.iife.min.js and trend.js" bash -c \
+	"! grep -rqi -e ' on[a-z]*=' --include='*.html' $SITE && grep -rq '<script' --include='*.html' $SITE &&
+	 ! grep -rhoi '<script[^>]*>' --include='*.html' $SITE | grep -v -x -e '<script src=\"../../uPlot.iife.min.js\">' -e '<script src=\"../../trend.js\">'"
+# The interactive trend plot: uPlot (make setup's site-assets/) copied once, at the root.
+UPLOT=site-assets/node_modules/uplot/dist
+check "html: uPlot's script and style sheet and trend.js copied into the site once" bash -c \
+	"cmp $UPLOT/uPlot.iife.min.js $SITE/uPlot.iife.min.js && cmp $UPLOT/uPlot.min.css $SITE/uPlot.min.css &&
+	 [ -s $SITE/trend.js ] && [ \$(find $SITE -name 'uPlot*' -o -name 'trend.js' | wc -l) -eq 3 ]"
+# Each stat of a job: its series for the plot (data/s-STAT.js, JSON handed to a function) and
+# its CSV, the same numbers; the picker lists them all; the hostile stat's name intact.
+check "html: every stat of each job has its series data and its CSV, the same rows, in the picker" python3 -c "
+import csv, glob, html, json, os, re, sys
+site, evil = sys.argv[1:]
+for job in ('process-1-page_fault3', 'process-2-page_fault3'):
+    d = f'{site}/jobs/{job}'
+    page = open(d + '/index.html').read()
+    opts = [html.unescape(o) for o in re.findall(r'<option value=\"[^\"]*\"(?: selected)?>([^<]*)</option>', page)]
+    assert len(opts) == 5 and opts[0] == 'will-it-scale.per_process_ops' and evil in opts and 'proc-vmstat.pgfault' in opts, opts
+    commits = json.loads(re.fullmatch(r'scalebenchCommits\((.*)\);\n', open(d + '/data/commits.js').read(), re.S).group(1))
+    assert commits['labels'][:2] == ['c001', 'c002'] and len(commits['labels']) == 8, commits
+    files = sorted(glob.glob(d + '/data/s-*.js'))
+    assert len(files) == 5, files
+    names = set()
+    for f in files:
+        s = json.loads(re.fullmatch(r'scalebenchSeries\((.*)\);\n', open(f).read(), re.S).group(1))
+        names.add(s['stat'])
+        rows = list(csv.reader(open(f[:-3] + '.csv')))
+        assert rows[0] == 'commit runs mean stddev min max'.split(), rows[0]
+        want = [(l, n, m) for l, n, m in zip(commits['labels'], s['runs'], s['mean']) if m is not None]
+        assert [(r[0], int(r[1]), float(r[2])) for r in rows[1:]] == want, (f, rows, want)
+        if s['followed']:
+            assert s['stat'] == 'will-it-scale.per_process_ops' and [c['commit'] for c in s['change_points']] == ['c005'], s
+            assert [(g['from'], g['to']) for g in s['segments']] == [(0, 3), (4, 7)], s['segments']
+    assert names == set(opts), (names, opts)
+" "$SITE" "$EVIL_STAT"
 check "html: the label and the stat name reach the pages escaped" bash -c \
 	"grep -q 'v&lt;script&gt;alert(1)&amp;&quot;&#39;' $SITE/index.html &&
 	 grep -rq 'will-it-scale.&lt;script&gt;alert(2)&lt;/script&gt;&amp;&quot;&#39;' $J1/"
@@ -100,8 +133,13 @@ for n in (1, 2):
     pages[f"{j(n)}/index.html"] = {"tables": {"commits": 8, "change-points": 1}, "contains": ["c005", label], "min_plots": 1}
     pages[f"{j(n)}/c-c005.html"] = {"tables": {"groups": 2}, "contains": ["regression", "c004"], "min_plots": 2}
 pages[evil] = {"tables": {"groups": 2}, "contains": [label, stat, "perf-profile.self.cpu-clock"], "min_plots": 2}
+# The interactive plot: hover the step's commit, drag to zoom, pick the hostile stat, download
+# its CSV (the label carrying HTML is the last commit: its row is in the CSV).
+pages[f"{j(1)}/index.html"]["trend"] = {"hover": {"commit": "c005", "contains": ["c005", "will-it-scale.per_process_ops: mean ", "3 runs", "stddev"]},
+                                        "zoom": True, "switch_to": stat, "csv": True}
+pages[f"{j(2)}/index.html"]["trend"] = {"hover": {"commit": label, "contains": [label]}, "switch_to": "proc-vmstat.pgfault", "csv": True}
 json.dump({"pages": pages, "pages_min": 7,
-           "forbid_selectors": ["script", "iframe", "[onerror]", "[onload]", "[onclick]"]},
+           "forbid_selectors": ["script:not([src])", "iframe", "[onerror]", "[onload]", "[onclick]"]},
           open(out, "w"), indent=1)
 PY
 browse "html: every page loads in Chromium with its rows, plots and links" "$WORK/expect.json"
@@ -189,7 +227,13 @@ check "html --repo --branch: the branch's commits only, its head first" bash -c 
 # the fifth: the change points' permutation test needs that many).
 R2=$WORK/repo-step
 git init -q -b main "$R2"
-for i in 1 2 3 4 5 6 7 8; do git -C "$R2" -c user.name=t -c user.email=t@t commit -q --allow-empty -m "c$i"; done
+# (the last commit's subject carries HTML: the interactive plot's hover shows it as text)
+EVIL_SUBJECT="c8 <img src=x onerror=alert(3)>&\"'</script>"
+for i in 1 2 3 4 5 6 7 8; do
+	msg=c$i
+	[ $i -eq 8 ] && msg=$EVIL_SUBJECT
+	git -C "$R2" -c user.name=t -c user.email=t@t commit -q --allow-empty -m "$msg"
+done
 git -C "$R2" log --reverse --format=%H main >"$WORK/labels-step"
 python3 $TREE "$WORK/rbs" --commits 8 --labels "$WORK/labels-step" --step-at 5 --jobs 1
 sb html --results "$WORK/rbs" -o "$WORK/site-branch-step" --repo "$R2" --branch main
@@ -200,6 +244,32 @@ assert len(c) == 1 and c[0]['subject'] == 'c5' and c[0]['author'] == 't' and c[0
 " "$WORK/site-branch-step/changes.json"
 echo '{"pages": {"index.html": {"tables": {"jobs": 1}}, "jobs/process-1-page_fault3/index.html": {"tables": {"commits": 6}}}}' >"$WORK/expect4.json"
 browse "html --repo --branch: the pages check out, 6 commits" "$WORK/expect4.json"
+python3 - "$WORK/expect6.json" "$WORK/labels-step" "$EVIL_SUBJECT" <<'PY'
+import json, sys
+out, labels, subject = sys.argv[1:]
+l = open(labels).read().split()
+json.dump({"pages": {"jobs/process-1-page_fault3/index.html": {"tables": {"commits": 8}, "trend": {
+    "hover": {"commit": l[4], "contains": [l[4] + " c5", "t, 20", "mean "]}}}},
+           "forbid_selectors": ["script:not([src])", "img[onerror]", "[onerror]"]}, open(out, "w"))
+json.dump({"pages": {"jobs/process-1-page_fault3/index.html": {"tables": {"commits": 8}, "trend": {
+    "hover": {"commit": l[7], "contains": [l[7] + " " + subject]}, "csv": True}}},
+           "forbid_selectors": ["script:not([src])", "img[onerror]", "[onerror]"]}, open(out + ".evil", "w"))
+PY
+SITE=$WORK/site-branch-step
+browse "html --repo: hovering a commit of the interactive plot shows its sha, subject, author and date" "$WORK/expect6.json"
+browse "html --repo: a commit subject carrying HTML shows as text in the hover, runs nothing" "$WORK/expect6.json.evil"
+
+# Without uPlot (not installed, or SCALEBENCH_UPLOT naming a directory without it): said, and
+# the site is whole with its SVG plots, no series data and no script.
+SITE=$WORK/site-nouplot
+rc=0
+SCALEBENCH_UPLOT=$WORK/nouplot "$SCALEBENCH" html --results "$WORK/r" -o "$SITE" >"$WORK/out" 2>"$WORK/err" || rc=$?
+check "html without uPlot: exit 0, a note naming it, SVG plots only, no script" bash -c \
+	"[ $rc -eq 0 ] && grep -q 'nouplot/uPlot.iife.min.js' $WORK/err && grep -q 'keep their SVG trend plots' $WORK/err &&
+	 [ ! -e $SITE/uPlot.iife.min.js ] && [ ! -e $SITE/jobs/process-1-page_fault3/data ] &&
+	 ! grep -rq --include='*.html' '<script' $SITE && [ -s $SITE/jobs/process-1-page_fault3/trend.svg ]"
+echo '{"pages": {"index.html": {"tables": {"jobs": 2}, "min_plots": 2}, "jobs/process-1-page_fault3/index.html": {"tables": {"commits": 9}, "min_plots": 1}}, "pages_min": 7}' >"$WORK/expect7.json"
+browse "html without uPlot: every page checks out with its SVG plots" "$WORK/expect7.json"
 
 # SIGTERM or SIGINT while the site is written: exit 128+N (or 0 when it was done), no temp
 # file left, every file whole, and the next run completes the site: byte for byte the site
@@ -249,8 +319,9 @@ sb html --results "$WORK/rs" -o "$SITE"
 check "html, SIGTERM while gnuplot draws: exit 143, the next run draws the plots" bash -c \
 	"[ -e $WORK/gp-started ] && [ $killed -eq 143 ] && [ $rc -eq 0 ] && diff -r $WORK/site-whole $SITE"
 
-# The checker itself: a plot that renders blank fails the page, named.
-cp -r "$WORK/site-branch" "$WORK/site-blank"
+# The checker itself: a plot that renders blank fails the page, named (a site without uPlot:
+# its SVG trend plot is the one shown).
+cp -r "$WORK/site-nouplot" "$WORK/site-blank"
 echo '<svg xmlns="http://www.w3.org/2000/svg" width="900" height="420"><rect width="900" height="420" fill="#fff"/></svg>' \
 	>"$WORK/site-blank/jobs/process-1-page_fault3/trend.svg"
 rc=0
