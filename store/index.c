@@ -715,7 +715,13 @@ static int add_skip(struct results_index *ix, const char *dir, const char *file,
 	if (!v)
 		return -1;
 	ix->skipped = v;
-	if (asprintf(&v[ix->nskipped], "%s/%s: %s", dir, file, why) < 0)
+	/* The readers' reasons may already begin with the file's path: said once. */
+	char path[PATH_MAX + 32];
+	size_t n = (size_t)snprintf(path, sizeof(path), "%s/%s", dir, file);
+
+	if (!strncmp(why, path, n) && why[n] == ':')
+		why += n + 1 + (why[n + 1] == ' ');
+	if (asprintf(&v[ix->nskipped], "%s: %s", path, why) < 0)
 		return -1;
 	ix->nskipped++;
 	return 0;

@@ -78,6 +78,13 @@ check "incomplete and corrupt runs skipped and named at -v" bash -c \
 sb index --results "$R"
 check "without -v: a note on stderr" err_has "2 runs skipped"
 rm -rf "$cdir/7" "$cdir/8"
+# A corrupt meta.json: its skip line names the file once (it said the path twice).
+cp -r "$cdir/0" "$cdir/9"
+echo '{bad' >"$cdir/9/meta.json"
+sb index --results "$R" -v
+check "-v: a corrupt meta.json's skip line names the file once" bash -c \
+	"grep -q '^skipped: .*/head/9/meta.json: ' $WORK/out && [ \$(grep '^skipped: .*/head/9/meta.json' $WORK/out | grep -o 'head/9/meta.json' | wc -l) -eq 1 ]"
+rm -rf "$cdir/9"
 
 # A reader that cannot write the root (a web server's user): the index as it is, or the tree
 # indexed in memory, said once; never a failure.
