@@ -274,15 +274,6 @@ static void dedup(struct cp_work *w)
 	w->ncand = k;
 }
 
-static double mean_of(const double *x, size_t n)
-{
-	double sum = 0;
-
-	for (size_t i = 0; i < n; i++)
-		sum += x[i];
-	return n ? sum / (double)n : NAN;
-}
-
 /* Yuen's test between the runs of the segments around candidate i, bounded by its neighbours.
  * Always 20%-trimmed (compare trims only when a side has an outlier): a segment spans many
  * commits, and one odd commit's runs must not carry a change point in or out.  The test must
@@ -304,8 +295,8 @@ static bool confirm(const struct cp_work *w, size_t i, enum stat_direction dir,
 	c->test_p = NAN;
 	if (yuen_test(a, na, b, nb, COMPARE_TRIM, true, NULL, o->alpha, &y, &why))
 		return false;
-	c->before = mean_of(a, na);
-	c->after = mean_of(b, nb);
+	c->before = stat_mean(a, na);
+	c->after = stat_mean(b, nb);
 	c->change_pct = 100 * expm1(y.diff);
 	c->lo_pct = y.lo;
 	c->hi_pct = y.hi;
@@ -495,7 +486,7 @@ static int work_init(struct cp_work *w, const struct cp_commit *c, size_t n)
 		w->logsum[0] = 0;
 	w->n = k;
 	/* Centred, the Fenwick sums subtract numbers of the size of the differences. */
-	centre = mean_of(w->x, k);
+	centre = stat_mean(w->x, k);
 	for (i = 0; i < k; i++)
 		w->x[i] -= centre;
 	return 0;

@@ -4,6 +4,7 @@
 #ifndef SCALEBENCH_STATS_H
 #define SCALEBENCH_STATS_H
 
+#include <math.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -50,6 +51,17 @@ bool stat_is_absolute(const char *name);
  * Returns false (and *out = NAN) when a relative change is undefined (mean_a <= 0... see
  * stats.c: zero or negative means). */
 bool stat_change(const char *name, double mean_a, double mean_b, double *out);
+
+/* The arithmetic mean of x: NAN when n is 0.  Inline: the compiler sees what it reads (gcc
+ * takes an out-of-line reader of a buffer filled in a loop for a read before the fill). */
+static inline double stat_mean(const double *x, size_t n)
+{
+	double sum = 0;
+
+	for (size_t i = 0; i < n; i++)
+		sum += x[i];
+	return n ? sum / (double)n : NAN;
+}
 
 /* Mean and sample variance of log(x) (n >= 2): 0, or -1 when a value is not positive and
  * finite. */

@@ -6,6 +6,7 @@
 
 #include "../lib/errors.h"
 #include "../lib/exit.h"
+#include "../lib/mail.h"
 #include "../lib/options.h"
 
 #include <stdbool.h>
@@ -21,7 +22,7 @@
 #define OPT_MAIL_MBOX(p) OPT_STRING("mbox", 0, p), .arg = "FILE"
 #define OPT_MAIL_SENDMAIL(p) OPT_FLAG("sendmail", 0, p)
 #define OPT_MAIL_FROM(p)                                                                           \
-	OPT_STRING("from", 0, p), .arg = "ADDR", .def = "scalebench robot <scalebench@localhost>",  \
+	OPT_STRING("from", 0, p), .arg = "ADDR", .def = MAIL_FROM_DEFAULT,  \
 	.help = "From: one address, 'Name <local@domain>' or 'local@domain'"
 #define OPT_MAIL_TO(p) OPT_STRING("to", 0, p), .arg = "ADDR"
 

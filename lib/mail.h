@@ -10,6 +10,9 @@
 #define MAIL_LINE_SOFT 78
 #define MAIL_LINE_MAX  998
 
+/* The From: of a mail when none is given (report, nightly, bisect --mbox). */
+#define MAIL_FROM_DEFAULT "scalebench robot <scalebench@localhost>"
+
 /* One mailbox: a display name (may be "") and an addr-spec. */
 struct mail_addr {
 	char *name;

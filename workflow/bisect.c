@@ -27,6 +27,7 @@
 #include <errno.h>
 #include <jansson.h>
 #include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -85,22 +86,6 @@ static double mono_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* "[14:02:11 +3:25]": the time of day, then the time since this process started. */
-static void progress_stamp(const struct bisect *b, char *out, size_t len)
-{
-	time_t now = time(NULL);
-	struct tm tm;
-	long s = (long)(mono_now() - b->t_start);
-
-	localtime_r(&now, &tm);
-	if (s >= 3600)
-		snprintf(out, len, "[%02d:%02d:%02d +%ld:%02ld:%02ld]", tm.tm_hour, tm.tm_min,
-			 tm.tm_sec, s / 3600, s / 60 % 60, s % 60);
-	else
-		snprintf(out, len, "[%02d:%02d:%02d +%ld:%02ld]", tm.tm_hour, tm.tm_min, tm.tm_sec,
-			 s / 60, s % 60);
-}
-
 /* A duration as "1:05" or "2:03:10". */
 static void duration(double secs, char *out, size_t len)
 {
@@ -112,13 +97,16 @@ static void duration(double secs, char *out, size_t len)
 		snprintf(out, len, "%ld:%02ld", s / 60, s % 60);
 }
 
-static double mean_of(const double *v, size_t n)
+/* "[14:02:11 +3:25]": the time of day, then the time since this process started. */
+static void progress_stamp(const struct bisect *b, char *out, size_t len)
 {
-	double s = 0;
+	time_t now = time(NULL);
+	struct tm tm;
+	char since[32];
 
-	for (size_t i = 0; i < n; i++)
-		s += v[i];
-	return n ? s / (double)n : 0;
+	localtime_r(&now, &tm);
+	duration(floor(mono_now() - b->t_start), since, sizeof(since));
+	snprintf(out, len, "[%02d:%02d:%02d +%s]", tm.tm_hour, tm.tm_min, tm.tm_sec, since);
 }
 
 /* The endpoints' means of the stat, from the log (so a resumed bisection has them too):
@@ -243,7 +231,7 @@ static int endpoints(struct bisect *b, struct sprt_model *m)
 		fprintf(stderr,
 			"%s endpoints: %zu vs %zu runs, mean %.4g vs %.4g: %s %+.1f%% [%+.1f%%, "
 			"%+.1f%%] p=%.3g: %s\n",
-			stamp, ng, nb, mean_of(gv, ng), mean_of(bv, nb), b->stat, ec.change_pct,
+			stamp, ng, nb, stat_mean(gv, ng), stat_mean(bv, nb), b->stat, ec.change_pct,
 			ec.w.lo_pct, ec.w.hi_pct, ec.w.p, verdict_name(ec.verdict));
 		if (next != BISECT_MORE)
 			break;
@@ -359,7 +347,7 @@ static int classify(struct bisect *b, const struct sprt_model *m, const char *sh
 		fprintf(stderr,
 			"%s %.10s (\"%s\"): %zu runs, mean %.4g (good %.4g, bad %.4g), llr %+.2f: "
 			"%s%s%s\n",
-			stamp, sha, text_safe(subj), n, mean_of(v, n), mg, mb, call.llr,
+			stamp, sha, text_safe(subj), n, stat_mean(v, n), mg, mb, call.llr,
 			*bad ? "bad" : "good", call.fallback ? " (closer endpoint)" : "", left);
 	else
 		fprintf(stderr, "%s %.10s (\"%s\"): %zu runs, llr %+.2f: %s%s%s\n", stamp, sha,
@@ -461,7 +449,7 @@ static int hand_off(struct bisect *b, const char *parent, const char *culprit, b
 				branch = NULL;
 			}
 		}
-		if (mail_addr_parse("scalebench robot <scalebench@localhost>", &from, err,
+		if (mail_addr_parse(MAIL_FROM_DEFAULT, &from, err,
 				    sizeof(err)) == 0) {
 			const struct report_request rq = {.root = b->results,
 							  .base = parent,
