@@ -31,6 +31,9 @@ struct atomic_job {
 	double warmup_s;   /* warmup (scalebench's own key; default 1 s: DEFAULT_WARMUP) */
 	double interval_s; /* interval: between samples (scalebench's own key; default 1 s) */
 	json_t *monitors;  /* object: monitor name -> options object or null */
+	/* will-it-scale.no_affinity, .smt (0 or 1, default 0): the copies not pinned to CPUs;
+	 * SMT siblings used too (core_config's affinity, smt). */
+	bool no_affinity, smt;
 	/* Neither mode nor nr_task given: LKP's will-it-scale run sweeps, in this one job, both
 	 * modes over the task counts its setup_threads_to_iterate picks (runner/lkp_sweep.h);
 	 * mode and nr_task then hold the defaults path_params shows. */

@@ -16,8 +16,9 @@
 /* Keys scalebench itself reads. */
 /* kconfig is the runner's kconfig axis of the results path (unless --kconfig says otherwise). */
 static const char *const own_keys[] = {
-    "suite", "testcase", "nr_task",	  "runtime", "warmup", "interval",
-    "test",  "mode",	 "will-it-scale", "kconfig", NULL,
+    "suite",	   "testcase", "nr_task",	"runtime", "warmup", "interval",
+    "test",	   "mode",     "will-it-scale", "kconfig", "no_affinity", "smt",
+    NULL,
 };
 
 static bool in_list(const char *const *list, const char *s)
@@ -192,6 +193,27 @@ static int check_mode(struct loader *l, json_t *t, const struct testcase *tc, st
 	return 0;
 }
 
+/* *on: will-it-scale's no_affinity or smt (or the top-level key): 0 or 1 as LKP's runtest.py
+ * reads them (int(), 1 sets the flag), absent is 0. */
+static int check_flag01(struct loader *l, json_t *t, const char *name, bool *on)
+{
+	char key[64], b[256];
+	const char *s;
+	json_t *v;
+
+	if (block_or_top(l, t, name, &v, key, sizeof(key)))
+		return -1;
+	*on = false;
+	if (!v)
+		return 0;
+	s = json_string_value(v);
+	if (!s || (strcmp(s, "0") && strcmp(s, "1")))
+		return fail(l, v, "%s %s: expected 0 or 1, as will-it-scale's runtest.py reads it", key,
+			    describe(v, b, sizeof(b)));
+	*on = !strcmp(s, "1");
+	return 0;
+}
+
 /* a->nr_task: nr_task (a number of tasks or a percentage of the online CPUs) or its default. */
 static int check_nr_task(struct loader *l, json_t *t, struct atomic_job *a)
 {
@@ -286,7 +308,8 @@ static int check_other_keys(struct loader *l, json_t *t, struct atomic_job *a)
 		json_t *iv;
 
 		json_object_foreach (wis, k, iv) {
-			if (strcmp(k, "test") && strcmp(k, "mode") &&
+			if (strcmp(k, "test") && strcmp(k, "mode") && strcmp(k, "no_affinity") &&
+			    strcmp(k, "smt") &&
 			    note(l, "key 'will-it-scale.%s' is kept but not used by scalebench", k))
 				return -1;
 		}
@@ -299,7 +322,9 @@ int check_atomic(struct loader *l, json_t *t, struct atomic_job *a)
 	const struct testcase *tc = NULL;
 
 	if (check_suite(l, t) || check_test(l, t, &tc, a) || check_mode(l, t, tc, a) ||
-	    check_nr_task(l, t, a) || check_durations(l, t, a) || check_other_keys(l, t, a))
+	    check_nr_task(l, t, a) || check_flag01(l, t, "no_affinity", &a->no_affinity) ||
+	    check_flag01(l, t, "smt", &a->smt) || check_durations(l, t, a) ||
+	    check_other_keys(l, t, a))
 		return -1;
 	return 0;
 }

@@ -1,51 +1,44 @@
 # Sourced by the bisect e2e tests: the git history they bisect.  A plug-in testcase (counter1,
-# suite "plugin") whose op costs 16 locked adds from one commit on, the culprit, among
-# NCOMMITS linear commits on main; optionally one commit that does not build.  Not a test
-# itself (tests/run.sh runs test_*.sh only).  (The adds are on the copy's own line: a factor
-# per op whatever the scheduling.  A lock the copies shared made the planted change ride on
-# whether they ran at once, which a loaded machine decides (-98% +- 60% between 0.25 s runs,
-# too wide for bisect's verification on 3 runs), and glibc's mutex, not being fair, could
-# starve a copy for a whole window, which fails the run as a stuck copy.)
+# suite "plugin") whose op waits 1 ms, and from one commit on, the culprit, 4 ms (four waits),
+# among NCOMMITS linear commits on main; optionally one commit that does not build.  Not a test
+# itself (tests/run.sh runs test_*.sh only).  (An op that waits, not one that computes: its rate
+# is the clock's, not the copy's share of a CPU, which the other test files beside it decide:
+# 810-900 ops/s against 143-224 in 0.25 s runs on a loaded machine, where a spinning copy's
+# rate moved by more than 60% between runs; and a waiting copy costs almost no CPU, where a
+# spinning one burnt its whole window in each of the suite's ~400 bisect runs.  The earlier
+# models: 16 locked adds per op, a factor whatever the scheduling but a CPU-share rate; a lock
+# the copies shared, which made the change ride on whether they ran at once.)
 #
 #   . "$(dirname "$0")/bisect_history.sh"
 #   bisect_history NCOMMITS GUILTY_AT [BROKEN_AT]
 #       $WORK/include/scalebench/testcase.h, the repository REPO=$WORK/repo with commits
-#       C1..CNCOMMITS of counter.c: from GUILTY_AT on each op takes 16 locked adds (subject
-#       "counter: a locked add per op"); BROKEN_AT (0 or absent: none) does not build
+#       C1..CNCOMMITS of counter.c: from GUILTY_AT on each op waits 4 ms, not 1 (subject
+#       $GUILTY_SUBJECT, "counter: four waits per op"); BROKEN_AT (0 or absent: none) does not build
 #       (subject "counter: tidy the return (does not build)"); the others "docs: revision i".
 #       Sets C1..CN, GOOD (C1), BAD (CN), GUILTY (C<GUILTY_AT>), BROKEN (C<BROKEN_AT> or empty)
 #       and g (git -C $REPO, quiet).
 #   bisect_job FILE
 #       the job file the bisections run: counter1, 1 thread, no warmup, a 0.25 s window (the
-#       locked adds cost a factor, not a few %: one sample tells the commits apart).
+#       waits cost a factor, not a few %: one sample tells the commits apart).
 #   PLUGIN_CC
 #       the compiler command line that builds counter.c into a plug-in: $PLUGIN_CC -o OUT SRC
+export GUILTY_SUBJECT="counter: four waits per op"
 PLUGIN_CC="cc -std=c11 -O2 -I$WORK/include -shared -fPIC"
 
 g() { git -C "$REPO" "$@" >/dev/null 2>&1; }
 
-bisect_write_plugin() { # $1: 1 = the locked adds, $2: 1 = a syntax error
+bisect_write_plugin() { # $1: 1 = four waits per op, $2: 1 = a syntax error
 	cat >"$REPO/counter.c" <<C
+#define _POSIX_C_SOURCE 200809L
 #include <scalebench/testcase.h>
-#include <stdlib.h>
-
-struct counter { _Alignas(64) volatile uint64_t n; uint64_t locked; };
-
-static int counter_prepare(struct tc_copy *copy)
-{
-	copy->priv = aligned_alloc(64, sizeof(struct counter));
-	return copy->priv ? 0 : tc_error(copy, "no memory");
-}
+#include <time.h>
 
 static int counter_run(struct tc_copy *copy, volatile uint64_t *iterations)
 {
-	struct counter *c = copy->priv;
-
+	(void)copy;
 	for (;;) {
-		if ($1)
-			for (int k = 0; k < 16; k++)
-				__atomic_fetch_add(&c->locked, 1, __ATOMIC_SEQ_CST);
-		c->n++;
+		for (int k = 0; k < ($1 ? 4 : 1); k++)
+			nanosleep(&(struct timespec){.tv_nsec = 1000000}, NULL);
 		(*iterations)++;
 	}
 	return 0$([ "$2" = 1 ] && echo ' +');
@@ -53,7 +46,7 @@ static int counter_run(struct tc_copy *copy, volatile uint64_t *iterations)
 
 static const struct testcase tc_counter = {
 	.name = "counter1", .description = "per-copy counter", .suite = "plugin",
-	.prepare = counter_prepare, .run = counter_run,
+	.run = counter_run,
 };
 SCALEBENCH_PLUGIN(&tc_counter);
 C
@@ -76,7 +69,7 @@ bisect_history() { # NCOMMITS GUILTY_AT [BROKEN_AT]
 		bisect_write_plugin $shared $broken
 		echo "/* revision $i */" >>"$REPO/counter.c"
 		if [ "$i" -eq "$guilty_at" ]; then
-			msg="counter: a locked add per op"
+			msg=$GUILTY_SUBJECT
 		elif [ "$i" -eq "$broken_at" ]; then
 			msg="counter: tidy the return (does not build)"
 		else

@@ -261,3 +261,18 @@ getppid_job "$esc_job" "suite: will-it-scale" "testcase: will-it-scale"
 sb run "$esc_job" --results "$WORK/esc" --no-monitors --commit e
 check "a job name with ESC: stored, progress lines show it as \\x1b, no raw ESC" bash -c \
 	"[ $rc -eq 0 ] && grep -qF 'esc\\x1b[2J' $WORK/out && ! grep -q \$'\\x1b' $WORK/out"
+
+# will-it-scale's no_affinity and smt (LKP's runtest.py: 0 or 1): no_affinity: 1 leaves the
+# copies unpinned (meta.json's cpus -1), the default pins each to its own CPU.
+getppid_job "$WORK/noaff.yaml" "nr_task: 2" "will-it-scale: {mode: process, test: getppid1, no_affinity: 1, smt: 0}"
+sb run "$WORK/noaff.yaml" --results "$WORK/noaff" --no-monitors --commit n
+check "no_affinity: 1: the copies unpinned (meta.json's cpus), no note on the key" bash -c \
+	"[ $rc -eq 0 ] && ! grep -q 'kept but not used' $WORK/err && [ \"\$(find $WORK/noaff -name meta.json | xargs python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[\"cpus\"])')\" = '[-1, -1]' ]"
+getppid_job "$WORK/aff.yaml" "nr_task: 2" "will-it-scale: {mode: process, test: getppid1, no_affinity: 0}"
+sb run "$WORK/aff.yaml" --results "$WORK/aff" --no-monitors --commit a
+check "no_affinity: 0: each copy pinned to a CPU of its own" bash -c \
+	"[ $rc -eq 0 ] && find $WORK/aff -name meta.json | xargs python3 -c 'import json,sys; c=json.load(open(sys.argv[1]))[\"cpus\"]; sys.exit(not (len(set(c)) == 2 and min(c) >= 0))'"
+getppid_job "$WORK/badaff.yaml" "will-it-scale: {mode: process, test: getppid1, no_affinity: yes}"
+sb run "$WORK/badaff.yaml" --results "$WORK/badaff" --no-monitors
+check "no_affinity: yes: refused, naming the key, the value and what runtest.py reads" bash -c \
+	"[ $rc -eq 2 ] && grep -q \"will-it-scale.no_affinity 'yes': expected 0 or 1\" $WORK/err && [ ! -e $WORK/badaff ]"

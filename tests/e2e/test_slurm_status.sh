@@ -1,7 +1,10 @@
-# serial: its Slurm tasks' copies must make progress in a 1 s window, and beside the parallel
-# batch they did not: a task's copy, pinned to CPU 0 with every other run's copy 0, stayed
-# runnable with no CPU time for over 1.5 s (/proc/PID/sched) and the run failed "made no
-# progress" (3 of 3 clean-clone and repro runs on 2026-12-03, 2 of 4 tasks each)
+# lock: slurm: starts a one-node Slurm cluster of this host (slurm.sh)
+# waits: Slurm schedules once a second: most of its time is spent waiting for that
+# (It ran alone, "# serial", while its tasks' copies were pinned to CPU 0 with every other
+# run's copy 0: beside the parallel batch one stayed runnable with no CPU time for over 1.5 s
+# and its run failed "made no progress" (3 of 3 clean-clone runs on 2026-12-03).  Its tasks
+# run will-it-scale's no_affinity: 1 now, which leaves them to the scheduler: a status test,
+# not a placement one.)
 # scalebench status and wait on a one-node Slurm cluster (tests/e2e/slurm.sh): submissions made
 # by `scalebench submit` waited on, failed, cancelled, timed out, listed; bad and unknown ids
 # refused.
@@ -24,7 +27,8 @@ mk_sub() {
 	local runtime=$1 n=$2 a args=()
 	shift 2
 	seq_no=$((seq_no + 1))
-	getppid_job "$WORK/job$seq_no.yaml" "runtime: ${runtime}s" "warmup: 0.2"
+	getppid_job "$WORK/job$seq_no.yaml" "runtime: ${runtime}s" "warmup: 0.2" \
+		"will-it-scale: {mode: process, test: getppid1, no_affinity: 1}"
 	for a in "$@"; do args+=("--sbatch-arg=$a"); done
 	[ -n "${WITH_THEN:-}" ] && args+=(--then true)
 	ID=$("$SB" submit "$WORK/job$seq_no.yaml" --results "$R" --repeat "$n" --no-monitors \
