@@ -193,8 +193,9 @@ static int check_mode(struct loader *l, json_t *t, const struct testcase *tc, st
 	return 0;
 }
 
-/* *on: will-it-scale's no_affinity or smt (or the top-level key): 0 or 1 as LKP's runtest.py
- * reads them (int(), 1 sets the flag), absent is 0. */
+/* *on: will-it-scale's no_affinity or smt (or the top-level key): 0 or 1, as LKP's runtest.py
+ * reads them (int(), 1 sets the flag); absent is 0, and YAML's false and true (what LKP's
+ * job2sh makes of them: false is unset, so 0) are 0 and 1. */
 static int check_flag01(struct loader *l, json_t *t, const char *name, bool *on)
 {
 	char key[64], b[256];
@@ -207,10 +208,11 @@ static int check_flag01(struct loader *l, json_t *t, const char *name, bool *on)
 	if (!v)
 		return 0;
 	s = json_string_value(v);
-	if (!s || (strcmp(s, "0") && strcmp(s, "1")))
+	if (s && (!strcmp(s, "1") || yaml_bool(s) == 1))
+		*on = true;
+	else if (!s || (strcmp(s, "0") && yaml_bool(s) != 0))
 		return fail(l, v, "%s %s: expected 0 or 1, as will-it-scale's runtest.py reads it", key,
 			    describe(v, b, sizeof(b)));
-	*on = !strcmp(s, "1");
 	return 0;
 }
 

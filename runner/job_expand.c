@@ -622,8 +622,7 @@ static int collect_params(json_t *obj, const char *parent, json_t *opts, struct 
 	return 0;
 }
 
-/* A YAML 1.1 boolean word: LKP's YAML reads it as true or false (and leaves false out). */
-static int yaml_bool(const char *s)
+int yaml_bool(const char *s)
 {
 	static const char *const t[] = {"true", "True", "TRUE", "yes", "Yes",
 					"YES",	"on",	"On",	"ON",  NULL};

@@ -110,6 +110,9 @@ int count_atomic(struct loader *l, json_t *doc, size_t *n, size_t *values);
  * kconfigs: the file gives several kconfigs (its documents together), which the names
  * then carry. */
 int expand_document(struct loader *l, json_t *doc, json_t *names, bool kconfigs);
+/* A YAML 1.1 boolean word: LKP's YAML reads it as true (1) or false (0, and path_params leaves
+ * it out); -1 for any other scalar. */
+int yaml_bool(const char *s);
 
 /* job_lkp_programs.c (generated from lkp-tests): its workload programs, each with the options
  * its script declares ("name-", or "name=" for an option path_params shows as name=value), and

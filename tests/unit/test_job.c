@@ -511,7 +511,7 @@ static void test_syntax_errors(void **state)
 	expect_error("? [a]\n: 1\n", "bad.yaml:1:3: a key must be a plain value", NULL);
 	/* An alias is a copy: a list aliased in two places is two dimensions, and an alias may
 	 * name a key. */
-	load_ok(write_job("alias2.yaml", "nr_task: &n [1, 2]\nsmt: *n\nk: &k kconfig\n*k : a\n"
+	load_ok(write_job("alias2.yaml", "nr_task: &n [1, 2]\nruntime: *n\nk: &k kconfig\n*k : a\n"
 					 "test: getppid1\n"),
 		2, &job);
 	assert_int_equal(job.n_atomic, 4);
