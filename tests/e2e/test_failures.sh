@@ -1,5 +1,7 @@
 #!/bin/bash
 # lock: selftest-procs: no "bench selftest-" left, machine-wide (test_valgrind.sh runs one)
+# waits: for copies that hang or never finish their setup, to the core's time limits (1.6 s of
+# CPU in 8 s)
 # A copy that crashes, fails, gets stuck or never finishes its setup is reported (which copy,
 # which signal or status) and fails the run within a bounded time; nothing is left behind.
 set -u
