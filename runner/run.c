@@ -203,7 +203,7 @@ static int run_begin(struct run_state *rs)
 	fp = store_run_create(&rs->run, "job.yaml", rs->err, sizeof(rs->err));
 	if (!fp)
 		return -1;
-	bad = job_write_yaml(rs->aj->tree, fp);
+	bad = job_write_atomic(rs->job, rs->aj, fp);
 	if (store_run_close(&rs->run, fp, "job.yaml", rs->err, sizeof(rs->err)) || bad) {
 		if (bad)
 			snprintf(rs->err, sizeof(rs->err), "cannot write %s/job.yaml: %s",
