@@ -137,6 +137,11 @@ else
 	fail "scalebench's runs: LKP's ncompare prints compare --rule lkp's table, line for line" \
 		"$(head -20 "$WORK/diff")"
 fi
+sb compare --rule lkp --all "$RR/ffc0268bbc9387abb50cd107d1c6375281d8fb1e" \
+	"$RR/f8b4c0bf8e704eb5a6162ac20172de3d4a5152cd"
+awk '/^note: /{exit} {print}' "$WORK/out" | sed '${/^$/d}' >"$WORK/table"
+check "scalebench's runs: LKP's ncompare -a prints compare --rule lkp --all's table" \
+	diff -u "$FIX/expected/ncompare-a.txt" "$WORK/table"
 
 # lkp-tests' own compare on the tree scalebench made prints LKP's tables.
 LKP=${LKP_SRC:-/work/lkp-tests}
