@@ -15,7 +15,7 @@
 #include <time.h>
 
 const char *const group_axis_names[AX_COUNT] = {
-    "compiler", "kconfig", "mode", "nr_task", "rootfs", "tbox_group", "test", "testcase",
+    "compiler", "kconfig", "mode", "nr_task", "rootfs", "runtime", "tbox_group", "test", "testcase",
 };
 
 static void add_note(struct result_group *g, const char *fmt, const char *a, const char *b)
@@ -149,6 +149,7 @@ static void axes_from_job(struct result_group *g, const json_t *job)
 
 	axis_set(g, AX_TESTCASE, json_object_get(job, "testcase"));
 	axis_set(g, AX_TBOX_GROUP, json_object_get(job, "tbox_group"));
+	axis_set(g, AX_RUNTIME, json_object_get(job, "runtime"));
 	tc = g->axes[AX_TESTCASE];
 	const json_t *map = tc ? json_object_get(job, tc) : NULL;
 
@@ -224,7 +225,8 @@ int group_load(const char *dir, struct result_group *g, char *err, size_t errlen
 		all_meta = all_meta && g->runs[i].meta;
 	}
 	/* Runs LKP made (and hand-made trees) have no meta.json: their job.yaml names the job. */
-	if (!all_meta || !g->axes[AX_MODE] || !g->axes[AX_TEST] || !g->axes[AX_NR_TASK]) {
+	if (!all_meta || !g->axes[AX_MODE] || !g->axes[AX_TEST] || !g->axes[AX_NR_TASK] ||
+	    !g->axes[AX_RUNTIME]) {
 		for (size_t i = 0; i < g->nruns && !g->job; i++)
 			g->job = store_read_job(g->runs[i].dir, why, sizeof(why));
 		if (g->job)

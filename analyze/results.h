@@ -11,13 +11,15 @@
 #include <stddef.h>
 
 /* The axes of a group, LKP's names: from the directory path and the runs' meta.json, else
- * (runs LKP made have none) the first run's job.yaml. */
+ * (runs LKP made have none) the first run's job.yaml; runtime, as written, only from there
+ * (LKP's Job#axes shows it when the job gives it). */
 enum group_axis {
 	AX_COMPILER,
 	AX_KCONFIG,
 	AX_MODE,
 	AX_NR_TASK,
 	AX_ROOTFS,
+	AX_RUNTIME,
 	AX_TBOX_GROUP,
 	AX_TEST,
 	AX_TESTCASE,
@@ -91,8 +93,8 @@ enum stat_direction group_headline_direction(const struct result_group *g, size_
 enum stat_direction group_stat_direction(const struct result_group *g, size_t n, const char *stat);
 /* The stat to follow in a commit directory's runs: want (when given) with its direction, else
  * the headline its runs declare: *stat malloc'd, 0; or with err, -1 (the directory cannot be
- * loaded, no memory) or -2 (its runs declare no headline: "give --stat").  What html, nightly and trend
- * follow by default, from the latest commit with a successful run. */
+ * loaded, no memory) or -2 (its runs declare no headline: "give --stat").  What html, nightly and
+ * trend follow by default, from the latest commit with a successful run. */
 int group_dir_stat(const char *dir, const char *want, char **stat, enum stat_direction *sdir,
 		   char *err, size_t errlen);
 /* The role of a stat whose run does not declare its family: failure for dmesg.*, kmsg.*,
@@ -109,8 +111,9 @@ size_t group_busy_runs(const struct result_group *g, const char **reason);
  * machines of different models: meta.json's "machine" differs from the first run's in
  * cpu_model or threads, or in memory_kib by more than 10% (a kernel reserves a little more
  * or less of the same DIMMs; a different machine has other DIMMs).  Runs without a machine
- * record (no cpu_model) are not counted, nor a fact a run lacks.  When they mix, msg gets "<machine> (seen in <run dir>) and
- * <machine> (seen in <run dir>)", the first run's machine and the first that differs. */
+ * record (no cpu_model) are not counted, nor a fact a run lacks.  When they mix, msg gets
+ * "<machine> (seen in <run dir>) and <machine> (seen in <run dir>)", the first run's machine and
+ * the first that differs. */
 bool groups_mix_machines(const struct result_group *g, size_t n, char *msg, size_t len);
 
 /* The machine a group's runs ran on, as its first run says: meta.json's "machine" (threads,

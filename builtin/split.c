@@ -123,7 +123,7 @@ static int write_files(const struct job_file *job, const char *dir)
 	}
 	ret = SB_EXIT_FAILED;
 	for (size_t i = 0; i < job->n_atomic; i++) {
-		if (job_write_yaml(job->atomic[i].tree, of[i].fp) || fflush(of[i].fp)) {
+		if (job_write_atomic(job, &job->atomic[i], of[i].fp) || fflush(of[i].fp)) {
 			snprintf(err, sizeof(err), "cannot write %s: %s", of[i].path,
 				 strerror(errno ? errno : EIO));
 			goto fail;
@@ -157,7 +157,7 @@ static int print_all(const struct job_file *job)
 		if (i)
 			fputs("---\n", stdout);
 		printf("# %s.yaml\n", job->atomic[i].name);
-		if (job_write_yaml(job->atomic[i].tree, stdout) && !ferror(stdout)) {
+		if (job_write_atomic(job, &job->atomic[i], stdout) && !ferror(stdout)) {
 			sb_error("%s: cannot write it as YAML", job->atomic[i].name);
 			return SB_EXIT_FAILED;
 		}

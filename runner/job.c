@@ -41,6 +41,14 @@ void mark_set(struct loader *l, json_t *node, const yaml_mark_t *m)
 			    json_pack("[Oii]", node, (int)m->line + 1, (int)m->column + 1));
 }
 
+int mark_plain(struct loader *l, json_t *v)
+{
+	char key[32];
+
+	snprintf(key, sizeof(key), "%p", (void *)v);
+	return json_object_set(l->job->plain_values, key, v);
+}
+
 void mark_copy(struct loader *l, json_t *to, const json_t *from)
 {
 	yaml_mark_t m = {0};
@@ -269,7 +277,9 @@ static int load(const char *path, unsigned nr_online, const struct job_override 
 	job->nr_online = l.nr_online;
 	job->path = strdup(path);
 	job->name = file_stem(path);
-	if (!job->path || !job->name) {
+	job->plain_values = json_object();
+	job->plain_keys = json_object();
+	if (!job->path || !job->name || !job->plain_values || !job->plain_keys) {
 		fail(&l, NULL, "out of memory");
 		goto out;
 	}
@@ -356,6 +366,8 @@ void job_free(struct job_file *job)
 	free(job->path);
 	free(job->name);
 	json_decref(job->tree);
+	json_decref(job->plain_values);
+	json_decref(job->plain_keys);
 	memset(job, 0, sizeof(*job));
 }
 

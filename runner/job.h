@@ -13,7 +13,9 @@
 #include "../testcases/testcase.h"
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 struct atomic_job {
 	char *name;	   /* "<job>-<path_params>[-<commit>...][-<rootfs>]", split-job's */
@@ -51,6 +53,11 @@ struct job_file {
 	char **notes;
 	size_t n_notes;
 	unsigned nr_online; /* the CPUs a percentage of nr_task was resolved against */
+	/* What the file wrote plain that LKP's Ruby does not read as text (0x28, yes, 010,
+	 * 12:30): the values ("%p" of the string, which atomic trees share -> it) and the keys
+	 * (text -> null).  job_write_atomic writes them plain again, so that LKP reads the job
+	 * it wrote as it reads the file, and quotes other such text ('0x28' stays text). */
+	json_t *plain_values, *plain_keys;
 };
 
 /* Parse and expand a job file.  nr_online: CPUs that "100%" means.  Returns 0, or -1 with a
@@ -101,7 +108,15 @@ int job_load_results(const char *path, unsigned nr_online, struct job_file *job,
 int job_load_overrides(const char *path, unsigned nr_online, const struct job_override *ov,
 		       size_t n_ov, struct job_file *job, char *err, size_t errlen);
 
-/* Write an atomic job's tree as YAML (the run's job.yaml, split's output). */
+/* Write an atomic job of job as YAML (the run's job.yaml, split's output): each value reads
+ * back, in job_load and in LKP's Ruby (Psych, YAML 1.1), as the job file's own value read
+ * there: text stays text ('0x28', '010', 'yes'), what the file wrote plain stays plain. */
+int job_write_atomic(const struct job_file *job, const struct atomic_job *a, FILE *out);
+/* The same for a tree made in code: its text all stays text. */
 int job_write_yaml(const json_t *tree, FILE *out);
+
+/* Whether LKP's Ruby (Psych's YAML 1.1 reading) reads s, written as a plain scalar, as that
+ * text: false for 0x28, 010, 1_000, yes, off, null, ~, 12:30, 2026-11-01, .inf, :sym. */
+bool job_plain_is_text(const char *s, size_t n);
 
 #endif

@@ -412,6 +412,34 @@ static json_t *instantiate(json_t *node, json_t *const *lists, const size_t *cho
 	return o;
 }
 
+/* node with every map and list copied, its scalars shared. */
+static json_t *copy_maps_and_lists(json_t *node)
+{
+	const char *k;
+	json_t *c, *v;
+	size_t i;
+
+	if (json_is_object(node)) {
+		c = json_object();
+		json_object_foreach (node, k, v) {
+			if (!c || json_object_set_new(c, k, copy_maps_and_lists(v)))
+				goto fail;
+		}
+	} else if (json_is_array(node)) {
+		c = json_array();
+		json_array_foreach (node, i, v) {
+			if (!c || json_array_append_new(c, copy_maps_and_lists(v)))
+				goto fail;
+		}
+	} else {
+		return json_incref(node);
+	}
+	return c;
+fail:
+	json_decref(c);
+	return NULL;
+}
+
 /* ---- LKP's programs and options ---- */
 
 /* lib/job.rb's EXPAND_DIMS: expanded whatever programs the job uses. */
@@ -883,8 +911,9 @@ int expand_document(struct loader *l, json_t *doc, json_t *names, bool kconfigs)
 		a->name =
 		    a->path_params ? atomic_name(job->name, a->path_params, t, kconfig_dim) : NULL;
 		/* Independent of the document and of the other atomic jobs: a caller may
-		 * add keys to one before writing it. */
-		a->tree = json_deep_copy(t);
+		 * add keys to one before writing it.  Its text is the file's own (shared): the
+		 * writer finds what was written plain by it. */
+		a->tree = copy_maps_and_lists(t);
 		json_decref(t);
 		if (!a->name || !a->tree) {
 			fail(l, NULL, "out of memory");

@@ -73,6 +73,9 @@ struct param_list {
 /* "FILE:LINE" of a line of the parsed text, in buf. */
 const char *where_line(const struct loader *l, size_t line, char *buf, size_t len);
 void mark_set(struct loader *l, json_t *node, const yaml_mark_t *m);
+/* A value the file wrote plain that LKP's Ruby does not read as text (job_file's
+ * plain_values).  0, or -1 out of memory. */
+int mark_plain(struct loader *l, json_t *v);
 /* to gets from's place in the file (a copy made for an alias). */
 void mark_copy(struct loader *l, json_t *to, const json_t *from);
 /* An error about a value: "FILE:LINE: message", or "FILE: message" when the

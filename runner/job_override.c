@@ -42,6 +42,18 @@ static json_t *key_home(json_t *doc, const char *key, const char **inner, bool c
 	return block;
 }
 
+/* The value as the file would hold it written plain there: LKP's `-s KEY: VALUE` is YAML. */
+static json_t *override_value(struct loader *l, const char *text)
+{
+	json_t *v = json_string(text);
+
+	if (v && !job_plain_is_text(text, strlen(text)) && mark_plain(l, v)) {
+		json_decref(v);
+		return NULL;
+	}
+	return v;
+}
+
 int apply_overrides(struct loader *l, json_t *docs, const struct job_override *ov, size_t n_ov)
 {
 	if (!json_array_size(docs))
@@ -61,7 +73,7 @@ int apply_overrides(struct loader *l, json_t *docs, const struct job_override *o
 			home = key_home(doc, key, &inner, false);
 			if (!home)
 				continue;
-			if (json_object_set_new(home, inner, json_string(ov[i].value)))
+			if (json_object_set_new(home, inner, override_value(l, ov[i].value)))
 				return fail(l, NULL, "--set %s: the value is not UTF-8 text", key);
 			found = true;
 		}
@@ -74,7 +86,7 @@ int apply_overrides(struct loader *l, json_t *docs, const struct job_override *o
 			    "--set %s: '%.*s' is not a map in the job file; expected KEY or "
 			    "BLOCK.KEY with BLOCK a map (or absent)",
 			    key, (int)(strchr(key, '.') - key), key);
-		if (json_object_set_new(home, inner, json_string(ov[i].value)))
+		if (json_object_set_new(home, inner, override_value(l, ov[i].value)))
 			return fail(l, NULL, "--set %s: the value is not UTF-8 text", key);
 	}
 	return 0;

@@ -241,10 +241,16 @@ static int on_scalar(struct builder *b, const yaml_event_t *ev)
 	const char *s = (const char *)ev->data.scalar.value, *anchor;
 	size_t n = ev->data.scalar.length;
 	int depth = (int)b->n;
+	bool typed;
 	json_t *v;
 
 	anchor = (const char *)ev->data.scalar.anchor;
+	/* Plain text LKP's Ruby types (0x28 is 40 there) is recorded, to be written plain
+	 * again; quoted text and text anyway are written as text (job_write_atomic). */
+	typed = ev->data.scalar.plain_implicit && !job_plain_is_text(s, n);
 	if (wants_key(b)) {
+		if (typed && json_object_set_new(b->l->job->plain_keys, s, json_null()))
+			return fail_mark(b->l, &ev->start_mark, "out of memory");
 		if (anchor && add_anchor(b, anchor, json_pack("[s%iis%]", s, n, 1, 0, s, n), false,
 					 &ev->start_mark))
 			return -1;
@@ -259,9 +265,13 @@ static int on_scalar(struct builder *b, const yaml_event_t *ev)
 		if (!v)
 			return fail_mark(b->l, &ev->start_mark, "value is not valid UTF-8 text");
 		mark_set(b->l, v, &ev->start_mark);
+		if (typed && mark_plain(b->l, v)) {
+			json_decref(v);
+			return fail_mark(b->l, &ev->start_mark, "out of memory");
+		}
 	}
-	if (anchor && add_anchor(b, anchor, json_pack("[Oiis%]", v, 1, 0, s, n), false,
-				   &ev->start_mark)) {
+	if (anchor &&
+	    add_anchor(b, anchor, json_pack("[Oiis%]", v, 1, 0, s, n), false, &ev->start_mark)) {
 		json_decref(v);
 		return -1;
 	}

@@ -186,6 +186,34 @@ static void on_sample(const struct sample_window *w, size_t i, void *arg)
 
 /* ---- one run -------------------------------------------------------------------------- */
 
+/* The run's job.yaml: its atomic job with the axes of its results path as LKP's runs carry
+ * them (lib/job.rb's Job#axes reads tbox_group, rootfs, kconfig, compiler and commit there;
+ * without them it makes up rootfs debian-x86_64.cgz and compiler gcc-7, and sbin/ncompare
+ * finds no run of a commit), each the path's own component. */
+static int write_job_yaml(struct run_state *rs, const char *commit_dir, FILE *fp)
+{
+	struct store_axes axes;
+	struct atomic_job run = *rs->aj;
+	char why[256];
+	int bad;
+
+	if (store_parse(commit_dir, STORE_COMMIT_DIR, &axes, why, sizeof(why)))
+		return -1;
+	run.tree = json_copy(rs->aj->tree);
+	bad = !run.tree;
+	if (!bad && !json_object_get(run.tree, "testcase"))
+		bad = json_object_set_new(run.tree, "testcase", json_string(axes.testcase));
+	bad = bad || json_object_set_new(run.tree, "tbox_group", json_string(axes.tbox_group)) ||
+	      json_object_set_new(run.tree, "rootfs", json_string(axes.rootfs)) ||
+	      json_object_set_new(run.tree, "kconfig", json_string(axes.kconfig)) ||
+	      json_object_set_new(run.tree, "compiler", json_string(axes.compiler)) ||
+	      json_object_set_new(run.tree, "commit", json_string(axes.commit)) ||
+	      job_write_atomic(rs->job, &run, fp);
+	json_decref(run.tree);
+	store_axes_free(&axes);
+	return bad ? -1 : 0;
+}
+
 /* The run begun in the store: job.yaml, and the output opened with its heading. */
 static int run_begin(struct run_state *rs)
 {
@@ -203,7 +231,8 @@ static int run_begin(struct run_state *rs)
 	fp = store_run_create(&rs->run, "job.yaml", rs->err, sizeof(rs->err));
 	if (!fp)
 		return -1;
-	bad = job_write_yaml(rs->aj->tree, fp);
+	errno = 0;
+	bad = write_job_yaml(rs, commit_dir, fp);
 	if (store_run_close(&rs->run, fp, "job.yaml", rs->err, sizeof(rs->err)) || bad) {
 		if (bad)
 			snprintf(rs->err, sizeof(rs->err), "cannot write %s/job.yaml: %s",

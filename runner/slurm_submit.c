@@ -470,7 +470,7 @@ static int write_tasks(const struct sub *s)
 			return -1;
 		}
 		task_of(s->o, t, s->job.n_atomic, &j, &r, &runs);
-		rc = job_write_yaml(s->job.atomic[j].tree, f);
+		rc = job_write_atomic(&s->job, &s->job.atomic[j], f);
 		if (fclose(f) || rc) {
 			free(buf);
 			sb_error("cannot write atomic job %s", s->job.atomic[j].name);

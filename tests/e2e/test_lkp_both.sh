@@ -116,6 +116,32 @@ runs = [json.load(open("%s/%d/stats.json" % (c, i))) for i in range(4)]
 sys.exit(0 if all(m[k][i] == r[k] for i, r in enumerate(runs) for k in r if k in m) and
 	 "will-it-scale.per_process_ops" in m else 1)' "$C"
 check "stored runs: no note about the matrix" bash -c "! grep -q matrix $WORK/err1 $WORK/err2"
+# LKP takes a commit directory's axes from its runs' job.yaml (Job#axes): each run's carries
+# its results path's tbox_group, rootfs, kconfig, compiler and commit, as LKP's runs do.
+IFS=/ read -r tbox rootfs kconfig compiler commit <<<"$(echo "$C" | awk -F/ '{print $(NF-4) "/" $(NF-3) "/" $(NF-2) "/" $(NF-1) "/" $NF}')"
+check "stored runs: job.yaml carries LKP's axes, its path's (tbox_group $tbox ... commit $commit)" bash -c \
+	"grep -qx 'tbox_group: $tbox' $C/0/job.yaml && grep -qx 'rootfs: $rootfs' $C/0/job.yaml &&
+	 grep -qx 'kconfig: $kconfig' $C/0/job.yaml && grep -qx 'compiler: $compiler' $C/0/job.yaml &&
+	 grep -qx 'commit: $commit' $C/0/job.yaml"
+
+# lkp-tests' sbin/ncompare on a tree scalebench's run wrote (results-run: regenerate.sh, its
+# stats.json fixed) prints compare --rule lkp's table, axes line included; scalebench's notes
+# on the runs follow it.
+RR=$(ls -d $FIX/results-run/will-it-scale/*/*/*/*/*)
+sb compare --rule lkp "$RR/ffc0268bbc9387abb50cd107d1c6375281d8fb1e" \
+	"$RR/f8b4c0bf8e704eb5a6162ac20172de3d4a5152cd"
+awk '/^note: /{exit} {print}' "$WORK/out" | sed '${/^$/d}' >"$WORK/table"
+if diff -u "$FIX/expected/ncompare.txt" "$WORK/table" >"$WORK/diff"; then
+	pass "scalebench's runs: LKP's ncompare prints compare --rule lkp's table, line for line"
+else
+	fail "scalebench's runs: LKP's ncompare prints compare --rule lkp's table, line for line" \
+		"$(head -20 "$WORK/diff")"
+fi
+sb compare --rule lkp --all "$RR/ffc0268bbc9387abb50cd107d1c6375281d8fb1e" \
+	"$RR/f8b4c0bf8e704eb5a6162ac20172de3d4a5152cd"
+awk '/^note: /{exit} {print}' "$WORK/out" | sed '${/^$/d}' >"$WORK/table"
+check "scalebench's runs: LKP's ncompare -a prints compare --rule lkp --all's table" \
+	diff -u "$FIX/expected/ncompare-a.txt" "$WORK/table"
 
 # lkp-tests' own compare on the tree scalebench made prints LKP's tables.
 LKP=${LKP_SRC:-/work/lkp-tests}

@@ -59,9 +59,9 @@ check "no meta.json: the test machine from job.yaml's host keys, as the robot wo
 	"$WORK/lkp1.head" || grep 'test machine' "$WORK/lkp1.head"
 check "no meta.json: no '?' and no 0 threads or 0G in the head of the mail" bash -c \
 	"! grep -q '?\| 0 threads\|^test machine: 0\| 0G memory\|nr_task: 0' '$WORK/lkp1.head'"
-check "no meta.json: the table's header names mode, nr_task and test too" \
-	grep -q '^  gcc-12/defconfig/thread/1/debian-12-x86_64/lkp-skl-4sp1/page_fault3/will-it-scale$' \
-	"$WORK/lkp1.eml"
+check "no meta.json: the table's header names mode, nr_task, runtime and test too, as LKP's" \
+	bash -c "grep -q '^compiler/kconfig/mode/nr_task/rootfs/runtime/tbox_group/test/testcase:$' '$WORK/lkp1.eml' &&
+	grep -q '^  gcc-12/defconfig/thread/1/debian-12-x86_64/300s/lkp-skl-4sp1/page_fault3/will-it-scale$' '$WORK/lkp1.eml'"
 
 # A job.yaml without the host keys: the machine is named by its tbox_group, nothing made up.
 sb report --results "$WORK/bare" --job thread-1-page_fault3 --base "$BASE" --head "$HEAD"
