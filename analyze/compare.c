@@ -323,53 +323,59 @@ static bool interleaved(const struct comparison *c, size_t g)
 	return !(hi[0] < lo[1] || hi[1] < lo[0]);
 }
 
-/* One side's least-squares slope of v on t: its sums, for a slope pooled over the sides.
- * False when the side has fewer than 2 runs or all started in one second. */
-static bool side_trend(const double *t, const double *v, size_t n, double *sxy, double *sxx,
-		       double *tbar, double *vbar)
-{
-	double st = 0, sv = 0;
-
-	*sxy = *sxx = 0;
-	for (size_t i = 0; i < n; i++) {
-		st += t[i];
-		sv += v[i];
-	}
-	*tbar = n ? st / (double)n : 0;
-	*vbar = n ? sv / (double)n : 0;
-	for (size_t i = 0; i < n; i++) {
-		*sxy += (t[i] - *tbar) * (v[i] - *vbar);
-		*sxx += (t[i] - *tbar) * (t[i] - *tbar);
-	}
-	return n >= 2 && *sxx > 0;
-}
-
-/* A monitor's change between runs that were not interleaved, told from drift: each side's
- * values trend with their start time the way the means moved, and the slope pooled over both
- * sides, carried from one side's mean start to the other's, accounts for at least half the
- * move.  A since-boot counter averaged over a window (softirqs.*, LKP's rule) or the page
- * cache growing run after run does this on a machine that does not reboot between runs. */
+/* A monitor's move between runs that were not interleaved, told from drift: the step between
+ * the sides is tested once a linear trend in the runs' start time, fitted within the sides,
+ * is carried from one side's runs to the other's (trend_step_test, on the stat's own values:
+ * a since-boot counter or the page cache grows by amounts, not by ratios).  When the sides
+ * are apart in time the step and a drift are confounded, and only a step that stands out from
+ * any drift the runs of each side allow is called a change: a since-boot counter averaged over
+ * a window (softirqs.*, LKP's rule) or the page cache growing run after run on a machine that
+ * does not reboot between runs is not, a step well beyond the noise with no trend inside the
+ * sides still is. */
 static bool drifts(const struct comparison *c, const struct stat_row *r, size_t g)
 {
 	const struct result_group *gs[2] = {&c->groups[0], &c->groups[g]};
 	size_t cap = gs[0]->nruns + gs[1]->nruns + 1, n[2];
-	double *buf = malloc(4 * cap * sizeof(*buf)), sxy[2], sxx[2], tbar[2], vbar[2];
-	bool ok = buf != NULL;
+	double *buf = malloc(4 * cap * sizeof(*buf)), *t[2], *v[2];
+	struct trend_step ts;
+	const char *why;
+	bool fitted;
 
-	for (int k = 0; ok && k < 2; k++) {
-		double *t = buf + 2 * (size_t)k * cap, *v = t + cap;
-
-		n[k] = group_timed_values(gs[k], r->name, t, v);
-		ok = side_trend(t, v, n[k], &sxy[k], &sxx[k], &tbar[k], &vbar[k]);
-	}
-	free(buf);
-	if (!ok)
+	if (!buf)
 		return false;
-	double delta = vbar[1] - vbar[0], b = (sxy[0] + sxy[1]) / (sxx[0] + sxx[1]);
-	double carried = b * (tbar[1] - tbar[0]);
+	for (int k = 0; k < 2; k++) {
+		t[k] = buf + 2 * (size_t)k * cap;
+		v[k] = t[k] + cap;
+		n[k] = group_timed_values(gs[k], r->name, t[k], v[k]);
+	}
+	fitted = !trend_step_test(t[0], v[0], n[0], t[1], v[1], n[1], &ts, &why);
+	free(buf);
+	return fitted && !(ts.step_p < c->opts.alpha);
+}
 
-	return delta != 0 && (sxy[0] > 0) == (delta > 0) && (sxy[1] > 0) == (delta > 0) &&
-	       sxy[0] != 0 && sxy[1] != 0 && fabs(delta - carried) <= 0.5 * fabs(delta);
+/* A monitor's move that only follows the headline's: its value per op (the stat over the
+ * headline, run by run) did not change significantly.  A rate that is the throughput times a
+ * constant per op (page faults per second in a page-fault loop, pages allocated, NUMA hits)
+ * moves by exactly what the headline moved, and says nothing the headline does not. */
+static bool per_op_same(const struct comparison *c, const struct stat_row *r, size_t g)
+{
+	const struct result_group *gs[2] = {&c->groups[0], &c->groups[g]};
+	size_t cap = gs[0]->nruns + gs[1]->nruns + 1, na, nb;
+	double *buf = malloc(2 * cap * sizeof(*buf)), *a = buf, *b = buf + cap;
+	struct yuen_result y;
+	const char *why = NULL;
+	bool same = false;
+
+	if (!buf)
+		return false;
+	na = group_ratio_values(gs[0], r->name, c->headline_stat, a);
+	nb = group_ratio_values(gs[1], r->name, c->headline_stat, b);
+	if (na >= 2 && nb >= 2 &&
+	    !yuen_test(a, na, b, nb, 0, all_positive(a, na) && all_positive(b, nb), NULL,
+		       c->opts.alpha, &y, &why))
+		same = !(y.p < c->opts.alpha);
+	free(buf);
+	return same;
 }
 
 static bool is_move(enum verdict v)
@@ -390,6 +396,7 @@ static void decide_rows(struct comparison *c)
 		bh_family(c, g, true);
 		bh_family(c, g, false);
 		bool apart = !interleaved(c, g);
+		const struct stat_row *hl = NULL;
 
 		for (size_t i = 0; i < c->nrows; i++) {
 			struct stat_row *r = &c->rows[i];
@@ -397,12 +404,31 @@ static void decide_rows(struct comparison *c)
 			if (r->failure || !r->has_change[g])
 				continue;
 			decide(r, g, o);
+			if (c->headline_stat && !strcmp(r->name, c->headline_stat))
+				hl = r;
 			/* The testcase's own stats are never explained away: only monitors drift. */
 			if (apart && !r->headline && is_move(r->verdict[g]) && drifts(c, r, g)) {
 				r->verdict[g] = V_DRIFT;
-				r->reason[g] = "dropped: the runs' own trend with their start time "
-					       "explains the move (the runs were not interleaved)";
+				r->reason[g] =
+				    "dropped: the step does not stand out from a drift in "
+				    "time fitted within the sides (the runs were not "
+				    "interleaved)";
 			}
+		}
+		/* Only when the headline itself moved is "it moved with the throughput" an
+		 * explanation; the headline is decided in the pass above, whatever its name's
+		 * place among the rows. */
+		if (!hl || !is_move(hl->verdict[g]))
+			continue;
+		for (size_t i = 0; i < c->nrows; i++) {
+			struct stat_row *r = &c->rows[i];
+
+			if (r->failure || r->headline || !is_move(r->verdict[g]) ||
+			    !per_op_same(c, r, g))
+				continue;
+			r->verdict[g] = V_PER_OP_SAME;
+			r->reason[g] = "dropped: it moved with the headline; its value per op did "
+				       "not change significantly";
 		}
 	}
 }

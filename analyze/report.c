@@ -61,6 +61,8 @@ static const char *verdict_mark(enum verdict v)
 		return "changed";
 	case V_DRIFT:
 		return "drift";
+	case V_PER_OP_SAME:
+		return "per-op-unchanged";
 	default:
 		return NULL;
 	}
@@ -103,6 +105,49 @@ static int column_width(const struct comparison *c, size_t g)
 static void put_extra(const struct comparison *c, size_t g, FILE *out)
 {
 	fprintf(out, "%*s", column_width(c, g) - (g ? 27 : 16), "");
+}
+
+/* How many rows (any group) have verdict v, and the first one's name. */
+static size_t rows_with(const struct comparison *c, enum verdict v, const char **first)
+{
+	size_t n = 0;
+
+	*first = NULL;
+	for (size_t i = 0; i < c->nrows; i++)
+		for (size_t g = 1; g < c->ngroups; g++)
+			if (c->rows[i].verdict[g] == v) {
+				*first = *first ? *first : c->rows[i].name;
+				n++;
+				break;
+			}
+	return n;
+}
+
+/* Above the table, once: the monitor rows set aside as not changed, and why. */
+static void print_set_aside(const struct comparison *c, FILE *out)
+{
+	const char *first;
+	size_t n = rows_with(c, V_DRIFT, &first);
+
+	if (n)
+		fprintf(
+		    out,
+		    "\nnote: the commits' runs were not interleaved in time (one commit's all "
+		    "before the other's), and\n%zu monitor stat%s (%s%s) moved between the "
+		    "commits by no more than a drift in time, fitted\nwithin each commit's runs, "
+		    "explains: [drift], not changed (--all shows %s).  To compare\n%s, "
+		    "interleave the runs (run -r 1 --commit A, then --commit B, and again), or "
+		    "reboot\nbefore each run.\n",
+		    n, n == 1 ? "" : "s", text_safe(first), n > 1 ? ", ..." : "",
+		    n == 1 ? "it" : "them", n == 1 ? "it" : "them");
+	n = rows_with(c, V_PER_OP_SAME, &first);
+	if (n)
+		fprintf(out,
+			"\nnote: %zu monitor stat%s (%s%s) moved with the headline (%s) but not "
+			"per op\n(the stat over the headline, run by run): [per-op-unchanged], not "
+			"changed (--all shows %s).\n",
+			n, n == 1 ? "" : "s", text_safe(first), n > 1 ? ", ..." : "",
+			text_safe(c->headline_stat), n == 1 ? "it" : "them");
 }
 
 static void print_header(const struct comparison *c, FILE *out)
@@ -156,6 +201,7 @@ static void print_header(const struct comparison *c, FILE *out)
 			     "timings of real hardware, and contention\nbetween CPUs is not "
 			     "measured; the noise threshold is %g%%.\n",
 			c->opts.threshold_pct);
+	print_set_aside(c, out);
 	for (size_t g = 0; g < c->ngroups; g++) {
 		int w = column_width(c, g);
 
@@ -388,29 +434,6 @@ static void print_headline_words(const struct comparison *c, FILE *out)
 	}
 }
 
-/* How many monitor stats drift with the runs' start time rather than between the commits. */
-static void print_drift_note(const struct comparison *c, FILE *out)
-{
-	size_t n = 0;
-	const char *first = NULL;
-
-	for (size_t i = 0; i < c->nrows; i++)
-		for (size_t g = 1; g < c->ngroups; g++)
-			if (c->rows[i].verdict[g] == V_DRIFT) {
-				first = first ? first : c->rows[i].name;
-				n++;
-				break;
-			}
-	if (n)
-		fprintf(out,
-			"\nnote: %zu monitor stat%s (%s%s) moved with the runs' start time, not "
-			"between the commits: the runs were not interleaved, so %s not called "
-			"changed (--all shows %s as [drift]; run both commits with --interleave, or "
-			"reboot between runs, to compare %s)\n",
-			n, n == 1 ? "" : "s", text_safe(first), n > 1 ? ", ..." : "",
-			n == 1 ? "it is" : "they are", n == 1 ? "it" : "them", n == 1 ? "it" : "them");
-}
-
 void print_robot_table(const struct comparison *c, bool all, bool verbose, FILE *out)
 {
 	bool any = false, notable = false;
@@ -457,7 +480,6 @@ void print_robot_table(const struct comparison *c, bool all, bool verbose, FILE 
 	}
 	if (!notable)
 		fprintf(out, "\n(no stat changed significantly; --all shows every stat)\n");
-	print_drift_note(c, out);
 	if (c->opts.rule != RULE_LKP)
 		print_headline_words(c, out);
 }

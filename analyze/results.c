@@ -325,6 +325,18 @@ size_t group_timed_values(const struct result_group *g, const char *stat, double
 	return n;
 }
 
+size_t group_ratio_values(const struct result_group *g, const char *stat, const char *by,
+			  double *out)
+{
+	const double *col = stat_column(g, stat), *per = stat_column(g, by);
+	size_t n = 0;
+
+	for (size_t i = 0; col && per && i < g->nruns; i++)
+		if (!isnan(col[i]) && !isnan(per[i]) && per[i] != 0)
+			out[n++] = col[i] / per[i];
+	return n;
+}
+
 size_t group_failures(const struct result_group *g, const char *stat)
 {
 	const double *col = stat_column(g, stat);

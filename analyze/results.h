@@ -69,6 +69,10 @@ double run_started(const struct run_record *run);
  * how many (t and v have room for g->nruns). */
 size_t group_timed_values(const struct result_group *g, const char *stat, double *t, double *v);
 
+/* stat / by, run by run, over the runs that have both (by nonzero): how many. */
+size_t group_ratio_values(const struct result_group *g, const char *stat, const char *by,
+			  double *out);
+
 /* How many of the group's runs have a failure stat (nonzero). */
 size_t group_failures(const struct result_group *g, const char *stat);
 

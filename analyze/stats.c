@@ -303,6 +303,62 @@ int welch_log_test(const double *a, size_t na, const double *b, size_t nb, doubl
 	return 0;
 }
 
+/* One side's sums about its own means: n, the mean time and value, Sxx, Sxy, Syy. */
+struct side_sums {
+	double tbar, ybar, sxx, sxy, syy;
+};
+
+static void side_sums(const double *t, const double *y, size_t n, struct side_sums *s)
+{
+	s->tbar = stat_mean(t, n);
+	s->ybar = stat_mean(y, n);
+	s->sxx = s->sxy = s->syy = 0;
+	for (size_t i = 0; i < n; i++) {
+		double dt = t[i] - s->tbar, dy = y[i] - s->ybar;
+
+		s->sxx += dt * dt;
+		s->sxy += dt * dy;
+		s->syy += dy * dy;
+	}
+}
+
+/* p of t = x / se on df degrees of freedom, two-sided; se 0 says x exactly. */
+static double t_p(double x, double se, double df)
+{
+	if (!(se > 0))
+		return x == 0 ? 1 : 0;
+	return 2 * pt(-fabs(x / se), df, 1, 0);
+}
+
+int trend_step_test(const double *t0, const double *y0, size_t n0, const double *t1,
+		    const double *y1, size_t n1, struct trend_step *r, const char **why)
+{
+	struct side_sums a, b;
+	double sxx, rss, s2, dt;
+
+	if (n0 < 2 || n1 < 2) {
+		*why = "a trend needs at least 2 runs on each side";
+		return -1;
+	}
+	side_sums(t0, y0, n0, &a);
+	side_sums(t1, y1, n1, &b);
+	sxx = a.sxx + b.sxx;
+	if (!(sxx > 0)) {
+		*why = "the runs of each side started at one time: no trend to fit";
+		return -1;
+	}
+	r->df = (double)(n0 + n1 - 3);
+	r->slope = (a.sxy + b.sxy) / sxx;
+	rss = fmax(0, a.syy + b.syy - r->slope * (a.sxy + b.sxy));
+	s2 = rss / r->df;
+	dt = b.tbar - a.tbar;
+	r->step = b.ybar - a.ybar - r->slope * dt;
+	r->slope_p = t_p(r->slope, sqrt(s2 / sxx), r->df);
+	r->step_p =
+	    t_p(r->step, sqrt(s2 * (1 / (double)n0 + 1 / (double)n1 + dt * dt / sxx)), r->df);
+	return 0;
+}
+
 /* One side of Yuen's test: the trimmed mean, d (the squared standard error of the trimmed
  * mean) and h, the runs kept. */
 struct trimmed_side {
@@ -633,6 +689,7 @@ const char *verdict_name(enum verdict v)
 	    [V_NO_CHANGE] = "no-change",
 	    [V_INCONCLUSIVE] = "inconclusive",
 	    [V_DRIFT] = "drift",
+	    [V_PER_OP_SAME] = "per-op-unchanged",
 	};
 
 	if ((unsigned)v >= sizeof(names) / sizeof(*names))

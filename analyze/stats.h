@@ -126,6 +126,23 @@ struct mw_result {
 int mann_whitney_test(const double *a, size_t na, const double *b, size_t nb, double alpha,
 		      struct mw_result *r, const char **why);
 
+/* Run-order drift against a step between two sides whose runs were not interleaved in time
+ * (ANCOVA with run time as the covariate): y = mu_side + slope (t - tbar_side) + e, one slope
+ * fitted within the sides and shared, least squares, a common variance on n0 + n1 - 3 degrees
+ * of freedom.  slope_p tests the slope against 0; step is the side difference once the slope
+ * is carried from side 0's mean time to side 1's, step_p tests it against 0, two-sided.  A
+ * step the trend explains has a significant slope and a step_p that is not; a real step with
+ * no trend inside the sides keeps its step.  With no residual spread at all, p is 0 for a
+ * nonzero slope (step) and 1 for a zero one.  Needs 2 runs on each side, 4 in all, and
+ * times that differ within a side; -1 otherwise (reason in *why, a static string). */
+struct trend_step {
+	double slope, slope_p;
+	double step, step_p;
+	double df;
+};
+int trend_step_test(const double *t0, const double *y0, size_t n0, const double *t1,
+		    const double *y1, size_t n1, struct trend_step *r, const char **why);
+
 /* Benjamini-Hochberg q-values for n p-values (NAN p-values are skipped and get NAN q). */
 void bh_qvalues(const double *p, size_t n, double *q);
 
@@ -144,8 +161,12 @@ enum verdict {
 	V_NO_CHANGE,
 	V_INCONCLUSIVE,
 	/* compare's: the means differ, but as the runs' own trend with their start time does
-	 * (a since-boot counter, page-cache growth) and the runs were not interleaved */
-	V_DRIFT
+	 * (a since-boot counter, page-cache growth) and the runs were not interleaved
+	 * (trend_step_test) */
+	V_DRIFT,
+	/* compare's: a monitor moved with the headline, its value per op did not (a rate that
+	 * is the throughput times a constant per op) */
+	V_PER_OP_SAME
 };
 enum verdict stat_verdict(double lo, double hi, double q, double q_max, double threshold,
 			  enum stat_direction dir);

@@ -538,35 +538,61 @@ check "--job with a key no directory has: exit 2, 'no directory holds'" \
 	bash -c "[ $rc = 2 ] && grep -q 'no directory holds runs of job' '$WORK/err'"
 
 # Run-order drift: a since-boot counter's mean (softirqs.*, LKP's rule) rises run after run on
-# a machine that does not reboot; with the commits run one after the other it is not a change.
+# a machine that does not reboot, and the page cache grows with some noise; with the commits
+# run one after the other neither is a change, while a step of 10% in a quiet stat
+# (meminfo.Slab) with no trend inside the sides still is.  And a rate that is the throughput
+# times a constant (perf-stat.ps.page-faults) moved with the headline: not changed per op.
 python3 - "$WORK/drift" <<'PY'
 import json, os, sys
 root = sys.argv[1]
-for tree, offsets in (("apart", {"A": 0, "B": 10}), ("mixed", {"A": 0, "B": 1})):
+wiggle = [300, -200, 100, -200]
+for tree, offsets in (("apart", {"A": 0, "B": 30}), ("mixed", {"A": 0, "B": 1}), ("perop", {"A": 0, "B": 1})):
     for commit, t0 in offsets.items():
         for r in range(4):
-            t = t0 + 2 * r
+            t = t0 + 5 * r
             d = os.path.join(root, tree, "will-it-scale/process-1-getppid1/box/debian-12-x86_64/defconfig/gcc-12", commit, str(r))
             os.makedirs(d)
-            json.dump({"will-it-scale.per_process_ops": 4000000.0 + 1000 * (r % 2),
-                       "softirqs.CPU0.RCU": 600000.0 + 5000 * t}, open(d + "/stats.json", "w"))
-            json.dump({"suite": "will-it-scale", "started": "2026-12-01T10:00:%02d+0000" % t,
+            ops = 4000000.0 + 1000 * (r % 2)
+            if tree == "perop" and commit == "B":
+                ops *= 0.9
+            stats = {"will-it-scale.per_process_ops": ops,
+                     "softirqs.CPU0.RCU": 600000.0 + 5000 * t,
+                     "meminfo.Cached": 1000000.0 + 2000 * t + wiggle[r],
+                     "meminfo.Slab": 300000.0 * (1.1 if commit == "B" and tree == "apart" else 1) + wiggle[r] / 10,
+                     "perf-stat.ps.page-faults": ops * 0.25 + wiggle[r] / 100}
+            json.dump(stats, open(d + "/stats.json", "w"))
+            json.dump({"suite": "will-it-scale", "started": "2026-12-01T10:%02d:%02d+0000" % divmod(t, 60),
                        "headline": {"stat": "will-it-scale.per_process_ops", "direction": "higher"},
-                       "families": {"will-it-scale": "headline", "softirqs": "monitor"}},
+                       "families": {"will-it-scale": "headline", "softirqs": "monitor",
+                                    "meminfo": "monitor", "perf-stat": "monitor"}},
                       open(d + "/meta.json", "w"))
 PY
 sb compare --results "$WORK/drift/apart" --commits A,B
-check "runs not interleaved: a counter rising with run time is not [changed]; a note says drift" \
-	bash -c "[ $rc = 0 ] && ! grep -q 'changed\]' '$WORK/out' && grep -q \"note: 1 monitor stat (softirqs.CPU0.RCU) moved with the runs' start time\" '$WORK/out'" ||
+check "runs not interleaved: a counter rising with run time and a noisy page-cache trend are not [changed]; a real step is; one note above the table says drift and how to avoid it" \
+	python3 -c "
+import sys
+out = open('$WORK/out').read()
+note = out.find(\"note: the commits' runs were not interleaved in time\")
+sys.exit(not ($rc == 0 and 0 < note < out.find('%stddev') and '2 monitor stats (meminfo.Cached, ...) moved between' in out
+              and 'interleave the runs (run -r 1 --commit A, then --commit B, and again)' in out
+              and 'meminfo.Slab  [changed]' in out and 'Cached  [' not in out and 'RCU  [' not in out))" ||
 	sed 's/^/     /' "$WORK/out"
 sb compare --results "$WORK/drift/apart" --commits A,B --all --json
 json_later "run-order drift: --json says verdict drift" "$WORK/out" \
-	"stats(d['jobs'][0])['softirqs.CPU0.RCU']['groups'][1]['verdict'] == 'drift'"
+	"[stats(d['jobs'][0])[k]['groups'][1]['verdict'] for k in ('softirqs.CPU0.RCU', 'meminfo.Cached', 'meminfo.Slab')] == ['drift', 'drift', 'changed-up']"
 sb compare --results "$WORK/drift/apart" --commits A,B --all
-check "--all shows the drifting stat as [drift]" grep -q 'softirqs.CPU0.RCU  \[drift\]' "$WORK/out"
+check "--all shows the drifting stats as [drift]" \
+	bash -c "grep -q 'softirqs.CPU0.RCU  \[drift\]' '$WORK/out' && grep -q 'meminfo.Cached  \[drift\]' '$WORK/out'"
 sb compare --results "$WORK/drift/mixed" --commits A,B
 check "the same counter, runs interleaved: no drift note (the means agree)" \
 	bash -c "[ $rc = 0 ] && ! grep -q 'drift' '$WORK/out'"
+sb compare --results "$WORK/drift/perop" --commits A,B
+check "a rate that only follows the headline (-10%) is not [changed]: a note says its value per op did not change" \
+	bash -c "[ $rc = 1 ] && ! grep -q 'page-faults  \[' '$WORK/out' && grep -q 'note: 1 monitor stat (perf-stat.ps.page-faults) moved with the headline (will-it-scale.per_process_ops) but not per op' '$WORK/out'" ||
+	sed 's/^/     /' "$WORK/out"
+sb compare --results "$WORK/drift/perop" --commits A,B --all --json
+json_later "per op: --json says verdict per-op-unchanged" "$WORK/out" \
+	"stats(d['jobs'][0])['perf-stat.ps.page-faults']['groups'][1]['verdict'] == 'per-op-unchanged'"
 
 # One estimator per verdict: the verdict line's change is the test's own estimate, inside its
 # interval (a trimmed test leaves the outlier out; the table's %change is of the means, and

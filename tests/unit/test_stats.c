@@ -609,6 +609,73 @@ static void test_lkp_rule_trimming(void **state)
 	assert_true(r.changed);
 }
 
+/* Run-order drift against a step (ANCOVA).  The reference: meminfo.Cached (MB) of a real A/A
+ * of page_fault3, 4 v 4 runs not interleaved, fitted by an independent least-squares solution
+ * of y = b0 d0 + b1 d1 + slope t (exact rationals); the p-values by numeric integration of
+ * the t density on 5 degrees of freedom (t = 2.46612, -0.45380). */
+static void test_trend_step_reference(void **state)
+{
+	static const double t0[] = {0, 4, 9, 13}, y0[] = {1376, 1377, 1379, 1378};
+	static const double t1[] = {108, 113, 117, 121}, y1[] = {1452, 1466, 1467, 1478};
+	struct trend_step r;
+	const char *why = NULL;
+	(void)state;
+
+	assert_int_equal(trend_step_test(t0, y0, 4, t1, y1, 4, &r, &why), 0);
+	assert_close(r.slope, 1.0, 1e-12);
+	assert_close(r.step, -20.0, 1e-10);
+	assert_close(r.df, 5, 0);
+	assert_close(r.slope_p, 0.0568003343, 1e-8);
+	assert_close(r.step_p, 0.6689904984, 1e-8);
+	/* the plain difference of the means, +88, would have been a change */
+	assert_int_equal(trend_step_test(t0, y0, 1, t1, y1, 4, &r, &why), -1);
+	assert_non_null(why);
+	static const double same[] = {5, 5};
+	assert_int_equal(trend_step_test(same, y0, 2, same, y1, 2, &r, &why), -1);
+}
+
+/* Synthetic series, 4 runs a side 5 s apart, the sides 100 s apart: a linear drift with no
+ * step is not taken for a step (at most the test's 5% of seeds), a step 10 times the noise with
+ * no drift always is, and a step on top of a drift is still found. */
+static void test_trend_step_synthetic(void **state)
+{
+	double t0[4], t1[4], y0[4], y1[4];
+	struct trend_step r;
+	const char *why;
+	int drift_steps = 0;
+	(void)state;
+
+	rng_state = 0x5eed;
+	for (int k = 0; k < 4; k++) {
+		t0[k] = 5.0 * k;
+		t1[k] = 100 + 5.0 * k;
+	}
+	for (int seed = 0; seed < 40; seed++) {
+		for (int k = 0; k < 4; k++) { /* drift: 2 per s, noise 3 */
+			y0[k] = 1000 + 2 * t0[k] + 3 * rng_normal();
+			y1[k] = 1000 + 2 * t1[k] + 3 * rng_normal();
+		}
+		assert_int_equal(trend_step_test(t0, y0, 4, t1, y1, 4, &r, &why), 0);
+		assert_true(r.slope_p < 0.01);
+		drift_steps += r.step_p < 0.05;
+		for (int k = 0; k < 4; k++) { /* a step of 10%, noise 1 (0.1%), no drift */
+			y0[k] = 1000 + rng_normal();
+			y1[k] = 1100 + rng_normal();
+		}
+		assert_int_equal(trend_step_test(t0, y0, 4, t1, y1, 4, &r, &why), 0);
+		if (!(r.step_p < 0.001))
+			fail_msg("seed %d: a step of 100 (noise 1) got p %g", seed, r.step_p);
+		assert_close(r.step, 100, 0.3); /* its standard error: 6.4 */
+		for (int k = 0; k < 4; k++) {	/* the same step on the drift */
+			y0[k] = 1000 + 2 * t0[k] + rng_normal();
+			y1[k] = 1100 + 2 * t1[k] + rng_normal();
+		}
+		assert_int_equal(trend_step_test(t0, y0, 4, t1, y1, 4, &r, &why), 0);
+		if (!(r.step_p < 0.05))
+			fail_msg("seed %d: a step of 100 on a drift got p %g", seed, r.step_p);
+	}
+	assert_true(drift_steps <= 4);
+}
 
 #define NSTATS	  200
 #define RUNS	  5
@@ -762,6 +829,8 @@ int main(void)
 	    cmocka_unit_test(test_runs_needed),
 	    cmocka_unit_test(test_lkp_rule),
 	    cmocka_unit_test(test_lkp_rule_trimming),
+	    cmocka_unit_test(test_trend_step_reference),
+	    cmocka_unit_test(test_trend_step_synthetic),
 	    cmocka_unit_test(test_synthetic_aa),
 	    cmocka_unit_test(test_synthetic_shift),
 	    cmocka_unit_test(test_synthetic_small_shift),

@@ -435,15 +435,16 @@ static void make_timed_group(struct result_group *g, size_t nruns, size_t nstats
 
 /* Runs not interleaved: a monitor that rises with run time (a since-boot counter's mean) is
  * drift, not a change; the same rise interleaved is no change; a step between the commits
- * stays a change; the testcase's own stat is never explained away. */
+ * stays a change (it moved +20%, the headline +10%: not per op either); the testcase's own
+ * stat is never explained away. */
 static void test_run_order_drift(void **state)
 {
 	char *names[] = {"hl.ops", "mon.counter", "mon.step"};
 	/* 4 runs each; mon.counter = 1000 + 10 per second since t0 */
 	static const double a[] = {1000, 1020, 1040, 1060, 1000, 1020, 1040, 1060,
 				   5000, 5010, 4990, 5000};
-	static const double b[] = {1100, 1120, 1140, 1160, 1100, 1120, 1140, 1160,
-				   5500, 5510, 5490, 5500};
+	static const double b[] = {1100, 1120, 1140, 1160, 1100, 1120,
+				   1140, 1160, 6000, 6010, 5990, 6000};
 	static const double mid[] = {1010, 1030, 1050, 1070, 1010, 1030, 1050, 1070,
 				     5000, 5010, 4990, 5000};
 	const long t0 = 1796300000;
@@ -470,6 +471,44 @@ static void test_run_order_drift(void **state)
 		group_free(&g[k]);
 }
 
+/* A monitor that moved with the headline, its value per op the same (a rate that is the
+ * throughput times 3), is not called changed; one whose value per op moved (3 events per op,
+ * then 4) is; with the headline unmoved nothing is explained by it.  Interleaved runs: no
+ * drift. */
+static void test_per_op_same(void **state)
+{
+	char *names[] = {"hl.ops", "mon.own", "mon.rate"};
+	static const double a[] = {1000, 990,  1010, 1000, 3000, 2970,
+				   3030, 3000, 3001, 2969, 3032, 2999};
+	static const double b[] = {900,	 910,  890,  900,  3600, 3640,
+				   3560, 3600, 2702, 2729, 2668, 2701};
+	static const double c0[] = {1001, 991,	1009, 1000, 3000, 2970,
+				    3030, 3000, 2400, 2390, 2410, 2400};
+	const long t0 = 1796300000;
+	struct result_group g[3];
+	struct comparison c;
+	char err[256];
+	(void)state;
+
+	make_timed_group(&g[0], 4, 3, names, a, t0);
+	make_timed_group(&g[1], 4, 3, names, b, t0 + 1);
+	make_timed_group(&g[2], 4, 3, names, c0, t0 + 1);
+	assert_int_equal(compare_groups(g, 2, &opts, &c, err, sizeof(err)), 0);
+	assert_int_equal(row(&c, "hl.ops")->verdict[1], V_REGRESSION);
+	assert_int_equal(row(&c, "mon.rate")->verdict[1], V_PER_OP_SAME);
+	assert_string_equal(verdict_name(V_PER_OP_SAME), "per-op-unchanged");
+	assert_false(row_is_notable(row(&c, "mon.rate"), 2));
+	assert_int_equal(row(&c, "mon.own")->verdict[1], V_CHANGED_UP);
+	comparison_free(&c);
+	assert_int_equal(
+	    compare_groups((struct result_group[]){g[0], g[2]}, 2, &opts, &c, err, sizeof(err)), 0);
+	assert_false(row_is_notable(row(&c, "hl.ops"), 2)); /* not moved: no change or undecided */
+	assert_int_equal(row(&c, "mon.rate")->verdict[1], V_CHANGED_DOWN);
+	comparison_free(&c);
+	for (int k = 0; k < 3; k++)
+		group_free(&g[k]);
+}
+
 static int setup(void **state)
 {
 	(void)state;
@@ -488,10 +527,10 @@ static int teardown(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_yuen_reference), cmocka_unit_test(test_wild_run_shift_flagged),
-	    cmocka_unit_test(test_aa_many_seeds),  cmocka_unit_test(test_intervals_ratio_scale),
-	    cmocka_unit_test(test_count_floors),   cmocka_unit_test(test_headline_verdict),
-	    cmocka_unit_test(test_run_order_drift),
+	    cmocka_unit_test(test_yuen_reference),  cmocka_unit_test(test_wild_run_shift_flagged),
+	    cmocka_unit_test(test_aa_many_seeds),   cmocka_unit_test(test_intervals_ratio_scale),
+	    cmocka_unit_test(test_count_floors),    cmocka_unit_test(test_headline_verdict),
+	    cmocka_unit_test(test_run_order_drift), cmocka_unit_test(test_per_op_same),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
