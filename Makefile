@@ -49,9 +49,9 @@ LIB_SRC  = $(foreach l,$(LAYERS),$(call layer_src,$(l)))
 MAIN_SRC = main.c
 UNIT_SRC = $(wildcard tests/unit/test_*.c)
 # Unit tests of these layers link only the archives named here (and lib); test_num,
-# test_options, test_run_command, test_file, test_mail and test_xalloc test lib alone.
+# test_options, test_run_command, test_file, test_mail, test_xalloc and test_untar test lib alone.
 ANALYZE_UNITS = test_stats test_series test_select test_verdicts test_plot test_plot_trend test_changepoint test_bisect test_sweep test_jsonw test_roles test_profile_report test_lkp \
-		test_num test_options test_run_command test_file test_mail test_nightly_state test_xalloc
+		test_num test_options test_run_command test_file test_mail test_nightly_state test_xalloc test_untar
 
 B  = build
 BA = build/asan

@@ -241,22 +241,61 @@ static int site_path(const struct site *s, const char *rel, char *out, size_t le
 	return 0;
 }
 
-/* The directories of rel below the site's root, created as needed (mode 0777 less umask). */
-static int make_parents(const struct site *s, const char *rel)
+/* The directories of rel below the site's root, created as needed (mode 0777 less umask) when
+ * create.  Each must be a directory of the site's own: through a symbolic link planted in the
+ * site (jobs/J -> /etc) pages would be written and stale files removed wherever it points, so
+ * one stops the write or removal, named.  0, 1 when one is missing (not create), or -1 with
+ * s->err saying which. */
+static int site_dirs(const struct site *s, const char *rel, bool create)
 {
 	char path[PATH_MAX];
+	struct stat st;
 
 	if (site_path(s, rel, path, sizeof(path)))
 		return -1;
 	for (char *p = path + strlen(s->o->out) + 1; (p = strchr(p, '/')); p++) {
 		*p = '\0';
-		if (mkdir(path, 0777) && errno != EEXIST) {
+		if (create && mkdir(path, 0777) && errno != EEXIST) {
 			snprintf(s->err, s->errlen, "cannot create %s: %s", path, strerror(errno));
+			return -1;
+		}
+		if (lstat(path, &st)) {
+			if (errno == ENOENT && !create)
+				return 1;
+			snprintf(s->err, s->errlen, "cannot read %s: %s", path, strerror(errno));
+			return -1;
+		}
+		if (!S_ISDIR(st.st_mode)) {
+			snprintf(s->err, s->errlen,
+				 "%s: %s in the site where a directory belongs: nothing is written "
+				 "or removed through it; remove it and run html again",
+				 path, S_ISLNK(st.st_mode) ? "a symbolic link" : "not a directory");
 			return -1;
 		}
 		*p = '/';
 	}
 	return 0;
+}
+
+static int make_parents(const struct site *s, const char *rel)
+{
+	return site_dirs(s, rel, true);
+}
+
+/* A file of the site that was not written (a plot on a full disk): named, counted, and the
+ * page showing it is not kept by the next run (see page_missing), which makes it again. */
+static void site_missing(struct site *s, const char *rel)
+{
+	if (!s->sum->missing++)
+		snprintf(s->sum->first_missing, sizeof(s->sum->first_missing), "%s", rel);
+}
+
+/* A page's (or a job's) manifest entry e marked incomplete when a file it shows went missing
+ * since the count was before: never kept, so the next run draws what is missing. */
+static void page_missing(const struct site *s, json_t *e, size_t before)
+{
+	if (e && s->sum->missing > before)
+		json_object_set_new(e, "incomplete", json_true());
 }
 
 static void fp_hex(uint64_t h, char out[17])
@@ -274,6 +313,7 @@ static json_t *site_unchanged(const struct site *s, const char *rel, uint64_t fp
 	fp_hex(fp, hex);
 	if (!e || !json_is_string(json_object_get(e, "fp")) ||
 	    strcmp(json_string_value(json_object_get(e, "fp")), hex) ||
+	    json_is_true(json_object_get(e, "incomplete")) ||
 	    site_path(s, rel, path, sizeof(path)) || lstat(path, &st) || !S_ISREG(st.st_mode))
 		return NULL;
 	return e;
@@ -319,14 +359,14 @@ static int site_put(struct site *s, const char *rel, uint64_t fp, const char *bu
 	same = !file_read(path, len + 1, &old, &oldlen, NULL, 0) && oldlen == len &&
 	       !memcmp(old, buf, len);
 	free(old);
-	site_record(s, rel, fp);
-	if (same) {
-		s->sum->kept++;
-		return 0;
-	}
-	if (file_write(path, buf, len, s->err, s->errlen))
+	/* Recorded once it is there: a page that could not be written is made again next time. */
+	if (!same && file_write(path, buf, len, s->err, s->errlen))
 		return -1;
-	s->sum->written++;
+	site_record(s, rel, fp);
+	if (same)
+		s->sum->kept++;
+	else
+		s->sum->written++;
 	return 0;
 }
 
@@ -461,20 +501,33 @@ static int manifest_save(struct site *s)
 }
 
 /* Files the last generation wrote that this one did not: removed, with the directories they
- * leave empty.  Only names from the manifest are touched. */
-static void remove_stale(struct site *s)
+ * leave empty.  Only names from the manifest are touched, never through a symbolic link in the
+ * site: such a file stays in the manifest and the first one is named.  0, or -1 with s->err. */
+static int remove_stale(struct site *s)
 {
 	const char *rel;
 	json_t *v;
+	int rc = 0;
 
 	json_object_foreach (s->old_files, rel, v) {
 		char path[PATH_MAX];
 		struct stat st;
 
-		(void)v;
 		if (json_object_get(s->new_files, rel) || strstr(rel, "..") || rel[0] == '/' ||
-		    site_path(s, rel, path, sizeof(path)) || lstat(path, &st) ||
-		    !S_ISREG(st.st_mode))
+		    site_path(s, rel, path, sizeof(path)))
+			continue;
+		int dirs = site_dirs(s, rel, false);
+
+		if (dirs < 0) {
+			json_object_set(s->new_files, rel, v);
+			if (!rc)
+				sb_error("%s", s->err);
+			*s->err = '\0';
+			rc = -1;
+		}
+		if (dirs)
+			continue;
+		if (lstat(path, &st) || !S_ISREG(st.st_mode))
 			continue;
 		if (unlink(path) == 0)
 			s->sum->removed++;
@@ -485,6 +538,11 @@ static void remove_stale(struct site *s)
 				break;
 		}
 	}
+	if (rc)
+		snprintf(s->err, s->errlen,
+			 "stale files of the site were not removed through a symbolic link (named "
+			 "above)");
+	return rc;
 }
 
 /* ---- one job's data ---- */
@@ -996,6 +1054,8 @@ static void cmp_samples(struct cmp_page *cp, FILE *f)
 		/* a path that cannot be made says why in the site's err, a plot in the page's */
 		if (site_path(cp->s, rel_svg, path, sizeof(path)) || make_parents(cp->s, rel_svg)) {
 			sb_note("%s", cp->s->err);
+			*cp->s->err = '\0';
+			site_missing(cp->s, rel_svg);
 		} else if (!plot_samples(title, ser, 2, PLOT_SVG, 0, path, NULL, cp->err,
 					 sizeof(cp->err))) {
 			if (!nplots++)
@@ -1011,6 +1071,7 @@ static void cmp_samples(struct cmp_page *cp, FILE *f)
 			fputs("</figcaption></figure>\n", f);
 		} else {
 			sb_note("%s: %s", rel_svg, cp->err);
+			site_missing(cp->s, rel_svg);
 		}
 		free(v);
 	}
@@ -1025,8 +1086,17 @@ static void cmp_scalability(struct cmp_page *cp, FILE *f)
 	char rel_svg[sizeof(cp->prefix) + 32], path[PATH_MAX];
 
 	snprintf(rel_svg, sizeof(rel_svg), "%sscalability.svg", cp->prefix);
-	if (!site_path(cp->s, rel_svg, path, sizeof(path)) && !make_parents(cp->s, rel_svg) &&
-	    scalability_plot(cp->s, d, cp->bc->label, cp->hc->label, d->stat, path) == 0) {
+	if (site_path(cp->s, rel_svg, path, sizeof(path)) || make_parents(cp->s, rel_svg)) {
+		sb_note("%s", cp->s->err);
+		*cp->s->err = '\0';
+		site_missing(cp->s, rel_svg);
+		return;
+	}
+	int drawn = scalability_plot(cp->s, d, cp->bc->label, cp->hc->label, d->stat, path);
+
+	if (drawn < 0)
+		site_missing(cp->s, rel_svg); /* 1: no sweep to draw */
+	if (drawn == 0) {
 		site_record(cp->s, rel_svg, cp->fp);
 		json_array_append_new(cp->plots, json_string(rel_svg));
 		cp->s->sum->written++;
@@ -1045,7 +1115,7 @@ static int comparison_page(struct site *s, const struct job_data *d, const struc
 	struct cmp_page cp = {.s = s, .d = d, .bc = bc, .hc = hc, .fp = fp, .plots = json_array()};
 	struct page p = {0};
 	char *table = NULL, *prof = NULL;
-	size_t plen = 0;
+	size_t plen = 0, missing = s->sum->missing;
 	int rc = -1;
 
 	snprintf(res->verdict, sizeof(res->verdict), "none");
@@ -1081,6 +1151,7 @@ static int comparison_page(struct site *s, const struct job_data *d, const struc
 		json_object_set_new(e, "change",
 				    isfinite(res->change) ? json_real(res->change) : json_null());
 		json_object_set(e, "plots", cp.plots);
+		page_missing(s, e, missing);
 	}
 cmp_out:
 	page_discard(&p);
@@ -1202,6 +1273,7 @@ static int trend_plots(struct site *s, const struct job_data *d, const char *rel
 		if (plot_trend(title, d->stat, p, d->series.n, m, d->ncps, small ? &spark : &full,
 			       PLOT_SVG, path, NULL, err, sizeof(err))) {
 			sb_note("%s: %s", rel, err);
+			site_missing(s, rel);
 			goto out;
 		}
 		site_record(s, rel, d->fp);
@@ -2020,6 +2092,7 @@ static int job_pages(struct site *s, struct job_data *d, json_t **row)
 	struct page p = {0};
 	json_t *files = json_array(), *cmps = json_array();
 	size_t nlatest = SIZE_MAX, nprev = SIZE_MAX, nnames = 0, nshown = 0;
+	size_t missing = s->sum->missing;
 	char **names = NULL;
 	bool have_plot = false;
 	int rc = -1;
@@ -2040,9 +2113,12 @@ static int job_pages(struct site *s, struct job_data *d, json_t **row)
 	snprintf(rel, sizeof(rel), "%s/index.html", d->dir);
 	if (page_close(s, &p, rel, d->fp))
 		goto out;
+	page_missing(s, json_object_get(s->new_files, rel), missing);
 	json_array_append_new(files, json_string(rel));
 	job_comparison_files(s, d, files, cmps);
 	rc = job_row(s, d, nlatest, &latest, have_plot, files, cmps, row);
+	if (!rc)
+		page_missing(s, *row, missing);
 out:
 	page_discard(&p);
 	json_decref(files);
@@ -2062,7 +2138,8 @@ static json_t *job_kept(struct site *s, const struct job_data *d)
 
 	fp_hex(d->fp, hex);
 	if (!row || !json_is_string(json_object_get(row, "fp")) ||
-	    strcmp(json_string_value(json_object_get(row, "fp")), hex))
+	    strcmp(json_string_value(json_object_get(row, "fp")), hex) ||
+	    json_is_true(json_object_get(row, "incomplete")))
 		return NULL;
 	json_array_foreach (json_object_get(row, "files"), i, v) {
 		char path[PATH_MAX];
@@ -2399,7 +2476,7 @@ int site_generate(const struct site_opts *o, struct site_summary *sum, char *err
 	struct timespec t0, t1;
 	ssize_t nj;
 	size_t selected = 0;
-	int rc = -1;
+	int rc = -1, stale = 0;
 
 	*sum = (struct site_summary){0};
 	*err = '\0';
@@ -2467,7 +2544,7 @@ int site_generate(const struct site_opts *o, struct site_summary *sum, char *err
 	    site_put(&s, "style.css", fnv(FNV_START, style_css, sizeof(style_css) - 1), style_css,
 		     sizeof(style_css) - 1))
 		goto out_save;
-	remove_stale(&s);
+	stale = remove_stale(&s);
 	rc = 0;
 out_save:
 	sum->commits = distinct(&labels);
@@ -2486,6 +2563,8 @@ out_save:
 	}
 	if (manifest_save(&s) && !rc)
 		rc = -1;
+	else if (!rc && stale)
+		rc = -1; /* err says so */
 out:
 	if (s.ix)
 		index_close(s.ix);

@@ -21,10 +21,13 @@
  * run count, failures, first and last start) have not changed since the manifest was written
  * is neither regenerated nor rewritten; files the site no longer has are removed.  Pages are
  * written whole (lib/file.h), directories created with mode 0777 and files 0644 less the
- * umask's bits, so a web server running as another user can serve the site. */
+ * umask's bits, so a web server running as another user can serve the site.  Nothing is
+ * written or removed through a symbolic link planted where the site has a directory, and a
+ * plot that could not be written keeps its page out of the manifest's fresh files. */
 #ifndef SCALEBENCH_SITE_H
 #define SCALEBENCH_SITE_H
 
+#include <limits.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -51,13 +54,18 @@ struct site_summary {
 	size_t jobs, commits;
 	size_t written, kept, removed; /* files: (re)written, left as they were, removed */
 	size_t comparisons;	       /* comparison pages on the site */
+	/* Plots that could not be written (a full disk): each was a note; the pages showing them
+	 * are made again by the next run.  The first one's name, for the summary. */
+	size_t missing;
+	char first_missing[PATH_MAX];
 	double seconds;
 };
 
 /* Generate or bring up to date the site of o->results in o->out.  Notes (a job without its
- * stat, a comparison that could not be made) go to stderr through sb_note; the site is still
- * written.  Returns 0, or -1 with err naming the file or directory and what went wrong (an
- * o->out that holds other files and no manifest is refused, never written into). */
+ * stat, a comparison that could not be made, a plot not written: sum->missing) go to stderr
+ * through sb_note; the site is still written.  Returns 0, or -1 with err naming the file or
+ * directory and what went wrong (an o->out that holds other files and no manifest is refused,
+ * never written into). */
 int site_generate(const struct site_opts *o, struct site_summary *sum, char *err, size_t errlen);
 
 /* A file name from a label: [A-Za-z0-9._-] kept, a label needing no change given as it is;

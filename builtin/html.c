@@ -36,8 +36,11 @@ const struct command_def html_command = {
 	"same is not rewritten, and files the site no longer has are removed.  OUT must be new,\n"
 	"empty or a site this command wrote.  Files are created readable by others as the\n"
 	"umask allows (0644 and 0755 under 022).\n"
-	"\nexit status: 0 the site is complete; 2 error (nothing is left half-written: each\n"
-	"file is whole, the old one or the new one).\n",
+	"\nexit status: 0 the site is complete; 1 a plot could not be written (a full disk:\n"
+	"each named; the pages showing it are made again, with it, by the next html); 2 error\n"
+	"(nothing is left half-written: each file is whole, the old one or the new one; a\n"
+	"symbolic link in the site where a directory belongs is refused, nothing written or\n"
+	"removed through it).\n",
     .rules = (const struct option_rule[]){{OPTION_NEEDS, "branch", "repo",
 					   "the branch's order comes from the repository"},
 					  {OPTION_RULES_END, NULL, NULL, NULL}},
@@ -134,5 +137,13 @@ int cmd_html(int argc, char **argv)
 	       text_safe(o.out), sum.jobs, sum.jobs == 1 ? "" : "s", sum.commits,
 	       sum.commits == 1 ? "" : "s", sum.comparisons, sum.comparisons == 1 ? "" : "s",
 	       sum.written, sum.kept, sum.removed, sum.seconds);
+	if (sum.missing) {
+		sb_error("the site is incomplete: %zu plot%s could not be written (%s%s); the next "
+			 "html draws %s",
+			 sum.missing, sum.missing == 1 ? "" : "s", text_safe(sum.first_missing),
+			 sum.missing == 1 ? "" : " and the others named above",
+			 sum.missing == 1 ? "it" : "them");
+		return SB_EXIT_FAILED;
+	}
 	return SB_EXIT_OK;
 }

@@ -193,9 +193,10 @@ int run_find_job(const char *arg, char *out, size_t len)
 	return -1;
 }
 
-/* The job file at path on the target: the options that shape the runs go with it. */
+/* The job file at path on the target: the options that shape the runs go with it; job, as it
+ * loaded here, says which runs it may bring back (its atomic jobs' path_params). */
 static int run_on_target(const struct runner_opts *o, const struct override_list *ov,
-			 const struct target_cli *tc, const char *path)
+			 const struct target_cli *tc, const char *path, const struct job_file *job)
 {
 	struct target t;
 	struct target_opts to = {.bin = tc->bin,
@@ -207,10 +208,14 @@ static int run_on_target(const struct runner_opts *o, const struct override_list
 				 .plugins = tc->plugins.v,
 				 .n_plugins = tc->plugins.n,
 				 .results_root = o->results_root,
+				 .commit = o->commit,
+				 .kconfig = o->kconfig,
+				 .n_path_params = job->n_atomic,
 				 .quiet = o->quiet};
 	/* At most two words an option, four options without --set. */
 	const char **args = xcalloc(2 * ov->n + 16, sizeof(*args));
 	char **owned = xcalloc(ov->n + 1, sizeof(*owned));
+	const char **path_params = xcalloc(job->n_atomic + 1, sizeof(*path_params));
 	char repeat[16], err[1024];
 	size_t n = 0;
 	int rc = SB_EXIT_ERROR;
@@ -248,6 +253,9 @@ static int run_on_target(const struct runner_opts *o, const struct override_list
 	}
 	to.run_args = args;
 	to.n_run_args = n;
+	for (size_t i = 0; i < job->n_atomic; i++)
+		path_params[i] = job->atomic[i].path_params;
+	to.path_params = path_params;
 	rc = target_run(&t, path, &to);
 	target_free(&t);
 out:
@@ -255,13 +263,15 @@ out:
 		free(owned[i]);
 	free(owned);
 	free(args);
+	free(path_params);
 	return rc;
 }
 
 /* The job file at path in a guest booting vc's kernel: the target path, over the guest's ssh,
  * with this scalebench (the guest sees the host's files). */
 static int run_in_vm(const struct runner_opts *o, const struct override_list *ov,
-		     const struct target_cli *tc, struct vm_cli *vc, const char *path)
+		     const struct target_cli *tc, struct vm_cli *vc, const char *path,
+		     const struct job_file *job)
 {
 	struct target_cli t = *tc;
 	struct vm vm;
@@ -288,7 +298,7 @@ static int run_in_vm(const struct runner_opts *o, const struct override_list *ov
 		t.bin = exe;
 		t.ssh_options = vm.ssh_options.v;
 		t.n_ssh_options = vm.ssh_options.n;
-		rc = run_on_target(o, ov, &t, path);
+		rc = run_on_target(o, ov, &t, path, job);
 	}
 	vm_stop(&vm, &vc->o);
 	return rc;
@@ -400,13 +410,11 @@ static int run_job(struct runner_opts o, const struct override_list *ov,
 			return SB_EXIT_ERROR;
 		}
 	}
-	if (tc->url) {
+	if (tc->url || vc->kernel) {
+		rc = tc->url ? run_on_target(&o, ov, tc, path, &job)
+			     : run_in_vm(&o, ov, tc, vc, path, &job);
 		job_free(&job);
-		return run_on_target(&o, ov, tc, path);
-	}
-	if (vc->kernel) {
-		job_free(&job);
-		return run_in_vm(&o, ov, tc, vc, path);
+		return rc;
 	}
 	testcase_helper_dir(helper_dir, sizeof(helper_dir));
 	o.helper_dir = helper_dir;

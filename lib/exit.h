@@ -11,7 +11,8 @@
  *			 does not reproduce between the endpoints
  *	SB_EXIT_FAILED	 bench, run: a run failed (it is stored) or could not be written; wait,
  *			 submit --wait: a task failed; submit: the --then job refused; split,
- *			 lkp-matrix: an output file could not be written; profile: a profile
+ *			 lkp-matrix: an output file could not be written; html: a plot could
+ *			 not be written (the site incomplete); profile: a profile
  *			 that cannot be read or has no samples
  *
  * 3 likewise:

@@ -288,6 +288,7 @@ static void reset_results(struct child_process *cmd)
 	cmd->exit_code = -1;
 	cmd->term_signal = 0;
 	cmd->timed_out = false;
+	cmd->stream_stopped = false;
 	cmd->interrupted = 0;
 	cmd->in_written = 0;
 	for (size_t i = 0; i < 2; i++) {
@@ -324,7 +325,12 @@ static int plumb(struct child_process *cmd, int fds[3], int *in_w, int *out_r, i
 		switch (how) {
 		case RUN_OUT_INHERIT:
 			break;
+		case RUN_OUT_STREAM:
 		case RUN_OUT_CAPTURE:
+			if (how == RUN_OUT_STREAM && (i == 2 || !cmd->out_stream)) {
+				errno = EINVAL;
+				return -1;
+			}
 			if (pipe2(p, O_CLOEXEC))
 				return -1;
 			*(i == 1 ? out_r : err_r) = p[0];
@@ -446,6 +452,30 @@ static void write_stdin(struct run *r)
 		close_fd(&r->in_fd);
 }
 
+/* What the stdout pipe has, to the caller's out_stream; when it wants no more, the pipe is
+ * closed (a writer gets EPIPE) and the group ended as after a timeout. */
+static void stream_read(struct run *r, int64_t now)
+{
+	struct child_process *cmd = r->cmd;
+	char buf[READ_CHUNK];
+	ssize_t n = read(r->sink[0].fd, buf, sizeof(buf));
+
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (n <= 0) {
+		close_fd(&r->sink[0].fd);
+		return;
+	}
+	if (cmd->out_stream(cmd->out_ctx, buf, (size_t)n)) {
+		close_fd(&r->sink[0].fd);
+		cmd->stream_stopped = true;
+		if (!r->ending) {
+			r->ending = true;
+			signal_group(r, SIGTERM, now);
+		}
+	}
+}
+
 static int poll_timeout(const struct run *r, int64_t now, bool need_group_end)
 {
 	int64_t until = r->timeout_at < r->escalate_at ? r->timeout_at : r->escalate_at;
@@ -542,6 +572,8 @@ static int watch(struct run *r, char *err, size_t errlen)
 				continue;
 			if (idx[i] == 0)
 				write_stdin(r);
+			else if (idx[i] == 1 && cmd->out == RUN_OUT_STREAM)
+				stream_read(r, now);
 			else if (idx[i] == 1 || idx[i] == 2)
 				sink_read(&r->sink[idx[i] - 1]);
 			else if (idx[i] == 4) {

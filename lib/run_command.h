@@ -41,6 +41,10 @@ enum run_out {
 	RUN_OUT_FD,	 /* to out_fd / err_fd (our descriptor, duplicated) */
 	RUN_OUT_NULL,
 	RUN_OUT_STDOUT, /* stderr only: wherever stdout goes (2>&1) */
+	/* stdout only: each chunk handed to out_stream as it comes, never held in memory (a tar
+	 * stream unpacked while it arrives).  When out_stream returns nonzero the pipe is closed
+	 * and the group ended as after a timeout (stream_stopped says so). */
+	RUN_OUT_STREAM,
 };
 
 /* Captured output, NUL-terminated and malloc'd (NULL or "" when nothing came). */
@@ -66,6 +70,8 @@ struct child_process {
 	enum run_out out, err;
 	int out_fd, err_fd;
 	struct run_buf out_text, err_text;
+	int (*out_stream)(void *ctx, const char *buf, size_t len);
+	void *out_ctx;
 
 	unsigned timeout_ms; /* 0: none; else the group is ended when it runs longer */
 	unsigned grace_ms;   /* between SIGTERM and SIGKILL (0: 5000) */
@@ -74,10 +80,11 @@ struct child_process {
 
 	/* Results. */
 	pid_t pid;
-	int exit_code;	   /* its exit status, -1 when a signal ended it */
-	int term_signal;   /* the signal that ended it, 0 when it exited */
-	bool timed_out;	   /* ended by timeout_ms */
-	int interrupted;   /* SIGINT or SIGTERM we received while it ran, else 0 */
+	int exit_code;	     /* its exit status, -1 when a signal ended it */
+	int term_signal;     /* the signal that ended it, 0 when it exited */
+	bool timed_out;	     /* ended by timeout_ms */
+	bool stream_stopped; /* ended because out_stream refused more */
+	int interrupted;     /* SIGINT or SIGTERM we received while it ran, else 0 */
 	size_t in_written; /* bytes of in_buf the child took before it exited or stopped reading */
 };
 

@@ -10,8 +10,10 @@
  *   run      cd TMP, its pid into TMP/pid, exec BIN run job.yaml --results results ARGS
  *   stop     the run ended (SIGTERM, then SIGKILL) if it still lives: after a lost connection
  *            or an interrupt; the pid is trusted only while its cwd is TMP
- *   fetch    each numbered run under TMP/results as `tar -cf - .`, extracted here into a
- *            temp run directory of the store, committed when whole
+ *   fetch    each numbered run under TMP/results as `tar -cf - .`, unpacked as it comes
+ *            (lib/untar.h: files and directories only, bounded in size and time) into a temp
+ *            run directory of the store, checked as a local run and against what was asked
+ *            (its commit, path_params), committed when whole
  *   remove   rm -rf TMP, whatever happened before
  * A run that was in progress when the connection went is a .tmp-run-* directory there and is
  * never fetched; its temp directory is removed with TMP. */
@@ -22,6 +24,7 @@
 #include "../lib/run_command.h"
 #include "../lib/strbuf.h"
 #include "../lib/text.h"
+#include "../lib/untar.h"
 #include "../store/matrix.h"
 #include "../store/run_read.h"
 #include "../store/store.h"
@@ -32,6 +35,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <inttypes.h>
 #include <limits.h>
 #include <signal.h>
 #include <spawn.h>
@@ -49,6 +53,12 @@
 
 /* Seconds a cleanup step may take once the run is over or we were interrupted. */
 #define TARGET_CLEANUP_MS 60000
+/* What one run's tar stream may be: a run with perf-profile samples is a few MB; a target
+ * that sends more, or takes longer (a stream that never ends, one that stalls), has its run
+ * refused, nothing of it stored (README: run --target). */
+#define TARGET_FETCH_MAX_BYTES	 (1ull << 30)
+#define TARGET_FETCH_TIMEOUT_MS	 600000u
+#define TARGET_FETCH_MAX_MEMBERS 100000
 /* ssh's own failures (connect, auth, a lost connection) exit 255. */
 #define SSH_FAILED 255
 
@@ -846,8 +856,8 @@ static int remove_tmp(struct session *s)
 	return cleanup_step(s, "rm -rf ", "", "remove");
 }
 
-/* A run as the runner writes it holds regular files and directories only; anything else
- * from a target (a symlink pointing out of the tree) stops the walk. */
+/* A run as the runner writes it holds regular files and directories only; the stream is
+ * unpacked with nothing else (lib/untar.h) and the walk checks it again. */
 static int plain_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
 {
 	(void)path;
@@ -855,13 +865,22 @@ static int plain_entry(const char *path, const struct stat *st, int type, struct
 	return (type == FTW_F && S_ISREG(st->st_mode)) || type == FTW_D ? 0 : 1;
 }
 
-/* Whether rel, below the target's results, is a run directory of the layout, local its place
- * under the local results root: 0, else -1 after a message.  *axes: its axes. */
+/* Whether the value asked for (NULL: anything) is the one the target's path has. */
+static bool asked(const char *want, const char *got)
+{
+	return !want || !strcmp(want, got);
+}
+
+/* Whether rel, below the target's results, is a run directory of the layout under the commit,
+ * kconfig and path_params asked for, local its place under the local results root: 0, else -1
+ * after a message.  *axes: its axes. */
 static int check_run_rel(struct session *s, const char *rel, const char *local,
 			 struct store_axes *axes)
 {
+	const struct target_opts *o = s->o;
 	char err[1024];
 	int slashes = 0;
+	bool job = !o->n_path_params;
 
 	for (const char *p = rel; *p; p++)
 		slashes += *p == '/';
@@ -875,18 +894,78 @@ static int check_run_rel(struct session *s, const char *rel, const char *local,
 		    slashes == 7 ? err : "");
 		return -1;
 	}
+	for (size_t i = 0; i < o->n_path_params && !job; i++)
+		job = !strcmp(o->path_params[i], axes->path_params);
+	/* A target stores what it was asked to: the job's atomic jobs, at --commit (and
+	 * --kconfig) when given; a run elsewhere is not taken for one of them. */
+	const char *key = !job				      ? "path_params"
+			  : !asked(o->commit, axes->commit)   ? "commit"
+			  : !asked(o->kconfig, axes->kconfig) ? "kconfig"
+							      : NULL;
+
+	if (key) {
+		const char *got = !job		? axes->path_params
+				  : *key == 'c' ? axes->commit
+						: axes->kconfig;
+		const char *want = !job ? NULL : *key == 'c' ? o->commit : o->kconfig;
+		char expected[300];
+
+		if (want)
+			snprintf(expected, sizeof(expected), "'%s'", text_safe(want));
+		else
+			snprintf(expected, sizeof(expected), "one of the job's atomic jobs");
+		sb_error("%s: run '%s' is not one asked for (its %s is '%s', expected %s): it is "
+			 "not stored here",
+			 text_safe(s->t->url), text_safe(rel), key, text_safe(got), expected);
+		return -1;
+	}
 	return 0;
 }
 
-/* The run directory rel of the target's results as a tar stream, in get's output: 0, else
- * -1, after a message unless we were interrupted. */
-static int tar_from_target(struct session *s, const char *rel, struct child_process *get)
+/* What a fetch may take: the stream's bytes and how long (SCALEBENCH_TARGET_FETCH_MAX_BYTES
+ * and SCALEBENCH_TARGET_FETCH_TIMEOUT_MS, test hooks, make them smaller). */
+static uint64_t fetch_limit(const char *env, uint64_t def)
 {
+	const char *v = getenv(env);
+	char *end;
+	unsigned long long n;
+
+	if (!v || !*v)
+		return def;
+	errno = 0;
+	n = strtoull(v, &end, 10);
+	return errno || *end || !n || n > def ? def : n;
+}
+
+/* The run directory rel of the target's results as a tar stream, unpacked into tmp as it
+ * arrives (lib/untar.h: files and directories only, under TARGET_FETCH_MAX_BYTES, within
+ * TARGET_FETCH_TIMEOUT_MS).  0, else -1, after a message unless we were interrupted. */
+static int fetch_stream(void *ctx, const char *buf, size_t len)
+{
+	return untar_feed(ctx, buf, len);
+}
+
+static int untar_from_target(struct session *s, const char *rel, const char *tmp)
+{
+	uint64_t max = fetch_limit("SCALEBENCH_TARGET_FETCH_MAX_BYTES", TARGET_FETCH_MAX_BYTES);
+	uint64_t ms = fetch_limit("SCALEBENCH_TARGET_FETCH_TIMEOUT_MS", TARGET_FETCH_TIMEOUT_MS);
+	struct untar u;
+	struct child_process get = {.out = RUN_OUT_STREAM,
+				    .err = RUN_OUT_CAPTURE,
+				    .out_stream = fetch_stream,
+				    .out_ctx = &u,
+				    .timeout_ms = (unsigned)ms};
 	char *remote = malloc(strlen(s->tmp) + strlen(rel) + 16);
 	struct strbuf script = {0};
-	char line[512];
+	char line[512], err[1024];
 	int rc = -1;
 
+	get.err_text.max = 64 * 1024;
+	if (untar_begin(&u, tmp, max, TARGET_FETCH_MAX_MEMBERS, err, sizeof(err))) {
+		sb_error("%s", err);
+		free(remote);
+		return -1;
+	}
 	if (!remote) {
 		sb_error("out of memory");
 		goto out;
@@ -899,58 +978,46 @@ static int tar_from_target(struct session *s, const char *rel, struct child_proc
 		sb_error("out of memory");
 		goto out;
 	}
-	if (ssh_run(s, script.buf, get))
+	if (ssh_run(s, script.buf, &get))
 		goto out;
-	if (get->interrupted || core_interrupted())
+	if (get.interrupted || core_interrupted())
 		goto out;
-	if (get->exit_code != 0) {
+	if (get.stream_stopped)
+		sb_error("%s: run %s refused: %s; it is not stored here", text_safe(s->t->url),
+			 text_safe(rel), u.err);
+	else if (get.timed_out)
+		sb_error("%s: run %s took longer than %.0f s to come back (the stream stopped "
+			 "after %" PRIu64 " bytes); it is not stored here",
+			 text_safe(s->t->url), text_safe(rel), (double)ms / 1000, u.total);
+	else if (get.exit_code != 0)
 		sb_error("%s: cannot bring back run %s (%s, exit %d): %s; it is not stored here",
 			 text_safe(s->t->url), text_safe(rel),
-			 get->exit_code == SSH_FAILED ? "connection failed" : "tar", get->exit_code,
-			 last_line(&get->err_text, line, sizeof(line)));
-		goto out;
-	}
-	rc = 0;
+			 get.exit_code == SSH_FAILED ? "connection failed" : "tar", get.exit_code,
+			 last_line(&get.err_text, line, sizeof(line)));
+	else if (untar_finish(&u))
+		sb_error("%s: run %s refused: %s; it is not stored here", text_safe(s->t->url),
+			 text_safe(rel), u.err);
+	else
+		rc = 0;
 out:
+	untar_release(&u);
+	child_release(&get);
 	strbuf_release(&script);
 	free(remote);
 	return rc;
 }
 
-/* The tar stream of run rel (get's output) unpacked into tmp: 0, else -1, after a message
- * unless we were interrupted. */
-static int untar_run(struct session *s, const char *rel, const char *tmp,
-		     const struct child_process *get, struct child_process *put)
+/* Whether the run rel unpacked in tmp is one as the runner writes it, held to what a local run
+ * is (store_run_check: its stats.json and meta.json as every reader takes them): files and
+ * directories only, and its meta.json naming the commit and path_params it is stored under.
+ * 0, else -1 after a message. */
+static int check_run_files(struct session *s, const char *rel, const char *tmp,
+			   const struct store_axes *axes)
 {
-	const char *argv[] = {"tar", "-C", tmp, "--no-same-owner", "-xf", "-", NULL};
-	char err[1024], line[512];
-	int rc;
-
-	put->argv = argv;
-	put->in_buf = get->out_text.p;
-	put->in_len = get->out_text.len;
-	rc = child_run(put, err, sizeof(err));
-	put->argv = NULL;
-	if (rc) {
-		sb_error("cannot run tar: %s", err);
-		return -1;
-	}
-	if (put->interrupted || core_interrupted())
-		return -1;
-	if (put->exit_code != 0 || put->in_written != put->in_len) {
-		sb_error("cannot unpack run %s from %s into %s: %s; it is not stored here",
-			 text_safe(rel), text_safe(s->t->url), tmp,
-			 last_line(&put->err_text, line, sizeof(line)));
-		return -1;
-	}
-	return 0;
-}
-
-/* Whether the run rel unpacked in tmp is one as the runner writes it: files and directories
- * only, its meta.json and stats.json there.  0, else -1 after a message. */
-static int check_run_files(struct session *s, const char *rel, const char *tmp)
-{
-	struct stat st;
+	const char *keys[] = {"commit", "path_params"}, *want[] = {axes->commit, axes->path_params};
+	char why[PATH_MAX + 256];
+	json_t *meta;
+	int rc = 0;
 
 	if (nftw(tmp, plain_entry, 16, FTW_PHYS) != 0) {
 		sb_error("run %s from %s holds something other than files and directories (a "
@@ -958,18 +1025,26 @@ static int check_run_files(struct session *s, const char *rel, const char *tmp)
 			 text_safe(rel), text_safe(s->t->url));
 		return -1;
 	}
-	for (size_t i = 0; i < 2; i++) {
-		const char *f = i ? STORE_STATS_FILE : STORE_META_FILE;
-		char path[PATH_MAX + 32];
+	if (store_run_check(tmp, &meta, why, sizeof(why))) {
+		sb_error("run %s from %s: %s: it is not stored here", text_safe(rel),
+			 text_safe(s->t->url), text_safe(why));
+		return -1;
+	}
+	for (size_t i = 0; i < 2 && !rc; i++) {
+		const json_t *v = json_object_get(meta, keys[i]);
 
-		snprintf(path, sizeof(path), "%s/%s", tmp, f);
-		if (lstat(path, &st) || !S_ISREG(st.st_mode)) {
-			sb_error("run %s from %s has no %s: it is not stored here", text_safe(rel),
-				 text_safe(s->t->url), f);
-			return -1;
+		if (!json_is_string(v) || strcmp(json_string_value(v), want[i])) {
+			sb_error("run %s from %s: its meta.json's %s is %s%s%s, not '%s' as its "
+				 "path says: it is not stored here",
+				 text_safe(rel), text_safe(s->t->url), keys[i],
+				 json_is_string(v) ? "'" : "",
+				 json_is_string(v) ? text_safe(json_string_value(v)) : "missing",
+				 json_is_string(v) ? "'" : "", text_safe(want[i]));
+			rc = -1;
 		}
 	}
-	return 0;
+	json_decref(meta);
+	return rc;
 }
 
 /* One run directory of the target's results, rel below TMP/results, into the local store
@@ -981,14 +1056,10 @@ static int fetch_run(struct session *s, const char *rel)
 	char *local = malloc(n), *commit_dir = malloc(n);
 	char tmp[PATH_MAX], err[1024];
 	struct store_axes axes = {0};
-	struct child_process get = {.out = RUN_OUT_CAPTURE, .err = RUN_OUT_CAPTURE};
-	struct child_process put = {
-	    .in = RUN_IN_BUFFER, .out = RUN_OUT_CAPTURE, .err = RUN_OUT_CAPTURE};
 	int owner_fd = -1, rc = -1;
 	bool begun = false;
 	unsigned number;
 
-	get.err_text.max = put.out_text.max = put.err_text.max = 64 * 1024;
 	if (!local || !commit_dir) {
 		sb_error("out of memory");
 		goto out;
@@ -1003,8 +1074,7 @@ static int fetch_run(struct session *s, const char *rel)
 		goto out;
 	}
 	begun = true;
-	if (tar_from_target(s, rel, &get) || untar_run(s, rel, tmp, &get, &put) ||
-	    check_run_files(s, rel, tmp))
+	if (untar_from_target(s, rel, tmp) || check_run_files(s, rel, tmp, &axes))
 		goto out;
 	if (store_commit(commit_dir, tmp, &number, err, sizeof(err))) {
 		sb_error("%s", err);
@@ -1024,8 +1094,6 @@ out:
 	store_axes_free(&axes);
 	free(local);
 	free(commit_dir);
-	child_release(&get);
-	child_release(&put);
 	return rc;
 }
 

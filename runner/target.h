@@ -49,6 +49,11 @@ struct target_opts {
 	const char *const *plugins;
 	size_t n_plugins;
 	const char *results_root; /* the local results root */
+	/* What the target is asked to store: a run under another commit (--commit), kconfig
+	 * (--kconfig) or path_params than these (NULL, 0: any) is refused. */
+	const char *commit, *kconfig;
+	const char *const *path_params; /* the job's atomic jobs' */
+	size_t n_path_params;
 	bool quiet;
 };
 

@@ -293,6 +293,30 @@ int store_read_stats(const char *run_dir, struct store_stats *s, char *why, size
 	return 0;
 }
 
+int store_run_check(const char *run_dir, json_t **meta, char *why, size_t whylen)
+{
+	struct store_stats s;
+	char reason[512];
+	json_t *m;
+
+	if (meta)
+		*meta = NULL;
+	if (store_read_stats(run_dir, &s, reason, sizeof(reason))) {
+		snprintf(why, whylen, "%s/" STORE_STATS_FILE ": %s", run_dir,
+			 errno == ENOENT ? "missing" : reason);
+		return -1;
+	}
+	store_stats_free(&s);
+	m = store_read_meta(run_dir, why, whylen);
+	if (!m)
+		return -1;
+	if (meta)
+		*meta = m;
+	else
+		json_decref(m);
+	return 0;
+}
+
 json_t *store_read_meta(const char *run_dir, char *why, size_t whylen)
 {
 	char path[PATH_MAX];

@@ -44,6 +44,13 @@ long store_stats_parse_fast(char *text, size_t len, struct store_stat **out);
 /* <run_dir>/meta.json, an object; NULL (why says what) when it is missing or not one. */
 json_t *store_read_meta(const char *run_dir, char *why, size_t whylen);
 
+/* Whether run_dir is a run as this scalebench stores one, by the readers every command uses:
+ * its stats.json as store_read_stats takes it and its meta.json an object (both there: a
+ * local run is stored only with both, and a run from elsewhere, a --target's, is held to the
+ * same).  Its meta.json in *meta (may be NULL) for the caller's own checks.  0, or -1 with
+ * why naming the file and what is wrong. */
+int store_run_check(const char *run_dir, json_t **meta, char *why, size_t whylen);
+
 /* <run_dir>/job.yaml's first document, the atomic job as the run stored it: mappings as
  * objects, sequences as arrays, every scalar a string as written ("100%", "300s"), a bare
  * key's value null; an alias is null too (a stored atomic job has none).  Runs LKP made have

@@ -335,3 +335,63 @@ rc=0
 (umask 027 && "$SCALEBENCH" html --results "$WORK/r" -o "$SITE" >"$WORK/out" 2>"$WORK/err") || rc=$?
 check "umask 027: every file 0640, every directory 0750" bash -c \
 	"[ $rc -eq 0 ] && [ -z \"\$(find $SITE -type f ! -perm 0640)\" ] && [ -z \"\$(find $SITE -type d ! -perm 0750)\" ]"
+
+# A symbolic link planted in the site where a directory belongs: html writes nothing through it
+# and removes nothing through it (pages of a new commit, stale files of a job gone), says
+# which, exit 2; what the link points to stays as it was, byte for byte and time for time.
+tree_state() { (cd "$1" && find . -printf '%p %y %s %T@\n' | sort); }
+python3 $TREE "$WORK/rl" --commits 8
+SITE=$WORK/site-link
+sb html --results "$WORK/rl" -o "$SITE"
+mv "$SITE/jobs/process-1-page_fault3" "$WORK/outside1"
+ln -s "$WORK/outside1" "$SITE/jobs/process-1-page_fault3"
+tree_state "$WORK/outside1" >"$WORK/outside1.before"
+python3 $TREE "$WORK/rl" --commits 9 --only 9 --jobs 1
+sb html --results "$WORK/rl" -o "$SITE"
+check "html, a symlink planted at jobs/J, a new commit: exit 2 naming it, nothing written or removed through it" bash -c \
+	"[ $rc -eq 2 ] && grep -q 'jobs/process-1-page_fault3: a symbolic link in the site where a directory belongs' $WORK/err &&
+	 tree_state() { (cd \"\$1\" && find . -printf '%p %y %s %T@\n' | sort); }; tree_state $WORK/outside1 | cmp -s - $WORK/outside1.before"
+rm "$SITE/jobs/process-1-page_fault3" && mv "$WORK/outside1" "$SITE/jobs/process-1-page_fault3"
+sb html --results "$WORK/rl" -o "$SITE"
+check "html, the link replaced by the directory again: exit 0, the new commit's page" bash -c \
+	"[ $rc -eq 0 ] && [ -s $SITE/jobs/process-1-page_fault3/c-c009.html ]"
+rm -rf "$WORK/rl/will-it-scale/process-2-page_fault3"
+mv "$SITE/jobs/process-2-page_fault3" "$WORK/outside2"
+ln -s "$WORK/outside2" "$SITE/jobs/process-2-page_fault3"
+tree_state "$WORK/outside2" >"$WORK/outside2.before"
+sb html --results "$WORK/rl" -o "$SITE"
+check "html, a job gone, a symlink at its directory: exit 2 naming it, no stale file removed through it" bash -c \
+	"[ $rc -eq 2 ] && grep -q 'jobs/process-2-page_fault3: a symbolic link in the site' $WORK/err &&
+	 grep -q 'not removed through a symbolic link' $WORK/err && [ -s $WORK/outside2/index.html ] &&
+	 tree_state() { (cd \"\$1\" && find . -printf '%p %y %s %T@\n' | sort); }; tree_state $WORK/outside2 | cmp -s - $WORK/outside2.before"
+
+# A plot that cannot be written (its directory on a full tmpfs) is not recorded as written:
+# exit 1 naming it, the page that shows it out of the manifest's fresh files, and the next
+# html once there is space draws it.
+python3 $TREE "$WORK/rf" --commits 8 --jobs 1
+SITE=$WORK/site-full
+sb html --results "$WORK/rf" -o "$SITE"
+python3 $TREE "$WORK/rf" --commits 9 --only 9 --jobs 1
+FULLDIR=$SITE/jobs/process-1-page_fault3/c-c009
+mkdir "$FULLDIR"
+if mount -t tmpfs -o size=64k tmpfs "$FULLDIR"; then
+	trap 'umount "$FULLDIR" 2>/dev/null; json_later_run; work_remove' EXIT
+	dd if=/dev/zero of="$FULLDIR/filler" bs=4k 2>/dev/null
+	sb html --results "$WORK/rf" -o "$SITE"
+	check "html, the comparison's plots on a full disk: exit 1, the site incomplete, the plot named" bash -c \
+		"[ $rc -eq 1 ] && grep -q 'the site is incomplete: [0-9]* plots\\? could not be written (jobs/process-1-page_fault3/c-c009/s-' $WORK/err &&
+		 grep -q 'No space left on device' $WORK/err && [ -s $SITE/jobs/process-1-page_fault3/c-c009.html ]"
+	check "html, full disk: no plot of c009 in the manifest, its page marked incomplete" python3 -c "
+import json, sys
+f = json.load(open(sys.argv[1] + '/.scalebench-site.json'))['files']
+assert not [k for k in f if '/c-c009/' in k], f.keys()
+assert f['jobs/process-1-page_fault3/c-c009.html'].get('incomplete') is True, f['jobs/process-1-page_fault3/c-c009.html']
+" "$SITE"
+	rm -f "$FULLDIR/filler"
+	sb html --results "$WORK/rf" -o "$SITE"
+	check "html, space again: exit 0, the missing plots drawn and shown" bash -c \
+		"[ $rc -eq 0 ] && ls $FULLDIR/s-*.svg >/dev/null && grep -q 'src=\"c-c009/s-' $SITE/jobs/process-1-page_fault3/c-c009.html"
+	umount "$FULLDIR"
+else
+	fail "html, full disk: cannot mount a tmpfs (tests run as root)"
+fi

@@ -11,7 +11,17 @@ set -u
 # that what another test (or another user of /tmp) leaves there is not counted as ours.
 RTMP=$WORK/target-tmp
 mkdir -p "$RTMP"
-sshd_start "SetEnv TMPDIR=$RTMP" || exit 0
+# The target's tar is tar, unless the run directory it is to send holds a crafted-stream
+# script (a hostile target's, planted by a fake remote scalebench below): that is sent instead.
+TBIN=$WORK/target-bin
+mkdir -p "$TBIN"
+cat >"$TBIN/tar" <<SH
+#!/bin/sh
+[ "\$1" = -C ] && [ -x "\$2/crafted-stream" ] && exec "\$2/crafted-stream"
+exec $(command -v tar) "\$@"
+SH
+chmod +x "$TBIN/tar"
+sshd_start "SetEnv TMPDIR=$RTMP PATH=$TBIN:/usr/local/bin:/usr/bin:/bin:/usr/sbin:/sbin" || exit 0
 trap sshd_stop EXIT
 SB_ABS=$(readlink -f "$SCALEBENCH")
 # A 0.25 s run of page_fault3 (one sample), one process, no monitors: the runs' transport is
@@ -194,7 +204,7 @@ chmod +x "$WORK/breaks-run0"
 sb run "${ONE_S[@]}" --commit broken --repeat 2 --results "$WORK/rb" --target "$URL" \
 	--target-bin "$WORK/breaks-run0" "${SSHOPTS[@]}"
 check "incomplete run: exit 1, says it is not stored" bash -c \
-	"[ $rc -eq 1 ] && grep -q 'has no stats.json: it is not stored here' '$WORK/err'"
+	"[ $rc -eq 1 ] && grep -q 'stats.json: missing: it is not stored here' '$WORK/err'"
 check "incomplete run: only the whole run is stored, no temp run directory" bash -c \
 	"[ \$(ls -d $WORK/rb/will-it-scale/*/*/*/*/*/broken/[0-9]* | wc -l) -eq 1 ] && [ -s \$(ls -d $WORK/rb/will-it-scale/*/*/*/*/*/broken/0)/stats.json ] && [ -z \"\$(find '$WORK/rb' -name '.tmp-run-*')\" ]"
 check "incomplete run: the target's temp directory is removed" [ "$(remote_tmps)" -eq "$tmps_before" ]
@@ -232,7 +242,7 @@ chmod +x "$WORK/symlinks-run0"
 sb run "${ONE_S[@]}" --commit symlink --results "$WORK/rs" --target "$URL" \
 	--target-bin "$WORK/symlinks-run0" "${SSHOPTS[@]}"
 check "run holding a symlink: exit 1, not stored, no temp run directory" bash -c \
-	"[ $rc -eq 1 ] && grep -q 'other than files and directories' '$WORK/err' && [ -z \"\$(find '$WORK/rs' -mindepth 8 -maxdepth 8)\" ] && [ -z \"\$(find '$WORK/rs' -name '.tmp-run-*')\" ]"
+	"[ $rc -eq 1 ] && grep -q \"member './output' is a symbolic link: only regular files and directories are taken\" '$WORK/err' && [ -z \"\$(find '$WORK/rs' -mindepth 8 -maxdepth 8)\" ] && [ -z \"\$(find '$WORK/rs' -name '.tmp-run-*')\" ]"
 
 # The target's scalebench refuses the job (exit 2): exit 2 here, nothing stored, its temp
 # directory removed.
@@ -248,3 +258,109 @@ sb run "${ONE_S[@]}" --results "$WORK/rr" --target "$URL" --target-bin "$WORK/re
 check "job refused there: exit 2, its message shown, nothing stored" bash -c \
 	"[ $rc -eq 2 ] && grep -q 'refused for the test' '$WORK/err' && [ ! -e '$WORK/rr/will-it-scale' ]"
 check "job refused there: the target's temp directory is removed" [ "$(remote_tmps)" -eq "$tmps_before" ]
+
+# A hostile target: a fake remote scalebench that runs the job, then changes what it stored.
+# hostile NAME SCRIPT: $WORK/NAME runs scalebench there, then SCRIPT in its directory (RUN:
+# the run directories' glob).
+hostile() {
+	cat >"$WORK/$1" <<SH
+#!/bin/sh
+"$SB_ABS" "\$@" || exit \$?
+[ "\$1" = run ] || exit 0
+RUN=results/*/*/*/*/*/*/*
+$2
+exit 0
+SH
+	chmod +x "$WORK/$1"
+}
+# Nothing of a refused run here: no run directory, no temp run directory.
+nothing_stored() {
+	[ -z "$(find "$1" -mindepth 8 -maxdepth 8 2>/dev/null)" ] && [ -z "$(find "$1" -name '.tmp-run-*' 2>/dev/null)" ]
+}
+export -f nothing_stored
+
+# Of two runs: run 0 holds a device (/dev/mem's 1,1, 0666): refused at its header, before
+# anything of it is made, nothing of it stored; run 1 has a setuid root file, world-writable
+# files and a setgid directory: it comes back with a local run's modes (0644 and 0755 under
+# umask 022), no set-id bit.
+hostile modes 'for r in $RUN/0; do mknod -m 0666 $r/mem c 1 1; done
+for r in $RUN/1; do chmod 4755 $r/output; chmod 0777 $r/job.yaml; mkdir $r/d; chmod 2777 $r/d; done'
+umask 022
+sb run "${ONE_S[@]}" --commit modes --repeat 2 --results "$WORK/rm" --target "$URL" \
+	--target-bin "$WORK/modes" "${SSHOPTS[@]}"
+run0=$(ls -d "$WORK"/rm/will-it-scale/*/*/*/*/*/modes/0 2>/dev/null)
+check "a run holding a character device: refused at its header (exit 1, named), nothing stored" bash -c \
+	"[ $rc -eq 1 ] && grep -q \"modes/0 refused: member './mem' is a character device: only regular files and directories are taken\" '$WORK/err' &&
+	 [ \$(ls -d '$WORK'/rm/will-it-scale/*/*/*/*/*/modes/[0-9]* | wc -l) -eq 1 ] && [ -z \"\$(find '$WORK/rm' -name '.tmp-run-*' -o -type c)\" ]"
+check "a target's setuid, 0777 and setgid modes: stored with a local run's (0644, 0755), no set-id bit" bash -c \
+	"[ -n '$run0' ] && [ \$(stat -c %a '$run0/output') = 644 ] && [ \$(stat -c %a '$run0/job.yaml') = 644 ] &&
+	 [ \$(stat -c %a '$run0/d') = 755 ] && [ -z \"\$(find '$WORK/rm' -perm /6022)\" ]"
+
+# A run is checked as a local one: a stats.json or meta.json that does not parse is refused,
+# and so is a run stored under another commit or path_params than asked, or whose meta.json
+# names another commit than its path.  (Of five runs: 0's stats.json and 1's meta.json
+# broken, 2 moved to commit "other", 3 to path_params process-9-page_fault3, 4's meta.json
+# edited to name commit "another".)
+hostile refusable 'c=$(dirname $(echo $RUN/0)); echo "{garbage" >$c/0/stats.json; echo "[1]" >$c/1/meta.json
+mkdir $c/../other && mv $c/2 $c/../other/2
+j=$(cd $c/../../../../.. && pwd); p=$(dirname $j)/process-9-page_fault3
+cp -r $j $p && rm -rf $p/*/*/*/*/other $p/*/*/*/*/asked/[0124] $c/3
+sed -i "s/\"commit\": *\"asked\"/\"commit\": \"another\"/" $c/4/meta.json'
+sb run "${ONE_S[@]}" --commit asked --repeat 5 --results "$WORK/re" --target "$URL" \
+	--target-bin "$WORK/refusable" "${SSHOPTS[@]}"
+check "a target's run whose stats.json or meta.json does not parse: refused (exit 1, the file named), nothing stored" bash -c \
+	"[ $rc -eq 1 ] && grep -q 'asked/0 from .*stats.json: line 1' '$WORK/err' && grep -q 'asked/1 from .*meta.json: not a JSON object' '$WORK/err'"
+check "a target storing runs under another commit or path_params than asked: refused (exit 1), nothing stored" bash -c \
+	"[ $rc -eq 1 ] && grep -q \"its commit is 'other', expected 'asked'\" '$WORK/err' &&
+	 grep -q \"its path_params is 'process-9-page_fault3', expected one of the job's atomic jobs\" '$WORK/err' &&
+	 grep -q \"meta.json's commit is 'another', not 'asked' as its path says\" '$WORK/err' && nothing_stored '$WORK/re'"
+
+# The tar stream is bounded: an endless stream of valid members stops at the size cap, a
+# member declaring more than the cap is refused at its header, a stream that trickles stops at
+# the deadline (cap and deadline made small by the test hooks); each is cut off cleanly,
+# nothing stored.  (timeout 15: a scalebench that buffered such a stream would fill memory.)
+# Run N is sent as what $WORK/stream-N.py writes (then stream-0.py is made a trickle).
+hostile streams "for r in \$RUN/[0-9]*; do printf '#!/bin/sh\\nexec python3 $WORK/stream-%s.py\\n' \${r##*/} >\$r/crafted-stream; chmod +x \$r/crafted-stream; done"
+cat >"$WORK/stream-0.py" <<'PY'
+import io, sys, tarfile
+t = tarfile.open(fileobj=sys.stdout.buffer, mode="w|")
+i = 0
+while True:
+    ti = tarfile.TarInfo("f%d" % i)
+    ti.size = 65536
+    t.addfile(ti, io.BytesIO(bytes(65536)))
+    i += 1
+PY
+cat >"$WORK/stream-1.py" <<'PY'
+import sys, tarfile
+ti = tarfile.TarInfo("big")
+ti.size = 1 << 31
+sys.stdout.buffer.write(ti.tobuf(tarfile.GNU_FORMAT))
+while True:
+    sys.stdout.buffer.write(bytes(65536))
+PY
+rc=0
+SCALEBENCH_TARGET_FETCH_MAX_BYTES=4000000 timeout 15 "$SCALEBENCH" run "${ONE_S[@]}" --commit streams \
+	--repeat 2 --results "$WORK/rn" --target "$URL" --target-bin "$WORK/streams" "${SSHOPTS[@]}" \
+	>"$WORK/out" 2>"$WORK/err" || rc=$?
+check "an endless tar stream: stopped at the size cap (exit 1, said), nothing stored, the target's temp directory removed" bash -c \
+	"[ $rc -eq 1 ] && grep -Eq 'streams/0 refused: (the stream holds more than 4000000 bytes|member .* declares 65536 bytes, more than the stream.s 4000000 bytes allow)' '$WORK/err' &&
+	 nothing_stored '$WORK/rn' && [ $(remote_tmps) -eq $tmps_before ]"
+check "a member declaring 2 GiB: refused at its header (more than the cap), nothing stored" \
+	grep -q "streams/1 refused: member 'big' declares 2147483648 bytes, more than the stream's 4000000 bytes allow" "$WORK/err"
+cat >"$WORK/stream-0.py" <<'PY'
+import sys, time
+while True:
+    sys.stdout.buffer.write(bytes(1))
+    sys.stdout.flush()
+    time.sleep(0.2)
+PY
+rc=0
+start=$SECONDS
+SCALEBENCH_TARGET_FETCH_TIMEOUT_MS=2000 timeout 15 "$SCALEBENCH" run "${ONE_S[@]}" --commit trickle \
+	--results "$WORK/rt2" --target "$URL" --target-bin "$WORK/streams" "${SSHOPTS[@]}" \
+	>"$WORK/out" 2>"$WORK/err" || rc=$?
+check "a trickling tar stream: stopped at the deadline (exit 1, said), nothing stored" bash -c \
+	"[ $rc -eq 1 ] && [ $((SECONDS - start)) -lt 15 ] && grep -q 'trickle/0 took longer than 2 s to come back' '$WORK/err' &&
+	 nothing_stored '$WORK/rt2'"
+check "a trickling tar stream: no ssh left" no_procs "ssh -T .*-p $PORT"

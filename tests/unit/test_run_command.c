@@ -493,6 +493,63 @@ static void test_end_group(void **state)
 	assert_no_children();
 }
 
+struct stream_count {
+	size_t bytes, calls, stop_after;
+	bool bad_byte;
+};
+
+static int count_stream(void *ctx, const char *buf, size_t len)
+{
+	struct stream_count *c = ctx;
+
+	for (size_t i = 0; i < len; i++)
+		c->bad_byte |= buf[i] != 'y' && buf[i] != '\n';
+	c->bytes += len;
+	c->calls++;
+	return c->stop_after && c->bytes >= c->stop_after;
+}
+
+/* RUN_OUT_STREAM: every byte handed over as it comes, none kept; a consumer that wants no more
+ * ends an endless writer at once (its group ended as after a timeout). */
+static void test_out_stream(void **state)
+{
+	(void)state;
+	struct stream_count c = {0};
+	struct child_process cmd = {.shell = "yes | head -c 3000000",
+				    .out = RUN_OUT_STREAM,
+				    .out_stream = count_stream,
+				    .out_ctx = &c};
+	char err[256];
+	double t0;
+
+	assert_int_equal(child_run(&cmd, err, sizeof(err)), 0);
+	assert_int_equal(cmd.exit_code, 0);
+	assert_int_equal(c.bytes, 3000000);
+	assert_false(c.bad_byte);
+	assert_false(cmd.stream_stopped);
+	assert_null(cmd.out_text.p);
+
+	c = (struct stream_count){.stop_after = 1 << 20};
+	cmd = (struct child_process){.shell = "exec yes",
+				     .out = RUN_OUT_STREAM,
+				     .out_stream = count_stream,
+				     .out_ctx = &c,
+				     .end_group = true};
+	t0 = now_s();
+	assert_int_equal(child_run(&cmd, err, sizeof(err)), 0);
+	assert_true(cmd.stream_stopped);
+	assert_false(cmd.timed_out);
+	assert_true(c.bytes >= 1 << 20 && c.bytes < (1 << 20) + 65536);
+	assert_true(now_s() - t0 < 5);
+	assert_true(gone(cmd.pid));
+
+	/* stderr cannot be streamed */
+	cmd = (struct child_process){
+	    .shell = "true", .err = RUN_OUT_STREAM, .out_stream = count_stream, .out_ctx = &c};
+	assert_int_equal(child_run(&cmd, err, sizeof(err)), -1);
+	assert_no_children();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -507,6 +564,7 @@ int main(void)
 	    cmocka_unit_test(test_env_dir_and_streams),
 	    cmocka_unit_test(test_no_fd_leaks),
 	    cmocka_unit_test(test_end_group),
+	    cmocka_unit_test(test_out_stream),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
