@@ -38,10 +38,9 @@ static bool kind_wanted(enum verdict v, bool all_stats)
 /* Add a change unless the list has it (a change point and the previous-commit comparison
  * naming the same one); range: the commits it may be at (nrange of them, commit among them),
  * or none. */
-static int add_change(struct change_list *l, const char *job, const char *stat,
-		      const char *commit, const char *base, const char *next, double change,
-		      bool absolute, enum verdict v, double p, bool from_cp, char *const *range,
-		      size_t nrange)
+static int add_change(struct change_list *l, const char *job, const char *stat, const char *commit,
+		      const char *base, double change, bool absolute, enum verdict v, double p,
+		      bool from_cp, char *const *range, size_t nrange)
 {
 	struct nightly_change *c;
 
@@ -63,7 +62,6 @@ static int add_change(struct change_list *l, const char *job, const char *stat,
 				     .stat = strdup(stat),
 				     .commit = strdup(commit),
 				     .base = strdup(base),
-				     .next = strdup(next),
 				     .change = change,
 				     .absolute = absolute,
 				     .verdict = v,
@@ -74,7 +72,7 @@ static int add_change(struct change_list *l, const char *job, const char *stat,
 	for (size_t i = 0; c->range && i < nrange; i++)
 		if ((c->range[c->nrange] = strdup(range[i])))
 			c->nrange++;
-	return c->job && c->stat && c->commit && c->base && c->next && c->nrange == nrange ? 0
+	return c->job && c->stat && c->commit && c->base && c->nrange == nrange ? 0
 											  : -1;
 }
 
@@ -85,7 +83,6 @@ void nightly_changes_free(struct nightly_change *c, size_t n)
 		free(c[i].stat);
 		free(c[i].commit);
 		free(c[i].base);
-		free(c[i].next);
 		for (size_t k = 0; k < c[i].nrange; k++)
 			free(c[i].range[k]);
 		free(c[i].range);
@@ -138,9 +135,8 @@ static int stat_changes(struct results_index *ix, const struct nightly_opts *o, 
 		for (size_t k = c->lo; k <= c->hi && nr < NIGHTLY_RANGE_MAX; k++)
 			range[nr++] = s.points[k].commit;
 		if (add_change(l, key, stat, s.points[c->index].commit,
-			       s.points[c->index - 1].commit,
-			       c->index + 1 < s.n ? s.points[c->index + 1].commit : "",
-			       c->change_pct, false, c->verdict, c->p, true, range, nr)) {
+			       s.points[c->index - 1].commit, c->change_pct, false, c->verdict,
+			       c->p, true, range, nr)) {
 			snprintf(err, errlen, "out of memory");
 			rc = -1;
 		}
@@ -180,7 +176,7 @@ static int latest_changes(const struct nightly_opts *o, const char *key, struct 
 		if ((!o->all_stats && (!headline || strcmp(r->name, headline))) ||
 		    !night_cleared(l, r->name))
 			continue;
-		if (add_change(l, key, r->name, g[1].commit, base, "", r->change[1], r->absolute,
+		if (add_change(l, key, r->name, g[1].commit, base, r->change[1], r->absolute,
 			       r->verdict[1], r->p[1], false, NULL, 0)) {
 			comparison_free(&c);
 			snprintf(err, errlen, "out of memory");
@@ -227,9 +223,8 @@ static int failure_changes(struct results_index *ix, const char *key, char **lab
 			runs = nc > 0 ? (unsigned)ic[0].runs : with;
 			if (nc > 0)
 				index_commits_free(ic, (size_t)nc);
-			if (add_change(l, key, names[i], labels[first], labels[first - 1],
-				       first + 1 < nl ? labels[first + 1] : "", with, true, V_NONE,
-				       NAN, false, NULL, 0)) {
+			if (add_change(l, key, names[i], labels[first], labels[first - 1], with,
+				       true, V_NONE, NAN, false, NULL, 0)) {
 				snprintf(err, errlen, "out of memory");
 				rc = -1;
 			} else {
@@ -380,9 +375,9 @@ bool nightly_known(const struct nightly_state *st, const struct nightly_change *
 	size_t n;
 	char *const *commits = change_commits(c, &n);
 
+	/* Not a commit next to a recorded one: a second step at the commit after a mailed one is
+	 * a change of its own.  A change point that a later night moves stays in its range. */
 	return nightly_state_find(st, c->job, c->stat, c->commit, kind) ||
-	       (c->base[0] && nightly_state_find(st, c->job, c->stat, c->base, kind)) ||
-	       (c->next[0] && nightly_state_find(st, c->job, c->stat, c->next, kind)) ||
 	       nightly_state_meets(st, c->job, c->stat, kind, commits, n, NULL);
 }
 

@@ -219,3 +219,20 @@ ln -s no-such.json "$WORK/dangling.json"
 sb nightly --results "$T" --state "$WORK/dangling.json" --mbox "$T.mbox"
 check "--state a dangling symlink: refused (exit 2), said, nothing mailed" bash -c \
 	"[ $rc -eq 2 ] && grep -q 'dangling.json.*symlink' $WORK/err && [ \$(grep -c '^From ' $T.mbox) -eq 1 ] && [ ! -e $WORK/no-such.json ]"
+
+# 11. A second regression at the commit right after a mailed one is a change of its own: only
+# the same stat, kind and an overlapping range is the mailed change.  Night 1: n-12 drops 8%
+# (the one-night comparison mails it); night 2: n-13 drops 8% more.
+T=$WORK/second
+series n 12
+job "$T" process-1-page_fault3 "$STAT" 1 "${S[@]}"
+sb nightly --results "$T" --mbox "$T.mbox"
+check "a step at the latest commit n-12: mailed (exit 1)" bash -c \
+	"[ $rc -eq 1 ] && grep -q '^mailed .* n-12 .* regression' $WORK/out"
+job "$T" process-1-page_fault3 "$STAT" 13 n-13 0.8464
+sb nightly --results "$T" --mbox "$T.mbox"
+check "a second step at n-13, the commit after the mailed n-12: mailed too (exit 1, two messages)" \
+	bash -c "[ $rc -eq 1 ] && grep -q '^mailed .* n-13 .* regression' $WORK/out && [ \$(grep -c '^From ' $T.mbox) -eq 2 ]"
+sb nightly --results "$T" --mbox "$T.mbox"
+check "the second step the next night: the same change, not mailed again (exit 0)" bash -c \
+	"[ $rc -eq 0 ] && [ \$(grep -c '^From ' $T.mbox) -eq 2 ]"
