@@ -52,7 +52,7 @@ static ssize_t ordered(struct results_index *ix, const struct index_job *job,
 	struct index_commit **v = xcalloc(nc, sizeof(*v));
 	char err[1024], **labels;
 	ssize_t n;
-	size_t k = 0;
+	size_t k = 0, *point;
 
 	*out = v;
 	*off_branch = 0;
@@ -61,11 +61,13 @@ static ssize_t ordered(struct results_index *ix, const struct index_job *job,
 			v[i] = &c[i];
 		return (ssize_t)nc;
 	}
-	n = series_commits(ix, job->key, o, &labels, err, sizeof(err));
+	/* Every label, those of one commit (a sha and its prefix) together: each is a directory. */
+	n = series_labels(ix, job->key, o, &labels, &point, err, sizeof(err));
 	if (n < 0) {
 		sb_error("%s", err);
 		return -1;
 	}
+	free(point);
 	for (ssize_t i = 0; i < n; i++) {
 		for (size_t j = 0; j < nc; j++)
 			if (!strcmp(c[j].commit, labels[i])) {

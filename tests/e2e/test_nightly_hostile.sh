@@ -236,3 +236,18 @@ check "a second step at n-13, the commit after the mailed n-12: mailed too (exit
 sb nightly --results "$T" --mbox "$T.mbox"
 check "the second step the next night: the same change, not mailed again (exit 0)" bash -c \
 	"[ $rc -eq 0 ] && [ \$(grep -c '^From ' $T.mbox) -eq 2 ]"
+
+# 12. A commit stored under its full sha and under a prefix is one commit of the series with
+# --repo: the change at it is mailed against the commit before it, never against itself.
+T=$WORK/alias
+args1=()
+for i in $(seq 0 11); do
+	l1=1.0
+	[ $i -ge 6 ] && l1=0.92
+	args1+=("${shas[$i]}" $l1)
+done
+job "$T" process-1-page_fault3 "$STAT" 1 "${args1[@]}"
+job "$T" process-1-page_fault3 "$STAT" 20 "${shas[6]:0:7}" 0.92
+sb nightly --results "$T" --repo "$REPO" --branch main --dry-run
+check "--repo, the culprit stored under its sha and a prefix: one change, against the commit before" \
+	bash -c "[ $rc -eq 0 ] && [ \$(wc -l <$WORK/out) -eq 1 ] && grep -q '^would mail ${shas[6]} (base ${shas[5]}): ' $WORK/out"
