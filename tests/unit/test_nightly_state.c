@@ -84,6 +84,25 @@ static void test_round_trip(void **state)
 				       "regression"));
 	nightly_state_free(&st);
 	nightly_state_free(&back);
+	/* Names that are not UTF-8 (directory names are any bytes) are kept, byte for byte:
+	 * a change left out of the file would be mailed again every night. */
+	char *range[] = {"c4\xe9", "c5"};
+	struct nightly_key latin1 = key("wis/caf\xe9", "s", "c5", "regression");
+
+	latin1.range = range;
+	latin1.nrange = 2;
+	assert_int_equal(nightly_state_load(path, &st, err, sizeof(err)), 0);
+	assert_int_equal(nightly_state_add(&st, "<m3@h>", "t", &latin1, 1, 102), 2);
+	nightly_state_mailed(&st, 2, 300);
+	assert_int_equal(nightly_state_save(&st, err, sizeof(err)), 0);
+	assert_int_equal(nightly_state_load(path, &back, err, sizeof(err)), 0);
+	assert_int_equal(back.n, 3);
+	assert_string_equal(back.msgs[2].keys[0].job, "wis/caf\xe9");
+	assert_string_equal(back.msgs[2].keys[0].range[0], "c4\xe9");
+	assert_ptr_equal(nightly_state_find(&back, "wis/caf\xe9", "s", "c5", "regression"),
+			 &back.msgs[2]);
+	nightly_state_free(&st);
+	nightly_state_free(&back);
 }
 
 /* Each bad file: -1, the message names the file, and says what is wrong. */
@@ -94,7 +113,14 @@ static void test_bad_files(void **state)
 	} bad[] = {
 	    {"not json", "not a nightly state file"},
 	    {"[]", "no \"version\""},
-	    {"{\"version\": 2, \"messages\": []}", "state version 2"},
+	    {"{\"version\": 3, \"messages\": []}", "state version 3"},
+	    {"{\"version\": 2}\n[1]\n", "line 2 is not an object"},
+	    {"{\"version\": 2}\n\n", "line 2: empty"},
+	    {"{\"version\": 2}\n{\"message_id\": \"<a@b>\"\n", "line 2:"},
+	    {"{\"version\": 2}\n{\"message_id\": \"<a@b>\", \"status\": \"mailed\", \"time\": 1, "
+	     "\"changes\": [{\"job\": {\"hex\": \"6a0\"}, \"stat\": \"s\", \"commit\": \"c\", "
+	     "\"kind\": \"regression\"}]}\n",
+	     "\"job\" is missing or not a string"},
 	    {"{\"version\": 1}", "\"messages\""},
 	    {"{\"version\": 1, \"messages\": [1]}", "messages[0] is not an object"},
 	    {"{\"version\": 1, \"messages\": [{\"message_id\": \"<a@b>\", \"status\": \"sent\", "
