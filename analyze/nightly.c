@@ -38,10 +38,9 @@ static bool kind_wanted(enum verdict v, bool all_stats)
 /* Add a change unless the list has it (a change point and the previous-commit comparison
  * naming the same one); range: the commits it may be at (nrange of them, commit among them),
  * or none. */
-static int add_change(struct change_list *l, const char *job, const char *stat,
-		      const char *commit, const char *base, const char *next, double change,
-		      bool absolute, enum verdict v, double p, bool from_cp, char *const *range,
-		      size_t nrange)
+static int add_change(struct change_list *l, const char *job, const char *stat, const char *commit,
+		      const char *base, double change, bool absolute, enum verdict v, double p,
+		      bool from_cp, char *const *range, size_t nrange)
 {
 	struct nightly_change *c;
 
@@ -63,7 +62,6 @@ static int add_change(struct change_list *l, const char *job, const char *stat,
 				     .stat = strdup(stat),
 				     .commit = strdup(commit),
 				     .base = strdup(base),
-				     .next = strdup(next),
 				     .change = change,
 				     .absolute = absolute,
 				     .verdict = v,
@@ -74,7 +72,7 @@ static int add_change(struct change_list *l, const char *job, const char *stat,
 	for (size_t i = 0; c->range && i < nrange; i++)
 		if ((c->range[c->nrange] = strdup(range[i])))
 			c->nrange++;
-	return c->job && c->stat && c->commit && c->base && c->next && c->nrange == nrange ? 0
+	return c->job && c->stat && c->commit && c->base && c->nrange == nrange ? 0
 											  : -1;
 }
 
@@ -85,7 +83,6 @@ void nightly_changes_free(struct nightly_change *c, size_t n)
 		free(c[i].stat);
 		free(c[i].commit);
 		free(c[i].base);
-		free(c[i].next);
 		for (size_t k = 0; k < c[i].nrange; k++)
 			free(c[i].range[k]);
 		free(c[i].range);
@@ -138,9 +135,8 @@ static int stat_changes(struct results_index *ix, const struct nightly_opts *o, 
 		for (size_t k = c->lo; k <= c->hi && nr < NIGHTLY_RANGE_MAX; k++)
 			range[nr++] = s.points[k].commit;
 		if (add_change(l, key, stat, s.points[c->index].commit,
-			       s.points[c->index - 1].commit,
-			       c->index + 1 < s.n ? s.points[c->index + 1].commit : "",
-			       c->change_pct, false, c->verdict, c->p, true, range, nr)) {
+			       s.points[c->index - 1].commit, c->change_pct, false, c->verdict,
+			       c->p, true, range, nr)) {
 			snprintf(err, errlen, "out of memory");
 			rc = -1;
 		}
@@ -180,7 +176,7 @@ static int latest_changes(const struct nightly_opts *o, const char *key, struct 
 		if ((!o->all_stats && (!headline || strcmp(r->name, headline))) ||
 		    !night_cleared(l, r->name))
 			continue;
-		if (add_change(l, key, r->name, g[1].commit, base, "", r->change[1], r->absolute,
+		if (add_change(l, key, r->name, g[1].commit, base, r->change[1], r->absolute,
 			       r->verdict[1], r->p[1], false, NULL, 0)) {
 			comparison_free(&c);
 			snprintf(err, errlen, "out of memory");
@@ -191,11 +187,23 @@ static int latest_changes(const struct nightly_opts *o, const char *key, struct 
 	return 0;
 }
 
+/* The commit (index among series_commits's) that stored label is, from series_labels's
+ * labels all[0..na) and their point[]: -1 when it is none of them. */
+static ssize_t point_of(char **all, const size_t *point, ssize_t na, const char *label)
+{
+	for (ssize_t a = 0; a < na; a++)
+		if (!strcmp(all[a], label))
+			return (ssize_t)point[a];
+	return -1;
+}
+
 /* The failure stats of the job that appear at a commit of the series after commits that had
  * none: each one at the first commit whose runs have it (not the series' first commit: no
- * history, nothing is new there). */
+ * history, nothing is new there).  labels[0..nl): the series' commits; all[0..na) every stored
+ * label, point[] the commit each is (a sha and its prefix stored apart are one). */
 static int failure_changes(struct results_index *ix, const char *key, char **labels, ssize_t nl,
-			   struct change_list *l, char *err, size_t errlen)
+			   char **all, const size_t *point, ssize_t na, struct change_list *l,
+			   char *err, size_t errlen)
 {
 	char **names = NULL;
 	ssize_t ns = index_stat_names(ix, key, &names);
@@ -210,26 +218,32 @@ static int failure_changes(struct results_index *ix, const char *key, char **lab
 		ssize_t nv = stat_family_is_failure(names[i])
 				 ? index_stat_values(ix, key, names[i], &v)
 				 : 0;
-		ssize_t first = nl;
+		ssize_t first = nl, at;
 		unsigned with = 0, runs = 0;
 
 		for (ssize_t k = 0; k < nv; k++) /* the earliest commit of the series with it */
-			for (ssize_t c = 0; c < first; c++)
-				if (v[k].value != 0 && !strcmp(v[k].commit, labels[c]))
-					first = c;
+			if (v[k].value != 0 && (at = point_of(all, point, na, v[k].commit)) >= 0 &&
+			    at < first)
+				first = at;
 		for (ssize_t k = 0; first > 0 && first < nl && k < nv; k++)
-			if (!strcmp(v[k].commit, labels[first]))
+			if (point_of(all, point, na, v[k].commit) == first)
 				with += v[k].value != 0;
 		if (first > 0 && first < nl) {
-			struct index_commit *ic = NULL;
-			ssize_t nc = index_commits(ix, key, labels[first], &ic);
+			for (ssize_t a = 0; a < na; a++) {
+				struct index_commit *ic = NULL;
+				ssize_t nc = (ssize_t)point[a] == first
+						 ? index_commits(ix, key, all[a], &ic)
+						 : 0;
 
-			runs = nc > 0 ? (unsigned)ic[0].runs : with;
-			if (nc > 0)
-				index_commits_free(ic, (size_t)nc);
-			if (add_change(l, key, names[i], labels[first], labels[first - 1],
-				       first + 1 < nl ? labels[first + 1] : "", with, true, V_NONE,
-				       NAN, false, NULL, 0)) {
+				if (nc > 0) {
+					runs += (unsigned)ic[0].runs;
+					index_commits_free(ic, (size_t)nc);
+				}
+			}
+			if (!runs)
+				runs = with;
+			if (add_change(l, key, names[i], labels[first], labels[first - 1], with,
+				       true, V_NONE, NAN, false, NULL, 0)) {
 				snprintf(err, errlen, "out of memory");
 				rc = -1;
 			} else {
@@ -278,14 +292,20 @@ static int job_changes(struct results_index *ix, const struct nightly_opts *o, c
 {
 	const struct series_order ord = {.repo = o->repo, .branch = o->branch};
 	struct result_group g[2] = {0};
-	char **labels = NULL, **stats = NULL, mix[2048];
-	ssize_t nl, ns = 0, latest, prev;
+	char **labels = NULL, **all = NULL, **stats = NULL, mix[2048];
+	size_t *point = NULL;
+	ssize_t nl, na, ns = 0, latest, prev;
 	const char *headline;
 	int rc = -1;
 
 	nl = series_commits(ix, key, &ord, &labels, err, errlen);
 	if (nl <= 0)
 		return nl < 0 ? -1 : 0;
+	na = series_labels(ix, key, &ord, &all, &point, err, errlen);
+	if (na < 0) {
+		labels_free(labels, nl);
+		return -1;
+	}
 	/* What the job declares, from its latest commit that has a usable run (a night whose
 	 * runs all broke is no reason to stop watching the job). */
 	latest = load_before(o->root, key, labels, nl, &g[1], err, errlen);
@@ -313,7 +333,7 @@ static int job_changes(struct results_index *ix, const struct nightly_opts *o, c
 				 errlen))
 			goto out;
 	}
-	if (failure_changes(ix, key, labels, nl, l, err, errlen))
+	if (failure_changes(ix, key, labels, nl, all, point, na, l, err, errlen))
 		goto out;
 	prev = load_before(o->root, key, labels, latest, &g[0], err, errlen);
 	/* A note, not a refusal: a nightly watches on whatever the fleet ran. */
@@ -326,6 +346,8 @@ out:
 	group_free(&g[0]);
 	group_free(&g[1]);
 	labels_free(labels, nl);
+	labels_free(all, na);
+	free(point);
 	labels_free(stats, ns);
 	return rc;
 }
@@ -380,9 +402,9 @@ bool nightly_known(const struct nightly_state *st, const struct nightly_change *
 	size_t n;
 	char *const *commits = change_commits(c, &n);
 
+	/* Not a commit next to a recorded one: a second step at the commit after a mailed one is
+	 * a change of its own.  A change point that a later night moves stays in its range. */
 	return nightly_state_find(st, c->job, c->stat, c->commit, kind) ||
-	       (c->base[0] && nightly_state_find(st, c->job, c->stat, c->base, kind)) ||
-	       (c->next[0] && nightly_state_find(st, c->job, c->stat, c->next, kind)) ||
 	       nightly_state_meets(st, c->job, c->stat, kind, commits, n, NULL);
 }
 

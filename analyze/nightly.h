@@ -29,10 +29,9 @@ struct nightly_opts {
 };
 
 /* One change found: job's stat moved at commit (the first commit after the change), base is
- * the commit before it in the job's series, prev_commit/next_commit its neighbours ("" at the
- * ends) for recognising a change point that moved by one commit as the one mailed. */
+ * the commit before it in the job's series. */
 struct nightly_change {
-	char *job, *stat, *commit, *base, *next;
+	char *job, *stat, *commit, *base;
 	double change; /* % (absolute stats: the delta) */
 	bool absolute;
 	enum verdict verdict;
@@ -66,8 +65,9 @@ int nightly_find(struct results_index *ix, const struct nightly_opts *o,
 		 size_t errlen);
 void nightly_changes_free(struct nightly_change *c, size_t n);
 
-/* Whether st records the change already: the same job, stat and kind at its commit, or at
- * the commit next to it (a change point placed one commit apart on a later night). */
+/* Whether st records the change already: the same job, stat and kind at its commit, or with a
+ * range that meets its range (its commit alone when it has none).  A commit next to a recorded
+ * one is not enough: a second step right after a mailed one is a change of its own. */
 bool nightly_known(const struct nightly_state *st, const struct nightly_change *c);
 
 /* Deliver every message st holds as pending (a run killed between recording and marking

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,6 +89,67 @@ void nightly_state_free(struct nightly_state *st)
 	memset(st, 0, sizeof(*st));
 }
 
+/* A name as the file keeps it: a JSON string, or {"hex": "..."} for one that is not UTF-8
+ * (directory names are any bytes, and JSON holds UTF-8 only; dropping one would mail its
+ * change again every night).  *s malloc'd; 0, or -1 when v is neither or out of memory. */
+static int name_value(json_t *v, char **s)
+{
+	const char *hex = json_string_value(json_object_get(v, "hex"));
+	size_t n;
+
+	*s = NULL;
+	if (json_is_string(v))
+		return (*s = strdup(json_string_value(v))) ? 0 : -1;
+	if (!json_is_object(v) || json_object_size(v) != 1 || !hex || (n = strlen(hex)) % 2)
+		return -1;
+	if (!(*s = malloc(n / 2 + 1)))
+		return -1;
+	for (size_t i = 0; i < n / 2; i++) {
+		unsigned b;
+
+		if (sscanf(hex + 2 * i, "%2x", &b) != 1 || !b ||
+		    !strchr("0123456789abcdef", hex[2 * i]) ||
+		    !strchr("0123456789abcdef", hex[2 * i + 1])) {
+			free(*s);
+			*s = NULL;
+			return -1;
+		}
+		(*s)[i] = (char)b;
+	}
+	(*s)[n / 2] = '\0';
+	return 0;
+}
+
+/* A name as name_value reads it. */
+static json_t *name_json(const char *s)
+{
+	json_t *v = json_string(s), *o;
+	char *hex;
+	size_t n;
+
+	if (v || !s)
+		return v;
+	n = strlen(s);
+	if (!(hex = malloc(2 * n + 1)))
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		snprintf(hex + 2 * i, 3, "%02x", (unsigned char)s[i]);
+	o = json_pack("{s:s}", "hex", hex);
+	free(hex);
+	return o;
+}
+
+/* A name member of o (name_value's), malloc'd in *s, or -1 with err naming the file, the
+ * place and the key. */
+static int name_member(json_t *o, const char *key, char **s, const char *path, const char *where,
+		       char *err, size_t errlen)
+{
+	if (!name_value(json_object_get(o, key), s))
+		return 0;
+	snprintf(err, errlen, "%s: %s: \"%s\" is missing or not a string", path, where, key);
+	return -1;
+}
+
 /* A string member of o, or NULL with err naming the file, the place and the key. */
 static const char *str_member(json_t *o, const char *key, const char *path, const char *where,
 			      char *err, size_t errlen)
@@ -118,13 +180,9 @@ static int load_range(json_t *c, struct nightly_key *key, const char *path, cons
 		return -1;
 	}
 	json_array_foreach(r, i, v) {
-		if (!json_is_string(v)) {
+		if (name_value(v, &key->range[key->nrange])) {
 			snprintf(err, errlen, "%s: %s: \"range\"[%zu] is not a string", path, where,
 				 i);
-			return -1;
-		}
-		if (!(key->range[key->nrange] = strdup(json_string_value(v)))) {
-			snprintf(err, errlen, "%s: out of memory", path);
 			return -1;
 		}
 		key->nrange++;
@@ -132,14 +190,15 @@ static int load_range(json_t *c, struct nightly_key *key, const char *path, cons
 	return 0;
 }
 
-static int load_message(json_t *o, const char *path, size_t i, struct nightly_message *m,
-			char *err, size_t errlen)
+/* Message o into m; where: "messages[I]" (version 1) or "line N" (version 2). */
+static int load_message(json_t *o, const char *path, const char *msg_where,
+			struct nightly_message *m, char *err, size_t errlen)
 {
-	char where[64];
+	char where[96];
 	const char *id, *status, *text = NULL;
 	json_t *keys, *t;
 
-	snprintf(where, sizeof(where), "messages[%zu]", i);
+	snprintf(where, sizeof(where), "%s", msg_where);
 	if (!json_is_object(o)) {
 		snprintf(err, errlen, "%s: %s is not an object", path, where);
 		return -1;
@@ -174,26 +233,19 @@ static int load_message(json_t *o, const char *path, size_t i, struct nightly_me
 		goto nomem;
 	for (size_t k = 0; k < json_array_size(keys); k++) {
 		json_t *c = json_array_get(keys, k);
-		const char *v[4];
-		static const char *const names[4] = {"job", "stat", "commit", "kind"};
 
-		snprintf(where, sizeof(where), "messages[%zu].changes[%zu]", i, k);
+		snprintf(where, sizeof(where), "%s.changes[%zu]", msg_where, k);
 		if (!json_is_object(c)) {
 			snprintf(err, errlen, "%s: %s is not an object", path, where);
 			return -1;
 		}
-		for (int f = 0; f < 4; f++)
-			if (!(v[f] = str_member(c, names[f], path, where, err, errlen)))
-				return -1;
 		struct nightly_key *key = &m->keys[m->nkeys++];
 
-		key->job = strdup(v[0]);
-		key->stat = strdup(v[1]);
-		key->commit = strdup(v[2]);
-		key->kind = strdup(v[3]);
-		if (!key->job || !key->stat || !key->commit || !key->kind)
-			goto nomem;
-		if (load_range(c, key, path, where, err, errlen))
+		if (name_member(c, "job", &key->job, path, where, err, errlen) ||
+		    name_member(c, "stat", &key->stat, path, where, err, errlen) ||
+		    name_member(c, "commit", &key->commit, path, where, err, errlen) ||
+		    name_member(c, "kind", &key->kind, path, where, err, errlen) ||
+		    load_range(c, key, path, where, err, errlen))
 			return -1;
 	}
 	t = json_object_get(o, "follow_up_of");
@@ -209,12 +261,94 @@ nomem:
 	return -1;
 }
 
+/* Room for one more message in st: 0, or -1 when out of memory. */
+static int grow(struct nightly_state *st, size_t *cap)
+{
+	struct nightly_message *v;
+
+	if (st->n < *cap)
+		return 0;
+	v = realloc(st->msgs, (*cap = *cap ? 2 * *cap : 64) * sizeof(*v));
+	if (!v)
+		return -1;
+	st->msgs = v;
+	return 0;
+}
+
+/* Version 2: after the first line, one message per line (buf[0..len), the header's line
+ * skipped).  A line is parsed and dropped before the next: the file is never one tree. */
+static int load_lines(struct nightly_state *st, const char *buf, size_t len, const char *path,
+		      char *err, size_t errlen)
+{
+	size_t cap = 0, line = 1;
+	const char *p = memchr(buf, '\n', len), *end = buf + len;
+	char where[32];
+
+	for (p = p ? p + 1 : end; p < end; line++) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = (size_t)((nl ? nl : end) - p);
+		json_error_t je;
+		json_t *o;
+
+		if (!n) {
+			snprintf(err, errlen, "%s: line %zu: empty (a message a line)", path,
+				 line + 1);
+			return -1;
+		}
+		o = json_loadb(p, n, JSON_REJECT_DUPLICATES, &je);
+		if (!o) {
+			snprintf(err, errlen, "%s: line %zu: %s", path, line + 1, je.text);
+			return -1;
+		}
+		snprintf(where, sizeof(where), "line %zu", line + 1);
+		if (grow(st, &cap)) {
+			json_decref(o);
+			snprintf(err, errlen, "%s: out of memory", path);
+			return -1;
+		}
+		memset(&st->msgs[st->n], 0, sizeof(*st->msgs));
+		st->n++;
+		int rc = load_message(o, path, where, &st->msgs[st->n - 1], err, errlen);
+
+		json_decref(o);
+		if (rc)
+			return -1;
+		p = nl ? nl + 1 : end;
+	}
+	return 0;
+}
+
+/* Version 1: one document, {"version": 1, "messages": [...]}. */
+static int load_document(struct nightly_state *st, json_t *root, const char *path, char *err,
+			 size_t errlen)
+{
+	json_t *msgs = json_object_get(root, "messages");
+	char where[40];
+	int rc = 0;
+
+	if (!json_is_array(msgs)) {
+		snprintf(err, errlen, "%s: \"messages\" is missing or not an array", path);
+		return -1;
+	}
+	if (json_array_size(msgs) &&
+	    !(st->msgs = calloc(json_array_size(msgs), sizeof(*st->msgs)))) {
+		snprintf(err, errlen, "%s: out of memory", path);
+		return -1;
+	}
+	for (size_t i = 0; !rc && i < json_array_size(msgs); i++) {
+		snprintf(where, sizeof(where), "messages[%zu]", i);
+		rc = load_message(json_array_get(msgs, i), path, where, &st->msgs[i], err, errlen);
+		st->n = i + 1;
+	}
+	return rc;
+}
+
 int nightly_state_load(const char *path, struct nightly_state *st, char *err, size_t errlen)
 {
-	char *buf = NULL, why[1024];
+	char *buf = NULL, *nl, why[1024];
 	size_t len;
 	json_error_t je;
-	json_t *root, *msgs, *v;
+	json_t *root, *v;
 	int rc = -1;
 
 	memset(st, 0, sizeof(*st));
@@ -229,6 +363,18 @@ int nightly_state_load(const char *path, struct nightly_state *st, char *err, si
 		snprintf(err, errlen, "%s", why);
 		return -1;
 	}
+	/* Version 2's first line is the header alone; version 1's is part of one document. */
+	nl = memchr(buf, '\n', len);
+	root = nl ? json_loadb(buf, (size_t)(nl - buf), JSON_REJECT_DUPLICATES, NULL) : NULL;
+	v = json_object_get(root, "version");
+	if (json_is_integer(v) && json_integer_value(v) == NIGHTLY_STATE_VERSION &&
+	    json_object_size(root) == 1) {
+		json_decref(root);
+		rc = load_lines(st, buf, len, path, err, errlen);
+		free(buf);
+		return rc;
+	}
+	json_decref(root);
 	root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &je);
 	free(buf);
 	if (!root) {
@@ -237,25 +383,13 @@ int nightly_state_load(const char *path, struct nightly_state *st, char *err, si
 		return -1;
 	}
 	v = json_object_get(root, "version");
-	msgs = json_object_get(root, "messages");
-	if (!json_is_object(root) || !json_is_integer(v)) {
+	if (!json_is_object(root) || !json_is_integer(v))
 		snprintf(err, errlen, "%s: not a nightly state file: no \"version\"", path);
-	} else if (json_integer_value(v) != NIGHTLY_STATE_VERSION) {
-		snprintf(err, errlen, "%s: state version %lld, this scalebench reads %d", path,
-			 (long long)json_integer_value(v), NIGHTLY_STATE_VERSION);
-	} else if (!json_is_array(msgs)) {
-		snprintf(err, errlen, "%s: \"messages\" is missing or not an array", path);
-	} else if (json_array_size(msgs) &&
-		   !(st->msgs = calloc(json_array_size(msgs), sizeof(*st->msgs)))) {
-		snprintf(err, errlen, "%s: out of memory", path);
-	} else {
-		rc = 0;
-		for (size_t i = 0; !rc && i < json_array_size(msgs); i++) {
-			rc = load_message(json_array_get(msgs, i), path, i, &st->msgs[i], err,
-					  errlen);
-			st->n = i + 1;
-		}
-	}
+	else if (json_integer_value(v) != 1)
+		snprintf(err, errlen, "%s: state version %lld, this scalebench reads 1 and %d",
+			 path, (long long)json_integer_value(v), NIGHTLY_STATE_VERSION);
+	else
+		rc = load_document(st, root, path, err, errlen);
 	json_decref(root);
 	return rc;
 }
@@ -269,50 +403,68 @@ static json_t *message_json(const struct nightly_message *m)
 		json_decref(keys);
 		return NULL;
 	}
-	json_object_set_new(o, "message_id", json_string(m->message_id));
-	json_object_set_new(o, "status", json_string(m->mailed ? "mailed" : "pending"));
-	json_object_set_new(o, "time", json_integer(m->time));
-	for (size_t k = 0; k < m->nkeys; k++) {
-		json_t *key = json_pack("{s:s, s:s, s:s, s:s}", "job", m->keys[k].job, "stat",
-					m->keys[k].stat, "commit", m->keys[k].commit, "kind",
-					m->keys[k].kind);
-		json_t *range = m->keys[k].nrange ? json_array() : NULL;
-
-		for (size_t i = 0; range && i < m->keys[k].nrange; i++)
-			json_array_append_new(range, json_string(m->keys[k].range[i]));
-		if (key && range)
-			json_object_set_new(key, "range", range);
-		json_array_append_new(keys, key);
+	if (json_object_set_new(o, "message_id", json_string(m->message_id)) ||
+	    json_object_set_new(o, "status", json_string(m->mailed ? "mailed" : "pending")) ||
+	    json_object_set_new(o, "time", json_integer(m->time))) {
+		json_decref(o);
+		json_decref(keys);
+		return NULL;
 	}
-	json_object_set_new(o, "changes", keys);
+	/* Any member that cannot be made fails the message: a change left out would be mailed
+	 * again. */
+	bool bad = false;
+
+	for (size_t k = 0; k < m->nkeys; k++) {
+		const struct nightly_key *c = &m->keys[k];
+		json_t *key = json_object(), *range = c->nrange ? json_array() : NULL;
+
+		bad |= !key || json_object_set_new(key, "job", name_json(c->job)) ||
+		       json_object_set_new(key, "stat", name_json(c->stat)) ||
+		       json_object_set_new(key, "commit", name_json(c->commit)) ||
+		       json_object_set_new(key, "kind", name_json(c->kind));
+		for (size_t i = 0; range && i < c->nrange; i++)
+			bad |= json_array_append_new(range, name_json(c->range[i]));
+		if (c->nrange)
+			bad |= !key || json_object_set_new(key, "range", range);
+		bad |= json_array_append_new(keys, key);
+	}
+	bad |= json_object_set_new(o, "changes", keys);
 	if (m->follow_up_of)
-		json_object_set_new(o, "follow_up_of", json_string(m->follow_up_of));
+		bad |= json_object_set_new(o, "follow_up_of", json_string(m->follow_up_of));
 	if (!m->mailed && m->text)
-		json_object_set_new(o, "text", json_string(m->text));
+		bad |= json_object_set_new(o, "text", json_string(m->text));
+	if (bad) {
+		json_decref(o);
+		return NULL;
+	}
 	return o;
 }
 
 int nightly_state_save(const struct nightly_state *st, char *err, size_t errlen)
 {
-	json_t *root = json_pack("{s:i, s:[]}", "version", NIGHTLY_STATE_VERSION, "messages");
-	json_t *msgs = json_object_get(root, "messages");
 	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
 	int rc = -1;
+	bool ok = f && fprintf(f, "{\"version\": %d}\n", NIGHTLY_STATE_VERSION) > 0;
 
-	for (size_t i = 0; msgs && i < st->n; i++)
-		if (json_array_append_new(msgs, message_json(&st->msgs[i])))
-			msgs = NULL;
-	text = msgs ? json_dumps(root, JSON_INDENT(1) | JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
-	if (!text) {
-		snprintf(err, errlen, "%s: out of memory", st->path);
-	} else {
-		size_t len = strlen(text);
+	/* A message a line, each dumped and dropped before the next: the file is never one
+	 * tree in memory (300,000 messages were 700 MB as one). */
+	for (size_t i = 0; ok && i < st->n; i++) {
+		json_t *m = message_json(&st->msgs[i]);
 
-		text[len] = '\n';
-		rc = file_write(st->path, text, len + 1, err, errlen);
+		ok = m && json_dumpf(m, f, JSON_COMPACT | JSON_ENSURE_ASCII) == 0 &&
+		     fputc('\n', f) != EOF;
+		json_decref(m);
 	}
+	if (f && fclose(f))
+		ok = false;
+	if (!ok)
+		snprintf(err, errlen, "%s: out of memory, or a message that cannot be written",
+			 st->path);
+	else
+		rc = file_write(st->path, text, len, err, errlen);
 	free(text);
-	json_decref(root);
 	return rc;
 }
 

@@ -15,8 +15,12 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define NIGHTLY_STATE_FILE    ".scalebench-nightly.json"
-#define NIGHTLY_STATE_VERSION 1
+#define NIGHTLY_STATE_FILE ".scalebench-nightly.json"
+/* Version 2 is JSON Lines: {"version": 2} on the first line, then one message a line (an
+ * object as version 1's "messages" held), so that neither reading nor writing ever holds the
+ * whole file as one JSON tree; names that are not UTF-8 are {"hex": "..."} (their bytes).
+ * Version 1, {"version": 1, "messages": [...]}, is still read; it is written as 2. */
+#define NIGHTLY_STATE_VERSION 2
 
 /* One change: the job's key, the stat, the culprit commit (the first after the change), its
  * kind (verdict_name: "regression", "improvement", "changed-up", ...) and the commits it may

@@ -172,8 +172,12 @@ static int parse_date(const char *s, int64_t *t)
 }
 
 struct ordered {
-	struct index_commit *c; /* every commit of the job, in series order */
-	size_t n;
+	/* Every stored label of the job, in series order; point[i] the commit label i is (its
+	 * index among the series' commits): with a repository, the labels of one commit (its
+	 * full sha, prefixes of it stored apart) are adjacent and one commit, the longest first. */
+	struct index_commit *c;
+	size_t *point;
+	size_t n, npoints;
 	struct index_commit *all_; /* what index_commits gave */
 	size_t nall_;
 };
@@ -181,6 +185,7 @@ struct ordered {
 static void ordered_free(struct ordered *o)
 {
 	free(o->c);
+	free(o->point);
 	index_commits_free(o->all_, o->nall_);
 	memset(o, 0, sizeof(*o));
 }
@@ -190,11 +195,18 @@ struct placed {
 	struct index_commit *c;
 };
 
+/* By position on the branch; labels of one commit the longest (the full sha) first, then as
+ * the index gave them (qsort is not stable). */
 static int by_pos(const void *a, const void *b)
 {
 	const struct placed *x = a, *y = b;
+	size_t lx = strlen(x->c->commit), ly = strlen(y->c->commit);
 
-	return (x->pos > y->pos) - (x->pos < y->pos);
+	if (x->pos != y->pos)
+		return (x->pos > y->pos) - (x->pos < y->pos);
+	if (lx != ly)
+		return lx < ly ? 1 : -1;
+	return (x->c > y->c) - (x->c < y->c);
 }
 
 /* The commits of the job (a key) in series order, cut by o->since. */
@@ -233,7 +245,8 @@ static int order_commits(struct results_index *ix, const char *key, const struct
 	out->nall_ = (size_t)n;
 	pl = calloc(n ? (size_t)n : 1, sizeof(*pl));
 	out->c = calloc(n ? (size_t)n : 1, sizeof(*out->c));
-	if (!pl || !out->c) {
+	out->point = calloc(n ? (size_t)n : 1, sizeof(*out->point));
+	if (!pl || !out->c || !out->point) {
 		snprintf(err, errlen, "%s", strerror(ENOMEM));
 		goto fail;
 	}
@@ -293,11 +306,21 @@ static int order_commits(struct results_index *ix, const char *key, const struct
 				goto fail;
 			}
 		}
+		/* A commit is cut whole: from the first of its labels. */
+		while (o->repo && since_pos > 0 && pl[since_pos - 1].pos == pl[since_pos].pos)
+			since_pos--;
 	}
 	for (size_t i = 0; i < k; i++) {
 		if (by_date ? pl[i].c->first_started < since_time
 			    : since_pos >= 0 && (ssize_t)i < since_pos)
 			continue;
+		/* One commit, one point: a label at the position of the one before is that
+		 * commit (a sha and its prefix stored apart).  Without a repository labels are
+		 * free-form: each is a commit of its own. */
+		if (!(o->repo && out->n && i && pl[i].pos == pl[i - 1].pos &&
+		      out->c[out->n - 1].commit == pl[i - 1].c->commit))
+			out->npoints++;
+		out->point[out->n] = out->npoints - 1;
 		out->c[out->n++] = *pl[i].c;
 	}
 	free(pl);
@@ -310,14 +333,46 @@ fail:
 	return -1;
 }
 
-ssize_t series_commits(struct results_index *ix, const char *job, const struct series_order *o,
-		       char ***out, char *err, size_t errlen)
+/* The labels of ord (every one, or with first_only the first of each commit) copied into
+ * *out, and with point each one's commit index: how many, or -1 when out of memory. */
+static ssize_t copy_labels(const struct ordered *ord, bool first_only, char ***out, size_t **point)
+{
+	char **v = calloc(ord->n ? ord->n : 1, sizeof(*v));
+	size_t k = 0, *pt = point ? calloc(ord->n ? ord->n : 1, sizeof(*pt)) : NULL;
+
+	if (!v || (point && !pt))
+		goto nomem;
+	for (size_t i = 0; i < ord->n; i++) {
+		if (first_only && i && ord->point[i] == ord->point[i - 1])
+			continue;
+		if (!(v[k] = strdup(ord->c[i].commit)))
+			goto nomem;
+		if (pt)
+			pt[k] = ord->point[i];
+		k++;
+	}
+	*out = v;
+	if (point)
+		*point = pt;
+	return (ssize_t)k;
+nomem:
+	for (size_t i = 0; v && i < k; i++)
+		free(v[i]);
+	free(v);
+	free(pt);
+	return -1;
+}
+
+static ssize_t labels_of(struct results_index *ix, const char *job, const struct series_order *o,
+			 bool first_only, char ***out, size_t **point, char *err, size_t errlen)
 {
 	struct ordered ord;
 	char *key;
-	char **v;
+	ssize_t n;
 
 	*out = NULL;
+	if (point)
+		*point = NULL;
 	if (resolve_job(ix, job, &key, err, errlen))
 		return -1;
 	if (order_commits(ix, key, o, &ord, err, errlen)) {
@@ -325,26 +380,23 @@ ssize_t series_commits(struct results_index *ix, const char *job, const struct s
 		return -1;
 	}
 	free(key);
-	v = calloc(ord.n ? ord.n : 1, sizeof(*v));
-	for (size_t i = 0; v && i < ord.n; i++) {
-		v[i] = strdup(ord.c[i].commit);
-		if (!v[i]) {
-			while (i--)
-				free(v[i]);
-			free(v);
-			v = NULL;
-		}
-	}
-	if (!v) {
-		ordered_free(&ord);
-		snprintf(err, errlen, "%s", strerror(ENOMEM));
-		return -1;
-	}
-	*out = v;
-	size_t n = ord.n;
-
+	n = copy_labels(&ord, first_only, out, point);
 	ordered_free(&ord);
-	return (ssize_t)n;
+	if (n < 0)
+		snprintf(err, errlen, "%s", strerror(ENOMEM));
+	return n;
+}
+
+ssize_t series_commits(struct results_index *ix, const char *job, const struct series_order *o,
+		       char ***out, char *err, size_t errlen)
+{
+	return labels_of(ix, job, o, true, out, NULL, err, errlen);
+}
+
+ssize_t series_labels(struct results_index *ix, const char *job, const struct series_order *o,
+		      char ***out, size_t **point, char *err, size_t errlen)
+{
+	return labels_of(ix, job, o, false, out, point, err, errlen);
 }
 
 static int by_label(const void *a, const void *b)
@@ -403,17 +455,26 @@ int series_load(struct results_index *ix, const char *job, const char *stat,
 	s->points = calloc(ord.n ? ord.n : 1, sizeof(*s->points));
 	if (!s->stat || !s->points)
 		goto nomem;
-	for (size_t i = 0; i < ord.n; i++) {
-		size_t first, k = find_runs(v, (size_t)nv, ord.c[i].commit, &first);
+	/* One point per commit: the runs of each of its labels (ord.c[i..j)). */
+	for (size_t i = 0, j; i < ord.n; i = j) {
 		struct series_point *p = &s->points[s->n];
+		size_t first, k = 0;
 		double sum = 0;
 
+		for (j = i; j < ord.n && ord.point[j] == ord.point[i]; j++)
+			k += find_runs(v, (size_t)nv, ord.c[j].commit, &first);
 		p->runs = malloc((k ? k : 1) * sizeof(*p->runs));
 		if (!p->runs)
 			goto nomem;
-		for (size_t r = first; r < first + k; r++)
-			if (v[r].ok && v[r].value == v[r].value)
-				sum += p->runs[p->nruns++] = v[r].value;
+		p->first_started = ord.c[i].first_started;
+		for (size_t l = i; l < j; l++) {
+			k = find_runs(v, (size_t)nv, ord.c[l].commit, &first);
+			for (size_t r = first; r < first + k; r++)
+				if (v[r].ok && v[r].value == v[r].value)
+					sum += p->runs[p->nruns++] = v[r].value;
+			if (ord.c[l].first_started < p->first_started)
+				p->first_started = ord.c[l].first_started;
+		}
 		if (!p->nruns) { /* no good run has the stat: no point */
 			free(p->runs);
 			p->runs = NULL;
@@ -426,7 +487,6 @@ int series_load(struct results_index *ix, const char *job, const char *stat,
 			goto nomem;
 		}
 		p->mean = sum / (double)p->nruns;
-		p->first_started = ord.c[i].first_started;
 		s->n++;
 	}
 	index_values_free(v, (size_t)nv);

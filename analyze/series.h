@@ -26,9 +26,11 @@ struct series {
 /* How the points are ordered and cut.  repo/branch: the branch's first-parent history (git
  * rev-list --first-parent), oldest first; a stored label matches a commit when it is its full
  * sha or an unambiguous prefix of at least 7 hex digits; labels not on the branch are left
- * out.  Without repo: the time of each commit's first run.  since: a date (YYYY-MM-DD, or
- * YYYY-MM-DDTHH:MM:SS) or a commit (a label, or with repo any revision): points before it are
- * left out. */
+ * out; the labels of one commit (its sha and a prefix, stored apart) are one point, with the
+ * runs of all of them, named by the longest label.  Without repo: the time of each commit's
+ * first run, each label a commit of its own (labels are free-form: nothing says two are one).
+ * since: a date (YYYY-MM-DD, or YYYY-MM-DDTHH:MM:SS) or a commit (a label, or with repo any
+ * revision): points before it are left out. */
 struct series_order {
 	const char *repo, *branch, *since;
 };
@@ -46,9 +48,13 @@ int series_headline_stat(struct results_index *ix, const char *job, char **stat,
 			 size_t errlen);
 
 /* The commit labels of job (key or path_params) in the order series_load gives (every
- * commit with a run, failures included).  Returns how many (*out: free each and the array),
- * or -1 with err. */
+ * commit with a run, failures included), one per commit: the one series_load names its point
+ * by.  Returns how many (*out: free each and the array), or -1 with err. */
 ssize_t series_commits(struct results_index *ix, const char *job, const struct series_order *o,
 		       char ***out, char *err, size_t errlen);
+/* Every stored label of job in that order, those of one commit adjacent, and (*point)[i] the
+ * commit label i is: its index among series_commits's (free *point too). */
+ssize_t series_labels(struct results_index *ix, const char *job, const struct series_order *o,
+		      char ***out, size_t **point, char *err, size_t errlen);
 
 #endif

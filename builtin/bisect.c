@@ -138,8 +138,12 @@ static json_t *strings_json(const char *const *v, size_t n)
 {
 	json_t *a = json_array();
 
+	/* NULL, not a shorter list, for a value JSON cannot hold (not UTF-8). */
 	for (size_t i = 0; a && i < n; i++)
-		json_array_append_new(a, json_string(v[i]));
+		if (json_array_append_new(a, json_string(v[i]))) {
+			json_decref(a);
+			a = NULL;
+		}
 	return a;
 }
 
@@ -212,7 +216,10 @@ static json_t *plugins_save(const struct option_def *opt)
 
 	for (size_t i = 0; a && i < b->nplugins; i++) {
 		path_absolute(b->plugins[i], buf, sizeof(buf));
-		json_array_append_new(a, json_string(buf));
+		if (json_array_append_new(a, json_string(buf))) {
+			json_decref(a);
+			a = NULL;
+		}
 	}
 	return a;
 }
@@ -232,7 +239,10 @@ static json_t *overrides_save(const struct option_def *opt)
 	for (size_t i = 0; a && i < l->n; i++) {
 		char *kv = xasprintf("%s=%s", l->v[i].key, l->v[i].value);
 
-		json_array_append_new(a, json_string(kv));
+		if (json_array_append_new(a, json_string(kv))) {
+			json_decref(a);
+			a = NULL;
+		}
 		free(kv);
 	}
 	return a;
@@ -407,6 +417,20 @@ static int bisect_checked(struct bisect *b)
 	/* A resumed bisection's options are the log's: checked as the command line's are. */
 	if ((b->resume && (rc = bisect_resume_load(b))) || (rc = options_check(b)))
 		return rc;
+	/* Refused here, not dropped from the log: --resume must find every option as given. */
+	if (!b->resume) {
+		json_t *saved = options_to_json(b->opts, err, sizeof(err));
+
+		if (!saved) {
+			sb_error(
+			    "%s: the bisection log keeps every option for --resume, and it is "
+			    "JSON, which holds UTF-8 text only (give it in UTF-8: a command can "
+			    "be a script's path)",
+			    err);
+			return SB_EXIT_ERROR;
+		}
+		json_decref(saved);
+	}
 	/* Before anything runs: the URL reaches ssh. */
 	if (b->target && target_parse(b->target, &b->tgt, err, sizeof(err))) {
 		sb_error("%s", err);

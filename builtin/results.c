@@ -3,6 +3,7 @@
  * branch's first-parent order. */
 #include "builtin.h"
 #include "../analyze/series.h"
+#include "../lib/json_text.h"
 #include "../lib/text.h"
 #include "../lib/xalloc.h"
 #include "../store/index.h"
@@ -51,7 +52,7 @@ static ssize_t ordered(struct results_index *ix, const struct index_job *job,
 	struct index_commit **v = xcalloc(nc, sizeof(*v));
 	char err[1024], **labels;
 	ssize_t n;
-	size_t k = 0;
+	size_t k = 0, *point;
 
 	*out = v;
 	*off_branch = 0;
@@ -60,11 +61,13 @@ static ssize_t ordered(struct results_index *ix, const struct index_job *job,
 			v[i] = &c[i];
 		return (ssize_t)nc;
 	}
-	n = series_commits(ix, job->key, o, &labels, err, sizeof(err));
+	/* Every label, those of one commit (a sha and its prefix) together: each is a directory. */
+	n = series_labels(ix, job->key, o, &labels, &point, err, sizeof(err));
 	if (n < 0) {
 		sb_error("%s", err);
 		return -1;
 	}
+	free(point);
 	for (ssize_t i = 0; i < n; i++) {
 		for (size_t j = 0; j < nc; j++)
 			if (!strcmp(c[j].commit, labels[i])) {
@@ -146,26 +149,37 @@ static int find_jobs(struct results_index *ix, const struct results_args *a,
 }
 
 /* One job's entry of "jobs": its key's parts, its runs in all, off commits not on the branch
- * and its nv commits in order (v); appended to jarr. */
+ * and its nv commits in order (v); appended to jarr.  Names are directory names, any bytes:
+ * json_set_text keeps one that is not UTF-8 (jansson would drop the whole job). */
 static void job_json(json_t *jarr, const struct index_job *job, size_t runs, size_t off,
 		     struct index_commit **v, ssize_t nv)
 {
-	json_t *jo =
-	    json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I}", "key", job->key, "testcase",
-		      job->testcase, "path_params", job->path_params, "tbox_group", job->tbox_group,
-		      "rootfs", job->rootfs, "kconfig", job->kconfig, "compiler", job->compiler,
-		      "runs", (json_int_t)runs, "not_on_branch", (json_int_t)off);
-	json_t *ca = json_array();
+	json_t *jo = json_object(), *ca = json_array();
+	const char *const parts[][2] = {{"key", job->key},
+					{"testcase", job->testcase},
+					{"path_params", job->path_params},
+					{"tbox_group", job->tbox_group},
+					{"rootfs", job->rootfs},
+					{"kconfig", job->kconfig},
+					{"compiler", job->compiler}};
+	int bad = !jo || !ca;
 
-	for (ssize_t k = 0; k < nv; k++)
-		json_array_append_new(
-		    ca, json_pack("{s:s, s:I, s:I, s:I, s:I, s:s, s:s}", "commit", v[k]->commit,
-				  "first_started", (json_int_t)v[k]->first_started, "last_started",
-				  (json_int_t)v[k]->last_started, "runs", (json_int_t)v[k]->runs,
-				  "failed", (json_int_t)v[k]->failed, "machine", v[k]->machine,
-				  "dir", v[k]->dir));
-	json_object_set_new(jo, "commits", ca);
-	json_array_append_new(jarr, jo);
+	for (size_t i = 0; !bad && i < sizeof(parts) / sizeof(*parts); i++)
+		bad |= json_set_text(jo, parts[i][0], parts[i][1]);
+	bad |= json_object_set_new(jo, "runs", json_integer((json_int_t)runs)) ||
+	       json_object_set_new(jo, "not_on_branch", json_integer((json_int_t)off));
+	for (ssize_t k = 0; !bad && k < nv; k++) {
+		json_t *co = json_pack("{s:I, s:I, s:I, s:I}", "first_started",
+				       (json_int_t)v[k]->first_started, "last_started",
+				       (json_int_t)v[k]->last_started, "runs",
+				       (json_int_t)v[k]->runs, "failed", (json_int_t)v[k]->failed);
+
+		bad |= !co || json_set_text(co, "commit", v[k]->commit) ||
+		       json_set_text(co, "machine", v[k]->machine) ||
+		       json_set_text(co, "dir", v[k]->dir) || json_array_append_new(ca, co);
+	}
+	if (bad || json_object_set_new(jo, "commits", ca) || json_array_append_new(jarr, jo))
+		xalloc_die();
 }
 
 /* One job's table: its nc commits and runs in all, then the nv in order (v) one a line and
@@ -251,7 +265,7 @@ int cmd_results(int argc, char **argv)
 	if (a.json) {
 		all = json_object();
 		jarr = json_array();
-		json_object_set_new(all, "root", json_string(a.root));
+		json_set_text(all, "root", a.root);
 		json_object_set_new(all, "order", json_string(a.repo ? "branch" : "time"));
 		json_object_set(all, "jobs", jarr);
 	}

@@ -142,8 +142,10 @@ void options_usage(const struct command_def *cmd, const struct option_def *opts,
  * (bisect --resume): every option but OPTION_NO_STATE ones, so an option added to the table
  * is saved without more code.  A flag is a boolean, a count an integer, a number a real, a
  * string a string (absent when unset; absolute for OPTION_PATH), a callback option whatever
- * its save gives.  NULL when out of memory. */
-struct json_t *options_to_json(const struct option_def *opts);
+ * its save gives (NULL from a save: its value cannot be saved).  NULL with err when a value
+ * cannot be saved as it was given (a string that is not UTF-8, which JSON cannot hold: the
+ * command should refuse it before it starts, not lose it) or out of memory. */
+struct json_t *options_to_json(const struct option_def *opts, char *err, size_t errlen);
 /* Back from such an object: each saved option's variable set from its key (a key that is
  * absent leaves the variable as it is: a state saved before the option existed).  Strings
  * point into obj, which must outlive them.  0, or -1 with err naming the key and what was

@@ -1,6 +1,7 @@
 /* The saved state of a command's options: its option table to a JSON object and back. */
 #include "options.h"
 #include "file.h"
+#include "utf8.h"
 
 #include <jansson.h>
 #include <limits.h>
@@ -25,11 +26,14 @@ static bool saved(const struct option_def *o)
 	       (o->type != OPTION_CALLBACK || (o->save && o->load));
 }
 
-static json_t *value_json(const struct option_def *o)
+/* o's value as JSON, or NULL when unset (*bad: it cannot be saved, err says why). */
+static json_t *value_json(const struct option_def *o, bool *bad, char *err, size_t errlen)
 {
 	char abs[PATH_MAX];
-	const char *s;
+	const char *s, *at;
+	json_t *v;
 
+	*bad = false;
 	switch (o->type) {
 	case OPTION_FLAG:
 		return json_boolean(*(bool *)o->value);
@@ -42,6 +46,12 @@ static json_t *value_json(const struct option_def *o)
 			path_absolute(s, abs, sizeof(abs));
 			s = abs;
 		}
+		if ((at = utf8_first_bad(s))) {
+			snprintf(err, errlen, "--%s: byte 0x%02x at %zu is not UTF-8 text", o->name,
+				 (unsigned char)*at, (size_t)(at - s) + 1);
+			*bad = true;
+			return NULL;
+		}
 		return json_string(s);
 	case OPTION_COUNT:
 		return json_integer(*(unsigned *)o->value);
@@ -50,23 +60,37 @@ static json_t *value_json(const struct option_def *o)
 	case OPTION_PERCENT:
 		return json_real(*(double *)o->value);
 	case OPTION_CALLBACK:
-		return o->save(o);
+		/* A save gives its value, never NULL: an array of what was given, maybe empty. */
+		if (!(v = o->save(o))) {
+			snprintf(err, errlen, "--%s: a value that is not UTF-8 text", o->name);
+			*bad = true;
+		}
+		return v;
 	default:
 		return NULL;
 	}
 }
 
-json_t *options_to_json(const struct option_def *opts)
+json_t *options_to_json(const struct option_def *opts, char *err, size_t errlen)
 {
 	json_t *obj = json_object();
 	char key[128];
+	bool bad = false;
 
+	if (!obj)
+		snprintf(err, errlen, "out of memory");
 	for (const struct option_def *o = opts; obj && o->type != OPTION_END; o++) {
 		json_t *v;
 
-		if (!saved(o) || !(v = value_json(o)))
+		if (!saved(o) || !(v = value_json(o, &bad, err, errlen))) {
+			if (bad) {
+				json_decref(obj);
+				return NULL;
+			}
 			continue;
+		}
 		if (json_object_set_new(obj, state_key(o, key, sizeof(key)), v)) {
+			snprintf(err, errlen, "out of memory");
 			json_decref(obj);
 			obj = NULL;
 		}

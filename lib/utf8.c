@@ -1,5 +1,9 @@
 #include "utf8.h"
 
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
 size_t utf8_seq_len(const unsigned char *s, size_t n)
 {
 	unsigned char lo = 0x80, hi = 0xbf;
@@ -31,4 +35,35 @@ size_t utf8_seq_len(const unsigned char *s, size_t n)
 		if (s[i] < 0x80 || s[i] > 0xbf)
 			return 0;
 	return len;
+}
+
+const char *utf8_first_bad(const char *s)
+{
+	size_t n;
+
+	for (const unsigned char *p = (const unsigned char *)s; *p; p += n)
+		if (!(n = utf8_seq_len(p, SIZE_MAX)))
+			return (const char *)p;
+	return NULL;
+}
+
+char *utf8_replaced(const char *s)
+{
+	size_t len = strlen(s), k = 0, n;
+	char *out = malloc(3 * len + 1); /* a byte becomes 3 at most */
+
+	if (!out)
+		return NULL;
+	for (const unsigned char *p = (const unsigned char *)s; *p; p += n ? n : 1) {
+		n = utf8_seq_len(p, SIZE_MAX);
+		if (n) {
+			memcpy(out + k, p, n);
+			k += n;
+		} else {
+			memcpy(out + k, "\xef\xbf\xbd", 3);
+			k += 3;
+		}
+	}
+	out[k] = '\0';
+	return out;
 }

@@ -11,4 +11,12 @@
  * pass n = SIZE_MAX: its NUL is never a continuation byte. */
 size_t utf8_seq_len(const unsigned char *s, size_t n);
 
+/* The first byte of the NUL-terminated s that does not begin a well-formed sequence, or NULL
+ * when s is UTF-8 throughout (what JSON, and so jansson's json_string, takes). */
+const char *utf8_first_bad(const char *s);
+
+/* A copy of s (malloc'd; NULL when out of memory) with each byte that does not begin a
+ * well-formed sequence replaced by U+FFFD, the Unicode replacement character. */
+char *utf8_replaced(const char *s);
+
 #endif

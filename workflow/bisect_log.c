@@ -157,11 +157,16 @@ void bisect_log_step(struct bisect *b, const char *sha, const char *role, const 
 }
 
 /* The options, as the log keeps them for --resume: b's strings then point into the log. */
-static void args_store(struct bisect *b)
+static int args_store(struct bisect *b)
 {
-	json_t *a = options_to_json(b->opts);
+	char err[512];
+	json_t *a = options_to_json(b->opts, err, sizeof(err));
 
-	json_object_set_new(b->log, "args", a ? a : json_object());
+	if (!a || json_object_set_new(b->log, "args", a)) {
+		sb_error("the bisection log: %s", a ? "out of memory" : err);
+		return -1;
+	}
+	return 0;
 }
 
 /* The options from the log's args: 0, or -1 after a message naming the log. */
@@ -350,8 +355,11 @@ int bisect_log_new(struct bisect *b)
 			   "repo", b->repo, "good", b->good, "bad", b->bad, "stat", b->stat,
 			   "confidence", b->confidence, "max_runs", (int)b->max_runs, "job",
 			   b->path_params, "token", b->token, "status", "running");
-	args_store(b);
-	if (args_load(b))
+	if (!b->log) {
+		sb_error("the bisection log: out of memory");
+		return SB_EXIT_ERROR;
+	}
+	if (args_store(b) || args_load(b))
 		return SB_EXIT_ERROR;
 	b->steps = json_array();
 	b->events = json_array();

@@ -151,6 +151,20 @@ tamper plugins "a['plugins'] = [5]"
 check "--resume, a plug-in that is not a path: refused, nothing passed on as NULL" \
 	bash -c "[ $rc -eq 2 ] && grep -q \"'plugins'\" $WORK/err && ! grep -q Sanitizer $WORK/err"
 
+# A --prepare that is not UTF-8 (a Latin-1 byte): refused before anything runs, never dropped
+# from the log (which is JSON: --resume would find the bisection's args incomplete).
+LATIN1=$'true caf\xe9 && '"$PREP"
+sb bisect --repo "$REPO" --job "$WORK/job2.yaml" --stat plugin.per_thread_ops --prepare "$LATIN1" \
+	--plugin "$PLUGIN" --no-monitors --results "$WORK/results" --nr-task 1 --good "$GOOD" \
+	--bad "$BAD" --log "$WORK/latin1.json"
+check "--prepare with a Latin-1 byte: refused (exit 2) naming the option and the byte, no log" \
+	bash -c "[ $rc -eq 2 ] && grep -q -- '--prepare: byte 0xe9 at 9 is not UTF-8 text' $WORK/err && [ ! -e $WORK/latin1.json ]"
+sb bisect --repo "$REPO" --job "$WORK/job2.yaml" --stat plugin.per_thread_ops --prepare "$LATIN1" \
+	--plugin "$PLUGIN" --no-monitors --results "$WORK/results" --nr-task 1 --good "$GOOD" \
+	--bad "$BAD" --dry-run
+check "--prepare with a Latin-1 byte, --dry-run: refused as the bisection would be (exit 2)" \
+	bash -c "[ $rc -eq 2 ] && grep -q 'UTF-8' $WORK/err"
+
 # A stat the job does not produce: said after the first endpoint's runs, state reset.
 bisect --good "$GOOD" --bad "$BAD" --stat no.such_stat --results "$WORK/results4"
 check "absent stat: clear error, exit 2" \

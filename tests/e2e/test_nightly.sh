@@ -8,6 +8,17 @@
 set -u
 . "$(dirname "$0")/../lib.sh"
 
+# state_doc STATE OUT: the state file (a header line, a message a line) as one document in OUT,
+# {"version", "messages": [...]}, for json_later (nothing in OUT when it does not read).
+state_doc() {
+	python3 -c 'import json, sys
+lines = open(sys.argv[1]).read().splitlines()
+d = json.loads(lines[0])
+d["messages"] = [json.loads(l) for l in lines[1:]]
+json.dump(d, open(sys.argv[2], "w"))' "$1" "$2" 2>/dev/null || : >"$2"
+}
+
+
 SB=$(realpath "$SCALEBENCH")
 REPO=$WORK/repo
 mkdir -p "$REPO"
@@ -147,9 +158,10 @@ check "a step at commit 6 in two jobs: exit 1, says what it mailed" bash -c \
 	"[ $rc -eq 1 ] && grep -q '^mailed <nightly\.${CULPRIT:0:12}\..*>: $CULPRIT ' $WORK/out"
 mbox_ok "one message: the culprit, its base, the stat, the other job in the box" \
 	"$WORK/mbox" 1 "$CULPRIT" "$BASE"
+state_doc "$R/.scalebench-nightly.json" "$WORK/state.json"
 json_later "the state file: in the results root, the change recorded as mailed" \
-	"$R/.scalebench-nightly.json" \
-	"d['version'] == 1 and len(d['messages']) == 1 and d['messages'][0]['status'] == 'mailed' and sorted(c['job'].split('/')[1] for c in d['messages'][0]['changes']) == ['process-1-page_fault3', 'process-2-page_fault3'] and all(c['commit'] == '$CULPRIT' and c['kind'] == 'regression' for c in d['messages'][0]['changes']) and 'text' not in d['messages'][0]"
+	"$WORK/state.json" \
+	"d['version'] == 2 and len(d['messages']) == 1 and d['messages'][0]['status'] == 'mailed' and sorted(c['job'].split('/')[1] for c in d['messages'][0]['changes']) == ['process-1-page_fault3', 'process-2-page_fault3'] and all(c['commit'] == '$CULPRIT' and c['kind'] == 'regression' for c in d['messages'][0]['changes']) and 'text' not in d['messages'][0]"
 
 sb nightly "${N[@]}" --mbox "$WORK/mbox" -v
 check "second nightly: nothing new, exit 0" bash -c "[ $rc -eq 0 ] && [ ! -s $WORK/out ]"
@@ -193,8 +205,9 @@ for at in pending append; do
 			--branch main --to mm@example.org --mbox "$T.mbox" >"$WORK/out" 2>"$WORK/err"
 		exit $?
 	) 2>/dev/null || rc=$?
+	state_doc "$T/.scalebench-nightly.json" "$WORK/state.json"
 	json_later "SIGKILL after $at: killed (137), the message pending in the state" \
-		"$T/.scalebench-nightly.json" \
+		"$WORK/state.json" \
 		"$rc == 137 and d['messages'][0]['status'] == 'pending' and d['messages'][0]['text']"
 	want=0
 	[ $at = append ] && want=1
@@ -203,8 +216,9 @@ for at in pending append; do
 	sb nightly --results "$T" --repo "$REPO" --branch main --to mm@example.org --mbox "$T.mbox"
 	want=1
 	[ $at = append ] && want=0
+	state_doc "$T/.scalebench-nightly.json" "$WORK/state.json"
 	json_later "SIGKILL after $at, rerun: exit $want, the message marked mailed" \
-		"$T/.scalebench-nightly.json" \
+		"$WORK/state.json" \
 		"$rc == $want and len(d['messages']) == 1 and d['messages'][0]['status'] == 'mailed'"
 	mbox_ok "SIGKILL after $at, rerun: exactly one message" "$T.mbox" 1
 	sb nightly --results "$T" --repo "$REPO" --branch main --to mm@example.org --mbox "$T.mbox"

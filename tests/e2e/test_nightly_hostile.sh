@@ -179,10 +179,11 @@ job "$T" process-1-page_fault3 "$STAT" 1 "${S[@]}"
 ) 2>/dev/null || true
 python3 - "$T/.scalebench-nightly.json" <<'PY'
 import json, sys
-d = json.load(open(sys.argv[1]))
-m = d['messages'][0]
+lines = open(sys.argv[1]).read().splitlines()  # a header line, then a message a line
+m = json.loads(lines[1])
 m['text'] = m['text'].replace('\nSubject:', '\nBcc: victim@evil.example\nSubject:', 1)
-json.dump(d, open(sys.argv[1], 'w'))
+lines[1] = json.dumps(m)
+open(sys.argv[1], 'w').write('\n'.join(lines) + '\n')
 PY
 rc=0
 PATH=$WORK/bin:$PATH "$SB" nightly --results "$T" --sendmail >"$WORK/out" 2>"$WORK/err" || rc=$?
@@ -219,3 +220,54 @@ ln -s no-such.json "$WORK/dangling.json"
 sb nightly --results "$T" --state "$WORK/dangling.json" --mbox "$T.mbox"
 check "--state a dangling symlink: refused (exit 2), said, nothing mailed" bash -c \
 	"[ $rc -eq 2 ] && grep -q 'dangling.json.*symlink' $WORK/err && [ \$(grep -c '^From ' $T.mbox) -eq 1 ] && [ ! -e $WORK/no-such.json ]"
+
+# 11. A second regression at the commit right after a mailed one is a change of its own: only
+# the same stat, kind and an overlapping range is the mailed change.  Night 1: n-12 drops 8%
+# (the one-night comparison mails it); night 2: n-13 drops 8% more.
+T=$WORK/second
+series n 12
+job "$T" process-1-page_fault3 "$STAT" 1 "${S[@]}"
+sb nightly --results "$T" --mbox "$T.mbox"
+check "a step at the latest commit n-12: mailed (exit 1)" bash -c \
+	"[ $rc -eq 1 ] && grep -q '^mailed .* n-12 .* regression' $WORK/out"
+job "$T" process-1-page_fault3 "$STAT" 13 n-13 0.8464
+sb nightly --results "$T" --mbox "$T.mbox"
+check "a second step at n-13, the commit after the mailed n-12: mailed too (exit 1, two messages)" \
+	bash -c "[ $rc -eq 1 ] && grep -q '^mailed .* n-13 .* regression' $WORK/out && [ \$(grep -c '^From ' $T.mbox) -eq 2 ]"
+sb nightly --results "$T" --mbox "$T.mbox"
+check "the second step the next night: the same change, not mailed again (exit 0)" bash -c \
+	"[ $rc -eq 0 ] && [ \$(grep -c '^From ' $T.mbox) -eq 2 ]"
+
+# 12. A commit stored under its full sha and under a prefix is one commit of the series with
+# --repo: the change at it is mailed against the commit before it, never against itself.
+T=$WORK/alias
+args1=()
+for i in $(seq 0 11); do
+	l1=1.0
+	[ $i -ge 6 ] && l1=0.92
+	args1+=("${shas[$i]}" $l1)
+done
+job "$T" process-1-page_fault3 "$STAT" 1 "${args1[@]}"
+job "$T" process-1-page_fault3 "$STAT" 20 "${shas[6]:0:7}" 0.92
+sb nightly --results "$T" --repo "$REPO" --branch main --dry-run
+check "--repo, the culprit stored under its sha and a prefix: one change, against the commit before" \
+	bash -c "[ $rc -eq 0 ] && [ \$(wc -l <$WORK/out) -eq 1 ] && grep -q '^would mail ${shas[6]} (base ${shas[5]}): ' $WORK/out"
+
+# 23. A job whose directory name is not UTF-8 (a Latin-1 byte): its change is recorded in the
+# state file byte for byte, so it is mailed once, not again every night; the file is version 2,
+# a header line and a message a line.
+T=$WORK/latin1
+series n 6
+job "$T" process-1-cafe "$STAT" 1 "${S[@]}"
+mv "$T/will-it-scale/process-1-cafe" "$T/will-it-scale/"$'process-1-caf\xe9'
+sb nightly --results "$T" --mbox "$T.mbox"
+check "a Latin-1 path_params: its change mailed (exit 1)" bash -c "[ $rc -eq 1 ] && [ \$(grep -c '^From ' $T.mbox) -eq 1 ]"
+sb nightly --results "$T" --mbox "$T.mbox"
+check "a Latin-1 path_params, the next night: recorded, not mailed again (exit 0, one message)" \
+	bash -c "[ $rc -eq 0 ] && [ \$(grep -c '^From ' $T.mbox) -eq 1 ]"
+check "the state file: version 2, a header line and one message a line, the name's bytes kept" \
+	python3 -c "import json, sys
+lines = open('$T/.scalebench-nightly.json', 'rb').read().split(b'\n')
+assert json.loads(lines[0]) == {'version': 2} and lines[-1] == b'' and len(lines) == 3, lines[:1]
+job = json.loads(lines[1])['changes'][0]['job']
+assert bytes.fromhex(job['hex']).endswith(b'/process-1-caf\xe9/box/debian-12-x86_64/defconfig/gcc-12'), job"

@@ -98,3 +98,34 @@ check "an unknown branch: exit 2, git's words" bash -c "[ $rc -eq 2 ] && grep -q
 mk_run process-1-page_fault3 box $'evil\e[31m' 0 2026-01-06T00:00:00+0000 ok
 sb results --results "$R" --job "$KEY"
 check "a label with an escape character is printed escaped" bash -c "[ $rc -eq 0 ] && ! grep -q $'\e' $WORK/out && grep -q 'evil' $WORK/out"
+
+# Names that are not UTF-8 (Latin-1 bytes in a directory name): --json drops none of them, each
+# written with U+FFFD and its bytes beside it.
+R=$WORK/latin1
+mk_run $'process-1-caf\xe9' box c1 0 2026-01-01T00:00:00+0000 ok
+mk_run process-2-page_fault3 box $'na\xefve' 0 2026-01-02T00:00:00+0000 ok
+mk_run process-3-page_fault3 box c1 0 2026-01-03T00:00:00+0000 ok
+sb results --results "$R" --json
+check "--json, a path_params and a label in Latin-1: every job listed (exit 0, 3 jobs)" json_true \
+	"$WORK/out" "len(d['jobs']) == 3"
+check "--json, Latin-1 names: U+FFFD in the name, its bytes in hex beside it" json_true "$WORK/out" \
+	"[(j['path_params'], bytes.fromhex(j.get('path_params_bytes', ''))) for j in d['jobs'] if j['path_params'].startswith('process-1-')] == [('process-1-caf\ufffd', b'process-1-caf\xe9')] and [(c['commit'], bytes.fromhex(c['commit_bytes'])) for j in d['jobs'] for c in j['commits'] if 'commit_bytes' in c] == [('na\ufffdve', b'na\xefve')]"
+
+# One commit stored under its full sha and under a 7-digit prefix: with --repo, one point of
+# trend's series (the runs of both, named by the full sha), both rows in results' listing,
+# adjacent; without --repo labels are free-form: two points.
+R=$WORK/alias
+mk_run process-1-page_fault3 box "$c0" 0 2026-01-01T00:00:00+0000 ok
+mk_run process-1-page_fault3 box "$c1" 0 2026-01-02T00:00:00+0000 ok
+mk_run process-1-page_fault3 box "$c2" 0 2026-01-03T00:00:00+0000 ok
+mk_run process-1-page_fault3 box "${c1:0:7}" 0 2026-01-04T00:00:00+0000 ok
+mk_run process-1-page_fault3 box "${c1:0:7}" 1 2026-01-04T00:10:00+0000 ok
+sb trend --results "$R" --job process-1-page_fault3 --stat will-it-scale.per_process_ops --repo "$REPO" --json
+check "trend --repo, a commit under its sha and a prefix: one point, its 3 runs, the full sha" \
+	json_true "$WORK/out" "[(p['commit'], p['runs']) for p in d['points']] == [('$c0', 1), ('$c1', 3), ('$c2', 1)]"
+sb results --results "$R" --repo "$REPO" --json
+check "results --repo, the same: both labels listed, adjacent, none off the branch" json_true \
+	"$WORK/out" "[c['commit'] for c in d['jobs'][0]['commits']] == ['$c0', '$c1', '${c1:0:7}', '$c2'] and d['jobs'][0]['not_on_branch'] == 0"
+sb trend --results "$R" --job process-1-page_fault3 --stat will-it-scale.per_process_ops --json
+check "trend without --repo, the same: labels are free-form, two points for the commit" \
+	json_true "$WORK/out" "len(d['points']) == 4"

@@ -1,7 +1,8 @@
 /* nightly's state file and the mbox look-up: whatever the file holds, the reader refuses it
  * with a message or reads a state that, written back and read again, is the same state; the
  * input read as an mbox never crashes the Message-ID search.
- * Corpus: tests/fuzz/corpus/nightly_state (state files as nightly writes them). */
+ * Corpus: tests/fuzz/corpus/nightly_state (state files as nightly writes them: version 2's lines,
+ * names as {"hex"} among them, and version 1's document). */
 #include "fuzz.h"
 #include "../../analyze/nightly_state.h"
 
@@ -27,8 +28,16 @@ static void same_state(const struct nightly_state *a, const struct nightly_state
 			if (strcmp(x->keys[k].job, y->keys[k].job) ||
 			    strcmp(x->keys[k].stat, y->keys[k].stat) ||
 			    strcmp(x->keys[k].commit, y->keys[k].commit) ||
-			    strcmp(x->keys[k].kind, y->keys[k].kind))
+			    strcmp(x->keys[k].kind, y->keys[k].kind) ||
+			    x->keys[k].nrange != y->keys[k].nrange)
 				differ("a change");
+			else
+				for (size_t r = 0; r < x->keys[k].nrange; r++)
+					if (strcmp(x->keys[k].range[r], y->keys[k].range[r]))
+						differ("a change's range");
+		if ((x->follow_up_of == NULL) != (y->follow_up_of == NULL) ||
+		    (x->follow_up_of && strcmp(x->follow_up_of, y->follow_up_of)))
+			differ("follow_up_of");
 	}
 }
 

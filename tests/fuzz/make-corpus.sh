@@ -145,4 +145,38 @@ if [ -r /proc/kallsyms ]; then
 	{ head -60 /proc/kallsyms; grep -m 20 -E '\.(isra|constprop|part|cold)' /proc/kallsyms
 	  grep -m 20 '\[' /proc/kallsyms; } >"$C/kallsyms/machine-kallsyms"
 fi
+# --- index: edit lists for a valid index (see fuzz_index.c): 16-bit offset, length, bytes ---
+seeds index
+: >"$C/index/no-edit"
+python3 - "$C/index" <<'PY'
+import random, struct, sys
+out = sys.argv[1]
+def edit(off, b): return struct.pack('<HB', off, len(b)) + b
+seeds = {  # the header's fields (sqlite.org/fileformat.html), page 1's schema, table pages
+ 'header-magic': edit(0, b'SQLite format 4'),
+ 'header-page-size': edit(16, b'\x02\x00'),
+ 'header-page-count': edit(28, b'\x00\x00\x01\x00'),
+ 'header-freelist': edit(32, b'\x00\x00\x00\x07\x00\x00\x00\x03'),
+ 'header-schema-cookie': edit(40, b'\x00\x00\x00\x63'),
+ 'header-encoding': edit(56, b'\x00\x00\x00\x02'),
+ 'header-user-version': edit(60, b'\x00\x00\x00\x01'),
+ 'header-application-id': edit(68, b'\x00\x00\x00\x00'),
+ 'schema-page-type': edit(100, b'\x05'),
+ 'schema-cell-count': edit(103, b'\x00\x40'),
+ 'schema-text-not-null': edit(3700, b' NULL   ') + edit(3900, b'INTEGER'),
+ 'table-page-type': edit(4096, b'\x02'),
+ 'table-cell-pointer': edit(4096 + 8, b'\xff\xf0'),
+ 'table-row-bytes': edit(4096 + 3000, b'\x00' * 6),
+ 'index-page-bytes': edit(8192 + 2000, b'\x7f\xff\xff\xff'),
+ 'late-pages': edit(12288 + 100, b'\x0d\x00\x00\x00\x09') + edit(16384 + 3500, b'\x01\x02\x03\x04'),
+}
+r = random.Random(28)
+for k in range(4):
+    seeds['random-%d' % k] = b''.join(
+        edit(r.randrange(65536), bytes(r.randrange(256) for _ in range(r.randrange(1, 5))))
+        for _ in range(6))
+for name, b in seeds.items():
+    open(f'{out}/{name}', 'wb').write(b)
+PY
+
 echo "seeds written under $C"

@@ -456,7 +456,7 @@ static void test_state_json(void **state)
 	(void)state;
 	assert_int_equal(
 	    options_parse(&(struct command_def){.name = "x"}, opts, 6, argv, &first, NULL), -1);
-	j = options_to_json(opts);
+	j = options_to_json(opts, err, sizeof(err));
 	assert_non_null(j);
 	assert_null(json_object_get(j, "good"));
 	assert_int_equal(json_integer_value(json_object_get(j, "max_runs")), 7);
@@ -483,6 +483,10 @@ static void test_state_json(void **state)
 	assert_int_equal(options_from_json(opts, k, err, sizeof(err)), -1);
 	json_decref(k);
 	json_decref(j);
+	/* A value JSON cannot hold (not UTF-8) is refused, naming the option, never dropped. */
+	repo = "/caf\xe9";
+	assert_null(options_to_json(opts, err, sizeof(err)));
+	assert_non_null(strstr(err, "--repo: byte 0xe9 at 5 is not UTF-8"));
 }
 
 int main(void)

@@ -6,7 +6,9 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "../../lib/json_text.h"
 #include "../../lib/text.h"
+#include "../../lib/utf8.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -66,6 +68,29 @@ static void test_safe_ring(void **state)
 		assert_string_equal(text_safe("x\ty"), "x\\ty");
 }
 
+/* Names that are not UTF-8: found, shown with U+FFFD, and kept in JSON with their bytes. */
+static void test_not_utf8(void **state)
+{
+	const char *s = "caf\xe9-\xc3\xa9";
+	char *r;
+	json_t *o = json_object();
+
+	(void)state;
+	assert_null(utf8_first_bad("caf\xc3\xa9"));
+	assert_ptr_equal(utf8_first_bad(s), s + 3);
+	assert_non_null(r = utf8_replaced(s));
+	assert_string_equal(r, "caf\xef\xbf\xbd-\xc3\xa9");
+	free(r);
+	assert_int_equal(json_set_text(o, "commit", s), 0);
+	assert_string_equal(json_string_value(json_object_get(o, "commit")),
+			    "caf\xef\xbf\xbd-\xc3\xa9");
+	assert_string_equal(json_string_value(json_object_get(o, "commit_bytes")),
+			    "636166e92dc3a9");
+	assert_int_equal(json_set_text(o, "ok", "plain"), 0);
+	assert_null(json_object_get(o, "ok_bytes"));
+	json_decref(o);
+}
+
 static void test_distance(void **state)
 {
 	(void)state;
@@ -107,6 +132,7 @@ int main(void)
 	    cmocka_unit_test(test_escapes),
 	    cmocka_unit_test(test_safe_ring),
 	    cmocka_unit_test(test_distance),
+	    cmocka_unit_test(test_not_utf8),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
