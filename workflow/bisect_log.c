@@ -162,10 +162,12 @@ static int args_store(struct bisect *b)
 	char err[512];
 	json_t *a = options_to_json(b->opts, err, sizeof(err));
 
-	if (!a || json_object_set_new(b->log, "args", a)) {
-		sb_error("the bisection log: %s", a ? "out of memory" : err);
+	if (!a) {
+		sb_error("the bisection log: %s", err);
 		return -1;
 	}
+	if (json_object_set_new(b->log, "args", a))
+		xalloc_die();
 	return 0;
 }
 
@@ -355,8 +357,9 @@ int bisect_log_new(struct bisect *b)
 			   "repo", b->repo, "good", b->good, "bad", b->bad, "stat", b->stat,
 			   "confidence", b->confidence, "max_runs", (int)b->max_runs, "job",
 			   b->path_params, "token", b->token, "status", "running");
-	if (!b->log) {
-		sb_error("the bisection log: out of memory");
+	if (!b->log) { /* jansson's one other failure: a string that is not UTF-8 */
+		sb_error("the bisection log: the repository, a revision, the stat or the job is "
+			 "not UTF-8 text");
 		return SB_EXIT_ERROR;
 	}
 	if (args_store(b) || args_load(b))
