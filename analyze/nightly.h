@@ -66,6 +66,13 @@ int nightly_find(struct results_index *ix, const struct nightly_opts *o,
 		 size_t errlen);
 void nightly_changes_free(struct nightly_change *c, size_t n);
 
+/* The new failures of one job (key) over its series labels[0..nl-1], as nightly_find finds
+ * them: each failure stat at the first commit whose runs have it, when commits before it had
+ * none (not at labels[0]: no history).  *out an array of *n (nightly_changes_free); -1 with
+ * err when the index cannot say or memory runs out. */
+int nightly_failures(struct results_index *ix, const char *key, char **labels, size_t nl,
+		     struct nightly_change **out, size_t *n, char *err, size_t errlen);
+
 /* Whether st records the change already: the same job, stat and kind at its commit, or at
  * the commit next to it (a change point placed one commit apart on a later night). */
 bool nightly_known(const struct nightly_state *st, const struct nightly_change *c);

@@ -38,6 +38,10 @@ struct site_opts {
 	const char *repo, *branch; /* order commits by the branch's first parents (series.h) */
 	const char *job;	   /* only this job (key or path_params), or NULL */
 	const char *stat;	   /* the stat to follow, or NULL: each job's headline */
+	/* A link for every commit the pages show: the user's git web, its one %s the label
+	 * (percent-encoded), e.g. https://git.kernel.org/torvalds/c/%s; NULL: no links.  Checked
+	 * by site_commit_url_check before anything is written. */
+	const char *commit_url;
 	/* A directory holding uPlot's uPlot.iife.min.js and uPlot.min.css: copied to the site's
 	 * root, with the job pages' interactive trend plots and every stat's series data
 	 * (data/s-<stat>.js, .csv).  NULL: SVG trend plots only. */
@@ -67,6 +71,11 @@ int site_generate(const struct site_opts *o, struct site_summary *sum, char *err
 #define SITE_SLUG_KEEP 60
 #define SITE_SLUG_MAX  (SITE_SLUG_KEEP + 18)
 void site_slug(const char *label, char *out);
+
+/* Whether tmpl can be a commit URL template: http:// or https://, a host, then exactly one
+ * %s after the host's '/' (a label can never choose the host), any other '%' the start of
+ * a %XX escape, printable ASCII only.  0, or -1 with err saying what is wrong. */
+int site_commit_url_check(const char *tmpl, char *err, size_t errlen);
 
 /* s with &, <, >, " and ' as character references. */
 void site_html_escape(const char *s, FILE *out);

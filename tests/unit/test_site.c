@@ -107,6 +107,44 @@ static void test_html_escape(void **state)
 	free(buf);
 }
 
+static void url_ok(const char *tmpl)
+{
+	char err[512] = "";
+
+	assert_int_equal(site_commit_url_check(tmpl, err, sizeof(err)), 0);
+}
+
+/* Refused, the message holding want. */
+static void url_bad(const char *tmpl, const char *want)
+{
+	char err[512] = "";
+
+	assert_int_equal(site_commit_url_check(tmpl, err, sizeof(err)), -1);
+	if (!strstr(err, want))
+		fail_msg("'%s': '%s' does not say '%s'", tmpl, err, want);
+}
+
+static void test_commit_url_template(void **state)
+{
+	(void)state;
+	url_ok("https://git.kernel.org/torvalds/c/%s");
+	url_ok("http://cgit.example.org/linux.git/commit/?id=%s&h=master");
+	url_ok("HTTPS://example.org/a%20b/%s");
+	url_bad("ftp://example.org/%s", "not http:// or https://");
+	url_bad("javascript:alert(1)//%s", "not http:// or https://");
+	url_bad("https://example.org/c/", "no %s");
+	url_bad("https://example.org/%s/%s", "neither its one %s");
+	url_bad("https://example.org/%d/%s", "neither its one %s");
+	url_bad("https://example.org/%s%", "neither its one %s");
+	url_bad("https://%s.example.org/", "before the %s");
+	url_bad("https://example.org%s", "before the %s");
+	url_bad("https:///%s", "needs a host");
+	url_bad("https://example.org/c/%s\"onclick=\"x", "byte 0x22 at offset 24");
+	url_bad("https://example.org/ c/%s", "byte 0x20 at offset 20");
+	url_bad("https://example.org/c/%s\n", "byte 0x0a");
+	url_bad("https://exämple.org/%s", "not allowed in a URL");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -114,6 +152,7 @@ int main(void)
 	    cmocka_unit_test(test_slug_unsafe_labels),
 	    cmocka_unit_test(test_slug_distinct),
 	    cmocka_unit_test(test_html_escape),
+	    cmocka_unit_test(test_commit_url_template),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
