@@ -113,16 +113,29 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
 void site_slug(const char *label, char *out)
 {
 	size_t n = strlen(label), k = 0;
-	bool changed = n == 0 || n > SITE_SLUG_KEEP || label[0] == '.';
+	/* '%' (LKP's "process-100%-...") reads as "pct": readable, and unambiguous while the
+	 * label has no "pct" of its own (a label that has one is changed: it gets the hash). */
+	bool pct_ok = !strstr(label, "pct");
+	bool changed = n == 0 || label[0] == '.' || !pct_ok;
 
-	for (size_t i = 0; i < n && k < SITE_SLUG_KEEP; i++) {
+	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)label[i];
 		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
 			  (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+		bool pct = c == '%' && pct_ok;
 
-		changed |= !ok;
-		out[k] = ok && !(k == 0 && c == '.') ? (char)c : '_';
-		k++;
+		if (k + (pct ? 3 : 1) > SITE_SLUG_KEEP) {
+			changed = true;
+			break;
+		}
+		changed |= !ok && !pct;
+		if (pct) {
+			memcpy(out + k, "pct", 3);
+			k += 3;
+		} else {
+			out[k] = ok && !(k == 0 && c == '.') ? (char)c : '_';
+			k++;
+		}
 	}
 	out[k] = '\0';
 	/* '~' is never kept from a label: a changed name cannot equal an unchanged one. */
@@ -1643,13 +1656,17 @@ out:
 	return rc;
 }
 
-static void put_csv_field(FILE *f, const char *v)
+void site_csv_field(const char *v, FILE *f)
 {
-	if (!strpbrk(v, ",\"\r\n")) {
+	/* A spreadsheet runs a cell starting with one of these as a formula (OWASP's CSV
+	 * injection): prefixed with ' and quoted, so it reads as the text it is. */
+	bool formula = *v && strchr("=+-@\t\r", *v);
+
+	if (!formula && !strpbrk(v, ",\"\r\n")) {
 		fputs(v, f);
 		return;
 	}
-	fputc('"', f);
+	fputs(formula ? "\"'" : "\"", f);
 	for (; *v; v++) {
 		if (*v == '"')
 			fputc('"', f);
@@ -1771,7 +1788,7 @@ static int stat_files(struct site *s, const struct job_data *d, const struct lab
 				snprintf(num[j], sizeof(num[j]), "%.10g", v[j]);
 			else
 				num[j][0] = '\0';
-		put_csv_field(p.f, d->labels[i]);
+		site_csv_field(d->labels[i], p.f);
 		fprintf(p.f, ",%zu,%s,%s,%s,%s\n", a->n, num[1], num[2], num[3], num[4]);
 	}
 	snprintf(rel, sizeof(rel), "%s/data/s-%s.csv", d->dir, ss);

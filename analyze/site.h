@@ -64,10 +64,12 @@ struct site_summary {
  * o->out that holds other files and no manifest is refused, never written into). */
 int site_generate(const struct site_opts *o, struct site_summary *sum, char *err, size_t errlen);
 
-/* A file name from a label: [A-Za-z0-9._-] kept, a label needing no change given as it is;
- * any other, or one starting with '.', or longer than SITE_SLUG_KEEP bytes, becomes its
- * first bytes with the others as '_', then '~' and 16 hex digits of the label's hash, so two
- * labels never share a name.  out holds SITE_SLUG_MAX bytes. */
+/* A file name from a label, readable and the same on every run: [A-Za-z0-9._-] kept and '%'
+ * spelled "pct" (process-100%-page_fault3 is process-100pct-page_fault3), when the label has
+ * no "pct" of its own; any other label, or one starting with '.', or longer than
+ * SITE_SLUG_KEEP bytes so spelled, becomes its first bytes with the others as '_', then '~'
+ * and 16 hex digits of the label's hash, so two labels never share a name.  out holds
+ * SITE_SLUG_MAX bytes. */
 #define SITE_SLUG_KEEP 60
 #define SITE_SLUG_MAX  (SITE_SLUG_KEEP + 18)
 void site_slug(const char *label, char *out);
@@ -76,6 +78,12 @@ void site_slug(const char *label, char *out);
  * %s after the host's '/' (a label can never choose the host), any other '%' the start of
  * a %XX escape, printable ASCII only.  0, or -1 with err saying what is wrong. */
 int site_commit_url_check(const char *tmpl, char *err, size_t errlen);
+
+/* v as one field of a CSV row (RFC 4180): quoted when it holds a comma, a quote or a line
+ * break, its quotes doubled; a text starting with =, +, -, @, tab or CR (which a spreadsheet
+ * would run as a formula) quoted with a ' before it, as OWASP advises.  For text cells: the
+ * numbers of a row are written as numbers. */
+void site_csv_field(const char *v, FILE *out);
 
 /* s with &, <, >, " and ' as character references. */
 void site_html_escape(const char *s, FILE *out);

@@ -206,16 +206,22 @@ check "html after the sweep's other job ran: its pages and the sweep's compariso
 	 ! grep -q 'process-1-page_fault3/index.html' <<<'$changed'"
 
 # Runs that declare no headline stat: the job is listed, its page says why it has no trend.
-N=$WORK/nohead/x/process-1-x/box/debian-12-x86_64/defconfig/gcc-12
-for c in a b; do
-	mkdir -p "$N/$c/0" && echo '{"x.y": 1}' >"$N/$c/0/stats.json"
-	echo "{\"status\": \"ok\", \"started\": \"2027-01-0${c/a/1}T00:00:00+0000\"}" | sed 's/0b/02/' >"$N/$c/0/meta.json"
+# (The second job's task count is LKP's 100%: its page's path spells it pct, no hash.)
+for job in process-1-x process-100%-x; do
+	N=$WORK/nohead/x/$job/box/debian-12-x86_64/defconfig/gcc-12
+	for c in a b; do
+		mkdir -p "$N/$c/0" && echo '{"x.y": 1}' >"$N/$c/0/stats.json"
+		echo "{\"status\": \"ok\", \"started\": \"2027-01-0${c/a/1}T00:00:00+0000\"}" | sed 's/0b/02/' >"$N/$c/0/meta.json"
+	done
 done
 SITE=$WORK/site-nohead
 sb html --results "$WORK/nohead" -o "$SITE"
 check "html, no headline declared: exit 0, said, the job page says why" bash -c \
 	"[ $rc -eq 0 ] && grep -q 'no stat to follow' $WORK/err && grep -q 'No stat to follow' $SITE/jobs/process-1-x/index.html"
-echo '{"pages": {"index.html": {"tables": {"jobs": 1}}, "jobs/process-1-x/index.html": {"tables": {"commits": 2, "change-points": 0}}}}' >"$WORK/expect3.json"
+check "html: a job's page path is its parameters, readable (100% as 100pct), no hash" bash -c \
+	"[ \"\$(cd $SITE/jobs && LC_ALL=C ls -d *)\" = \"\$(printf 'process-1-x\nprocess-100pct-x')\" ] &&
+	 grep -q 'href=\"jobs/process-100pct-x/index.html\"' $SITE/index.html"
+echo '{"pages": {"index.html": {"tables": {"jobs": 2}}, "jobs/process-1-x/index.html": {"tables": {"commits": 2, "change-points": 0}}, "jobs/process-100pct-x/index.html": {"tables": {"commits": 2}}}}' >"$WORK/expect3.json"
 browse "html, no headline declared: the pages check out" "$WORK/expect3.json"
 
 # --repo/--branch: commits in the branch's first-parent order, not their runs' time order;
