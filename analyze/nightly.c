@@ -260,6 +260,33 @@ static int failure_changes(struct results_index *ix, const char *key, char **lab
 	return rc;
 }
 
+int nightly_failures(struct results_index *ix, const char *key, char **labels, size_t nl,
+		     struct nightly_change **out, size_t *n, char *err, size_t errlen)
+{
+	struct change_list l = {0};
+	/* Each label its own commit: the caller's series is what it shows. */
+	size_t *point = malloc((nl ? nl : 1) * sizeof(*point));
+	int rc;
+
+	if (!point) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	for (size_t i = 0; i < nl; i++)
+		point[i] = i;
+	rc = failure_changes(ix, key, labels, (ssize_t)nl, labels, point, (ssize_t)nl, &l, err,
+			     errlen);
+	free(point);
+	strvec_clear(&l.night);
+	if (rc) {
+		nightly_changes_free(l.v, l.n);
+		l = (struct change_list){0};
+	}
+	*out = l.v;
+	*n = l.n;
+	return rc;
+}
+
 static void labels_free(char **v, ssize_t n)
 {
 	for (ssize_t i = 0; i < n; i++)

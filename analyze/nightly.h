@@ -65,6 +65,13 @@ int nightly_find(struct results_index *ix, const struct nightly_opts *o,
 		 size_t errlen);
 void nightly_changes_free(struct nightly_change *c, size_t n);
 
+/* The new failures of one job (key) over its series labels[0..nl-1], as nightly_find finds
+ * them: each failure stat at the first commit whose runs have it, when commits before it had
+ * none (not at labels[0]: no history).  *out an array of *n (nightly_changes_free); -1 with
+ * err when the index cannot say or memory runs out. */
+int nightly_failures(struct results_index *ix, const char *key, char **labels, size_t nl,
+		     struct nightly_change **out, size_t *n, char *err, size_t errlen);
+
 /* Whether st records the change already: the same job, stat and kind at its commit, or with a
  * range that meets its range (its commit alone when it has none).  A commit next to a recorded
  * one is not enough: a second step right after a mailed one is a change of its own. */

@@ -1,7 +1,7 @@
 /* The HTML report (site.h): pages built in memory, written only when their inputs changed. */
 #include "site.h"
 #include "changepoint.h"
-#include "nightly_policy.h"
+#include "nightly.h"
 #include "compare.h"
 #include "plot.h"
 #include "profile_report.h"
@@ -17,6 +17,7 @@
 #include "../lib/jsonw.h"
 #include "../lib/strvec.h"
 
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
@@ -25,12 +26,13 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 /* Part of every fingerprint: a scalebench that draws pages differently rewrites them all. */
-#define SITE_FORMAT "scalebench-site 2"
+#define SITE_FORMAT "scalebench-site 3"
 /* Sample plots on one comparison page, at most: the headline family's notable stats. */
 #define MAX_SAMPLE_PLOTS 12
 #define MANIFEST_MAX	 (256u << 20)
@@ -80,6 +82,11 @@ static const char style_css[] =
     "      overflow-x: auto; font: 12.5px/1.35 \"DejaVu Sans Mono\", monospace; }\n"
     "footer { color: var(--muted); font-size: 12px; padding: 0 24px 16px; }\n"
     "[hidden] { display: none !important; }\n"
+    ".flag { display: inline-block; padding: 1px 6px; border-radius: 4px; font-size: 13px;\n"
+    "        font-weight: 600; white-space: nowrap; }\n"
+    ".f-fail { color: var(--bad); background: var(--bad-bg); }\n"
+    ".f-busy { color: var(--warn); background: var(--warn-bg); }\n"
+    "tr.open td:first-child { border-left: 3px solid var(--bad); }\n"
     "#trend-chart { margin: 8px 0; }\n"
     "#trend-hover { min-height: 4.2em; white-space: pre-wrap; word-break: break-all; }\n"
     "#stat-picker { max-width: 100%; }\n";
@@ -106,16 +113,29 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
 void site_slug(const char *label, char *out)
 {
 	size_t n = strlen(label), k = 0;
-	bool changed = n == 0 || n > SITE_SLUG_KEEP || label[0] == '.';
+	/* '%' (LKP's "process-100%-...") reads as "pct": readable, and unambiguous while the
+	 * label has no "pct" of its own (a label that has one is changed: it gets the hash). */
+	bool pct_ok = !strstr(label, "pct");
+	bool changed = n == 0 || label[0] == '.' || !pct_ok;
 
-	for (size_t i = 0; i < n && k < SITE_SLUG_KEEP; i++) {
+	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)label[i];
 		bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
 			  (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+		bool pct = c == '%' && pct_ok;
 
-		changed |= !ok;
-		out[k] = ok && !(k == 0 && c == '.') ? (char)c : '_';
-		k++;
+		if (k + (pct ? 3 : 1) > SITE_SLUG_KEEP) {
+			changed = true;
+			break;
+		}
+		changed |= !ok && !pct;
+		if (pct) {
+			memcpy(out + k, "pct", 3);
+			k += 3;
+		} else {
+			out[k] = ok && !(k == 0 && c == '.') ? (char)c : '_';
+			k++;
+		}
 	}
 	out[k] = '\0';
 	/* '~' is never kept from a label: a changed name cannot equal an unchanged one. */
@@ -123,9 +143,10 @@ void site_slug(const char *label, char *out)
 		snprintf(out + k, SITE_SLUG_MAX - k, "~%016" PRIx64, fnv(FNV_START, label, n));
 }
 
-void site_html_escape(const char *s, FILE *out)
+/* The first n bytes of s (up to its end) with &, <, >, " and ' as character references. */
+static void html_escape_n(const char *s, size_t n, FILE *out)
 {
-	for (; s && *s; s++) {
+	for (; s && n-- && *s; s++) {
 		switch (*s) {
 		case '&':
 			fputs("&amp;", out);
@@ -148,7 +169,87 @@ void site_html_escape(const char *s, FILE *out)
 	}
 }
 
+void site_html_escape(const char *s, FILE *out)
+{
+	html_escape_n(s, SIZE_MAX, out);
+}
+
 #define H(s) site_html_escape((s), f)
+
+int site_commit_url_check(const char *tmpl, char *err, size_t errlen)
+{
+	size_t scheme = !strncasecmp(tmpl, "https://", 8)  ? 8
+			: !strncasecmp(tmpl, "http://", 7) ? 7
+							   : 0;
+	const char *host_end = strchr(tmpl + scheme, '/'), *at = NULL;
+
+	if (!scheme) {
+		snprintf(err, errlen, "commit URL template '%s': not http:// or https://", tmpl);
+		return -1;
+	}
+	for (const char *p = tmpl; *p; p++) {
+		unsigned char c = (unsigned char)*p;
+
+		/* (RFC 3986 has no place for these unencoded either) */
+		if (c <= ' ' || c >= 0x7f || strchr("\"<>\\^`{|}", c)) {
+			snprintf(
+			    err, errlen,
+			    "commit URL template: byte 0x%02x at offset %zu is not allowed in a "
+			    "URL: not printable ASCII or one of \"<>\\^`{|} (percent-encode it)",
+			    c, (size_t)(p - tmpl));
+			return -1;
+		}
+		if (c != '%')
+			continue;
+		if (p[1] == 's' && !at) {
+			at = p++;
+		} else if (isxdigit((unsigned char)p[1]) && isxdigit((unsigned char)p[2])) {
+			p += 2;
+		} else {
+			snprintf(err, errlen,
+				 "commit URL template '%s': '%%' at offset %zu is neither its one "
+				 "%%s nor a %%XX escape",
+				 tmpl, (size_t)(p - tmpl));
+			return -1;
+		}
+	}
+	if (!at) {
+		snprintf(err, errlen, "commit URL template '%s': no %%s (where the commit goes)",
+			 tmpl);
+		return -1;
+	}
+	if (!host_end || host_end == tmpl + scheme || at < host_end) {
+		snprintf(err, errlen,
+			 "commit URL template '%s': needs a host and a '/' before the %%s (a "
+			 "commit label must not choose the host)",
+			 tmpl);
+		return -1;
+	}
+	return 0;
+}
+
+/* label, a link to it on the user's git web when there is a commit URL template (checked:
+ * site_commit_url_check): the template's text escaped, the label percent-encoded in it. */
+static void put_commit(FILE *f, const char *url, const char *label)
+{
+	const char *at = url ? strstr(url, "%s") : NULL;
+
+	if (!at) {
+		H(label);
+		return;
+	}
+	fputs("<a class=\"commit\" href=\"", f);
+	html_escape_n(url, (size_t)(at - url), f);
+	for (const unsigned char *p = (const unsigned char *)label; *p; p++)
+		if (isalnum(*p) || strchr("-._~", *p))
+			fputc(*p, f);
+		else
+			fprintf(f, "%%%02X", *p);
+	H(at + 2);
+	fputs("\">", f);
+	H(label);
+	fputs("</a>", f);
+}
 
 static void put_time(FILE *f, int64_t t)
 {
@@ -646,6 +747,7 @@ static int job_load(struct site *s, const struct index_job *job, struct job_data
 	h = fp_str(h, SITE_FORMAT);
 	h = fp_str(h, job->key);
 	h = fp_str(h, s->o->stat);
+	h = fp_str(h, s->o->commit_url);
 	h = fp_int(h, s->interactive);
 	for (size_t i = 0; i < d->nlabels; i++) {
 		d->c[i].label = d->labels[i];
@@ -896,7 +998,26 @@ static bool has_profile(const char *dir)
 struct cmp_result {
 	char verdict[32];
 	double change;
+	/* runs of base and head measured on a busy machine (meta.json's machine_load), and why
+	 * (the first busy run's reason, head's before base's) */
+	size_t busy[2];
+	char busy_reason[256];
 };
+
+/* "N of M runs on a busy machine (REASON)", when any run of the side was busy. */
+static void put_busy(FILE *f, size_t busy, size_t runs, const char *reason)
+{
+	if (!busy)
+		return;
+	fprintf(f, "<span class=\"flag f-busy\">%zu of %zu run%s on a busy machine", busy, runs,
+		runs == 1 ? "" : "s");
+	if (reason && *reason) {
+		fputs(" (", f);
+		H(reason);
+		fputs(")", f);
+	}
+	fputs("</span>", f);
+}
 
 /* One comparison page in the making: head's commit against base's. */
 struct cmp_page {
@@ -990,9 +1111,9 @@ static void cmp_head(const struct cmp_page *cp, FILE *f, const struct cmp_result
 	fputs("</h1>\n<p class=\"sub\">", f);
 	H(d->job->key);
 	fputs("</p>\n<p>", f);
-	H(cp->hc->label);
+	put_commit(f, cp->s->o->commit_url, cp->hc->label);
 	fputs(" against the commit before it, ", f);
-	H(cp->bc->label);
+	put_commit(f, cp->s->o->commit_url, cp->bc->label);
 	fputs(": <b>", f);
 	H(d->stat);
 	fputs("</b> ", f);
@@ -1000,16 +1121,34 @@ static void cmp_head(const struct cmp_page *cp, FILE *f, const struct cmp_result
 	fputs(" ", f);
 	put_verdict(f, res->verdict);
 	fputs("</p>\n", f);
+	if (res->busy[0] || res->busy[1]) {
+		fputs("<p id=\"busy-note\">Runs measured while other work took CPU time they "
+		      "wanted: ",
+		      f);
+		put_busy(f, res->busy[1], cp->hc->ic->runs, NULL);
+		fputs(res->busy[1] ? " of head" : "", f);
+		fputs(res->busy[0] && res->busy[1] ? ", " : "", f);
+		put_busy(f, res->busy[0], cp->bc->ic->runs, NULL);
+		fputs(res->busy[0] ? " of base" : "", f);
+		if (*res->busy_reason) {
+			fputs("; the first: ", f);
+			H(res->busy_reason);
+		}
+		fputs(".</p>\n", f);
+	}
 	fputs("<table id=\"groups\">\n<thead><tr><th>side</th><th>commit</th><th>runs</th>"
-	      "<th>failures</th><th>first run (UTC)</th><th>mean</th></tr></thead>\n<tbody>\n",
+	      "<th>failures</th><th>busy</th><th>first run (UTC)</th><th>mean</th></tr></thead>\n"
+	      "<tbody>\n",
 	      f);
 	for (int side = 0; side < 2; side++) {
 		const struct job_commit *jc = side ? cp->hc : cp->bc;
 
 		fprintf(f, "<tr><td>%s</td><td class=\"name\">", side ? "head" : "base");
-		H(jc->label);
-		fprintf(f, "</td><td class=\"num\">%zu</td><td class=\"num\">%zu</td><td>",
-			jc->ic->runs, jc->ic->failed);
+		put_commit(f, cp->s->o->commit_url, jc->label);
+		fprintf(f,
+			"</td><td class=\"num\">%zu</td><td class=\"num\">%zu</td><td "
+			"class=\"num\">%zu</td><td>",
+			jc->ic->runs, jc->ic->failed, res->busy[side]);
 		put_time(f, jc->ic->first_started);
 		fputs("</td><td class=\"num\">", f);
 		put_num(f, cp->row ? cp->row->sum[side].mean : NAN);
@@ -1118,14 +1257,20 @@ static int comparison_page(struct site *s, const struct job_data *d, const struc
 	size_t plen = 0, missing = s->sum->missing;
 	int rc = -1;
 
-	snprintf(res->verdict, sizeof(res->verdict), "none");
-	res->change = NAN;
+	*res = (struct cmp_result){.verdict = "none", .change = NAN};
 	if (make_parents(s, rel) || cmp_load(&cp))
 		goto out;
 	if (cp.row) {
 		snprintf(res->verdict, sizeof(res->verdict), "%s",
 			 verdict_name(cp.row->verdict[1]));
 		res->change = cp.row->change[1];
+	}
+	for (int side = 1; side >= 0; side--) {
+		const char *why = NULL;
+
+		res->busy[side] = group_busy_runs(&cp.g[side], &why);
+		if (why && !*res->busy_reason)
+			snprintf(res->busy_reason, sizeof(res->busy_reason), "%s", why);
 	}
 	table = robot_text(&cp.c);
 	prof = profile_text(&cp, &plen);
@@ -1152,6 +1297,10 @@ static int comparison_page(struct site *s, const struct job_data *d, const struc
 				    isfinite(res->change) ? json_real(res->change) : json_null());
 		json_object_set(e, "plots", cp.plots);
 		page_missing(s, e, missing);
+		json_object_set_new(
+		    e, "busy",
+		    json_pack("[II]", (json_int_t)res->busy[0], (json_int_t)res->busy[1]));
+		json_object_set_new(e, "busy_reason", json_string(res->busy_reason));
 	}
 cmp_out:
 	page_discard(&p);
@@ -1175,6 +1324,7 @@ static uint64_t cmp_fp(struct site *s, const struct index_job *job, const char *
 	h = fp_str(h, SITE_FORMAT);
 	h = fp_str(h, job->key);
 	h = fp_str(h, stat);
+	h = fp_str(h, s->o->commit_url);
 	for (int side = 0; side < 2; side++) {
 		struct index_commit *all = NULL;
 		ssize_t n = index_commits(s->ix, NULL, side ? head : base, &all);
@@ -1224,6 +1374,13 @@ static int comparison(struct site *s, struct job_data *d, size_t base, size_t he
 		res->change = json_is_number(json_object_get(e, "change"))
 				  ? json_number_value(json_object_get(e, "change"))
 				  : NAN;
+		for (int side = 0; side < 2; side++)
+			res->busy[side] = (size_t)json_integer_value(
+			    json_array_get(json_object_get(e, "busy"), (size_t)side));
+		snprintf(res->busy_reason, sizeof(res->busy_reason), "%s",
+			 json_is_string(json_object_get(e, "busy_reason"))
+			     ? json_string_value(json_object_get(e, "busy_reason"))
+			     : "");
 		hc->compared = true;
 		s->sum->comparisons++;
 		return 0;
@@ -1571,13 +1728,17 @@ out:
 	return rc;
 }
 
-static void put_csv_field(FILE *f, const char *v)
+void site_csv_field(const char *v, FILE *f)
 {
-	if (!strpbrk(v, ",\"\r\n")) {
+	/* A spreadsheet runs a cell starting with one of these as a formula (OWASP's CSV
+	 * injection): prefixed with ' and quoted, so it reads as the text it is. */
+	bool formula = *v && strchr("=+-@\t\r", *v);
+
+	if (!formula && !strpbrk(v, ",\"\r\n")) {
 		fputs(v, f);
 		return;
 	}
-	fputc('"', f);
+	fputs(formula ? "\"'" : "\"", f);
 	for (; *v; v++) {
 		if (*v == '"')
 			fputc('"', f);
@@ -1699,7 +1860,7 @@ static int stat_files(struct site *s, const struct job_data *d, const struct lab
 				snprintf(num[j], sizeof(num[j]), "%.10g", v[j]);
 			else
 				num[j][0] = '\0';
-		put_csv_field(p.f, d->labels[i]);
+		site_csv_field(d->labels[i], p.f);
 		fprintf(p.f, ",%zu,%s,%s,%s,%s\n", a->n, num[1], num[2], num[3], num[4]);
 	}
 	snprintf(rel, sizeof(rel), "%s/data/s-%s.csv", d->dir, ss);
@@ -1812,9 +1973,9 @@ static void trend_scripts(FILE *f)
 
 /* The job page's head: the job, the stat it follows, the latest commit against the one
  * before it (when nlatest is one) and the trend plot. */
-static void job_summary(FILE *f, const struct job_data *d, size_t nlatest, size_t nprev,
-			const struct cmp_result *latest, bool have_plot, char *const *names,
-			size_t nnames, size_t nshown)
+static void job_summary(FILE *f, const struct site *s, const struct job_data *d, size_t nlatest,
+			size_t nprev, const struct cmp_result *latest, bool have_plot,
+			char *const *names, size_t nnames, size_t nshown)
 {
 	page_head(f, "../../", d->job->path_params, NULL, NULL);
 	fputs("<h1>", f);
@@ -1832,9 +1993,9 @@ static void job_summary(FILE *f, const struct job_data *d, size_t nlatest, size_
 			d->nlabels);
 		if (nlatest != SIZE_MAX) {
 			fputs(" Latest: ", f);
-			H(d->c[nlatest].label);
+			put_commit(f, s->o->commit_url, d->c[nlatest].label);
 			fputs(" against ", f);
-			H(d->c[nprev].label);
+			put_commit(f, s->o->commit_url, d->c[nprev].label);
 			fputs(" ", f);
 			put_pct(f, latest->change);
 			fputs(" ", f);
@@ -1842,6 +2003,11 @@ static void job_summary(FILE *f, const struct job_data *d, size_t nlatest, size_
 			if (d->c[nlatest].compared)
 				fprintf(f, " (<a href=\"c-%s.html\">comparison</a>)",
 					d->c[nlatest].slug);
+			if (latest->busy[1]) {
+				fputs(" ", f);
+				put_busy(f, latest->busy[1], d->c[nlatest].ic->runs,
+					 latest->busy_reason);
+			}
 		}
 		fputs("</p>\n", f);
 	} else {
@@ -1868,7 +2034,7 @@ static void job_summary(FILE *f, const struct job_data *d, size_t nlatest, size_
 	}
 }
 
-static void change_points_table(FILE *f, const struct job_data *d)
+static void change_points_table(FILE *f, const struct job_data *d, const char *url)
 {
 	fputs("<h2 id=\"change-points-head\">Change points</h2>\n", f);
 	fputs("<table id=\"change-points\">\n<thead><tr><th>#</th><th>first commit after</th>"
@@ -1880,10 +2046,15 @@ static void change_points_table(FILE *f, const struct job_data *d)
 		const struct job_commit *jc = &d->c[commit_of_point(d, cp->index)];
 
 		fprintf(f, "<tr><td class=\"num\">%zu</td><td class=\"name\">", k + 1);
-		if (jc->compared)
+		/* The label links to the comparison, or with a commit URL to the commit (links
+		 * do not nest): the comparison's link beside it then. */
+		if (jc->compared && !url)
 			fprintf(f, "<a href=\"c-%s.html\">", jc->slug);
-		H(jc->label);
-		fputs(jc->compared ? "</a></td><td class=\"num\">" : "</td><td class=\"num\">", f);
+		put_commit(f, url, jc->label);
+		if (jc->compared)
+			fprintf(f, url ? " (<a href=\"c-%s.html\">comparison</a>)" : "</a>",
+				jc->slug);
+		fputs("</td><td class=\"num\">", f);
 		put_num(f, cp->before);
 		fputs("</td><td class=\"num\">", f);
 		put_num(f, cp->after);
@@ -1903,7 +2074,7 @@ static void change_points_table(FILE *f, const struct job_data *d)
 }
 
 /* The job's commits, the newest first. */
-static void commits_table(FILE *f, const struct job_data *d)
+static void commits_table(FILE *f, const struct job_data *d, const char *url)
 {
 	fputs("<h2>Commits</h2>\n<table id=\"commits\">\n<thead><tr><th>commit</th>"
 	      "<th>first run (UTC)</th><th>runs</th><th>failures</th><th>mean</th>"
@@ -1915,7 +2086,7 @@ static void commits_table(FILE *f, const struct job_data *d)
 
 		fprintf(f, "<tr id=\"commit-%s\"%s><td class=\"name\">", jc->slug,
 			v ? " class=\"cp\"" : "");
-		H(jc->label);
+		put_commit(f, url, jc->label);
 		fputs("</td><td>", f);
 		if (jc->ic)
 			put_time(f, jc->ic->first_started);
@@ -2049,6 +2220,62 @@ static json_t *job_changes_json(const struct site *s, const struct job_data *d)
 	return a;
 }
 
+/* How many runs of job at label have stat (a failure stat: nonzero in the run). */
+static size_t runs_with(struct site *s, const char *job_key, const char *stat, const char *label)
+{
+	struct index_value *v = NULL;
+	ssize_t n = index_stat_values(s->ix, job_key, stat, &v);
+	size_t k = 0;
+
+	for (ssize_t i = 0; i < n; i++)
+		k += v[i].value != 0 && !strcmp(v[i].commit, label);
+	if (n > 0)
+		index_values_free(v, (size_t)n);
+	return k;
+}
+
+/* The job's new failures, as nightly mails them (nightly_failures: a kernel warning's
+ * signature, a crashed or stuck copy, a failed run, at the first commit that has it after
+ * commits that had none), each with how many runs of the latest commit still have it
+ * ("open": any).  NULL on ENOMEM; a failure the index cannot list is a note. */
+static json_t *job_failures_json(struct site *s, const struct job_data *d)
+{
+	const struct job_commit *lc = d->nlabels ? &d->c[d->nlabels - 1] : NULL;
+	struct nightly_change *fc = NULL;
+	size_t n = 0;
+	json_t *a = json_array();
+	char err[1024];
+
+	if (!a || !lc)
+		return a;
+	if (nightly_failures(s->ix, d->job->key, d->labels, d->nlabels, &fc, &n, err,
+			     sizeof(err))) {
+		sb_note("%s: %s", d->job->key, err);
+		return a;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct index_commit *ic = find_commit(d, fc[i].commit);
+		size_t now = runs_with(s, d->job->key, fc[i].stat, lc->label);
+		json_t *o = json_pack(
+		    "{s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:s, s:I, s:I, s:b, s:o}", "job",
+		    d->job->key, "path_params", d->job->path_params, "stat", fc[i].stat, "commit",
+		    fc[i].commit, "base", fc[i].base, "with", (json_int_t)fc[i].change, "runs",
+		    (json_int_t)fc[i].runs, "latest", lc->label, "latest_with", (json_int_t)now,
+		    "latest_runs", (json_int_t)(lc->ic ? lc->ic->runs : 0), "open", now > 0, "time",
+		    iso_time(ic ? ic->first_started : 0));
+
+		if (!o || json_array_append_new(a, o)) {
+			json_decref(a);
+			a = NULL;
+			break;
+		}
+		json_object_set_new(o, "page", json_sprintf("%s/index.html", d->dir));
+		commit_words(s, fc[i].commit, o);
+	}
+	nightly_changes_free(fc, n);
+	return a;
+}
+
 static int job_row(struct site *s, const struct job_data *d, size_t nlatest,
 		   const struct cmp_result *latest, bool have_plot, json_t *files, json_t *cmps,
 		   json_t **row)
@@ -2067,7 +2294,15 @@ static int job_row(struct site *s, const struct job_data *d, size_t nlatest,
 			 "plot", have_plot, "files", files);
 	if (*row)
 		json_object_set(*row, "comparisons", cmps);
-	if (*row && json_object_set_new(*row, "changes", job_changes_json(s, d))) {
+	if (*row && (json_object_set_new(*row, "changes", job_changes_json(s, d)) ||
+		     json_object_set_new(*row, "failures", job_failures_json(s, d)) ||
+		     json_object_set_new(
+			 *row, "latest_runs",
+			 json_pack("{s:I, s:I, s:I, s:s}", "runs",
+				   (json_int_t)(lc && lc->ic ? lc->ic->runs : 0), "failed",
+				   (json_int_t)(lc && lc->ic ? lc->ic->failed : 0), "busy",
+				   (json_int_t)(nlatest + 1 == d->nlabels ? latest->busy[1] : 0),
+				   "busy_reason", latest->busy_reason)))) {
 		json_decref(*row);
 		*row = NULL;
 	}
@@ -2106,9 +2341,9 @@ static int job_pages(struct site *s, struct job_data *d, json_t **row)
 		goto out;
 	if (page_open(s, &p))
 		goto out;
-	job_summary(p.f, d, nlatest, nprev, &latest, have_plot, names, nnames, nshown);
-	change_points_table(p.f, d);
-	commits_table(p.f, d);
+	job_summary(p.f, s, d, nlatest, nprev, &latest, have_plot, names, nnames, nshown);
+	change_points_table(p.f, d, s->o->commit_url);
+	commits_table(p.f, d, s->o->commit_url);
 	page_foot(p.f);
 	snprintf(rel, sizeof(rel), "%s/index.html", d->dir);
 	if (page_close(s, &p, rel, d->fp))
@@ -2228,24 +2463,25 @@ static json_t *all_changes(const struct site *s, bool open_only)
 }
 
 /* A change's commit range in words: "A" or "A .. B (N commits)". */
-static void put_range(FILE *f, const json_t *c)
+static void put_range(FILE *f, const json_t *c, const char *url)
 {
 	const json_t *r = json_object_get(c, "range");
 	size_t n = json_array_size(r);
 
-	H(json_string_value(json_object_get(c, "commit")));
+	put_commit(f, url, json_string_value(json_object_get(c, "commit")));
 	if (n > 1) {
 		fputs("<br><small>one of ", f);
-		H(json_string_value(json_array_get(r, 0)));
+		put_commit(f, url, json_string_value(json_array_get(r, 0)));
 		fputs(" .. ", f);
-		H(json_string_value(json_array_get(r, n - 1)));
+		put_commit(f, url, json_string_value(json_array_get(r, n - 1)));
 		fprintf(f, " (%zu commits)</small>", n);
 	}
 }
 
 /* The table of changes (the index's open ones, the regressions page's all); up: the way to
  * the site's root from the page. */
-static void changes_table(FILE *f, const json_t *all, const char *id, const char *up)
+static void changes_table(FILE *f, const json_t *all, const char *id, const char *up,
+			  const char *url)
 {
 	json_t *c;
 	size_t i;
@@ -2269,7 +2505,7 @@ static void changes_table(FILE *f, const json_t *all, const char *id, const char
 		fputs("</a></td><td class=\"name\">", f);
 		H(json_string_value(json_object_get(c, "stat")));
 		fputs("</td><td class=\"name\">", f);
-		put_range(f, c);
+		put_range(f, c, url);
 		fputs("</td><td>", f);
 		H(json_string_value(json_object_get(c, "subject")));
 		if (json_is_string(json_object_get(c, "author"))) {
@@ -2316,7 +2552,7 @@ static int changes_pages(struct site *s)
 	      "first; a range is the commits the step may be at.  The same as <a "
 	      "href=\"changes.json\">changes.json</a>.</p>\n",
 	      p.f);
-	changes_table(p.f, all, "changes", "");
+	changes_table(p.f, all, "changes", "", s->o->commit_url);
 	page_foot(p.f);
 	rc = page_close(s, &p, "regressions.html", 0);
 out:
@@ -2327,6 +2563,126 @@ out:
 }
 
 /* ---- the index page ---- */
+
+/* Failures still at the latest commit first, then the newest first, then by job and stat. */
+static int failure_order(const void *a, const void *b)
+{
+	const json_t *fa = *(json_t *const *)a, *fb = *(json_t *const *)b;
+	static const char *const keys[] = {"time", "job", "stat"};
+	bool oa = json_is_true(json_object_get(fa, "open")),
+	     ob = json_is_true(json_object_get(fb, "open"));
+
+	if (oa != ob)
+		return oa ? -1 : 1;
+	for (int k = 0; k < 3; k++) {
+		const char *x = json_string_value(json_object_get(fa, keys[k]));
+		const char *y = json_string_value(json_object_get(fb, keys[k]));
+		int c = strcmp(x ? x : "", y ? y : "");
+
+		if (c)
+			return k ? c : -c;
+	}
+	return 0;
+}
+
+/* Every job's new failures (their rows' "failures") in failure_order; NULL on ENOMEM. */
+static json_t *all_failures(const struct site *s)
+{
+	json_t *all = json_array(), *c, **v;
+	size_t i, n;
+
+	for (size_t j = 0; all && j < s->njobs; j++)
+		json_array_foreach (
+		    json_object_get(json_object_get(s->new_jobs, s->jobs[j].key), "failures"), i, c)
+			json_array_append(all, c);
+	n = all ? json_array_size(all) : 0;
+	v = n ? malloc(n * sizeof(*v)) : NULL;
+	if (n && !v) {
+		json_decref(all);
+		return NULL;
+	}
+	for (i = 0; i < n; i++)
+		v[i] = json_incref(json_array_get(all, i));
+	if (n) {
+		qsort(v, n, sizeof(*v), failure_order);
+		json_array_clear(all);
+	}
+	for (i = 0; i < n; i++)
+		json_array_append_new(all, v[i]);
+	free(v);
+	return all;
+}
+
+/* The index's table of new failures, the kernel test robot's fail:runs: the signature, the
+ * commit it first appeared at (and how many of its runs have it), the latest commit's. */
+static void failures_table(FILE *f, const json_t *all, const char *url)
+{
+	json_t *c;
+	size_t i, open = 0;
+
+	json_array_foreach (all, i, c)
+		open += json_is_true(json_object_get(c, "open"));
+	fprintf(f,
+		"<h2>Failures</h2>\n<p class=\"sub\">Kernel warnings, crashed or stuck copies "
+		"and failed runs that appeared at a commit after commits without them: %zu, %zu "
+		"of them still at the job's latest commit.</p>\n",
+		json_array_size(all), open);
+	fputs("<table id=\"open-failures\">\n<thead><tr><th>failure</th><th>job</th>"
+	      "<th>first at</th><th>fail:runs</th><th>subject</th><th>date</th>"
+	      "<th>latest commit</th></tr></thead>\n<tbody>\n",
+	      f);
+	json_array_foreach (all, i, c) {
+		const char *j = json_is_string(json_object_get(c, "date")) ? "date" : "time";
+
+		fprintf(f, "<tr%s><td class=\"name\">",
+			json_is_true(json_object_get(c, "open")) ? " class=\"open\"" : "");
+		H(json_string_value(json_object_get(c, "stat")));
+		fprintf(f, "</td><td class=\"name\"><a href=\"%s\">",
+			json_string_value(json_object_get(c, "page")));
+		H(json_string_value(json_object_get(c, "path_params")));
+		fputs("</a></td><td class=\"name\">", f);
+		put_commit(f, url, json_string_value(json_object_get(c, "commit")));
+		fprintf(f, "</td><td class=\"num\">%lld:%lld</td><td>",
+			(long long)json_integer_value(json_object_get(c, "with")),
+			(long long)json_integer_value(json_object_get(c, "runs")));
+		H(json_string_value(json_object_get(c, "subject")));
+		fputs("</td><td>", f);
+		H(json_string_value(json_object_get(c, j)));
+		fputs("</td><td class=\"name\">", f);
+		if (json_is_true(json_object_get(c, "open")))
+			fprintf(f, "<span class=\"flag f-fail\">still: %lld:%lld</span> ",
+				(long long)json_integer_value(json_object_get(c, "latest_with")),
+				(long long)json_integer_value(json_object_get(c, "latest_runs")));
+		else
+			fputs("gone at ", f);
+		put_commit(f, url, json_string_value(json_object_get(c, "latest")));
+		fputs("</td></tr>\n", f);
+	}
+	fputs("</tbody>\n</table>\n", f);
+	if (!json_array_size(all))
+		fputs("<p>None.</p>\n", f);
+}
+
+/* A job's flags on the index: its failures still at the latest commit, the latest commit's
+ * failed runs and its runs on a busy machine. */
+static void job_flags(FILE *f, const json_t *row)
+{
+	const json_t *lr = json_object_get(row, "latest_runs"), *c;
+	long long runs = json_integer_value(json_object_get(lr, "runs")),
+		  failed = json_integer_value(json_object_get(lr, "failed"));
+	size_t i, open = 0;
+
+	json_array_foreach (json_object_get(row, "failures"), i, c)
+		open += json_is_true(json_object_get(c, "open"));
+	if (open)
+		fprintf(f, "<span class=\"flag f-fail\">%zu failure%s</span> ", open,
+			open == 1 ? "" : "s");
+	if (failed)
+		fprintf(f, "<span class=\"flag f-fail\">%lld of %lld runs failed</span> ", failed,
+			runs);
+	put_busy(f, (size_t)json_integer_value(json_object_get(lr, "busy")), (size_t)runs,
+		 json_string_value(json_object_get(lr, "busy_reason")));
+}
 
 static int index_page(struct site *s)
 {
@@ -2346,9 +2702,13 @@ static int index_page(struct site *s)
 		H(s->o->branch);
 	}
 	fputs("</p>\n", f);
-	json_t *open = all_changes(s, true);
+	json_t *open = all_changes(s, true), *fails = all_failures(s);
 
-	if (!open) {
+	if (fails)
+		failures_table(f, fails, s->o->commit_url);
+	json_decref(fails);
+	if (!open || !fails) {
+		json_decref(open);
 		page_discard(&p);
 		snprintf(s->err, s->errlen, "out of memory");
 		return -1;
@@ -2358,12 +2718,12 @@ static int index_page(struct site *s)
 		"(<a href=\"regressions.html\">every change</a>, <a "
 		"href=\"changes.json\">changes.json</a>).</p>\n",
 		json_array_size(open));
-	changes_table(f, open, "open-changes", "");
+	changes_table(f, open, "open-changes", "", s->o->commit_url);
 	json_decref(open);
 	fputs("<h2>Jobs</h2>\n<table "
 	      "id=\"jobs\">\n<thead><tr><th>job</th><th>stat</th><th>commits</th>"
 	      "<th>latest</th><th>against the previous</th><th>change points</th>"
-	      "<th>trend</th></tr></thead>\n<tbody>\n",
+	      "<th>flags</th><th>trend</th></tr></thead>\n<tbody>\n",
 	      f);
 	for (size_t j = 0; j < s->njobs; j++) {
 		const char *slug, *v;
@@ -2381,7 +2741,7 @@ static int index_page(struct site *s)
 		H(json_string_value(json_object_get(row, "stat")));
 		fprintf(f, "</td><td class=\"num\">%lld</td><td class=\"name\">",
 			(long long)json_integer_value(json_object_get(row, "commits")));
-		H(json_string_value(json_object_get(row, "latest")));
+		put_commit(f, s->o->commit_url, json_string_value(json_object_get(row, "latest")));
 		fputs("</td><td>", f);
 		v = json_string_value(json_object_get(row, "verdict"));
 		if (json_is_string(json_object_get(row, "latest_page")))
@@ -2398,8 +2758,11 @@ static int index_page(struct site *s)
 			(long long)json_integer_value(json_object_get(row, "change_points")));
 		if (json_is_string(json_object_get(row, "last_change_point"))) {
 			fputs(", last at ", f);
-			H(json_string_value(json_object_get(row, "last_change_point")));
+			put_commit(f, s->o->commit_url,
+				   json_string_value(json_object_get(row, "last_change_point")));
 		}
+		fputs("</td><td class=\"flags\">", f);
+		job_flags(f, row);
 		fputs("</td><td>", f);
 		if (json_is_true(json_object_get(row, "plot")))
 			fprintf(f,
@@ -2481,6 +2844,8 @@ int site_generate(const struct site_opts *o, struct site_summary *sum, char *err
 	*sum = (struct site_summary){0};
 	*err = '\0';
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (o->commit_url && site_commit_url_check(o->commit_url, err, errlen))
+		return -1;
 	if (mkdir(o->out, 0777) && errno != EEXIST) {
 		snprintf(err, errlen, "cannot create %s: %s", o->out, strerror(errno));
 		return -1;

@@ -41,6 +41,10 @@ struct site_opts {
 	const char *repo, *branch; /* order commits by the branch's first parents (series.h) */
 	const char *job;	   /* only this job (key or path_params), or NULL */
 	const char *stat;	   /* the stat to follow, or NULL: each job's headline */
+	/* A link for every commit the pages show: the user's git web, its one %s the label
+	 * (percent-encoded), e.g. https://git.kernel.org/torvalds/c/%s; NULL: no links.  Checked
+	 * by site_commit_url_check before anything is written. */
+	const char *commit_url;
 	/* A directory holding uPlot's uPlot.iife.min.js and uPlot.min.css: copied to the site's
 	 * root, with the job pages' interactive trend plots and every stat's series data
 	 * (data/s-<stat>.js, .csv).  NULL: SVG trend plots only. */
@@ -68,13 +72,26 @@ struct site_summary {
  * never written into). */
 int site_generate(const struct site_opts *o, struct site_summary *sum, char *err, size_t errlen);
 
-/* A file name from a label: [A-Za-z0-9._-] kept, a label needing no change given as it is;
- * any other, or one starting with '.', or longer than SITE_SLUG_KEEP bytes, becomes its
- * first bytes with the others as '_', then '~' and 16 hex digits of the label's hash, so two
- * labels never share a name.  out holds SITE_SLUG_MAX bytes. */
+/* A file name from a label, readable and the same on every run: [A-Za-z0-9._-] kept and '%'
+ * spelled "pct" (process-100%-page_fault3 is process-100pct-page_fault3), when the label has
+ * no "pct" of its own; any other label, or one starting with '.', or longer than
+ * SITE_SLUG_KEEP bytes so spelled, becomes its first bytes with the others as '_', then '~'
+ * and 16 hex digits of the label's hash, so two labels never share a name.  out holds
+ * SITE_SLUG_MAX bytes. */
 #define SITE_SLUG_KEEP 60
 #define SITE_SLUG_MAX  (SITE_SLUG_KEEP + 18)
 void site_slug(const char *label, char *out);
+
+/* Whether tmpl can be a commit URL template: http:// or https://, a host, then exactly one
+ * %s after the host's '/' (a label can never choose the host), any other '%' the start of
+ * a %XX escape, printable ASCII only.  0, or -1 with err saying what is wrong. */
+int site_commit_url_check(const char *tmpl, char *err, size_t errlen);
+
+/* v as one field of a CSV row (RFC 4180): quoted when it holds a comma, a quote or a line
+ * break, its quotes doubled; a text starting with =, +, -, @, tab or CR (which a spreadsheet
+ * would run as a formula) quoted with a ' before it, as OWASP advises.  For text cells: the
+ * numbers of a row are written as numbers. */
+void site_csv_field(const char *v, FILE *out);
 
 /* s with &, <, >, " and ' as character references. */
 void site_html_escape(const char *s, FILE *out);

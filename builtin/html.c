@@ -102,6 +102,9 @@ int cmd_html(int argc, char **argv)
 	     .help = "the branch whose history orders the commits (with --repo)"},
 	    {OPT_STRING("job", 0, &o.job), .arg = "JOB",
 	     .help = "only this job (its key or path_params)"},
+	    {OPT_STRING("commit-url", 0, &o.commit_url), .arg = "TEMPLATE",
+	     .help = "link every commit shown to the git web's page, %s its sha (e.g. "
+		     "https://git.kernel.org/torvalds/c/%s)"},
 	    {OPT_STRING("stat", 0, &o.stat), .arg = "STAT",
 	     .def_doc = "each job's headline stat, from its runs' meta.json",
 	     .help = "the stat to follow"},
@@ -114,6 +117,10 @@ int cmd_html(int argc, char **argv)
 		return rc;
 	if (first < argc) {
 		sb_error("unexpected argument '%s'", argv[first]);
+		return SB_EXIT_ERROR;
+	}
+	if (o.commit_url && site_commit_url_check(o.commit_url, err, sizeof(err))) {
+		sb_error("--commit-url: %s", err);
 		return SB_EXIT_ERROR;
 	}
 	if (!plot_available(err, sizeof(err))) {

@@ -14,7 +14,9 @@
 // canvas not blank) in place of the SVG plot; hovering commit "hover.commit" shows the texts
 // "hover.contains"; a drag zooms in; picking stat "switch_to" plots that stat's data; the CSV
 // link downloads the plotted series, row for row.  Requests that would leave the machine are
-// blocked (routed away) and fail the page.
+// blocked (routed away) and fail the page.  Links out of the site fail too, but those under a
+// prefix of "external_links" (a commit URL template's): those are counted, not followed, and a
+// page's "external_links_min" is how many it must have.
 // Prints one line per page; exits 1 when anything failed, 2 when it could not run.
 import { chromium } from 'playwright-core';
 import fs from 'node:fs';
@@ -46,6 +48,7 @@ if (!fs.existsSync(CHROMIUM)) usage(`${CHROMIUM} not found: run make setup (inst
 const expect = expectFile ? JSON.parse(fs.readFileSync(expectFile, 'utf8')) : {};
 const expectPages = expect.pages || {};
 const forbid = expect.forbid_selectors || [];
+const externalOk = expect.external_links || [];
 if (shotDir) fs.mkdirSync(shotDir, { recursive: true });
 
 // ---- PNG: decode Chromium's screenshots (8-bit RGB or RGBA, not interlaced) ----
@@ -300,7 +303,9 @@ async function checkPage(name) {
 			const f = fileURLToPath(r.split('#')[0]);
 			if (!inSite(f) || !fs.existsSync(f)) problems.push(`missing resource: ${r}`);
 		}
+		let external = 0;
 		for (const l of info.links) {
+			if (externalOk.some((p) => l.startsWith(p))) { external++; continue; }
 			if (!l.startsWith('file:')) { problems.push(`link leaves the site: ${l}`); continue; }
 			const [base, frag] = l.split('#');
 			const f = fileURLToPath(base);
@@ -339,6 +344,8 @@ async function checkPage(name) {
 			}
 			for (const t of want.contains || [])
 				if (!info.text.includes(t)) problems.push(`does not show the text ${JSON.stringify(t)}`);
+			if (want.external_links_min !== undefined && external < want.external_links_min)
+				problems.push(`${external} links to ${externalOk.join(' or ')}, expected at least ${want.external_links_min}`);
 			if (want.min_plots !== undefined && info.plots.length < want.min_plots)
 				problems.push(`${info.plots.length} plots, expected at least ${want.min_plots}`);
 			if (want.trend) await checkTrend(want.trend);

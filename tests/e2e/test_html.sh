@@ -178,10 +178,20 @@ PY
 browse "html after one new commit: every page still checks out" "$WORK/expect2.json"
 
 # A stat named on the command line is followed instead of the headline.
-sb html --results "$WORK/r" -o "$WORK/site-stat" --stat proc-vmstat.pgfault --job process-2-page_fault3
+# (and --commit-url: the hostile label percent-encoded in the link, its text escaped)
+sb html --results "$WORK/r" -o "$WORK/site-stat" --stat proc-vmstat.pgfault --job process-2-page_fault3 \
+	--commit-url 'https://git.example.org/c/%s'
 check "html --stat --job: one job, that stat" bash -c \
 	"[ $rc -eq 0 ] && grep -q '1 job,' $WORK/out && grep -q 'proc-vmstat.pgfault' $WORK/site-stat/index.html &&
 	 ! grep -q 'process-1-page_fault3' $WORK/site-stat/index.html"
+check "html --commit-url: a label carrying HTML is percent-encoded in its link, escaped in its text" bash -c \
+	"grep -qF '<a class=\"commit\" href=\"https://git.example.org/c/v%3Cscript%3Ealert%281%29%26%22%27\">v&lt;script&gt;alert(1)&amp;&quot;&#39;</a>' \
+	 $WORK/site-stat/jobs/process-2-page_fault3/index.html"
+for bad in 'javascript:alert(1)//%s' 'https://git.example.org/c/' 'https://%s.example.org/' 'https://git.example.org/%s/%s' 'https://git.example.org/c/%s"x'; do
+	sb html --results "$WORK/r" -o "$WORK/site-badurl" --commit-url "$bad"
+	check "html --commit-url '$bad': exit 2, named, nothing written" bash -c \
+		"[ $rc -eq 2 ] && grep -q -- '--commit-url: commit URL template' $WORK/err && [ ! -e $WORK/site-badurl ]"
+done
 
 # The same night for the second job: the first job's comparison at c009 now has a sweep to
 # plot, so it is made again though the first job's own runs did not change.
@@ -196,16 +206,22 @@ check "html after the sweep's other job ran: its pages and the sweep's compariso
 	 ! grep -q 'process-1-page_fault3/index.html' <<<'$changed'"
 
 # Runs that declare no headline stat: the job is listed, its page says why it has no trend.
-N=$WORK/nohead/x/process-1-x/box/debian-12-x86_64/defconfig/gcc-12
-for c in a b; do
-	mkdir -p "$N/$c/0" && echo '{"x.y": 1}' >"$N/$c/0/stats.json"
-	echo "{\"status\": \"ok\", \"started\": \"2027-01-0${c/a/1}T00:00:00+0000\"}" | sed 's/0b/02/' >"$N/$c/0/meta.json"
+# (The second job's task count is LKP's 100%: its page's path spells it pct, no hash.)
+for job in process-1-x process-100%-x; do
+	N=$WORK/nohead/x/$job/box/debian-12-x86_64/defconfig/gcc-12
+	for c in a b; do
+		mkdir -p "$N/$c/0" && echo '{"x.y": 1}' >"$N/$c/0/stats.json"
+		echo "{\"status\": \"ok\", \"started\": \"2027-01-0${c/a/1}T00:00:00+0000\"}" | sed 's/0b/02/' >"$N/$c/0/meta.json"
+	done
 done
 SITE=$WORK/site-nohead
 sb html --results "$WORK/nohead" -o "$SITE"
 check "html, no headline declared: exit 0, said, the job page says why" bash -c \
 	"[ $rc -eq 0 ] && grep -q 'no stat to follow' $WORK/err && grep -q 'No stat to follow' $SITE/jobs/process-1-x/index.html"
-echo '{"pages": {"index.html": {"tables": {"jobs": 1}}, "jobs/process-1-x/index.html": {"tables": {"commits": 2, "change-points": 0}}}}' >"$WORK/expect3.json"
+check "html: a job's page path is its parameters, readable (100% as 100pct), no hash" bash -c \
+	"[ \"\$(cd $SITE/jobs && LC_ALL=C ls -d *)\" = \"\$(printf 'process-1-x\nprocess-100pct-x')\" ] &&
+	 grep -q 'href=\"jobs/process-100pct-x/index.html\"' $SITE/index.html"
+echo '{"pages": {"index.html": {"tables": {"jobs": 2}}, "jobs/process-1-x/index.html": {"tables": {"commits": 2, "change-points": 0}}, "jobs/process-100pct-x/index.html": {"tables": {"commits": 2}}}}' >"$WORK/expect3.json"
 browse "html, no headline declared: the pages check out" "$WORK/expect3.json"
 
 # --repo/--branch: commits in the branch's first-parent order, not their runs' time order;
@@ -236,27 +252,46 @@ for i in 1 2 3 4 5 6 7 8; do
 done
 git -C "$R2" log --reverse --format=%H main >"$WORK/labels-step"
 python3 $TREE "$WORK/rbs" --commits 8 --labels "$WORK/labels-step" --step-at 5 --jobs 1
-sb html --results "$WORK/rbs" -o "$WORK/site-branch-step" --repo "$R2" --branch main
+sb html --results "$WORK/rbs" -o "$WORK/site-branch-step" --repo "$R2" --branch main \
+	--commit-url 'https://git.example.org/linux/c/%s?h=main&x=1'
 check "html --repo: a change names its commit's subject and author" python3 -c "
 import json, sys
 c = json.load(open(sys.argv[1]))['changes']
 assert len(c) == 1 and c[0]['subject'] == 'c5' and c[0]['author'] == 't' and c[0]['date'], c
 " "$WORK/site-branch-step/changes.json"
+check "html --commit-url: every commit shown links to its page, the template's & escaped" python3 -c "
+import re, sys
+site, labels = sys.argv[1:]
+l = open(labels).read().split()
+href = lambda c: f'<a class=\"commit\" href=\"https://git.example.org/linux/c/{c}?h=main&amp;x=1\">{c}</a>'
+job = open(site + '/jobs/process-1-page_fault3/index.html').read()
+commits = job[job.index('id=\"commits\"'):]
+assert all(href(c) in commits for c in l), 'a commit of the commits table without its link'
+assert href(l[4]) in job[job.index('id=\"change-points\"'):job.index('id=\"commits\"')], 'the change point without its link'
+cmp = open(f'{site}/jobs/process-1-page_fault3/c-{l[4]}.html').read()
+assert href(l[3]) in cmp and href(l[4]) in cmp, 'the comparison page without links to base and head'
+for page in ('index.html', 'regressions.html'):
+    assert href(l[4]) in open(f'{site}/{page}').read(), page + ': the change without its link'
+" "$WORK/site-branch-step" "$WORK/labels-step"
 echo '{"pages": {"index.html": {"tables": {"jobs": 1}}, "jobs/process-1-page_fault3/index.html": {"tables": {"commits": 6}}}}' >"$WORK/expect4.json"
 browse "html --repo --branch: the pages check out, 6 commits" "$WORK/expect4.json"
 python3 - "$WORK/expect6.json" "$WORK/labels-step" "$EVIL_SUBJECT" <<'PY'
 import json, sys
 out, labels, subject = sys.argv[1:]
 l = open(labels).read().split()
-json.dump({"pages": {"jobs/process-1-page_fault3/index.html": {"tables": {"commits": 8}, "trend": {
-    "hover": {"commit": l[4], "contains": [l[4] + " c5", "t, 20", "mean "]}}}},
+json.dump({"pages": {"jobs/process-1-page_fault3/index.html": {"tables": {"commits": 8}, "external_links_min": 11, "trend": {
+    "hover": {"commit": l[4], "contains": [l[4] + " c5", "t, 20", "mean "]}}},
+                     "index.html": {"external_links_min": 3}, "regressions.html": {"external_links_min": 1},
+                     f"jobs/process-1-page_fault3/c-{l[4]}.html": {"external_links_min": 4}},
+           "external_links": ["https://git.example.org/linux/c/"],
            "forbid_selectors": ["script:not([src])", "img[onerror]", "[onerror]"]}, open(out, "w"))
 json.dump({"pages": {"jobs/process-1-page_fault3/index.html": {"tables": {"commits": 8}, "trend": {
     "hover": {"commit": l[7], "contains": [l[7] + " " + subject]}, "csv": True}}},
+           "external_links": ["https://git.example.org/linux/c/"],
            "forbid_selectors": ["script:not([src])", "img[onerror]", "[onerror]"]}, open(out + ".evil", "w"))
 PY
 SITE=$WORK/site-branch-step
-browse "html --repo: hovering a commit of the interactive plot shows its sha, subject, author and date" "$WORK/expect6.json"
+browse "html --repo --commit-url: hovering a commit of the interactive plot shows its sha, subject, author and date; commit links on every page" "$WORK/expect6.json"
 browse "html --repo: a commit subject carrying HTML shows as text in the hover, runs nothing" "$WORK/expect6.json.evil"
 
 # Without uPlot (not installed, or SCALEBENCH_UPLOT naming a directory without it): said, and
@@ -274,11 +309,32 @@ browse "html without uPlot: every page checks out with its SVG plots" "$WORK/exp
 # SIGTERM or SIGINT while the site is written: exit 128+N (or 0 when it was done), no temp
 # file left, every file whole, and the next run completes the site: byte for byte the site
 # of an uninterrupted run, which is checked in Chromium (the output is deterministic).
-python3 $TREE "$WORK/rs" --commits 40 --step-at 20 --jobs 1,2,4
+# (the latest night: a kernel warning in the first job's runs, one of them failed; the last
+# job's runs measured on a busy machine)
+python3 $TREE "$WORK/rs" --commits 40 --step-at 20 --jobs 1,2,4 --warn-at 40 --busy-at 40
 SITE=$WORK/site-whole
 sb html --results "$WORK/rs" -o "$SITE"
-echo '{"pages": {"index.html": {"tables": {"jobs": 3}}}, "pages_min": 7}' >"$WORK/expect5.json"
-browse "html, 3 jobs x 40 commits: the site checks out" "$WORK/expect5.json"
+WARN=dmesg.WARNING:at_mm/memory.c:1234_do_fault
+check "html: the index lists the new failure first, each job's flags in its row" python3 -c "
+import html, re, sys
+page = open(sys.argv[1] + '/index.html').read()
+assert page.index('<h2>Failures</h2>') < page.index('<h2>Open changes</h2>') < page.index('<h2>Jobs</h2>'), 'summaries not first'
+fails = page[page.index('id=\"open-failures\"'):].split('</table>')[0]
+rows = re.findall(r'<tr class=\"open\">(.*?)</tr>', fails)
+assert len(rows) == 1 and sys.argv[2] in rows[0] and 'c040' in rows[0] and '3:3' in rows[0] and 'still: 3:3' in rows[0], fails
+jobs = {re.search(r'jobs/([^/]*)/index.html', r).group(1): r for r in page.split('id=\"jobs\"')[1].split('<tr>')[2:]}
+flags = {j: html.unescape(re.sub('<[^>]*>', '', re.search(r'<td class=\"flags\">(.*?)</td>', r).group(1))).strip() for j, r in jobs.items()}
+assert flags == {'process-1-page_fault3': '1 failure 1 of 3 runs failed', 'process-2-page_fault3': '',
+                 'process-4-page_fault3': '3 of 3 runs on a busy machine (runnable tasks 3.2 on 2 CPUs)'}, flags
+" "$SITE" "$WARN"
+cat >"$WORK/expect5.json" <<EOF
+{"pages": {"index.html": {"tables": {"jobs": 3, "open-failures": 1, "open-changes": 3},
+                          "contains": ["$WARN", "1 failure", "1 of 3 runs failed", "3 of 3 runs on a busy machine (runnable tasks 3.2 on 2 CPUs)"]},
+           "jobs/process-4-page_fault3/index.html": {"contains": ["3 of 3 runs on a busy machine"]},
+           "jobs/process-4-page_fault3/c-c040.html": {"tables": {"groups": 2}, "contains": ["3 of 3 runs on a busy machine of head"]}},
+ "pages_min": 7}
+EOF
+browse "html, 3 jobs x 40 commits: the site checks out, the failure and the busy runs flagged on the index and the pages" "$WORK/expect5.json"
 for sig in TERM INT; do
 	SITE=$WORK/site-sig-$sig
 	"$SCALEBENCH" html --results "$WORK/rs" -o "$SITE" >"$WORK/out" 2>"$WORK/err" &
