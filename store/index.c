@@ -1756,6 +1756,12 @@ ssize_t index_stat_values(struct results_index *ix, const char *job, const char 
 		return query_failed(ix, st, rc);
 	}
 	sqlite3_finalize(st);
+	if (!n) {
+		/* Nothing to hand over: no allocation for the caller to free. */
+		free(rows);
+		free(labels);
+		return 0;
+	}
 	/* One allocation: the values, then their labels. */
 	struct index_value *v = malloc(n * sizeof(*v) + llen + 1);
 

@@ -200,8 +200,10 @@ static void test_build_and_query(void **state)
 	assert_false(v[4].ok);
 	assert_true(v[3].ok);
 	index_values_free(v, (size_t)n);
+	/* No rows: nothing allocated, so a caller that frees only when n > 0 leaks nothing
+	 * (fuzz_index found the 1-byte allocation this used to hand over). */
 	assert_int_equal(index_stat_values(ix, key, "no.such", &v), 0);
-	index_values_free(v, 0);
+	assert_null(v);
 
 	n = index_stat_names(ix, key, &names);
 	assert_int_equal(n, 6);
