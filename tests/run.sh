@@ -1,11 +1,14 @@
 #!/bin/bash
-# Run the tests, each test file one job, N at a time: the unit tests (cmocka, built with
+# Run the tests, each test file one job, as many at a time as fill N CPUs: the unit tests (cmocka, built with
 # ASan+UBSan), the end-to-end tests (the real binary, sanitizer build, plus valgrind on the
 # plain build), the browser test, and every fuzz harness replaying its corpus and regression
 # inputs once (timed exploration is `make fuzz`).  A job's output is kept until it ends and then
 # printed whole, with its wall time; the end is a table of the slowest files and the line CI
 # reads: "N passed, N failed".  The whole output also goes to build/test-log, and each file's
-# time to build/test-times, which the next run reads to start the slowest files first.
+# wall and CPU time to build/test-times, which the next run reads to start the slowest files
+# first and to know each file's load: its CPU seconds per wall second.  Files start while the
+# loads of those running, with its own, fit in N CPUs (a file that mostly waits, at 0.3, leaves
+# room for others beside it), at most N + 2 files at once; a file never timed counts as 1.
 #
 # Markers, in an e2e file's first 10 lines (a unit test's: "// serial: WHY" in its .c file):
 # "# serial: WHY" runs it alone, after the parallel
@@ -18,23 +21,31 @@ cd "$(dirname "$0")/.."
 
 usage() {
 	cat <<'EOF'
-usage: tests/run.sh [-j N] [-q] [--kind unit|e2e|browser|fuzz] [--list] [PATTERN|FILE...]
+usage: tests/run.sh [-j N] [-q] [--kind unit|e2e|browser|fuzz] [--times FILE] [--log FILE]
+                    [--list] [PATTERN|FILE...]
 
-  -j N         run N files at a time (default: nproc); files marked "# serial" run alone,
-               files marked "# lock: NAME" one NAME at a time, and one file marked
-               "# waits" beside the N
+  -j N         fill N CPUs (default: nproc): files start while the loads (CPU s per wall s,
+               from build/test-times) of the running ones fit in N, at most N + 2 at once;
+               -j 1 runs one file at a time.  Files marked "# serial" run alone, files marked
+               "# lock: NAME" one NAME at a time, and one file marked "# waits" beside the rest
   -q           print one line per file, and the output of failed files only
   --kind KIND  only files of that kind: unit (build/asan/tests/test_*), e2e (tests/e2e/test_*.sh),
                browser (e2e files marked "# kind: browser"), fuzz (build/asan/fuzz/fuzz_*: replay)
-  --list       print the files that would run (kind, serial or not) and exit
+  --times FILE the times to read and update instead of build/test-times (and of
+               tests/test-times, the clean clone's)
+  --log FILE   the whole output's copy instead of build/test-log
+  --list       print the files that would run, in order (kind, serial or waits, lock, last
+               wall time, load), and exit
   PATTERN      only files whose path contains PATTERN; a path runs that one file
 
-Every run writes its whole output to build/test-log and each file's wall time to
-build/test-times (the next run starts the slowest first).
+Every run writes its whole output to build/test-log and each file's wall and CPU time to
+build/test-times (the next run starts the slowest first and knows each file's load).
 EOF
 }
 
 jobs=$(nproc)
+times_file=
+log_file=
 kind=
 list=false
 quiet=false
@@ -46,6 +57,10 @@ while [ $# -gt 0 ]; do
 	--kind) kind=${2:-}; shift 2 || { usage >&2; exit 2; } ;;
 	--kind=*) kind=${1#--kind=}; shift ;;
 	--list) list=true; shift ;;
+	--times) times_file=${2:-}; shift 2 || { usage >&2; exit 2; } ;;
+	--times=*) times_file=${1#--times=}; shift ;;
+	--log) log_file=${2:-}; shift 2 || { usage >&2; exit 2; } ;;
+	--log=*) log_file=${1#--log=}; shift ;;
 	-q | --quiet) quiet=true; shift ;;
 	-h | --help) usage; exit 0 ;;
 	--) shift; sel+=("$@"); break ;;
@@ -139,14 +154,34 @@ if [ ${#files[@]} -eq 0 ]; then
 	exit 2
 fi
 
-# Each file's time in the previous runs (build/test-times: "SECONDS FILE" lines); on a clean
-# clone (CI's case), the times checked in as tests/test-times (a copy of one run's), so that the
-# longest files start first there too.
-TIMES=build/test-times
-declare -A prev=()
-for f in tests/test-times "$TIMES"; do
+# Each file's time in the previous runs (build/test-times: "WALL FILE CPU" lines, in seconds;
+# an older file's "WALL FILE" lines still read); on a clean clone (CI's case), the times checked
+# in as tests/test-times (a copy of one run's), so that the longest files start first there too
+# and the loads are known.
+TIMES=${times_file:-build/test-times}
+declare -A prev=() prevcpu=()
+if [ -n "$times_file" ]; then sources=("$times_file"); else sources=(tests/test-times "$TIMES"); fi
+for f in "${sources[@]}"; do
 	[ -f "$f" ] || continue
-	while read -r s t; do prev[$t]=$s; done <"$f"
+	while read -r s t c; do
+		if ! [[ "$s" =~ ^[0-9]+(\.[0-9]*)?$ ]] || [ -z "${t:-}" ] ||
+			! [[ "${c:-0}" =~ ^[0-9]+(\.[0-9]*)?$ ]]; then
+			echo "tests/run.sh: $f: line '$s${t:+ $t}${c:+ $c}': expected 'WALL FILE [CPU]' in seconds; ignored" >&2
+			continue
+		fi
+		prev[$t]=$s
+		prevcpu[$t]=${c:-}
+	done <"$f"
+done
+# load FILE: its CPU seconds per wall second in the last run, in thousandths, between 0.15 and
+# 2 CPUs (a file never timed, or timed without its CPU: 1).
+declare -A load=()
+for t in "${!prev[@]}"; do
+	load[$t]=$(awk -v w="${prev[$t]}" -v c="${prevcpu[$t]}" 'BEGIN {
+		l = (c == "" || w <= 0) ? 1000 : int(1000 * c / w)
+		if (l < 150) l = 150
+		if (l > 2000) l = 2000
+		print l }')
 done
 # The order: files never timed first, in the static order; then the slowest first.
 order=()
@@ -161,7 +196,8 @@ if $list; then
 		marked "$f" serial && s=serial || s=
 		marked "$f" waits && s=waits
 		l=$(lock_of "$f")
-		printf '%-8s %-7s %-20s %s\n' "$(kind_of "$f")" "$s" "${l:+lock:$l}" "$f"
+		printf '%-8s %-7s %-20s %5s s %4s %s\n' "$(kind_of "$f")" "$s" "${l:+lock:$l}" \
+			"${prev[$f]:-?}" "$(awk -v l="${load[$f]:-1000}" 'BEGIN { printf "%.2f", l / 1000 }')" "$f"
 	done
 	exit 0
 fi
@@ -175,7 +211,7 @@ py=/usr/bin/python3
 if [ -x "$py" ] || { py=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null) && [ -x "$py" ]; }; then
 	mkdir -p "$TMP/bin" && ln -s "$py" "$TMP/bin/python3" && export PATH="$TMP/bin:$PATH"
 fi
-LOG=build/test-log
+LOG=${log_file:-build/test-log}
 mkdir -p build
 : >"$LOG"
 say() {
@@ -330,16 +366,28 @@ for t in "${order[@]}"; do
 	marked "$t" waits && waits[$t]=1
 	if marked "$t" serial; then serial+=("$t"); else pending+=("$t"); fi
 done
-# can_start FILE: a slot for it is free: one of the -j, or the one for a file that waits.
+# can_start FILE: there is room for it: for a file that waits, its one slot; for the others,
+# nothing else runs, or (with -j above 1) fewer than N + 2 run and their loads with its own fit
+# in the N CPUs (with a fifth of a CPU to spare: the loads are last run's, measured beside others).
 can_start() {
-	local pid n=0
+	local pid t n=0 others=0 used=0
 	for pid in "${!running[@]}"; do
-		[ -n "${waits[${name[${running[$pid]}]}]}" ] && n=$((n + 1))
+		t=${name[${running[$pid]}]}
+		if [ -n "${waits[$t]}" ]; then
+			n=$((n + 1))
+		else
+			others=$((others + 1))
+			used=$((used + ${load[$t]:-1000}))
+		fi
 	done
 	if [ -n "${waits[$1]}" ]; then
 		[ "$n" -eq 0 ]
+	elif [ "$others" -eq 0 ]; then
+		true
+	elif [ "$jobs" -eq 1 ] || [ "$others" -ge $((jobs + 2)) ]; then
+		false
 	else
-		[ $((${#running[@]} - n)) -lt "$jobs" ]
+		[ $((used + ${load[$1]:-1000})) -le $((jobs * 1000 + 200)) ]
 	fi
 }
 
@@ -365,15 +413,18 @@ done
 wall=$(echo "$wall_start $EPOCHREALTIME" | awk '{ printf "%.1f", $2 - $1 }')
 
 # This run's times over the previous ones'.
-if [ -d build ]; then
-	for t in "${!secs[@]}"; do prev[$t]=${secs[$t]}; done
-	for t in "${!prev[@]}"; do echo "${prev[$t]} $t"; done | sort -k1,1 -g -r >"$TIMES.tmp" &&
-		mv "$TIMES.tmp" "$TIMES"
+if [ -n "$times_file" ] || [ -d build ]; then
+	for t in "${!secs[@]}"; do
+		prev[$t]=${secs[$t]}
+		prevcpu[$t]=${cpus[$t]}
+	done
+	for t in "${!prev[@]}"; do echo "${prev[$t]} $t ${prevcpu[$t]:-}"; done | sed 's/ $//' |
+		sort -k1,1 -g -r >"$TIMES.tmp" && mv "$TIMES.tmp" "$TIMES"
 fi
 
 sum=$(for t in "${!secs[@]}"; do echo "${secs[$t]}"; done | awk '{ s += $1 } END { printf "%.1f", s }')
 cpu=$(for t in "${!cpus[@]}"; do echo "${cpus[$t]}"; done | awk '{ s += $1 } END { printf "%.1f", s }')
-say "" "slowest files (wall time, CPU time; every file's wall time in $TIMES):"
+say "" "slowest files (wall time, CPU time; every file's times in $TIMES):"
 while read -r s t; do
 	say "$(printf '%8s s %8s s CPU  %-8s %s' "$s" "${cpus[$t]}" "${kinds[$t]}" "$t")"
 done < <(for t in "${!secs[@]}"; do echo "${secs[$t]} $t"; done | sort -k1,1 -g -r | head -15)
