@@ -55,7 +55,7 @@ bisect() { # RESULTS ARGS...
 	shift
 	sb bisect --repo "$REPO" --job "${JOB:-$WORK/job.yaml}" --stat plugin.per_thread_ops \
 		--prepare "$WORK/prepare.sh" --plugin "$PLUGIN" --no-monitors --results "$res" \
-		--reboot "$WORK/reboot.sh" --boot-check "$CHECK" --boot-timeout 3 --max-runs 4 "$@"
+		--reboot "$WORK/reboot.sh" --boot-check "$CHECK" --boot-timeout 1 --max-runs 4 "$@"
 }
 LOGNAME_=bisect-${GOOD:0:10}-${BAD:0:10}
 nruns() { find "$1" -name meta.json -path "*/$2*" 2>/dev/null | wc -l; }
@@ -190,7 +190,7 @@ cp -r "$WORK/rA" "$WORK/rD"
 rm -rf "$WORK"/rD/bisect-*
 find "$WORK/rD" -type d \( -name "$GUILTY" -o -name "$C6" \) -prune -exec rm -rf {} +
 printf '%s\n%s\n' "$GUILTY" "$C6" >"$WORK/noboot"
-bisect "$WORK/rD" --good "$GOOD" --bad "$BAD" --boot-timeout 1
+bisect "$WORK/rD" --good "$GOOD" --bad "$BAD"
 check "exit 3: only skipped commits left, inconclusive, said and logged" \
 	bash -c "[ $rc -eq 3 ] && grep -q 'inconclusive' $WORK/out" &&
 	check "... log: inconclusive, exit 3" json_true "$WORK/rD/$LOGNAME_.json" "d['status'] == 'inconclusive' and d['exit'] == 3"
