@@ -4,6 +4,7 @@
 #define SCALEBENCH_RUN_READ_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #define STORE_STATS_FILE "stats.json"
@@ -14,6 +15,7 @@ struct store_stat {
 	const char *name; /* NUL-terminated, len bytes */
 	size_t len;
 	double value;
+	bool integer; /* written as a JSON integer (no fraction, no exponent), as jansson types it */
 };
 
 /* A run's stats.  A name may be listed twice when the file repeats it: the later value is

@@ -770,7 +770,8 @@ static bool pairs_match(const struct store_stat *v, size_t n, const json_t *t)
 		for (size_t i = 0; i < n; i++)
 			if (!strcmp(v[i].name, k))
 				last = &v[i];
-		if (!last || !same_double(last->value, json_number_value(x)))
+		if (!last || !same_double(last->value, json_number_value(x)) ||
+		    last->integer != json_is_integer(x))
 			return false;
 	}
 	return true;
