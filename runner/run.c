@@ -949,17 +949,23 @@ static int cgroup_precheck(const struct job_file *job)
 
 	for (size_t a = 0; a < job->n_atomic && !ret; a++) {
 		json_t *spec = json_object_get(job->atomic[a].tree, "cgroup2");
+		json_t *memory = json_object_get(job->atomic[a].tree, "memory");
+		json_t *pair = spec ? json_pack("[O, O]", spec, memory ? memory : json_null())
+				    : NULL;
 		struct cgroup_run cg;
 		char err[PATH_MAX + 1024];
 		size_t k;
 
-		/* Atomic jobs mostly share one cgroup2 map: each different one is made once. */
-		for (k = 0; spec && k < json_array_size(checked); k++)
-			if (json_equal(spec, json_array_get(checked, k)))
+		/* Atomic jobs mostly share one cgroup2 map (and memory: its percentages are of):
+		 * each different one is made once. */
+		for (k = 0; pair && k < json_array_size(checked); k++)
+			if (json_equal(pair, json_array_get(checked, k)))
 				break;
-		if (!spec || k < json_array_size(checked))
+		if (!pair || k < json_array_size(checked)) {
+			json_decref(pair);
 			continue;
-		json_array_append(checked, spec);
+		}
+		json_array_append_new(checked, pair);
 		if (cgroup_begin(&cg, job->atomic[a].tree, err, sizeof(err))) {
 			sb_error("%s: %s", job->atomic[a].name, err);
 			ret = -1;
