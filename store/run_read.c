@@ -504,8 +504,10 @@ json_t *store_read_job(const char *run_dir, char *why, size_t whylen)
 
 int store_raw_path(const char *run_dir, const char *monitor, char *path, size_t len)
 {
-	/* The names store_run_write_raw gives, compressed first. */
-	static const char *const suffixes[] = {".json.gz", ".json"};
+	/* The names store_run_write_raw gives, compressed first, then those of runs stored
+	 * before the raw samples left LKP's <monitor>.json names. */
+	static const char *const suffixes[] = {".samples.json.gz", ".samples.json", ".json.gz",
+					       ".json"};
 
 	for (size_t i = 0; i < sizeof(suffixes) / sizeof(*suffixes); i++)
 		if (snprintf(path, len, "%s/%s%s", run_dir, monitor, suffixes[i]) < (int)len &&
