@@ -226,6 +226,9 @@ static int stat_names_union(struct comparison *c, char ***out, size_t *nout, siz
 		for (size_t i = 0; i < groups[g].nstats; i++) {
 			const char *k = groups[g].stat_names[i];
 
+			/* the robot's stats are its matrix.json's: none that is 0 in every run */
+			if (o->rule == RULE_LKP && !groups[g].lkp_kept[i])
+				continue;
 			if (json_object_get(seen, k))
 				continue;
 			json_object_set_new(seen, k, json_true());

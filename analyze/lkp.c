@@ -696,9 +696,20 @@ static bool lkp_absolute(const char *name)
 	return starts(name, "perf-profile") || ends(name, "%");
 }
 
+/* Whether the group's runs have the stat only as integer zeros: LKP's matrix.json of them
+ * lacks it (unite-stats drops it), so to LKP the group has no such stat. */
+static bool lkp_dropped(const struct result_group *g, const char *name)
+{
+	const json_t *v = json_object_get(g->stat_index, name);
+
+	return v && !g->lkp_kept[json_integer_value(v)];
+}
+
 static bool group_has_key(const void *ctx, const char *key)
 {
-	return json_object_get(((const struct result_group *)ctx)->stat_index, key) != NULL;
+	const struct result_group *g = ctx;
+
+	return json_object_get(g->stat_index, key) != NULL && !lkp_dropped(g, key);
 }
 
 static bool has_family(const struct result_group *g, const char *name)
@@ -706,7 +717,7 @@ static bool has_family(const struct result_group *g, const char *name)
 	size_t len = strcspn(name, ".");
 
 	for (size_t i = 0; i < g->nstats; i++)
-		if (!strncmp(g->stat_names[i], name, len) &&
+		if (g->lkp_kept[i] && !strncmp(g->stat_names[i], name, len) &&
 		    (g->stat_names[i][len] == '.' || !g->stat_names[i][len]))
 			return true;
 	return false;
@@ -744,7 +755,8 @@ static bool row_changed(const struct comparison *c, const struct lkp_rules *rule
 				 .a = a,
 				 .b = b};
 
-	in.base_has = group_values(&c->groups[0], r->name, b) > 0;
+	in.base_has = !lkp_dropped(&c->groups[0], r->name) &&
+		      group_values(&c->groups[0], r->name, b) > 0;
 	/* asked only where it decides: a perf-profile or lock_stat stat the base lacks */
 	in.base_has_family = !in.base_has &&
 			     (starts(r->name, "perf-profile.") || starts(r->name, "lock_stat.")) &&
@@ -847,7 +859,7 @@ static size_t first_seen(const struct comparison *c, const char *name)
 {
 	const json_t *v = json_object_get(c->groups[1].stat_index, name);
 
-	if (v)
+	if (v && !lkp_dropped(&c->groups[1], name))
 		return (size_t)json_integer_value(v);
 	v = json_object_get(c->groups[0].stat_index, name);
 	return c->groups[1].nstats + (v ? (size_t)json_integer_value(v) : c->groups[0].nstats);

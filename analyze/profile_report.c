@@ -106,8 +106,8 @@ static char *slurp_gz(const char *path, size_t *len, char *err, size_t errlen)
 	return out;
 }
 
-/* The profile file of a run directory (perf-profile.json.gz, or perf-profile.json of runs
- * stored before compression), or -1. */
+/* The profile file of a run directory (perf-profile.samples.json.gz, or the
+ * perf-profile.json[.gz] of runs stored before), or -1. */
 static int profile_file(const char *dir, char *path, size_t len)
 {
 	return store_raw_path(dir, "perf-profile", path, len);
@@ -226,7 +226,7 @@ int profile_runs_add(struct profile_runs *t, const char *dir, char *err, size_t 
 	if (t->runs == before) {
 		snprintf(
 		    err, errlen,
-		    "%s: no perf-profile.json.gz, here or in its numbered runs: the runs had no "
+		    "%s: no perf-profile.samples.json.gz, here or in its numbered runs: the runs had no "
 		    "perf-profile monitor (name 'perf-profile:' in the job's monitors)",
 		    dir);
 		return -1;
@@ -489,7 +489,7 @@ static int diff_side_load(struct diff_side *d, const char *dir, bool all_tasks, 
 	free(runs);
 	if (!bad && !d->n) {
 		snprintf(err, errlen,
-			 "%s: no perf-profile.json.gz, here or in its numbered runs: the runs had "
+			 "%s: no perf-profile.samples.json.gz, here or in its numbered runs: the runs had "
 			 "no perf-profile monitor (name 'perf-profile:' in the job's monitors)",
 			 dir);
 		bad = -1;

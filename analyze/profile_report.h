@@ -22,8 +22,8 @@ struct profile_runs {
 };
 
 int profile_runs_init(struct profile_runs *t);
-/* Add dir: a run's directory (its perf-profile.json.gz, or perf-profile.json of runs stored
- * before compression), or a commit's directory (each of its numbered runs that has one).
+/* Add dir: a run's directory (its perf-profile.samples.json.gz, or the perf-profile.json[.gz]
+ * of runs stored before), or a commit's directory (each of its numbered runs that has one).
  * Every run must have sampled the same event.  Only the samples of the run's own processes
  * are added, unless t->all_tasks (or the run was stored before samples were attributed).  Returns 0, or -1 with err naming the
  * directory or file and what was wrong. */

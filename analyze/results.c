@@ -50,18 +50,22 @@ static int stat_index_of(struct result_group *g, const char *name, size_t len, s
 		size_t cap = g->stats_cap ? g->stats_cap * 2 : 256;
 		double *nv = realloc(g->values, cap * g->runs_cap * sizeof(*nv));
 		char **nn = realloc(g->stat_names, cap * sizeof(*nn));
+		bool *nk = realloc(g->lkp_kept, cap * sizeof(*nk));
 
 		if (nv)
 			g->values = nv;
 		if (nn)
 			g->stat_names = nn;
-		if (!nv || !nn)
+		if (nk)
+			g->lkp_kept = nk;
+		if (!nv || !nn || !nk)
 			return -1;
 		for (size_t i = g->stats_cap * g->runs_cap; i < cap * g->runs_cap; i++)
 			g->values[i] = NAN;
 		g->stats_cap = cap;
 	}
 	g->stat_names[g->nstats] = strdup(key);
+	g->lkp_kept[g->nstats] = false;
 	json_object_set_new(g->stat_index, key, json_integer((json_int_t)g->nstats));
 	return (int)g->nstats++;
 }
@@ -78,8 +82,12 @@ static int load_stats(struct result_group *g, size_t run, const char *run_dir, c
 	for (size_t i = 0; i < st.n; i++) {
 		int idx = stat_index_of(g, st.v[i].name, st.v[i].len, i);
 
-		if (idx >= 0)
-			g->values[(size_t)idx * g->runs_cap + run] = st.v[i].value;
+		if (idx < 0)
+			continue;
+		g->values[(size_t)idx * g->runs_cap + run] = st.v[i].value;
+		/* unite_remove_empty_stats keeps a float 0.0, drops integer zeros */
+		if (!st.v[i].integer || st.v[i].value != 0)
+			g->lkp_kept[idx] = true;
 	}
 	store_stats_free(&st);
 	return 0;
@@ -244,6 +252,7 @@ void group_free(struct result_group *g)
 	for (size_t i = 0; i < g->nstats; i++)
 		free(g->stat_names[i]);
 	free(g->stat_names);
+	free(g->lkp_kept);
 	free(g->values);
 	json_decref(g->stat_index);
 	for (size_t i = 0; i < g->nnotes; i++)

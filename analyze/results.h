@@ -43,6 +43,10 @@ struct result_group {
 	char **stat_names; /* in the order first seen */
 	size_t nstats, stats_cap, runs_cap;
 	double *values;
+	/* Per stat: some run has it as a real or a nonzero value.  LKP's matrix.json has only
+	 * these (unite-stats drops a stat whose values are all integer zeros, store/matrix.h),
+	 * so only these are the group's stats under --rule lkp. */
+	bool *lkp_kept;
 	json_t *stat_index; /* name -> index */
 	char **notes;	    /* runs skipped (incomplete, corrupt), each naming the file */
 	size_t nnotes;

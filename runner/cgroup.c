@@ -500,9 +500,66 @@ static bool mem_total_bytes(uint64_t *bytes)
 	return ok;
 }
 
-/* A percentage of memory in bytes: of MemTotal, down to a whole page. */
-static int resolve_value(const char *key, const char *asked, char **value, char *err,
-			 size_t errlen)
+int cgroup_memory_bytes(const json_t *memory, uint64_t *bytes)
+{
+	static const char units[] = "KMGTP"; /* lib/unit.rb SIZE_UNITS: shifts 10 to 50 */
+	const char *s = json_string_value(memory), *p;
+	unsigned long long n = 0;
+
+	if (json_is_integer(memory) && json_integer_value(memory) > 0) {
+		*bytes = (uint64_t)json_integer_value(memory);
+		return 0;
+	}
+	if (!s || !isdigit((unsigned char)*s))
+		return -1;
+	for (p = s; isdigit((unsigned char)*p); p++) {
+		if (n > (UINT64_MAX - 9) / 10)
+			return -1;
+		n = n * 10 + (unsigned long long)(*p - '0');
+	}
+	const char *u = *p ? strchr(units, toupper((unsigned char)*p)) : NULL;
+	unsigned shift = u ? 10 * (unsigned)(u - units + 1) : 0;
+
+	if (u)
+		p++;
+	if (*p == 'B' || *p == 'b')
+		p++;
+	if (*p || !n || n > UINT64_MAX >> shift)
+		return -1;
+	*bytes = (uint64_t)n << shift;
+	return 0;
+}
+
+/* What a percentage of memory is of, found once per plan: the job's memory: (the testbox's
+ * nominal figure, as LKP's params/memory.* maps compute with it), else MemTotal. */
+static int percent_base(struct cgroup_run *cg, const json_t *memory, const char *key,
+			const char *asked, char *err, size_t errlen)
+{
+	if (cg->percent_of[0])
+		return 0;
+	if (memory) {
+		if (cgroup_memory_bytes(memory, &cg->percent_of_bytes))
+			return failf(err, errlen,
+				     "memory: expected a size as LKP's to_byte reads it (8G, 512M, "
+				     "a number of bytes) to resolve cgroup2.%s '%s'",
+				     key, asked);
+		snprintf(cg->percent_of, sizeof(cg->percent_of), "memory");
+		return 0;
+	}
+	if (!mem_total_bytes(&cg->percent_of_bytes))
+		return failf(err, errlen,
+			     "cgroup2.%s '%s': cannot read MemTotal from /proc/meminfo to resolve "
+			     "the percentage",
+			     key, asked);
+	snprintf(cg->percent_of, sizeof(cg->percent_of), "MemTotal");
+	return 0;
+}
+
+/* A percentage of memory in bytes.  Of the job's memory: as LKP computes it,
+ * pct * memory / 100 in integers ('90%' of 8G: 7730941132, no page rounding); of MemTotal,
+ * down to a whole page. */
+static int resolve_value(struct cgroup_run *cg, const json_t *memory, const char *key,
+			 const char *asked, char **value, char *err, size_t errlen)
 {
 	const struct key_rule *r = rule_of(key);
 	uint64_t total, page = (uint64_t)sysconf(_SC_PAGESIZE);
@@ -513,12 +570,16 @@ static int resolve_value(const char *key, const char *asked, char **value, char 
 		*value = strdup(asked);
 		return *value ? 0 : failf(err, errlen, "out of memory");
 	}
-	if (!mem_total_bytes(&total))
-		return failf(err, errlen,
-			     "cgroup2.%s '%s': cannot read MemTotal from /proc/meminfo to resolve "
-			     "the percentage",
-			     key, asked);
-	total = (uint64_t)((double)total * pct / 100.0) / page * page;
+	if (percent_base(cg, memory, key, asked, err, errlen))
+		return -1;
+	total = cg->percent_of_bytes;
+	if (memory && pct == (double)(unsigned)pct)
+		/* exact: (total / 100) * pct + (total % 100) * pct / 100 */
+		total = total / 100 * (unsigned)pct + total % 100 * (unsigned)pct / 100;
+	else if (memory)
+		total = (uint64_t)((long double)total * pct / 100);
+	else
+		total = (uint64_t)((double)total * pct / 100.0) / page * page;
 	snprintf(buf, sizeof(buf), "%llu", (unsigned long long)total);
 	*value = strdup(buf);
 	return *value ? 0 : failf(err, errlen, "out of memory");
@@ -548,7 +609,8 @@ static void sweep_stale(const char *parent)
 	closedir(d);
 }
 
-int cgroup_plan(struct cgroup_run *cg, const json_t *spec, char *err, size_t errlen)
+int cgroup_plan(struct cgroup_run *cg, const json_t *spec, const json_t *memory, char *err,
+		size_t errlen)
 {
 	char parent[PATH_MAX + 16];
 	const char *key;
@@ -586,7 +648,7 @@ int cgroup_plan(struct cgroup_run *cg, const json_t *spec, char *err, size_t err
 		cg->n_set++;
 		if (!s->key || !s->asked)
 			return failf(err, errlen, "out of memory");
-		if (resolve_value(key, asked, &s->value, err, errlen))
+		if (resolve_value(cg, memory, key, asked, &s->value, err, errlen))
 			return -1;
 		controller_of(key, controller, sizeof(controller));
 		snprintf(path, sizeof(path), "%s/cgroup.controllers", cg->mount);
@@ -713,7 +775,8 @@ int cgroup_begin(struct cgroup_run *cg, const json_t *job_tree, char *err, size_
 	memset(cg, 0, sizeof(*cg));
 	if (!spec)
 		return 0;
-	if (cgroup_plan(cg, spec, err, errlen) || cgroup_create(cg, err, errlen)) {
+	if (cgroup_plan(cg, spec, json_object_get(job_tree, "memory"), err, errlen) ||
+	    cgroup_create(cg, err, errlen)) {
 		cgroup_free(cg);
 		memset(cg, 0, sizeof(*cg));
 		return -1;
@@ -834,6 +897,10 @@ json_t *cgroup_meta(const struct cgroup_run *cg)
 	json_object_set_new(m, "settings", set);
 	json_object_set_new(m, "controllers_missing", missing);
 	json_object_set_new(m, "removed", json_boolean(cg->removed));
+	if (cg->percent_of[0])
+		json_object_set_new(m, "percent_of",
+				    json_pack("{s:s, s:I}", "from", cg->percent_of, "bytes",
+					      (json_int_t)cg->percent_of_bytes));
 	return m;
 }
 

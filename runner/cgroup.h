@@ -43,6 +43,10 @@ struct cgroup_run {
 	struct cgroup_missing *missing;
 	size_t n_missing;
 	bool created, removed;
+	/* What the percentages of memory were of: "memory" (the job's memory:, in LKP's way)
+	 * or "MemTotal"; empty when the map has none. */
+	char percent_of[16];
+	uint64_t percent_of_bytes;
 	bool have[2][CGROUP_NR_COUNTERS]; /* [CORE_WINDOW_START or _END][counter] */
 	uint64_t count[2][CGROUP_NR_COUNTERS];
 };
@@ -53,12 +57,19 @@ struct cgroup_run {
  * with err naming the key and the value and what was expected. */
 int cgroup_spec_check(const json_t *spec, char *err, size_t errlen);
 
+/* The job's memory: key (the testbox's nominal memory, lkp-tests' hosts/ files: 8G) in bytes,
+ * as lib/unit.rb's to_byte reads it: digits, then K, M, G, T or P (any case, a B after it
+ * allowed), or a number of bytes.  0, or -1 when it is none of those. */
+int cgroup_memory_bytes(const json_t *memory, uint64_t *bytes);
+
 /* Plan the run's cgroup on this machine (cg zeroed first): the hierarchy found in
  * /proc/self/mountinfo, each controller the keys need checked against its cgroup.controllers
  * (a controller it lacks, e.g. one bound to a cgroup v1 hierarchy, is listed in cg->missing
- * and its keys are not applied), percentages of memory resolved against MemTotal.  0, or -1
- * with err (no cgroup v2 hierarchy, a bad value). */
-int cgroup_plan(struct cgroup_run *cg, const json_t *spec, char *err, size_t errlen);
+ * and its keys are not applied), percentages of memory resolved: of the job's memory (the
+ * value of its memory: key, or NULL) as LKP does, pct * memory / 100, else of MemTotal, down
+ * to a whole page.  0, or -1 with err (no cgroup v2 hierarchy, a bad value). */
+int cgroup_plan(struct cgroup_run *cg, const json_t *spec, const json_t *memory, char *err,
+		size_t errlen);
 
 /* Make the run's cgroup (cg->path) with the planned controllers and settings; a controller
  * whose enabling fails is moved to cg->missing.  On error (a setting the kernel refuses, named

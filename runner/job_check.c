@@ -62,6 +62,21 @@ static int check_cgroup2(struct loader *l, json_t *v)
 	return 0;
 }
 
+/* memory: (the testbox's, lkp-tests' hosts/ files) is what cgroup2's percentages of memory
+ * are of, as LKP computes them: read as LKP's to_byte reads it. */
+static int check_memory(struct loader *l, json_t *v)
+{
+	uint64_t bytes;
+	char b[256];
+
+	if (cgroup_memory_bytes(v, &bytes))
+		return fail(l, v,
+			    "memory %s: expected a size as LKP's to_byte reads it (8G, 512M, a "
+			    "number of bytes), which cgroup2's percentages of memory are of",
+			    describe(v, b, sizeof(b)));
+	return 0;
+}
+
 static bool known_suite(const char *s)
 {
 	if (!strcmp(s, "will-it-scale"))
@@ -149,6 +164,19 @@ static int check_test(struct loader *l, json_t *t, const struct testcase **tc, s
 
 	if (block_or_top(l, t, "test", &v, key, sizeof(key)))
 		return -1;
+	if (!v && json_object_get(t, "cgroup2") && !json_object_get(t, "testcase")) {
+		/* lkp-tests' jobs/cgroup2.yaml: an include, which split-job also makes a job of */
+		char *pp = job_path_params(t);
+		int ret = fail(l, NULL,
+			       "no testcase: a job of cgroup2 keys alone, as lkp-tests' "
+			       "jobs/cgroup2.yaml, is an include; LKP would run it as a job of its "
+			       "own, %s-%s, that sets up the cgroup and runs no benchmark, nothing "
+			       "scalebench can measure: include it from a job that names a testcase "
+			       "('<<: cgroup2.yaml', as lkp-tests' will-it-scale-cgroup2.yaml does)",
+			       l->job && l->job->name ? l->job->name : "job", pp ? pp : "defaults");
+		free(pp);
+		return ret;
+	}
 	if (!v)
 		return fail(l, NULL,
 			    "no testcase: expected will-it-scale.test (or test) naming one; "
@@ -297,6 +325,8 @@ static int check_other_keys(struct loader *l, json_t *t, struct atomic_job *a)
 			continue;
 		if (!strcmp(k, "cgroup2"))
 			ret = check_cgroup2(l, v);
+		else if (!strcmp(k, "memory") && json_object_get(t, "cgroup2"))
+			ret = check_memory(l, v);
 		else if (!strcmp(k, "category"))
 			ret = check_category(l, v);
 		else if (is_monitor_key(k))

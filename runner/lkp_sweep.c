@@ -239,18 +239,36 @@ static void set_stat(json_t *stats, const char *suite, const char *name, json_t 
 	json_object_set_new(stats, key, v);
 }
 
+bool lkp_point_stats(const struct lkp_sweep_point *p, const char *suite, json_t *stats)
+{
+	char name[64];
+
+	/* parse skips the "0,0,100,..." line and a line where both modes failed */
+	if (!p->tasks || (!p->processes && !p->threads))
+		return false;
+	snprintf(name, sizeof(name), "%u.processes", p->tasks);
+	set_stat(stats, suite, name, json_integer((json_int_t)p->processes));
+	snprintf(name, sizeof(name), "%u.processes_idle", p->tasks);
+	set_stat(stats, suite, name, json_real(as_printed("%0.2f", p->processes_idle)));
+	snprintf(name, sizeof(name), "%u.threads", p->tasks);
+	set_stat(stats, suite, name, json_integer((json_int_t)p->threads));
+	snprintf(name, sizeof(name), "%u.threads_idle", p->tasks);
+	set_stat(stats, suite, name, json_real(as_printed("%0.2f", p->threads_idle)));
+	snprintf(name, sizeof(name), "%u.linear", p->tasks);
+	set_stat(stats, suite, name, json_integer((json_int_t)p->linear));
+	return true;
+}
+
 void lkp_sweep_stats(const struct lkp_sweep_point *v, size_t n, const char *suite, json_t *stats)
 {
 	double per_process = 0, per_thread = 0, workload = 0, scalability = 0;
 	size_t used = 0;
 	bool have_scalability = false;
-	char name[64];
 
 	for (size_t i = 0; i < n; i++) {
 		const struct lkp_sweep_point *p = &v[i];
 
-		/* parse skips the "0,0,100,..." line and a line where both modes failed */
-		if (!p->tasks || (!p->processes && !p->threads))
+		if (!lkp_point_stats(p, suite, stats))
 			continue;
 		if (p->linear && p->tasks != 1) {
 			scalability = (double)p->processes / (double)p->linear;
@@ -260,16 +278,6 @@ void lkp_sweep_stats(const struct lkp_sweep_point *v, size_t n, const char *suit
 		per_thread += (double)p->threads / p->tasks;
 		workload += (double)p->processes + (double)p->threads;
 		used++;
-		snprintf(name, sizeof(name), "%u.processes", p->tasks);
-		set_stat(stats, suite, name, json_integer((json_int_t)p->processes));
-		snprintf(name, sizeof(name), "%u.processes_idle", p->tasks);
-		set_stat(stats, suite, name, json_real(as_printed("%0.2f", p->processes_idle)));
-		snprintf(name, sizeof(name), "%u.threads", p->tasks);
-		set_stat(stats, suite, name, json_integer((json_int_t)p->threads));
-		snprintf(name, sizeof(name), "%u.threads_idle", p->tasks);
-		set_stat(stats, suite, name, json_real(as_printed("%0.2f", p->threads_idle)));
-		snprintf(name, sizeof(name), "%u.linear", p->tasks);
-		set_stat(stats, suite, name, json_integer((json_int_t)p->linear));
 	}
 	if (have_scalability)
 		set_stat(stats, suite, "scalability", json_real(as_printed("%f", scalability)));

@@ -52,6 +52,11 @@ int lkp_sweep_read(const char *text, struct lkp_sweep_point **v, size_t *n);
  * parse's: the idle percentages rounded to 2 decimals, scalability to 6, the averages and
  * workload truncated to integers. */
 void lkp_sweep_stats(const struct lkp_sweep_point *v, size_t n, const char *suite, json_t *stats);
+/* What parse prints for one line of the table, the family LKP reports for every run (a sweep
+ * point or a run at one task count): N.processes, N.processes_idle, N.threads,
+ * N.threads_idle, N.linear.  Nothing for the "0,..." line or one where both modes failed;
+ * returns whether it set them. */
+bool lkp_point_stats(const struct lkp_sweep_point *p, const char *suite, json_t *stats);
 
 /* CPU time of some CPUs from /proc/stat (procstat: its text), as runtest.py's linux_stat
  * counts it: idle (idle + iowait) and busy (user nice system irq softirq steal guest

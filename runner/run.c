@@ -53,6 +53,17 @@ static unsigned starved_tries(const struct runner_opts *o)
 	return o->starved_tries ? o->starved_tries : RUN_STARVED_TRIES;
 }
 
+/* runtest.py's idle figure over one window (lkp_sweep.h): /proc/stat's ticks of the copies'
+ * CPUs at the window's start and end. */
+struct idle_watch {
+	int *cpus; /* the CPUs of the copies being measured, each once */
+	size_t n_cpus;
+	struct cpu_ticks before;
+	bool have_before;
+	double idle; /* percent, when ok */
+	bool ok;
+};
+
 /* LKP's sweep inside one run (an atomic job without mode and nr_task; lkp_sweep.h). */
 struct sweep_state {
 	struct lkp_topology topo;
@@ -61,12 +72,7 @@ struct sweep_state {
 	double point_runtime_s;
 	struct lkp_sweep_point *points;
 	size_t n_points;
-	int *cpus; /* the CPUs of the point being measured, each once */
-	size_t n_cpus;
-	struct cpu_ticks before;
-	bool have_before;
-	double idle;
-	bool idle_ok, idle_failed;
+	bool idle_failed;
 	bool window_open;
 	json_t *point_meta; /* per point and mode: status, CPUs, window */
 };
@@ -95,6 +101,7 @@ struct run_state {
 	double run_elapsed_s;
 	json_t *stats, *meta;
 	struct sweep_state *sw; /* NULL: one mode at one task count */
+	struct idle_watch idle; /* over the window being measured */
 	char err[PATH_MAX + 1024];
 };
 
@@ -139,6 +146,57 @@ static int commit_dir_of(const struct runner_opts *o, const struct job_file *job
 	return store_path(&axes, out, len);
 }
 
+/* ---- runtest.py's idle time ---------------------------------------------------------- */
+
+/* The CPUs n copies are placed on, each once, as the core places them (none when placement
+ * fails: the ticks are then the whole machine's, lkp_cpu_ticks with no CPU). */
+static void idle_place(struct idle_watch *iw, unsigned n, bool smt)
+{
+	int *cpus = calloc(n ? n : 1, sizeof(*cpus));
+	char err[256];
+
+	free(iw->cpus);
+	*iw = (struct idle_watch){.cpus = calloc(n ? n : 1, sizeof(*iw->cpus))};
+	if (cpus && iw->cpus && placement_cpus(n, smt, cpus, err, sizeof(err)) == 0) {
+		for (unsigned c = 0; c < n; c++) {
+			size_t j = 0;
+
+			while (j < iw->n_cpus && iw->cpus[j] != cpus[c])
+				j++;
+			if (j == iw->n_cpus && cpus[c] >= 0)
+				iw->cpus[iw->n_cpus++] = cpus[c];
+		}
+	}
+	free(cpus);
+}
+
+static int read_ticks(const struct idle_watch *iw, struct cpu_ticks *t)
+{
+	char *text = NULL;
+	int ret;
+
+	if (file_read("/proc/stat", 1 << 24, &text, NULL, NULL, 0))
+		return -1;
+	ret = lkp_cpu_ticks(text, iw->cpus, iw->n_cpus, t);
+	free(text);
+	return ret;
+}
+
+static void idle_start(struct idle_watch *iw)
+{
+	iw->have_before = read_ticks(iw, &iw->before) == 0;
+	iw->ok = false;
+}
+
+static void idle_stop(struct idle_watch *iw)
+{
+	struct cpu_ticks after;
+
+	iw->ok = iw->have_before && read_ticks(iw, &after) == 0;
+	if (iw->ok)
+		iw->idle = lkp_idle_percent(&iw->before, &after);
+}
+
 /* ---- callbacks from the core ---------------------------------------------------------- */
 
 static void on_window(int phase, void *arg)
@@ -150,7 +208,9 @@ static void on_window(int phase, void *arg)
 		monitor_set_start(&rs->mons);
 		machine_load_start(&rs->load);
 		rs->load_started = true;
+		idle_start(&rs->idle);
 	} else {
+		idle_stop(&rs->idle);
 		monitor_set_stop(&rs->mons);
 		if (rs->load_started)
 			machine_load_stop(&rs->load);
@@ -306,6 +366,7 @@ static int run_measure(struct run_state *rs)
 
 	struct core_config cfg = core_config_of(rs, aj->mode, aj->nr_task, aj->runtime_s);
 
+	idle_place(&rs->idle, aj->nr_task, aj->smt);
 	cfg.on_sample = on_sample;
 	cfg.on_window = on_window;
 	double t = now_s();
@@ -330,7 +391,6 @@ static void sweep_free(struct sweep_state *sw)
 		return;
 	free(sw->tasks);
 	free(sw->points);
-	free(sw->cpus);
 	json_decref(sw->point_meta);
 	free(sw);
 }
@@ -361,25 +421,12 @@ static int sweep_prepare(struct run_state *rs)
 		sw->n_tasks--;
 	sw->point_runtime_s = lkp_sweep_point_runtime(rs->aj->runtime_s, sw->topo.nr_node);
 	sw->points = calloc(sw->n_tasks ? sw->n_tasks : 1, sizeof(*sw->points));
-	sw->cpus = calloc(sw->n_tasks ? sw->tasks[sw->n_tasks - 1] : 1, sizeof(*sw->cpus));
 	sw->point_meta = json_array();
-	if (!sw->points || !sw->cpus || !sw->point_meta) {
+	if (!sw->points || !sw->point_meta) {
 		snprintf(rs->err, sizeof(rs->err), "out of memory");
 		return -1;
 	}
 	return 0;
-}
-
-static int read_ticks(const struct sweep_state *sw, struct cpu_ticks *t)
-{
-	char *text = NULL;
-	int ret;
-
-	if (file_read("/proc/stat", 1 << 24, &text, NULL, NULL, 0))
-		return -1;
-	ret = lkp_cpu_ticks(text, sw->cpus, sw->n_cpus, t);
-	free(text);
-	return ret;
 }
 
 /* The monitors and the load watch run once over the whole sweep (LKP's monitors run over
@@ -388,7 +435,6 @@ static void sweep_on_window(int phase, void *arg)
 {
 	struct run_state *rs = arg;
 	struct sweep_state *sw = rs->sw;
-	struct cpu_ticks after;
 
 	if (phase == CORE_WINDOW_START) {
 		if (!rs->load_started) {
@@ -396,13 +442,11 @@ static void sweep_on_window(int phase, void *arg)
 			machine_load_start(&rs->load);
 			rs->load_started = true;
 		}
-		sw->have_before = read_ticks(sw, &sw->before) == 0;
+		idle_start(&rs->idle);
 		sw->window_open = true;
 	} else {
 		sw->window_open = false;
-		sw->idle_ok = sw->have_before && read_ticks(sw, &after) == 0;
-		if (sw->idle_ok)
-			sw->idle = lkp_idle_percent(&sw->before, &after);
+		idle_stop(&rs->idle);
 	}
 }
 
@@ -421,25 +465,10 @@ static enum core_status sweep_point(struct run_state *rs, enum tc_mode mode, uns
 	struct sweep_state *sw = rs->sw;
 	struct core_result res = {0};
 	struct run_summary sum;
-	char err[256];
-	int *cpus = calloc(n, sizeof(*cpus));
 
 	*ops_s = 0;
 	*idle = 0;
-	/* The copies' CPUs as the core places them, each counted once. */
-	sw->n_cpus = 0;
-	if (cpus && placement_cpus(n, false, cpus, err, sizeof(err)) == 0) {
-		for (unsigned c = 0; c < n; c++) {
-			size_t j = 0;
-
-			while (j < sw->n_cpus && sw->cpus[j] != cpus[c])
-				j++;
-			if (j == sw->n_cpus && cpus[c] >= 0)
-				sw->cpus[sw->n_cpus++] = cpus[c];
-		}
-	}
-	free(cpus);
-	sw->idle_ok = false;
+	idle_place(&rs->idle, n, rs->aj->smt);
 
 	struct core_config cfg = core_config_of(rs, mode, n, sw->point_runtime_s);
 
@@ -450,11 +479,11 @@ static enum core_status sweep_point(struct run_state *rs, enum tc_mode mode, uns
 	json_t *pm = json_pack("{s:i, s:s, s:s}", "tasks", (int)n, "mode", tc_mode_name(mode),
 			       "status", core_status_name(res.status));
 
-	if (pm && sw->n_cpus) {
+	if (pm && rs->idle.n_cpus) {
 		json_t *c = json_array();
 
-		for (size_t j = 0; j < sw->n_cpus; j++)
-			json_array_append_new(c, json_integer(sw->cpus[j]));
+		for (size_t j = 0; j < rs->idle.n_cpus; j++)
+			json_array_append_new(c, json_integer(rs->idle.cpus[j]));
 		json_object_set_new(pm, "idle_cpus", c);
 	}
 	if (res.status == CORE_OK) {
@@ -471,8 +500,8 @@ static enum core_status sweep_point(struct run_state *rs, enum tc_mode mode, uns
 		if (pm)
 			json_object_set_new(pm, "failure", json_string(res.failure));
 	}
-	if (sw->idle_ok)
-		*idle = sw->idle;
+	if (rs->idle.ok)
+		*idle = rs->idle.idle;
 	else
 		sw->idle_failed = true;
 	if (pm)
@@ -634,11 +663,41 @@ static json_t *run_meta(struct run_state *rs, json_t *monitors, json_t *failures
 	return meta;
 }
 
+/* A run at one task count as a line of runtest.py's table: LKP runs such a job as runtest.py
+ * at that one count in that one mode, the other mode's cells 0 and linear 0 unless the count
+ * is 1 (runtest.py sets it at 1 task only).  None for a run that did not succeed (parse
+ * skips its line) or a testcase of another suite (not will-it-scale's parse) or a sweep. */
+static bool plain_point(const struct run_state *rs, struct lkp_sweep_point *p)
+{
+	unsigned long long ops = (unsigned long long)rs->sum.total_ops;
+	double idle = rs->idle.ok ? rs->idle.idle : 0;
+
+	if (rs->sw || rs->res.status != CORE_OK || rs->sum.window_s <= 0 || rs->tc->cost_stat ||
+	    strcmp(suite_of(rs->tc), "will-it-scale"))
+		return false;
+	*p = (struct lkp_sweep_point){.tasks = rs->aj->nr_task};
+	if (rs->aj->mode == TC_MODE_PROCESS) {
+		p->processes = ops;
+		p->processes_idle = idle;
+	} else {
+		p->threads = ops;
+		p->threads_idle = idle;
+	}
+	p->linear = p->tasks == 1 ? ops : 0;
+	return true;
+}
+
 /* The output's last line, and the output closed: nothing it holds may be lost. */
 static int run_close_output(struct run_state *rs)
 {
 	FILE *fp = rs->output;
+	struct lkp_sweep_point p;
 
+	if (plain_point(rs, &p)) {
+		/* what LKP's parse reads, before the line a reader of the output looks at */
+		lkp_sweep_header(fp);
+		lkp_sweep_line(fp, &p);
+	}
 	if (rs->sw && rs->res.status == CORE_OK)
 		; /* runtest.py's table is the output's last lines, as parse reads them */
 	else if (rs->res.status == CORE_OK)
@@ -683,10 +742,15 @@ static int run_store(struct run_state *rs)
 	monitors = json_object();
 	failures = json_array();
 	rs->stats = json_object();
-	if (rs->sw)
+	if (rs->sw) {
 		lkp_sweep_stats(rs->sw->points, rs->sw->n_points, suite_of(rs->tc), rs->stats);
-	else
+	} else {
+		struct lkp_sweep_point p;
+
 		testcase_stats(rs->tc, &rs->sum, rs->stats);
+		if (plain_point(rs, &p))
+			lkp_point_stats(&p, suite_of(rs->tc), rs->stats);
+	}
 	cgroup_stats(&rs->cg, rs->stats);
 	const struct monitor_window window = {
 	    .ops = rs->sum.window_ops,
@@ -731,6 +795,8 @@ static void run_free(struct run_state *rs)
 	json_decref(rs->meta);
 	sweep_free(rs->sw);
 	rs->sw = NULL;
+	free(rs->idle.cpus);
+	rs->idle = (struct idle_watch){0};
 }
 
 /* A stored run into the job's tally and, unless quiet, its line: the headline or the failure,
@@ -883,17 +949,23 @@ static int cgroup_precheck(const struct job_file *job)
 
 	for (size_t a = 0; a < job->n_atomic && !ret; a++) {
 		json_t *spec = json_object_get(job->atomic[a].tree, "cgroup2");
+		json_t *memory = json_object_get(job->atomic[a].tree, "memory");
+		json_t *pair = spec ? json_pack("[O, O]", spec, memory ? memory : json_null())
+				    : NULL;
 		struct cgroup_run cg;
 		char err[PATH_MAX + 1024];
 		size_t k;
 
-		/* Atomic jobs mostly share one cgroup2 map: each different one is made once. */
-		for (k = 0; spec && k < json_array_size(checked); k++)
-			if (json_equal(spec, json_array_get(checked, k)))
+		/* Atomic jobs mostly share one cgroup2 map (and memory: its percentages are of):
+		 * each different one is made once. */
+		for (k = 0; pair && k < json_array_size(checked); k++)
+			if (json_equal(pair, json_array_get(checked, k)))
 				break;
-		if (!spec || k < json_array_size(checked))
+		if (!pair || k < json_array_size(checked)) {
+			json_decref(pair);
 			continue;
-		json_array_append(checked, spec);
+		}
+		json_array_append_new(checked, pair);
 		if (cgroup_begin(&cg, job->atomic[a].tree, err, sizeof(err))) {
 			sb_error("%s: %s", job->atomic[a].name, err);
 			ret = -1;

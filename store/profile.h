@@ -1,5 +1,5 @@
 /* A profile: unique symbolized call chains with their sample counts, and the raw file a run
- * keeps them in (perf-profile.json.gz, written by the perf-profile monitor, read by
+ * keeps them in (perf-profile.samples.json.gz, written by the perf-profile monitor, read by
  * `scalebench profile`). */
 #ifndef SCALEBENCH_STORE_PROFILE_H
 #define SCALEBENCH_STORE_PROFILE_H

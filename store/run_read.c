@@ -73,8 +73,8 @@ static bool decimal_to_double(uint64_t m, int e10, bool neg, double *out)
 /* A JSON number at p, jansson's grammar and values: an integer (no fraction, no exponent) is
  * a json_int_t, refused beyond its range, and becomes the double that json_number_value
  * gives ("-0" is 0); a real is strtod's, refused when it overflows.  Returns the end of the
- * number, or NULL when p holds none (then jansson decides). */
-static const char *scan_number(const char *p, double *value)
+ * number, or NULL when p holds none (then jansson decides); *integer says which it was. */
+static const char *scan_number(const char *p, double *value, bool *integer)
 {
 	const char *start = p;
 	bool neg = false, real = false, big = false;
@@ -129,6 +129,7 @@ static const char *scan_number(const char *p, double *value)
 		e10 += eneg ? -x : x;
 		real = true;
 	}
+	*integer = !real;
 	if (!real) {
 		/* Up to 19 digits, all of them in m: at most 10^19 - 1, below 2^64. */
 		if (big || m > (uint64_t)LLONG_MAX + neg)
@@ -165,6 +166,7 @@ long store_stats_parse_fast(char *text, size_t len, struct store_stat **out)
 	for (;;) {
 		const char *name;
 		double d;
+		bool integer;
 
 		if (*p++ != '"')
 			goto no;
@@ -180,7 +182,7 @@ long store_stats_parse_fast(char *text, size_t len, struct store_stat **out)
 		p = skip_ws(p + 1);
 		if (*p++ != ':')
 			goto no;
-		p = scan_number(skip_ws(p), &d);
+		p = scan_number(skip_ws(p), &d, &integer);
 		if (!p)
 			goto no;
 		p = skip_ws(p);
@@ -192,7 +194,7 @@ long store_stats_parse_fast(char *text, size_t len, struct store_stat **out)
 				goto no;
 			v = nv;
 		}
-		v[n++] = (struct store_stat){name, nlen, d};
+		v[n++] = (struct store_stat){name, nlen, d, integer};
 		if (*p == ',') {
 			p = skip_ws(p + 1);
 			continue;
@@ -247,7 +249,8 @@ int store_parse_stats(char *text, size_t len, struct store_stats *s, char *why, 
 			snprintf(why, whylen, "stat '%s' is not a number", k);
 			goto fail;
 		}
-		s->v[s->n++] = (struct store_stat){k, strlen(k), json_number_value(x)};
+		s->v[s->n++] = (struct store_stat){k, strlen(k), json_number_value(x),
+						   json_is_integer(x)};
 	}
 	return 0;
 fail:
@@ -501,8 +504,10 @@ json_t *store_read_job(const char *run_dir, char *why, size_t whylen)
 
 int store_raw_path(const char *run_dir, const char *monitor, char *path, size_t len)
 {
-	/* The names store_run_write_raw gives, compressed first. */
-	static const char *const suffixes[] = {".json.gz", ".json"};
+	/* The names store_run_write_raw gives, compressed first, then those of runs stored
+	 * before the raw samples left LKP's <monitor>.json names. */
+	static const char *const suffixes[] = {".samples.json.gz", ".samples.json", ".json.gz",
+					       ".json"};
 
 	for (size_t i = 0; i < sizeof(suffixes) / sizeof(*suffixes); i++)
 		if (snprintf(path, len, "%s/%s%s", run_dir, monitor, suffixes[i]) < (int)len &&

@@ -4,6 +4,7 @@
 #define SCALEBENCH_RUN_READ_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 #define STORE_STATS_FILE "stats.json"
@@ -14,6 +15,7 @@ struct store_stat {
 	const char *name; /* NUL-terminated, len bytes */
 	size_t len;
 	double value;
+	bool integer; /* written as a JSON integer (no fraction, no exponent), as jansson types it */
 };
 
 /* A run's stats.  A name may be listed twice when the file repeats it: the later value is
@@ -58,8 +60,9 @@ int store_run_check(const char *run_dir, json_t **meta, char *why, size_t whylen
  * missing, not YAML, nested deeper than 32 levels or not a mapping. */
 json_t *store_read_job(const char *run_dir, char *why, size_t whylen);
 
-/* Where a run keeps a monitor's raw samples: <run_dir>/<monitor>.json.gz or .json, whichever
- * exists.  0 with the path, or -1 when there is neither. */
+/* Where a run keeps a monitor's raw samples: <run_dir>/<monitor>.samples.json.gz or
+ * .samples.json, or for a run stored before they had those names <monitor>.json.gz or .json,
+ * whichever exists first.  0 with the path, or -1 when there is none. */
 int store_raw_path(const char *run_dir, const char *monitor, char *path, size_t len);
 
 /* A file of a run, whole: regular files only, at most STORE_FILE_MAX bytes, '\0'-terminated

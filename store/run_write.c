@@ -135,7 +135,8 @@ int store_run_write_raw(struct store_run *r, const char *monitor, bool compress,
 {
 	char name[NAME_MAX + 1];
 
-	if (snprintf(name, sizeof(name), "%s.json%s", monitor, compress ? ".gz" : "") >=
+	if (snprintf(name, sizeof(name), "%s" STORE_RAW_SUFFIX "%s", monitor,
+		     compress ? ".gz" : "") >=
 	    (int)sizeof(name)) {
 		snprintf(err, errlen, "monitor name '%s' too long for a file name", monitor);
 		return -1;

@@ -4,7 +4,7 @@
  *
  *	store_run_begin               the temp directory
  *	store_run_create/close        job.yaml, output: streams the caller fills
- *	store_run_write_raw           a monitor's raw samples, <monitor>.json[.gz]
+ *	store_run_write_raw           a monitor's raw samples, <monitor>.samples.json[.gz]
  *	store_run_finish              meta.json, stats.json, the rename to the first free number
  *	store_run_abort               (anything not finished) removed whole
  */
@@ -33,7 +33,11 @@ int store_run_begin(struct store_run *r, const char *commit_dir, char *err, size
 FILE *store_run_create(struct store_run *r, const char *name, char *err, size_t errlen);
 int store_run_close(struct store_run *r, FILE *fp, const char *name, char *err, size_t errlen);
 
-/* A monitor's raw samples: <monitor>.json, or gzip-compressed <monitor>.json.gz. */
+/* A monitor's raw samples: <monitor>.samples.json, or gzip-compressed
+ * <monitor>.samples.json.gz.  Not <monitor>.json: lkp-tests' create-stats-matrix
+ * (lib/matrix.rb) reads that name as dump-stat's map of a monitor's stats, and a list of
+ * samples there crashes it; it skips a file of a name that is no monitor's. */
+#define STORE_RAW_SUFFIX ".samples.json"
 int store_run_write_raw(struct store_run *r, const char *monitor, bool compress,
 			const json_t *samples, char *err, size_t errlen);
 

@@ -151,6 +151,26 @@ if ! offers pids; then
 		"'pids' in d['cgroup2']['controllers_missing']"
 fi
 
+check "cgroup2 run: no memory: in the job, its percentages are of MemTotal, recorded" json_true \
+	"$meta" "d['cgroup2']['percent_of'] == {'from': 'MemTotal', 'bytes': $memtotal_kb * 1024}"
+
+# ---- the testbox's memory: (LKP's hosts/ key) is what percentages are of, as LKP computes it:
+# memory.low 50% of 8G is 4294967296 (lkp-tests' job2sh: memory_46_low=4294967296), recorded
+# whether or not the memory controller can take it here (issue 29 item 3).
+job mem 0.25s 0.25s
+sb run "$WORK/mem.yaml" --results "$WORK/mem" --set memory=8G -q
+meta=$(find "$WORK/mem" -name meta.json | head -1)
+check "memory: 8G: stored, memory.low 50% of 8G, recorded as of the job's memory" bash -c \
+	"[ $rc -eq 0 ] && [ -n '$meta' ] || { cat $WORK/err; false; }" &&
+	json_true "$meta" "d['cgroup2']['percent_of'] == {'from': 'memory', 'bytes': 8589934592} and d['cgroup2']['settings']['memory.low']['asked'] == '50%'"
+if offers memory; then
+	check "memory: 8G: memory.low written as LKP's bytes, 4294967296" json_true "$meta" \
+		"d['cgroup2']['settings']['memory.low']['written'] == '4294967296'"
+fi
+sb run "$WORK/mem.yaml" --results "$WORK/mem-bad" --set memory=8.5G -q
+check "memory: 8.5G: refused before anything runs, naming the key and what LKP reads" bash -c \
+	"[ $rc -eq 2 ] && grep -qF \"memory '8.5G': expected a size as LKP's to_byte reads it\" '$WORK/err' && [ ! -e '$WORK/mem-bad' ]"
+
 # ---- thread mode: the copy host joins before it starts its threads ---------------------------
 job thr 2s
 sed -i 's/mode: process/mode: thread/' "$WORK/thr.yaml"

@@ -81,7 +81,7 @@ check "premise: the commit directory exists" [ -d "$C" ]
 # final run to sweep.
 points="delay:0 delay:20 delay:50 delay:100 delay:150 delay:250 delay:350 delay:500
 renamed renamed closed:stats.json tmp:5 tmp:0 tmp:2 tmp:50 tmp:150
-create:proc-vmstat.json create:stats.json closed:meta.json create:meta.json"
+create:proc-vmstat.samples.json create:stats.json closed:meta.json create:meta.json"
 had=$(python3 "$WORK/runs.py" "$C")
 half="" lost="" left="" piled="" missed="" seed=0
 for when in $points; do

@@ -252,7 +252,7 @@ for how in back deleted fifo garbage; do
 	check "meminfo $how mid-run: said once on stderr" bash -c \
 		"[ \$(grep -c 'monitor meminfo incomplete: .*partial_stats' $WORK/err) -eq 1 ]"
 	check "meminfo $how mid-run: its readings up to then are kept" json_true \
-		"$(dirname "$meta")/meminfo.json" "len(d) >= 2"
+		"$(dirname "$meta")/meminfo.samples.json" "len(d) >= 2"
 done
 check "meminfo with garbage mid-run: the bad lines are counted in the note" json_true "$meta" \
 	"d['monitors']['meminfo']['skipped_lines'] > 0 and 'malformed' in d['monitors']['meminfo']['note']"

@@ -71,6 +71,17 @@ sb split "$FIX/will-it-scale/will-it-scale-cgroup2.yaml"
 check "cgroup2: both includes applied" bash -c \
 	"grep -qx '  memory.high: 90%' $WORK/out && grep -qx 'kernel_cmdline: systemd.unified_cgroup_hierarchy=1' $WORK/out && [ \$(grep -c '^  test: ' $WORK/out) -eq 60 ]"
 
+# cgroup2.yaml alone (no testcase) is an include: LKP's split-job makes a job of it,
+# cgroup2-90%-50%-max-10000 (lkp-tests bbbc29c49, split-job -t lkp-hsw-d01), that runs no
+# benchmark; scalebench refuses it, saying so and naming that job (issue 29 item 3).
+sb split "$FIX/cgroup2.yaml"
+cat >"$WORK/want" <<'W'
+a job of cgroup2 keys alone, as lkp-tests' jobs/cgroup2.yaml, is an include; LKP would run it as a job of its own, cgroup2-90%-50%-max-10000, that sets up the cgroup and runs no benchmark
+include it from a job that names a testcase ('<<: cgroup2.yaml'
+W
+check "cgroup2.yaml alone: refused, naming the job LKP would run and what to do" bash -c \
+	"[ $rc -eq 2 ] && [ \$(grep -cFf $WORK/want $WORK/err) -eq 1 ] && grep -qF \"\$(sed -n 1p $WORK/want)\" $WORK/err && grep -qF \"\$(sed -n 2p $WORK/want)\" $WORK/err"
+
 # run --dry-run names the same atomic jobs as split.
 sb run --dry-run "$FIX/local-tests/will-it-scale-local-test.yaml" --results "$WORK/r"
 check "run --dry-run: LKP's names" bash -c \

@@ -20,7 +20,7 @@ stats=$run/stats.json
 # samples): a delta over the window would be far below the count since boot.
 check "softirqs: means of the cumulative counts (LKP's rule), not deltas" python3 -c "
 import json, sys
-raw = json.load(open('$run/softirqs.json'))
+raw = json.load(open('$run/softirqs.samples.json'))
 keys = raw[0]['keys']
 i = keys.index('TIMER')
 first, last = raw[0]['values'][i], raw[-1]['values'][i]

@@ -129,7 +129,7 @@ if json_true "$pf/meta.json" "d['monitors']['perf-profile']['status'] == 'unavai
 	exit 0
 fi
 
-check "page_fault3: perf-profile.json.gz keeps the chains" json_true "$pf/perf-profile.json.gz" \
+check "page_fault3: perf-profile.json.gz keeps the chains" json_true "$pf/perf-profile.samples.json.gz" \
 	"d[0]['samples'] > 500 and d[0]['chains'][0]['count'] > 0 and len(d[0]['chains'][0]['chain']) > 0"
 check "page_fault3: meta has event, samples, lost, its own cpu_s" json_true "$pf/meta.json" \
 	"set(d['monitors']['perf-profile']['profile']) == {'event', 'samples', 'run_samples', 'lost', 'cpu_s', 'from_s', 'to_s'}"
@@ -150,7 +150,7 @@ PY
 check "page_fault3: sampled from 1 s to 2 s of the window, 1000 samples per CPU-second" \
 	python3 "$WORK/slice.py" "$pf/meta.json" "$(getconf _NPROCESSORS_ONLN)"
 check "page_fault3: stats named after the event" json_true "$pf/stats.json" \
-	"any(k.startswith('perf-profile.self.' + ('cpu-clock' if json.load(gzip.open('$pf/perf-profile.json.gz'))[0]['event'] == 'cpu-clock' else 'cycles')) for k in d)"
+	"any(k.startswith('perf-profile.self.' + ('cpu-clock' if json.load(gzip.open('$pf/perf-profile.samples.json.gz'))[0]['event'] == 'cpu-clock' else 'cycles')) for k in d)"
 # The top 15 self or children entries.
 top="sorted(((v, k.split('.', 3)[3]) for k, v in d.items() if k.startswith(('perf-profile.self.', 'perf-profile.children.'))), reverse=True)[:15]"
 check "page_fault3: kernel fault path among the top entries" json_true "$pf/stats.json" \
@@ -197,7 +197,7 @@ check "profile of a FIFO: refused at once, named" \
 mkdir -p "$WORK/empty"
 sb profile "$WORK/empty"
 check "profile of a run without a profile: clear error, exit 1" bash -c \
-	"[ $rc -eq 1 ] && grep -q 'no perf-profile.json.gz' $WORK/err && grep -q \"perf-profile:\" $WORK/err"
+	"[ $rc -eq 1 ] && grep -q 'no perf-profile.samples.json.gz' $WORK/err && grep -q \"perf-profile:\" $WORK/err"
 sb profile "$WORK/nonexistent"
 check "profile of a missing directory: error naming it" bash -c \
 	"[ $rc -eq 1 ] && grep -q '$WORK/nonexistent' $WORK/err"
@@ -207,11 +207,11 @@ check "profile without RUN_DIR: usage, exit 2" bash -c "[ $rc -eq 2 ] && grep -q
 # Runs stored before the profile was compressed (perf-profile.json) still print; a damaged
 # file is named, nothing is written.
 mkdir -p "$WORK/old" "$WORK/bad"
-gunzip -c "$pf/perf-profile.json.gz" >"$WORK/old/perf-profile.json"
+gunzip -c "$pf/perf-profile.samples.json.gz" >"$WORK/old/perf-profile.json"
 sb profile "$WORK/old" --min 5
 check "profile of an uncompressed perf-profile.json: the same tree" bash -c \
 	"[ $rc -eq 0 ] && grep -q page_fault_file_run $WORK/out"
-head -c 300 "$pf/perf-profile.json.gz" >"$WORK/bad/perf-profile.json.gz"
+head -c 300 "$pf/perf-profile.samples.json.gz" >"$WORK/bad/perf-profile.json.gz"
 sb profile "$WORK/bad"
 check "profile of a truncated perf-profile.json.gz: error naming it, exit 1" bash -c \
 	"[ $rc -eq 1 ] && grep -q '$WORK/bad/perf-profile.json.gz' $WORK/err"
@@ -241,7 +241,7 @@ sed 's/^runtime: 300s$/runtime: 1s/' jobs/page_fault3-profile.yaml >"$WORK/examp
 sb run "$WORK/example.yaml" --results "$WORK/example" -q
 ex=$(ls -d "$WORK"/example/will-it-scale/*/*/*/*/*/*/0 2>/dev/null | head -1)
 check "jobs/page_fault3-profile.yaml (runtime 1s): stored with its monitors' files" bash -c \
-	"[ $rc -eq 0 ] && [ -n '$ex' ] && [ -s '$ex/perf-profile.json.gz' ] && [ -s '$ex/perf-stat.json' ] && [ -s '$ex/proc-vmstat.json' ]"
+	"[ $rc -eq 0 ] && [ -n '$ex' ] && [ -s '$ex/perf-profile.samples.json.gz' ] && [ -s '$ex/perf-stat.samples.json' ] && [ -s '$ex/proc-vmstat.samples.json' ]"
 check "jobs/page_fault3-profile.yaml: profile stats beside perf-stat's" json_true "$ex/stats.json" \
 	"any(k.startswith('perf-profile.self.') for k in d) and any(k.startswith('perf-stat.') for k in d)"
 
@@ -258,7 +258,7 @@ cp "$WORK/out" "$WORK/commit.out"
 sb profile "$commit_dir/0" "$commit_dir/1" --min 50
 check "profile RUN0 RUN1: the same report as the commit directory" cmp -s "$WORK/out" "$WORK/commit.out"
 mkdir -p "$WORK/other"
-gunzip -c "$commit_dir/1/perf-profile.json.gz" |
+gunzip -c "$commit_dir/1/perf-profile.samples.json.gz" |
 	python3 -c 'import json,sys; d=json.load(sys.stdin); d[0]["event"]="cycles-pp"; json.dump(d, sys.stdout)' \
 		>"$WORK/other/perf-profile.json"
 sb profile "$commit_dir/0" "$WORK/other"
@@ -291,7 +291,7 @@ wait "$busy" 2>/dev/null
 at=$(ls -d "$WORK"/attr/will-it-scale/*/*/*/*/*/*/0 2>/dev/null | head -1)
 check "attribution run: exit 0" bash -c "[ $rc -eq 0 ] && [ -n '$at' ]"
 check "raw profile keeps every task: the spinner's samples with its pid, comm and binary, not a run pid" \
-	json_true "$at/perf-profile.json.gz" \
+	json_true "$at/perf-profile.samples.json.gz" \
 	"any(c.get('pid') == $busy and c.get('comm') == 'spin-elsewhere' and 'spin_elsewhere' in c['chain'] and c['dsos'][c['chain'].index('spin_elsewhere')].endswith('/spin-elsewhere') for c in d[0]['chains']) and $busy not in d[0]['run_pids'] and len(d[0]['run_pids']) >= 2"
 check "stats.json: the run's processes only (the spinner's loop is not there)" json_true \
 	"$at/stats.json" \
@@ -336,7 +336,7 @@ print(f"exec1: {user} user frames of the run, {unknown} [unknown], {helper} name
 sys.exit(0 if user and unknown * 10 < user and helper > 0 else 1)
 PY
 check "exec1: the helper's user frames named from its binary, under 10% of the run's user frames [unknown]" \
-	python3 "$WORK/exec1.py" "$e1/perf-profile.json.gz"
+	python3 "$WORK/exec1.py" "$e1/perf-profile.samples.json.gz"
 
 # --- --diff, live: two commits' runs of getppid1. ---
 for c in base head; do

@@ -81,6 +81,44 @@ check "mode given: no sweep" bash -c "[ $rc -eq 0 ] && ! grep -q 'LKP sweep' $WO
 sb run "$WORK/sweep.yaml" --dry-run --nr-task 1
 check "nr_task given: no sweep" bash -c "[ $rc -eq 0 ] && ! grep -q 'LKP sweep' $WORK/out && grep -q 'process mode, 1 copy,' $WORK/out"
 
+# ... and, as LKP's runtest.py at that one count, in that one mode, its output ends with the
+# table (the other mode's cells 0, linear 0 but at 1 task) and stats.json has parse's N.*
+# family of it beside scalebench's headline stats (issue 29 item 8).
+R5="$WORK/r5"
+{ cat "$WORK/sweep.yaml"; printf '  mode: [process, thread]\n  nr_task: [1, 2]\n'; } >"$WORK/plain.yaml"
+sb run "$WORK/plain.yaml" --results "$R5" --commit c1 --no-monitors -q
+check "one count, one mode: 4 runs stored" bash -c \
+	"[ $rc -eq 0 ] && [ \$(ls -d $R5/will-it-scale/*/*/*/*/*/c1/0 | wc -l) -eq 4 ]"
+for run in "$R5"/will-it-scale/*/*/*/*/*/c1/0; do
+	job=${run#"$R5"/will-it-scale/}
+	check "one count, one mode (${job%%/*}): runtest.py's table, parse's family" \
+		python3 - "$run" <<'PY'
+import json, sys
+run = sys.argv[1]
+meta = json.load(open(run + "/meta.json"))
+st = json.load(open(run + "/stats.json"))
+lines = open(run + "/output").read().splitlines()
+i = lines.index("tasks,processes,processes_idle,threads,threads_idle,linear")
+assert lines[i + 1] == "0,0,100,0,100,0"
+assert len(lines) == i + 4 and lines[-1].startswith("getppid1: per_"), lines[i:]
+v = lines[i + 2].split(",")
+n, mode = meta["nr_task"], meta["mode"]
+assert int(v[0]) == n, v
+ops = int(st["will-it-scale.workload"])
+on, off = (1, 3) if mode == "process" else (3, 1)
+assert int(v[on]) == ops > 0 and v[off] == "0" and v[off + 1] == "0.00", (mode, v)
+assert 0 <= float(v[on + 1]) <= 100, v
+assert int(v[5]) == (ops if n == 1 else 0), v
+names = ["processes", "processes_idle", "threads", "threads_idle", "linear"]
+for name, x in zip(names, v[1:]):
+    assert st["will-it-scale.%d.%s" % (n, name)] == float(x), (name, x)
+fam = [k for k in st if k.split(".")[1].isdigit()]
+assert len(fam) == 5, fam
+assert "will-it-scale.per_%s_ops" % mode in st
+assert "will-it-scale.scalability" not in st
+PY
+done
+
 # Interrupted in the middle of the sweep: exit 130, nothing stored, no copy left.
 R2="$WORK/r2"
 "$SCALEBENCH" run "$WORK/sweep.yaml" --results "$R2" --commit c1 --runtime 300 -q \

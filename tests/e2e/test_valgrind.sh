@@ -47,7 +47,7 @@ getppid_job "$WORK/vg.yaml" "runtime: 1s" "warmup: 0.25" "nr_task: 2" "perf-prof
 vg 0 "run with perf-profile, perf-stat, proc-vmstat, meminfo" run "$WORK/vg.yaml" \
 	--results "$WORK/vgr" -q
 run_dir=$(ls -d "$WORK"/vgr/will-it-scale/*/*/*/*/*/*/0 2>/dev/null | head -1)
-if [ -f "$run_dir/perf-profile.json.gz" ]; then
+if [ -f "$run_dir/perf-profile.samples.json.gz" ]; then
 	vg 0 "profile RUN_DIR" profile "$run_dir" --min 5
 else
 	echo "skip: profile RUN_DIR (perf-profile unavailable here: $(cat "$run_dir/meta.json" 2>/dev/null | grep -o '"note": "[^"]*' | head -1))"

@@ -49,6 +49,8 @@ static void check_fast(const uint8_t *data, size_t size)
 		want = json_number_value(x);
 		if (!later && memcmp(&want, &v[i].value, sizeof(want)))
 			mismatch("a value differs:", v[i].name);
+		if (!later && v[i].integer != json_is_integer(x))
+			mismatch("a value's type (integer or real) differs:", v[i].name);
 	}
 	free(v);
 	json_decref(tree);

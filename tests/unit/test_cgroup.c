@@ -1,5 +1,6 @@
 /* core/cgroup: a job's cgroup2 map checked (each refusal names the key and the value), a
- * percentage of memory resolved to whole pages of MemTotal, and the counters read from a
+ * percentage of memory resolved to whole pages of MemTotal or, as LKP does, to bytes of the
+ * job's memory: (checked against lkp-tests' own values), and the counters read from a
  * cgroup's files as the kernel writes them (a stand-in directory: on machines whose memory
  * controller is bound to cgroup v1, no real cgroup v2 has memory.stat). */
 #include <setjmp.h>
@@ -101,7 +102,7 @@ static void test_percentage(void **state)
 		if (sscanf(line, "MemTotal: %llu kB", &kb) == 1)
 			break;
 	fclose(f);
-	if (cgroup_plan(&cg, spec, err, sizeof(err))) {
+	if (cgroup_plan(&cg, spec, NULL, err, sizeof(err))) {
 		json_decref(spec);
 		cgroup_free(&cg);
 		if (strstr(err, "no cgroup v2 hierarchy"))
@@ -121,8 +122,96 @@ static void test_percentage(void **state)
 		assert_true(cg.set[i].applied == (cg.n_missing == 0));
 	}
 	assert_false(cg.created);
+	assert_string_equal(cg.percent_of, "MemTotal");
+	assert_int_equal(cg.percent_of_bytes, kb * 1024);
 	cgroup_free(&cg);
 	json_decref(spec);
+}
+
+/* Of a testbox's memory: (lkp-tests' hosts/ key), a percentage is what lkp-tests' own
+ * params/memory.* maps give (tests/fixtures/lkp-jobs/cgroup2-memory/lkp.txt: MEMORY KEY ASKED
+ * LKP's value), integer bytes, no page rounding, and what it was of is recorded; a size as
+ * asked is the same number of bytes. */
+static void test_percentage_of_memory(void **state)
+{
+	FILE *f = fopen("tests/fixtures/lkp-jobs/cgroup2-memory/lkp.txt", "r");
+	char mem[32], key[64], asked[32], lkp[32], err[512];
+	size_t n = 0;
+
+	(void)state;
+	assert_non_null(f);
+	while (fscanf(f, "%31s %63s %31s %31s", mem, key, asked, lkp) == 4) {
+		json_t *spec = json_pack("{s:s}", key, asked), *memory = json_string(mem);
+		struct cgroup_run cg;
+		uint64_t want, got;
+
+		if (cgroup_plan(&cg, spec, memory, err, sizeof(err))) {
+			json_decref(spec);
+			json_decref(memory);
+			cgroup_free(&cg);
+			fclose(f);
+			if (strstr(err, "no cgroup v2 hierarchy"))
+				skip();
+			fail_msg("%s", err);
+		}
+		assert_int_equal(cg.n_set, 1);
+		if (!strcmp(lkp, "max")) {
+			assert_string_equal(cg.set[0].value, "max");
+		} else {
+			json_t *a = json_string(lkp), *b = json_string(cg.set[0].value);
+
+			assert_int_equal(cgroup_memory_bytes(a, &want), 0);
+			assert_int_equal(cgroup_memory_bytes(b, &got), 0);
+			if (want != got)
+				fail_msg("%s of memory: %s: %s: LKP %s, scalebench %s", asked, mem, key,
+					 lkp, cg.set[0].value);
+			json_decref(a);
+			json_decref(b);
+		}
+		if (strchr(asked, '%')) {
+			assert_string_equal(cg.percent_of, "memory");
+			assert_int_equal(cgroup_memory_bytes(memory, &want), 0);
+			assert_int_equal(cg.percent_of_bytes, want);
+		} else {
+			assert_string_equal(cg.percent_of, "");
+		}
+		cgroup_free(&cg);
+		json_decref(spec);
+		json_decref(memory);
+		n++;
+	}
+	fclose(f);
+	assert_int_equal(n, 10);
+}
+
+/* memory: as lib/unit.rb's to_byte reads it; what LKP cannot read is refused. */
+static void test_memory_bytes(void **state)
+{
+	static const struct {
+		const char *text;
+		uint64_t bytes; /* 0: refused */
+	} cases[] = {{"8G", 8ULL << 30},	{"8gb", 8ULL << 30}, {"512M", 512ULL << 20},
+		     {"3000m", 3000ULL << 20},	{"1T", 1ULL << 40},  {"2P", 2ULL << 50},
+		     {"4096K", 4096ULL << 10},	{"8589934592", 8589934592ULL},
+		     {"8.5G", 0},		{"8GiB", 0},	     {"lots", 0},
+		     {"", 0},			{"0", 0},	     {"-8G", 0},
+		     {"99999999999999999999", 0}, {"16385P", 0}};
+	uint64_t b;
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		json_t *v = json_string(cases[i].text);
+		int r = cgroup_memory_bytes(v, &b);
+
+		if (cases[i].bytes ? r || b != cases[i].bytes : r == 0)
+			fail_msg("memory '%s': %d, %llu", cases[i].text, r, (unsigned long long)b);
+		json_decref(v);
+	}
+	json_t *v = json_integer(8589934592LL);
+
+	assert_int_equal(cgroup_memory_bytes(v, &b), 0);
+	assert_int_equal(b, 8589934592ULL);
+	json_decref(v);
 }
 
 static void put(const char *dir, const char *name, const char *text)
@@ -215,6 +304,8 @@ int main(void)
 	    cmocka_unit_test(test_lkp_keys),
 	    cmocka_unit_test(test_refusals),
 	    cmocka_unit_test(test_percentage),
+	    cmocka_unit_test(test_percentage_of_memory),
+	    cmocka_unit_test(test_memory_bytes),
 	    cmocka_unit_test(test_counters),
 	};
 

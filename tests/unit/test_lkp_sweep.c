@@ -107,6 +107,76 @@ static void test_real_run(void **state)
 	json_decref(stored);
 }
 
+/* Real runs at one task count, one per mode: LKP's parse of their output's table gives the
+ * N.* family, and the stats.json each run stored holds it with the same values, and LKP's
+ * per_<mode>_ops and workload too (scalebench's, not truncated to an integer: within 1).  The
+ * one line of LKP's it does not store is the other mode's per_*_ops, 0. */
+static void check_plain_run(const char *base, const char *other_mode_stat)
+{
+	char path[256];
+	struct lkp_sweep_point *pts;
+	size_t n, family = 0, in_lkp = 0;
+	json_t *stats = json_object(), *stored;
+	json_error_t e;
+
+	snprintf(path, sizeof(path), FIX "%s.output", base);
+	char *table = slurp(path);
+
+	assert_int_equal(lkp_sweep_read(table, &pts, &n), 0);
+	assert_int_equal(n, 2); /* the "0,0,100,..." line and the run's */
+	assert_false(lkp_point_stats(&pts[0], "will-it-scale", stats));
+	assert_true(lkp_point_stats(&pts[1], "will-it-scale", stats));
+	snprintf(path, sizeof(path), FIX "%s.stats.json", base);
+	stored = json_load_file(path, 0, &e);
+	assert_non_null(stored);
+	snprintf(path, sizeof(path), FIX "%s.lkp", base);
+	char *lkp = slurp(path);
+
+	for (char *line = strtok(lkp, "\n"); line; line = strtok(NULL, "\n")) {
+		char *colon = strstr(line, ": "), name[128];
+		json_t *mine, *kept;
+
+		assert_non_null(colon);
+		*colon = '\0';
+		snprintf(name, sizeof(name), "will-it-scale.%s", line);
+		double want = strtod(colon + 2, NULL);
+
+		in_lkp++;
+		mine = json_object_get(stats, name);
+		kept = json_object_get(stored, name);
+		if (!strcmp(line, other_mode_stat)) {
+			assert_true(want == 0 && !kept);
+			continue;
+		}
+		if (!kept)
+			fail_msg("%s: stored stats.json lacks LKP's %s", base, name);
+		if (mine) {
+			family++;
+			if (want != json_number_value(mine) || want != json_number_value(kept))
+				fail_msg("%s: %s: LKP %.9g, scalebench %.9g, stored %.9g", base, name,
+					 want, json_number_value(mine), json_number_value(kept));
+		} else if (fabs(want - json_number_value(kept)) >= 1) {
+			fail_msg("%s: %s: LKP %.9g, stored %.9g", base, name, want,
+				 json_number_value(kept));
+		}
+	}
+	assert_int_equal(family, 5);
+	assert_int_equal(json_object_size(stats), 5);
+	assert_int_equal(json_object_size(stored), in_lkp - 1);
+	free(table);
+	free(lkp);
+	free(pts);
+	json_decref(stats);
+	json_decref(stored);
+}
+
+static void test_plain_runs(void **state)
+{
+	(void)state;
+	check_plain_run("plain-process", "per_thread_ops");
+	check_plain_run("plain-thread", "per_process_ops");
+}
+
 /* setup_threads_to_iterate, read from lkp-tests' lib/sysinfo.sh, on machines of the kind the
  * robot names its stats for. */
 static void check_tasks(struct lkp_topology t, const unsigned *want, size_t nwant)
@@ -217,6 +287,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_edge_table),	     cmocka_unit_test(test_real_run),
+	    cmocka_unit_test(test_plain_runs),
 	    cmocka_unit_test(test_task_counts),	     cmocka_unit_test(test_point_runtime),
 	    cmocka_unit_test(test_table_round_trip), cmocka_unit_test(test_cpu_ticks),
 	};

@@ -336,7 +336,7 @@ static void test_runs_add(void **state)
 	assert_int_equal(profile_runs_init(&t), 0);
 	assert_int_equal(add_dir(&t, "commit/1", err, sizeof(err)), -1);
 	assert_non_null(
-	    strstr(err, "commit/1: no perf-profile.json.gz, here or in its numbered runs"));
+	    strstr(err, "commit/1: no perf-profile.samples.json.gz, here or in its numbered runs"));
 	assert_int_equal(add_dir(&t, "missing", err, sizeof(err)), -1);
 	assert_non_null(strstr(err, "missing: No such file or directory"));
 	write_text("commit/1/perf-profile.json", "[{\"chains\": [");
@@ -459,7 +459,7 @@ static void test_diff(void **state)
 	free(text);
 	make_dir("none");
 	text = diff_text("none", "head", false, 0.5);
-	assert_non_null(strstr(text, "none: no perf-profile.json.gz"));
+	assert_non_null(strstr(text, "none: no perf-profile.samples.json.gz"));
 	free(text);
 	profile_free(&a0);
 	profile_free(&a1);

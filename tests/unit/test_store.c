@@ -369,7 +369,7 @@ static void test_run_files_exclusive(void **state)
 	fputs("precious", fp);
 	fclose(fp);
 	assert_int_equal(store_run_begin(&r, dir, err, sizeof(err)), 0);
-	const char *names[] = {"output", "perf-stat.json", "perf-profile.json.gz"};
+	const char *names[] = {"output", "perf-stat.samples.json", "perf-profile.samples.json.gz"};
 	for (size_t i = 0; i < 3; i++) {
 		snprintf(path, sizeof(path), "%s/%s", r.dir, names[i]);
 		assert_int_equal(symlink(target, path), 0);
@@ -770,7 +770,8 @@ static bool pairs_match(const struct store_stat *v, size_t n, const json_t *t)
 		for (size_t i = 0; i < n; i++)
 			if (!strcmp(v[i].name, k))
 				last = &v[i];
-		if (!last || !same_double(last->value, json_number_value(x)))
+		if (!last || !same_double(last->value, json_number_value(x)) ||
+		    last->integer != json_is_integer(x))
 			return false;
 	}
 	return true;
@@ -1216,17 +1217,34 @@ static void test_run_write(void **state)
 	m = load_json(r.dir, "stats.json");
 	assert_true(json_equal(m, stats));
 	json_decref(m);
-	m = load_json(r.dir, "perf-stat.json");
+	m = load_json(r.dir, "perf-stat.samples.json");
 	assert_true(json_equal(m, raw));
 	json_decref(m);
 	char raw_path[PATH_MAX];
 	assert_int_equal(store_raw_path(r.dir, "perf-stat", raw_path, sizeof(raw_path)), 0);
-	snprintf(path, sizeof(path), "%s/perf-stat.json", r.dir);
+	snprintf(path, sizeof(path), "%s/perf-stat.samples.json", r.dir);
 	assert_string_equal(raw_path, path);
+	/* not LKP's <monitor>.json (its create-stats-matrix would read a map there) */
+	snprintf(path, sizeof(path), "%s/perf-stat.json", r.dir);
+	assert_int_equal(access(path, F_OK), -1);
 	assert_int_equal(store_raw_path(r.dir, "perf-profile", raw_path, sizeof(raw_path)), 0);
-	snprintf(path, sizeof(path), "%s/perf-profile.json.gz", r.dir);
+	snprintf(path, sizeof(path), "%s/perf-profile.samples.json.gz", r.dir);
 	assert_string_equal(raw_path, path);
 	assert_int_equal(store_raw_path(r.dir, "meminfo", raw_path, sizeof(raw_path)), -1);
+	{
+		/* a run stored before: <monitor>.json, found when no .samples.json is there */
+		char old[PATH_MAX + 32], found[PATH_MAX];
+		FILE *o;
+
+		snprintf(old, sizeof(old), "%s/meminfo.json", r.dir);
+		o = fopen(old, "w");
+		assert_non_null(o);
+		fputs("[]\n", o);
+		fclose(o);
+		assert_int_equal(store_raw_path(r.dir, "meminfo", found, sizeof(found)), 0);
+		assert_string_equal(found, old);
+		unlink(old);
+	}
 	gzFile gz = gzopen(path, "rb");
 	assert_non_null(gz);
 	int got = gzread(gz, buf, sizeof(buf) - 1);

@@ -59,8 +59,9 @@ static void run_under(mode_t mask, mode_t dirs, mode_t files)
 	mode_is(path, dirs);
 	mode_is(commit, dirs);
 	mode_is(r.dir, dirs);
-	static const char *const names[] = {"output", "vmstat.json", "perf-profile.json.gz",
-					    "meta.json", "stats.json"};
+	static const char *const names[] = {"output", "vmstat.samples.json",
+					    "perf-profile.samples.json.gz", "meta.json",
+					    "stats.json"};
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		snprintf(path, sizeof(path), "%s/%s", r.dir, names[i]);
 		mode_is(path, files);
