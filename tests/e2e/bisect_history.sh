@@ -2,12 +2,15 @@
 # suite "plugin") whose op waits 1 ms, and from one commit on, the culprit, 4 ms (four waits),
 # among NCOMMITS linear commits on main; optionally one commit that does not build.  Not a test
 # itself (tests/run.sh runs test_*.sh only).  (An op that waits, not one that computes: its rate
-# is the clock's, not the copy's share of a CPU, which the other test files beside it decide:
-# 810-900 ops/s against 143-224 in 0.25 s runs on a loaded machine, where a spinning copy's
-# rate moved by more than 60% between runs; and a waiting copy costs almost no CPU, where a
-# spinning one burnt its whole window in each of the suite's ~400 bisect runs.  The earlier
-# models: 16 locked adds per op, a factor whatever the scheduling but a CPU-share rate; a lock
-# the copies shared, which made the change ride on whether they ran at once.)
+# is the clock's, not the copy's share of a CPU, which the other test files beside it decide;
+# a spinning copy's rate moved by more than 60% between runs on a loaded machine, and burnt
+# its whole window in each of the suite's ~400 bisect runs.  The waits are to absolute
+# deadlines, 1 ms apart, so a late wake-up is caught up rather than added to every op: with
+# relative 1 ms sleeps the rate was 810-900 ops/s idle and ~500 under load, where the runs
+# spread so far that 4 v 4 could not confirm a 4.7x change (test_bisect_reboot's endpoints:
+# -76.7% [-96.0%, +34.3%], inconclusive, 2026-12-04).  The earlier models: 16 locked adds per op, a factor whatever the
+# scheduling but a CPU-share rate; a lock the copies shared, which made the change ride on
+# whether they ran at once.)
 #
 #   . "$(dirname "$0")/bisect_history.sh"
 #   bisect_history NCOMMITS GUILTY_AT [BROKEN_AT]
@@ -35,10 +38,19 @@ bisect_write_plugin() { # $1: 1 = four waits per op, $2: 1 = a syntax error
 
 static int counter_run(struct tc_copy *copy, volatile uint64_t *iterations)
 {
+	struct timespec t;
+
 	(void)copy;
+	clock_gettime(CLOCK_MONOTONIC, &t);
 	for (;;) {
-		for (int k = 0; k < ($1 ? 4 : 1); k++)
-			nanosleep(&(struct timespec){.tv_nsec = 1000000}, NULL);
+		for (int k = 0; k < ($1 ? 4 : 1); k++) {
+			t.tv_nsec += 1000000;
+			if (t.tv_nsec >= 1000000000) {
+				t.tv_nsec -= 1000000000;
+				t.tv_sec++;
+			}
+			clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, NULL);
+		}
 		(*iterations)++;
 	}
 	return 0$([ "$2" = 1 ] && echo ' +');
