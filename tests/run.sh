@@ -159,7 +159,10 @@ fi
 # in as tests/test-times (a copy of one run's), so that the longest files start first there too
 # and the loads are known.
 TIMES=${times_file:-build/test-times}
-declare -A prev=() prevcpu=()
+# load FILE: its CPU seconds per wall second, in thousandths, between 0.15 and 2 CPUs (a file
+# never timed, or timed without its CPU: 1); of the clean clone's idle run and the last run
+# here, the larger.
+declare -A prev=() prevcpu=() load=()
 if [ -n "$times_file" ]; then sources=("$times_file"); else sources=(tests/test-times "$TIMES"); fi
 for f in "${sources[@]}"; do
 	[ -f "$f" ] || continue
@@ -171,17 +174,15 @@ for f in "${sources[@]}"; do
 		fi
 		prev[$t]=$s
 		prevcpu[$t]=${c:-}
+		# The larger of the two files' loads: a CPU-bound file measured beside too many others
+		# got only its share of a CPU, and would be packed tighter still on that figure.
+		l=$(awk -v w="$s" -v c="${c:-}" 'BEGIN {
+			l = (c == "" || w <= 0) ? 1000 : int(1000 * c / w)
+			if (l < 150) l = 150
+			if (l > 2000) l = 2000
+			print l }')
+		if [ -z "${load[$t]:-}" ] || [ "$l" -gt "${load[$t]}" ]; then load[$t]=$l; fi
 	done <"$f"
-done
-# load FILE: its CPU seconds per wall second in the last run, in thousandths, between 0.15 and
-# 2 CPUs (a file never timed, or timed without its CPU: 1).
-declare -A load=()
-for t in "${!prev[@]}"; do
-	load[$t]=$(awk -v w="${prev[$t]}" -v c="${prevcpu[$t]}" 'BEGIN {
-		l = (c == "" || w <= 0) ? 1000 : int(1000 * c / w)
-		if (l < 150) l = 150
-		if (l > 2000) l = 2000
-		print l }')
 done
 # The order: files never timed first, in the static order; then the slowest first.
 order=()
