@@ -1410,6 +1410,11 @@ static int index_ready(struct results_index *ix, const char *path, const char **
 	snprintf(j, sizeof(j), "%s-journal", path);
 	if (lstat(j, st) == 0 && (what = foreign_kind(st)) && set_aside(j, what, err, errlen))
 		return -1;
+	/* The sum: a directory there would keep it from being written, and every reader would
+	 * rebuild the index.  (A link is only replaced by the sum's rename, never followed.) */
+	snprintf(j, sizeof(j), "%s" INDEX_SUM_SUFFIX, path);
+	if (lstat(j, st) == 0 && S_ISDIR(st->st_mode) && set_aside(j, "a directory", err, errlen))
+		return -1;
 	if (lstat(path, st) == 0) {
 		what = foreign_kind(st);
 		if (!what)

@@ -25,7 +25,8 @@
 /* Beside it, what its last writer left it as (inode, size, mtime, ctime and a CRC-32 of its
  * bytes): an index file that is not so, changed by anything but scalebench (an edit, a flipped
  * byte, an older scalebench, a copy whose bytes differ), is rebuilt before it is read. */
-#define INDEX_SUM_FILE INDEX_FILE ".sum"
+#define INDEX_SUM_SUFFIX ".sum"
+#define INDEX_SUM_FILE	 INDEX_FILE INDEX_SUM_SUFFIX
 /* The layout of its tables (PRAGMA user_version): an index of another one is rebuilt. */
 #define INDEX_SCHEMA 2
 

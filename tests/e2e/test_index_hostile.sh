@@ -293,6 +293,20 @@ tsb 60 index --results "$WORK/copy"
 check "a copy of the root (the same bytes, a new file): updated, not rebuilt" \
 	grep -qx "$WORK/copy/.scalebench-index.sqlite: updated" "$WORK/out"
 rm -rf "$WORK/copy"
+# A directory at the sum's path would keep every sum from being written (and every reader
+# rebuilding): set aside like anything planted at the index's paths; a symlink there is
+# replaced, its target never written.
+rm -f "$IDX.sum"
+mkdir "$IDX.sum"
+tsb 60 index --results "$R"
+tsb 60 index --results "$R"
+check "a directory at the index's sum: set aside, the next update not a rebuild" \
+	bash -c "[ $rc -eq 0 ] && grep -qx '$IDX: updated' $WORK/out && [ -d $IDX.sum.aside-1 ] && [ -f $IDX.sum ]"
+rm -rf "$IDX.sum" "$IDX.sum.aside-1"
+ln -s "$WORK/outside.sum" "$IDX.sum"
+same_results
+check "a symlink at the index's sum: results the same, nothing written through it" \
+	bash -c "[ $rc -eq 0 ] && [ ! -e $WORK/outside.sum ] && [ -f $IDX.sum ] && [ ! -L $IDX.sum ]"
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 	flip value >/dev/null
 	chmod 755 "$WORK"
