@@ -14,6 +14,8 @@
 #include "../lib/errors.h"
 #include "../lib/file.h"
 #include "../lib/git.h"
+#include "../lib/json_text.h"
+#include "../lib/utf8.h"
 #include "../lib/jsonw.h"
 #include "../lib/strvec.h"
 
@@ -847,7 +849,9 @@ static json_t *dir_axes(struct site *s, const char *dir)
 	json_decref(meta);
 	if (!a)
 		return NULL;
-	json_object_set_new(s->meta_cache, dir, a);
+	/* Keyed by the directory's bytes, any bytes: the cache is never written out. */
+	if (json_object_set_new_nocheck(s->meta_cache, dir, a))
+		return NULL;
 	return a;
 }
 
@@ -2114,9 +2118,9 @@ static void job_comparison_files(struct site *s, const struct job_data *d, json_
 		if (d->c[i].compared) {
 			snprintf(rel, sizeof(rel), "%s/c-%s.html", d->dir, d->c[i].slug);
 			json_array_append_new(files, json_string(rel));
-			json_array_append_new(cmps,
-					      json_pack("{s:s, s:s, s:s}", "page", rel, "base",
-							d->c[i].base, "head", d->c[i].label));
+			json_array_append_new(cmps, json_pack("{s:s, s:o, s:o}", "page", rel,
+							      "base", json_text(d->c[i].base),
+							      "head", json_text(d->c[i].label)));
 			json_t *e = json_object_get(s->new_files, rel);
 			size_t k;
 			json_t *v;
@@ -2146,9 +2150,10 @@ static void commit_words(const struct site *s, const char *label, json_t *o)
 		*author++ = '\0';
 		*date++ = '\0';
 		date[strcspn(date, "\n")] = '\0';
-		json_object_set_new(o, "subject", json_string(out));
-		json_object_set_new(o, "author", json_string(author));
-		json_object_set_new(o, "date", json_string(date));
+		/* git prints a commit's words as they were committed: any bytes. */
+		json_set_text(o, "subject", out);
+		json_set_text(o, "author", author);
+		json_set_text(o, "date", date);
 	}
 	free(out);
 }
@@ -2195,17 +2200,23 @@ static json_t *job_changes_json(const struct site *s, const struct job_data *d)
 				     k + 1 < d->ncps ? d->cps[k + 1].index : d->series.n, cp->index,
 				     &pol, &lo, &hi);
 		for (size_t i = lo; range && i <= hi; i++)
-			json_array_append_new(range, json_string(d->series.points[i].commit));
-		o = json_pack(
-		    "{s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:f, s:f, s:f, s:f, s:f, s:f, "
-		    "s:s, s:o, s:b}",
-		    "job", d->job->key, "path_params", d->job->path_params, "page", d->slug, "stat",
-		    d->stat, "commit", jc->label, "base", d->series.points[cp->index - 1].commit,
-		    "range", range, "change_pct", cp->change_pct, "lo_pct", cp->lo_pct, "hi_pct",
-		    cp->hi_pct, "before", cp->before, "after", cp->after, "p", cp->p, "verdict",
-		    verdict_name(cp->verdict), "time", iso_time(jc->ic ? jc->ic->first_started : 0),
-		    "open", k + 1 == d->ncps);
-		if (!o || json_array_append_new(a, o)) {
+			if (json_array_append_new(range, json_text(d->series.points[i].commit))) {
+				json_decref(range);
+				range = NULL;
+			}
+		/* Names from the tree are any bytes: json_set_text keeps them (json_pack's "s"
+		 * would give NULL for one that is not UTF-8). */
+		o = json_pack("{s:s, s:o, s:f, s:f, s:f, s:f, s:f, s:f, s:s, s:o, s:b}", "page",
+			      d->slug, "range", range, "change_pct", cp->change_pct, "lo_pct",
+			      cp->lo_pct, "hi_pct", cp->hi_pct, "before", cp->before, "after",
+			      cp->after, "p", cp->p, "verdict", verdict_name(cp->verdict), "time",
+			      iso_time(jc->ic ? jc->ic->first_started : 0), "open",
+			      k + 1 == d->ncps);
+		if (!o || json_set_text(o, "job", d->job->key) ||
+		    json_set_text(o, "path_params", d->job->path_params) ||
+		    json_set_text(o, "stat", d->stat) || json_set_text(o, "commit", jc->label) ||
+		    json_set_text(o, "base", d->series.points[cp->index - 1].commit) ||
+		    json_array_append_new(a, o)) {
 			json_decref(a);
 			free(cc);
 			return NULL;
@@ -2256,15 +2267,18 @@ static json_t *job_failures_json(struct site *s, const struct job_data *d)
 	for (size_t i = 0; i < n; i++) {
 		const struct index_commit *ic = find_commit(d, fc[i].commit);
 		size_t now = runs_with(s, d->job->key, fc[i].stat, lc->label);
-		json_t *o = json_pack(
-		    "{s:s, s:s, s:s, s:s, s:s, s:I, s:I, s:s, s:I, s:I, s:b, s:o}", "job",
-		    d->job->key, "path_params", d->job->path_params, "stat", fc[i].stat, "commit",
-		    fc[i].commit, "base", fc[i].base, "with", (json_int_t)fc[i].change, "runs",
-		    (json_int_t)fc[i].runs, "latest", lc->label, "latest_with", (json_int_t)now,
-		    "latest_runs", (json_int_t)(lc->ic ? lc->ic->runs : 0), "open", now > 0, "time",
-		    iso_time(ic ? ic->first_started : 0));
+		json_t *o =
+		    json_pack("{s:I, s:I, s:I, s:I, s:b, s:o}", "with", (json_int_t)fc[i].change,
+			      "runs", (json_int_t)fc[i].runs, "latest_with", (json_int_t)now,
+			      "latest_runs", (json_int_t)(lc->ic ? lc->ic->runs : 0), "open",
+			      now > 0, "time", iso_time(ic ? ic->first_started : 0));
 
-		if (!o || json_array_append_new(a, o)) {
+		if (!o || json_set_text(o, "job", d->job->key) ||
+		    json_set_text(o, "path_params", d->job->path_params) ||
+		    json_set_text(o, "stat", fc[i].stat) ||
+		    json_set_text(o, "commit", fc[i].commit) ||
+		    json_set_text(o, "base", fc[i].base) || json_set_text(o, "latest", lc->label) ||
+		    json_array_append_new(a, o)) {
 			json_decref(a);
 			a = NULL;
 			break;
@@ -2282,19 +2296,21 @@ static int job_row(struct site *s, const struct job_data *d, size_t nlatest,
 {
 	const struct job_commit *lc = d->nlabels ? &d->c[d->nlabels - 1] : NULL;
 
-	*row = json_pack("{s:s, s:s, s:s, s:s?, s:I, s:s?, s:s?, s:s, s:o, s:I, s:s?, s:b, s:O}",
-			 "fp", "", "slug", d->slug, "path_params", d->job->path_params, "stat",
-			 d->stat, "commits", (json_int_t)d->nlabels, "latest",
-			 lc ? lc->label : NULL, "latest_page",
+	*row = json_pack("{s:s, s:s, s:I, s:s?, s:s, s:o, s:I, s:b, s:O}", "fp", "", "slug",
+			 d->slug, "commits", (json_int_t)d->nlabels, "latest_page",
 			 nlatest != SIZE_MAX && d->c[nlatest].compared ? d->c[nlatest].slug : NULL,
 			 "verdict", latest->verdict, "change",
 			 isfinite(latest->change) ? json_real(latest->change) : json_null(),
-			 "change_points", (json_int_t)d->ncps, "last_change_point",
-			 d->ncps ? d->c[commit_of_point(d, d->cps[d->ncps - 1].index)].label : NULL,
-			 "plot", have_plot, "files", files);
+			 "change_points", (json_int_t)d->ncps, "plot", have_plot, "files", files);
 	if (*row)
 		json_object_set(*row, "comparisons", cmps);
-	if (*row && (json_object_set_new(*row, "changes", job_changes_json(s, d)) ||
+	if (*row && (json_set_text(*row, "path_params", d->job->path_params) ||
+		     (d->stat && json_set_text(*row, "stat", d->stat)) ||
+		     (lc && json_set_text(*row, "latest", lc->label)) ||
+		     (d->ncps &&
+		      json_set_text(*row, "last_change_point",
+				    d->c[commit_of_point(d, d->cps[d->ncps - 1].index)].label)) ||
+		     json_object_set_new(*row, "changes", job_changes_json(s, d)) ||
 		     json_object_set_new(*row, "failures", job_failures_json(s, d)) ||
 		     json_object_set_new(
 			 *row, "latest_runs",
@@ -2364,10 +2380,48 @@ out:
 	return rc;
 }
 
+/* A job's row in the manifest's "jobs", by the job's key: the key itself, or, for a key that is
+ * not UTF-8 (directory names are any bytes, a JSON key is not), "bytes:" and the key's bytes in
+ * hex, which no key can be (a key has five '/').  Without it jansson refused the key and the
+ * job's row was silently left out. */
+static char *row_key(const char *key)
+{
+	size_t n = strlen(key);
+	char *k;
+
+	if (!utf8_first_bad(key))
+		return strdup(key);
+	k = malloc(sizeof("bytes:") + 2 * n);
+	if (!k)
+		return NULL;
+	strcpy(k, "bytes:");
+	for (size_t i = 0; i < n; i++)
+		snprintf(k + 6 + 2 * i, 3, "%02x", (unsigned char)key[i]);
+	return k;
+}
+
+static json_t *row_get(json_t *jobs, const char *key)
+{
+	char *k = row_key(key);
+	json_t *row = k ? json_object_get(jobs, k) : NULL;
+
+	free(k);
+	return row;
+}
+
+static int row_set(json_t *jobs, const char *key, json_t *row)
+{
+	char *k = row_key(key);
+	int rc = k ? json_object_set_new(jobs, k, row) : (json_decref(row), -1);
+
+	free(k);
+	return rc;
+}
+
 /* A job whose inputs have not changed: its files are kept, its row is the manifest's. */
 static json_t *job_kept(struct site *s, const struct job_data *d)
 {
-	json_t *row = json_object_get(s->old_jobs, d->job->key), *v;
+	json_t *row = row_get(s->old_jobs, d->job->key), *v;
 	char hex[17];
 	size_t i;
 
@@ -2440,7 +2494,7 @@ static json_t *all_changes(const struct site *s, bool open_only)
 
 	for (size_t j = 0; all && j < s->njobs; j++)
 		json_array_foreach (
-		    json_object_get(json_object_get(s->new_jobs, s->jobs[j].key), "changes"), i, c)
+		    json_object_get(row_get(s->new_jobs, s->jobs[j].key), "changes"), i, c)
 			if (!open_only || json_is_true(json_object_get(c, "open")))
 				json_array_append(all, c);
 	if (all && json_array_size(all)) {
@@ -2538,8 +2592,12 @@ static int changes_pages(struct site *s)
 		return -1;
 	}
 	/* No time of its own: a site with nothing new is left byte for byte as it was. */
-	feed = json_pack("{s:i, s:s, s:s?, s:O}", "version", 1, "results", s->o->results, "branch",
-			 s->o->branch, "changes", all);
+	feed = json_pack("{s:i, s:O}", "version", 1, "changes", all);
+	if (feed && (json_set_text(feed, "results", s->o->results) ||
+		     (s->o->branch && json_set_text(feed, "branch", s->o->branch)))) {
+		json_decref(feed);
+		feed = NULL;
+	}
 	text = feed ? json_dumps(feed, JSON_INDENT(1) | JSON_ENSURE_ASCII | JSON_SORT_KEYS) : NULL;
 	if (!text) {
 		snprintf(s->err, s->errlen, "out of memory");
@@ -2593,7 +2651,7 @@ static json_t *all_failures(const struct site *s)
 
 	for (size_t j = 0; all && j < s->njobs; j++)
 		json_array_foreach (
-		    json_object_get(json_object_get(s->new_jobs, s->jobs[j].key), "failures"), i, c)
+		    json_object_get(row_get(s->new_jobs, s->jobs[j].key), "failures"), i, c)
 			json_array_append(all, c);
 	n = all ? json_array_size(all) : 0;
 	v = n ? malloc(n * sizeof(*v)) : NULL;
@@ -2729,7 +2787,7 @@ static int index_page(struct site *s)
 		const char *slug, *v;
 
 		key = s->jobs[j].key;
-		row = json_object_get(s->new_jobs, key);
+		row = row_get(s->new_jobs, key);
 		if (!row)
 			continue;
 		slug = json_string_value(json_object_get(row, "slug"));
@@ -2902,7 +2960,11 @@ int site_generate(const struct site_opts *o, struct site_summary *sum, char *err
 			job_data_free(&d);
 			goto out_save;
 		}
-		json_object_set_new(s.new_jobs, s.jobs[j].key, row);
+		if (row_set(s.new_jobs, s.jobs[j].key, row)) {
+			snprintf(err, errlen, "out of memory");
+			job_data_free(&d);
+			goto out_save;
+		}
 		job_data_free(&d);
 	}
 	if (changes_pages(&s) || index_page(&s) ||

@@ -2,6 +2,7 @@
 #include "builtin.h"
 #include "../core/core.h"
 #include "../lib/strvec.h"
+#include "../lib/utf8.h"
 #include "../lib/xalloc.h"
 #include "../runner/job.h"
 #include "../runner/run.h"
@@ -366,6 +367,14 @@ static int run_job(struct runner_opts o, const struct override_list *ov,
 	}
 	if (run_find_job(argv[first], path, sizeof(path)))
 		return SB_EXIT_ERROR;
+	/* A run's job.yaml and meta.json hold these, and take only UTF-8: refused now, not
+	 * after the runs (they were discarded, "Input/output error", "Cannot allocate memory"). */
+	if (utf8_check("--commit", o.commit, err, sizeof(err)) ||
+	    utf8_check("--kconfig", o.kconfig, err, sizeof(err)) ||
+	    utf8_check(path, path, err, sizeof(err))) {
+		sb_error("%s (a run's job.yaml and meta.json hold it, and take only UTF-8)", err);
+		return SB_EXIT_ERROR;
+	}
 	if (job_load_overrides(path, (unsigned)sysconf(_SC_NPROCESSORS_ONLN), ov->v, ov->n, &job,
 			       err, sizeof(err))) {
 		sb_error("%s", err);

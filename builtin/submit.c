@@ -4,6 +4,7 @@
 #include "../lib/jsonw.h"
 #include "../lib/strvec.h"
 #include "../lib/text.h"
+#include "../lib/utf8.h"
 #include "../lib/xalloc.h"
 #include "../runner/job.h"
 #include "../runner/slurm.h"
@@ -187,6 +188,14 @@ static int parse_submit_args(int argc, char **argv, struct submit_args *a)
 	}
 	if (run_find_job(argv[first], a->path, sizeof(a->path)))
 		return SB_EXIT_ERROR;
+	/* What every task's run would refuse (builtin/run.c), refused before the array. */
+	char err[PATH_MAX + 64];
+
+	if (utf8_check("--commit", a->o.commit, err, sizeof(err)) ||
+	    utf8_check(a->path, a->path, err, sizeof(err))) {
+		sb_error("%s (a run's job.yaml and meta.json hold it, and take only UTF-8)", err);
+		return SB_EXIT_ERROR;
+	}
 	return -1;
 }
 

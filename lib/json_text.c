@@ -36,3 +36,18 @@ int json_set_text(json_t *o, const char *key, const char *s)
 	free(bytes_key);
 	return rc;
 }
+
+json_t *json_text(const char *s)
+{
+	char *shown;
+	json_t *j;
+
+	if (!s)
+		return json_null();
+	if (!utf8_first_bad(s))
+		return json_string(s);
+	shown = utf8_replaced(s);
+	j = shown ? json_string(shown) : NULL;
+	free(shown);
+	return j;
+}

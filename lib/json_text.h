@@ -12,4 +12,8 @@
  * -1 when out of memory. */
 int json_set_text(json_t *o, const char *key, const char *s);
 
+/* s as a JSON string, with U+FFFD for each byte that is not UTF-8 (json_string would give
+ * NULL); json_null() for NULL.  NULL only when out of memory. */
+json_t *json_text(const char *s);
+
 #endif

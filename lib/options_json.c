@@ -29,8 +29,8 @@ static bool saved(const struct option_def *o)
 /* o's value as JSON, or NULL when unset (*bad: it cannot be saved, err says why). */
 static json_t *value_json(const struct option_def *o, bool *bad, char *err, size_t errlen)
 {
-	char abs[PATH_MAX];
-	const char *s, *at;
+	char abs[PATH_MAX], name[128];
+	const char *s;
 	json_t *v;
 
 	*bad = false;
@@ -46,9 +46,8 @@ static json_t *value_json(const struct option_def *o, bool *bad, char *err, size
 			path_absolute(s, abs, sizeof(abs));
 			s = abs;
 		}
-		if ((at = utf8_first_bad(s))) {
-			snprintf(err, errlen, "--%s: byte 0x%02x at %zu is not UTF-8 text", o->name,
-				 (unsigned char)*at, (size_t)(at - s) + 1);
+		snprintf(name, sizeof(name), "--%s", o->name);
+		if (utf8_check(name, s, err, errlen)) {
 			*bad = true;
 			return NULL;
 		}

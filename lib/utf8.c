@@ -2,6 +2,7 @@
 
 #include <stdint.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 size_t utf8_seq_len(const unsigned char *s, size_t n)
@@ -45,6 +46,17 @@ const char *utf8_first_bad(const char *s)
 		if (!(n = utf8_seq_len(p, SIZE_MAX)))
 			return (const char *)p;
 	return NULL;
+}
+
+int utf8_check(const char *what, const char *s, char *err, size_t errlen)
+{
+	const char *at = s ? utf8_first_bad(s) : NULL;
+
+	if (!at)
+		return 0;
+	snprintf(err, errlen, "%s: byte 0x%02x at %zu is not UTF-8 text", what, (unsigned char)*at,
+		 (size_t)(at - s) + 1);
+	return -1;
 }
 
 char *utf8_replaced(const char *s)

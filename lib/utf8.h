@@ -15,6 +15,10 @@ size_t utf8_seq_len(const unsigned char *s, size_t n);
  * when s is UTF-8 throughout (what JSON, and so jansson's json_string, takes). */
 const char *utf8_first_bad(const char *s);
 
+/* 0 when s (may be NULL) is UTF-8 throughout; else -1 with err saying "WHAT: byte 0xNN at N
+ * is not UTF-8 text" (N counted from 1): for a value that goes into a JSON or YAML file. */
+int utf8_check(const char *what, const char *s, char *err, size_t errlen);
+
 /* A copy of s (malloc'd; NULL when out of memory) with each byte that does not begin a
  * well-formed sequence replaced by U+FFFD, the Unicode replacement character. */
 char *utf8_replaced(const char *s);

@@ -8,6 +8,7 @@
  * Option "device": read another file of /dev/kmsg records instead (tests). */
 #include "mon_dmesg.h"
 #include "procfs.h"
+#include "../lib/json_text.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -334,6 +335,11 @@ int dmesg_normalize(const char *line, char *out, size_t len)
 
 			if (c == '"' || c == '\\' || c == '$')
 				c = '~';
+			/* The id is a stat's name, which JSON holds only as UTF-8: a byte that may
+			 * not be (any byte past ASCII: a driver's Latin-1, a sequence the length
+			 * would cut) is '?', or the warning was lost from stats.json. */
+			if ((unsigned char)c >= 0x80)
+				c = '?';
 			if ((unsigned char)c >= 0x20 && c != 0x7f)
 				id_put(&b, c);
 		}
@@ -380,13 +386,12 @@ static int dmesg_record(struct dmesg_priv *p, char *line, json_t *records)
 	level = (int)(prio & 7);
 	p->nr_records++;
 	if (records && p->nr_raw < DMESG_MAX_RAW) {
-		json_t *r = json_pack("{s:i, s:I, s:I, s:s}", "level", level, "seq",
-				      (json_int_t)seq, "ts_us", (json_int_t)ts, "msg", msg);
+		/* A message that is not UTF-8 (JSON holds nothing else) with U+FFFD for each bad
+		 * byte: json_pack's "s" would give NULL. */
+		json_t *r =
+		    json_pack("{s:i, s:I, s:I, s:o}", "level", level, "seq", (json_int_t)seq,
+			      "ts_us", (json_int_t)ts, "msg", json_text(msg));
 
-		/* json_pack refuses text that is not UTF-8; keep the record without it. */
-		if (!r)
-			r = json_pack("{s:i, s:I, s:I}", "level", level, "seq", (json_int_t)seq,
-				      "ts_us", (json_int_t)ts);
 		if (!r || json_array_append_new(records, r))
 			return -1;
 		p->nr_raw++;

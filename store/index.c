@@ -37,6 +37,14 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include <zlib.h>
+
+/* What the last writer of the index knew of its file (INDEX_FILE INDEX_SUM_SUFFIX): the file's
+ * identity as lstat gave it after the write, and a CRC-32 of its bytes. */
+struct index_sum {
+	int64_t ino, size, mtime_ns, ctime_ns;
+	uint32_t crc;
+};
 
 struct results_index {
 	sqlite3 *db;
@@ -45,6 +53,8 @@ struct results_index {
 	char **skipped; /* "RUN_DIR: what is wrong", runs_skipped of them */
 	size_t nskipped;
 	bool tree_failed; /* the last update could not walk the tree (not the index's fault) */
+	struct index_sum sum; /* the file as its sum file says it is, once checked */
+	bool sum_recorded;    /* ... and the sum file says so already */
 };
 
 static const char schema_sql[] =
@@ -1202,6 +1212,159 @@ static void remove_index_files(const char *path)
 	unlink(j);
 }
 
+/* ---- the index as its last writer left it ----
+ *
+ * Checking the schema says nothing of the values: a flipped byte in a page of the jobs or vals
+ * table is a wrong answer that PRAGMA quick_check, and mostly integrity_check too, does not
+ * see.  So every writer, under the lock, after its last write, records in INDEX_SUM_FILE what
+ * the file is (inode, size, mtime, ctime) and a CRC-32 of all its bytes.  A reader whose file
+ * is still what the sum says pays one lstat and one small read; one whose file changed
+ * otherwise (the ctime moves with any write) reads the file once for its CRC: the same bytes
+ * (a copy of the root, a hot journal rolled back to the last commit) are trusted, and any
+ * other change, or no sum at all, is a doubt: the index is rebuilt.  (Not a defence against
+ * someone who can write the results root: they can write the tree and the sum too.) */
+
+static void sum_of_stat(const struct stat *st, struct index_sum *s)
+{
+	s->ino = (int64_t)st->st_ino;
+	s->size = (int64_t)st->st_size;
+	s->mtime_ns = (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+	s->ctime_ns = (int64_t)st->st_ctim.tv_sec * 1000000000 + st->st_ctim.tv_nsec;
+}
+
+/* st_dev is left out: an NFS client numbers its mounts as it likes. */
+static bool same_file(const struct index_sum *a, const struct index_sum *b)
+{
+	return a->ino == b->ino && a->size == b->size && a->mtime_ns == b->mtime_ns &&
+	       a->ctime_ns == b->ctime_ns;
+}
+
+/* The CRC-32 of the regular file at path, which must be the file st describes and hold
+ * st->st_size bytes.  0, or -1 (it could not be read whole, or it is another file now). */
+static int file_crc(const char *path, const struct stat *st, uint32_t *crc)
+{
+	enum { CHUNK = 1 << 20 };
+	unsigned char *buf = malloc(CHUNK);
+	struct stat now;
+	uLong c = crc32(0, Z_NULL, 0);
+	off_t total = 0;
+	ssize_t n = -1;
+	int fd = buf ? open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) : -1;
+
+	if (fd >= 0 && (fstat(fd, &now) || !S_ISREG(now.st_mode) || now.st_ino != st->st_ino)) {
+		close(fd);
+		fd = -1;
+	}
+	while (fd >= 0 && ((n = read(fd, buf, CHUNK)) > 0 || (n < 0 && errno == EINTR))) {
+		if (n < 0)
+			continue;
+		c = crc32(c, buf, (uInt)n);
+		total += n;
+	}
+	if (fd >= 0)
+		close(fd);
+	free(buf);
+	if (n < 0 || total != st->st_size)
+		return -1;
+	*crc = (uint32_t)c;
+	return 0;
+}
+
+#define SUM_FORMAT                                                                                 \
+	"scalebench index sum 1 ino %lld size %lld mtime_ns %lld ctime_ns %lld crc32 %u\n"
+
+/* The sum file's record, never through a link or from anything but a small regular file. */
+static bool sum_read(const char *sum_path, struct index_sum *s)
+{
+	char buf[256];
+	struct stat st;
+	long long ino, size, mtime, ctime;
+	unsigned crc;
+	char end;
+	ssize_t n;
+	int fd = open(sum_path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+
+	if (fd < 0)
+		return false;
+	n = fstat(fd, &st) || !S_ISREG(st.st_mode) ? -1 : read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	if (sscanf(buf, SUM_FORMAT "%c", &ino, &size, &mtime, &ctime, &crc, &end) != 5)
+		return false;
+	*s = (struct index_sum){ino, size, mtime, ctime, crc};
+	return true;
+}
+
+/* Why the index at path cannot be taken as its last writer left it, or NULL when it can
+ * (ix->sum then describes it, ix->sum_recorded says whether the sum file says so already). */
+static const char *sum_doubt(struct results_index *ix, const char *path, const char *sum_path)
+{
+	struct index_sum rec, now;
+	struct stat st;
+
+	ix->sum_recorded = false;
+	if (lstat(path, &st))
+		return "unreadable";
+	sum_of_stat(&st, &now);
+	if (!sum_read(sum_path, &rec))
+		return "no sum of its last write";
+	if (same_file(&rec, &now)) {
+		ix->sum = rec;
+		ix->sum_recorded = true;
+		return NULL;
+	}
+	if (rec.size != now.size || file_crc(path, &st, &now.crc) || now.crc != rec.crc)
+		return "changed since scalebench wrote it";
+	ix->sum = now;
+	return NULL;
+}
+
+/* After a successful update, under the lock: the sum file made to describe the index as it is
+ * now.  Nothing is written when it does already (the common case: nothing new).  0, or -1
+ * with err. */
+static int sum_write(struct results_index *ix, const char *path, const char *sum_path, char *err,
+		     size_t errlen)
+{
+	struct index_sum now;
+	struct stat st;
+	char text[256];
+	int len;
+
+	if (lstat(path, &st)) {
+		snprintf(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	sum_of_stat(&st, &now);
+	if (ix->sum_recorded && same_file(&ix->sum, &now))
+		return 0;
+	if (same_file(&ix->sum, &now)) {
+		now.crc = ix->sum.crc; /* checked, unchanged since */
+	} else if (file_crc(path, &st, &now.crc)) {
+		snprintf(err, errlen, "%s: cannot be read back", path);
+		return -1;
+	}
+	len = snprintf(text, sizeof(text), SUM_FORMAT, (long long)now.ino, (long long)now.size,
+		       (long long)now.mtime_ns, (long long)now.ctime_ns, (unsigned)now.crc);
+	if (file_write(sum_path, text, (size_t)len, err, errlen))
+		return -1;
+	ix->sum = now;
+	ix->sum_recorded = true;
+	return 0;
+}
+
+int index_sum_forge(const char *root, char *err, size_t errlen)
+{
+	struct results_index ix = {0};
+	char path[PATH_MAX], sump[PATH_MAX];
+
+	if (path_fmt(path, sizeof(path), err, errlen, "%s/%s", root, INDEX_FILE) ||
+	    path_fmt(sump, sizeof(sump), err, errlen, "%s/%s", root, INDEX_SUM_FILE))
+		return -1;
+	return sum_write(&ix, path, sump, err, errlen);
+}
+
 /* Rename what is at path to the first free PATH.aside-N, never replacing anything (a plain
  * rename after a look where renameat2 has no RENAME_NOREPLACE: NFS; we hold the lock), and
  * say so.  Nothing it names is opened: a symbolic link's target stays as it is. */
@@ -1246,6 +1409,11 @@ static int index_ready(struct results_index *ix, const char *path, const char **
 
 	snprintf(j, sizeof(j), "%s-journal", path);
 	if (lstat(j, st) == 0 && (what = foreign_kind(st)) && set_aside(j, what, err, errlen))
+		return -1;
+	/* The sum: a directory there would keep it from being written, and every reader would
+	 * rebuild the index.  (A link is only replaced by the sum's rename, never followed.) */
+	snprintf(j, sizeof(j), "%s" INDEX_SUM_SUFFIX, path);
+	if (lstat(j, st) == 0 && S_ISDIR(st->st_mode) && set_aside(j, "a directory", err, errlen))
 		return -1;
 	if (lstat(path, st) == 0) {
 		what = foreign_kind(st);
@@ -1329,18 +1497,21 @@ static int index_in_memory(struct results_index *ix, const char *note, const cha
 
 /* The index cannot be written here: read it as it is, or index the tree in memory. */
 static int open_readonly(struct results_index *ix, const char *path, const char *dbpath,
-			 const char *why_not, struct index_update *u, char *err, size_t errlen)
+			 const char *sump, const char *why_not, struct index_update *u, char *err,
+			 size_t errlen)
 {
 	bool corrupt, foreign;
 	struct stat st;
-	char note[PATH_MAX + 128];
+	char note[PATH_MAX + 160];
+	const char *doubt = NULL;
 
 	u->read_only = true;
 	/* Only a file of its own: a FIFO would block the open, a link lead anywhere. */
 	if (lstat(path, &st) == 0 && !foreign_kind(&st) && access(path, R_OK) == 0 &&
 	    open_db(dbpath, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOFOLLOW, &ix->db, err, errlen) ==
 		0) {
-		if (!check_index(ix, ix->db, path, &corrupt, &foreign)) {
+		if (!check_index(ix, ix->db, path, &corrupt, &foreign) &&
+		    !(doubt = sum_doubt(ix, path, sump))) {
 			sb_note("cannot update %s (%s): reading it as it was last updated", path,
 				why_not);
 			int rc;
@@ -1350,7 +1521,10 @@ static int open_readonly(struct results_index *ix, const char *path, const char 
 			return 0;
 		}
 	}
-	snprintf(note, sizeof(note), "cannot write %s (%s)", path, why_not);
+	if (doubt)
+		snprintf(note, sizeof(note), "cannot rebuild %s (%s), %s", path, why_not, doubt);
+	else
+		snprintf(note, sizeof(note), "cannot write %s (%s)", path, why_not);
 	return index_in_memory(ix, note, "not writable", u, err, errlen);
 }
 
@@ -1388,7 +1562,7 @@ int index_open(const char *root, enum index_mode mode, struct results_index **ou
 	       struct index_update *u, char *err, size_t errlen)
 {
 	struct results_index *ix = calloc(1, sizeof(*ix));
-	char path[PATH_MAX], lock[PATH_MAX + 8], real[PATH_MAX], dbpath[PATH_MAX],
+	char path[PATH_MAX], lock[PATH_MAX + 8], sump[PATH_MAX], real[PATH_MAX], dbpath[PATH_MAX],
 	    note[PATH_MAX + 1200];
 	struct index_update local = {0};
 	double t0 = now_s();
@@ -1417,6 +1591,7 @@ int index_open(const char *root, enum index_mode mode, struct results_index **ou
 	}
 	if (path_fmt(path, sizeof(path), err, errlen, "%s/%s", root, INDEX_FILE) ||
 	    path_fmt(lock, sizeof(lock), err, errlen, "%s.lock", path) ||
+	    path_fmt(sump, sizeof(sump), err, errlen, "%s/%s", root, INDEX_SUM_FILE) ||
 	    path_fmt(dbpath, sizeof(dbpath), err, errlen, "%s/%s", real, INDEX_FILE))
 		goto fail;
 	lfd = open_lock(lock, &what);
@@ -1444,7 +1619,7 @@ int index_open(const char *root, enum index_mode mode, struct results_index **ou
 		if (lfd >= 0)
 			close(lfd);
 		lfd = -1;
-		if (open_readonly(ix, path, dbpath, why_not, u, err, errlen))
+		if (open_readonly(ix, path, dbpath, sump, why_not, u, err, errlen))
 			goto fail;
 		goto done;
 	}
@@ -1462,6 +1637,9 @@ int index_open(const char *root, enum index_mode mode, struct results_index **ou
 		goto in_memory;
 	if (!why)
 		why = check_index(ix, ix->db, path, &corrupt, &foreign);
+	/* Of this schema: but are its values what a writer put there? */
+	if (!why && (why = sum_doubt(ix, path, sump)))
+		corrupt = true; /* not to be read, nor written into: made anew */
 	for (int attempt = 0;; attempt++) {
 		if (corrupt || foreign) {
 			/* Not a database any more: no transaction can replace it, the file is.
@@ -1494,6 +1672,9 @@ int index_open(const char *root, enum index_mode mode, struct results_index **ou
 			free(ix->skipped[i]);
 		ix->nskipped = 0;
 	}
+	/* A sum not written only costs the next reader a rebuild. */
+	if (sum_write(ix, path, sump, note, sizeof(note)))
+		sb_note("%s: the index's sum not recorded (the next reader rebuilds it)", note);
 done:
 	if (lfd >= 0)
 		close(lfd);

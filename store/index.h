@@ -22,6 +22,11 @@
 #include <sys/types.h>
 
 #define INDEX_FILE ".scalebench-index.sqlite"
+/* Beside it, what its last writer left it as (inode, size, mtime, ctime and a CRC-32 of its
+ * bytes): an index file that is not so, changed by anything but scalebench (an edit, a flipped
+ * byte, an older scalebench, a copy whose bytes differ), is rebuilt before it is read. */
+#define INDEX_SUM_SUFFIX ".sum"
+#define INDEX_SUM_FILE	 INDEX_FILE INDEX_SUM_SUFFIX
 /* The layout of its tables (PRAGMA user_version): an index of another one is rebuilt. */
 #define INDEX_SCHEMA 2
 
@@ -44,6 +49,11 @@ enum index_mode { INDEX_UPDATE, INDEX_REBUILD };
 int index_open(const char *root, enum index_mode mode, struct results_index **ix,
 	       struct index_update *u, char *err, size_t errlen);
 void index_close(struct results_index *ix);
+
+/* Record root's index file, as it is now, as its last writer left it, unchecked: what someone
+ * who can write the root can do.  For the fuzz harness, whose edits must reach the readers'
+ * queries as a forged sum brings them.  0, or -1 with err. */
+int index_sum_forge(const char *root, char *err, size_t errlen);
 
 /* The runs the last update skipped (incomplete, corrupt), each "RUN_DIR/FILE: what is wrong";
  * *n of them, valid while ix is open. */

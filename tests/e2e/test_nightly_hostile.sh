@@ -271,3 +271,23 @@ lines = open('$T/.scalebench-nightly.json', 'rb').read().split(b'\n')
 assert json.loads(lines[0]) == {'version': 2} and lines[-1] == b'' and len(lines) == 3, lines[:1]
 job = json.loads(lines[1])['changes'][0]['job']
 assert bytes.fromhex(job['hex']).endswith(b'/process-1-caf\xe9/box/debian-12-x86_64/defconfig/gcc-12'), job"
+# The site of that tree, its commit labels made Latin-1 too: every name kept (jansson gives NULL
+# for a string that is not UTF-8: html failed, "out of memory", exit 2), and a second html run
+# finds the job's row in its manifest (nothing written).
+cp -a "$T" "$T-site"
+for d in "$T-site"/will-it-scale/*/*/*/*/*/*/; do mv "$d" "${d%/}"$'\xe9'; done
+sb html --results "$T-site" -o "$WORK/site-latin1"
+check "html, a Latin-1 path_params and commit labels: exit 0 (rc $rc)" [ $rc -eq 0 ]
+check "html, Latin-1 names: changes.json has the change, U+FFFD shown and the bytes beside" \
+	python3 -c "import json, sys
+c = json.load(open('$WORK/site-latin1/changes.json'))['changes']
+assert len(c) == 1, c
+c = c[0]
+assert c['path_params'] == 'process-1-caf\ufffd' and bytes.fromhex(c['path_params_bytes']) == b'process-1-caf\xe9', c
+assert bytes.fromhex(c['commit_bytes']).endswith(b'\xe9') and c['commit'].endswith('\ufffd'), c
+assert bytes.fromhex(c['job_bytes']).endswith(b'/process-1-caf\xe9/box/debian-12-x86_64/defconfig/gcc-12'), c
+assert all(r.endswith('\ufffd') for r in c['range']), c"
+check "html, Latin-1 names: the index page lists the job" grep -q 'process-1-caf' "$WORK/site-latin1/index.html"
+sb html --results "$T-site" -o "$WORK/site-latin1"
+check "html, Latin-1 names, again: the job's row found in the manifest, nothing written" \
+	bash -c "[ $rc -eq 0 ] && grep -q ' 0 files written' $WORK/out"

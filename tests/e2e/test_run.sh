@@ -231,6 +231,20 @@ sb run "$WORK/missing.yaml"
 check "missing job file: named" bash -c "[ $rc -eq 2 ] && grep -q '$WORK/missing.yaml' $WORK/err"
 sb run "$WORK/one.yaml" --repeat 0
 check "--repeat 0 refused" bash -c "[ $rc -eq 2 ] && grep -q \"repeat '0'\" $WORK/err"
+# A run's job.yaml and meta.json are UTF-8: a --commit, --kconfig or job file name that is not
+# is refused before anything runs (it ran, then was discarded: "Input/output error", "Cannot
+# allocate memory").
+for what in commit kconfig file; do
+	rm -rf "$WORK/rl"
+	case $what in
+	file) cp "$WORK/one.yaml" "$WORK/one"$'\xe9'".yaml" && sb run "$WORK/one"$'\xe9'".yaml" --results "$WORK/rl" ;;
+	*) sb run "$WORK/one.yaml" --results "$WORK/rl" --$what "caf"$'\xe9' ;;
+	esac
+	check "run, a $what with a Latin-1 byte: refused before running (exit 2), naming it and the byte, nothing made" \
+		bash -c "[ $rc -eq 2 ] && grep -q 'byte 0xe9 at .* is not UTF-8 text' $WORK/err && [ ! -e $WORK/rl ]"
+done
+sb run "$WORK/one.yaml" --results "$WORK/rl" --commit "caf"$'\xc3\xa9'
+check "run, a --commit in UTF-8 (café): stored" bash -c "[ $rc -eq 0 ] && ls -d $WORK/rl/*/*/*/*/*/*/café/0 >/dev/null"
 
 # Progress on a terminal: redrawn in place with the time left and the live rate.
 if command -v script >/dev/null; then

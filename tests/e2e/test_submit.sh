@@ -38,6 +38,16 @@ check "dry-run: 8 tasks in order" [ "$(grep -c '^task ' "$WORK/out")" = 8 ]
 check "dry-run: the sbatch argv" grep -q "^'sbatch' '--parsable' '--array=0-7' '--exclusive' '--mem=0' .*'--nice=5' '.*/job.sh'$" "$WORK/out"
 check "dry-run: nothing written" [ ! -e "$R/.scalebench-slurm" ]
 check "dry-run: no job submitted" [ -z "$(squeue -h -o %i)" ]
+# Names every task's run would refuse (not UTF-8: job.yaml and meta.json cannot hold them) are
+# refused before the array: no task is spent on a run that cannot be stored.
+sb submit "$WORK/job.yaml" --results "$R" --commit "caf"$'\xe9' --dry-run
+made=$([ -e "$R/.scalebench-slurm" ] && echo made || echo nothing)
+check "a --commit with a Latin-1 byte: refused (exit 2), naming the byte, nothing written ($made)" \
+	bash -c "[ $rc -eq 2 ] && grep -q -- '--commit: byte 0xe9 at 4 is not UTF-8 text' $WORK/err && [ $made = nothing ]"
+cp "$WORK/job.yaml" "$WORK/job"$'\xe9'".yaml"
+sb submit "$WORK/job"$'\xe9'".yaml" --results "$R" --dry-run
+check "a job file name with a Latin-1 byte: refused (exit 2)" \
+	bash -c "[ $rc -eq 2 ] && grep -q 'byte 0xe9 at .* is not UTF-8 text' $WORK/err"
 
 # (7) bad options: exit 2, the value named, nothing written.
 bad() { # NAME PATTERN ARGS...

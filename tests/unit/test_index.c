@@ -487,6 +487,84 @@ static void test_rebuilt_when_bad(void **state)
 	assert_non_null(strstr(err, "/nonexistent/results: no such results directory"));
 }
 
+static void sql_on_index(const char *sql)
+{
+	char path[PATH_MAX];
+	sqlite3 *db;
+
+	index_path(path, sizeof(path));
+	assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+	assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+	sqlite3_close(db);
+}
+
+static double headline_of(struct results_index *ix, const char *commit)
+{
+	struct index_value *v;
+	ssize_t n = index_stat_values(ix,
+				      "will-it-scale/process-1-page_fault3/lkp-box/"
+				      "debian-12-x86_64/defconfig/gcc-12",
+				      "will-it-scale.per_process_ops", &v);
+	double x = -1;
+
+	assert_true(n > 0);
+	for (ssize_t i = 0; i < n; i++)
+		if (!strcmp(v[i].commit, commit) && v[i].run == 0)
+			x = v[i].value;
+	index_values_free(v, (size_t)n);
+	return x;
+}
+
+/* An index of this schema whose values changed otherwise than by an update (a flipped byte,
+ * an edit by another program) is rebuilt before it is read; the same bytes in another file
+ * (a copy) are not, nor is an index its sum describes. */
+static void test_changed_under_us(void **state)
+{
+	struct index_update u;
+	struct results_index *ix;
+	char path[PATH_MAX], sum[PATH_MAX], copy[PATH_MAX + 8], cmd[5 * PATH_MAX];
+
+	(void)state;
+	three_commits();
+	index_close(open_ok(INDEX_UPDATE, &u));
+	index_path(path, sizeof(path));
+	snprintf(sum, sizeof(sum), "%s/%s", root, INDEX_SUM_FILE);
+	assert_int_equal(access(sum, F_OK), 0);
+
+	ix = open_ok(INDEX_UPDATE, &u);
+	assert_false(u.rebuilt);
+	index_close(ix);
+
+	/* A value changed by another writer: schema and structure as they were. */
+	sql_on_index("UPDATE vals SET value = 12345 WHERE value = 100");
+	ix = open_ok(INDEX_UPDATE, &u);
+	assert_true(u.rebuilt);
+	assert_string_equal(u.why_rebuilt, "changed since scalebench wrote it");
+	assert_true(headline_of(ix, "aaa") == 100);
+	index_close(ix);
+	ix = open_ok(INDEX_UPDATE, &u);
+	assert_false(u.rebuilt);
+	index_close(ix);
+
+	/* The same bytes in a new file (a copy of the root): not rebuilt. */
+	snprintf(copy, sizeof(copy), "%s.copy", path);
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s' && mv '%s' '%s'", path, copy, copy, path);
+	assert_int_equal(system(cmd), 0);
+	ix = open_ok(INDEX_UPDATE, &u);
+	assert_false(u.rebuilt);
+	index_close(ix);
+
+	/* No sum (an older scalebench wrote the index): rebuilt. */
+	assert_int_equal(unlink(sum), 0);
+	ix = open_ok(INDEX_UPDATE, &u);
+	assert_true(u.rebuilt);
+	assert_string_equal(u.why_rebuilt, "no sum of its last write");
+	index_close(ix);
+	ix = open_ok(INDEX_UPDATE, &u);
+	assert_false(u.rebuilt);
+	index_close(ix);
+}
+
 static long indexed_runs(void)
 {
 	char path[PATH_MAX];
@@ -550,6 +628,8 @@ static void test_killed_update(void **state)
 	}
 	struct results_index *ix = open_ok(INDEX_UPDATE, &u);
 
+	/* Rolled back to the bytes its sum describes: updated, not rebuilt. */
+	assert_false(u.rebuilt);
 	assert_int_equal(u.runs_total, 306);
 	index_close(ix);
 	assert_int_equal(indexed_runs(), 306);
@@ -566,6 +646,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_real_writer, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_rebuilt_when_bad, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_killed_update, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_changed_under_us, setup, teardown),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -853,6 +853,42 @@ static void test_dmesg_records(void **state)
 	run_kmsg_file("kmsg");
 }
 
+/* A kernel message with a byte that is not UTF-8 (a Latin-1 byte, a sequence cut short) is
+ * still a failure stat, with '?' for the byte, and its raw record keeps the message with
+ * U+FFFD (stats_put refused the name: reduce failed and the warning was lost). */
+static void test_dmesg_not_utf8(void **state)
+{
+	const struct monitor *m = find("dmesg");
+	char path[] = "/tmp/scalebench-kmsg-XXXXXX";
+	static const char rec[] = "4,3000,100,-;WARNING: CPU: 0 PID: 1 at drivers/caf\xe9.c:12 "
+				  "f+0x1/0x2\n4,3001,101,-;BUG: r\xc3\n";
+	json_t *options, *stats = json_object(), *records;
+	struct monitor_ctx ctx;
+	int fd;
+
+	(void)state;
+	fd = mkstemp(path);
+	assert_true(fd >= 0);
+	close(fd);
+	options = json_pack("{s:s}", "device", path);
+	ctx_init(&ctx, m, "/nonexistent", "/nonexistent");
+	ctx.options = options;
+	assert_int_equal(m->start(&ctx), 0);
+	append_file(path, rec, sizeof(rec) - 1);
+	assert_int_equal(m->stop(&ctx, 1.0), 0);
+	assert_int_equal(m->reduce(&ctx, stats), 0);
+	assert_float_equal(stat_of(stats, "dmesg.WARNING:at_drivers/caf?.c:#f"), 1, 0);
+	assert_float_equal(stat_of(stats, "dmesg.BUG:r?"), 1, 0);
+	records = json_object_get(json_array_get(ctx.raw, 0), "records");
+	assert_int_equal(json_array_size(records), 2);
+	assert_string_equal(json_string_value(json_object_get(json_array_get(records, 1), "msg")),
+			    "BUG: r\xef\xbf\xbd");
+	json_decref(stats);
+	ctx_done(m, &ctx);
+	json_decref(options);
+	unlink(path);
+}
+
 static void test_dmesg_unavailable(void **state)
 {
 	const struct monitor *m = find("dmesg");
@@ -976,6 +1012,7 @@ int main(void)
 	    cmocka_unit_test(test_dmesg_normalize),
 	    cmocka_unit_test(test_dmesg_is_failure),
 	    cmocka_unit_test(test_dmesg_records),
+	    cmocka_unit_test(test_dmesg_not_utf8),
 	    cmocka_unit_test(test_dmesg_unavailable),
 	    cmocka_unit_test(test_real_proc),
 	    cmocka_unit_test(test_scheduler_file_back),

@@ -89,6 +89,11 @@ static void test_not_utf8(void **state)
 	assert_int_equal(json_set_text(o, "ok", "plain"), 0);
 	assert_null(json_object_get(o, "ok_bytes"));
 	json_decref(o);
+	assert_non_null(o = json_text(s)); /* json_string(s) is NULL */
+	assert_string_equal(json_string_value(o), "caf\xef\xbf\xbd-\xc3\xa9");
+	json_decref(o);
+	assert_true(json_is_null(o = json_text(NULL)));
+	json_decref(o);
 }
 
 static void test_distance(void **state)
