@@ -48,6 +48,12 @@ struct results_index {
 	char **skipped; /* "RUN_DIR: what is wrong", runs_skipped of them */
 	size_t nskipped;
 	bool tree_failed; /* the last update could not walk the tree (not the index's fault) */
+	/* The last job's commits (index_commits of a job, every commit): the series commands
+	 * ask for them several times a job (its labels, its order, each stat's series), and the
+	 * index does not change while it is open. */
+	char *commits_job;
+	struct index_commit *commits;
+	size_t ncommits;
 };
 
 static const char schema_sql[] =
@@ -1914,6 +1920,8 @@ void index_close(struct results_index *ix)
 		free(ix->skipped[i]);
 	free(ix->skipped);
 	free(ix->root);
+	free(ix->commits_job);
+	index_commits_free(ix->commits, ix->ncommits);
 	free(ix);
 }
 
@@ -2014,8 +2022,72 @@ void index_jobs_free(struct index_job *jobs, size_t n)
 	free(jobs);
 }
 
+/* A copy of c[0..n) for the caller: 0, or -1 with errno. */
+static int commits_copy(const struct index_commit *c, size_t n, struct index_commit **out)
+{
+	struct index_commit *v = calloc(n ? n : 1, sizeof(*v));
+
+	if (!v)
+		goto nomem;
+	for (size_t i = 0; i < n; i++) {
+		v[i] = c[i];
+		v[i].job_key = strdup(c[i].job_key);
+		v[i].commit = strdup(c[i].commit);
+		v[i].machine = strdup(c[i].machine);
+		v[i].dir = strdup(c[i].dir);
+		if (!v[i].job_key || !v[i].commit || !v[i].machine || !v[i].dir) {
+			index_commits_free(v, i + 1);
+			goto nomem;
+		}
+	}
+	*out = v;
+	return 0;
+nomem:
+	errno = ENOMEM;
+	return -1;
+}
+
+static ssize_t commits_query(struct results_index *ix, const char *job, const char *commit,
+			     struct index_commit **out);
+
 ssize_t index_commits(struct results_index *ix, const char *job, const char *commit,
 		      struct index_commit **out)
+{
+	struct index_commit *v;
+	ssize_t n;
+
+	*out = NULL;
+	if (!job || commit)
+		return commits_query(ix, job, commit, out);
+	if (!ix->commits_job || strcmp(ix->commits_job, job)) {
+		char *key = strdup(job);
+
+		if (!key) {
+			errno = ENOMEM;
+			return -1;
+		}
+		n = commits_query(ix, job, NULL, &v);
+		if (n < 0) {
+			free(key);
+			return -1;
+		}
+		free(ix->commits_job);
+		index_commits_free(ix->commits, ix->ncommits);
+		ix->commits_job = key;
+		ix->commits = v;
+		ix->ncommits = (size_t)n;
+	}
+	if (commits_copy(ix->commits, ix->ncommits, out))
+		return -1;
+	if (!ix->ncommits) { /* nothing to hand over: no allocation for the caller to free */
+		free(*out);
+		*out = NULL;
+	}
+	return (ssize_t)ix->ncommits;
+}
+
+static ssize_t commits_query(struct results_index *ix, const char *job, const char *commit,
+			     struct index_commit **out)
 {
 	sqlite3_stmt *st;
 	struct index_commit *v = NULL;
