@@ -2919,7 +2919,7 @@ int site_generate(const struct site_opts *o, struct site_summary *sum, char *err
 		goto out;
 	if (o->assets && site_assets(&s))
 		goto out_save;
-	if (index_open(o->results, INDEX_UPDATE, &s.ix, NULL, err, errlen))
+	if (index_open(o->results, INDEX_QUICK, &s.ix, NULL, err, errlen))
 		goto out;
 	nj = index_jobs(s.ix, NULL, &s.jobs);
 	if (nj < 0) {

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Issue 26's scale: JOBS jobs x COMMITS commits x RUNS runs x STATS stats (bench/gen_tree), one
-# night added (one more commit of every job), then timed: the index's update, the nightly pass
+# night added (one more commit of every job), then timed: the index's update (--quick, as nightly
+# and html make it; the full check of every run's files beside it), the nightly pass
 # over every job's headline (its state from a --baseline pass before the night), nightly over
 # every stat (--stats all --dry-run: the finding is the work, the mailing is not), and the site
 # brought up to date (made whole before the night); each with its peak memory (max RSS).
@@ -57,7 +58,10 @@ for j in $small $big; do
 	$sb nightly --results "$r" --state "$tmp/state$j" --baseline >/dev/null
 	measure "sitefull.$j" $sb html --results "$r" -o "$tmp/site$j"
 	$gen "$r" 1 "$runs" "$stats" "$j" "$commits" >/dev/null # the night
-	measure "index.$j" $sb index --results "$r"
+	# the quick update nightly and html make (commit directories whose mtime changed), then
+	# the full check of every run's files with nothing new, beside it
+	measure "index.$j" $sb index --results "$r" --quick
+	measure "indexfull.$j" $sb index --results "$r"
 	measure "nightly.$j" $sb nightly --results "$r" --state "$tmp/state$j" --mbox "$tmp/mbox$j" --to b@example.org
 	measure "nightlyall.$j" $sb nightly --results "$r" --stats all --dry-run
 	measure "site.$j" $sb html --results "$r" -o "$tmp/site$j"
@@ -78,7 +82,8 @@ print(f"| step | {a} jobs | {b} jobs | ratio ({b / a:g}x jobs) | {target} jobs, 
 print("|---|---|---|---|---|---|---|")
 linear = True
 for key, what, goal in [("build", "index build (once)", None), ("sitefull", "site made whole (once)", None),
-                        ("index", "index update after one night", 1), ("nightly", "nightly, every job's headline", 5),
+                        ("index", "index update after one night (--quick)", 1),
+                        ("indexfull", "full index check, nothing new", None), ("nightly", "nightly, every job's headline", 5),
                         ("nightlyall", "nightly --stats all", 60), ("site", "site after one night", 10)]:
     (sa, _), (sb_, kb) = v[f"{key}.{a}"], v[f"{key}.{b}"]
     ratio = sb_ / sa if sa > 0 else float("inf")

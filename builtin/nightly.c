@@ -206,7 +206,7 @@ static int nightly_pass(const struct nightly_opts *o, const char *state_path)
 		sb_error("%s", err);
 		goto out;
 	}
-	if (index_open(o->root, INDEX_UPDATE, &ix, &u, err, sizeof(err))) {
+	if (index_open(o->root, INDEX_QUICK, &ix, &u, err, sizeof(err))) {
 		sb_error("%s", err);
 		goto out;
 	}

@@ -7,6 +7,9 @@
  *   job_stats(job_id, stat_id)                      WITHOUT ROWID: the stat names of a job
  *   vals(job_id, stat_id, run_id) -> value          WITHOUT ROWID: one stat of one job over
  *                                                   every run is one range of the primary key
+ *   commit_dirs(job_id, commit_label) -> inode, mtime_ns   WITHOUT ROWID: each commit
+ *                                                   directory as its runs were last read
+ *                                                   (mtime_ns -1: to be read again)
  * A run is known by its place in the tree (job, commit label, run number), by its directory's
  * inode and mtime (a commit directory that was deleted and run again reuses the numbers, with
  * new directories) and by `files`, a digest of its stats.json's and meta.json's inode, size,
@@ -55,6 +58,12 @@ struct results_index {
 	bool tree_failed; /* the last update could not walk the tree (not the index's fault) */
 	struct index_sum sum; /* the file as its sum file says it is, once checked */
 	bool sum_recorded;    /* ... and the sum file says so already */
+	/* The last job's commits (index_commits of a job, every commit): the series commands
+	 * ask for them several times a job (its labels, its order, each stat's series), and the
+	 * index does not change while it is open. */
+	char *commits_job;
+	struct index_commit *commits;
+	size_t ncommits;
 };
 
 static const char schema_sql[] =
@@ -69,13 +78,17 @@ static const char schema_sql[] =
     "CREATE TABLE job_stats(job_id INTEGER NOT NULL, stat_id INTEGER NOT NULL,"
     " PRIMARY KEY(job_id, stat_id)) WITHOUT ROWID;"
     "CREATE TABLE vals(job_id INTEGER NOT NULL, stat_id INTEGER NOT NULL,"
-    " run_id INTEGER NOT NULL, value REAL, PRIMARY KEY(job_id, stat_id, run_id)) WITHOUT ROWID;";
+    " run_id INTEGER NOT NULL, value REAL, PRIMARY KEY(job_id, stat_id, run_id)) WITHOUT ROWID;"
+    "CREATE TABLE commit_dirs(job_id INTEGER NOT NULL, commit_label TEXT NOT NULL,"
+    " inode INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, PRIMARY KEY(job_id, commit_label))"
+    " WITHOUT ROWID;";
 
 /* The index's mark in its header (PRAGMA application_id, "SBIX"): a database at its path that
  * lacks it and holds tables that are not the index's is someone else's, never rebuilt into. */
 #define INDEX_APPLICATION_ID 0x53424958
 
-/* The tables above, counted by check_index. */
+/* The tables above that hold the runs, counted by check_index (commit_dirs, missing or other,
+ * is schema_is_ours's to find). */
 #define NR_TABLES 5
 
 /* ---- small helpers ---- */
@@ -219,6 +232,7 @@ struct run_ref {
 	int64_t inode, mtime_ns;
 	int64_t files;		/* files_digest of its stats.json and meta.json */
 	int64_t id;		/* indexed: its row */
+	size_t dir;		/* in the tree: its commit directory in the walk's list, from 1 */
 	struct store_axes axes; /* in the tree: the run directory's axes */
 };
 
@@ -307,11 +321,78 @@ static int64_t files_digest(const char *run_dir)
 	return (int64_t)h;
 }
 
-/* Every run directory of the tree, through the layout's own walk. */
-static int walk_tree(const char *root, struct run_list *l, char *err, size_t errlen)
+/* A commit directory of the tree, or one the index recorded (commit_dirs). */
+struct dir_ref {
+	char *path;  /* in the tree: the directory */
+	char *key;   /* the job's key */
+	char *label; /* the commit */
+	int64_t inode, mtime_ns;
+	struct store_axes axes; /* in the tree: the commit directory's axes */
+	bool unsure; /* not to be trusted next time: a run of it skipped, or its mtime too recent */
+};
+
+struct dir_list {
+	struct dir_ref *v;
+	size_t n, cap;
+};
+
+static struct dir_ref *dirs_add(struct dir_list *l)
 {
-	char **dirs = NULL, **runs = NULL, why[256];
-	ssize_t nd = store_find(root, NULL, NULL, &dirs), nr = 0;
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 64;
+		struct dir_ref *v = realloc(l->v, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		l->v = v;
+		l->cap = cap;
+	}
+	memset(&l->v[l->n], 0, sizeof(l->v[0]));
+	return &l->v[l->n++];
+}
+
+static void dirs_free(struct dir_list *l)
+{
+	for (size_t i = 0; i < l->n; i++) {
+		free(l->v[i].path);
+		free(l->v[i].key);
+		free(l->v[i].label);
+		store_axes_free(&l->v[i].axes);
+	}
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
+static int by_dir(const void *a, const void *b)
+{
+	const struct dir_ref *x = a, *y = b;
+	int c = strcmp(x->key, y->key);
+
+	return c ? c : strcmp(x->label, y->label);
+}
+
+/* Sorted by job and commit: mostly they come so already (SQL's ORDER BY, the walk's sorted
+ * paths), and an O(n) look spares an O(n log n) sort of long common prefixes. */
+static void sort_dirs(struct dir_list *l)
+{
+	for (size_t i = 1; i < l->n; i++)
+		if (by_dir(&l->v[i - 1], &l->v[i]) > 0) {
+			qsort(l->v, l->n, sizeof(*l->v), by_dir);
+			return;
+		}
+}
+
+static int64_t stat_mtime_ns(const struct stat *st)
+{
+	return (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+}
+
+/* Every commit directory of the tree, through the layout's own walk, each stat()ed before its
+ * runs are listed: a run renamed in after the stat makes the next update look again. */
+static int walk_dirs(const char *root, struct dir_list *l, char *err, size_t errlen)
+{
+	char **dirs = NULL, why[256];
+	ssize_t nd = store_find(root, NULL, NULL, &dirs);
 	int ret = -1;
 
 	if (nd < 0) {
@@ -319,48 +400,90 @@ static int walk_tree(const char *root, struct run_list *l, char *err, size_t err
 		return -1;
 	}
 	for (ssize_t i = 0; i < nd; i++) {
-		nr = store_list_runs(dirs[i], &runs);
-		if (nr < 0) /* gone meanwhile, or unreadable: as store_find does, passed over */
-			continue;
-		for (ssize_t j = 0; j < nr; j++) {
-			struct run_ref *r;
-			struct stat st;
+		struct dir_ref *d;
+		struct stat st;
 
-			if (stat(runs[j], &st) || !S_ISDIR(st.st_mode))
-				continue;
-			r = list_add(l);
-			if (!r)
-				goto out;
-			if (store_parse(runs[j], STORE_RUN_DIR, &r->axes, why, sizeof(why))) {
-				l->n--;
-				continue;
-			}
-			r->key = job_key(&r->axes);
-			r->label = strdup(r->axes.commit);
-			if (!r->key || !r->label)
-				goto out;
-			r->run = r->axes.run;
-			r->inode = (int64_t)st.st_ino;
-			r->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
-			r->files = files_digest(runs[j]);
+		if (stat(dirs[i], &st) || !S_ISDIR(st.st_mode))
+			continue; /* gone meanwhile: as store_find does, passed over */
+		d = dirs_add(l);
+		if (!d)
+			goto out;
+		if (store_parse(dirs[i], STORE_COMMIT_DIR, &d->axes, why, sizeof(why))) {
+			l->n--;
+			continue;
 		}
-		for (ssize_t j = 0; j < nr; j++)
-			free(runs[j]);
-		free(runs);
-		runs = NULL;
-		nr = 0;
+		d->key = job_key(&d->axes);
+		d->label = strdup(d->axes.commit);
+		d->path = dirs[i];
+		dirs[i] = NULL;
+		if (!d->key || !d->label)
+			goto out;
+		d->inode = (int64_t)st.st_ino;
+		d->mtime_ns = stat_mtime_ns(&st);
 	}
 	ret = 0;
 out:
 	if (ret)
 		snprintf(err, errlen, "%s: %s", root, strerror(ENOMEM));
-	for (ssize_t j = 0; j < nr; j++)
-		free(runs[j]);
-	free(runs);
 	for (ssize_t i = 0; i < nd; i++)
 		free(dirs[i]);
 	free(dirs);
 	return ret;
+}
+
+/* The run directories of commit directory d (the dir'th of its list, counted from 1), added
+ * to l.  0, or -1 out of memory. */
+static int list_dir_runs(const struct dir_ref *d, size_t dir, struct run_list *l)
+{
+	char **runs = NULL, why[256];
+	ssize_t nr = store_list_runs(d->path, &runs);
+	int ret = -1;
+
+	if (nr < 0) /* gone meanwhile, or unreadable: as store_find does, passed over */
+		return 0;
+	for (ssize_t j = 0; j < nr; j++) {
+		struct run_ref *r;
+		struct stat st;
+
+		if (stat(runs[j], &st) || !S_ISDIR(st.st_mode))
+			continue;
+		r = list_add(l);
+		if (!r)
+			goto out;
+		if (store_parse(runs[j], STORE_RUN_DIR, &r->axes, why, sizeof(why))) {
+			l->n--;
+			continue;
+		}
+		r->key = job_key(&r->axes);
+		r->label = strdup(r->axes.commit);
+		if (!r->key || !r->label)
+			goto out;
+		r->run = r->axes.run;
+		r->dir = dir;
+		r->inode = (int64_t)st.st_ino;
+		r->mtime_ns = stat_mtime_ns(&st);
+		r->files = files_digest(runs[j]);
+	}
+	ret = 0;
+out:
+	for (ssize_t j = 0; j < nr; j++)
+		free(runs[j]);
+	free(runs);
+	return ret;
+}
+
+/* Every run directory of the tree (and, in *dirs, every commit directory). */
+static int walk_tree(const char *root, struct dir_list *dirs, struct run_list *l, char *err,
+		     size_t errlen)
+{
+	if (walk_dirs(root, dirs, err, errlen))
+		return -1;
+	for (size_t i = 0; i < dirs->n; i++)
+		if (list_dir_runs(&dirs->v[i], i + 1, l)) {
+			snprintf(err, errlen, "%s: %s", root, strerror(ENOMEM));
+			return -1;
+		}
+	return 0;
 }
 
 /* ---- the update: one transaction ---- */
@@ -386,6 +509,7 @@ struct updater {
 	struct job_state *jv;
 	size_t njobs;
 	sqlite3_stmt *ins_run, *ins_val, *ins_stat, *ins_job, *ins_job_stat, *del_vals, *del_run;
+	sqlite3_stmt *put_dir, *del_dir, *dir_runs;
 	/* Values read, not yet inserted: one job's, by stat, each stat's in run order (run ids
 	 * only grow), so that they go in in the primary key's order and a build appends at the
 	 * end of the table instead of seeking for every value. */
@@ -467,7 +591,13 @@ static int updater_init(struct updater *u)
 	    (rc = prepare(u, &u->del_vals,
 			  "DELETE FROM vals WHERE job_id = ?1 AND stat_id IN (SELECT stat_id FROM"
 			  " job_stats WHERE job_id = ?1) AND run_id = ?2")) ||
-	    (rc = prepare(u, &u->del_run, "DELETE FROM runs WHERE id = ?")))
+	    (rc = prepare(u, &u->del_run, "DELETE FROM runs WHERE id = ?")) ||
+	    (rc = prepare(u, &u->put_dir, "INSERT OR REPLACE INTO commit_dirs VALUES(?,?,?,?)")) ||
+	    (rc = prepare(u, &u->del_dir,
+			  "DELETE FROM commit_dirs WHERE job_id = ? AND commit_label = ?")) ||
+	    (rc = prepare(u, &u->dir_runs,
+			  "SELECT id, run, inode, mtime_ns, files FROM runs WHERE job_id = ? AND"
+			  " commit_label = ?")))
 		return rc;
 
 	/* What the index holds already: stat names, jobs, each job's stats. */
@@ -536,6 +666,9 @@ static void updater_free(struct updater *u)
 	sqlite3_finalize(u->ins_job_stat);
 	sqlite3_finalize(u->del_vals);
 	sqlite3_finalize(u->del_run);
+	sqlite3_finalize(u->put_dir);
+	sqlite3_finalize(u->del_dir);
+	sqlite3_finalize(u->dir_runs);
 	map_free(&u->stats);
 	map_free(&u->jobs);
 	for (size_t i = 0; i < u->njobs; i++)
@@ -854,7 +987,8 @@ static const char prune_sql[] =
     "DELETE FROM job_stats WHERE NOT EXISTS (SELECT 1 FROM vals WHERE"
     " vals.job_id = job_stats.job_id AND vals.stat_id = job_stats.stat_id);"
     "DELETE FROM jobs WHERE id NOT IN (SELECT job_id FROM runs);"
-    "DELETE FROM stats WHERE id NOT IN (SELECT stat_id FROM job_stats);";
+    "DELETE FROM stats WHERE id NOT IN (SELECT stat_id FROM job_stats);"
+    "DELETE FROM commit_dirs WHERE job_id NOT IN (SELECT id FROM jobs);";
 
 static int load_indexed(sqlite3 *db, const char *path, struct run_list *l, char *err, size_t errlen)
 {
@@ -970,7 +1104,7 @@ static int recreate_schema(sqlite3 *db, const char *path, char *err, size_t errl
  * has it is kept, one gone or replaced dropped, one new or replaced added; the counts in
  * *added, *removed and *total (the runs indexed after).  0 or an SQLite code. */
 static int merge_runs(struct updater *u, const struct run_list *tree, const struct run_list *have,
-		      size_t *added, size_t *removed, size_t *total)
+		      struct dir_list *dirs, size_t *added, size_t *removed, size_t *total)
 {
 	size_t i = 0, j = 0;
 	int rc;
@@ -989,16 +1123,264 @@ static int merge_runs(struct updater *u, const struct run_list *tree, const stru
 			if (c > 0)
 				continue;
 		}
-		int r = add_run(u, &tree->v[i++]);
+		int r = add_run(u, &tree->v[i]);
 
 		if (r < 0)
 			return -r;
 		if (r == 0) {
 			(*added)++;
 			(*total)++;
+		} else if (tree->v[i].dir) { /* skipped: its directory is to be looked at again */
+			dirs->v[tree->v[i].dir - 1].unsure = true;
 		}
+		i++;
 	}
 	return 0;
+}
+
+/* A commit directory's mtime this close to the update's start (or after it) may not change
+ * when a run is renamed in a moment later (a coarse clock, another machine's): it is recorded
+ * as one to read again. */
+#define RACY_NS ((int64_t)2000000000)
+
+static int64_t wall_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Commit directory d recorded as its runs were read (or as one to read again).  A directory of
+ * a job with no run indexed is not recorded: it is looked at every time, as it was. */
+static int record_dir(struct updater *u, const struct dir_ref *d, int64_t started_ns)
+{
+	int64_t job = map_get(&u->jobs, d->key, strlen(d->key));
+	bool again = d->unsure || d->mtime_ns >= started_ns - RACY_NS;
+
+	if (!job)
+		return 0;
+	sqlite3_bind_int64(u->put_dir, 1, job);
+	sqlite3_bind_text(u->put_dir, 2, d->label, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(u->put_dir, 3, d->inode);
+	sqlite3_bind_int64(u->put_dir, 4, again ? -1 : d->mtime_ns);
+	return step_done(u, u->put_dir);
+}
+
+/* The runs the index has of one commit directory, added to l with their rows.  0 or an SQLite
+ * code. */
+static int load_dir_runs(struct updater *u, const struct dir_ref *d, struct run_list *l)
+{
+	int64_t job = map_get(&u->jobs, d->key, strlen(d->key));
+	int rc;
+
+	if (!job)
+		return 0;
+	sqlite3_bind_int64(u->dir_runs, 1, job);
+	sqlite3_bind_text(u->dir_runs, 2, d->label, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(u->dir_runs)) == SQLITE_ROW) {
+		struct run_ref *r = list_add(l);
+
+		if (!r || !(r->key = strdup(d->key)) || !(r->label = strdup(d->label))) {
+			rc = SQLITE_NOMEM;
+			break;
+		}
+		r->id = sqlite3_column_int64(u->dir_runs, 0);
+		r->run = (unsigned)sqlite3_column_int64(u->dir_runs, 1);
+		r->inode = sqlite3_column_int64(u->dir_runs, 2);
+		r->mtime_ns = sqlite3_column_int64(u->dir_runs, 3);
+		r->files = sqlite3_column_int64(u->dir_runs, 4);
+	}
+	sqlite3_reset(u->dir_runs);
+	sqlite3_clear_bindings(u->dir_runs);
+	if (rc == SQLITE_NOMEM) {
+		snprintf(u->err, u->errlen, "%s: %s", u->path, strerror(ENOMEM));
+		return rc;
+	}
+	return rc == SQLITE_DONE ? 0 : up_fail(u, rc);
+}
+
+/* The commit directories the index recorded, sorted by job and commit. */
+static int load_dirs(sqlite3 *db, const char *path, struct dir_list *l, char *err, size_t errlen)
+{
+	sqlite3_stmt *st;
+	int rc = sqlite3_prepare_v2(db,
+				    "SELECT j.key, c.commit_label, c.inode, c.mtime_ns FROM"
+				    " commit_dirs c JOIN jobs j ON j.id = c.job_id ORDER BY j.key, c.commit_label",
+				    -1, &st, NULL);
+
+	if (rc) {
+		snprintf(err, errlen, "%s: %s", path, sqlite3_errmsg(db));
+		return rc;
+	}
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		struct dir_ref *d = dirs_add(l);
+
+		if (!d) {
+			rc = SQLITE_NOMEM;
+			break;
+		}
+		if (sqlite3_column_type(st, 0) == SQLITE_NULL ||
+		    sqlite3_column_type(st, 1) == SQLITE_NULL) {
+			rc = SQLITE_CORRUPT;
+			break;
+		}
+		d->key = xstrdup((const char *)sqlite3_column_text(st, 0));
+		d->label = xstrdup((const char *)sqlite3_column_text(st, 1));
+		d->inode = sqlite3_column_int64(st, 2);
+		d->mtime_ns = sqlite3_column_int64(st, 3);
+		if (!d->key || !d->label) {
+			rc = SQLITE_NOMEM;
+			break;
+		}
+	}
+	sqlite3_finalize(st);
+	if (rc != SQLITE_DONE) {
+		snprintf(err, errlen, "%s: %s", path,
+			 rc == SQLITE_NOMEM ? strerror(ENOMEM) : sqlite3_errmsg(db));
+		return rc;
+	}
+	sort_dirs(l);
+	return 0;
+}
+
+static int by_run_number(const void *a, const void *b)
+{
+	const struct run_ref *x = a, *y = b;
+
+	return (x->run > y->run) - (x->run < y->run);
+}
+
+/* One commit directory of the tree (have: the index's record of it, or NULL) brought to the
+ * index: its runs listed and merged, as a full update would, and recorded. */
+static int update_dir(struct updater *u, struct dir_list *tree, size_t i, int64_t started_ns,
+		      size_t *added, size_t *removed)
+{
+	struct run_list t = {0}, h = {0};
+	size_t total = 0;
+	int rc;
+
+	if (list_dir_runs(&tree->v[i], i + 1, &t)) {
+		snprintf(u->err, u->errlen, "%s: %s", u->path, strerror(ENOMEM));
+		rc = SQLITE_NOMEM;
+		goto out;
+	}
+	if ((rc = load_dir_runs(u, &tree->v[i], &h)))
+		goto out;
+	if (t.n > 1)
+		qsort(t.v, t.n, sizeof(*t.v), by_run_number);
+	if (h.n > 1)
+		qsort(h.v, h.n, sizeof(*h.v), by_run_number);
+	if ((rc = merge_runs(u, &t, &h, tree, added, removed, &total)))
+		goto out;
+	rc = record_dir(u, &tree->v[i], started_ns);
+out:
+	list_free(&t);
+	list_free(&h);
+	return rc;
+}
+
+/* A commit directory gone from the tree: its runs dropped, its record too. */
+static int drop_dir(struct updater *u, const struct dir_ref *d, size_t *removed)
+{
+	struct run_list h = {0};
+	int64_t job = map_get(&u->jobs, d->key, strlen(d->key));
+	int rc = load_dir_runs(u, d, &h);
+
+	for (size_t j = 0; j < h.n && !rc; j++) {
+		rc = drop_run(u, &h.v[j]);
+		(*removed)++;
+	}
+	list_free(&h);
+	if (rc || !job)
+		return rc;
+	sqlite3_bind_int64(u->del_dir, 1, job);
+	sqlite3_bind_text(u->del_dir, 2, d->label, -1, SQLITE_STATIC);
+	return step_done(u, u->del_dir);
+}
+
+/* The quick update (INDEX_QUICK): only the commit directories whose inode or mtime is not the
+ * one recorded are read (a run renamed in or removed changes its directory's mtime), the
+ * others taken as indexed: one stat per commit directory, not three per run.  A file edited in
+ * place inside a run directory is not seen (the full update sees it). */
+static int quick_update(struct results_index *ix, sqlite3 *db, const char *path,
+			struct index_update *out, char *err, size_t errlen)
+{
+	struct dir_list tree = {0}, have = {0};
+	struct updater u = {.ix = ix, .db = db, .path = path, .err = err, .errlen = errlen};
+	size_t added = 0, removed = 0, *changed = NULL, nchanged = 0, *gone = NULL, ngone = 0;
+	int64_t started_ns = wall_ns(), n;
+	bool began = false;
+	int rc;
+
+	if ((rc = load_dirs(db, path, &have, err, errlen)))
+		goto out;
+	if (walk_dirs(ix->root, &tree, err, errlen)) {
+		ix->tree_failed = true;
+		rc = SQLITE_ERROR;
+		goto out;
+	}
+	sort_dirs(&tree);
+	changed = malloc((tree.n + 1) * sizeof(*changed));
+	gone = malloc((have.n + 1) * sizeof(*gone));
+	if (!changed || !gone) {
+		snprintf(err, errlen, "%s: %s", path, strerror(ENOMEM));
+		rc = SQLITE_NOMEM;
+		goto out;
+	}
+	for (size_t i = 0, j = 0; i < tree.n || j < have.n;) {
+		int c = i == tree.n ? 1 : j == have.n ? -1 : by_dir(&tree.v[i], &have.v[j]);
+
+		if (c > 0) {
+			gone[ngone++] = j++;
+			continue;
+		}
+		if (c < 0 || tree.v[i].inode != have.v[j].inode ||
+		    tree.v[i].mtime_ns != have.v[j].mtime_ns)
+			changed[nchanged++] = i;
+		i++;
+		j += c == 0;
+	}
+	/* Nothing to change: no write transaction, which would wait for readers. */
+	if (nchanged || ngone) {
+		if ((rc = db_exec(db, "BEGIN IMMEDIATE", path, err, errlen)))
+			goto out;
+		began = true;
+		if ((rc = updater_init(&u)))
+			goto out;
+		for (size_t k = 0; k < nchanged; k++)
+			if ((rc = update_dir(&u, &tree, changed[k], started_ns, &added, &removed)))
+				goto out;
+		for (size_t k = 0; k < ngone; k++)
+			if ((rc = drop_dir(&u, &have.v[gone[k]], &removed)))
+				goto out;
+		if ((rc = flush_vals(&u)))
+			goto out;
+		if (removed && (rc = db_exec(db, prune_sql, path, err, errlen)))
+			goto out;
+		if ((rc = db_exec(db, "COMMIT", path, err, errlen)))
+			goto out;
+		began = false;
+	}
+	n = pragma_int(db, "SELECT count(*) FROM runs", &rc);
+	if (rc) {
+		snprintf(err, errlen, "%s: %s", path, sqlite3_errmsg(db));
+		goto out;
+	}
+	if (out) {
+		out->runs_added = added;
+		out->runs_removed = removed;
+		out->runs_total = n > 0 ? (size_t)n : 0;
+	}
+out:
+	if (began)
+		sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+	updater_free(&u);
+	free(changed);
+	free(gone);
+	dirs_free(&tree);
+	dirs_free(&have);
+	return rc;
 }
 
 /* Bring db up to date with the tree; fresh: the tables are to be (re)created first.  Returns
@@ -1006,7 +1388,9 @@ static int merge_runs(struct updater *u, const struct run_list *tree, const stru
 static int update(struct results_index *ix, sqlite3 *db, const char *path, bool fresh,
 		  struct index_update *out, char *err, size_t errlen)
 {
+	struct dir_list dirs = {0};
 	struct run_list tree = {0}, have = {0};
+	int64_t started_ns = wall_ns();
 	struct updater u = {.ix = ix, .db = db, .path = path, .err = err, .errlen = errlen};
 	size_t added = 0, removed = 0, total = 0;
 	bool began = false;
@@ -1014,7 +1398,7 @@ static int update(struct results_index *ix, sqlite3 *db, const char *path, bool 
 
 	if (!fresh && (rc = load_indexed(db, path, &have, err, errlen)))
 		goto out;
-	if (walk_tree(ix->root, &tree, err, errlen)) {
+	if (walk_tree(ix->root, &dirs, &tree, err, errlen)) {
 		ix->tree_failed = true;
 		rc = SQLITE_ERROR;
 		goto out;
@@ -1036,8 +1420,15 @@ static int update(struct results_index *ix, sqlite3 *db, const char *path, bool 
 	if (fresh && (rc = recreate_schema(db, path, err, errlen)))
 		goto out;
 	if ((rc = updater_init(&u)) ||
-	    (rc = merge_runs(&u, &tree, &have, &added, &removed, &total)) || (rc = flush_vals(&u)))
+	    (rc = merge_runs(&u, &tree, &have, &dirs, &added, &removed, &total)) ||
+	    (rc = flush_vals(&u)))
 		goto out;
+	/* Every commit directory as its runs were read now, for the quick update. */
+	if ((rc = db_exec(db, "DELETE FROM commit_dirs", path, err, errlen)))
+		goto out;
+	for (size_t i = 0; i < dirs.n; i++)
+		if ((rc = record_dir(&u, &dirs.v[i], started_ns)))
+			goto out;
 	if (removed && (rc = db_exec(db, prune_sql, path, err, errlen)))
 		goto out;
 	rc = db_exec(db, "COMMIT", path, err, errlen);
@@ -1054,6 +1445,7 @@ out:
 	updater_free(&u);
 	list_free(&tree);
 	list_free(&have);
+	dirs_free(&dirs);
 	return rc;
 }
 
@@ -1097,7 +1489,7 @@ static bool has_other_tables(sqlite3 *db)
 	int rc;
 	int64_t n = pragma_int(db,
 			       "SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'"
-			       " AND name NOT IN ('jobs', 'runs', 'stats', 'job_stats', 'vals',"
+			       " AND name NOT IN ('jobs', 'runs', 'stats', 'job_stats', 'vals', 'commit_dirs',"
 			       " 'jobs_path_params')",
 			       &rc);
 
@@ -1659,7 +2051,8 @@ int index_open(const char *root, enum index_mode mode, struct results_index **ou
 		}
 		u->rebuilt = why != NULL;
 		u->why_rebuilt = why;
-		rc = update(ix, ix->db, path, why != NULL, u, err, errlen);
+		rc = mode == INDEX_QUICK && !why ? quick_update(ix, ix->db, path, u, err, errlen)
+						 : update(ix, ix->db, path, why != NULL, u, err, errlen);
 		if (!rc)
 			break;
 		if (ix->tree_failed || rc == SQLITE_NOMEM)
@@ -1708,6 +2101,8 @@ void index_close(struct results_index *ix)
 		free(ix->skipped[i]);
 	free(ix->skipped);
 	free(ix->root);
+	free(ix->commits_job);
+	index_commits_free(ix->commits, ix->ncommits);
 	free(ix);
 }
 
@@ -1808,8 +2203,72 @@ void index_jobs_free(struct index_job *jobs, size_t n)
 	free(jobs);
 }
 
+/* A copy of c[0..n) for the caller: 0, or -1 with errno. */
+static int commits_copy(const struct index_commit *c, size_t n, struct index_commit **out)
+{
+	struct index_commit *v = calloc(n ? n : 1, sizeof(*v));
+
+	if (!v)
+		goto nomem;
+	for (size_t i = 0; i < n; i++) {
+		v[i] = c[i];
+		v[i].job_key = strdup(c[i].job_key);
+		v[i].commit = strdup(c[i].commit);
+		v[i].machine = strdup(c[i].machine);
+		v[i].dir = strdup(c[i].dir);
+		if (!v[i].job_key || !v[i].commit || !v[i].machine || !v[i].dir) {
+			index_commits_free(v, i + 1);
+			goto nomem;
+		}
+	}
+	*out = v;
+	return 0;
+nomem:
+	errno = ENOMEM;
+	return -1;
+}
+
+static ssize_t commits_query(struct results_index *ix, const char *job, const char *commit,
+			     struct index_commit **out);
+
 ssize_t index_commits(struct results_index *ix, const char *job, const char *commit,
 		      struct index_commit **out)
+{
+	struct index_commit *v;
+	ssize_t n;
+
+	*out = NULL;
+	if (!job || commit)
+		return commits_query(ix, job, commit, out);
+	if (!ix->commits_job || strcmp(ix->commits_job, job)) {
+		char *key = strdup(job);
+
+		if (!key) {
+			errno = ENOMEM;
+			return -1;
+		}
+		n = commits_query(ix, job, NULL, &v);
+		if (n < 0) {
+			free(key);
+			return -1;
+		}
+		free(ix->commits_job);
+		index_commits_free(ix->commits, ix->ncommits);
+		ix->commits_job = key;
+		ix->commits = v;
+		ix->ncommits = (size_t)n;
+	}
+	if (commits_copy(ix->commits, ix->ncommits, out))
+		return -1;
+	if (!ix->ncommits) { /* nothing to hand over: no allocation for the caller to free */
+		free(*out);
+		*out = NULL;
+	}
+	return (ssize_t)ix->ncommits;
+}
+
+static ssize_t commits_query(struct results_index *ix, const char *job, const char *commit,
+			     struct index_commit **out)
 {
 	sqlite3_stmt *st;
 	struct index_commit *v = NULL;

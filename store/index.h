@@ -28,7 +28,7 @@
 #define INDEX_SUM_SUFFIX ".sum"
 #define INDEX_SUM_FILE	 INDEX_FILE INDEX_SUM_SUFFIX
 /* The layout of its tables (PRAGMA user_version): an index of another one is rebuilt. */
-#define INDEX_SCHEMA 2
+#define INDEX_SCHEMA 3
 
 struct results_index;
 
@@ -42,7 +42,13 @@ struct index_update {
 			 * file): the index as it was, or one in memory */
 };
 
-enum index_mode { INDEX_UPDATE, INDEX_REBUILD };
+/* INDEX_UPDATE: every run directory and its files looked at (three lstats a run), a file
+ * edited in place by hand seen.  INDEX_QUICK: one stat per commit directory; only those whose
+ * inode or mtime changed since their runs were read are read again (a run renamed in or
+ * removed, a commit directory replaced), a file edited in place is not seen: for readers of
+ * the whole tree every night (nightly, html), whose cost must follow what the night added.
+ * INDEX_REBUILD: from scratch. */
+enum index_mode { INDEX_UPDATE, INDEX_REBUILD, INDEX_QUICK };
 
 /* Open root's index, bring it up to date (INDEX_REBUILD: from scratch) and return it in *ix.
  * u (may be NULL) says what was done.  -1 with err naming the file and the reason. */

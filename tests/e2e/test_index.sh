@@ -177,3 +177,45 @@ sb index --results "$WORK/nonexistent"
 check "no results directory: exit 2, named" bash -c "[ $rc -eq 2 ] && grep -q 'nonexistent: no such results directory' $WORK/err"
 sb index --results "$R" extra
 check "an operand: exit 2" [ $rc -eq 2 ]
+
+# The quick update (nightly's and html's, `index --quick`): only commit directories whose mtime
+# changed are read again.  A stats.json edited in place in a directory left alone is not seen
+# by it (that is what makes it quick), and is by the next plain update.
+Q="$WORK/quick"
+mk_tree "$Q" 0 20
+QJ="$Q/will-it-scale/process-1-page_fault3/box/debian/defconfig/gcc-12"
+find "$Q" -mindepth 1 -type d -exec touch -d '1 hour ago' {} +
+sb index --results "$Q"
+check "quick: the first full update indexes the 40 runs" bash -c "[ $rc -eq 0 ] && [ '$(field 'runs in all')' = 40 ]"
+sb index --results "$Q" --quick
+check "quick, nothing changed: nothing read, 40 in all" bash -c \
+	"[ $rc -eq 0 ] && [ '$(field 'runs added')' = 0 ] && [ '$(field 'runs removed')' = 0 ] && [ '$(field 'runs in all')' = 40 ]"
+sed -i 's/"will-it-scale.per_process_ops": 1001/"will-it-scale.per_process_ops": 7777/' "$QJ/c0001/0/stats.json"
+sb index --results "$Q" --quick
+check "quick: a stats.json edited in place, its directories left alone, is not read" \
+	bash -c "[ $rc -eq 0 ] && [ '$(field 'runs added')' = 0 ]"
+cp -a "$QJ/c0002/1" "$QJ/c0002/2"
+rm -rf "$QJ/c0003/1" "$QJ/c0004"
+sb index --results "$Q" --quick
+check "quick: a run added, a run and a commit directory removed: 1 added, 3 removed, 38 in all" bash -c \
+	"[ $rc -eq 0 ] && [ '$(field 'runs added')' = 1 ] && [ '$(field 'runs removed')' = 3 ] && [ '$(field 'runs in all')' = 38 ]"
+sb index --results "$Q"
+check "after quick: the plain update reads the run edited in place alone" bash -c \
+	"[ $rc -eq 0 ] && [ '$(field 'runs added')' = 1 ] && [ '$(field 'runs removed')' = 1 ] && [ '$(field 'runs in all')' = 38 ]"
+sb trend --results "$Q" --job process-1-page_fault3 --json
+cp "$WORK/out" "$WORK/quick.json"
+sb index --results "$Q" --rebuild
+check "after quick updates: a rebuild finds the same 38 runs" bash -c "[ $rc -eq 0 ] && [ '$(field 'runs in all')' = 38 ]"
+sb trend --results "$Q" --job process-1-page_fault3 --json
+check "after quick updates: the trend is a rebuild's, the edit in it" bash -c \
+	"[ $rc -eq 0 ] && cmp -s $WORK/out $WORK/quick.json && grep -q '\"commit\": \"c0001\"' $WORK/out"
+# A directory changed within the last seconds may change again in the same clock tick: it is
+# read again by the next quick update (whose edit in place is then seen).
+cp -a "$QJ/c0005/1" "$QJ/c0005/2"
+sb index --results "$Q" --quick
+sed -i 's/"will-it-scale.per_process_ops": 1005/"will-it-scale.per_process_ops": 5555/' "$QJ/c0005/0/stats.json"
+sb index --results "$Q" --quick
+check "quick: a commit directory changed just now is read again next time" bash -c \
+	"[ $rc -eq 0 ] && [ '$(field 'runs added')' = 1 ] && [ '$(field 'runs removed')' = 1 ] && [ '$(field 'runs in all')' = 39 ]"
+sb index --results "$Q" --quick --rebuild
+check "--quick and --rebuild: exit 2" [ $rc -eq 2 ]
