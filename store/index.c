@@ -241,19 +241,29 @@ struct run_list {
 	size_t n, cap;
 };
 
+/* A zeroed new element at the end of the array *v of *n (room for *cap) elements of size
+ * bytes, the array doubled when full; NULL when that fails (the array kept). */
+static void *slot_add(void **v, size_t *n, size_t *cap, size_t size)
+{
+	char *p;
+
+	if (*n == *cap) {
+		size_t c = *cap ? *cap * 2 : 64;
+		void *w = realloc(*v, c * size);
+
+		if (!w)
+			return NULL;
+		*v = w;
+		*cap = c;
+	}
+	p = (char *)*v + (*n)++ * size;
+	memset(p, 0, size);
+	return p;
+}
+
 static struct run_ref *list_add(struct run_list *l)
 {
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 64;
-		struct run_ref *v = realloc(l->v, cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		l->v = v;
-		l->cap = cap;
-	}
-	memset(&l->v[l->n], 0, sizeof(l->v[0]));
-	return &l->v[l->n++];
+	return slot_add((void **)&l->v, &l->n, &l->cap, sizeof(*l->v));
 }
 
 static void list_free(struct run_list *l)
@@ -290,6 +300,11 @@ static char *job_key(const struct store_axes *a)
 	return k;
 }
 
+static int64_t ts_ns(const struct timespec *ts)
+{
+	return (int64_t)ts->tv_sec * 1000000000 + ts->tv_nsec;
+}
+
 static uint64_t mix(uint64_t h, uint64_t v)
 {
 	for (int i = 0; i < 8; i++, v >>= 8)
@@ -315,8 +330,8 @@ static int64_t files_digest(const char *run_dir)
 		}
 		h = mix(h, st.st_ino);
 		h = mix(h, (uint64_t)st.st_size);
-		h = mix(h, (uint64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec);
-		h = mix(h, (uint64_t)st.st_ctim.tv_sec * 1000000000 + st.st_ctim.tv_nsec);
+		h = mix(h, (uint64_t)ts_ns(&st.st_mtim));
+		h = mix(h, (uint64_t)ts_ns(&st.st_ctim));
 	}
 	return (int64_t)h;
 }
@@ -338,17 +353,7 @@ struct dir_list {
 
 static struct dir_ref *dirs_add(struct dir_list *l)
 {
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 64;
-		struct dir_ref *v = realloc(l->v, cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		l->v = v;
-		l->cap = cap;
-	}
-	memset(&l->v[l->n], 0, sizeof(l->v[0]));
-	return &l->v[l->n++];
+	return slot_add((void **)&l->v, &l->n, &l->cap, sizeof(*l->v));
 }
 
 static void dirs_free(struct dir_list *l)
@@ -380,11 +385,6 @@ static void sort_dirs(struct dir_list *l)
 			qsort(l->v, l->n, sizeof(*l->v), by_dir);
 			return;
 		}
-}
-
-static int64_t stat_mtime_ns(const struct stat *st)
-{
-	return (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
 }
 
 /* Every commit directory of the tree, through the layout's own walk, each stat()ed before its
@@ -419,7 +419,7 @@ static int walk_dirs(const char *root, struct dir_list *l, char *err, size_t err
 		if (!d->key || !d->label)
 			goto out;
 		d->inode = (int64_t)st.st_ino;
-		d->mtime_ns = stat_mtime_ns(&st);
+		d->mtime_ns = ts_ns(&st.st_mtim);
 	}
 	ret = 0;
 out:
@@ -461,7 +461,7 @@ static int list_dir_runs(const struct dir_ref *d, size_t dir, struct run_list *l
 		r->run = r->axes.run;
 		r->dir = dir;
 		r->inode = (int64_t)st.st_ino;
-		r->mtime_ns = stat_mtime_ns(&st);
+		r->mtime_ns = ts_ns(&st.st_mtim);
 		r->files = files_digest(runs[j]);
 	}
 	ret = 0;
@@ -1148,7 +1148,7 @@ static int64_t wall_ns(void)
 	struct timespec ts;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+	return ts_ns(&ts);
 }
 
 /* Commit directory d recorded as its runs were read (or as one to read again).  A directory of
@@ -1620,8 +1620,8 @@ static void sum_of_stat(const struct stat *st, struct index_sum *s)
 {
 	s->ino = (int64_t)st->st_ino;
 	s->size = (int64_t)st->st_size;
-	s->mtime_ns = (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
-	s->ctime_ns = (int64_t)st->st_ctim.tv_sec * 1000000000 + st->st_ctim.tv_nsec;
+	s->mtime_ns = ts_ns(&st->st_mtim);
+	s->ctime_ns = ts_ns(&st->st_ctim);
 }
 
 /* st_dev is left out: an NFS client numbers its mounts as it likes. */
