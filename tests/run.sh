@@ -164,26 +164,34 @@ TIMES=${times_file:-build/test-times}
 # here, the larger.
 declare -A prev=() prevcpu=() load=()
 if [ -n "$times_file" ]; then sources=("$times_file"); else sources=(tests/test-times "$TIMES"); fi
-for f in "${sources[@]}"; do
-	[ -f "$f" ] || continue
-	while read -r s t c; do
-		if ! [[ "$s" =~ ^[0-9]+(\.[0-9]*)?$ ]] || [ -z "${t:-}" ] ||
-			! [[ "${c:-0}" =~ ^[0-9]+(\.[0-9]*)?$ ]]; then
-			echo "tests/run.sh: $f: line '$s${t:+ $t}${c:+ $c}': expected 'WALL FILE [CPU]' in seconds; ignored" >&2
-			continue
-		fi
-		prev[$t]=$s
-		prevcpu[$t]=${c:-}
-		# The larger of the two files' loads: a CPU-bound file measured beside too many others
-		# got only its share of a CPU, and would be packed tighter still on that figure.
-		l=$(awk -v w="$s" -v c="${c:-}" 'BEGIN {
-			l = (c == "" || w <= 0) ? 1000 : int(1000 * c / w)
-			if (l < 150) l = 150
-			if (l > 2000) l = 2000
-			print l }')
-		if [ -z "${load[$t]:-}" ] || [ "$l" -gt "${load[$t]}" ]; then load[$t]=$l; fi
-	done <"$f"
-done
+existing=()
+for f in "${sources[@]}"; do [ -f "$f" ] && existing+=("$f"); done
+# One pass over the files: "FILE WALL CPU LOAD" per file, the last file's times and the larger
+# load (a CPU-bound file measured beside too many others got only its share of a CPU, and would
+# be packed tighter still on that figure); a bad line named on stderr and ignored.
+while read -r t s c l; do
+	prev[$t]=$s
+	[ "$c" = - ] && c=
+	prevcpu[$t]=$c
+	load[$t]=$l
+done < <([ ${#existing[@]} -eq 0 ] || awk '
+	function num(x) { return x ~ /^[0-9]+(\.[0-9]*)?$/ }
+	!num($1) || $2 == "" || NF > 3 || (NF == 3 && !num($3)) {
+		printf "tests/run.sh: %s: line '\''%s'\'': expected '\''WALL FILE [CPU]'\'' in seconds; ignored\n",
+			FILENAME, $0 > "/dev/stderr"
+		next
+	}
+	{
+		l = (NF < 3 || $1 <= 0) ? 1000 : int(1000 * $3 / $1)
+		if (l < 150) l = 150
+		if (l > 2000) l = 2000
+		if (!($2 in wall)) order[++n] = $2
+		wall[$2] = $1
+		cpu[$2] = NF == 3 ? $3 : "-"
+		if (!($2 in load) || l > load[$2]) load[$2] = l
+	}
+	END { for (i = 1; i <= n; i++) print order[i], wall[order[i]], cpu[order[i]], load[order[i]] }
+' "${existing[@]}")
 # The order: files never timed first, in the static order; then the slowest first.
 order=()
 for f in "${files[@]}"; do [ -z "${prev[$f]:-}" ] && order+=("$f"); done
@@ -198,7 +206,7 @@ if $list; then
 		marked "$f" waits && s=waits
 		l=$(lock_of "$f")
 		printf '%-8s %-7s %-20s %5s s %4s %s\n' "$(kind_of "$f")" "$s" "${l:+lock:$l}" \
-			"${prev[$f]:-?}" "$(awk -v l="${load[$f]:-1000}" 'BEGIN { printf "%.2f", l / 1000 }')" "$f"
+			"${prev[$f]:-?}" "$(cl=$(((${load[$f]:-1000} + 5) / 10)); printf '%d.%02d' $((cl / 100)) $((cl % 100)))" "$f"
 	done
 	exit 0
 fi
@@ -369,7 +377,7 @@ for t in "${order[@]}"; do
 done
 # can_start FILE: there is room for it: for a file that waits, its one slot; for the others,
 # nothing else runs, or (with -j above 1) fewer than N + 2 run and their loads with its own fit
-# in the N CPUs (with a fifth of a CPU to spare: the loads are last run's, measured beside others).
+# in the N CPUs (with a fifth of a CPU to spare: the loads were measured beside other files).
 can_start() {
 	local pid t n=0 others=0 used=0
 	for pid in "${!running[@]}"; do
