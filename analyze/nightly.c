@@ -11,8 +11,11 @@
 #include "../lib/strvec.h"
 #include "../lib/text.h"
 #include "../store/families.h"
+#include "../store/layout.h"
+#include "../store/run_read.h"
 
 #include <errno.h>
+#include <jansson.h>
 #include <limits.h>
 #include <math.h>
 #include <signal.h>
@@ -27,6 +30,16 @@ struct change_list {
 	/* The stats whose latest commit cleared the night noise (nightly_policy.h): the only
 	 * ones the one-night comparison may report. */
 	struct strvec night;
+	size_t held; /* changes found on runs mostly measured busy: not mailed (busy_held) */
+};
+
+/* One job's labels, for the busy check: every stored label all[0..na) and point[] the
+ * commit each is (series_labels). */
+struct job_labels {
+	const char *root, *key;
+	char **all;
+	const size_t *point;
+	ssize_t na;
 };
 
 static bool kind_wanted(enum verdict v, bool all_stats)
@@ -90,13 +103,74 @@ void nightly_changes_free(struct nightly_change *c, size_t n)
 	free(c);
 }
 
+static ssize_t point_of(char **all, const size_t *point, ssize_t na, const char *label);
+
+/* Of the runs in commit directory ROOT/KEY/LABEL that succeeded, how many (added to *runs)
+ * and how many of them meta.json marks measured on a busy machine (added to *busy). */
+static void dir_busy(const char *root, const char *key, const char *label, size_t *busy,
+		     size_t *runs)
+{
+	char dir[PATH_MAX], why[256];
+	char **rd = NULL;
+	ssize_t nr;
+
+	if ((size_t)snprintf(dir, sizeof(dir), "%s/%s/%s", root, key, label) >= sizeof(dir))
+		return;
+	nr = store_list_runs(dir, &rd);
+	for (ssize_t r = 0; r < nr; r++) {
+		json_t *m = store_read_meta(rd[r], why, sizeof(why));
+		const char *status = json_string_value(json_object_get(m, "status"));
+
+		if (status && !strcmp(status, "ok")) {
+			(*runs)++;
+			*busy += json_is_true(
+			    json_object_get(json_object_get(m, "machine_load"), "busy"));
+		}
+		json_decref(m);
+		free(rd[r]);
+	}
+	free(rd);
+}
+
+/* The same over the series points from..to of s (each point's commit, all its labels). */
+static void points_busy(const struct job_labels *jl, const struct series *s, size_t from,
+			size_t to, size_t *busy, size_t *runs)
+{
+	*busy = *runs = 0;
+	for (size_t k = from; k <= to && k < s->n; k++) {
+		ssize_t at = point_of(jl->all, jl->point, jl->na, s->points[k].commit);
+
+		for (ssize_t a = 0; at >= 0 && a < jl->na; a++)
+			if ((ssize_t)jl->point[a] == at)
+				dir_busy(jl->root, jl->key, jl->all[a], busy, runs);
+	}
+}
+
+/* Whether a change found is held back, not mailed: more than half of the runs it rests on
+ * (busy of runs) were measured on a busy machine, where other work took CPU time the runs
+ * wanted and a step of the machine's load reads as a step of the kernel's (o->use_busy:
+ * never).  Counted in l->held, and said with -v. */
+static bool busy_held(const struct nightly_opts *o, struct change_list *l, const char *key,
+		      const char *stat, double change, const char *commit, size_t busy, size_t runs)
+{
+	if (o->use_busy || 2 * busy <= runs)
+		return false;
+	l->held++;
+	if (o->verbose)
+		sb_note("%s: %s %+.1f%% at %.12s held back: %zu of the %zu runs it rests on were "
+			"measured on a busy machine (--busy-runs use mails it)",
+			key, stat, change, commit, busy, runs);
+	return true;
+}
+
 /* The changes of one stat of one job by the confirmation policy (nightly_policy.h): its
  * confirmed change points, each with its range, and whether the latest commit cleared the
  * night noise (then the stat goes on l->night for latest_changes). */
-static int stat_changes(struct results_index *ix, const struct nightly_opts *o, const char *key,
-			const char *stat, enum stat_direction dir, struct change_list *l,
-			char *err, size_t errlen)
+static int stat_changes(struct results_index *ix, const struct nightly_opts *o,
+			const struct job_labels *jl, const char *stat, enum stat_direction dir,
+			struct change_list *l, char *err, size_t errlen)
 {
+	const char *key = jl->key;
 	const struct series_order ord = {.repo = o->repo, .branch = o->branch};
 	struct series s;
 	struct cp_commit *cc;
@@ -132,6 +206,18 @@ static int stat_changes(struct results_index *ix, const struct nightly_opts *o, 
 			}
 			continue;
 		}
+		if (!o->use_busy) {
+			/* what the change rests on: its range and confirm_commits commits on
+			 * each side */
+			size_t K = o->policy.confirm_commits, busy, runs;
+			size_t from = c->lo > K ? c->lo - K : 0;
+			size_t to = c->hi + K - 1 < s.n ? c->hi + K - 1 : s.n - 1;
+
+			points_busy(jl, &s, from, to, &busy, &runs);
+			if (busy_held(o, l, key, stat, c->change_pct, s.points[c->index].commit, busy,
+				      runs))
+				continue;
+		}
 		for (size_t k = c->lo; k <= c->hi && nr < NIGHTLY_RANGE_MAX; k++)
 			range[nr++] = s.points[k].commit;
 		if (add_change(l, key, stat, s.points[c->index].commit,
@@ -165,6 +251,8 @@ static int latest_changes(const struct nightly_opts *o, const char *key, struct 
 {
 	struct compare_opts co = COMPARE_OPTS_DEFAULT;
 	struct comparison c;
+	const char *why;
+	size_t nbusy = group_busy_runs(&g[0], &why) + group_busy_runs(&g[1], &why);
 
 	if (compare_groups(g, 2, &co, &c, err, errlen))
 		return -1;
@@ -175,6 +263,9 @@ static int latest_changes(const struct nightly_opts *o, const char *key, struct 
 			continue;
 		if ((!o->all_stats && (!headline || strcmp(r->name, headline))) ||
 		    !night_cleared(l, r->name))
+			continue;
+		if (busy_held(o, l, key, r->name, r->change[1], g[1].commit, nbusy,
+			      g[0].nruns + g[1].nruns))
 			continue;
 		if (add_change(l, key, r->name, g[1].commit, base, r->change[1], r->absolute,
 			       r->verdict[1], r->p[1], false, NULL, 0)) {
@@ -323,6 +414,7 @@ static int job_changes(struct results_index *ix, const struct nightly_opts *o, c
 	size_t *point = NULL;
 	ssize_t nl, na, ns = 0, latest, prev;
 	const char *headline;
+	struct job_labels jl;
 	int rc = -1;
 
 	nl = series_commits(ix, key, &ord, &labels, err, errlen);
@@ -333,6 +425,7 @@ static int job_changes(struct results_index *ix, const struct nightly_opts *o, c
 		labels_free(labels, nl);
 		return -1;
 	}
+	jl = (struct job_labels){o->root, key, all, point, na};
 	/* What the job declares, from its latest commit that has a usable run (a night whose
 	 * runs all broke is no reason to stop watching the job). */
 	latest = load_before(o->root, key, labels, nl, &g[1], err, errlen);
@@ -356,7 +449,7 @@ static int job_changes(struct results_index *ix, const struct nightly_opts *o, c
 
 		if (group_stat_role(&g[1], 1, stat) == ROLE_FAILURE)
 			continue;
-		if (stat_changes(ix, o, key, stat, group_stat_direction(&g[1], 1, stat), l, err,
+		if (stat_changes(ix, o, &jl, stat, group_stat_direction(&g[1], 1, stat), l, err,
 				 errlen))
 			goto out;
 	}
@@ -380,8 +473,8 @@ out:
 }
 
 int nightly_find(struct results_index *ix, const struct nightly_opts *o,
-		 struct nightly_change **out, size_t *n, size_t *job_errors, char *err,
-		 size_t errlen)
+		 struct nightly_change **out, size_t *n, size_t *held, size_t *job_errors,
+		 char *err, size_t errlen)
 {
 	struct index_job *jobs = NULL;
 	ssize_t nj = index_jobs(ix, o->job, &jobs);
@@ -408,6 +501,7 @@ int nightly_find(struct results_index *ix, const struct nightly_opts *o,
 	index_jobs_free(jobs, (size_t)nj);
 	*out = l.v;
 	*n = l.n;
+	*held = l.held;
 	return 0;
 }
 

@@ -25,6 +25,9 @@ struct nightly_opts {
 	bool baseline; /* record every change found as known and mail none: a first pass over a
 			* tree with history, which would otherwise mail every change it ever had */
 	bool verbose;
+	/* Mail changes found on runs mostly measured on a busy machine (meta.json's
+	 * machine_load.busy) too; else they are held back, counted, not mailed. */
+	bool use_busy;
 	struct nightly_policy policy; /* which changes are confirmed (nightly_policy_default) */
 };
 
@@ -57,12 +60,12 @@ const char *nightly_kind(const struct nightly_change *c);
  * it, and each failure stat's first commit when commits before it had none (new failures:
  * a kernel warning's signature, a copy that crashed or got stuck, a run that failed).  Regressions
  * and improvements; with all_stats, neutral stats' moves too. *out is an array of *n (free with
- * nightly_changes_free).  A job that cannot be read is named on stderr and passed over (*job_errors
+ * nightly_changes_free); *held counts the changes held back (opts->use_busy).  A job that cannot be read is named on stderr and passed over (*job_errors
  * counts them); -1 with err when nothing could be looked at (no such job, an unknown branch, out of
  * memory). */
 int nightly_find(struct results_index *ix, const struct nightly_opts *o,
-		 struct nightly_change **out, size_t *n, size_t *job_errors, char *err,
-		 size_t errlen);
+		 struct nightly_change **out, size_t *n, size_t *held, size_t *job_errors,
+		 char *err, size_t errlen);
 void nightly_changes_free(struct nightly_change *c, size_t n);
 
 /* The new failures of one job (key) over its series labels[0..nl-1], as nightly_find finds

@@ -44,6 +44,12 @@ const struct command_def nightly_command = {
 	"and kind whose range meets a mailed one is that change, not a new one, and when a\n"
 	"change point places it at another commit, one follow-up (\"culprit refined to ...\", a\n"
 	"reply to the first mail) is sent, never a second report.\n"
+	"\n"
+	"A change whose runs were mostly measured on a busy machine (meta.json's machine_load:\n"
+	"more than half of the runs of its commits and --confirm-commits commits on each side;\n"
+	"for the one-night check, of the two commits) is held back: said, not mailed, found\n"
+	"again each night until the commits are measured on an idle machine (--busy-runs use:\n"
+	"mailed, the mail saying how many runs were busy).  New failures are mailed either way.\n"
 	"\nexit status: 0 nothing new, 1 something mailed, 2 error (nothing is mailed when the\n"
 	"state file cannot be read).\n",
     .rules = (const struct option_rule[]){{OPTION_CONFLICTS, "mbox", "sendmail", NULL},
@@ -72,6 +78,7 @@ static bool has_revision(const char *repo, const char *rev)
 struct nightly_args {
 	const char *root, *repo, *branch, *job, *stats, *mbox, *from, *to, *state_path;
 	bool sendmail, dry_run, verbose, baseline;
+	const char *busy_runs;
 	unsigned confirm;
 	double night_sigma;
 	struct mail_addr from_addr, to_addr;
@@ -115,6 +122,9 @@ static int parse_nightly_args(int argc, char **argv, struct nightly_args *a)
 	     .min = 1, .max = 100,
 	     .help = "the latest commit against the one before is mailed when it moved Z "
 		     "times the series' night-to-night noise"},
+	    {OPT_CHOICE("busy-runs", 0, &a->busy_runs), .choices = "hold|use", .def = "hold",
+	     .help = "a change whose runs were mostly measured on a busy machine: held back "
+		     "(counted, not mailed), or mailed as found"},
 	    {OPT_FLAG("verbose", 'v', &a->verbose), .help = "say what was looked at and why"},
 	    {OPT_END},
 	};
@@ -187,7 +197,7 @@ static int nightly_pass(const struct nightly_opts *o, const char *state_path)
 	struct nightly_state st = {0};
 	struct results_index *ix = NULL;
 	struct nightly_change *changes = NULL;
-	size_t nchanges = 0, job_errors = 0, resent = 0, mailed = 0, failed = 0;
+	size_t nchanges = 0, held = 0, job_errors = 0, resent = 0, mailed = 0, failed = 0;
 	struct index_update u;
 	int lock_fd = -1;
 	int rc = SB_EXIT_ERROR;
@@ -212,10 +222,16 @@ static int nightly_pass(const struct nightly_opts *o, const char *state_path)
 	}
 	if (o->verbose && u.rebuilt)
 		sb_note("index of %s rebuilt (%s): %zu runs", o->root, u.why_rebuilt, u.runs_total);
-	if (nightly_find(ix, o, &changes, &nchanges, &job_errors, err, sizeof(err))) {
+	if (nightly_find(ix, o, &changes, &nchanges, &held, &job_errors, err, sizeof(err))) {
 		sb_error("%s", err);
 		goto out;
 	}
+	/* Said whatever -v: a change the pass saw and chose not to mail. */
+	if (held)
+		sb_note("%zu change%s held back: found on runs mostly measured on a busy machine "
+			"(meta.json's machine_load), not mailed; measure those commits again on an "
+			"idle machine, or --busy-runs use mails them (-v names them)",
+			held, held == 1 ? "" : "s");
 	if (nightly_mail(&st, o, changes, nchanges, &mailed, &failed, err, sizeof(err))) {
 		sb_error("%s", err);
 		goto out;
@@ -256,7 +272,8 @@ int cmd_nightly(int argc, char **argv)
 					 .to = a.to ? &a.to_addr : NULL,
 					 .dry_run = a.dry_run,
 					 .baseline = a.baseline,
-					 .verbose = a.verbose};
+					 .verbose = a.verbose,
+					 .use_busy = !strcmp(a.busy_runs, "use")};
 
 		nightly_policy_default(&o.policy);
 		o.policy.confirm_commits = a.confirm;

@@ -22,6 +22,7 @@ MAIL=${MAIL:---mbox /var/mail/scalebench}      # or --sendmail to hand the mail 
 BUILD_KERNEL=${BUILD_KERNEL:-1}                # 0: measure the running kernel, build nothing
 REBOOT=${REBOOT:-1}                            # 0: install only (a VM booted from outside)
 SCALEBENCH=${SCALEBENCH:-scalebench}
+RUN_ARGS=${RUN_ARGS:-}                         # more options for each run (--plugin FILE.so)
 
 # 1. The branch's new head.  Measuring the running kernel (BUILD_KERNEL=0) labels the runs
 #    with what is running instead: uname -r, or a commit the caller knows.
@@ -60,6 +61,7 @@ fi
 #    run is stored as one and left out of the series; the loop goes on.
 RUNS=${RUNS:-3}
 RUNTIME=${RUNTIME:-30s}
+read -r -a run_args <<<"$RUN_ARGS" # split at spaces: options without spaces in them
 for job in $JOBS; do
 	# The job's commit directories, as its dry run names them ("... -> DIR/"); none (a job
 	# that does not parse): run it, and let run say what is wrong.
@@ -68,13 +70,13 @@ for job in $JOBS; do
 		dirs=$((dirs + 1))
 		compgen -G "$dir/*/meta.json" >/dev/null && measured=$((measured + 1))
 	done < <("$SCALEBENCH" run "$job" --results "$RESULTS" --commit "$COMMIT" \
-		--runtime "$RUNTIME" --dry-run 2>/dev/null | sed -n 's|.* -> \(.*\)/$|\1|p')
+		--runtime "$RUNTIME" "${run_args[@]}" --dry-run 2>/dev/null | sed -n 's|.* -> \(.*\)/$|\1|p')
 	if [ "$dirs" -gt 0 ] && [ "$measured" = "$dirs" ]; then
 		echo "nightly: $job: measured at $COMMIT already" >&2
 		continue
 	fi
 	"$SCALEBENCH" run "$job" --results "$RESULTS" --commit "$COMMIT" -r "$RUNS" \
-		--runtime "$RUNTIME" --interleave --quiet || true
+		--runtime "$RUNTIME" --interleave --quiet "${run_args[@]}" || true
 done
 
 # 4. Mail what changed: one email per culprit commit, each change once (the state is
@@ -84,6 +86,10 @@ done
 #    Labels that are not the branch's commits (BUILD_KERNEL=0) are series in time order.
 args=(--results "$RESULTS" --from "$FROM")
 [ -n "$TO" ] && args+=(--to "$TO")
-[ "$BUILD_KERNEL" = 1 ] && args+=(--repo "$KERNEL" --branch "$REMOTE/$BRANCH")
+# A label that is a commit of the tree (COMMIT_LABEL=$(git rev-parse HEAD) with BUILD_KERNEL=0)
+# is ordered and named by it too.
+if [ "$BUILD_KERNEL" = 1 ] || git -C "$KERNEL" cat-file -e "$COMMIT^{commit}" 2>/dev/null; then
+	args+=(--repo "$KERNEL" --branch "$REMOTE/$BRANCH")
+fi
 # shellcheck disable=SC2086 # MAIL is an option and its value
 "$SCALEBENCH" nightly "${args[@]}" $MAIL || [ $? -eq 1 ]

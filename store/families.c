@@ -59,8 +59,33 @@ void failure_stat_name(const char *failure, char *out, size_t len)
 
 	if (n >= len)
 		return;
-	for (const char *p = failure; *p && *p != '(' && n + 1 < len; p++)
+	for (const char *p = failure; *p && n + 1 < len; p++) {
+		if (*p == '(') { /* " (thread 77)": left out with the space before it */
+			const char *end = strchr(p, ')');
+
+			if (!end)
+				break;
+			if (n > 7 && out[n - 1] == '_')
+				n--;
+			p = end;
+			continue;
+		}
+		if (!strncmp(p, "copy ", 5) && (p == failure || p[-1] == ' ')) {
+			/* "copy 3 of 8": "copy" */
+			const char *q = p + 5;
+			size_t d = strspn(q, "0123456789");
+
+			if (d && !strncmp(q + d, " of ", 4) && strspn(q + d + 4, "0123456789")) {
+				q += d + 4;
+				q += strspn(q, "0123456789");
+				for (const char *c = "copy"; *c && n + 1 < len; c++)
+					out[n++] = *c;
+				p = q - 1;
+				continue;
+			}
+		}
 		out[n++] = (*p == ' ' || *p == ':') ? '_' : *p;
+	}
 	while (n > 7 && out[n - 1] == '_')
 		n--;
 	out[n] = '\0';

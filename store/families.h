@@ -22,7 +22,10 @@ bool family_is_failure(const char *family);
 bool stat_family_is_failure(const char *stat);
 
 /* The stat a failure message stands for, LKP style: stderr.<message> with spaces and ':'
- * turned to '_' and what follows a '(' (pids, tids: they vary from run to run) left out. */
+ * turned to '_', and what varies from run to run of the same fault left out, so a failure
+ * has one signature whichever copy hit it: each parenthesized part (a pid or tid, the
+ * signal's name) and a copy's number ("copy 3 of 8 (thread 77) killed by signal 11" is
+ * stderr.copy_killed_by_signal_11). */
 void failure_stat_name(const char *failure, char *out, size_t len);
 
 #endif

@@ -1367,7 +1367,19 @@ static void test_failure_names(void **state)
 	(void)state;
 
 	failure_stat_name("copy 1 of 2 (process 1234) killed by signal 6", out, sizeof(out));
-	assert_string_equal(out, "stderr.copy_1_of_2");
+	assert_string_equal(out, "stderr.copy_killed_by_signal_6");
+	failure_stat_name("crash1: copy 0 of 1 (thread 9123) killed by signal 11 (Segmentation fault)",
+			  out, sizeof(out));
+	assert_string_equal(out, "stderr.crash1__copy_killed_by_signal_11");
+	failure_stat_name("crash1: copy 7 of 100 (thread 1) killed by signal 11 (Segmentation fault)",
+			  out, sizeof(out));
+	assert_string_equal(out, "stderr.crash1__copy_killed_by_signal_11");
+	failure_stat_name("copy 2 of 4 (process 9) stuck (no progress for 3 s)", out, sizeof(out));
+	assert_string_equal(out, "stderr.copy_stuck");
+	failure_stat_name("a copy (unterminated", out, sizeof(out));
+	assert_string_equal(out, "stderr.a_copy");
+	failure_stat_name("copy 3 killed", out, sizeof(out));
+	assert_string_equal(out, "stderr.copy_3_killed");
 	failure_stat_name("setup: timed out", out, sizeof(out));
 	assert_string_equal(out, "stderr.setup__timed_out");
 	failure_stat_name("", out, sizeof(out));
