@@ -21,6 +21,7 @@
  * not give.  synchronous=NORMAL: a power cut at the wrong moment may corrupt the index, which is
  * then rebuilt from the tree; nothing is lost. */
 #include "index.h"
+#include "index_sum.h"
 #include "layout.h"
 #include "run_read.h"
 
@@ -40,14 +41,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include <zlib.h>
-
-/* What the last writer of the index knew of its file (INDEX_FILE INDEX_SUM_SUFFIX): the file's
- * identity as lstat gave it after the write, and a CRC-32 of its bytes. */
-struct index_sum {
-	int64_t ino, size, mtime_ns, ctime_ns;
-	uint32_t crc;
-};
 
 struct results_index {
 	sqlite3 *db;
@@ -58,6 +51,7 @@ struct results_index {
 	bool tree_failed; /* the last update could not walk the tree (not the index's fault) */
 	struct index_sum sum; /* the file as its sum file says it is, once checked */
 	bool sum_recorded;    /* ... and the sum file says so already */
+	struct index_writes writes; /* the chunks of the file written since (index_sum.h) */
 	/* The last job's commits (index_commits of a job, every commit): the series commands
 	 * ask for them several times a job (its labels, its order, each stat's series), and the
 	 * index does not change while it is open. */
@@ -1616,133 +1610,68 @@ static void remove_index_files(const char *path)
  * other change, or no sum at all, is a doubt: the index is rebuilt.  (Not a defence against
  * someone who can write the results root: they can write the tree and the sum too.) */
 
-static void sum_of_stat(const struct stat *st, struct index_sum *s)
-{
-	s->ino = (int64_t)st->st_ino;
-	s->size = (int64_t)st->st_size;
-	s->mtime_ns = ts_ns(&st->st_mtim);
-	s->ctime_ns = ts_ns(&st->st_ctim);
-}
-
-/* st_dev is left out: an NFS client numbers its mounts as it likes. */
-static bool same_file(const struct index_sum *a, const struct index_sum *b)
-{
-	return a->ino == b->ino && a->size == b->size && a->mtime_ns == b->mtime_ns &&
-	       a->ctime_ns == b->ctime_ns;
-}
-
-/* The CRC-32 of the regular file at path, which must be the file st describes and hold
- * st->st_size bytes.  0, or -1 (it could not be read whole, or it is another file now). */
-static int file_crc(const char *path, const struct stat *st, uint32_t *crc)
-{
-	enum { CHUNK = 1 << 20 };
-	unsigned char *buf = malloc(CHUNK);
-	struct stat now;
-	uLong c = crc32(0, Z_NULL, 0);
-	off_t total = 0;
-	ssize_t n = -1;
-	int fd = buf ? open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) : -1;
-
-	if (fd >= 0 && (fstat(fd, &now) || !S_ISREG(now.st_mode) || now.st_ino != st->st_ino)) {
-		close(fd);
-		fd = -1;
-	}
-	while (fd >= 0 && ((n = read(fd, buf, CHUNK)) > 0 || (n < 0 && errno == EINTR))) {
-		if (n < 0)
-			continue;
-		c = crc32(c, buf, (uInt)n);
-		total += n;
-	}
-	if (fd >= 0)
-		close(fd);
-	free(buf);
-	if (n < 0 || total != st->st_size)
-		return -1;
-	*crc = (uint32_t)c;
-	return 0;
-}
-
-#define SUM_FORMAT                                                                                 \
-	"scalebench index sum 1 ino %lld size %lld mtime_ns %lld ctime_ns %lld crc32 %u\n"
-
-/* The sum file's record, never through a link or from anything but a small regular file. */
-static bool sum_read(const char *sum_path, struct index_sum *s)
-{
-	char buf[256];
-	struct stat st;
-	long long ino, size, mtime, ctime;
-	unsigned crc;
-	char end;
-	ssize_t n;
-	int fd = open(sum_path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-
-	if (fd < 0)
-		return false;
-	n = fstat(fd, &st) || !S_ISREG(st.st_mode) ? -1 : read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	if (sscanf(buf, SUM_FORMAT "%c", &ino, &size, &mtime, &ctime, &crc, &end) != 5)
-		return false;
-	*s = (struct index_sum){ino, size, mtime, ctime, crc};
-	return true;
-}
-
 /* Why the index at path cannot be taken as its last writer left it, or NULL when it can
- * (ix->sum then describes it, ix->sum_recorded says whether the sum file says so already). */
+ * (ix->sum then describes it, with its chunks' CRCs when they were read or recorded, and
+ * ix->sum_recorded says whether the sum file says so already).  The writes noted so far are
+ * forgotten: the sum is of the file as it is now. */
 static const char *sum_doubt(struct results_index *ix, const char *path, const char *sum_path)
 {
 	struct index_sum rec, now;
 	struct stat st;
 
 	ix->sum_recorded = false;
+	index_sum_free(&ix->sum);
+	index_writes_clear(&ix->writes);
 	if (lstat(path, &st))
 		return "unreadable";
-	sum_of_stat(&st, &now);
-	if (!sum_read(sum_path, &rec))
+	index_sum_of_stat(&st, &now);
+	if (!index_sum_read(sum_path, &rec))
 		return "no sum of its last write";
-	if (same_file(&rec, &now)) {
+	if (index_sum_same_file(&rec, &now)) {
 		ix->sum = rec;
 		ix->sum_recorded = true;
 		return NULL;
 	}
-	if (rec.size != now.size || file_crc(path, &st, &now.crc) || now.crc != rec.crc)
+	if (rec.size != now.size || index_sum_compute(path, &st, NULL, NULL, &now) ||
+	    !index_sum_same_bytes(&now, &rec)) {
+		index_sum_free(&rec);
+		index_sum_free(&now);
 		return "changed since scalebench wrote it";
+	}
+	index_sum_free(&rec);
 	ix->sum = now;
 	return NULL;
 }
 
 /* After a successful update, under the lock: the sum file made to describe the index as it is
- * now.  Nothing is written when it does already (the common case: nothing new).  0, or -1
- * with err. */
+ * now.  Nothing is written when it does already (the common case: nothing new).  Only the
+ * chunks written since the sum was last known are read back (index_sum.h).  0, or -1 with
+ * err. */
 static int sum_write(struct results_index *ix, const char *path, const char *sum_path, char *err,
 		     size_t errlen)
 {
 	struct index_sum now;
 	struct stat st;
-	char text[256];
-	int len;
 
 	if (lstat(path, &st)) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
 	}
-	sum_of_stat(&st, &now);
-	if (ix->sum_recorded && same_file(&ix->sum, &now))
+	index_sum_of_stat(&st, &now);
+	if (ix->sum_recorded && index_sum_same_file(&ix->sum, &now))
 		return 0;
-	if (same_file(&ix->sum, &now)) {
-		now.crc = ix->sum.crc; /* checked, unchanged since */
-	} else if (file_crc(path, &st, &now.crc)) {
+	if (index_sum_compute(path, &st, &ix->sum, &ix->writes, &now)) {
 		snprintf(err, errlen, "%s: cannot be read back", path);
 		return -1;
 	}
-	len = snprintf(text, sizeof(text), SUM_FORMAT, (long long)now.ino, (long long)now.size,
-		       (long long)now.mtime_ns, (long long)now.ctime_ns, (unsigned)now.crc);
-	if (file_write(sum_path, text, (size_t)len, err, errlen))
+	if (index_sum_write(sum_path, &now, err, errlen)) {
+		index_sum_free(&now);
 		return -1;
+	}
+	index_sum_free(&ix->sum);
 	ix->sum = now;
 	ix->sum_recorded = true;
+	index_writes_clear(&ix->writes);
 	return 0;
 }
 
@@ -1750,13 +1679,15 @@ int index_sum_forge(const char *root, char *err, size_t errlen)
 {
 	struct results_index ix = {0};
 	char path[PATH_MAX], sump[PATH_MAX];
+	int rc;
 
 	if (path_fmt(path, sizeof(path), err, errlen, "%s/%s", root, INDEX_FILE) ||
 	    path_fmt(sump, sizeof(sump), err, errlen, "%s/%s", root, INDEX_SUM_FILE))
 		return -1;
-	return sum_write(&ix, path, sump, err, errlen);
+	rc = sum_write(&ix, path, sump, err, errlen);
+	index_sum_free(&ix.sum);
+	return rc;
 }
-
 /* Rename what is at path to the first free PATH.aside-N, never replacing anything (a plain
  * rename after a look where renameat2 has no RENAME_NOREPLACE: NFS; we hold the lock), and
  * say so.  Nothing it names is opened: a symbolic link's target stays as it is. */
@@ -1832,9 +1763,10 @@ static int index_ready(struct results_index *ix, const char *path, const char **
 	return 0;
 }
 
-static int open_db(const char *path, int flags, sqlite3 **db, char *err, size_t errlen)
+static int open_db(const char *path, int flags, const char *vfs, sqlite3 **db, char *err,
+		   size_t errlen)
 {
-	int rc = sqlite3_open_v2(path, db, flags, NULL);
+	int rc = sqlite3_open_v2(path, db, flags, vfs);
 
 	if (rc != SQLITE_OK) {
 		snprintf(err, errlen, "cannot open %s: %s", path,
@@ -1855,7 +1787,12 @@ static int open_index(struct results_index *ix, const char *path, const char *db
 {
 	struct stat now;
 
-	if (open_db(dbpath, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, &ix->db, err, errlen))
+	/* A new file, or the old one opened again: its sum is to be known anew. */
+	index_sum_free(&ix->sum);
+	ix->sum_recorded = false;
+	index_writes_clear(&ix->writes);
+	if (open_db(dbpath, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW,
+		    index_sum_vfs(&ix->writes), &ix->db, err, errlen))
 		return -1;
 	if (lstat(path, &now) || now.st_dev != st->st_dev || now.st_ino != st->st_ino ||
 	    foreign_kind(&now)) {
@@ -1882,7 +1819,8 @@ static int index_in_memory(struct results_index *ix, const char *note, const cha
 	u->rebuilt = true;
 	u->why_rebuilt = why;
 	u->runs_added = u->runs_removed = u->runs_total = 0;
-	if (open_db(":memory:", SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY, &ix->db, err, errlen))
+	if (open_db(":memory:", SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY, NULL, &ix->db, err,
+		    errlen))
 		return -1;
 	return update(ix, ix->db, ":memory:", true, u, err, errlen) ? -1 : 0;
 }
@@ -1900,8 +1838,8 @@ static int open_readonly(struct results_index *ix, const char *path, const char 
 	u->read_only = true;
 	/* Only a file of its own: a FIFO would block the open, a link lead anywhere. */
 	if (lstat(path, &st) == 0 && !foreign_kind(&st) && access(path, R_OK) == 0 &&
-	    open_db(dbpath, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOFOLLOW, &ix->db, err, errlen) ==
-		0) {
+	    open_db(dbpath, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOFOLLOW, NULL, &ix->db, err,
+		    errlen) == 0) {
 		if (!check_index(ix, ix->db, path, &corrupt, &foreign) &&
 		    !(doubt = sum_doubt(ix, path, sump))) {
 			sb_note("cannot update %s (%s): reading it as it was last updated", path,
@@ -2097,6 +2035,8 @@ void index_close(struct results_index *ix)
 	if (!ix)
 		return;
 	sqlite3_close(ix->db);
+	index_sum_free(&ix->sum);
+	index_writes_free(&ix->writes);
 	for (size_t i = 0; i < ix->nskipped; i++)
 		free(ix->skipped[i]);
 	free(ix->skipped);
