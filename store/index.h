@@ -28,7 +28,7 @@
 #define INDEX_SUM_SUFFIX ".sum"
 #define INDEX_SUM_FILE	 INDEX_FILE INDEX_SUM_SUFFIX
 /* The layout of its tables (PRAGMA user_version): an index of another one is rebuilt. */
-#define INDEX_SCHEMA 3
+#define INDEX_SCHEMA 4
 
 struct results_index;
 
