@@ -2302,6 +2302,42 @@ void index_jobs_free(struct index_job *jobs, size_t n)
 	free(jobs);
 }
 
+ssize_t index_job_keys(struct results_index *ix, const char *job, char ***out)
+{
+	sqlite3_stmt *st;
+	char **v = NULL;
+	size_t n = 0;
+	int rc;
+
+	*out = NULL;
+	if (query(ix, &st,
+		  "SELECT key FROM jobs WHERE ?1 IS NULL OR key = ?1 OR path_params = ?1"
+		  " ORDER BY key"))
+		return -1;
+	if (job)
+		sqlite3_bind_text(st, 1, job, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		char **nv = realloc(v, (n + 1) * sizeof(*v));
+
+		if (!nv || !(nv[n] = col_text(st, 0))) {
+			v = nv ? nv : v;
+			rc = SQLITE_NOMEM;
+			break;
+		}
+		v = nv;
+		n++;
+	}
+	if (rc != SQLITE_DONE) {
+		for (size_t i = 0; i < n; i++)
+			free(v[i]);
+		free(v);
+		return query_failed(ix, st, rc);
+	}
+	sqlite3_finalize(st);
+	*out = v;
+	return (ssize_t)n;
+}
+
 /* A copy of c[0..n) for the caller: 0, or -1 with errno. */
 static int commits_copy(const struct index_commit *c, size_t n, struct index_commit **out)
 {
@@ -2366,59 +2402,150 @@ ssize_t index_commits(struct results_index *ix, const char *job, const char *com
 	return (ssize_t)ix->ncommits;
 }
 
+/* index_commits' order: the first run's start, then the label, then the job. */
+static int by_commit_time(const void *a, const void *b)
+{
+	const struct index_commit *x = a, *y = b;
+	int c;
+
+	if (x->first_started != y->first_started)
+		return x->first_started < y->first_started ? -1 : 1;
+	c = strcmp(x->commit, y->commit);
+	return c ? c : strcmp(x->job_key, y->job_key);
+}
+
+static int by_text(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The machines of one commit's runs m[0..n) (NULL: none said), distinct, sorted, ", "
+ * between them (what group_concat of the sorted distinct ones made): malloc'd, or NULL. */
+static char *machines_text(char **m, size_t n)
+{
+	size_t len = 1, k = 0;
+	char *t;
+
+	qsort(m, n, sizeof(*m), by_text);
+	for (size_t i = 0; i < n; i++)
+		len += strlen(m[i]) + 2;
+	t = malloc(len);
+	if (!t)
+		return NULL;
+	t[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		size_t l;
+
+		if (i && !strcmp(m[i], m[i - 1]))
+			continue;
+		if (k) {
+			memcpy(t + k, ", ", 2);
+			k += 2;
+		}
+		l = strlen(m[i]);
+		memcpy(t + k, m[i], l + 1);
+		k += l;
+	}
+	return t;
+}
+
+/* The runs in (job, commit) order, one pass, each commit's figures made here: a GROUP BY with
+ * a sub-query per commit for its machines cost more than the rest of a nightly pass. */
 static ssize_t commits_query(struct results_index *ix, const char *job, const char *commit,
 			     struct index_commit **out)
 {
 	sqlite3_stmt *st;
-	struct index_commit *v = NULL;
-	size_t n = 0;
+	struct index_commit *v = NULL, *c = NULL;
+	size_t n = 0, cap = 0, nm = 0, mcap = 0;
+	char **mach = NULL;
+	int64_t cur_job = 0;
 	int rc;
 
 	*out = NULL;
 	if (query(ix, &st,
-		  "SELECT j.key, r.commit_label, min(r.started), max(r.started), count(*),"
-		  " sum(NOT r.ok), (SELECT group_concat(m, ', ') FROM (SELECT DISTINCT machine m"
-		  " FROM runs x WHERE x.job_id = r.job_id AND x.commit_label = r.commit_label"
-		  " ORDER BY m)) FROM runs r JOIN jobs j ON j.id = r.job_id"
-		  " WHERE (?1 IS NULL OR j.key = ?1) AND (?2 IS NULL OR r.commit_label = ?2)"
-		  " GROUP BY r.job_id, r.commit_label ORDER BY 3, 2, 1"))
+		  "SELECT r.job_id, j.key, r.commit_label, r.started, r.ok, r.machine FROM runs r"
+		  " JOIN jobs j ON j.id = r.job_id WHERE (?1 IS NULL OR j.key = ?1)"
+		  " AND (?2 IS NULL OR r.commit_label = ?2) ORDER BY r.job_id, r.commit_label"))
 		return -1;
 	if (job)
 		sqlite3_bind_text(st, 1, job, -1, SQLITE_STATIC);
 	if (commit)
 		sqlite3_bind_text(st, 2, commit, -1, SQLITE_STATIC);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct index_commit *nv = realloc(v, (n + 1) * sizeof(*v)), *c;
+		int64_t jid = sqlite3_column_int64(st, 0), started = sqlite3_column_int64(st, 3);
+		const char *label = (const char *)sqlite3_column_text(st, 2);
+		const char *m = (const char *)sqlite3_column_text(st, 5);
 
-		if (!nv) {
-			index_commits_free(v, n);
-			return query_failed(ix, st, SQLITE_NOMEM);
+		if (!label)
+			label = "";
+		if (!c || jid != cur_job || strcmp(c->commit, label)) {
+			if (c && !(c->machine = machines_text(mach, nm)))
+				goto nomem;
+			for (size_t i = 0; i < nm; i++)
+				free(mach[i]);
+			nm = 0;
+			if (n == cap) {
+				struct index_commit *nv =
+				    realloc(v, (cap = cap ? 2 * cap : 64) * sizeof(*v));
+
+				if (!nv)
+					goto nomem;
+				v = nv;
+			}
+			c = &v[n++];
+			memset(c, 0, sizeof(*c));
+			cur_job = jid;
+			c->job_key = col_text(st, 1);
+			c->commit = strdup(label);
+			c->first_started = c->last_started = started;
+			if (!c->job_key || !c->commit ||
+			    asprintf(&c->dir, "%s/%s/%s", ix->root, c->job_key, c->commit) < 0) {
+				c->dir = NULL;
+				goto nomem;
+			}
 		}
-		v = nv;
-		c = &v[n++];
-		memset(c, 0, sizeof(*c));
-		c->job_key = col_text(st, 0);
-		c->commit = col_text(st, 1);
-		c->first_started = sqlite3_column_int64(st, 2);
-		c->last_started = sqlite3_column_int64(st, 3);
-		c->runs = (size_t)sqlite3_column_int64(st, 4);
-		c->failed = (size_t)sqlite3_column_int64(st, 5);
-		c->machine = col_text(st, 6);
-		if (c->job_key && c->commit &&
-		    asprintf(&c->dir, "%s/%s/%s", ix->root, c->job_key, c->commit) < 0)
-			c->dir = NULL;
-		if (!c->job_key || !c->commit || !c->machine || !c->dir) {
-			index_commits_free(v, n);
-			return query_failed(ix, st, SQLITE_NOMEM);
+		if (started < c->first_started)
+			c->first_started = started;
+		if (started > c->last_started)
+			c->last_started = started;
+		c->runs++;
+		c->failed += sqlite3_column_int(st, 4) == 0;
+		if (m) {
+			if (nm == mcap) {
+				char **nv = realloc(mach, (mcap = mcap ? 2 * mcap : 16) * sizeof(*nv));
+
+				if (!nv)
+					goto nomem;
+				mach = nv;
+			}
+			if (!(mach[nm] = strdup(m)))
+				goto nomem;
+			nm++;
 		}
 	}
 	if (rc != SQLITE_DONE) {
+		for (size_t i = 0; i < nm; i++)
+			free(mach[i]);
+		free(mach);
 		index_commits_free(v, n);
 		return query_failed(ix, st, rc);
 	}
+	if (c && !(c->machine = machines_text(mach, nm)))
+		goto nomem;
+	for (size_t i = 0; i < nm; i++)
+		free(mach[i]);
+	free(mach);
 	sqlite3_finalize(st);
+	if (n > 1)
+		qsort(v, n, sizeof(*v), by_commit_time);
 	*out = v;
 	return (ssize_t)n;
+nomem:
+	for (size_t i = 0; i < nm; i++)
+		free(mach[i]);
+	free(mach);
+	index_commits_free(v, n);
+	return query_failed(ix, st, SQLITE_NOMEM);
 }
 
 void index_commits_free(struct index_commit *c, size_t n)
