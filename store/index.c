@@ -4,9 +4,12 @@
  *   jobs(id, key, testcase, path_params, tbox_group, rootfs, kconfig, compiler)
  *   runs(id, job_id, commit_label, run, inode, mtime_ns, files, started, status, ok, machine)
  *   stats(id, name)
- *   job_stats(job_id, stat_id)                      WITHOUT ROWID: the stat names of a job
- *   vals(job_id, stat_id, run_id) -> value          WITHOUT ROWID: one stat of one job over
- *                                                   every run is one range of the primary key
+ *   job_stats(job_id, stat_id) -> in_rows           WITHOUT ROWID: the stat names of a job,
+ *                                                   and whether its values are in vals too
+ *   run_vals(run_id, vals)                          each run's values, one blob (RUN_VAL)
+ *   vals(job_id, stat_id, run_id) -> value          WITHOUT ROWID: the stats in_rows (the
+ *                                                   headline, failures): one stat of one job
+ *                                                   over every run one range of the key
  *   commit_dirs(job_id, commit_label) -> inode, mtime_ns   WITHOUT ROWID: each commit
  *                                                   directory as its runs were last read
  *                                                   (mtime_ns -1: to be read again)
@@ -29,6 +32,7 @@
 #include "../lib/errors.h"
 #include "../lib/file.h"
 
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -60,6 +64,7 @@ struct results_index {
 	struct index_commit *commits;
 	size_t ncommits;
 	struct job_vals *vals; /* the last job's values from run_vals, for the stats not in rows */
+	int64_t vals_asked;    /* the job whose blobs were last read (for one stat or all) */
 };
 
 /* Every value of one job's runs, read from their blobs at once (a series of a stat not kept
@@ -67,6 +72,7 @@ struct results_index {
  * costs what reading them for one would). */
 struct job_vals {
 	int64_t job;
+	int64_t only; /* the one stat read, or -1: every stat of the job */
 	size_t nruns, nstats;
 	struct job_run {
 		size_t label; /* offset in labels */
@@ -789,11 +795,17 @@ static void put_le(unsigned char *p, uint64_t v, int bytes)
 
 static uint64_t get_le(const unsigned char *p, int bytes)
 {
-	uint64_t v = 0;
+	uint64_t v8;
+	uint32_t v4;
 
-	for (int i = bytes; i-- > 0;)
-		v = v << 8 | p[i];
-	return v;
+	/* (the only sizes: a stat id, a value; memcpy and a swap where the host is big-endian
+	 * are what the decoder's inner loop can afford, a byte at a time is not) */
+	if (bytes == 4) {
+		memcpy(&v4, p, 4);
+		return le32toh(v4);
+	}
+	memcpy(&v8, p, 8);
+	return le64toh(v8);
 }
 
 /* Whether a stat's values (name, NUL-terminated) are kept in vals rows as well: the headline
@@ -2655,9 +2667,9 @@ nomem:
 	return query_failed(ix, st, SQLITE_NOMEM);
 }
 
-/* The job's values from its runs' blobs into ix->vals (kept until another job's are asked).
- * 0, or -1 with errno. */
-static int load_job_vals(struct results_index *ix, int64_t job)
+/* The job's values from its runs' blobs into ix->vals (kept until another job's are asked):
+ * of every stat, or only of stat only (>= 0).  0, or -1 with errno. */
+static int load_job_vals(struct results_index *ix, int64_t job, int64_t only)
 {
 	struct job_vals *j;
 	sqlite3_stmt *st = NULL;
@@ -2665,13 +2677,14 @@ static int load_job_vals(struct results_index *ix, int64_t job)
 	int32_t *map = NULL; /* stat id -> column, when the ids are small */
 	int rc;
 
-	if (ix->vals && ix->vals->job == job)
+	if (ix->vals && ix->vals->job == job && (ix->vals->only < 0 || ix->vals->only == only))
 		return 0;
 	job_vals_free(ix->vals);
 	ix->vals = j = calloc(1, sizeof(*j));
 	if (!j)
 		goto nomem;
 	j->job = job;
+	j->only = only;
 	if (query(ix, &st,
 		  "SELECT commit_label, run, started, ok, id FROM runs WHERE job_id = ?"
 		  " ORDER BY started, commit_label, run"))
@@ -2717,9 +2730,12 @@ static int load_job_vals(struct results_index *ix, int64_t job)
 	if (rc != SQLITE_DONE)
 		goto fail_q;
 	sqlite3_finalize(st);
-	if (query(ix, &st, "SELECT stat_id FROM job_stats WHERE job_id = ? ORDER BY stat_id"))
+	if (query(ix, &st,
+		  "SELECT stat_id FROM job_stats WHERE job_id = ?1 AND (?2 < 0 OR stat_id = ?2)"
+		  " ORDER BY stat_id"))
 		goto fail;
 	sqlite3_bind_int64(st, 1, job);
+	sqlite3_bind_int64(st, 2, only);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		if (j->nstats == scap) {
 			int64_t *v = realloc(j->stat, (scap = scap ? 2 * scap : 256) * sizeof(*v));
@@ -2827,8 +2843,11 @@ static ssize_t blob_values(struct results_index *ix, int64_t job, int64_t stat,
 	ssize_t last = -1;
 
 	*out = NULL;
-	if (load_job_vals(ix, job))
+	/* A job's blobs are read for one stat first (a trend of it): for all its stats when a
+	 * second is asked (html, nightly --stats all), once. */
+	if (load_job_vals(ix, job, ix->vals_asked == job ? -1 : stat))
 		return -1;
+	ix->vals_asked = job;
 	j = ix->vals;
 	for (hi = j->nstats; lo < hi;) {
 		size_t mid = (lo + hi) / 2;
