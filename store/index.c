@@ -851,15 +851,24 @@ static int backfill_rows(struct updater *u, int64_t job, int64_t stat)
 			}
 		if (found) {
 			double v;
+			int irc;
 
 			memcpy(&v, &bits, sizeof(v));
-			if ((rc = insert_row(u, job, stat, sqlite3_column_int64(u->job_blobs, 0), v)))
-				break;
+			irc = insert_row(u, job, stat, sqlite3_column_int64(u->job_blobs, 0), v);
+			if (irc) { /* (err said by insert_row) */
+				sqlite3_reset(u->job_blobs);
+				sqlite3_clear_bindings(u->job_blobs);
+				return irc;
+			}
 		}
 	}
+	if (rc != SQLITE_DONE)
+		rc = up_fail(u, rc);
+	else
+		rc = 0;
 	sqlite3_reset(u->job_blobs);
 	sqlite3_clear_bindings(u->job_blobs);
-	return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : rc ? rc : up_fail(u, rc);
+	return rc;
 }
 
 /* meta.json's "started" ("2026-11-30T17:25:35+0000", as the runner writes it, or Unix
@@ -2829,7 +2838,7 @@ fail:
 	free(map);
 	job_vals_free(ix->vals);
 	ix->vals = NULL;
-	if (!errno)
+	if (errno != ENOMEM)
 		errno = EIO;
 	return -1;
 }
