@@ -281,6 +281,7 @@ bench: all $(B)/bench/bare_getppid $(B)/bench/bare_sampling $(B)/bench/gen_tree 
 		./bench/profile.sh || status=1; ./bench/analyze.sh || status=1; \
 		./bench/bisect_sim.sh || status=1; ./bench/index.sh || status=1; \
 		./bench/trend.sh || status=1; ./bench/html.sh || status=1; ./bench/nightly.sh || status=1; \
+		./bench/scale_count.sh || status=1; \
 		./bench/slurm.sh || status=1; exit $$status
 
 install: all

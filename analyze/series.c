@@ -17,8 +17,8 @@
 static int resolve_job(struct results_index *ix, const char *job, char **key, char *err,
 		       size_t errlen)
 {
-	struct index_job *jobs;
-	ssize_t n = index_jobs(ix, job, &jobs);
+	char **keys;
+	ssize_t n = index_job_keys(ix, job, &keys);
 
 	*key = NULL;
 	if (n < 0) {
@@ -26,29 +26,18 @@ static int resolve_job(struct results_index *ix, const char *job, char **key, ch
 		return -1;
 	}
 	if (n == 0) {
+		free(keys);
 		snprintf(err, errlen, "no job '%s' in the results (a key, or a path_params)", job);
 		return -1;
 	}
-	if (n > 1) {
-		const char **keys = calloc((size_t)n, sizeof(*keys));
-
-		for (ssize_t i = 0; keys && i < n; i++)
-			keys[i] = jobs[i].key;
-		if (keys)
-			select_ambiguous_message(job, keys, (size_t)n, err, errlen);
-		else
-			snprintf(err, errlen, "%s", strerror(ENOMEM));
-		free(keys);
-		index_jobs_free(jobs, (size_t)n);
-		return -1;
-	}
-	*key = strdup(jobs[0].key);
-	index_jobs_free(jobs, 1);
-	if (!*key) {
-		snprintf(err, errlen, "%s", strerror(ENOMEM));
-		return -1;
-	}
-	return 0;
+	if (n > 1)
+		select_ambiguous_message(job, (const char **)keys, (size_t)n, err, errlen);
+	else
+		*key = keys[0];
+	for (ssize_t i = n > 1 ? 0 : 1; i < n; i++)
+		free(keys[i]);
+	free(keys);
+	return n > 1 ? -1 : 0;
 }
 
 /* A label that may be a commit's sha abbreviated: 7 hex digits or more (git's default

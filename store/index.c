@@ -4,9 +4,12 @@
  *   jobs(id, key, testcase, path_params, tbox_group, rootfs, kconfig, compiler)
  *   runs(id, job_id, commit_label, run, inode, mtime_ns, files, started, status, ok, machine)
  *   stats(id, name)
- *   job_stats(job_id, stat_id)                      WITHOUT ROWID: the stat names of a job
- *   vals(job_id, stat_id, run_id) -> value          WITHOUT ROWID: one stat of one job over
- *                                                   every run is one range of the primary key
+ *   job_stats(job_id, stat_id) -> in_rows           WITHOUT ROWID: the stat names of a job,
+ *                                                   and whether its values are in vals too
+ *   run_vals(run_id, vals)                          each run's values, one blob (RUN_VAL)
+ *   vals(job_id, stat_id, run_id) -> value          WITHOUT ROWID: the stats in_rows (the
+ *                                                   headline, failures): one stat of one job
+ *                                                   over every run one range of the key
  *   commit_dirs(job_id, commit_label) -> inode, mtime_ns   WITHOUT ROWID: each commit
  *                                                   directory as its runs were last read
  *                                                   (mtime_ns -1: to be read again)
@@ -21,12 +24,15 @@
  * not give.  synchronous=NORMAL: a power cut at the wrong moment may corrupt the index, which is
  * then rebuilt from the tree; nothing is lost. */
 #include "index.h"
+#include "index_sum.h"
+#include "families.h"
 #include "layout.h"
 #include "run_read.h"
 
 #include "../lib/errors.h"
 #include "../lib/file.h"
 
+#include <endian.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
@@ -40,14 +46,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include <zlib.h>
-
-/* What the last writer of the index knew of its file (INDEX_FILE INDEX_SUM_SUFFIX): the file's
- * identity as lstat gave it after the write, and a CRC-32 of its bytes. */
-struct index_sum {
-	int64_t ino, size, mtime_ns, ctime_ns;
-	uint32_t crc;
-};
 
 struct results_index {
 	sqlite3 *db;
@@ -58,13 +56,49 @@ struct results_index {
 	bool tree_failed; /* the last update could not walk the tree (not the index's fault) */
 	struct index_sum sum; /* the file as its sum file says it is, once checked */
 	bool sum_recorded;    /* ... and the sum file says so already */
+	struct index_writes writes; /* the chunks of the file written since (index_sum.h) */
 	/* The last job's commits (index_commits of a job, every commit): the series commands
 	 * ask for them several times a job (its labels, its order, each stat's series), and the
 	 * index does not change while it is open. */
 	char *commits_job;
 	struct index_commit *commits;
 	size_t ncommits;
+	struct job_vals *vals; /* the last job's values from run_vals, for the stats not in rows */
+	int64_t vals_asked;    /* the job whose blobs were last read (for one stat or all) */
 };
+
+/* Every value of one job's runs, read from their blobs at once (a series of a stat not kept
+ * in rows is one value from each run's blob: reading the blobs once for all of a job's stats
+ * costs what reading them for one would). */
+struct job_vals {
+	int64_t job;
+	int64_t only; /* the one stat read, or -1: every stat of the job */
+	size_t nruns, nstats;
+	struct job_run {
+		size_t label; /* offset in labels */
+		unsigned run;
+		int64_t started;
+		bool ok;
+		int64_t id;
+	} *run;	      /* in series order: started, commit label, run number */
+	char *labels;
+	int64_t *stat; /* the job's stat ids, sorted */
+	uint64_t *bits; /* [run * nstats + stat]: the value's bits, or VAL_ABSENT */
+};
+
+/* No value (a signalling NaN's bits, which no stats.json can hold). */
+#define VAL_ABSENT 0x7ff4000000a5e47dull
+
+static void job_vals_free(struct job_vals *j)
+{
+	if (!j)
+		return;
+	free(j->run);
+	free(j->labels);
+	free(j->stat);
+	free(j->bits);
+	free(j);
+}
 
 static const char schema_sql[] =
     "CREATE TABLE jobs(id INTEGER PRIMARY KEY, key TEXT NOT NULL UNIQUE, testcase TEXT,"
@@ -76,9 +110,10 @@ static const char schema_sql[] =
     " status TEXT, ok INTEGER NOT NULL, machine TEXT, UNIQUE(job_id, commit_label, run));"
     "CREATE TABLE stats(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);"
     "CREATE TABLE job_stats(job_id INTEGER NOT NULL, stat_id INTEGER NOT NULL,"
-    " PRIMARY KEY(job_id, stat_id)) WITHOUT ROWID;"
+    " in_rows INTEGER NOT NULL, PRIMARY KEY(job_id, stat_id)) WITHOUT ROWID;"
     "CREATE TABLE vals(job_id INTEGER NOT NULL, stat_id INTEGER NOT NULL,"
     " run_id INTEGER NOT NULL, value REAL, PRIMARY KEY(job_id, stat_id, run_id)) WITHOUT ROWID;"
+    "CREATE TABLE run_vals(run_id INTEGER PRIMARY KEY, vals BLOB NOT NULL);"
     "CREATE TABLE commit_dirs(job_id INTEGER NOT NULL, commit_label TEXT NOT NULL,"
     " inode INTEGER NOT NULL, mtime_ns INTEGER NOT NULL, PRIMARY KEY(job_id, commit_label))"
     " WITHOUT ROWID;";
@@ -89,7 +124,7 @@ static const char schema_sql[] =
 
 /* The tables above that hold the runs, counted by check_index (commit_dirs, missing or other,
  * is schema_is_ours's to find). */
-#define NR_TABLES 5
+#define NR_TABLES 6
 
 /* ---- small helpers ---- */
 
@@ -490,15 +525,13 @@ static int walk_tree(const char *root, struct dir_list *dirs, struct run_list *l
 
 struct job_state {
 	int64_t id;
-	unsigned char *has; /* by stat id: the job has the stat in job_stats */
+	unsigned char *has; /* by stat id: the job has the stat in job_stats (HAS_STAT), its values
+			     * in rows too (HAS_ROWS) */
 	size_t hascap;
 };
 
-struct pending_stat {
-	uint32_t *run;
-	double *value;
-	size_t n, cap;
-};
+#define HAS_STAT 1
+#define HAS_ROWS 2
 
 struct updater {
 	struct results_index *ix;
@@ -508,17 +541,12 @@ struct updater {
 	int64_t next_stat_id;
 	struct job_state *jv;
 	size_t njobs;
-	sqlite3_stmt *ins_run, *ins_val, *ins_stat, *ins_job, *ins_job_stat, *del_vals, *del_run;
-	sqlite3_stmt *put_dir, *del_dir, *dir_runs;
-	/* Values read, not yet inserted: one job's, by stat, each stat's in run order (run ids
-	 * only grow), so that they go in in the primary key's order and a build appends at the
-	 * end of the table instead of seeking for every value. */
-	struct pending_stat *pend; /* by stat id */
-	size_t npend_stats;	   /* entries of pend */
-	uint32_t *touched;	   /* the stat ids with values waiting */
-	size_t ntouched, captouched;
-	size_t npend; /* values waiting */
-	int64_t pend_job;
+	sqlite3_stmt *ins_run, *ins_val, *ins_blob, *ins_stat, *ins_job, *ins_job_stat, *del_vals;
+	sqlite3_stmt *del_blob, *del_run, *put_dir, *del_dir, *dir_runs, *set_rows, *job_blobs;
+	unsigned char *blob; /* a run's values, as run_vals holds them */
+	size_t blobcap;
+	int64_t *dropped; /* the jobs a run was dropped from, ndropped of them */
+	size_t ndropped;
 	char *err;
 	size_t errlen;
 };
@@ -544,8 +572,12 @@ static struct job_state *job_state_of(struct updater *u, int64_t id)
 	return &v[u->njobs++];
 }
 
-static int job_has(struct job_state *j, int64_t stat, bool set)
+/* What the job has of stat (0, HAS_STAT, HAS_STAT | HAS_ROWS), with the flags in set added;
+ * -1 out of memory. */
+static int job_has(struct job_state *j, int64_t stat, int set)
 {
+	if (stat < 0)
+		return -1;
 	if ((size_t)stat >= j->hascap) {
 		size_t cap = j->hascap ? j->hascap : 1024;
 		unsigned char *h;
@@ -561,8 +593,7 @@ static int job_has(struct job_state *j, int64_t stat, bool set)
 	}
 	int had = j->has[stat];
 
-	if (set)
-		j->has[stat] = 1;
+	j->has[stat] |= (unsigned char)set;
 	return had;
 }
 
@@ -581,13 +612,20 @@ static int updater_init(struct updater *u)
 	if ((rc = prepare(u, &u->ins_run,
 			  "INSERT INTO runs(job_id, commit_label, run, inode, mtime_ns, files,"
 			  " started, status, ok, machine) VALUES(?,?,?,?,?,?,?,?,?,?)")) ||
-	    (rc = prepare(u, &u->ins_val, "INSERT INTO vals VALUES(?,?,?,?)")) ||
+	    (rc = prepare(u, &u->ins_val, "INSERT OR REPLACE INTO vals VALUES(?,?,?,?)")) ||
+	    (rc = prepare(u, &u->ins_blob, "INSERT INTO run_vals VALUES(?,?)")) ||
+	    (rc = prepare(u, &u->del_blob, "DELETE FROM run_vals WHERE run_id = ?")) ||
+	    (rc = prepare(u, &u->set_rows,
+			  "UPDATE job_stats SET in_rows = 1 WHERE job_id = ? AND stat_id = ?")) ||
+	    (rc = prepare(u, &u->job_blobs,
+			  "SELECT r.id, v.vals FROM runs r JOIN run_vals v ON v.run_id = r.id"
+			  " WHERE r.job_id = ?")) ||
 	    (rc = prepare(u, &u->ins_stat, "INSERT INTO stats(id, name) VALUES(?,?)")) ||
 	    (rc =
 		 prepare(u, &u->ins_job,
 			 "INSERT INTO jobs(key, testcase, path_params, tbox_group, rootfs, kconfig,"
 			 " compiler) VALUES(?,?,?,?,?,?,?)")) ||
-	    (rc = prepare(u, &u->ins_job_stat, "INSERT OR IGNORE INTO job_stats VALUES(?,?)")) ||
+	    (rc = prepare(u, &u->ins_job_stat, "INSERT OR IGNORE INTO job_stats VALUES(?,?,?)")) ||
 	    (rc = prepare(u, &u->del_vals,
 			  "DELETE FROM vals WHERE job_id = ?1 AND stat_id IN (SELECT stat_id FROM"
 			  " job_stats WHERE job_id = ?1) AND run_id = ?2")) ||
@@ -638,13 +676,14 @@ static int updater_init(struct updater *u)
 	sqlite3_finalize(st);
 	if (rc != SQLITE_DONE)
 		return up_fail(u, rc);
-	if ((rc =
-		 sqlite3_prepare_v2(u->db, "SELECT job_id, stat_id FROM job_stats", -1, &st, NULL)))
+	if ((rc = sqlite3_prepare_v2(u->db, "SELECT job_id, stat_id, in_rows FROM job_stats", -1,
+				     &st, NULL)))
 		return up_fail(u, rc);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		struct job_state *j = job_state_of(u, sqlite3_column_int64(st, 0));
+		int flags = HAS_STAT | (sqlite3_column_int64(st, 2) ? HAS_ROWS : 0);
 
-		if (!j || job_has(j, sqlite3_column_int64(st, 1), true) < 0) {
+		if (!j || job_has(j, sqlite3_column_int64(st, 1), flags) < 0) {
 			rc = SQLITE_NOMEM;
 			break;
 		}
@@ -661,6 +700,10 @@ static void updater_free(struct updater *u)
 {
 	sqlite3_finalize(u->ins_run);
 	sqlite3_finalize(u->ins_val);
+	sqlite3_finalize(u->ins_blob);
+	sqlite3_finalize(u->del_blob);
+	sqlite3_finalize(u->set_rows);
+	sqlite3_finalize(u->job_blobs);
 	sqlite3_finalize(u->ins_stat);
 	sqlite3_finalize(u->ins_job);
 	sqlite3_finalize(u->ins_job_stat);
@@ -674,12 +717,8 @@ static void updater_free(struct updater *u)
 	for (size_t i = 0; i < u->njobs; i++)
 		free(u->jv[i].has);
 	free(u->jv);
-	for (size_t i = 0; i < u->npend_stats; i++) {
-		free(u->pend[i].run);
-		free(u->pend[i].value);
-	}
-	free(u->pend);
-	free(u->touched);
+	free(u->blob);
+	free(u->dropped);
 }
 
 static int step_done(struct updater *u, sqlite3_stmt *st)
@@ -737,89 +776,99 @@ static int64_t stat_id_of(struct updater *u, const char *name, size_t len, int *
 	return id;
 }
 
-/* At most this many values wait (12 bytes each): a job bigger than that is inserted in parts,
- * the later ones slower (they land inside the table, not at its end). */
-#define PENDING_MAX ((size_t)16 << 20)
+/* ---- a run's values in one row ----
+ *
+ * run_vals holds each run's values as one blob, RUN_VAL bytes a stat in the order stats.json
+ * lists them: the stat's id (4 bytes) and the value's IEEE 754 bits (8), little-endian.  A
+ * night's runs then add one row each at the end of the table, where a row per value went to
+ * its stat's range of vals, one page of the file for each of a run's 2,000 stats.  A name
+ * listed twice: the later value counts (as in jansson), for whoever reads the blob in order.
+ * The stats a series is asked for every night (the headline, failures) are kept in vals
+ * rows too (job_stats.in_rows): one row a run, and their series one range of its key. */
+#define RUN_VAL 12
 
-static int by_id(const void *a, const void *b)
+static void put_le(unsigned char *p, uint64_t v, int bytes)
 {
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return (x > y) - (x < y);
+	for (int i = 0; i < bytes; i++, v >>= 8)
+		p[i] = (unsigned char)v;
 }
 
-static int flush_vals(struct updater *u)
+static uint64_t get_le(const unsigned char *p, int bytes)
 {
-	int rc = 0;
+	uint64_t v8;
+	uint32_t v4;
 
-	if (u->ntouched > 1)
-		qsort(u->touched, u->ntouched, sizeof(*u->touched), by_id);
-	for (size_t t = 0; t < u->ntouched && !rc; t++) {
-		struct pending_stat *p = &u->pend[u->touched[t]];
-
-		for (size_t i = 0; i < p->n && !rc; i++) {
-			/* A name stats.json lists twice: the later value counts, as in jansson. */
-			if (i + 1 < p->n && p->run[i + 1] == p->run[i])
-				continue;
-			sqlite3_bind_int64(u->ins_val, 1, u->pend_job);
-			sqlite3_bind_int64(u->ins_val, 2, u->touched[t]);
-			sqlite3_bind_int64(u->ins_val, 3, p->run[i]);
-			sqlite3_bind_double(u->ins_val, 4, p->value[i]);
-			rc = step_done(u, u->ins_val);
-		}
-		p->n = 0;
+	/* (the only sizes: a stat id, a value; memcpy and a swap where the host is big-endian
+	 * are what the decoder's inner loop can afford, a byte at a time is not) */
+	if (bytes == 4) {
+		memcpy(&v4, p, 4);
+		return le32toh(v4);
 	}
-	u->ntouched = 0;
-	u->npend = 0;
+	memcpy(&v8, p, 8);
+	return le64toh(v8);
+}
+
+/* Whether a stat's values (name, NUL-terminated) are kept in vals rows as well: the headline
+ * the run declares, the headlines of a run that declares none (results.c's
+ * group_headline_stat), failures. */
+static bool row_stat(const char *name, const char *headline)
+{
+	return !strcmp(name, "will-it-scale.per_process_ops") ||
+	       !strcmp(name, "will-it-scale.per_thread_ops") || (headline && !strcmp(name, headline)) ||
+	       stat_family_is_failure(name);
+}
+
+static int insert_row(struct updater *u, int64_t job, int64_t stat, int64_t run, double value)
+{
+	sqlite3_bind_int64(u->ins_val, 1, job);
+	sqlite3_bind_int64(u->ins_val, 2, stat);
+	sqlite3_bind_int64(u->ins_val, 3, run);
+	sqlite3_bind_double(u->ins_val, 4, value);
+	return step_done(u, u->ins_val);
+}
+
+/* A stat of the job kept in rows from now on: its values in the job's runs indexed so far
+ * (the run being added is not yet among them) copied from their blobs to vals. */
+static int backfill_rows(struct updater *u, int64_t job, int64_t stat)
+{
+	int rc;
+
+	sqlite3_bind_int64(u->set_rows, 1, job);
+	sqlite3_bind_int64(u->set_rows, 2, stat);
+	if ((rc = step_done(u, u->set_rows)))
+		return rc;
+	sqlite3_bind_int64(u->job_blobs, 1, job);
+	while ((rc = sqlite3_step(u->job_blobs)) == SQLITE_ROW) {
+		const unsigned char *b = sqlite3_column_blob(u->job_blobs, 1);
+		size_t n = (size_t)sqlite3_column_bytes(u->job_blobs, 1) / RUN_VAL;
+		bool found = false;
+		uint64_t bits = 0;
+
+		for (size_t i = 0; b && i < n; i++)
+			if ((int64_t)get_le(b + i * RUN_VAL, 4) == stat) {
+				bits = get_le(b + i * RUN_VAL + 4, 8);
+				found = true;
+			}
+		if (found) {
+			double v;
+			int irc;
+
+			memcpy(&v, &bits, sizeof(v));
+			irc = insert_row(u, job, stat, sqlite3_column_int64(u->job_blobs, 0), v);
+			if (irc) { /* (err said by insert_row) */
+				sqlite3_reset(u->job_blobs);
+				sqlite3_clear_bindings(u->job_blobs);
+				return irc;
+			}
+		}
+	}
+	if (rc != SQLITE_DONE)
+		rc = up_fail(u, rc);
+	else
+		rc = 0;
+	sqlite3_reset(u->job_blobs);
+	sqlite3_clear_bindings(u->job_blobs);
 	return rc;
-}
-
-static int pend_add(struct updater *u, int64_t stat, int64_t run, double value)
-{
-	struct pending_stat *p;
-
-	if ((size_t)stat >= u->npend_stats) {
-		size_t n = u->npend_stats ? u->npend_stats : 1024;
-
-		while (n <= (size_t)stat)
-			n *= 2;
-		p = realloc(u->pend, n * sizeof(*p));
-		if (!p)
-			return -1;
-		memset(p + u->npend_stats, 0, (n - u->npend_stats) * sizeof(*p));
-		u->pend = p;
-		u->npend_stats = n;
-	}
-	p = &u->pend[stat];
-	if (!p->n) {
-		if (u->ntouched == u->captouched) {
-			size_t cap = u->captouched ? u->captouched * 2 : 1024;
-			uint32_t *t = realloc(u->touched, cap * sizeof(*t));
-
-			if (!t)
-				return -1;
-			u->touched = t;
-			u->captouched = cap;
-		}
-		u->touched[u->ntouched++] = (uint32_t)stat;
-	}
-	if (p->n == p->cap) {
-		size_t cap = p->cap ? p->cap + p->cap / 2 : 16;
-		uint32_t *r = realloc(p->run, cap * sizeof(*r));
-
-		if (r)
-			p->run = r;
-		double *v = r ? realloc(p->value, cap * sizeof(*v)) : NULL;
-
-		if (!v)
-			return -1;
-		p->value = v;
-		p->cap = cap;
-	}
-	p->run[p->n] = (uint32_t)run;
-	p->value[p->n++] = value;
-	u->npend++;
-	return 0;
 }
 
 /* meta.json's "started" ("2026-11-30T17:25:35+0000", as the runner writes it, or Unix
@@ -931,33 +980,57 @@ static int add_run(struct updater *u, const struct run_ref *r)
 	if ((rc = step_done(u, u->ins_run)))
 		goto out;
 	run_id = sqlite3_last_insert_rowid(u->db);
-	/* A run's values go in one part: a name listed twice is settled within it. */
-	if (u->npend && (u->pend_job != job || u->npend + s.n > PENDING_MAX) &&
-	    (rc = flush_vals(u)))
+	if (s.n > SIZE_MAX / RUN_VAL / 2 || s.n > INT_MAX / RUN_VAL) {
+		rc = SQLITE_TOOBIG;
 		goto out;
+	}
+	if (s.n * RUN_VAL > u->blobcap) {
+		unsigned char *b = realloc(u->blob, s.n * RUN_VAL);
+
+		if (!b) {
+			rc = SQLITE_NOMEM;
+			goto out;
+		}
+		u->blob = b;
+		u->blobcap = s.n * RUN_VAL;
+	}
+	const char *headline =
+	    json_string_value(json_object_get(json_object_get(meta, "headline"), "stat"));
+
 	for (size_t i = 0; i < s.n; i++) {
 		int64_t stat = stat_id_of(u, s.v[i].name, s.v[i].len, &rc);
+		bool rows = row_stat(s.v[i].name, headline);
+		uint64_t bits;
 		int had;
 
 		if (rc)
 			goto out;
-		had = job_has(js, stat, true);
-		if (had < 0) {
-			rc = SQLITE_NOMEM;
+		had = job_has(js, stat, HAS_STAT | (rows ? HAS_ROWS : 0));
+		if (had < 0 || stat > UINT32_MAX) {
+			rc = had < 0 ? SQLITE_NOMEM : SQLITE_TOOBIG;
 			goto out;
 		}
 		if (!had) {
 			sqlite3_bind_int64(u->ins_job_stat, 1, job);
 			sqlite3_bind_int64(u->ins_job_stat, 2, stat);
+			sqlite3_bind_int(u->ins_job_stat, 3, rows);
 			if ((rc = step_done(u, u->ins_job_stat)))
 				goto out;
-		}
-		if (pend_add(u, stat, run_id, s.v[i].value)) {
-			rc = SQLITE_NOMEM;
+		} else if (rows && !(had & HAS_ROWS) && (rc = backfill_rows(u, job, stat))) {
 			goto out;
 		}
+		if ((rows || (had & HAS_ROWS)) &&
+		    (rc = insert_row(u, job, stat, run_id, s.v[i].value)))
+			goto out;
+		memcpy(&bits, &s.v[i].value, sizeof(bits));
+		put_le(u->blob + i * RUN_VAL, (uint64_t)stat, 4);
+		put_le(u->blob + i * RUN_VAL + 4, bits, 8);
 	}
-	u->pend_job = job;
+	sqlite3_bind_int64(u->ins_blob, 1, run_id);
+	sqlite3_bind_blob(u->ins_blob, 2, u->blob ? (const void *)u->blob : "", (int)(s.n * RUN_VAL),
+			  SQLITE_STATIC);
+	if ((rc = step_done(u, u->ins_blob)))
+		goto out;
 out:
 	store_stats_free(&s);
 	json_decref(meta);
@@ -978,17 +1051,118 @@ static int drop_run(struct updater *u, const struct run_ref *r)
 	sqlite3_bind_int64(u->del_vals, 2, r->id);
 	if ((rc = step_done(u, u->del_vals)))
 		return rc;
+	sqlite3_bind_int64(u->del_blob, 1, r->id);
+	if ((rc = step_done(u, u->del_blob)))
+		return rc;
 	sqlite3_bind_int64(u->del_run, 1, r->id);
-	return step_done(u, u->del_run);
+	if ((rc = step_done(u, u->del_run)))
+		return rc;
+	/* Its job's stats to be looked at again (prune). */
+	for (size_t i = 0; i < u->ndropped; i++)
+		if (u->dropped[i] == job)
+			return 0;
+	int64_t *d = realloc(u->dropped, (u->ndropped + 1) * sizeof(*d));
+
+	if (!d) {
+		snprintf(u->err, u->errlen, "%s: %s", u->path, strerror(ENOMEM));
+		return SQLITE_NOMEM;
+	}
+	u->dropped = d;
+	d[u->ndropped++] = job;
+	return 0;
 }
 
-/* After runs were dropped: stats no run of a job has any more, jobs without runs. */
+/* After runs were dropped (prune_job_stats first): jobs without runs, stats no job has. */
 static const char prune_sql[] =
-    "DELETE FROM job_stats WHERE NOT EXISTS (SELECT 1 FROM vals WHERE"
-    " vals.job_id = job_stats.job_id AND vals.stat_id = job_stats.stat_id);"
     "DELETE FROM jobs WHERE id NOT IN (SELECT job_id FROM runs);"
     "DELETE FROM stats WHERE id NOT IN (SELECT stat_id FROM job_stats);"
     "DELETE FROM commit_dirs WHERE job_id NOT IN (SELECT id FROM jobs);";
+
+/* After runs were dropped: the stats that no run left of a job it lost runs from has, dropped
+ * from its job_stats (read from the runs' blobs: a rare path). */
+static int prune_job_stats(struct updater *u)
+{
+	sqlite3_stmt *list = NULL, *del = NULL;
+	int rc = 0;
+
+	if (!u->ndropped)
+		return 0;
+	if ((rc = prepare(u, &list, "SELECT stat_id FROM job_stats WHERE job_id = ?")) ||
+	    (rc = prepare(u, &del, "DELETE FROM job_stats WHERE job_id = ? AND stat_id = ?")))
+		goto out;
+	for (size_t k = 0; k < u->ndropped && !rc; k++) {
+		int64_t job = u->dropped[k], *ids = NULL;
+		size_t n = 0, cap = 0;
+		unsigned char *seen;
+
+		sqlite3_bind_int64(list, 1, job);
+		while ((rc = sqlite3_step(list)) == SQLITE_ROW) {
+			if (n == cap) {
+				int64_t *v = realloc(ids, (cap = cap ? 2 * cap : 256) * sizeof(*v));
+
+				if (!v) {
+					rc = SQLITE_NOMEM;
+					break;
+				}
+				ids = v;
+			}
+			ids[n++] = sqlite3_column_int64(list, 0);
+		}
+		sqlite3_reset(list);
+		if (rc != SQLITE_DONE) {
+			free(ids);
+			rc = rc == SQLITE_NOMEM ? rc : up_fail(u, rc);
+			break;
+		}
+		rc = 0;
+		seen = calloc(n ? n : 1, 1);
+		if (!seen) {
+			free(ids);
+			rc = SQLITE_NOMEM;
+			break;
+		}
+		sqlite3_bind_int64(u->job_blobs, 1, job);
+		while ((rc = sqlite3_step(u->job_blobs)) == SQLITE_ROW) {
+			const unsigned char *b = sqlite3_column_blob(u->job_blobs, 1);
+			size_t nb = (size_t)sqlite3_column_bytes(u->job_blobs, 1) / RUN_VAL;
+
+			for (size_t i = 0; b && i < nb; i++) {
+				int64_t id = (int64_t)get_le(b + i * RUN_VAL, 4);
+
+				/* ids come sorted (the key's order) */
+				size_t lo = 0, hi = n;
+
+				while (lo < hi) {
+					size_t mid = (lo + hi) / 2;
+
+					if (ids[mid] < id)
+						lo = mid + 1;
+					else
+						hi = mid;
+				}
+				if (lo < n && ids[lo] == id)
+					seen[lo] = 1;
+			}
+		}
+		sqlite3_reset(u->job_blobs);
+		rc = rc == SQLITE_DONE ? 0 : up_fail(u, rc);
+		for (size_t i = 0; i < n && !rc; i++) {
+			if (seen[i])
+				continue;
+			sqlite3_bind_int64(del, 1, job);
+			sqlite3_bind_int64(del, 2, ids[i]);
+			rc = step_done(u, del);
+		}
+		free(seen);
+		free(ids);
+	}
+	if (rc == SQLITE_NOMEM)
+		snprintf(u->err, u->errlen, "%s: %s", u->path, strerror(ENOMEM));
+out:
+	sqlite3_finalize(list);
+	sqlite3_finalize(del);
+	return rc;
+}
 
 static int load_indexed(sqlite3 *db, const char *path, struct run_list *l, char *err, size_t errlen)
 {
@@ -1354,9 +1528,8 @@ static int quick_update(struct results_index *ix, sqlite3 *db, const char *path,
 		for (size_t k = 0; k < ngone; k++)
 			if ((rc = drop_dir(&u, &have.v[gone[k]], &removed)))
 				goto out;
-		if ((rc = flush_vals(&u)))
-			goto out;
-		if (removed && (rc = db_exec(db, prune_sql, path, err, errlen)))
+		if (removed && ((rc = prune_job_stats(&u)) ||
+				(rc = db_exec(db, prune_sql, path, err, errlen))))
 			goto out;
 		if ((rc = db_exec(db, "COMMIT", path, err, errlen)))
 			goto out;
@@ -1420,8 +1593,7 @@ static int update(struct results_index *ix, sqlite3 *db, const char *path, bool 
 	if (fresh && (rc = recreate_schema(db, path, err, errlen)))
 		goto out;
 	if ((rc = updater_init(&u)) ||
-	    (rc = merge_runs(&u, &tree, &have, &dirs, &added, &removed, &total)) ||
-	    (rc = flush_vals(&u)))
+	    (rc = merge_runs(&u, &tree, &have, &dirs, &added, &removed, &total)))
 		goto out;
 	/* Every commit directory as its runs were read now, for the quick update. */
 	if ((rc = db_exec(db, "DELETE FROM commit_dirs", path, err, errlen)))
@@ -1429,7 +1601,8 @@ static int update(struct results_index *ix, sqlite3 *db, const char *path, bool 
 	for (size_t i = 0; i < dirs.n; i++)
 		if ((rc = record_dir(&u, &dirs.v[i], started_ns)))
 			goto out;
-	if (removed && (rc = db_exec(db, prune_sql, path, err, errlen)))
+	if (removed &&
+	    ((rc = prune_job_stats(&u)) || (rc = db_exec(db, prune_sql, path, err, errlen))))
 		goto out;
 	rc = db_exec(db, "COMMIT", path, err, errlen);
 	began = false;
@@ -1489,8 +1662,8 @@ static bool has_other_tables(sqlite3 *db)
 	int rc;
 	int64_t n = pragma_int(db,
 			       "SELECT count(*) FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'"
-			       " AND name NOT IN ('jobs', 'runs', 'stats', 'job_stats', 'vals', 'commit_dirs',"
-			       " 'jobs_path_params')",
+			       " AND name NOT IN ('jobs', 'runs', 'stats', 'job_stats', 'vals', 'run_vals',"
+			       " 'commit_dirs', 'jobs_path_params')",
 			       &rc);
 
 	return rc || n != 0;
@@ -1580,7 +1753,7 @@ static const char *check_index(struct results_index *ix, sqlite3 *db, const char
 	rc =
 	    sqlite3_prepare_v2(db,
 			       "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name IN"
-			       " ('jobs', 'runs', 'stats', 'job_stats', 'vals')",
+			       " ('jobs', 'runs', 'stats', 'job_stats', 'vals', 'run_vals')",
 			       -1, &q, NULL);
 	if (rc == SQLITE_OK && (rc = sqlite3_step(q)) == SQLITE_ROW)
 		n = sqlite3_column_int64(q, 0);
@@ -1616,133 +1789,68 @@ static void remove_index_files(const char *path)
  * other change, or no sum at all, is a doubt: the index is rebuilt.  (Not a defence against
  * someone who can write the results root: they can write the tree and the sum too.) */
 
-static void sum_of_stat(const struct stat *st, struct index_sum *s)
-{
-	s->ino = (int64_t)st->st_ino;
-	s->size = (int64_t)st->st_size;
-	s->mtime_ns = ts_ns(&st->st_mtim);
-	s->ctime_ns = ts_ns(&st->st_ctim);
-}
-
-/* st_dev is left out: an NFS client numbers its mounts as it likes. */
-static bool same_file(const struct index_sum *a, const struct index_sum *b)
-{
-	return a->ino == b->ino && a->size == b->size && a->mtime_ns == b->mtime_ns &&
-	       a->ctime_ns == b->ctime_ns;
-}
-
-/* The CRC-32 of the regular file at path, which must be the file st describes and hold
- * st->st_size bytes.  0, or -1 (it could not be read whole, or it is another file now). */
-static int file_crc(const char *path, const struct stat *st, uint32_t *crc)
-{
-	enum { CHUNK = 1 << 20 };
-	unsigned char *buf = malloc(CHUNK);
-	struct stat now;
-	uLong c = crc32(0, Z_NULL, 0);
-	off_t total = 0;
-	ssize_t n = -1;
-	int fd = buf ? open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) : -1;
-
-	if (fd >= 0 && (fstat(fd, &now) || !S_ISREG(now.st_mode) || now.st_ino != st->st_ino)) {
-		close(fd);
-		fd = -1;
-	}
-	while (fd >= 0 && ((n = read(fd, buf, CHUNK)) > 0 || (n < 0 && errno == EINTR))) {
-		if (n < 0)
-			continue;
-		c = crc32(c, buf, (uInt)n);
-		total += n;
-	}
-	if (fd >= 0)
-		close(fd);
-	free(buf);
-	if (n < 0 || total != st->st_size)
-		return -1;
-	*crc = (uint32_t)c;
-	return 0;
-}
-
-#define SUM_FORMAT                                                                                 \
-	"scalebench index sum 1 ino %lld size %lld mtime_ns %lld ctime_ns %lld crc32 %u\n"
-
-/* The sum file's record, never through a link or from anything but a small regular file. */
-static bool sum_read(const char *sum_path, struct index_sum *s)
-{
-	char buf[256];
-	struct stat st;
-	long long ino, size, mtime, ctime;
-	unsigned crc;
-	char end;
-	ssize_t n;
-	int fd = open(sum_path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-
-	if (fd < 0)
-		return false;
-	n = fstat(fd, &st) || !S_ISREG(st.st_mode) ? -1 : read(fd, buf, sizeof(buf) - 1);
-	close(fd);
-	if (n <= 0)
-		return false;
-	buf[n] = '\0';
-	if (sscanf(buf, SUM_FORMAT "%c", &ino, &size, &mtime, &ctime, &crc, &end) != 5)
-		return false;
-	*s = (struct index_sum){ino, size, mtime, ctime, crc};
-	return true;
-}
-
 /* Why the index at path cannot be taken as its last writer left it, or NULL when it can
- * (ix->sum then describes it, ix->sum_recorded says whether the sum file says so already). */
+ * (ix->sum then describes it, with its chunks' CRCs when they were read or recorded, and
+ * ix->sum_recorded says whether the sum file says so already).  The writes noted so far are
+ * forgotten: the sum is of the file as it is now. */
 static const char *sum_doubt(struct results_index *ix, const char *path, const char *sum_path)
 {
 	struct index_sum rec, now;
 	struct stat st;
 
 	ix->sum_recorded = false;
+	index_sum_free(&ix->sum);
+	index_writes_clear(&ix->writes);
 	if (lstat(path, &st))
 		return "unreadable";
-	sum_of_stat(&st, &now);
-	if (!sum_read(sum_path, &rec))
+	index_sum_of_stat(&st, &now);
+	if (!index_sum_read(sum_path, &rec))
 		return "no sum of its last write";
-	if (same_file(&rec, &now)) {
+	if (index_sum_same_file(&rec, &now)) {
 		ix->sum = rec;
 		ix->sum_recorded = true;
 		return NULL;
 	}
-	if (rec.size != now.size || file_crc(path, &st, &now.crc) || now.crc != rec.crc)
+	if (rec.size != now.size || index_sum_compute(path, &st, NULL, NULL, &now) ||
+	    !index_sum_same_bytes(&now, &rec)) {
+		index_sum_free(&rec);
+		index_sum_free(&now);
 		return "changed since scalebench wrote it";
+	}
+	index_sum_free(&rec);
 	ix->sum = now;
 	return NULL;
 }
 
 /* After a successful update, under the lock: the sum file made to describe the index as it is
- * now.  Nothing is written when it does already (the common case: nothing new).  0, or -1
- * with err. */
+ * now.  Nothing is written when it does already (the common case: nothing new).  Only the
+ * chunks written since the sum was last known are read back (index_sum.h).  0, or -1 with
+ * err. */
 static int sum_write(struct results_index *ix, const char *path, const char *sum_path, char *err,
 		     size_t errlen)
 {
 	struct index_sum now;
 	struct stat st;
-	char text[256];
-	int len;
 
 	if (lstat(path, &st)) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
 	}
-	sum_of_stat(&st, &now);
-	if (ix->sum_recorded && same_file(&ix->sum, &now))
+	index_sum_of_stat(&st, &now);
+	if (ix->sum_recorded && index_sum_same_file(&ix->sum, &now))
 		return 0;
-	if (same_file(&ix->sum, &now)) {
-		now.crc = ix->sum.crc; /* checked, unchanged since */
-	} else if (file_crc(path, &st, &now.crc)) {
+	if (index_sum_compute(path, &st, &ix->sum, &ix->writes, &now)) {
 		snprintf(err, errlen, "%s: cannot be read back", path);
 		return -1;
 	}
-	len = snprintf(text, sizeof(text), SUM_FORMAT, (long long)now.ino, (long long)now.size,
-		       (long long)now.mtime_ns, (long long)now.ctime_ns, (unsigned)now.crc);
-	if (file_write(sum_path, text, (size_t)len, err, errlen))
+	if (index_sum_write(sum_path, &now, err, errlen)) {
+		index_sum_free(&now);
 		return -1;
+	}
+	index_sum_free(&ix->sum);
 	ix->sum = now;
 	ix->sum_recorded = true;
+	index_writes_clear(&ix->writes);
 	return 0;
 }
 
@@ -1750,13 +1858,15 @@ int index_sum_forge(const char *root, char *err, size_t errlen)
 {
 	struct results_index ix = {0};
 	char path[PATH_MAX], sump[PATH_MAX];
+	int rc;
 
 	if (path_fmt(path, sizeof(path), err, errlen, "%s/%s", root, INDEX_FILE) ||
 	    path_fmt(sump, sizeof(sump), err, errlen, "%s/%s", root, INDEX_SUM_FILE))
 		return -1;
-	return sum_write(&ix, path, sump, err, errlen);
+	rc = sum_write(&ix, path, sump, err, errlen);
+	index_sum_free(&ix.sum);
+	return rc;
 }
-
 /* Rename what is at path to the first free PATH.aside-N, never replacing anything (a plain
  * rename after a look where renameat2 has no RENAME_NOREPLACE: NFS; we hold the lock), and
  * say so.  Nothing it names is opened: a symbolic link's target stays as it is. */
@@ -1832,9 +1942,10 @@ static int index_ready(struct results_index *ix, const char *path, const char **
 	return 0;
 }
 
-static int open_db(const char *path, int flags, sqlite3 **db, char *err, size_t errlen)
+static int open_db(const char *path, int flags, const char *vfs, sqlite3 **db, char *err,
+		   size_t errlen)
 {
-	int rc = sqlite3_open_v2(path, db, flags, NULL);
+	int rc = sqlite3_open_v2(path, db, flags, vfs);
 
 	if (rc != SQLITE_OK) {
 		snprintf(err, errlen, "cannot open %s: %s", path,
@@ -1855,7 +1966,12 @@ static int open_index(struct results_index *ix, const char *path, const char *db
 {
 	struct stat now;
 
-	if (open_db(dbpath, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW, &ix->db, err, errlen))
+	/* A new file, or the old one opened again: its sum is to be known anew. */
+	index_sum_free(&ix->sum);
+	ix->sum_recorded = false;
+	index_writes_clear(&ix->writes);
+	if (open_db(dbpath, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOFOLLOW,
+		    index_sum_vfs(&ix->writes), &ix->db, err, errlen))
 		return -1;
 	if (lstat(path, &now) || now.st_dev != st->st_dev || now.st_ino != st->st_ino ||
 	    foreign_kind(&now)) {
@@ -1882,7 +1998,8 @@ static int index_in_memory(struct results_index *ix, const char *note, const cha
 	u->rebuilt = true;
 	u->why_rebuilt = why;
 	u->runs_added = u->runs_removed = u->runs_total = 0;
-	if (open_db(":memory:", SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY, &ix->db, err, errlen))
+	if (open_db(":memory:", SQLITE_OPEN_READWRITE | SQLITE_OPEN_MEMORY, NULL, &ix->db, err,
+		    errlen))
 		return -1;
 	return update(ix, ix->db, ":memory:", true, u, err, errlen) ? -1 : 0;
 }
@@ -1900,8 +2017,8 @@ static int open_readonly(struct results_index *ix, const char *path, const char 
 	u->read_only = true;
 	/* Only a file of its own: a FIFO would block the open, a link lead anywhere. */
 	if (lstat(path, &st) == 0 && !foreign_kind(&st) && access(path, R_OK) == 0 &&
-	    open_db(dbpath, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOFOLLOW, &ix->db, err, errlen) ==
-		0) {
+	    open_db(dbpath, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOFOLLOW, NULL, &ix->db, err,
+		    errlen) == 0) {
 		if (!check_index(ix, ix->db, path, &corrupt, &foreign) &&
 		    !(doubt = sum_doubt(ix, path, sump))) {
 			sb_note("cannot update %s (%s): reading it as it was last updated", path,
@@ -2097,12 +2214,15 @@ void index_close(struct results_index *ix)
 	if (!ix)
 		return;
 	sqlite3_close(ix->db);
+	index_sum_free(&ix->sum);
+	index_writes_free(&ix->writes);
 	for (size_t i = 0; i < ix->nskipped; i++)
 		free(ix->skipped[i]);
 	free(ix->skipped);
 	free(ix->root);
 	free(ix->commits_job);
 	index_commits_free(ix->commits, ix->ncommits);
+	job_vals_free(ix->vals);
 	free(ix);
 }
 
@@ -2203,6 +2323,42 @@ void index_jobs_free(struct index_job *jobs, size_t n)
 	free(jobs);
 }
 
+ssize_t index_job_keys(struct results_index *ix, const char *job, char ***out)
+{
+	sqlite3_stmt *st;
+	char **v = NULL;
+	size_t n = 0;
+	int rc;
+
+	*out = NULL;
+	if (query(ix, &st,
+		  "SELECT key FROM jobs WHERE ?1 IS NULL OR key = ?1 OR path_params = ?1"
+		  " ORDER BY key"))
+		return -1;
+	if (job)
+		sqlite3_bind_text(st, 1, job, -1, SQLITE_STATIC);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		char **nv = realloc(v, (n + 1) * sizeof(*v));
+
+		if (!nv || !(nv[n] = col_text(st, 0))) {
+			v = nv ? nv : v;
+			rc = SQLITE_NOMEM;
+			break;
+		}
+		v = nv;
+		n++;
+	}
+	if (rc != SQLITE_DONE) {
+		for (size_t i = 0; i < n; i++)
+			free(v[i]);
+		free(v);
+		return query_failed(ix, st, rc);
+	}
+	sqlite3_finalize(st);
+	*out = v;
+	return (ssize_t)n;
+}
+
 /* A copy of c[0..n) for the caller: 0, or -1 with errno. */
 static int commits_copy(const struct index_commit *c, size_t n, struct index_commit **out)
 {
@@ -2267,59 +2423,150 @@ ssize_t index_commits(struct results_index *ix, const char *job, const char *com
 	return (ssize_t)ix->ncommits;
 }
 
+/* index_commits' order: the first run's start, then the label, then the job. */
+static int by_commit_time(const void *a, const void *b)
+{
+	const struct index_commit *x = a, *y = b;
+	int c;
+
+	if (x->first_started != y->first_started)
+		return x->first_started < y->first_started ? -1 : 1;
+	c = strcmp(x->commit, y->commit);
+	return c ? c : strcmp(x->job_key, y->job_key);
+}
+
+static int by_text(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The machines of one commit's runs m[0..n) (NULL: none said), distinct, sorted, ", "
+ * between them (what group_concat of the sorted distinct ones made): malloc'd, or NULL. */
+static char *machines_text(char **m, size_t n)
+{
+	size_t len = 1, k = 0;
+	char *t;
+
+	qsort(m, n, sizeof(*m), by_text);
+	for (size_t i = 0; i < n; i++)
+		len += strlen(m[i]) + 2;
+	t = malloc(len);
+	if (!t)
+		return NULL;
+	t[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		size_t l;
+
+		if (i && !strcmp(m[i], m[i - 1]))
+			continue;
+		if (k) {
+			memcpy(t + k, ", ", 2);
+			k += 2;
+		}
+		l = strlen(m[i]);
+		memcpy(t + k, m[i], l + 1);
+		k += l;
+	}
+	return t;
+}
+
+/* The runs in (job, commit) order, one pass, each commit's figures made here: a GROUP BY with
+ * a sub-query per commit for its machines cost more than the rest of a nightly pass. */
 static ssize_t commits_query(struct results_index *ix, const char *job, const char *commit,
 			     struct index_commit **out)
 {
 	sqlite3_stmt *st;
-	struct index_commit *v = NULL;
-	size_t n = 0;
+	struct index_commit *v = NULL, *c = NULL;
+	size_t n = 0, cap = 0, nm = 0, mcap = 0;
+	char **mach = NULL;
+	int64_t cur_job = 0;
 	int rc;
 
 	*out = NULL;
 	if (query(ix, &st,
-		  "SELECT j.key, r.commit_label, min(r.started), max(r.started), count(*),"
-		  " sum(NOT r.ok), (SELECT group_concat(m, ', ') FROM (SELECT DISTINCT machine m"
-		  " FROM runs x WHERE x.job_id = r.job_id AND x.commit_label = r.commit_label"
-		  " ORDER BY m)) FROM runs r JOIN jobs j ON j.id = r.job_id"
-		  " WHERE (?1 IS NULL OR j.key = ?1) AND (?2 IS NULL OR r.commit_label = ?2)"
-		  " GROUP BY r.job_id, r.commit_label ORDER BY 3, 2, 1"))
+		  "SELECT r.job_id, j.key, r.commit_label, r.started, r.ok, r.machine FROM runs r"
+		  " JOIN jobs j ON j.id = r.job_id WHERE (?1 IS NULL OR j.key = ?1)"
+		  " AND (?2 IS NULL OR r.commit_label = ?2) ORDER BY r.job_id, r.commit_label"))
 		return -1;
 	if (job)
 		sqlite3_bind_text(st, 1, job, -1, SQLITE_STATIC);
 	if (commit)
 		sqlite3_bind_text(st, 2, commit, -1, SQLITE_STATIC);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		struct index_commit *nv = realloc(v, (n + 1) * sizeof(*v)), *c;
+		int64_t jid = sqlite3_column_int64(st, 0), started = sqlite3_column_int64(st, 3);
+		const char *label = (const char *)sqlite3_column_text(st, 2);
+		const char *m = (const char *)sqlite3_column_text(st, 5);
 
-		if (!nv) {
-			index_commits_free(v, n);
-			return query_failed(ix, st, SQLITE_NOMEM);
+		if (!label)
+			label = "";
+		if (!c || jid != cur_job || strcmp(c->commit, label)) {
+			if (c && !(c->machine = machines_text(mach, nm)))
+				goto nomem;
+			for (size_t i = 0; i < nm; i++)
+				free(mach[i]);
+			nm = 0;
+			if (n == cap) {
+				struct index_commit *nv =
+				    realloc(v, (cap = cap ? 2 * cap : 64) * sizeof(*v));
+
+				if (!nv)
+					goto nomem;
+				v = nv;
+			}
+			c = &v[n++];
+			memset(c, 0, sizeof(*c));
+			cur_job = jid;
+			c->job_key = col_text(st, 1);
+			c->commit = strdup(label);
+			c->first_started = c->last_started = started;
+			if (!c->job_key || !c->commit ||
+			    asprintf(&c->dir, "%s/%s/%s", ix->root, c->job_key, c->commit) < 0) {
+				c->dir = NULL;
+				goto nomem;
+			}
 		}
-		v = nv;
-		c = &v[n++];
-		memset(c, 0, sizeof(*c));
-		c->job_key = col_text(st, 0);
-		c->commit = col_text(st, 1);
-		c->first_started = sqlite3_column_int64(st, 2);
-		c->last_started = sqlite3_column_int64(st, 3);
-		c->runs = (size_t)sqlite3_column_int64(st, 4);
-		c->failed = (size_t)sqlite3_column_int64(st, 5);
-		c->machine = col_text(st, 6);
-		if (c->job_key && c->commit &&
-		    asprintf(&c->dir, "%s/%s/%s", ix->root, c->job_key, c->commit) < 0)
-			c->dir = NULL;
-		if (!c->job_key || !c->commit || !c->machine || !c->dir) {
-			index_commits_free(v, n);
-			return query_failed(ix, st, SQLITE_NOMEM);
+		if (started < c->first_started)
+			c->first_started = started;
+		if (started > c->last_started)
+			c->last_started = started;
+		c->runs++;
+		c->failed += sqlite3_column_int(st, 4) == 0;
+		if (m) {
+			if (nm == mcap) {
+				char **nv = realloc(mach, (mcap = mcap ? 2 * mcap : 16) * sizeof(*nv));
+
+				if (!nv)
+					goto nomem;
+				mach = nv;
+			}
+			if (!(mach[nm] = strdup(m)))
+				goto nomem;
+			nm++;
 		}
 	}
 	if (rc != SQLITE_DONE) {
+		for (size_t i = 0; i < nm; i++)
+			free(mach[i]);
+		free(mach);
 		index_commits_free(v, n);
 		return query_failed(ix, st, rc);
 	}
+	if (c && !(c->machine = machines_text(mach, nm)))
+		goto nomem;
+	for (size_t i = 0; i < nm; i++)
+		free(mach[i]);
+	free(mach);
 	sqlite3_finalize(st);
+	if (n > 1)
+		qsort(v, n, sizeof(*v), by_commit_time);
 	*out = v;
 	return (ssize_t)n;
+nomem:
+	for (size_t i = 0; i < nm; i++)
+		free(mach[i]);
+	free(mach);
+	index_commits_free(v, n);
+	return query_failed(ix, st, SQLITE_NOMEM);
 }
 
 void index_commits_free(struct index_commit *c, size_t n)
@@ -2333,8 +2580,9 @@ void index_commits_free(struct index_commit *c, size_t n)
 	free(c);
 }
 
-ssize_t index_stat_values(struct results_index *ix, const char *job, const char *stat,
-			  struct index_value **out)
+/* The values of a stat kept in rows (job_stats.in_rows). */
+static ssize_t rows_values(struct results_index *ix, int64_t job, int64_t stat,
+			   struct index_value **out)
 {
 	struct value_row {
 		size_t label; /* offset in the labels */
@@ -2348,12 +2596,11 @@ ssize_t index_stat_values(struct results_index *ix, const char *job, const char 
 	*out = NULL;
 	if (query(ix, &st,
 		  "SELECT r.commit_label, r.run, r.started, r.ok, v.value FROM vals v"
-		  " JOIN runs r ON r.id = v.run_id WHERE v.job_id = (SELECT id FROM jobs WHERE"
-		  " key = ?1) AND v.stat_id = (SELECT id FROM stats WHERE name = ?2)"
+		  " JOIN runs r ON r.id = v.run_id WHERE v.job_id = ?1 AND v.stat_id = ?2"
 		  " ORDER BY r.started, r.commit_label, r.run"))
 		return -1;
-	sqlite3_bind_text(st, 1, job, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, stat, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 1, job);
+	sqlite3_bind_int64(st, 2, stat);
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *label = (const char *)sqlite3_column_text(st, 0);
 		size_t ll = strlen(label);
@@ -2427,6 +2674,268 @@ nomem:
 	free(rows);
 	free(labels);
 	return query_failed(ix, st, SQLITE_NOMEM);
+}
+
+/* The job's values from its runs' blobs into ix->vals (kept until another job's are asked):
+ * of every stat, or only of stat only (>= 0).  0, or -1 with errno. */
+static int load_job_vals(struct results_index *ix, int64_t job, int64_t only)
+{
+	struct job_vals *j;
+	sqlite3_stmt *st = NULL;
+	size_t cap = 0, llen = 0, lcap = 0, scap = 0, nmap = 0;
+	int32_t *map = NULL; /* stat id -> column, when the ids are small */
+	int rc;
+
+	if (ix->vals && ix->vals->job == job && (ix->vals->only < 0 || ix->vals->only == only))
+		return 0;
+	job_vals_free(ix->vals);
+	ix->vals = j = calloc(1, sizeof(*j));
+	if (!j)
+		goto nomem;
+	j->job = job;
+	j->only = only;
+	if (query(ix, &st,
+		  "SELECT commit_label, run, started, ok, id FROM runs WHERE job_id = ?"
+		  " ORDER BY started, commit_label, run"))
+		goto fail;
+	sqlite3_bind_int64(st, 1, job);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *label = (const char *)sqlite3_column_text(st, 0);
+		size_t ll = label ? strlen(label) : 0;
+		struct job_run *r;
+
+		if (j->nruns == cap) {
+			r = realloc(j->run, (cap = cap ? 2 * cap : 256) * sizeof(*r));
+			if (!r)
+				goto nomem_q;
+			j->run = r;
+		}
+		r = &j->run[j->nruns++];
+		if (!label)
+			label = "";
+		/* Runs of one commit come together mostly: their label is kept once. */
+		if (j->nruns == 1 || strcmp(j->labels + j->run[j->nruns - 2].label, label)) {
+			if (llen + ll + 1 > lcap) {
+				char *nl;
+
+				while (llen + ll + 1 > lcap)
+					lcap = lcap ? lcap * 2 : 4096;
+				nl = realloc(j->labels, lcap);
+				if (!nl)
+					goto nomem_q;
+				j->labels = nl;
+			}
+			memcpy(j->labels + llen, label, ll + 1);
+			r->label = llen;
+			llen += ll + 1;
+		} else {
+			r->label = j->run[j->nruns - 2].label;
+		}
+		r->run = (unsigned)sqlite3_column_int64(st, 1);
+		r->started = sqlite3_column_int64(st, 2);
+		r->ok = sqlite3_column_int(st, 3) != 0;
+		r->id = sqlite3_column_int64(st, 4);
+	}
+	if (rc != SQLITE_DONE)
+		goto fail_q;
+	sqlite3_finalize(st);
+	if (query(ix, &st,
+		  "SELECT stat_id FROM job_stats WHERE job_id = ?1 AND (?2 < 0 OR stat_id = ?2)"
+		  " ORDER BY stat_id"))
+		goto fail;
+	sqlite3_bind_int64(st, 1, job);
+	sqlite3_bind_int64(st, 2, only);
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		if (j->nstats == scap) {
+			int64_t *v = realloc(j->stat, (scap = scap ? 2 * scap : 256) * sizeof(*v));
+
+			if (!v)
+				goto nomem_q;
+			j->stat = v;
+		}
+		j->stat[j->nstats++] = sqlite3_column_int64(st, 0);
+	}
+	if (rc != SQLITE_DONE)
+		goto fail_q;
+	sqlite3_finalize(st);
+	st = NULL;
+	if (j->nstats && j->nruns > SIZE_MAX / sizeof(*j->bits) / j->nstats)
+		goto nomem;
+	size_t cells = j->nruns * j->nstats;
+
+	j->bits = malloc((cells ? cells : 1) * sizeof(*j->bits));
+	if (!j->bits)
+		goto nomem;
+	for (size_t i = 0; i < cells; i++)
+		j->bits[i] = VAL_ABSENT;
+	if (j->nstats && j->stat[0] >= 0 && j->stat[j->nstats - 1] < ((int64_t)1 << 22)) {
+		nmap = (size_t)j->stat[j->nstats - 1] + 1;
+		map = malloc(nmap * sizeof(*map));
+		if (!map)
+			goto nomem;
+		for (size_t i = 0; i < nmap; i++)
+			map[i] = -1;
+		for (size_t i = 0; i < j->nstats; i++)
+			map[j->stat[i]] = (int32_t)i;
+	}
+	/* Each run's blob by its id (a join in this order would sort the blobs themselves). */
+	if (query(ix, &st, "SELECT vals FROM run_vals WHERE run_id = ?"))
+		goto fail;
+	for (size_t r = 0; r < j->nruns; r++) {
+		const unsigned char *b;
+		size_t nb;
+		uint64_t *row = j->bits + r * j->nstats;
+
+		sqlite3_bind_int64(st, 1, j->run[r].id);
+		rc = sqlite3_step(st);
+		if (rc == SQLITE_DONE) { /* no blob (an index not of this writer): no values */
+			sqlite3_reset(st);
+			continue;
+		}
+		if (rc != SQLITE_ROW)
+			goto fail_q;
+		b = sqlite3_column_blob(st, 0);
+		nb = (size_t)sqlite3_column_bytes(st, 0) / RUN_VAL;
+		for (size_t i = 0; b && i < nb; i++) {
+			int64_t id = (int64_t)get_le(b + i * RUN_VAL, 4);
+			ssize_t col = -1;
+
+			if (map) {
+				col = (size_t)id < nmap ? map[id] : -1;
+			} else {
+				size_t lo = 0, hi = j->nstats;
+
+				while (lo < hi) {
+					size_t mid = (lo + hi) / 2;
+
+					if (j->stat[mid] < id)
+						lo = mid + 1;
+					else
+						hi = mid;
+				}
+				col = lo < j->nstats && j->stat[lo] == id ? (ssize_t)lo : -1;
+			}
+			if (col >= 0) /* the later of a name listed twice counts */
+				row[col] = get_le(b + i * RUN_VAL + 4, 8);
+		}
+		sqlite3_reset(st);
+	}
+	sqlite3_finalize(st);
+	free(map);
+	return 0;
+nomem_q:
+	sqlite3_finalize(st);
+nomem:
+	free(map);
+	job_vals_free(ix->vals);
+	ix->vals = NULL;
+	errno = ENOMEM;
+	return -1;
+fail_q:
+	query_failed(ix, st, rc);
+	st = NULL;
+fail:
+	free(map);
+	job_vals_free(ix->vals);
+	ix->vals = NULL;
+	if (errno != ENOMEM)
+		errno = EIO;
+	return -1;
+}
+
+/* The values of a stat not kept in rows, from the job's blobs. */
+static ssize_t blob_values(struct results_index *ix, int64_t job, int64_t stat,
+			   struct index_value **out)
+{
+	const struct job_vals *j;
+	size_t lo = 0, hi, n = 0, llen = 0, col;
+	ssize_t last = -1;
+
+	*out = NULL;
+	/* A job's blobs are read for one stat first (a trend of it): for all its stats when a
+	 * second is asked (html, nightly --stats all), once. */
+	if (load_job_vals(ix, job, ix->vals_asked == job ? -1 : stat))
+		return -1;
+	ix->vals_asked = job;
+	j = ix->vals;
+	for (hi = j->nstats; lo < hi;) {
+		size_t mid = (lo + hi) / 2;
+
+		if (j->stat[mid] < stat)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == j->nstats || j->stat[lo] != stat)
+		return 0;
+	col = lo;
+	for (size_t r = 0; r < j->nruns; r++)
+		if (j->bits[r * j->nstats + col] != VAL_ABSENT) {
+			n++;
+			if ((ssize_t)j->run[r].label != last)
+				llen += strlen(j->labels + j->run[r].label) + 1;
+			last = (ssize_t)j->run[r].label;
+		}
+	if (!n) /* nothing to hand over: no allocation for the caller to free */
+		return 0;
+	/* One allocation: the values, then their labels, as rows_values makes it. */
+	struct index_value *v = malloc(n * sizeof(*v) + llen + 1);
+	char *lp, *cur = NULL;
+	size_t k = 0;
+
+	if (!v) {
+		errno = ENOMEM;
+		return -1;
+	}
+	lp = (char *)(v + n);
+	last = -1;
+	for (size_t r = 0; r < j->nruns; r++) {
+		uint64_t bits = j->bits[r * j->nstats + col];
+
+		if (bits == VAL_ABSENT)
+			continue;
+		if ((ssize_t)j->run[r].label != last) {
+			size_t ll = strlen(j->labels + j->run[r].label) + 1;
+
+			memcpy(lp, j->labels + j->run[r].label, ll);
+			cur = lp;
+			lp += ll;
+			last = (ssize_t)j->run[r].label;
+		}
+		v[k].commit = cur;
+		v[k].run = j->run[r].run;
+		v[k].started = j->run[r].started;
+		v[k].ok = j->run[r].ok;
+		memcpy(&v[k].value, &bits, sizeof(double));
+		k++;
+	}
+	*out = v;
+	return (ssize_t)n;
+}
+
+ssize_t index_stat_values(struct results_index *ix, const char *job, const char *stat,
+			  struct index_value **out)
+{
+	sqlite3_stmt *st;
+	int64_t job_id, stat_id;
+	bool rows;
+	int rc;
+
+	*out = NULL;
+	if (query(ix, &st,
+		  "SELECT job_id, stat_id, in_rows FROM job_stats WHERE job_id = (SELECT id FROM"
+		  " jobs WHERE key = ?1) AND stat_id = (SELECT id FROM stats WHERE name = ?2)"))
+		return -1;
+	sqlite3_bind_text(st, 1, job, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, stat, -1, SQLITE_STATIC);
+	rc = sqlite3_step(st);
+	if (rc != SQLITE_ROW)
+		return rc == SQLITE_DONE ? (sqlite3_finalize(st), 0) : query_failed(ix, st, rc);
+	job_id = sqlite3_column_int64(st, 0);
+	stat_id = sqlite3_column_int64(st, 1);
+	rows = sqlite3_column_int64(st, 2) != 0;
+	sqlite3_finalize(st);
+	return rows ? rows_values(ix, job_id, stat_id, out) : blob_values(ix, job_id, stat_id, out);
 }
 
 void index_values_free(struct index_value *v, size_t n)

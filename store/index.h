@@ -28,7 +28,7 @@
 #define INDEX_SUM_SUFFIX ".sum"
 #define INDEX_SUM_FILE	 INDEX_FILE INDEX_SUM_SUFFIX
 /* The layout of its tables (PRAGMA user_version): an index of another one is rebuilt. */
-#define INDEX_SCHEMA 3
+#define INDEX_SCHEMA 4
 
 struct results_index;
 
@@ -73,6 +73,9 @@ struct index_job {
 /* Every job, by key; only those whose key or path_params is `job` when not NULL. */
 ssize_t index_jobs(struct results_index *ix, const char *job, struct index_job **out);
 void index_jobs_free(struct index_job *jobs, size_t n);
+/* The keys alone of those jobs (no counts: what resolving a --job needs), by key.  Free each
+ * and *out. */
+ssize_t index_job_keys(struct results_index *ix, const char *job, char ***out);
 
 /* One commit of one job: its runs' time span (meta.json's "started", Unix seconds), how many
  * runs, how many failed (status not ok), the machine (meta.json machine.cpu_model, else the

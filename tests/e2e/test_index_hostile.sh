@@ -190,7 +190,8 @@ python3 - "$IDX" "$V" <<'PY'
 import sqlite3, sys
 c = sqlite3.connect(sys.argv[1])
 c.executescript("""CREATE TABLE jobs(id INTEGER PRIMARY KEY, key TEXT); CREATE TABLE runs(id, job_id);
-CREATE TABLE stats(id, name); CREATE TABLE job_stats(job_id, stat_id); CREATE TABLE vals(a, b, c, d);""")
+CREATE TABLE stats(id, name); CREATE TABLE job_stats(job_id, stat_id); CREATE TABLE vals(a, b, c, d);
+CREATE TABLE run_vals(a, b);""")
 c.execute(f"PRAGMA user_version = {sys.argv[2]}")
 c.commit()
 PY
@@ -204,7 +205,8 @@ python3 - "$IDX" "$V" <<'PY'
 import sqlite3, sys
 c = sqlite3.connect(sys.argv[1])
 c.executescript("""CREATE TABLE jobs(id INTEGER PRIMARY KEY, key TEXT); CREATE TABLE runs(id, job_id);
-CREATE TABLE stats(id, name); CREATE TABLE job_stats(job_id, stat_id); CREATE TABLE vals(a, b, c, d);""")
+CREATE TABLE stats(id, name); CREATE TABLE job_stats(job_id, stat_id); CREATE TABLE vals(a, b, c, d);
+CREATE TABLE run_vals(a, b);""")
 c.execute(f"PRAGMA user_version = {sys.argv[2]}")
 c.commit()
 PY

@@ -375,6 +375,121 @@ static void test_duplicate_name(void **state)
 	index_close(ix);
 }
 
+/* The rows of vals a stat has (the stats kept in rows: the headline, failures). */
+static long rows_of(const char *stat)
+{
+	char path[PATH_MAX];
+	sqlite3 *db;
+	sqlite3_stmt *st;
+	long n = -1;
+
+	index_path(path, sizeof(path));
+	assert_int_equal(sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY, NULL), SQLITE_OK);
+	assert_int_equal(sqlite3_prepare_v2(db,
+					    "SELECT count(*) FROM vals v JOIN stats s ON s.id ="
+					    " v.stat_id WHERE s.name = ?",
+					    -1, &st, NULL),
+			 SQLITE_OK);
+	sqlite3_bind_text(st, 1, stat, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	sqlite3_close(db);
+	return n;
+}
+
+/* The sum the last update left says what the file holds (the chunks it did not read back
+ * included): the same bytes in a new file are trusted, not rebuilt. */
+static void assert_sum_true(void)
+{
+	struct index_update u;
+	char path[PATH_MAX], cmd[4 * PATH_MAX + 64];
+
+	index_path(path, sizeof(path));
+	snprintf(cmd, sizeof(cmd), "cp '%s' '%s.copy' && mv '%s.copy' '%s'", path, path, path,
+		 path);
+	assert_int_equal(system(cmd), 0);
+	index_close(open_ok(INDEX_UPDATE, &u));
+	assert_false(u.rebuilt);
+}
+
+/* Each run's values are one blob; the headline (and failures) also rows.  A stat a later run
+ * declares its headline is copied to rows from the blobs of the runs before; a stat's values
+ * are the same from either (for one stat, and once all the job's stats are read); dropping a
+ * run drops the stats no run left has. */
+static void test_blobs_and_rows(void **state)
+{
+	static const char key[] = "will-it-scale/p/lkp-box/debian-12-x86_64/defconfig/gcc-12";
+	struct index_update u;
+	struct results_index *ix;
+	struct index_value *v;
+	char dir[PATH_MAX], path[PATH_MAX + 32], cmd[PATH_MAX + 64], **names;
+	struct stat st;
+	ssize_t n;
+
+	(void)state;
+	/* another job's 8,000 stats: chunks of the file the later updates do not write (the sum
+	 * carries their CRCs forward) */
+	hand_run("q", "c", 0, 50, "ok", 1, 8000);
+	hand_run("p", "x", 0, 100, "ok", 10, 2); /* s.0 = 0, s.1 = 1 */
+	hand_run("p", "x", 1, 110, "ok", 11, 3); /* s.0 = 1, s.1 = 2, s.2 = 3 */
+	index_close(open_ok(INDEX_UPDATE, &u));
+	index_path(path, sizeof(path));
+	assert_int_equal(stat(path, &st), 0);
+	assert_true(st.st_size > 4 * 65536);
+	assert_int_equal(rows_of("will-it-scale.per_process_ops"), 3);
+	assert_int_equal(rows_of("s.0"), 0);
+
+	hand_run("p", "y", 0, 200, "ok", 12, 2);
+	commit_dir("p", "y", dir, sizeof(dir));
+	snprintf(path, sizeof(path), "%s/0/meta.json", dir);
+	write_file(path, "{\"started\": 200, \"status\": \"ok\", \"headline\": {\"stat\": \"s.0\"}}");
+	ix = open_ok(INDEX_QUICK, &u);
+	assert_int_equal(u.runs_added, 1);
+	assert_int_equal(rows_of("s.0"), 3); /* p's alone: q's runs declare no such headline */
+	n = index_stat_values(ix, key, "s.0", &v);
+	assert_int_equal(n, 3);
+	assert_true(v[0].value == 0 && v[1].value == 1 && v[2].value == 0);
+	assert_string_equal(v[2].commit, "y");
+	index_values_free(v, 3);
+	/* from the blobs: one stat, then (a second stat asked) all of them */
+	for (int pass = 0; pass < 2; pass++) {
+		n = index_stat_values(ix, key, "s.1", &v);
+		assert_int_equal(n, 3);
+		assert_true(v[0].value == 1 && v[1].value == 2 && v[2].value == 1);
+		assert_string_equal(v[0].commit, "x");
+		assert_int_equal(v[1].run, 1);
+		assert_true(v[1].started == 110 && v[1].ok);
+		index_values_free(v, 3);
+		n = index_stat_values(ix, key, "s.2", &v);
+		assert_int_equal(n, 1);
+		assert_true(v[0].value == 3 && v[0].run == 1);
+		index_values_free(v, 1);
+	}
+	assert_int_equal(index_stat_values(ix, key, "no.such", &v), 0);
+	index_close(ix);
+	assert_sum_true();
+
+	/* x's second run gone: s.2 with it, from the job's stats and its series */
+	commit_dir("p", "x", dir, sizeof(dir));
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s/1'", dir);
+	assert_int_equal(system(cmd), 0);
+	ix = open_ok(INDEX_QUICK, &u);
+	assert_int_equal(u.runs_removed, 1);
+	assert_int_equal(rows_of("s.0"), 2);
+	assert_int_equal(index_stat_values(ix, key, "s.2", &v), 0);
+	n = index_stat_names(ix, key, &names);
+	assert_int_equal(n, 3);
+	assert_string_equal(names[0], "s.0");
+	assert_string_equal(names[1], "s.1");
+	assert_string_equal(names[2], "will-it-scale.per_process_ops");
+	for (ssize_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	index_close(ix);
+	assert_sum_true();
+}
+
 static void test_real_writer(void **state)
 {
 	struct index_update u;
@@ -643,6 +758,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_skipped_runs, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_no_started, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_duplicate_name, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_blobs_and_rows, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_real_writer, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_rebuilt_when_bad, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_killed_update, setup, teardown),
