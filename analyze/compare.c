@@ -1,10 +1,14 @@
 #include "compare.h"
 #include "lkp.h"
 
+#include <dirent.h>
+#include <libgen.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 const char *test_kind_name(enum test_kind t)
 {
@@ -39,6 +43,210 @@ static bool all_positive(const double *x, size_t n)
 	return true;
 }
 
+/* Batches.  Runs of one build measured in one contiguous window (one `run -r N`) share the
+ * state the machine was in during that window; a shared machine's state moves between
+ * windows by more than the runs of one window spread (measured: README, compare).  Runs of a
+ * commit directory are one batch while each starts within BATCH_GAP_RUNS run lengths
+ * (warmup and runtime, meta.json) and BATCH_GAP_S seconds of the one before it. */
+#define BATCH_GAP_RUNS 3.0
+#define BATCH_GAP_S 30.0
+
+static double run_length_s(const struct run_record *run)
+{
+	json_t *w = json_object_get(run->meta, "warmup_s"), *r = json_object_get(run->meta,
+									     "runtime_s");
+
+	return (json_is_number(w) ? json_number_value(w) : 0) +
+	       (json_is_number(r) ? json_number_value(r) : 0);
+}
+
+static int cmp_pair(const void *pa, const void *pb)
+{
+	const double *a = pa, *b = pb;
+
+	return (a[0] > b[0]) - (a[0] < b[0]);
+}
+
+/* The stat's values over g's runs that say when they started, in time order, in v (room for
+ * g->nruns), and the batches' lengths in len (as many): how many batches; 0 when fewer than
+ * 2 runs have the stat and a time. */
+static size_t batches_of(const struct result_group *g, const char *stat, double *v, size_t *len)
+{
+	size_t n, k = 0;
+	double *tv, gap = BATCH_GAP_S;
+
+	if (!g->nruns || !(tv = malloc(4 * g->nruns * sizeof(*tv))))
+		return 0;
+	n = group_timed_values(g, stat, tv, tv + g->nruns);
+	for (size_t i = 0; i < n; i++) {
+		tv[2 * g->nruns + 2 * i] = tv[i];
+		tv[2 * g->nruns + 2 * i + 1] = tv[g->nruns + i];
+	}
+	qsort(tv + 2 * g->nruns, n, 2 * sizeof(*tv), cmp_pair);
+	gap += BATCH_GAP_RUNS * run_length_s(&g->runs[0]);
+	for (size_t i = 0; n >= 2 && i < n; i++) {
+		const double *p = tv + 2 * g->nruns + 2 * i;
+
+		if (!i || p[0] - p[-2] > gap)
+			len[k++] = 0;
+		len[k - 1]++;
+		v[i] = p[1];
+	}
+	free(tv);
+	return k;
+}
+
+/* The job's other commit directories beside the compared ones (the same job on the same
+ * machine: one parent directory), as history of batch-to-batch noise: at most BATCH_HISTORY
+ * of them, the newest first. */
+#define BATCH_HISTORY 16
+
+struct batch_history {
+	struct result_group *own; /* loaded here */
+	size_t nown;
+	const struct result_group **all; /* the compared groups, then own */
+	size_t nall;
+};
+
+struct dir_age {
+	char *path;
+	double mtime;
+};
+
+static int cmp_age(const void *pa, const void *pb)
+{
+	const struct dir_age *a = pa, *b = pb;
+
+	return (a->mtime < b->mtime) - (a->mtime > b->mtime);
+}
+
+static bool is_compared(const struct comparison *c, const char *path)
+{
+	for (size_t g = 0; g < c->ngroups; g++)
+		if (!strcmp(c->groups[g].dir, path))
+			return true;
+	return false;
+}
+
+static void history_load(const struct comparison *c, struct batch_history *h)
+{
+	char parent[PATH_MAX];
+	struct dir_age *d = NULL;
+	size_t nd = 0, cap = 0;
+	struct dirent *e;
+	DIR *dir;
+
+	memset(h, 0, sizeof(*h));
+	h->all = calloc(c->ngroups + BATCH_HISTORY, sizeof(*h->all));
+	h->own = calloc(BATCH_HISTORY, sizeof(*h->own));
+	if (!h->all || !h->own)
+		return;
+	for (size_t g = 0; g < c->ngroups; g++)
+		h->all[h->nall++] = &c->groups[g];
+	snprintf(parent, sizeof(parent), "%s", c->groups[0].dir);
+	dir = opendir(dirname(parent));
+	while (dir && (e = readdir(dir))) {
+		char path[PATH_MAX + NAME_MAX + 2];
+		struct stat st;
+
+		if (e->d_name[0] == '.' ||
+		    snprintf(path, sizeof(path), "%s/%s", parent, e->d_name) >= (int)sizeof(path) ||
+		    stat(path, &st) || !S_ISDIR(st.st_mode) || is_compared(c, path))
+			continue;
+		if (nd == cap) {
+			struct dir_age *nv = realloc(d, (cap = cap ? 2 * cap : 16) * sizeof(*nv));
+
+			if (!nv)
+				break;
+			d = nv;
+		}
+		d[nd].mtime = (double)st.st_mtim.tv_sec + 1e-9 * (double)st.st_mtim.tv_nsec;
+		if ((d[nd].path = strdup(path)))
+			nd++;
+	}
+	if (dir)
+		closedir(dir);
+	if (nd)
+		qsort(d, nd, sizeof(*d), cmp_age);
+	for (size_t i = 0; i < nd; i++) {
+		char err[512];
+
+		if (h->nown < BATCH_HISTORY && !group_load(d[i].path, &h->own[h->nown], err,
+							  sizeof(err)))
+			h->nown++;
+		free(d[i].path);
+	}
+	free(d);
+	for (size_t i = 0; i < h->nown; i++)
+		h->all[h->nall++] = &h->own[i];
+}
+
+static void history_free(struct batch_history *h)
+{
+	for (size_t i = 0; i < h->nown; i++)
+		group_free(&h->own[i]);
+	free(h->own);
+	free(h->all);
+	memset(h, 0, sizeof(*h));
+}
+
+/* sigma_b^2 of the stat, on the test's scale, from the history's commit directories that
+ * hold 2 batches or more, pooled by their degrees of freedom (*df; 0 when none): how much a
+ * batch's mean moves from window to window at one build.  *nbatches counts their batches. */
+static double history_between_var(const struct batch_history *h, const char *stat, bool on_log,
+				  double *df, size_t *nbatches)
+{
+	double sum = 0;
+
+	*df = 0;
+	*nbatches = 0;
+	for (size_t i = 0; i < h->nall; i++) {
+		const struct result_group *g = h->all[i];
+		double *v = malloc((g->nruns + 1) * sizeof(*v)), d, est;
+		size_t *len = malloc((g->nruns + 1) * sizeof(*len)), k;
+
+		if (v && len && (k = batches_of(g, stat, v, len)) >= 2 &&
+		    !isnan(est = batch_between_var(v, len, k, on_log, &d))) {
+			sum += d * est;
+			*df += d;
+			*nbatches += k;
+		}
+		free(v);
+		free(len);
+	}
+	return *df > 0 ? fmax(0, sum / *df) : 0;
+}
+
+/* The between-batch component of a test whose two sides were each measured in a window of
+ * their own: 2 sigma_b^2 (each side's mean carries its own window's offset).  sigma_b^2 is
+ * the history's estimate, with its degrees of freedom, when the job's commit directories
+ * hold COMPARE_BATCH_HISTORY_DF + 1 batches at one build or more; else a margin taken as
+ * known: COMPARE_BATCH_RATIO^2 times the runs' own per-run variance (what moves a shared
+ * machine's windows, its other tenants, is what spreads its runs: an idle machine's batches
+ * differ little, a busy one's a lot), and for a monitor's stat that is not a declared rate
+ * (a level of the machine's state, which the machine's other work sets) at least
+ * COMPARE_BATCH_LEVEL on logs.  README (compare) has the shifts measured here. */
+static void add_batch_noise(struct stat_row *r, size_t g, struct yuen_result *y, bool on_log,
+			    const struct batch_history *h, double alpha)
+{
+	double hdf, hvar = history_between_var(h, r->name, on_log, &hdf, &r->batches[g]);
+	double per_run = (y->var_a * (y->df_a + 1) + y->var_b * (y->df_b + 1)) / 2;
+	double var_b = COMPARE_BATCH_RATIO * COMPARE_BATCH_RATIO * per_run;
+	double level = COMPARE_BATCH_LEVEL * (on_log ? 1 : fabs(y->base));
+
+	if (hdf >= COMPARE_BATCH_HISTORY_DF) {
+		var_b = hvar;
+		r->batch_df[g] = hdf;
+	} else {
+		r->batches[g] = 0;
+		r->batch_df[g] = INFINITY;
+		if (r->kind != STAT_RATE && !r->headline && !r->failure)
+			var_b = fmax(var_b, level * level);
+	}
+	r->batch_sd[g] = sqrt(var_b);
+	yuen_add_between(y, on_log, 2 * var_b, r->batch_df[g], alpha);
+}
+
 /* Test one stat of group b against group a; fills the interval of the change.
  *
  * Welch's t on log values, or Yuen's trimmed t on log values when a side has an outlier: both
@@ -51,7 +259,8 @@ static bool all_positive(const double *x, size_t n)
  * count has at least Poisson noise, any integer stat at least rounding noise, so identical
  * runs on both sides do not make a test infinitely sure. */
 static void test_row(struct stat_row *r, size_t g, const double *a, size_t na, const double *b,
-		     size_t nb, double *scratch, const struct compare_opts *o)
+		     size_t nb, double *scratch, const struct compare_opts *o,
+		     const struct batch_history *h)
 {
 	const char *why = NULL;
 	double var_floor[2];
@@ -79,6 +288,10 @@ static void test_row(struct stat_row *r, size_t g, const double *a, size_t na, c
 		     : on_log ? (outlier ? TEST_YUEN_LOG : TEST_WELCH_LOG)
 			      : (outlier ? TEST_YUEN : TEST_WELCH);
 	r->floored[g] = y.floored;
+	/* Sides measured in windows of their own: their offsets are part of the difference
+	 * (add_batch_noise); the testcase's stats and the monitors' alike. */
+	if (h)
+		add_batch_noise(r, g, &y, on_log, h, o->alpha);
 	r->p[g] = y.p;
 	/* The interval's own centre, not the table's change of the means: a trimmed test's
 	 * estimate leaves the outlier out, a test on logs is of the geometric means. */
@@ -260,7 +473,8 @@ static int stat_names_union(struct comparison *c, char ***out, size_t *nout, siz
  * and, but under the robot's rule, each later group's test against the first.  a, b and
  * scratch have room for any group's runs. */
 static void fill_row(struct comparison *c, struct stat_row *r, const char *name,
-		     enum stat_role role, double *a, double *b, double *scratch)
+		     enum stat_role role, double *a, double *b, double *scratch,
+		     const struct batch_history *h)
 {
 	const struct result_group *groups = c->groups;
 	const struct compare_opts *o = &c->opts;
@@ -271,6 +485,7 @@ static void fill_row(struct comparison *c, struct stat_row *r, const char *name,
 	r->headline = role == ROLE_HEADLINE;
 	r->absolute = stat_is_absolute(name);
 	r->count = role == ROLE_MONITOR && !r->absolute;
+	r->kind = role == ROLE_MONITOR ? group_stat_kind(groups, n, name) : STAT_UNDECLARED;
 	r->dir = c->headline_stat && !strcmp(name, c->headline_stat) ? c->headline_dir
 								     : stat_direction(name, role);
 	for (size_t g = 0; g < n; g++) {
@@ -302,7 +517,8 @@ static void fill_row(struct comparison *c, struct stat_row *r, const char *name,
 		/* The robot's rule decides every row at once, from its own view of
 		 * the runs (lkp_decide, below). */
 		if (o->rule != RULE_LKP)
-			test_row(r, g, a, na, b, nb, scratch, o);
+			test_row(r, g, a, na, b, nb, scratch, o,
+				 c->apart[g] && !o->no_batch_noise ? h : NULL);
 	}
 }
 
@@ -398,7 +614,7 @@ static void decide_rows(struct comparison *c)
 	for (size_t g = 1; g < c->ngroups; g++) {
 		bh_family(c, g, true);
 		bh_family(c, g, false);
-		bool apart = !interleaved(c, g);
+		bool apart = c->apart[g];
 		const struct stat_row *hl = NULL;
 
 		for (size_t i = 0; i < c->nrows; i++) {
@@ -407,6 +623,9 @@ static void decide_rows(struct comparison *c)
 			if (r->failure || !r->has_change[g])
 				continue;
 			decide(r, g, o);
+			/* More runs in the same windows do not narrow the batch noise. */
+			if (r->batch_sd[g] > 0)
+				r->runs_needed[g] = 0;
 			if (c->headline_stat && !strcmp(r->name, c->headline_stat))
 				hl = r;
 			/* The testcase's own stats are never explained away: only monitors drift. */
@@ -418,15 +637,23 @@ static void decide_rows(struct comparison *c)
 				    "interleaved)";
 			}
 		}
-		/* Only when the headline itself moved is "it moved with the throughput" an
-		 * explanation; the headline is decided in the pass above, whatever its name's
-		 * place among the rows. */
-		if (!hl || !is_move(hl->verdict[g]))
+		/* A rate its monitor declares (the work the window held) follows the throughput
+		 * whether or not the headline's own test calls its move a change (between two
+		 * windows of a shared machine the headline can move by tens of percent and
+		 * still not clear the batch noise): it is changed only when its value per op
+		 * moved too.  For runs that do not declare their rates, only a headline that
+		 * moved explains a monitor's move (the headline is decided in the pass above,
+		 * whatever its name's place among the rows); a declared level is never taken
+		 * for a rate. */
+		bool hl_moved = hl && is_move(hl->verdict[g]);
+
+		if (!c->headline_stat)
 			continue;
 		for (size_t i = 0; i < c->nrows; i++) {
 			struct stat_row *r = &c->rows[i];
 
 			if (r->failure || r->headline || !is_move(r->verdict[g]) ||
+			    r->kind == STAT_LEVEL || (r->kind == STAT_UNDECLARED && !hl_moved) ||
 			    !per_op_same(c, r, g))
 				continue;
 			r->verdict[g] = V_PER_OP_SAME;
@@ -444,6 +671,7 @@ int compare_groups(struct result_group *groups, size_t n, const struct compare_o
 	double *a = NULL, *b = NULL, *scratch = NULL;
 	const char *family = NULL;
 	enum stat_role role = ROLE_HEADLINE;
+	struct batch_history history = {0};
 
 	memset(c, 0, sizeof(*c));
 	if (n < 2) {
@@ -465,8 +693,18 @@ int compare_groups(struct result_group *groups, size_t n, const struct compare_o
 	a = malloc((maxruns + 1) * sizeof(*a));
 	b = malloc((maxruns + 1) * sizeof(*b));
 	scratch = malloc((maxruns + 1) * sizeof(*scratch));
-	if (!c->rows || !a || !b || !scratch || alloc_cells(c, nnames))
+	c->apart = calloc(n, sizeof(*c->apart));
+	if (!c->rows || !a || !b || !scratch || !c->apart || alloc_cells(c, nnames))
 		goto nomem;
+	/* Sides measured each in a window of its own: their tests carry the batch-to-batch
+	 * noise (add_batch_noise), from the job's history in the tree where it has some. */
+	for (size_t g = 1; g < n; g++)
+		if (o->rule != RULE_LKP && !interleaved(c, g))
+			c->apart[g] = c->apart_any = true;
+	if (o->no_batch_noise)
+		c->apart_any = false;
+	if (c->apart_any)
+		history_load(c, &history);
 
 	for (size_t i = 0; i < nnames; i++) {
 		struct stat_row *r;
@@ -480,8 +718,9 @@ int compare_groups(struct result_group *groups, size_t n, const struct compare_o
 			family_len = len;
 			role = group_stat_role(groups, n, names[i]);
 		}
-		fill_row(c, r, names[i], role, a, b, scratch);
+		fill_row(c, r, names[i], role, a, b, scratch, &history);
 	}
+	history_free(&history);
 	decide_rows(c);
 	free(names);
 	free(a);
@@ -489,6 +728,7 @@ int compare_groups(struct result_group *groups, size_t n, const struct compare_o
 	free(scratch);
 	return 0;
 nomem:
+	history_free(&history);
 	free(names);
 	free(a);
 	free(b);
@@ -507,6 +747,8 @@ void comparison_free(struct comparison *c)
 	STAT_ROW_ARRAYS(FREE_CELLS)
 #undef FREE_CELLS
 	memset(&c->cells, 0, sizeof(c->cells));
+	free(c->apart);
+	c->apart = NULL;
 	c->rows = NULL;
 	c->nrows = 0;
 }

@@ -31,6 +31,17 @@ enum test_kind {
  * is the machine, not the change under test. */
 #define COMPARE_COUNT_FLOOR 100.0
 
+/* Between-batch noise when the sides were not interleaved (analyze/compare.c,
+ * add_batch_noise): from the job's history in the tree when its batches at one build give
+ * this many degrees of freedom (4 batches) or more; else sigma_b is COMPARE_BATCH_RATIO times
+ * the runs' own standard deviation ... */
+#define COMPARE_BATCH_HISTORY_DF 3.0
+#define COMPARE_BATCH_RATIO 4.0
+/* ... and for a monitor's level of the machine's state (memory, page cache, slab: what the
+ * machine's other work sets, and a window's runs barely move), sigma_b on logs is at least
+ * this: a level moves between windows whatever their runs' spread. */
+#define COMPARE_BATCH_LEVEL 0.5
+
 /* Instruction-count runs (groups_icount): their run-to-run spread is ~0.01%, so the noise
  * threshold for relative stats is at most this, and a change is a path-length change. */
 #define COMPARE_ICOUNT_THRESHOLD 0.1
@@ -44,6 +55,7 @@ struct compare_opts {
 	const regex_t *stat_re; /* only stats matching, or NULL */
 	const char *stat_name;	/* only the stat of this name, or NULL */
 	bool mix_machines;	/* compare: runs of machines of different models (a note) */
+	bool no_batch_noise;	/* tests only: sides apart in time get no between-batch noise */
 };
 
 /* The defaults every command compares by (compare's own options start from them): the
@@ -59,7 +71,8 @@ struct compare_opts {
 /* clang-format off */
 #define STAT_ROW_ARRAYS(X) \
 	X(sum) X(fails) X(runs) X(has_change) X(change) X(reproduction) X(test) \
-	X(p) X(q) X(est) X(lo) X(hi) X(verdict) X(runs_needed) X(no_test) X(reason) X(floored)
+	X(p) X(q) X(est) X(lo) X(hi) X(verdict) X(runs_needed) X(no_test) X(reason) X(floored) \
+	X(batch_sd) X(batch_df) X(batches)
 /* clang-format on */
 
 /* One stat; each array has one entry per group g (index 0 is the base). */
@@ -69,6 +82,7 @@ struct stat_row {
 	bool headline; /* the testcase's own stats: a family of its own for BH */
 	bool absolute; /* change is a delta, not a % */
 	bool count;    /* a monitor's count: integer runs, counting noise, an absolute floor */
+	enum stat_kind kind; /* a monitor's: rate, level, or not declared (results.h) */
 	enum stat_direction dir;
 	struct stat_summary *sum;
 	size_t *fails, *runs;
@@ -85,6 +99,12 @@ struct stat_row {
 	const char **no_test;  /* why there is no test */
 	const char **reason;   /* why the verdict: kept or dropped, in words (-v) */
 	bool *floored;	       /* a side's variance was raised to its counting noise */
+	/* Sides not interleaved in time (comparison.apart): sigma_b, the batch-to-batch
+	 * noise added to the test, on its scale (log or the stat's units; 0: none added), with
+	 * its degrees of freedom, and the batches of the job's history it came from (0: the
+	 * default, COMPARE_BATCH_RATIO times the runs' spread). */
+	double *batch_sd, *batch_df;
+	size_t *batches;
 };
 
 struct comparison {
@@ -96,6 +116,10 @@ struct comparison {
 	size_t min_runs; /* the fewest runs of any group */
 	bool icount;	 /* every run in instruction-count mode (opts' threshold capped) */
 	const char *headline_stat; /* as the runs declare it (results.h), or NULL */
+	/* Per group: its runs and the base's were not interleaved in time, each side one
+	 * window (the stats rule adds batch-to-batch noise); apart_any: some group's were. */
+	bool *apart;
+	bool apart_any;
 	enum stat_direction headline_dir;
 	/* The rows' arrays in one block each, nrows * ngroups long; row i's start at
 	 * i * ngroups.  Sized by the comparison: any number of groups. */

@@ -123,11 +123,44 @@ static size_t rows_with(const struct comparison *c, enum verdict v, const char *
 	return n;
 }
 
-/* Above the table, once: the monitor rows set aside as not changed, and why. */
+/* The batches of history the between-batch noise came from, the most any row used (0: the
+ * default margin everywhere). */
+static size_t history_batches(const struct comparison *c)
+{
+	size_t most = 0;
+
+	for (size_t i = 0; i < c->nrows; i++)
+		for (size_t g = 1; g < c->ngroups; g++)
+			if (c->apart[g] && c->rows[i].batches[g] > most)
+				most = c->rows[i].batches[g];
+	return most;
+}
+
+/* Above the table, once: the sides not interleaved (the batch noise in every interval), the
+ * monitor rows set aside as not changed, and why. */
 static void print_set_aside(const struct comparison *c, FILE *out)
 {
 	const char *first;
-	size_t n = rows_with(c, V_DRIFT, &first);
+	size_t n = rows_with(c, V_DRIFT, &first), hist;
+
+	if (c->apart_any && (hist = history_batches(c)))
+		fprintf(out,
+			"\nnote: the commits' runs were not interleaved in time (each commit's "
+			"runs one window,\none after the other): every interval holds the "
+			"batch-to-batch noise, estimated from\n%zu batches of this job at one "
+			"commit in the results tree.\n",
+			hist);
+	else if (c->apart_any)
+		fprintf(out,
+			"\nnote: the commits' runs were not interleaved in time (each commit's "
+			"runs one window,\none after the other), and two windows of a machine "
+			"differ by more than the runs of one\nspread: this job has no batches "
+			"at one commit in the results tree to measure by how much,\nso every "
+			"interval holds a margin of %g times the runs' own spread (a monitor's "
+			"level of\nthe machine's state, %.0f%%), and a change must clear it.  "
+			"Interleave the commits' runs\n(run -r 1 --commit A, then --commit B, and "
+			"again) to compare within the windows.\n",
+			COMPARE_BATCH_RATIO, 100 * COMPARE_BATCH_LEVEL);
 
 	if (n)
 		fprintf(
@@ -402,6 +435,18 @@ static void print_headline_words(const struct comparison *c, FILE *out)
 			fprintf(out, ".\n");
 			if (v != V_INCONCLUSIVE && v != V_NONE)
 				continue;
+			pp = path_params_of(c->groups[0].dir, &len);
+			if (c->apart[g] && r->batch_sd[g] > 0) {
+				fprintf(out,
+					"Each commit's runs were one window of their own, and the "
+					"interval holds how much two\nwindows differ, which more runs "
+					"in the same windows do not narrow.  Interleave the\ncommits' "
+					"runs, then compare again:\n"
+					"  for i in 1 2 3 4 5; do scalebench run JOB.yaml --commit %s -r 1; "
+					"scalebench run JOB.yaml --commit %s -r 1; done\n",
+					text_safe(c->groups[0].commit), text_safe(c->groups[g].commit));
+				goto job;
+			}
 			if (!need)
 				need = c->min_runs < 3 ? 3 : (unsigned)c->min_runs + 2;
 			if (need >= 1000) {
@@ -416,13 +461,13 @@ static void print_headline_words(const struct comparison *c, FILE *out)
 			    "Not enough runs to decide: about %u runs per side would.  Add runs "
 			    "to both commits, then compare again:\n",
 			    need);
-			pp = path_params_of(c->groups[0].dir, &len);
 			for (size_t k = 0; k < c->ngroups; k += g) {
 				size_t have = c->groups[k].nruns;
 
 				fprintf(out, "  scalebench run JOB.yaml --commit %s --repeat %zu\n",
 					text_safe(c->groups[k].commit), need > have ? need - have : 1);
 			}
+		job:
 			if (pp) {
 				char *job = strndup(pp, len);
 
@@ -576,6 +621,16 @@ static void put_row(struct jsonw *w, const struct comparison *c, const struct st
 				put_string(w, "reason", r->reason[g]);
 			if (r->floored[g])
 				put_bool(w, "variance_floored", true);
+			/* sides apart in time: sigma_b on the test's scale, and the history's
+			 * batches it came from (0: the default margin) */
+			if (c->apart[g] && r->test[g] != TEST_NONE) {
+				jsonw_key(w, "batch_noise");
+				jsonw_begin_object(w);
+				put_double(w, "sd", r->batch_sd[g]);
+				jsonw_key(w, "batches");
+				jsonw_uint(w, r->batches[g]);
+				jsonw_end_object(w);
+			}
 		}
 		jsonw_end_object(w);
 	}

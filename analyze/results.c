@@ -415,6 +415,28 @@ enum stat_role group_stat_role(const struct result_group *g, size_t n, const cha
 	return stat_role_undeclared(stat);
 }
 
+enum stat_kind group_stat_kind(const struct result_group *g, size_t n, const char *stat)
+{
+	size_t family = strcspn(stat, ".");
+	bool declared = false;
+
+	for (size_t i = 0; i < n; i++)
+		for (size_t r = 0; r < g[i].nruns; r++) {
+			json_t *mon = json_object_getn(json_object_get(g[i].runs[r].meta, "monitors"),
+						       stat, family);
+			json_t *rates = json_object_get(mon, "rates"), *v;
+			size_t k;
+
+			if (!json_is_array(rates))
+				continue;
+			declared = true;
+			json_array_foreach (rates, k, v)
+				if (json_is_string(v) && !strcmp(json_string_value(v), stat))
+					return STAT_RATE;
+		}
+	return declared ? STAT_LEVEL : STAT_UNDECLARED;
+}
+
 /* The first declared headline with a stat name, or NULL. */
 static const json_t *declared_headline(const struct result_group *g, size_t n)
 {

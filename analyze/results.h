@@ -93,6 +93,12 @@ size_t group_failures(const struct result_group *g, const char *stat);
  * will-it-scale's per-copy rate (per_process_ops or per_thread_ops by meta.json's mode, else
  * whichever the runs have), higher is better. */
 enum stat_role group_stat_role(const struct result_group *g, size_t n, const char *stat);
+/* What a monitor's stat is, as its runs' meta.json says (monitors.<family>.rates, written by
+ * the runner from the monitor's is_rate): a count or rate over the window (the work it
+ * held), anything else (a level of the machine's state, a share, a value per op), or not
+ * said (runs stored before monitors declared it, or a monitor that does not). */
+enum stat_kind { STAT_UNDECLARED, STAT_RATE, STAT_LEVEL };
+enum stat_kind group_stat_kind(const struct result_group *g, size_t n, const char *stat);
 /* NULL when neither the runs nor the old rule name one. */
 const char *group_headline_stat(const struct result_group *g, size_t n);
 enum stat_direction group_headline_direction(const struct result_group *g, size_t n);

@@ -442,6 +442,11 @@ int yuen_test(const double *a, size_t na, const double *b, size_t nb, double tri
 	r->diff = sb.tm - sa.tm;
 	r->ratio = on_log ? exp(r->diff) : sa.tm != 0 ? sb.tm / sa.tm : NAN;
 	r->base = on_log ? exp(sa.tm) : sa.tm;
+	r->var_a = sa.d;
+	r->var_b = sb.d;
+	r->df_a = (double)(sa.h - 1);
+	r->df_b = (double)(sb.h - 1);
+	r->se = 0;
 	if (sa.d + sb.d == 0) {
 		r->exact = true;
 		r->t = r->diff == 0 ? 0 : copysign(INFINITY, r->diff);
@@ -450,7 +455,7 @@ int yuen_test(const double *a, size_t na, const double *b, size_t nb, double tri
 		r->lo = r->hi = on_log ? 100 * expm1(r->diff) : r->diff;
 		return 0;
 	}
-	se = sqrt(sa.d + sb.d);
+	se = r->se = sqrt(sa.d + sb.d);
 	r->t = r->diff / se;
 	r->df = (sa.d + sb.d) * (sa.d + sb.d) /
 		(sa.d * sa.d / (double)(sa.h - 1) + sb.d * sb.d / (double)(sb.h - 1));
@@ -464,6 +469,75 @@ int yuen_test(const double *a, size_t na, const double *b, size_t nb, double tri
 		r->hi = r->diff + q * se;
 	}
 	return 0;
+}
+
+double batch_between_var(const double *x, const size_t *len, size_t k, bool on_log, double *df)
+{
+	double sum = 0, ss_between = 0, ss_within = 0, sum_n2 = 0, nn;
+	size_t n = 0, kk = 0, at = 0;
+
+	*df = 0;
+	for (size_t j = 0; j < k; j++) {
+		for (size_t i = at; i < at + len[j]; i++) {
+			if (!isfinite(x[i]) || (on_log && !(x[i] > 0)))
+				return NAN;
+			sum += on_log ? log(x[i]) : x[i];
+		}
+		n += len[j];
+		kk += len[j] > 0;
+		sum_n2 += (double)len[j] * (double)len[j];
+		at += len[j];
+	}
+	if (kk < 2 || n <= kk)
+		return NAN;
+	nn = (double)n;
+	at = 0;
+	for (size_t j = 0; j < k; j++) {
+		double m = 0;
+
+		for (size_t i = at; i < at + len[j]; i++)
+			m += on_log ? log(x[i]) : x[i];
+		if (len[j]) {
+			m /= (double)len[j];
+			ss_between += (double)len[j] * (m - sum / nn) * (m - sum / nn);
+		}
+		for (size_t i = at; i < at + len[j]; i++) {
+			double v = (on_log ? log(x[i]) : x[i]) - m;
+
+			ss_within += v * v;
+		}
+		at += len[j];
+	}
+	*df = (double)(kk - 1);
+	return (ss_between / *df - ss_within / (nn - (double)kk)) /
+	       ((nn - sum_n2 / nn) / *df);
+}
+
+void yuen_add_between(struct yuen_result *r, bool on_log, double var_between, double df_between,
+		      double alpha)
+{
+	double v, den, q;
+
+	if (!(var_between > 0))
+		return;
+	v = r->var_a + r->var_b + var_between;
+	r->se = sqrt(v);
+	r->exact = false;
+	den = (r->df_a > 0 ? r->var_a * r->var_a / r->df_a : 0) +
+	      (r->df_b > 0 ? r->var_b * r->var_b / r->df_b : 0) +
+	      (isfinite(df_between) && df_between > 0 ? var_between * var_between / df_between
+						       : 0);
+	r->df = den > 0 ? v * v / den : INFINITY;
+	r->t = r->diff / r->se;
+	r->p = isfinite(r->df) ? 2 * pt(-fabs(r->t), r->df, 1, 0) : 2 * pnorm(-fabs(r->t), 0, 1, 1, 0);
+	q = isfinite(r->df) ? qt(1 - alpha / 2, r->df, 1, 0) : qnorm(1 - alpha / 2, 0, 1, 1, 0);
+	if (on_log) {
+		r->lo = 100 * expm1(r->diff - q * r->se);
+		r->hi = 100 * expm1(r->diff + q * r->se);
+	} else {
+		r->lo = r->diff - q * r->se;
+		r->hi = r->diff + q * r->se;
+	}
 }
 
 double count_var_floor(const double *x, size_t n, bool poisson)

@@ -98,11 +98,36 @@ struct yuen_result {
 	double t, df, p;
 	double lo, hi; /* interval of the change: % on logs, the stat's units otherwise */
 	double base;   /* a's trimmed mean (its exp on logs): the base of a %change */
+	double se;     /* the standard error of diff (0 when exact) */
+	/* each side's squared standard error and its degrees of freedom (h - 1): what a
+	 * variance component added later (yuen_add_between) recomputes Welch's df from */
+	double var_a, var_b, df_a, df_b;
 	bool floored;  /* a variance floor was used on a side */
 	bool exact;    /* no spread on either side: p is 0 or 1 */
 };
 int yuen_test(const double *a, size_t na, const double *b, size_t nb, double trim, bool on_log,
 	      const double *var_floor, double alpha, struct yuen_result *r, const char **why);
+
+/* Between-batch noise.  Runs measured in one contiguous window (one `run -r N`) share the
+ * machine's state of that window, and a shared machine's state moves between windows: two
+ * batches of the same build differ by more than their runs' spread says.  When the two sides
+ * of a test are each one batch, the difference of their means carries two batch offsets, and
+ * the test must add 2 sigma_b^2 to its variance (one-way random-effects model).
+ *
+ * batch_between_var: sigma_b^2 estimated from one build's k >= 2 batches (x holds the runs
+ * batch by batch, len[j] runs in batch j), by the one-way ANOVA moment estimator
+ * (MS_between - MS_within) / n0, n0 = (N - sum n_j^2 / N) / (k - 1), on logs when on_log
+ * (every value > 0).  It may be negative (no batch effect, noise): pool such estimates by
+ * their degrees of freedom (*df = k - 1) and floor the pool at 0, not each one.  NAN when
+ * fewer than 2 batches have runs, or a value is not finite (not > 0 on logs). */
+double batch_between_var(const double *x, const size_t *len, size_t k, bool on_log, double *df);
+
+/* Adds a variance component var_between (in diff's units, squared), known with df_between
+ * degrees of freedom (INFINITY: taken as known), to a test's standard error: t, Welch's
+ * degrees of freedom (Satterthwaite over the three components), p and the interval are
+ * recomputed; an exact test is exact no more.  var_between <= 0 leaves r as it is. */
+void yuen_add_between(struct yuen_result *r, bool on_log, double var_between, double df_between,
+		      double alpha);
 
 /* The least variance of one run of a count: at least its counting noise (Poisson, var >= the
  * mean) when poisson, and at least that of rounding to an integer (1/12) when every value is

@@ -192,6 +192,20 @@ static void percpu_cleanup(struct monitor_ctx *ctx)
 	ctx->priv = NULL;
 }
 
+/* LKP's event counters (every interrupts.* line), reduced to their deltas; softirqs.* are
+ * means of since-boot counts by LKP's rule: levels, not rates. */
+static bool percpu_is_rate(const char *stat)
+{
+	const char *dot = strchr(stat, '.');
+	char family[32];
+
+	if (!dot || (size_t)(dot - stat) >= sizeof(family))
+		return false;
+	memcpy(family, stat, (size_t)(dot - stat));
+	family[dot - stat] = '\0';
+	return procfs_lkp_event_counter(family, dot + 1);
+}
+
 const struct monitor mon_interrupts = {
     .name = "interrupts",
     .description = "/proc/interrupts: per-CPU and total deltas of every line",
@@ -201,6 +215,7 @@ const struct monitor mon_interrupts = {
     .reduce = percpu_reduce,
     .cleanup = percpu_cleanup,
     .is_default = true,
+    .is_rate = percpu_is_rate,
 };
 
 const struct monitor mon_softirqs = {
@@ -212,4 +227,5 @@ const struct monitor mon_softirqs = {
     .reduce = percpu_reduce,
     .cleanup = percpu_cleanup,
     .is_default = true,
+    .is_rate = percpu_is_rate,
 };

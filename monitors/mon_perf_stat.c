@@ -330,6 +330,13 @@ static void set_stat(json_t *stats, const char *kind, const char *name, double v
 	json_object_set_new(stats, key, json_real(v));
 }
 
+/* An event's count per second (ps.*) and in all (total.*); the per-interval view (i.*) holds
+ * metrics too (shares, ratios) and overall.* is per op: not declared. */
+static bool perf_stat_is_rate(const char *stat)
+{
+	return !strncmp(stat, "perf-stat.ps.", 13) || !strncmp(stat, "perf-stat.total.", 16);
+}
+
 static bool wants_total(const struct perf_counter *c)
 {
 	uint64_t config = c->attr.config & 0xffffffff;
@@ -428,4 +435,5 @@ const struct monitor mon_perf_stat = {
     .reduce = perf_stat_reduce,
     .cleanup = perf_stat_cleanup,
     .is_default = true,
+    .is_rate = perf_stat_is_rate,
 };

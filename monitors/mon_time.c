@@ -7,6 +7,7 @@
 #include "procfs.h"
 
 #include <stdlib.h>
+#include <string.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -84,6 +85,23 @@ static void time_cleanup(struct monitor_ctx *ctx)
 	ctx->priv = NULL;
 }
 
+/* What the window's copies did, in all: CPU seconds, context switches, faults, blocks.  The
+ * elapsed time, the CPU share, the largest RSS and the page size are not. */
+static bool time_is_rate(const char *stat)
+{
+	static const char *const rates[] = {
+	    "time.user_time",		      "time.system_time",
+	    "time.voluntary_context_switches", "time.involuntary_context_switches",
+	    "time.minor_page_faults",	      "time.major_page_faults",
+	    "time.file_system_inputs",	      "time.file_system_outputs",
+	};
+
+	for (size_t i = 0; i < sizeof(rates) / sizeof(*rates); i++)
+		if (!strcmp(stat, rates[i]))
+			return true;
+	return false;
+}
+
 const struct monitor mon_time = {
     .name = "time",
     .description = "CPU time, context switches, faults and max RSS of the testcase's processes",
@@ -91,4 +109,5 @@ const struct monitor mon_time = {
     .reduce = time_reduce,
     .cleanup = time_cleanup,
     .is_default = true,
+    .is_rate = time_is_rate,
 };

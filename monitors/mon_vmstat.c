@@ -71,6 +71,12 @@ static int proc_vmstat_start(struct monitor_ctx *ctx)
 	return series_monitor_start(ctx, &proc_vmstat_source);
 }
 
+/* LKP's event counters, reduced to their deltas over the window. */
+static bool proc_vmstat_is_rate(const char *stat)
+{
+	return procfs_lkp_event_counter("proc-vmstat", stat + sizeof("proc-vmstat"));
+}
+
 const struct monitor mon_proc_vmstat = {
     .name = "proc-vmstat",
     .description = "/proc/vmstat: LKP's event counters as deltas, the rest as means",
@@ -80,6 +86,7 @@ const struct monitor mon_proc_vmstat = {
     .reduce = series_monitor_reduce,
     .cleanup = series_monitor_cleanup,
     .is_default = true,
+    .is_rate = proc_vmstat_is_rate,
 };
 
 static bool proc_stat_is_gauge(const char *key)
@@ -97,6 +104,11 @@ static int proc_stat_start(struct monitor_ctx *ctx)
 	return series_monitor_start(ctx, &proc_stat_source);
 }
 
+static bool proc_stat_is_rate(const char *stat)
+{
+	return !proc_stat_is_gauge(stat + sizeof("proc-stat"));
+}
+
 const struct monitor mon_proc_stat = {
     .name = "proc-stat",
     .description = "/proc/stat: CPU time (ticks), ctxt, intr, processes deltas; procs means",
@@ -106,6 +118,7 @@ const struct monitor mon_proc_stat = {
     .reduce = series_monitor_reduce,
     .cleanup = series_monitor_cleanup,
     .is_default = false,
+    .is_rate = proc_stat_is_rate,
 };
 
 static const char *const vmstat_vm_keys[] = {"pgpgin", "pgpgout", "pswpin", "pswpout", NULL};
@@ -329,6 +342,14 @@ static void vmstat_cleanup(struct monitor_ctx *ctx)
 	ctx->priv = NULL;
 }
 
+/* vmstat(8)'s rates: in, cs, bi, bo, si, so per second; the CPU shares, procs and memory are
+ * levels. */
+static bool vmstat_is_rate(const char *stat)
+{
+	return !strncmp(stat, "vmstat.system.", 14) || !strncmp(stat, "vmstat.io.", 10) ||
+	       !strncmp(stat, "vmstat.swap.", 12);
+}
+
 const struct monitor mon_vmstat = {
     .name = "vmstat",
     .description = "vmstat(8)'s columns: CPU shares, in/cs, bi/bo, procs, memory (KiB)",
@@ -338,4 +359,5 @@ const struct monitor mon_vmstat = {
     .reduce = vmstat_reduce,
     .cleanup = vmstat_cleanup,
     .is_default = true,
+    .is_rate = vmstat_is_rate,
 };

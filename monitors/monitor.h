@@ -71,6 +71,13 @@ struct monitor {
 	bool is_default;
 	/* Its raw data is bulky (call chains): written gzip-compressed, <name>.json.gz. */
 	bool compress_raw;
+	/* Optional: whether a stat it reports (the whole name, "proc-vmstat.pgfault") is a count
+	 * or a rate over the measurement window, the work the window held (events, per second
+	 * or in all), as against a level of the machine's state (a mean of readings: memory,
+	 * runnable tasks), a share (CPU %) or a value per op.  The runner lists such stats in
+	 * meta.json (monitors.<name>.rates): compare takes a rate's move that its value per op
+	 * of the testcase does not share for the throughput's, not a change of its own. */
+	bool (*is_rate)(const char *stat);
 };
 
 /* Every monitor, sorted by name, NULL-terminated (generated at build time). */

@@ -247,6 +247,22 @@ void monitor_set_stop(struct monitor_set *ms)
 	ms->thread_running = false;
 }
 
+/* The monitor's stats that it declares counts or rates over the window (is_rate), in the
+ * order reduced, as mm's "rates": what meta.json says of them for compare. */
+static void declare_rates(const struct monitor *m, const json_t *stats, json_t *mm)
+{
+	json_t *rates = json_array(), *v;
+	size_t len = strlen(m->name);
+	const char *stat;
+
+	if (!rates)
+		return;
+	json_object_foreach ((json_t *)stats, stat, v)
+		if (!strncmp(stat, m->name, len) && stat[len] == '.' && m->is_rate(stat))
+			json_array_append_new(rates, json_string(stat));
+	json_object_set_new(mm, "rates", rates);
+}
+
 void monitor_set_reduce(struct monitor_set *ms, const struct monitor_window *w, json_t *stats,
 			json_t *meta)
 {
@@ -277,6 +293,8 @@ void monitor_set_reduce(struct monitor_set *ms, const struct monitor_window *w, 
 		if (r->m->reduce && r->m->reduce(&r->ctx, partial ? partial : stats) < 0)
 			json_object_set_new(mm, "reduce", json_string("failed"));
 		json_object_set_new(mm, "status", json_string(r->lost ? "incomplete" : "ok"));
+		if (r->m->is_rate && !partial)
+			declare_rates(r->m, stats, mm);
 		json_object_update(mm, r->ctx.meta);
 		if (r->nr_failed) {
 			char note[sizeof(r->ctx.note) + 200];

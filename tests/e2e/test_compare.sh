@@ -537,52 +537,100 @@ sb compare --results "$WORK/two" --job "$K1/x" --commits base,patched
 check "--job with a key no directory has: exit 2, 'no directory holds'" \
 	bash -c "[ $rc = 2 ] && grep -q 'no directory holds runs of job' '$WORK/err'"
 
-# Run-order drift: a since-boot counter's mean (softirqs.*, LKP's rule) rises run after run on
-# a machine that does not reboot, and the page cache grows with some noise; with the commits
-# run one after the other neither is a change, while a step of 10% in a quiet stat
-# (meminfo.Slab) with no trend inside the sides still is.  And a rate that is the throughput
-# times a constant (perf-stat.ps.page-faults) moved with the headline: not changed per op.
+# Runs not interleaved (each commit one window, one after the other): a since-boot counter's
+# mean (softirqs.*, LKP's rule) rises run after run on a machine that does not reboot, the
+# page cache grows with some noise, and a quiet level (meminfo.Slab) steps by 10%.  With no
+# batches of the job at one commit in the tree to say how much two windows differ, none of
+# them is a change (the default margin); with the history of commit H, 4 windows in which
+# Slab stayed put and the page cache and the counter moved with time, the Slab step is found
+# and the others still are not.  And a rate that is the throughput times a constant
+# (perf-stat.ps.page-faults) moved with the headline: not changed per op.
 python3 - "$WORK/drift" <<'PY'
 import json, os, sys
 root = sys.argv[1]
 wiggle = [300, -200, 100, -200]
-for tree, offsets in (("apart", {"A": 0, "B": 30}), ("mixed", {"A": 0, "B": 1}), ("perop", {"A": 0, "B": 1})):
+job = "will-it-scale/process-1-getppid1/box/debian-12-x86_64/defconfig/gcc-12"
+def put(tree, commit, r, t, ops, step):
+    d = os.path.join(root, tree, job, commit, str(r))
+    os.makedirs(d)
+    stats = {"will-it-scale.per_process_ops": ops,
+             "softirqs.CPU0.RCU": 600000.0 + 5000 * t,
+             "meminfo.Cached": 1000000.0 + 2000 * t + wiggle[r % 4],
+             "meminfo.Slab": 300000.0 * step + wiggle[r % 4] / 10,
+             "perf-stat.ps.page-faults": ops * 0.25 + wiggle[r % 4] / 100}
+    json.dump(stats, open(d + "/stats.json", "w"))
+    json.dump({"suite": "will-it-scale", "started": "2026-12-01T%02d:%02d:%02d+0000" % (10 + t // 3600, t // 60 % 60, t % 60),
+               "headline": {"stat": "will-it-scale.per_process_ops", "direction": "higher"},
+               "families": {"will-it-scale": "headline", "softirqs": "monitor",
+                            "meminfo": "monitor", "perf-stat": "monitor"}},
+              open(d + "/meta.json", "w"))
+for tree, offsets in (("apart", {"A": 0, "B": 30}), ("hist", {"A": 0, "B": 30}),
+                      ("mixed", {"A": 0, "B": 1}), ("perop", {"A": 0, "B": 1})):
     for commit, t0 in offsets.items():
         for r in range(4):
-            t = t0 + 5 * r
-            d = os.path.join(root, tree, "will-it-scale/process-1-getppid1/box/debian-12-x86_64/defconfig/gcc-12", commit, str(r))
-            os.makedirs(d)
             ops = 4000000.0 + 1000 * (r % 2)
             if tree == "perop" and commit == "B":
                 ops *= 0.9
-            stats = {"will-it-scale.per_process_ops": ops,
-                     "softirqs.CPU0.RCU": 600000.0 + 5000 * t,
-                     "meminfo.Cached": 1000000.0 + 2000 * t + wiggle[r],
-                     "meminfo.Slab": 300000.0 * (1.1 if commit == "B" and tree == "apart" else 1) + wiggle[r] / 10,
-                     "perf-stat.ps.page-faults": ops * 0.25 + wiggle[r] / 100}
-            json.dump(stats, open(d + "/stats.json", "w"))
-            json.dump({"suite": "will-it-scale", "started": "2026-12-01T10:%02d:%02d+0000" % divmod(t, 60),
-                       "headline": {"stat": "will-it-scale.per_process_ops", "direction": "higher"},
-                       "families": {"will-it-scale": "headline", "softirqs": "monitor",
-                                    "meminfo": "monitor", "perf-stat": "monitor"}},
-                      open(d + "/meta.json", "w"))
+            put(tree, commit, r, t0 + 5 * r, ops, 1.1 if commit == "B" and tree in ("apart", "hist") else 1)
+# H: 4 windows of 3 runs, 10 minutes apart
+for w in range(4):
+    for k in range(3):
+        put("hist", "H", 3 * w + k, 600 * (w + 1) + 5 * k, 4000000.0 + 1000 * (k % 2), 1)
 PY
 sb compare --results "$WORK/drift/apart" --commits A,B
-check "runs not interleaved: a counter rising with run time and a noisy page-cache trend are not [changed]; a real step is; one note above the table says drift and how to avoid it" \
+check "runs not interleaved, no history: a rising counter, a noisy page-cache trend and a 10% step of a level are not [changed]; one note above the table says the sides were not interleaved, the margin, and how to interleave" \
 	python3 -c "
 import sys
 out = open('$WORK/out').read()
 note = out.find(\"note: the commits' runs were not interleaved in time\")
-sys.exit(not ($rc == 0 and 0 < note < out.find('%stddev') and '2 monitor stats (meminfo.Cached, ...) moved between' in out
-              and 'interleave the runs (run -r 1 --commit A, then --commit B, and again)' in out
+sys.exit(not ($rc == 0 and 0 < note < out.find('%stddev') and 'a margin of 4 times the runs' in out
+              and '(run -r 1 --commit A, then --commit B, and again)' in out
+              and '[changed]' not in out))" ||
+	sed 's/^/     /' "$WORK/out"
+sb compare --results "$WORK/drift/hist" --commits A,B
+check "runs not interleaved, 4 windows of history at commit H: the 10% step of the quiet level is [changed], the counter and the page cache that move between windows are not; the note names the history" \
+	python3 -c "
+import sys
+out = open('$WORK/out').read()
+sys.exit(not ($rc == 0 and 'estimated from\n4 batches of this job at one commit' in out
               and 'meminfo.Slab  [changed]' in out and 'Cached  [' not in out and 'RCU  [' not in out))" ||
 	sed 's/^/     /' "$WORK/out"
+sb compare --results "$WORK/drift/hist" --commits A,B --all --json
+json_later "history: --json gives each stat's batch noise and the batches it came from" "$WORK/out" \
+	"[(stats(d['jobs'][0])[k]['groups'][1]['verdict'], stats(d['jobs'][0])[k]['groups'][1]['batch_noise']['batches']) for k in ('meminfo.Slab', 'will-it-scale.per_process_ops')] == [('changed-up', 4), ('no-change', 4)] and stats(d['jobs'][0])['meminfo.Cached']['groups'][1]['verdict'] not in ('changed-up', 'changed-down')"
 sb compare --results "$WORK/drift/apart" --commits A,B --all --json
-json_later "run-order drift: --json says verdict drift" "$WORK/out" \
-	"[stats(d['jobs'][0])[k]['groups'][1]['verdict'] for k in ('softirqs.CPU0.RCU', 'meminfo.Cached', 'meminfo.Slab')] == ['drift', 'drift', 'changed-up']"
-sb compare --results "$WORK/drift/apart" --commits A,B --all
-check "--all shows the drifting stats as [drift]" \
-	bash -c "grep -q 'softirqs.CPU0.RCU  \[drift\]' '$WORK/out' && grep -q 'meminfo.Cached  \[drift\]' '$WORK/out'"
+json_later "no history: --json gives the default margin (batches 0), the level not changed" "$WORK/out" \
+	"stats(d['jobs'][0])['meminfo.Slab']['groups'][1]['batch_noise']['batches'] == 0 and stats(d['jobs'][0])['meminfo.Slab']['groups'][1]['verdict'] not in ('changed-up', 'changed-down')"
+
+# A batch shift against a real step, sides not interleaved and no history: the headline of
+# one window 20% above the other's, its runs spread by 5%, is not called a change (the
+# margin: 4 times the spread), the closing lines say why and to interleave; a -5% step of a
+# stable testcase (runs spread by 0.1%, as a CPU-bound loop on a quiet machine) still is a
+# regression, exit 1.
+python3 - "$WORK/batch" <<'PY'
+import json, os, sys
+root = sys.argv[1]
+job = "will-it-scale/thread-1-spin1/box/debian-12-x86_64/defconfig/gcc-12"
+for tree, spread, b in (("shift", 0.05, 1.2), ("step", 0.001, 0.95)):
+    for commit, t0, level in (("A", 0, 1.0), ("B", 60, b)):
+        for r in range(5):
+            d = os.path.join(root, tree, job, commit, str(r))
+            os.makedirs(d)
+            ops = 1e6 * level * (1 + spread * (-1, 1, 0, 1, -1)[r])
+            json.dump({"plugin.per_thread_ops": ops}, open(d + "/stats.json", "w"))
+            json.dump({"suite": "plugin", "runtime_s": 3.0, "warmup_s": 1.0,
+                       "started": "2026-12-01T10:%02d:%02d+0000" % divmod(t0 + 4 * r, 60),
+                       "headline": {"stat": "plugin.per_thread_ops", "direction": "higher"},
+                       "families": {"plugin": "headline"}}, open(d + "/meta.json", "w"))
+PY
+sb compare --results "$WORK/batch/shift" --commits A,B
+check "a 20% batch shift at 5% spread, not interleaved: inconclusive (exit 3), not an improvement; the closing lines say to interleave, not to add runs" \
+	bash -c "[ $rc = 3 ] && grep -q 'per_thread_ops, B against A: inconclusive' '$WORK/out' && grep -q 'Interleave the' '$WORK/out' && grep -q 'for i in 1 2 3 4 5; do scalebench run JOB.yaml --commit A -r 1' '$WORK/out' && ! grep -q 'runs per side would' '$WORK/out'" ||
+	sed 's/^/     /' "$WORK/out"
+sb compare --results "$WORK/batch/step" --commits A,B
+check "a -5% step at 0.1% spread, not interleaved: still a regression (exit 1)" \
+	bash -c "[ $rc = 1 ] && grep -q 'per_thread_ops, B against A: regression' '$WORK/out'" ||
+	sed 's/^/     /' "$WORK/out"
 sb compare --results "$WORK/drift/mixed" --commits A,B
 check "the same counter, runs interleaved: no drift note (the means agree)" \
 	bash -c "[ $rc = 0 ] && ! grep -q 'drift' '$WORK/out'"

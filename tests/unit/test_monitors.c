@@ -993,9 +993,53 @@ static void test_real_proc(void **state)
 	json_decref(stats);
 }
 
+/* What each default monitor declares a rate (a count or rate over the window, the work it
+ * held) and what not (levels, shares, values per op): compare's per-op rule reads it. */
+static void test_declared_rates(void **state)
+{
+	static const struct {
+		const char *monitor, *stat;
+		bool rate;
+	} cases[] = {
+	    {"proc-vmstat", "proc-vmstat.pgfault", true},
+	    {"proc-vmstat", "proc-vmstat.numa_hit", true},
+	    {"proc-vmstat", "proc-vmstat.nr_free_pages", false},
+	    {"proc-vmstat", "proc-vmstat.nr_file_pages", false},
+	    {"vmstat", "vmstat.system.cs", true},
+	    {"vmstat", "vmstat.io.bo", true},
+	    {"vmstat", "vmstat.memory.cache", false},
+	    {"vmstat", "vmstat.cpu.us", false},
+	    {"vmstat", "vmstat.procs.r", false},
+	    {"perf-stat", "perf-stat.ps.page-faults", true},
+	    {"perf-stat", "perf-stat.total.instructions", true},
+	    {"perf-stat", "perf-stat.i.metric.K/sec", false},
+	    {"perf-stat", "perf-stat.overall.instructions-per-op", false},
+	    {"time", "time.minor_page_faults", true},
+	    {"time", "time.user_time", true},
+	    {"time", "time.percent_of_cpu_this_job_got", false},
+	    {"time", "time.maximum_resident_set_size", false},
+	    {"interrupts", "interrupts.CPU0.LOC:Local_timer_interrupts", true},
+	    {"softirqs", "softirqs.CPU0.RCU", false},
+	};
+	(void)state;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(*cases); i++) {
+		const struct monitor *m = monitor_find(cases[i].monitor);
+
+		assert_non_null(m);
+		assert_non_null(m->is_rate);
+		if (m->is_rate(cases[i].stat) != cases[i].rate)
+			fail_msg("%s: is_rate(%s) should be %d", cases[i].monitor, cases[i].stat,
+				 cases[i].rate);
+	}
+	/* meminfo holds levels only: nothing to declare */
+	assert_null(monitor_find("meminfo")->is_rate);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_declared_rates),
 	    cmocka_unit_test(test_proc_vmstat),
 	    cmocka_unit_test(test_proc_stat),
 	    cmocka_unit_test(test_vmstat),

@@ -613,6 +613,37 @@ static void test_lkp_rule_trimming(void **state)
  * of page_fault3, 4 v 4 runs not interleaved, fitted by an independent least-squares solution
  * of y = b0 d0 + b1 d1 + slope t (exact rationals); the p-values by numeric integration of
  * the t density on 5 degrees of freedom (t = 2.46612, -0.45380). */
+/* The one-way ANOVA estimate of the between-batch variance: batches whose means differ by
+ * exactly the noise their runs carry give about 0; batches offset by +-0.1 on logs give
+ * about 0.01 less the within part; added to a test, the interval widens and p rises. */
+static void test_batch_noise(void **state)
+{
+	/* 3 batches of 2: within variance 0.5 (raw), batch means 0, 10, 20 */
+	static const double x[] = {-0.5, 0.5, 9.5, 10.5, 19.5, 20.5};
+	static const size_t len[] = {2, 2, 2};
+	double df, v = batch_between_var(x, len, 3, false, &df);
+	static const double a[] = {100, 101, 99, 100}, b[] = {95, 96, 94, 95};
+	struct yuen_result y, y2;
+	const char *why;
+	(void)state;
+
+	/* MS_between = 2 * 200 / 2 = 200, MS_within = 0.5, n0 = 2: (200 - 0.5) / 2 */
+	assert_true(fabs(v - 99.75) < 1e-9);
+	assert_true(df == 2);
+	assert_true(isnan(batch_between_var(x, len, 1, false, &df)));
+	assert_int_equal(yuen_test(a, 4, b, 4, 0, true, NULL, 0.05, &y, &why), 0);
+	y2 = y;
+	yuen_add_between(&y2, true, 0.01, INFINITY, 0.05);
+	assert_true(y2.p > y.p);
+	assert_true(y2.lo < y.lo && y2.hi > y.hi);
+	assert_true(fabs(y2.se * y2.se - (y.se * y.se + 0.01)) < 1e-12);
+	/* a known component and the runs' own: Satterthwaite's df between theirs and infinity */
+	assert_true(y2.df > y.df);
+	y2 = y;
+	yuen_add_between(&y2, true, 0, INFINITY, 0.05);
+	assert_true(y2.p == y.p && y2.lo == y.lo);
+}
+
 static void test_trend_step_reference(void **state)
 {
 	static const double t0[] = {0, 4, 9, 13}, y0[] = {1376, 1377, 1379, 1378};
@@ -829,6 +860,7 @@ int main(void)
 	    cmocka_unit_test(test_runs_needed),
 	    cmocka_unit_test(test_lkp_rule),
 	    cmocka_unit_test(test_lkp_rule_trimming),
+	    cmocka_unit_test(test_batch_noise),
 	    cmocka_unit_test(test_trend_step_reference),
 	    cmocka_unit_test(test_trend_step_synthetic),
 	    cmocka_unit_test(test_synthetic_aa),
