@@ -61,6 +61,7 @@ for p in $pages; do
 done
 check "every page renders without a warning (MANWIDTH=80 man --warnings)${warned:+:$warned}" [ -z "$warned" ]
 check "every page has its sections${sections:+:$sections}" [ -z "$sections" ]
+check "no page's source is left with a TODO" bash -c "! grep -l 'TODO' Documentation/*.txt"
 
 # scalebench-testcases(7) is the registry's: every testcase scalebench list names.
 MANWIDTH=80 man -l $MAN/man7/scalebench-testcases.7 2>/dev/null | col -b >"$WORK/tc"
