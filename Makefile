@@ -189,6 +189,8 @@ $(B)/man/pages.stamp: $(DOC_TXT) $(MAN_GEN)/ALL
 	@# columns instead of overflowing the line (groff: "can't break line").
 	@sed -i "/^[.']/!s,/,/\\\\:,g" $(B)/man/roff/*
 	@for f in $(B)/man/roff/*; do s=$${f##*.}; mkdir -p $(B)/man/man$$s && mv $$f $(B)/man/man$$s/; done
+	@# In the HTML copy, each page named as *scalebench-X*(N) links to its file.
+	@sed -i -E 's,<strong>(scalebench(-[a-z-]+)?)</strong>\(1\),<a href="\1.html"><strong>\1</strong>(1)</a>,g; s,<strong>(scalebench-[a-z-]+)</strong>\(([57])\),<a href="\1.\2.html"><strong>\1</strong>(\2)</a>,g' $(B)/man/html/*.html
 	@rmdir $(B)/man/roff
 	@touch $@
 

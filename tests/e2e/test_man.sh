@@ -63,6 +63,20 @@ check "every page renders without a warning (MANWIDTH=80 man --warnings)${warned
 check "every page has its sections${sections:+:$sections}" [ -z "$sections" ]
 check "no page's source is left with a TODO" bash -c "! grep -l 'TODO' Documentation/*.txt"
 
+# Every page a page names exists, and the HTML copy links to it.
+dangling=
+for ref in $(sed 's/\\-/-/g' $MAN/man*/* | grep -o 'scalebench\(-[a-z-]*\)\{0,1\}\\fP([157])' | sed 's/\\fP//' | sort -u); do
+	name=${ref%(*} sec=${ref#*(}
+	sec=${sec%)}
+	[ -f "$MAN/man$sec/$name.$sec" ] || dangling="$dangling $ref"
+done
+for h in $(grep -ho '<a href="scalebench[^"]*"' $MAN/html/*.html | sed 's/<a href="//; s/"$//' | sort -u); do
+	[ -f "$MAN/html/$h" ] || dangling="$dangling html:$h"
+done
+check "every page named in a page exists, and its HTML link too${dangling:+:$dangling}" [ -z "$dangling" ]
+check "the HTML copy links the pages it names" grep -q '<a href="scalebench-results.5.html"><strong>scalebench-results</strong>(5)</a>' \
+	$MAN/html/scalebench-run.html
+
 # scalebench-testcases(7) is the registry's: every testcase scalebench list names.
 MANWIDTH=80 man -l $MAN/man7/scalebench-testcases.7 2>/dev/null | col -b >"$WORK/tc"
 absent=
