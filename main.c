@@ -118,7 +118,8 @@ static void show_page(const char *path)
 static void man_main(FILE *out, enum options_help_format part)
 {
 	if (part == OPTIONS_HELP_MAN_HEAD) {
-		fprintf(out, "== NAME\n\nscalebench - " SUMMARY "\n\n== SYNOPSIS\n\n....\nscalebench [--version] [--help] COMMAND "
+		fprintf(out, "== NAME\n\nscalebench - " SUMMARY
+			     "\n\n== SYNOPSIS\n\n....\nscalebench [--version] [--help] COMMAND "
 			     "[ARGS]\nscalebench help [COMMAND | PAGE]\n....\n");
 		return;
 	}
@@ -146,8 +147,9 @@ static int help(int argc, char **argv)
 		for (format = 0; format < 3 && strcmp(argv[2] + 9, formats[format]); format++)
 			;
 		if (format == 3) {
-			sb_error("help: unknown format '%s'; expected text, man-head or man-options",
-				 argv[2] + 9);
+			sb_error(
+			    "help: unknown format '%s'; expected text, man-head or man-options",
+			    argv[2] + 9);
 			return SB_EXIT_ERROR;
 		}
 		i++;
@@ -172,9 +174,10 @@ static int help(int argc, char **argv)
 				continue;
 			if (installed_page(argv[i], format_pages[k].section, path, sizeof(path)))
 				show_page(path);
-			sb_error("help: scalebench-%s(%c) is not installed (make install; its source "
-				 "is Documentation/scalebench-%s.%c.txt)",
-				 argv[i], format_pages[k].section, argv[i], format_pages[k].section);
+			sb_error(
+			    "help: scalebench-%s(%c) is not installed (make install; its source "
+			    "is Documentation/scalebench-%s.%c.txt)",
+			    argv[i], format_pages[k].section, argv[i], format_pages[k].section);
 			return SB_EXIT_ERROR;
 		}
 		unknown_command(argv[i]);

@@ -507,8 +507,8 @@ static void synopsis_line(FILE *out, const struct command_def *cmd, const struct
 
 /* The words of an other form: split at spaces, a bracketed group ("[--png FILE | --svg
  * FILE]") staying one word. */
-static void alt_line(FILE *out, const char *name, const char *line, size_t len,
-		     const char *prefix, size_t width)
+static void alt_line(FILE *out, const char *name, const char *line, size_t len, const char *prefix,
+		     size_t width)
 {
 	size_t col = (size_t)fprintf(out, "%*sscalebench %s", (int)strlen(prefix), "", name),
 	       indent = col + 1;

@@ -436,10 +436,10 @@ static void test_help_wraps_under_itself(void **state)
 static void test_man_parts(void **state)
 {
 	struct vars v = {0};
-	const struct option_def opts[] = {DEMO_OPTIONS(&v),
-					  {OPT_STRING("odd", 0, &v.name),
-					   .help = "brackets] and *stars* stay text"},
-					  {OPT_END}};
+	const struct option_def opts[] = {
+	    DEMO_OPTIONS(&v),
+	    {OPT_STRING("odd", 0, &v.name), .help = "brackets] and *stars* stay text"},
+	    {OPT_END}};
 	char *head = NULL, *options = NULL, *line, *save = NULL;
 	size_t len;
 	FILE *f;
@@ -451,8 +451,9 @@ static void test_man_parts(void **state)
 	f = open_memstream(&options, &len);
 	options_man(&demo_command, opts, OPTIONS_HELP_MAN_OPTIONS, f);
 	fclose(f);
-	assert_true(!strncmp(head, "== NAME\n\nscalebench-demo - A command for the tests.\n\n"
-				   "== SYNOPSIS\n\n....\nscalebench demo FILE... [-q]",
+	assert_true(!strncmp(head,
+			     "== NAME\n\nscalebench-demo - A command for the tests.\n\n"
+			     "== SYNOPSIS\n\n....\nscalebench demo FILE... [-q]",
 			     82));
 	assert_non_null(strstr(head, "\n                scalebench demo --list\n") ||
 			strstr(head, "\nscalebench demo --list"));
@@ -461,8 +462,8 @@ static void test_man_parts(void **state)
 		if (strlen(line) > OPTIONS_MAN_WIDTH && !strstr(line, "[--all-of-the-long"))
 			fail_msg("synopsis line over %d columns: '%s'", OPTIONS_MAN_WIDTH, line);
 	assert_non_null(strstr(options, "== OPTIONS\n\n*pass:c[-q]*, *pass:c[--quiet]*::\n"
-					 "pass:c[say less].\nifdef::opt-quiet[]\n+\n{opt-quiet}\n"
-					 "endif::[]\n"));
+					"pass:c[say less].\nifdef::opt-quiet[]\n+\n{opt-quiet}\n"
+					"endif::[]\n"));
 	assert_non_null(strstr(options, "*pass:c[-s]*, *pass:c[--seconds]* _pass:c[SECONDS]_::\n"));
 	assert_non_null(strstr(options, "pass:c[ (default 5 s)]"));
 	assert_non_null(strstr(options, "pass:c[brackets\\] and *stars* stay text]"));
