@@ -12,7 +12,8 @@
 #                   seconds, nproc harnesses at a time
 #   make bench      the benchmarks in bench/ (harness, monitors, analyzer)
 #   make plugin-example  build/examples/uname_plugin.so, the example plug-in
-#   make install    PREFIX=/usr/local DESTDIR=
+#   make install    PREFIX=/usr/local DESTDIR= (the man pages into MANDIR, PREFIX/share/man;
+#                   their HTML into DOCDIR/html)
 
 PREFIX     ?= /usr/local
 BINDIR     ?= $(PREFIX)/bin
