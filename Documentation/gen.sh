@@ -14,8 +14,9 @@
 #   DIR/ALL                     all of them; rewritten only when one changed (make renders the
 #                               pages again only then)
 #
-# Fails when a command has no page (Documentation/scalebench-CMD.txt) or a section-1 page
-# names no command.
+# Fails when a command has no page (Documentation/scalebench-CMD.txt), a section-1 page
+# names no command, or a page says more about an option (":opt-NAME: TEXT", shown under the
+# option) that its command no longer has.
 set -eu
 bin=$1
 dir=$2
@@ -34,6 +35,13 @@ for c in $cmds; do
 	fi
 	"$bin" help --format=man-head "$c" >"$tmp/scalebench-$c-head.adoc"
 	"$bin" help --format=man-options "$c" >"$tmp/scalebench-$c-options.adoc"
+	[ -f "$src/scalebench-$c.txt" ] || continue
+	for o in $(sed -n 's/^:opt-\([a-z0-9-]*\):.*/\1/p' "$src/scalebench-$c.txt"); do
+		if ! grep -qxF "ifdef::opt-$o[]" "$tmp/scalebench-$c-options.adoc"; then
+			echo "gen.sh: $src/scalebench-$c.txt says more about --$o, which $c has not" >&2
+			status=1
+		fi
+	done
 done
 for t in "$src"/scalebench-*.txt; do
 	head -1 "$t" | grep -q '(1)$' || continue

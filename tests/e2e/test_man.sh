@@ -105,11 +105,14 @@ mkdir -p "$WORK/doc"
 cp Documentation/gen.sh Documentation/testcases.py Documentation/*.txt "$WORK/doc/"
 rm "$WORK/doc/scalebench-wait.txt"
 printf '= scalebench-nope(1)\n' >"$WORK/doc/scalebench-nope.txt"
+sed -i 's/^:opt-smt:/:opt-gone:/' "$WORK/doc/scalebench-bench.txt"
 rc=0
 "$WORK/doc/gen.sh" "$SCALEBENCH" "$WORK/gen" >"$WORK/out" 2>"$WORK/err" || rc=$?
-check "gen.sh: a command without a page and a page of no command fail the build, each named" bash -c \
-	"[ $rc -ne 0 ] && grep -q \"command 'wait' has no page\" $WORK/err && grep -q \"documents 'nope', which is no command\" $WORK/err"
+check "gen.sh: a command without a page, a page of no command, more said of an option gone: each named, the build fails" bash -c \
+	"[ $rc -ne 0 ] && grep -q \"command 'wait' has no page\" $WORK/err && grep -q \"documents 'nope', which is no command\" $WORK/err &&
+	 grep -q 'says more about --gone, which bench has not' $WORK/err"
 rm "$WORK/doc/scalebench-nope.txt"
+cp Documentation/scalebench-bench.txt "$WORK/doc/"
 cp Documentation/scalebench-wait.txt "$WORK/doc/"
 rc=0
 "$WORK/doc/gen.sh" "$SCALEBENCH" "$WORK/gen" >"$WORK/out" 2>"$WORK/err" || rc=$?
