@@ -1,7 +1,7 @@
 # scalebench — build, test, run, install.
 #
 #   make setup      install the Debian packages the project needs (root or sudo)
-#   make            build build/scalebench and its helper binaries
+#   make            build build/scalebench, its helper binaries and the man pages (build/man)
 #   make run        the main job (jobs/default.yaml): page_fault3, fallocate1, exec1 at 1 and
 #                   nproc copies, both modes, with the default monitors, into ./results
 #   make check      build with ASan+UBSan and run every test (unit, end-to-end, and each fuzzer
@@ -12,13 +12,17 @@
 #                   seconds, nproc harnesses at a time
 #   make bench      the benchmarks in bench/ (harness, monitors, analyzer)
 #   make plugin-example  build/examples/uname_plugin.so, the example plug-in
-#   make install    PREFIX=/usr/local DESTDIR=
+#   make install    PREFIX=/usr/local DESTDIR= (the man pages into MANDIR, PREFIX/share/man;
+#                   their HTML into DOCDIR/html)
 
 PREFIX     ?= /usr/local
 BINDIR     ?= $(PREFIX)/bin
 LIBEXECDIR ?= $(PREFIX)/libexec/scalebench
 DATADIR    ?= $(PREFIX)/share/scalebench
 INCLUDEDIR ?= $(PREFIX)/include
+# scalebench help CMD finds its page as bin/../share/man/man1/scalebench-CMD.1.
+MANDIR     ?= $(PREFIX)/share/man
+DOCDIR     ?= $(PREFIX)/share/doc/scalebench
 
 CC      ?= cc
 CFLAGS  ?= -O2 -g
@@ -94,7 +98,7 @@ HELPERS_ALL = $(HELPERS) $(KERNEL_FILES)
 # make setup (scripts/setup.sh), installed into DATADIR/uplot.
 UPLOT_DIST = site-assets/node_modules/uplot/dist
 
-all: $(B)/scalebench $(HELPERS_ALL:%=$(B)/%)
+all: $(B)/scalebench $(HELPERS_ALL:%=$(B)/%) $(B)/man/pages.stamp
 
 setup:
 	./scripts/setup.sh
@@ -164,6 +168,32 @@ $(B)/gen/monitors.inc: $(MON_SRC)
 		sort | sed 's/.*/MONITOR(&)/' >$@.tmp && mv $@.tmp $@
 $(B)/monitors/monitor.o $(BA)/monitors/monitor.o $(BF)/monitors/monitor.o \
 	$(BC)/monitors/monitor.ok: $(B)/gen/monitors.inc
+
+# The man pages (Documentation/): each page's prose from its .txt, its NAME, SYNOPSIS and
+# OPTIONS generated from the binary's tables (Documentation/gen.sh), rendered by Debian's
+# asciidoctor into build/man/man{1,5,7} and an HTML copy in build/man/html, in one run of
+# each backend (each run is a Ruby start, ~0.5 s).  The generated parts are rewritten only when
+# they change, so a relinked binary with the same tables renders nothing again.
+DOC_TXT  = $(wildcard Documentation/scalebench*.txt)
+MAN_GEN  = $(B)/man/gen
+ADOC     = asciidoctor -a mansource=scalebench -a manmanual='Scalebench Manual' -a gen=$(CURDIR)/$(MAN_GEN)
+$(B)/man/gen.stamp: $(B)/scalebench Documentation/gen.sh Documentation/testcases.py $(DOC_TXT)
+	./Documentation/gen.sh $(B)/scalebench $(MAN_GEN)
+	@touch $@
+$(MAN_GEN)/ALL: $(B)/man/gen.stamp ;
+$(B)/man/pages.stamp: $(DOC_TXT) $(MAN_GEN)/ALL
+	@command -v asciidoctor >/dev/null || { echo "make: asciidoctor is missing (make setup installs it)" >&2; exit 1; }
+	@rm -rf $(B)/man/roff $(B)/man/man1 $(B)/man/man5 $(B)/man/man7 $(B)/man/html
+	$(ADOC) -b manpage -D $(B)/man/roff $(DOC_TXT)
+	$(ADOC) -b html5 -D $(B)/man/html $(DOC_TXT)
+	@# A break point (\:, invisible) after each '/' of the text: a long path then wraps at 80
+	@# columns instead of overflowing the line (groff: "can't break line").
+	@sed -i "/^[.']/!s,/,/\\\\:,g" $(B)/man/roff/*
+	@for f in $(B)/man/roff/*; do s=$${f##*.}; mkdir -p $(B)/man/man$$s && mv $$f $(B)/man/man$$s/; done
+	@# In the HTML copy, each page named as *scalebench-X*(N) links to its file.
+	@sed -i -E 's,<strong>(scalebench(-[a-z-]+)?)</strong>\(1\),<a href="\1.html"><strong>\1</strong>(1)</a>,g; s,<strong>(scalebench-[a-z-]+)</strong>\(([57])\),<a href="\1.\2.html"><strong>\1</strong>(\2)</a>,g' $(B)/man/html/*.html
+	@rmdir $(B)/man/roff
+	@touch $@
 
 $(B)/scalebench: $(B)/main.o $(ARCHIVES)
 	$(CC) $(ALL_CFLAGS) $(EXPORTS) -o $@ $(B)/main.o $(ARCHIVES) $(LIBS)
@@ -292,6 +322,12 @@ install: all
 	install -m 644 $(B)/kernel-guest.config $(DESTDIR)$(LIBEXECDIR)/
 	install -m 644 jobs/*.yaml $(DESTDIR)$(DATADIR)/jobs/
 	install -m 644 testcases/testcase.h $(DESTDIR)$(INCLUDEDIR)/scalebench/testcase.h
+	install -d $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(MANDIR)/man5 $(DESTDIR)$(MANDIR)/man7 \
+		$(DESTDIR)$(DOCDIR)/html
+	install -m 644 $(B)/man/man1/*.1 $(DESTDIR)$(MANDIR)/man1/
+	install -m 644 $(B)/man/man5/*.5 $(DESTDIR)$(MANDIR)/man5/
+	install -m 644 $(B)/man/man7/*.7 $(DESTDIR)$(MANDIR)/man7/
+	install -m 644 $(B)/man/html/*.html $(DESTDIR)$(DOCDIR)/html/
 	@# uPlot for html's interactive plots, as make setup installed it (site-assets/)
 	if [ -f $(UPLOT_DIST)/uPlot.iife.min.js ]; then \
 		install -d $(DESTDIR)$(DATADIR)/uplot && \
@@ -304,6 +340,8 @@ install: all
 uninstall:
 	rm -f $(DESTDIR)$(BINDIR)/scalebench $(HELPERS_ALL:%=$(DESTDIR)$(LIBEXECDIR)/%)
 	rm -rf $(DESTDIR)$(DATADIR)/jobs $(DESTDIR)$(DATADIR)/uplot $(DESTDIR)$(INCLUDEDIR)/scalebench
+	rm -f $(DESTDIR)$(MANDIR)/man[157]/scalebench.1 $(DESTDIR)$(MANDIR)/man[157]/scalebench-*.[157]
+	rm -rf $(DESTDIR)$(DOCDIR)/html
 
 format:
 	clang-format -i $$(git ls-files '*.c' '*.h')

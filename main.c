@@ -1,11 +1,16 @@
 /* scalebench: one binary, subcommands dispatched from a table (as git and perf do). */
 #include "builtin/builtin.h"
 #include "lib/exit.h"
+#include "lib/options.h"
 #include "lib/text.h"
 
+#include <limits.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #ifndef SCALEBENCH_VERSION
 #define SCALEBENCH_VERSION "0.1"
@@ -28,12 +33,13 @@ static const struct command commands[] = {
     {&wait_command, cmd_wait},	     {&submit_command, cmd_submit},
 };
 
+#define SUMMARY "Scalability regression detection for the Linux kernel."
+
 #define NR_COMMANDS (sizeof(commands) / sizeof(commands[0]))
 
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: scalebench COMMAND [options]\n\n"
-		     "Scalability regression detection for the Linux kernel.\n\ncommands:\n");
+	fprintf(out, "usage: scalebench COMMAND [options]\n\n" SUMMARY "\n\ncommands:\n");
 	for (size_t i = 0; i < NR_COMMANDS; i++)
 		fprintf(out, "  %-10s %s\n", commands[i].def->name, commands[i].def->summary);
 	fprintf(out, "\n'scalebench COMMAND --help' (or 'scalebench help COMMAND') shows a "
@@ -77,6 +83,115 @@ static void on_sigpipe(int sig)
 	(void)sig;
 }
 
+/* The format pages: scalebench help NAME shows scalebench-NAME(SECTION).  (results is a
+ * command: its format page is man 5 scalebench-results.) */
+static const struct {
+	const char *name;
+	char section;
+} format_pages[] = {{"job", '5'}, {"testcases", '7'}, {"monitors", '7'}};
+
+/* The installed page scalebench-NAME.SECTION, as make install lays it beside the binary
+ * (bin/../share/man/manSECTION/), into path: false when there is none. */
+static bool installed_page(const char *name, char section, char *path, size_t len)
+{
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	struct stat st;
+
+	if (n <= 0)
+		return false;
+	exe[n] = '\0';
+	if (strrchr(exe, '/'))
+		*strrchr(exe, '/') = '\0';
+	snprintf(path, len, "%s/../share/man/man%c/scalebench-%s.%c", exe, section, name, section);
+	return !stat(path, &st) && S_ISREG(st.st_mode);
+}
+
+/* man shows the page, or returns when it cannot be started. */
+static void show_page(const char *path)
+{
+	fflush(stdout);
+	execlp("man", "man", "-l", path, (char *)NULL);
+}
+
+/* The parts of scalebench(1) that come from the command table, in AsciiDoc (the build's). */
+static void man_main(FILE *out, enum options_help_format part)
+{
+	if (part == OPTIONS_HELP_MAN_HEAD) {
+		fprintf(out, "== NAME\n\nscalebench - " SUMMARY
+			     "\n\n== SYNOPSIS\n\n....\nscalebench [--version] [--help] COMMAND "
+			     "[ARGS]\nscalebench help [COMMAND | PAGE]\n....\n");
+		return;
+	}
+	fprintf(out, "== COMMANDS\n\n");
+	for (size_t i = 0; i < NR_COMMANDS; i++) {
+		fprintf(out, "*scalebench-%s*(1)::\n", commands[i].def->name);
+		options_adoc_text(out, commands[i].def->summary);
+		fprintf(out, "\n\n");
+	}
+}
+
+/* scalebench help [--format=F] [COMMAND | PAGE]: a command's page when it is installed, else
+ * its --help; a format page (job, testcases, monitors) when installed.  The formats
+ * beside text are the build's (Documentation/): the pages' parts generated from the tables. */
+static int help(int argc, char **argv)
+{
+	static const char *const formats[] = {[OPTIONS_HELP_TEXT] = "text",
+					      [OPTIONS_HELP_MAN_HEAD] = "man-head",
+					      [OPTIONS_HELP_MAN_OPTIONS] = "man-options"};
+	char flag[] = "--help", *args[3] = {NULL, flag, NULL}, path[PATH_MAX + 64];
+	const struct command *cmd;
+	int format = -1, i = 2;
+
+	if (argc > 2 && !strncmp(argv[2], "--format=", 9)) {
+		for (format = 0; format < 3 && strcmp(argv[2] + 9, formats[format]); format++)
+			;
+		if (format == 3) {
+			sb_error(
+			    "help: unknown format '%s'; expected text, man-head or man-options",
+			    argv[2] + 9);
+			return SB_EXIT_ERROR;
+		}
+		i++;
+	}
+	if (argc > i + 1) {
+		sb_error("help: one command at a time");
+		usage(stderr);
+		return SB_EXIT_ERROR;
+	}
+	if (argc == i) {
+		if (format > OPTIONS_HELP_TEXT) {
+			man_main(stdout, (enum options_help_format)format);
+			return SB_EXIT_OK;
+		}
+		usage(stdout);
+		return SB_EXIT_OK;
+	}
+	cmd = find_command(argv[i]);
+	if (!cmd) {
+		for (size_t k = 0; k < sizeof(format_pages) / sizeof(format_pages[0]); k++) {
+			if (strcmp(argv[i], format_pages[k].name))
+				continue;
+			if (installed_page(argv[i], format_pages[k].section, path, sizeof(path)))
+				show_page(path);
+			sb_error(
+			    "help: scalebench-%s(%c) is not installed (make install; its source "
+			    "is Documentation/scalebench-%s.%c.txt)",
+			    argv[i], format_pages[k].section, argv[i], format_pages[k].section);
+			return SB_EXIT_ERROR;
+		}
+		unknown_command(argv[i]);
+		return SB_EXIT_ERROR;
+	}
+	if (format < 0 && installed_page(cmd->def->name, '1', path, sizeof(path)))
+		show_page(path);
+	if (format > 0)
+		options_set_help_format((enum options_help_format)format);
+	sb_set_command(cmd->def->name);
+	args[0] = argv[i];
+	return cmd->fn(2, args);
+}
+
 static int dispatch(int argc, char **argv)
 {
 	const struct command *cmd;
@@ -93,26 +208,8 @@ static int dispatch(int argc, char **argv)
 		printf("scalebench %s\n", SCALEBENCH_VERSION);
 		return SB_EXIT_OK;
 	}
-	if (!strcmp(argv[1], "help")) {
-		char help[] = "--help", *args[] = {argv[2], help, NULL};
-
-		if (argc == 2) {
-			usage(stdout);
-			return SB_EXIT_OK;
-		}
-		cmd = find_command(argv[2]);
-		if (!cmd) {
-			unknown_command(argv[2]);
-			return SB_EXIT_ERROR;
-		}
-		if (argc > 3) {
-			sb_error("help: one command at a time");
-			usage(stderr);
-			return SB_EXIT_ERROR;
-		}
-		sb_set_command(cmd->def->name);
-		return cmd->fn(2, args);
-	}
+	if (!strcmp(argv[1], "help"))
+		return help(argc, argv);
 	cmd = find_command(argv[1]);
 	if (!cmd) {
 		unknown_command(argv[1]);

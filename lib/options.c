@@ -14,6 +14,9 @@
 /* Left column of the option list: "  -s, --seconds SECONDS", padded to here. */
 #define HELP_COL 31
 
+/* What --help prints (options_set_help_format). */
+static enum options_help_format help_format = OPTIONS_HELP_TEXT;
+
 static const struct option_def help_option = {OPT_FLAG("help", 'h', NULL),
 					      .help = "show this help and exit"};
 
@@ -330,6 +333,11 @@ int options_parse(const struct command_def *cmd, const struct option_def *opts, 
 		c = getopt_long(argc, argv, shortopts, longopts, &li);
 		if (c == -1)
 			break;
+		if (c == 'h' && help_format != OPTIONS_HELP_TEXT) {
+			options_man(cmd, opts, help_format, stdout);
+			rc = SB_EXIT_OK;
+			goto out;
+		}
 		if (c == 'h') {
 			options_help(cmd, opts, stdout);
 			if (extra)
@@ -466,12 +474,13 @@ static void synopsis_item(const struct option_def *o, char *buf, size_t len)
 		snprintf(buf + k, len - (size_t)k, "]");
 }
 
-/* One word of the synopsis at *col: on this line if it fits, else on the next, indented. */
-static void synopsis_word(FILE *out, const char *text, size_t indent, size_t *col)
+/* One word of the synopsis at *col: on this line if it fits in width, else on the next,
+ * indented. */
+static void synopsis_word(FILE *out, const char *text, size_t width, size_t indent, size_t *col)
 {
 	size_t w = strlen(text);
 
-	if (*col + 1 + w > OPTIONS_WIDTH && *col > indent) {
+	if (*col + 1 + w > width && *col > indent) {
 		fprintf(out, "\n%*s%s", (int)indent, "", text);
 		*col = indent + w;
 	} else {
@@ -480,26 +489,29 @@ static void synopsis_word(FILE *out, const char *text, size_t indent, size_t *co
 	}
 }
 
-/* "usage: scalebench NAME ARGS [-x ARG] ...", continuation lines under ARGS. */
-static void synopsis_line(FILE *out, const struct command_def *cmd, const struct option_def *opts)
+/* "PREFIXscalebench NAME ARGS [-x ARG] ...", continuation lines under ARGS. */
+static void synopsis_line(FILE *out, const struct command_def *cmd, const struct option_def *opts,
+			  const char *prefix, size_t width)
 {
-	size_t col = (size_t)fprintf(out, "usage: scalebench %s", cmd->name), indent = col + 1;
+	size_t col = (size_t)fprintf(out, "%sscalebench %s", prefix, cmd->name), indent = col + 1;
 	char item[512];
 
 	if (cmd->args && *cmd->args)
-		synopsis_word(out, cmd->args, indent, &col);
+		synopsis_word(out, cmd->args, width, indent, &col);
 	for (size_t i = 0; opts && opts[i].type != OPTION_END; i++) {
 		synopsis_item(&opts[i], item, sizeof(item));
-		synopsis_word(out, item, indent, &col);
+		synopsis_word(out, item, width, indent, &col);
 	}
 	fputc('\n', out);
 }
 
 /* The words of an other form: split at spaces, a bracketed group ("[--png FILE | --svg
  * FILE]") staying one word. */
-static void alt_line(FILE *out, const char *name, const char *line, size_t len)
+static void alt_line(FILE *out, const char *name, const char *line, size_t len, const char *prefix,
+		     size_t width)
 {
-	size_t col = (size_t)fprintf(out, "       scalebench %s", name), indent = col + 1;
+	size_t col = (size_t)fprintf(out, "%*sscalebench %s", (int)strlen(prefix), "", name),
+	       indent = col + 1;
 
 	for (size_t i = 0; i < len;) {
 		size_t j = i;
@@ -512,22 +524,29 @@ static void alt_line(FILE *out, const char *name, const char *line, size_t len)
 		}
 		word = strndup(line + i, j - i);
 		if (word && *word)
-			synopsis_word(out, word, indent, &col);
+			synopsis_word(out, word, width, indent, &col);
 		free(word);
 		i = j + 1;
 	}
 	fputc('\n', out);
 }
 
-void options_usage(const struct command_def *cmd, const struct option_def *opts, FILE *out)
+/* The synopsis and the other forms, each line starting with prefix (spaces on the others). */
+static void usage_lines(const struct command_def *cmd, const struct option_def *opts, FILE *out,
+			const char *prefix, size_t width)
 {
-	synopsis_line(out, cmd, opts);
+	synopsis_line(out, cmd, opts, prefix, width);
 	for (const char *p = cmd->alt; p && *p;) {
 		size_t len = strcspn(p, "\n");
 
-		alt_line(out, cmd->name, p, len);
+		alt_line(out, cmd->name, p, len, prefix, width);
 		p += len + (p[len] == '\n');
 	}
+}
+
+void options_usage(const struct command_def *cmd, const struct option_def *opts, FILE *out)
+{
+	usage_lines(cmd, opts, out, "usage: ", OPTIONS_WIDTH);
 }
 
 /* "(default 5 s)", "(default 1%)", "(default: $TMPDIR or /tmp)", or "". */
@@ -582,4 +601,69 @@ void options_help(const struct command_def *cmd, const struct option_def *opts, 
 		fputc('\n', out);
 		wrap_lines(out, cmd->details);
 	}
+}
+
+/* ---- the man pages' generated parts -------------------------------------------------------- */
+
+void options_set_help_format(enum options_help_format format)
+{
+	help_format = format;
+}
+
+void options_adoc_text(FILE *out, const char *text)
+{
+	fputs("pass:c[", out);
+	for (const char *p = text; *p; p++) {
+		if (*p == ']')
+			fputs("\\]", out);
+		else
+			fputc(*p == '\n' ? ' ' : *p, out);
+	}
+	fputc(']', out);
+}
+
+/* "*-s*, *--seconds* _SECONDS_::", the option's term in the page's list. */
+static void man_option(FILE *out, const struct option_def *o)
+{
+	char dflt[512], name[128];
+
+	if (o->short_name > 0 && o->short_name < 256) {
+		snprintf(name, sizeof(name), "-%c", o->short_name);
+		fputc('*', out);
+		options_adoc_text(out, name);
+		fputs("*, ", out);
+	}
+	snprintf(name, sizeof(name), "--%s", o->name);
+	fputc('*', out);
+	options_adoc_text(out, name);
+	fputc('*', out);
+	if (takes_value(o)) {
+		fputs(" _", out);
+		options_adoc_text(out, arg_name(o));
+		fputc('_', out);
+	}
+	fputs("::\n", out);
+	default_text(o, dflt, sizeof(dflt));
+	options_adoc_text(out, o->help ? o->help : "");
+	if (*dflt)
+		options_adoc_text(out, dflt);
+	/* More about it, when the page's source has it (":opt-NAME: TEXT" in its header). */
+	fprintf(out, ".\nifdef::opt-%s[]\n+\n{opt-%s}\nendif::[]\n\n", o->name, o->name);
+}
+
+void options_man(const struct command_def *cmd, const struct option_def *opts,
+		 enum options_help_format part, FILE *out)
+{
+	if (part == OPTIONS_HELP_MAN_HEAD) {
+		/* NAME is read as it is, before any markup (AsciiDoc's manpurpose). */
+		fprintf(out, "== NAME\n\nscalebench-%s - %s\n\n== SYNOPSIS\n\n....\n", cmd->name,
+			cmd->summary);
+		usage_lines(cmd, opts, out, "", OPTIONS_MAN_WIDTH);
+		fputs("....\n", out);
+		return;
+	}
+	fputs("== OPTIONS\n\n", out);
+	for (size_t i = 0; opts && opts[i].type != OPTION_END; i++)
+		man_option(out, &opts[i]);
+	man_option(out, &help_option);
 }

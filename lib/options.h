@@ -163,4 +163,21 @@ int option_apply(const struct option_def *o, const char *arg, char *err, size_t 
  * a command prints beside the generated one (bench's testcases). */
 void options_wrap(FILE *out, const char *text, size_t col, size_t indent);
 
+/* The man pages' parts that come from the table (Documentation/ includes them), in AsciiDoc:
+ * what `scalebench help --format=man-head|man-options CMD` prints for the build.  Set before
+ * options_parse, a format other than the text makes --help print that part instead. */
+enum options_help_format {
+	OPTIONS_HELP_TEXT,	  /* --help as it is */
+	OPTIONS_HELP_MAN_HEAD,	  /* the NAME (from the summary) and SYNOPSIS sections */
+	OPTIONS_HELP_MAN_OPTIONS, /* the OPTIONS section: each option, its help and default */
+};
+void options_set_help_format(enum options_help_format format);
+void options_man(const struct command_def *cmd, const struct option_def *opts,
+		 enum options_help_format part, FILE *out);
+/* The synopsis in a page is wrapped to this many columns: a man page's literal block at
+ * MANWIDTH=80 has 80 less its margin and indent. */
+#define OPTIONS_MAN_WIDTH 68
+/* text as AsciiDoc that shows every character as it is (pass:c[...], newlines as spaces). */
+void options_adoc_text(FILE *out, const char *text);
+
 #endif

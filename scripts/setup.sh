@@ -27,7 +27,8 @@ libsqlite3-dev \
 chromium \
 slurm-wlm munge \
 qemu-system-x86 busybox-static kmod \
-python3"
+python3 \
+asciidoctor man-db"
 # Building kernels: the source the kernel lab's bisection imports, and what its build runs.
 KERNEL_PACKAGES="linux-source-6.1 flex bison bc libssl-dev libelf-dev cpio ccache xz-utils"
 [ -z "$kernel_build" ] || PACKAGES="$PACKAGES $KERNEL_PACKAGES"

@@ -9,7 +9,14 @@ Every fenced block (```) must say what it is, on the line just before its openin
     <!-- not run: REASON -->                          shown, not run, and why
 
 or be a usage block: the first block after a "### scalebench CMD" heading, which test_cli
-checks against `CMD --help`.  A block that says nothing is an error, so a new example is
+checks against `CMD --help`.  The man pages' sources (Documentation/*.txt, AsciiDoc) say the
+same on a comment line just before a listing (----) or literal (....) block (or before its
+[source,LANG] line):
+
+    // doctest: NAME [exit=0,3] [sed=EXPR]...
+    // file: NAME
+    // not run: REASON
+  A block that says nothing is an error, so a new example is
 either run or says why it cannot be; an unclosed fence shows up the same way (the fences
 after it pair up wrongly).
 
@@ -32,6 +39,8 @@ import subprocess
 import sys
 
 MARK = re.compile(r"^<!-- (doctest|file|not run): (.*) -->$")
+ADOC_MARK = re.compile(r"^// (doctest|file|not run): (.*)$")
+ADOC_FENCES = ("----", "....")
 FILE = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9_.-]*$")
 NAME = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 
@@ -39,22 +48,27 @@ NAME = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 def blocks(path):
     """Yield (line, kind, name, options, text) per fenced block; kind None: unmarked."""
     lines = open(path, encoding="utf-8").read().split("\n")
+    adoc = path.endswith(".txt")
+    mark = ADOC_MARK if adoc else MARK
     i = 0
     while i < len(lines):
-        if not lines[i].startswith("```"):
+        if not (lines[i] in ADOC_FENCES if adoc else lines[i].startswith("```")):
             i += 1
             continue
         start = i
         j = i + 1
-        while j < len(lines) and not lines[j].startswith("```"):
+        while j < len(lines) and not (lines[j] == lines[start] if adoc
+                                      else lines[j].startswith("```")):
             j += 1
         if j == len(lines):
             yield start + 1, "unclosed", "", {}, ""
             return
         text = "\n".join(lines[start + 1:j]) + "\n"
         prev = lines[start - 1] if start else ""
+        if adoc and prev.startswith("[source") and start >= 2:
+            prev = lines[start - 2]  # the marker, then the block's [source,LANG] line
         heading = lines[start - 2] if start >= 2 else ""
-        m = MARK.match(prev)
+        m = mark.match(prev)
         if m and m.group(1) == "doctest":
             words = shlex.split(m.group(2))
             opts = {"exit": "0", "sed": []}
@@ -72,7 +86,7 @@ def blocks(path):
             yield start + 1, "file" if FILE.match(m.group(2)) else "bad", m.group(2), {}, text
         elif m:
             yield start + 1, "not-run", m.group(2), {}, text
-        elif prev == "" and re.match(r"^### scalebench [a-z-]+$", heading):
+        elif not adoc and prev == "" and re.match(r"^### scalebench [a-z-]+$", heading):
             yield start + 1, "usage", heading[4:], {}, text
         else:
             yield start + 1, None, "", {}, text
@@ -93,7 +107,8 @@ def main(argv):
             if kind in (None, "bad", "unclosed"):
                 bad += 1
                 why = {None: "a code block that says nothing: precede its fence with "
-                             "<!-- doctest: NAME --> or <!-- not run: REASON -->",
+                             "<!-- doctest: NAME --> or <!-- not run: REASON --> "
+                             "(in AsciiDoc: // doctest: NAME or // not run: REASON)",
                        "bad": "a marker that is not 'doctest: NAME [exit=N,...] [sed=EXPR]...' "
                               "(NAME: lower-case letters, digits, '-') or 'file: NAME' (a "
                               "file name, no '/')",

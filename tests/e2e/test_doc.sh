@@ -1,18 +1,19 @@
 #!/bin/bash
-# The README's code blocks: each one is run (a doctest), is a usage block (test_cli matches it
-# to --help), or says why it is not run; every doctest passes, on the small settings its
-# marker gives (tests/doctest.py says how blocks are marked and run).
+# The code blocks of the README and of the man pages' sources (Documentation/*.txt): each one
+# is run (a doctest), is a usage block (test_cli matches it to --help), or says why it is not
+# run; every doctest passes, on the small settings its marker gives (tests/doctest.py says how
+# blocks are marked and run).
 set -u
 . "$(dirname "$0")/../lib.sh"
 
 SRC=$(pwd)
 SB=$(realpath "$SCALEBENCH")
-DOCS=(README.md)
+DOCS=(README.md Documentation/*.txt)
 
 if python3 tests/doctest.py check "${DOCS[@]}" >"$WORK/blocks" 2>&1; then
-	pass "README: every code block is run, a usage block, or says why it is not run"
+	pass "README, man pages: every code block is run, a usage block, or says why it is not run"
 else
-	fail "README: every code block is run, a usage block, or says why it is not run" \
+	fail "README, man pages: every code block is run, a usage block, or says why it is not run" \
 		"$(grep -v ' usage \| doctest \| file \| not-run ' "$WORK/blocks" | head -10)"
 fi
 check "README: the tutorials are doctests" bash -c \

@@ -10,6 +10,30 @@ check "binary under DESTDIR/PREFIX/bin" [ -x "$WORK/stage/opt/sb/bin/scalebench"
 check "helper under libexec/scalebench" [ -x "$WORK/stage/opt/sb/libexec/scalebench/scalebench-exec-helper" ]
 check "job files under share/scalebench/jobs" [ -f "$WORK/stage/opt/sb/share/scalebench/jobs/default.yaml" ]
 check "nothing installed outside DESTDIR" [ ! -e /opt/sb ]
+check "man pages under share/man (a command's, scalebench(1), the format pages) and their HTML" bash -c \
+	"cd $WORK/stage/opt/sb/share && [ -f man/man1/scalebench.1 ] && [ -f man/man1/scalebench-run.1 ] &&
+	 [ -f man/man5/scalebench-job.5 ] && [ -f man/man5/scalebench-results.5 ] &&
+	 [ -f man/man7/scalebench-testcases.7 ] && [ -f man/man7/scalebench-monitors.7 ] &&
+	 [ -f doc/scalebench/html/scalebench-run.html ] &&
+	 [ \$(ls man/man1 | wc -l) -eq \$((\$($(realpath "$SCALEBENCH") help | grep -c '^  [a-z]') + 1)) ]"
+
+# help CMD shows the installed page (man), --help where there is none (the build tree's, test_cli).
+sbi=$WORK/stage/opt/sb/bin/scalebench
+rc=0
+"$sbi" help run >"$WORK/out" 2>"$WORK/err" || rc=$?
+check "installed: help run shows scalebench-run(1)" bash -c \
+	"[ $rc -eq 0 ] && grep -q '^SCALEBENCH-RUN(1)' $WORK/out && grep -q '^DESCRIPTION' $WORK/out && grep -q -- '--dry-run' $WORK/out"
+rc=0
+"$sbi" help job >"$WORK/out" 2>"$WORK/err" || rc=$?
+check "installed: help job shows scalebench-job(5)" bash -c "[ $rc -eq 0 ] && grep -q '^SCALEBENCH-JOB(5)' $WORK/out"
+rc=0
+"$sbi" help --format=text run >"$WORK/out" 2>"$WORK/err" || rc=$?
+check "installed: help --format=text run is run --help" bash -c \
+	"[ $rc -eq 0 ] && cmp -s $WORK/out <(\"$sbi\" run --help)"
+rc=0
+PATH=/nonexistent "$sbi" help list >"$WORK/out" 2>"$WORK/err" || rc=$?
+check "installed, no man on PATH: help list falls back to list --help" bash -c \
+	"[ $rc -eq 0 ] && head -1 $WORK/out | grep -q '^usage: scalebench list'"
 
 # The installed tree is relocatable: exec1 finds ../libexec/scalebench from bin/.
 rc=0

@@ -431,6 +431,77 @@ static void test_help_wraps_under_itself(void **state)
 	free(text);
 }
 
+/* The man page's parts from the same table: NAME from the summary, the synopsis wrapped for a
+ * page, each option (help, default, the AsciiDoc of every character as it is) in OPTIONS. */
+static void test_man_parts(void **state)
+{
+	struct vars v = {0};
+	const struct option_def opts[] = {
+	    DEMO_OPTIONS(&v),
+	    {OPT_STRING("odd", 0, &v.name), .help = "brackets] and *stars* stay text"},
+	    {OPT_END}};
+	char *head = NULL, *options = NULL, *line, *save = NULL;
+	size_t len;
+	FILE *f;
+	(void)state;
+
+	f = open_memstream(&head, &len);
+	options_man(&demo_command, opts, OPTIONS_HELP_MAN_HEAD, f);
+	fclose(f);
+	f = open_memstream(&options, &len);
+	options_man(&demo_command, opts, OPTIONS_HELP_MAN_OPTIONS, f);
+	fclose(f);
+	assert_true(!strncmp(head,
+			     "== NAME\n\nscalebench-demo - A command for the tests.\n\n"
+			     "== SYNOPSIS\n\n....\nscalebench demo FILE... [-q]",
+			     82));
+	assert_non_null(strstr(head, "\n                scalebench demo --list\n") ||
+			strstr(head, "\nscalebench demo --list"));
+	/* (A single word longer than a line stays whole: the demo's bracketed group.) */
+	for (line = strtok_r(head, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
+		if (strlen(line) > OPTIONS_MAN_WIDTH && !strstr(line, "[--all-of-the-long"))
+			fail_msg("synopsis line over %d columns: '%s'", OPTIONS_MAN_WIDTH, line);
+	assert_non_null(strstr(options, "== OPTIONS\n\n*pass:c[-q]*, *pass:c[--quiet]*::\n"
+					"pass:c[say less].\nifdef::opt-quiet[]\n+\n{opt-quiet}\n"
+					"endif::[]\n"));
+	assert_non_null(strstr(options, "*pass:c[-s]*, *pass:c[--seconds]* _pass:c[SECONDS]_::\n"));
+	assert_non_null(strstr(options, "pass:c[ (default 5 s)]"));
+	assert_non_null(strstr(options, "pass:c[brackets\\] and *stars* stay text]"));
+	assert_non_null(strstr(options, "*pass:c[-h]*, *pass:c[--help]*::\n"));
+	free(head);
+	free(options);
+}
+
+/* With a man format set, --help prints that part instead of the help (the build's way in). */
+static void test_help_format(void **state)
+{
+	struct vars v = {0};
+	const struct option_def opts[] = {DEMO_OPTIONS(&v), {OPT_END}};
+	char *argv[] = {"demo", "--help", NULL}, buf[8192] = "";
+	int first, rc, out = dup(STDOUT_FILENO), pipefd[2];
+	ssize_t n;
+	(void)state;
+
+	assert_int_equal(pipe(pipefd), 0);
+	fflush(stdout);
+	dup2(pipefd[1], STDOUT_FILENO);
+	options_set_help_format(OPTIONS_HELP_MAN_OPTIONS);
+	rc = options_parse(&demo_command, opts, 2, argv, &first, NULL);
+	options_set_help_format(OPTIONS_HELP_TEXT);
+	fflush(stdout);
+	dup2(out, STDOUT_FILENO);
+	close(out);
+	close(pipefd[1]);
+	n = read(pipefd[0], buf, sizeof(buf) - 1);
+	close(pipefd[0]);
+	buf[n > 0 ? n : 0] = '\0';
+	free(v.tasks.v);
+	assert_int_equal(rc, 0);
+	if (strncmp(buf, "== OPTIONS\n", 11))
+		fail_msg("--help printed '%.200s'", buf);
+	assert_null(strstr(buf, "usage:"));
+}
+
 /* The saved state: written from the table, read back into the variables; NO_STATE options
  * left out, paths absolute, an absent key leaves the default, a wrong type is refused naming
  * the key. */
@@ -501,6 +572,8 @@ int main(void)
 	    cmocka_unit_test(test_rule_lists),
 	    cmocka_unit_test(test_help),
 	    cmocka_unit_test(test_help_wraps_under_itself),
+	    cmocka_unit_test(test_man_parts),
+	    cmocka_unit_test(test_help_format),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
